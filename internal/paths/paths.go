@@ -1,0 +1,102 @@
+// Package paths names the directories agentbox keeps its own files in and
+// creates them with safe permissions.
+//
+// Two directories exist:
+//
+//   - the state directory: the registry of running agents, the audit signing
+//     key and checkpoints. $AGENTBOX_STATE_DIR, else $XDG_STATE_HOME/agentbox,
+//     else ~/.local/state/agentbox; /var/lib/agentbox/state for root.
+//   - the data directory: the encrypted vault. $AGENTBOX_DATA_DIR, else
+//     $XDG_DATA_HOME/agentbox, else ~/.local/share/agentbox;
+//     /var/lib/agentbox/data for root.
+//
+// Both are in every sandbox's deny-read set.
+package paths
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Environment variables that override the defaults (tests use them to keep
+// state out of the user's home).
+const (
+	EnvStateDir = "AGENTBOX_STATE_DIR"
+	EnvDataDir  = "AGENTBOX_DATA_DIR"
+)
+
+const rootBase = "/var/lib/agentbox"
+
+// StateDir returns the state directory. It does not create it.
+func StateDir() (string, error) {
+	return resolve(EnvStateDir, "XDG_STATE_HOME", ".local/state", "state")
+}
+
+// DataDir returns the data directory. It does not create it.
+func DataDir() (string, error) {
+	return resolve(EnvDataDir, "XDG_DATA_HOME", ".local/share", "data")
+}
+
+func resolve(override, xdg, homeRel, rootSub string) (string, error) {
+	if d := os.Getenv(override); d != "" {
+		return absClean(override, d)
+	}
+	if os.Geteuid() == 0 {
+		return filepath.Join(rootBase, rootSub), nil
+	}
+	if d := os.Getenv(xdg); d != "" {
+		p, err := absClean(xdg, d)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(p, "agentbox"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("paths: cannot find the home directory (set $%s): %w", override, err)
+	}
+	return filepath.Join(home, homeRel, "agentbox"), nil
+}
+
+func absClean(name, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("paths: $%s must be an absolute path, got %q", name, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// ErrUnsafeDir reports a directory that other users could tamper with.
+var ErrUnsafeDir = errors.New("unsafe directory")
+
+// Ensure creates dir (and its parents) with mode 0700 if it is missing, and
+// refuses a directory that is a symlink, is not owned by the current user or
+// is writable by group or others.
+func Ensure(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("paths: create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("paths: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("paths: %s: %w: not a directory", dir, ErrUnsafeDir)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("paths: %s: %w: writable by group or others (mode %v); run chmod 700 %s", dir, ErrUnsafeDir, fi.Mode().Perm(), dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("paths: %s: %w: owned by uid %d, not %d", dir, ErrUnsafeDir, st.Uid, os.Geteuid())
+	}
+	return nil
+}
+
+// Exists reports whether p exists (without following a final symlink).
+func Exists(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}
