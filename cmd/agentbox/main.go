@@ -1,0 +1,103 @@
+// Command agentbox runs commands and whole AI agents inside kernel-enforced
+// sandboxes. This package only parses flags and prints; the work is done by
+// the library packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses of agentbox itself (DESIGN.md, "CLI"). The exec and run
+// commands otherwise exit with the status of the command they ran.
+const (
+	exitOK       = 0
+	exitFailure  = 1   // generic failure of a non-exec command (validate, verify, vault, ...)
+	exitInternal = 125 // agentbox itself failed: bad flags, invalid config, sandbox unavailable
+	exitRefused  = 126 // refused by the classifier or by policy
+	exitKilled   = 137 // agentbox killed the command: limit, timeout, kill switch
+)
+
+// exitError carries an exit status up to main. A nil err means the status is
+// all there is to say (the message was printed already).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitWith wraps err so that main exits with code after printing it.
+func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
+
+// usageError marks err as a usage mistake (unknown command, bad flag or
+// argument). It exits 125 so that scripts never confuse it with a verdict such
+// as "check" exiting 1 for an escalated command.
+func usageError(err error) error { return exitWith(exitInternal, err) }
+
+// commands holds the constructors of the top-level subcommands. Each
+// subcommand lives in its own file and appends itself from an init function,
+// so that adding a command never touches another command's file.
+var commands []func() *cobra.Command
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentbox",
+		Short: "Run AI agents and the commands they generate inside a sandbox",
+		Long: `agentbox runs commands and whole AI agents inside kernel-enforced sandboxes:
+namespaces, Landlock and seccomp on Linux, with a filtering egress proxy,
+an encrypted credential vault and a tamper-evident audit log.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the CLI with args and returns the process exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError(err)
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "agentbox: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "agentbox: %v\n", err)
+	return exitFailure
+}
