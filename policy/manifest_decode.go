@@ -1,0 +1,440 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder walks the yaml.Node tree of a manifest and collects every error
+// with its position instead of stopping at the first.
+type decoder struct {
+	file  string
+	base  string
+	home  string
+	m     *Manifest
+	errs  []ManifestError
+	warns []ManifestError
+
+	homeLooked bool
+}
+
+// field is one key of a mapping and what to do with its value. where is the
+// dotted path of the value, for messages.
+type field struct {
+	key string
+	set func(val *yaml.Node, where string)
+}
+
+func (d *decoder) errorAt(line, col int, format string, args ...any) {
+	if line < 1 {
+		line = 1
+	}
+	if col < 1 {
+		col = 1
+	}
+	d.errs = append(d.errs, ManifestError{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.errorAt(n.Line, n.Column, format, args...)
+}
+
+func (d *decoder) warnf(pos Position, format string, args ...any) {
+	d.warns = append(d.warns, ManifestError{File: d.file, Line: pos.Line, Col: pos.Col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func posOf(n *yaml.Node) Position { return Position{Line: n.Line, Col: n.Column} }
+
+// yamlLineRE extracts the line from the YAML parser's syntax errors, which
+// carry no column.
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// decode parses data and fills d.m.
+func (d *decoder) decode(data []byte) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errorAt(1, 1, "the manifest is empty; it needs at least a name (e.g. name: my-agent)")
+			return
+		}
+		d.syntaxError(err)
+		return
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errorAt(extra.Line, extra.Column, "a manifest is one YAML document; remove this second document (and the --- before it)")
+	} else if !errors.Is(err, io.EOF) {
+		d.syntaxError(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		d.errorAt(1, 1, "the manifest is empty; it needs at least a name (e.g. name: my-agent)")
+		return
+	}
+	root := doc.Content[0]
+	if !d.expectMapping(root, "the manifest") {
+		return
+	}
+	var nameSeen bool
+	d.mapping(root, "", []field{
+		{"name", func(v *yaml.Node, w string) { nameSeen = true; d.name(v, w) }},
+		{"version", d.version},
+		{"description", func(v *yaml.Node, w string) { d.m.Description, _ = d.str(v, w, "a string") }},
+		{"runtime", d.runtime},
+		{"permissions", d.permissions},
+		{"limits", d.limits},
+		{"audit", d.audit},
+	})
+	if !nameSeen {
+		d.errorf(root, "missing required key \"name\" (e.g. name: my-agent)")
+	}
+	d.crossChecks()
+}
+
+func (d *decoder) syntaxError(err error) {
+	msg := err.Error()
+	line := 1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	// The parser reports no column; 1 keeps the FILE:LINE:COL shape.
+	d.errorAt(line, 1, "YAML syntax error: %s", msg)
+}
+
+// join appends key to a dotted path.
+func join(where, key string) string {
+	if where == "" {
+		return key
+	}
+	return where + "." + key
+}
+
+// plain checks what every node must satisfy (no aliases, merge keys or
+// custom tags) and reports false after recording an error.
+func (d *decoder) plain(n *yaml.Node, where string) bool {
+	if n.Kind == yaml.AliasNode {
+		d.errorf(n, "%s: YAML aliases (*%s) are not supported in manifests; write the value out", where, n.Value)
+		return false
+	}
+	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Tag != "!" {
+		d.errorf(n, "%s: custom YAML tag %s is not supported; remove it", where, n.Tag)
+		return false
+	}
+	return true
+}
+
+// describe names what a node is, for "must be X, not Y" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "an empty value"
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!int":
+			return "the integer " + n.Value
+		case "!!float":
+			return "the number " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		default:
+			return fmt.Sprintf("the %s value %q", strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)
+		}
+	}
+	return "an unknown YAML node"
+}
+
+func (d *decoder) wrongType(n *yaml.Node, where, want string) {
+	hint := ""
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && strings.Contains(want, "integer") {
+		hint = " (remove the quotes)"
+	}
+	d.errorf(n, "%s must be %s, not %s%s", where, want, describe(n), hint)
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+func (d *decoder) expectMapping(n *yaml.Node, where string) bool {
+	if !d.plain(n, where) {
+		return false
+	}
+	if n.Kind != yaml.MappingNode {
+		d.wrongType(n, where, "a mapping of keys to values")
+		return false
+	}
+	return true
+}
+
+// mapping checks that n is a mapping whose keys are all in fields, each at
+// most once, and calls each field's set with its value. A null n is an empty
+// mapping.
+func (d *decoder) mapping(n *yaml.Node, where string, fields []field) {
+	if isNull(n) || !d.expectMapping(n, nameOr(where)) {
+		return
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !d.plain(k, nameOr(where)) {
+			continue
+		}
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+			if k.ShortTag() == "!!merge" {
+				d.errorf(k, "merge keys (<<) are not supported in manifests; write the keys out")
+			} else {
+				d.errorf(k, "keys in %s must be plain names, not %s", nameOr(where), describe(k))
+			}
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.errorf(k, "duplicate key %q in %s (first set at line %d); keep only one", k.Value, nameOr(where), first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		f := findField(fields, k.Value)
+		if f == nil {
+			d.unknownKey(k, where, fields)
+			continue
+		}
+		f.set(v, join(where, k.Value))
+	}
+}
+
+func nameOr(where string) string {
+	if where == "" {
+		return "the manifest"
+	}
+	return where
+}
+
+func findField(fields []field, key string) *field {
+	for i := range fields {
+		if fields[i].key == key {
+			return &fields[i]
+		}
+	}
+	return nil
+}
+
+func (d *decoder) unknownKey(k *yaml.Node, where string, fields []field) {
+	keys := make([]string, len(fields))
+	for i, f := range fields {
+		keys[i] = f.key
+	}
+	if s := suggest(k.Value, keys); s != "" {
+		d.errorf(k, "unknown key %q in %s (did you mean %q?)", k.Value, nameOr(where), s)
+		return
+	}
+	d.errorf(k, "unknown key %q in %s; allowed keys: %s", k.Value, nameOr(where), strings.Join(keys, ", "))
+}
+
+// str decodes a string scalar; want describes the expected value.
+func (d *decoder) str(n *yaml.Node, where, want string) (string, bool) {
+	if !d.plain(n, where) {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.wrongType(n, where, want)
+		return "", false
+	}
+	return n.Value, true
+}
+
+// list calls each for every item of a sequence. A null n is an empty list.
+func (d *decoder) list(n *yaml.Node, where string, each func(item *yaml.Node, where string)) {
+	if isNull(n) || !d.plain(n, where) {
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		hint := ""
+		if n.Kind == yaml.ScalarNode {
+			hint = fmt.Sprintf(" (write [%q])", n.Value)
+		}
+		d.errorf(n, "%s must be a list, not %s%s", where, describe(n), hint)
+		return
+	}
+	for i, item := range n.Content {
+		each(item, fmt.Sprintf("%s[%d]", where, i))
+	}
+}
+
+// strList decodes a list of non-empty strings, warning about duplicates.
+func (d *decoder) strList(n *yaml.Node, where, want string, each func(s string, item *yaml.Node, where string)) {
+	seen := map[string]int{}
+	d.list(n, where, func(item *yaml.Node, w string) {
+		s, ok := d.str(item, w, want)
+		if !ok {
+			return
+		}
+		if s == "" {
+			d.errorf(item, "%s is empty; remove it or write %s", w, want)
+			return
+		}
+		if line, dup := seen[s]; dup {
+			d.warnf(posOf(item), "%s: %q is listed twice (also at line %d)", where, s, line)
+			return
+		}
+		seen[s] = item.Line
+		each(s, item, w)
+	})
+}
+
+// positiveInt decodes an integer greater than zero, at most limit.
+func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64) (int64, bool) {
+	if !d.plain(n, where) {
+		return 0, false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		d.wrongType(n, where, "an integer greater than 0")
+		return 0, false
+	}
+	var v int64
+	if err := n.Decode(&v); err != nil || v > limit {
+		d.errorf(n, "%s is too large (at most %d)", where, limit)
+		return 0, false
+	}
+	if v <= 0 {
+		d.errorf(n, "%s must be greater than 0, not %d; remove the key for no limit", where, v)
+		return 0, false
+	}
+	return v, true
+}
+
+// nameRE is the syntax of agent names (also a DNS label).
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// maxNameLen is the longest agent name (a DNS label's limit).
+const maxNameLen = 63
+
+// CheckName reports whether name is a valid agent name.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("name is empty; use lowercase letters, digits and hyphens (e.g. my-agent)")
+	case len(name) > maxNameLen:
+		return fmt.Errorf("name is %d characters long; the limit is %d", len(name), maxNameLen)
+	case !nameRE.MatchString(name):
+		msg := fmt.Sprintf("name %q is not valid: use lowercase letters, digits and hyphens, starting with a letter or digit", name)
+		if s := suggestName(name); s != "" && s != name {
+			msg += fmt.Sprintf(" (e.g. %q)", s)
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// suggestName maps name to the nearest valid name, or "" when none is near.
+func suggestName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
+	}
+	if len(s) > maxNameLen {
+		s = strings.TrimRight(s[:maxNameLen], "-")
+	}
+	return s
+}
+
+func (d *decoder) name(n *yaml.Node, where string) {
+	s, ok := d.str(n, where, "a string such as my-agent")
+	if !ok {
+		return
+	}
+	if err := CheckName(s); err != nil {
+		d.errorf(n, "%v", err)
+		return
+	}
+	d.m.Name = s
+}
+
+func (d *decoder) version(n *yaml.Node, where string) {
+	if !d.plain(n, where) {
+		return
+	}
+	// A bare 1.0 or 2 is a number to YAML; its literal text is kept.
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		d.wrongType(n, where, "a string such as \"1.0.0\"")
+		return
+	}
+	d.m.Version = n.Value
+}
+
+func (d *decoder) runtime(n *yaml.Node, where string) {
+	s, ok := d.str(n, where, "one of native, gvisor, docker, firecracker")
+	if !ok {
+		return
+	}
+	names := make([]string, len(Runtimes))
+	for i, r := range Runtimes {
+		names[i] = string(r)
+		if string(r) == s {
+			d.m.Runtime = r
+			return
+		}
+	}
+	msg := fmt.Sprintf("runtime %q is not one of %s", s, strings.Join(names, ", "))
+	if sug := suggest(s, names); sug != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", sug)
+	}
+	d.errorf(n, "%s", msg)
+}
+
+// homeDir returns the home directory for "~", looking it up once.
+func (d *decoder) homeDir() string {
+	if d.home == "" && !d.homeLooked {
+		d.homeLooked = true
+		if h, err := os.UserHomeDir(); err == nil {
+			d.home = h
+		}
+	}
+	return d.home
+}
+
+// path decodes one path entry.
+func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
+	s, ok := d.str(n, where, "a path string")
+	if !ok {
+		return PathRule{}, false
+	}
+	home := ""
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		home = d.homeDir()
+	}
+	p, err := ExpandPath(s, home, d.base)
+	if err != nil {
+		d.errorf(n, "%s: %v", where, err)
+		return PathRule{}, false
+	}
+	return PathRule{Raw: s, Path: p, Pos: posOf(n)}, true
+}
+
+// maxMemoryMB keeps MaxMemoryBytes from overflowing.
+const maxMemoryMB = math.MaxInt64 >> 20

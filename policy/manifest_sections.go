@@ -1,0 +1,334 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file holds the schema of the manifest's sections: which keys each
+// mapping has and how each value is checked.
+
+func (d *decoder) permissions(n *yaml.Node, where string) {
+	p := &d.m.Permissions
+	d.mapping(n, where, []field{
+		{"filesystem", func(v *yaml.Node, w string) {
+			d.mapping(v, w, []field{
+				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
+				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.paths(v, w) }},
+				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
+			})
+		}},
+		{"network", func(v *yaml.Node, w string) {
+			d.mapping(v, w, []field{
+				{"allow", func(v *yaml.Node, w string) { p.Network.Allow, _ = d.hosts(v, w, false) }},
+				{"deny", func(v *yaml.Node, w string) { p.Network.Deny, p.Network.DenyAll = d.hosts(v, w, true) }},
+			})
+		}},
+		{"tools", func(v *yaml.Node, w string) {
+			d.mapping(v, w, []field{
+				{"allow", func(v *yaml.Node, w string) { p.Tools.Allow = d.toolGlobs(v, w) }},
+				{"deny", func(v *yaml.Node, w string) { p.Tools.Deny = d.toolGlobs(v, w) }},
+			})
+		}},
+		{"credentials", d.credentials},
+	})
+}
+
+func (d *decoder) paths(n *yaml.Node, where string) []PathRule {
+	var out []PathRule
+	seen := map[string]int{}
+	d.list(n, where, func(item *yaml.Node, w string) {
+		pr, ok := d.path(item, w)
+		if !ok {
+			return
+		}
+		if line, dup := seen[pr.Path]; dup {
+			d.warnf(pr.Pos, "%s: %s is listed twice (also at line %d)", where, pr.Path, line)
+			return
+		}
+		seen[pr.Path] = pr.Pos.Line
+		out = append(out, pr)
+	})
+	return out
+}
+
+// hosts decodes a list of host patterns. "*" is only accepted in a deny list,
+// where it is reported through the second result.
+func (d *decoder) hosts(n *yaml.Node, where string, denyList bool) ([]HostPattern, bool) {
+	var out []HostPattern
+	var all bool
+	d.strList(n, where, "a host pattern such as api.example.com or \"*.example.com\"", func(s string, item *yaml.Node, w string) {
+		hp, err := ParseHostPattern(s)
+		if err != nil {
+			d.errorf(item, "%s: %v", w, err)
+			return
+		}
+		hp.Pos = posOf(item)
+		if hp.Any {
+			if !denyList {
+				d.errorf(item, "%s: \"*\" would allow every host; list the hosts the agent needs", w)
+				return
+			}
+			all = true
+			return
+		}
+		if denyList {
+			out = append(out, hp)
+			return
+		}
+		if hp.Addr.IsValid() && neverReachable(hp.Addr) {
+			d.warnf(hp.Pos, "%s: %s is a private, loopback, link-local or metadata address; the egress proxy never connects to it, whatever the allow list says", w, hp.Addr)
+		}
+		out = append(out, hp)
+	})
+	return out, all
+}
+
+// toolGlobs decodes a list of tool-name globs (path.Match syntax).
+func (d *decoder) toolGlobs(n *yaml.Node, where string) []string {
+	var out []string
+	d.strList(n, where, "a tool name or glob such as read_file or \"list_*\"", func(s string, item *yaml.Node, w string) {
+		if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+			d.errorf(item, "%s: tool pattern %q contains whitespace or a control character", w, s)
+			return
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			d.errorf(item, "%s: tool pattern %q is malformed (check its [ ] brackets and \\ escapes)", w, s)
+			return
+		}
+		out = append(out, s)
+	})
+	return out
+}
+
+func (d *decoder) credentials(n *yaml.Node, where string) {
+	seen := map[string]int{}
+	d.list(n, where, func(item *yaml.Node, w string) {
+		c, ok := d.credential(item, w)
+		if !ok {
+			return
+		}
+		if line, dup := seen[c.Name]; dup {
+			d.errorf(item, "%s: credential %s is listed twice (also at line %d); keep one", w, c.Name, line)
+			return
+		}
+		seen[c.Name] = c.Pos.Line
+		d.m.Permissions.Credentials = append(d.m.Permissions.Credentials, c)
+	})
+}
+
+// credential decodes the short form NAME or the long form
+// {name: NAME, hosts: [...], header: HEADER}.
+func (d *decoder) credential(n *yaml.Node, where string) (Credential, bool) {
+	c := Credential{Pos: posOf(n)}
+	checkName := func(v *yaml.Node, w string) bool {
+		s, ok := d.str(v, w, "a credential name such as ANTHROPIC_API_KEY")
+		if !ok {
+			return false
+		}
+		if err := CheckCredentialName(s); err != nil {
+			d.errorf(v, "%s: %v", w, err)
+			return false
+		}
+		c.Name = s
+		return true
+	}
+	if !d.plain(n, where) {
+		return c, false
+	}
+	if n.Kind != yaml.MappingNode {
+		return c, checkName(n, where)
+	}
+	var named, valid = false, true
+	d.mapping(n, where, []field{
+		{"name", func(v *yaml.Node, w string) { named = true; valid = checkName(v, w) && valid }},
+		{"hosts", func(v *yaml.Node, w string) {
+			before := len(d.errs)
+			c.Hosts, _ = d.hosts(v, w, false)
+			valid = valid && len(d.errs) == before
+		}},
+		{"header", func(v *yaml.Node, w string) {
+			s, ok := d.str(v, w, "an HTTP header name such as Authorization")
+			if ok {
+				if err := checkHeaderName(s); err != nil {
+					d.errorf(v, "%s: %v", w, err)
+					ok = false
+				}
+			}
+			c.Header, valid = s, valid && ok
+		}},
+	})
+	if !named {
+		d.errorf(n, "%s: missing required key \"name\" (e.g. name: GITHUB_TOKEN)", where)
+		return c, false
+	}
+	return c, valid
+}
+
+func (d *decoder) limits(n *yaml.Node, where string) {
+	l := &d.m.Limits
+	intField := func(key string, dst *int64, limit int64) field {
+		return field{key, func(v *yaml.Node, w string) {
+			if x, ok := d.positiveInt(v, w, limit); ok {
+				*dst = x
+			}
+		}}
+	}
+	d.mapping(n, where, []field{
+		intField("max_tokens", &l.MaxTokens, math.MaxInt64),
+		{"max_duration", d.duration(&l.MaxDuration)},
+		intField("max_memory_mb", &l.MaxMemoryMB, maxMemoryMB),
+		intField("max_requests", &l.MaxRequests, math.MaxInt64),
+		intField("max_tool_calls", &l.MaxToolCalls, math.MaxInt64),
+	})
+}
+
+// duration returns a field setter that decodes a time.ParseDuration string
+// greater than zero into dst.
+func (d *decoder) duration(dst *time.Duration) func(*yaml.Node, string) {
+	return func(n *yaml.Node, where string) {
+		if !d.plain(n, where) {
+			return
+		}
+		if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
+			if strings.HasPrefix(n.Value, "-") || strings.Trim(n.Value, "0._+") == "" {
+				d.errorf(n, "%s must be greater than 0, not %s; remove the key for no limit", where, n.Value)
+				return
+			}
+			d.errorf(n, "%s: %s has no unit; write e.g. %ss or %sm", where, n.Value, n.Value, n.Value)
+			return
+		}
+		s, ok := d.str(n, where, "a duration such as 30m, 90s or 1h30m")
+		if !ok {
+			return
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			d.errorf(n, "%s: %q is not a duration; write e.g. 30m, 90s or 1h30m (units: ns, us, ms, s, m, h)", where, s)
+			return
+		}
+		if v <= 0 {
+			d.errorf(n, "%s must be greater than 0, not %s; remove the key for no limit", where, s)
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d *decoder) audit(n *yaml.Node, where string) {
+	a := &d.m.Audit
+	d.mapping(n, where, []field{
+		{"log_level", func(v *yaml.Node, w string) {
+			s, ok := d.str(v, w, "one of "+strings.Join(logLevelNames(), ", "))
+			if !ok {
+				return
+			}
+			lv, err := ParseLogLevel(s)
+			if err != nil {
+				d.errorf(v, "%s: %v", w, err)
+				return
+			}
+			a.LogLevel = lv
+		}},
+		{"alert_on", func(v *yaml.Node, w string) {
+			d.strList(v, w, "an event name such as network_deny", func(s string, item *yaml.Node, w string) {
+				if err := CheckAlertKind(s); err != nil {
+					d.errorf(item, "%s: %v", w, err)
+					return
+				}
+				a.AlertOn = append(a.AlertOn, s)
+			})
+		}},
+		{"log_path", func(v *yaml.Node, w string) {
+			if pr, ok := d.path(v, w); ok {
+				a.LogPath = pr.Path
+			}
+		}},
+	})
+}
+
+// crossChecks runs the checks that need the whole manifest.
+func (d *decoder) crossChecks() {
+	p := &d.m.Permissions
+	// Deny wins: say so when it silently takes away a listed read or write.
+	for _, list := range []struct {
+		name  string
+		rules []PathRule
+	}{{"read", p.Filesystem.Read}, {"write", p.Filesystem.Write}} {
+		for _, r := range list.rules {
+			for _, deny := range p.Filesystem.Deny {
+				if within(r.Path, deny.Path) {
+					d.warnf(r.Pos, "permissions.filesystem.%s: %s is under denied %s (line %d); deny wins, so it is not %s",
+						list.name, r.Path, deny.Path, deny.Pos.Line, map[string]string{"read": "readable", "write": "writable"}[list.name])
+					break
+				}
+			}
+		}
+	}
+	for _, a := range p.Network.Allow {
+		for _, deny := range p.Network.Deny {
+			if deny.Covers(a) {
+				d.warnf(a.Pos, "permissions.network.allow: %s is also matched by deny %s (line %d); deny wins, so it is not reachable",
+					a, deny, deny.Pos.Line)
+				break
+			}
+		}
+	}
+	// A credential's hosts narrow the allowed hosts; they cannot widen them.
+	for _, c := range p.Credentials {
+		for _, h := range c.Hosts {
+			if !anyCovers(p.Network.Allow, h) {
+				d.errorAt(h.Pos.Line, h.Pos.Col, "credential %s is bound to %s, which permissions.network.allow does not allow; add it there or remove it here", c.Name, h)
+			}
+		}
+	}
+	if len(p.Credentials) > 0 && len(p.Network.Allow) == 0 {
+		c := p.Credentials[0]
+		d.warnf(c.Pos, "permissions.credentials: no host is allowed (permissions.network.allow is empty), so no request can carry %s", c.Name)
+	}
+}
+
+func anyCovers(list []HostPattern, h HostPattern) bool {
+	for _, o := range list {
+		if o.Covers(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or below it; both are clean and absolute.
+func within(p, dir string) bool {
+	if p == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+}
+
+// httpTokenChars are the characters of an HTTP field name (RFC 9110 token).
+const httpTokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// reservedHeaders frame or route the request; the proxy must own them, so a
+// credential may not be injected into them.
+var reservedHeaders = []string{"host", "content-length", "transfer-encoding", "connection", "upgrade",
+	"te", "trailer", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "expect"}
+
+func checkHeaderName(s string) error {
+	for _, r := range s {
+		if !strings.ContainsRune(httpTokenChars, r) {
+			return fmt.Errorf("%q is not an HTTP header name (letters, digits and -, e.g. Authorization or X-Api-Key)", s)
+		}
+	}
+	for _, h := range reservedHeaders {
+		if strings.EqualFold(s, h) {
+			return fmt.Errorf("header %s frames or routes the request and cannot carry a credential; use e.g. Authorization or X-Api-Key", s)
+		}
+	}
+	return nil
+}
