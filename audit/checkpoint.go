@@ -1,0 +1,207 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+)
+
+// checkpointHeader is the first line of every checkpoint text.
+const checkpointHeader = "agentbox audit checkpoint v1"
+
+// CheckpointSuffix is appended to a log's path to name the file of
+// checkpoints kept beside it.
+const CheckpointSuffix = ".checkpoints"
+
+// Checkpoint is a signed statement that a log had Size entries and that the
+// hash of entry Size was Head.
+type Checkpoint struct {
+	Size uint64    `json:"size"`
+	Head string    `json:"head"`
+	Time time.Time `json:"time"`
+}
+
+func (c Checkpoint) text() string {
+	return fmt.Sprintf("%s\nsize %d\nhead %s\ntime %s\n", checkpointHeader, c.Size, c.Head, c.Time.UTC().Format(time.RFC3339))
+}
+
+func parseCheckpointText(text string) (Checkpoint, error) {
+	var c Checkpoint
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 4 || lines[0] != checkpointHeader {
+		return c, errors.New("not an agentbox checkpoint")
+	}
+	var err error
+	size, ok := strings.CutPrefix(lines[1], "size ")
+	if c.Size, err = strconv.ParseUint(size, 10, 64); !ok || err != nil {
+		return c, errors.New("malformed size line")
+	}
+	if c.Head, ok = strings.CutPrefix(lines[2], "head "); !ok || len(c.Head) != 2*sha256.Size {
+		return c, errors.New("malformed head line")
+	}
+	ts, ok := strings.CutPrefix(lines[3], "time ")
+	if c.Time, err = time.Parse(time.RFC3339, ts); !ok || err != nil {
+		return c, errors.New("malformed time line")
+	}
+	return c, nil
+}
+
+// signCheckpoint returns the signed note for c, followed by the blank line
+// that separates records in a checkpoint file.
+func signCheckpoint(s note.Signer, c Checkpoint) ([]byte, error) {
+	msg, err := note.Sign(&note.Note{Text: c.text()}, s)
+	if err != nil {
+		return nil, fmt.Errorf("audit: sign checkpoint: %w", err)
+	}
+	return append(msg, '\n'), nil
+}
+
+// stateCheckpointPath names the state-directory copy of the checkpoints of
+// the log at abs (an absolute path with symlinks resolved).
+func stateCheckpointPath(dir, abs string) string {
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, checkpointDir, hex.EncodeToString(sum[:16])+CheckpointSuffix)
+}
+
+// canonicalPath returns path made absolute with symlinks resolved, so that
+// every route to one log names the same state-directory copy.
+func canonicalPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("audit: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
+	}
+	// The file may be gone (a deleted log): resolve its directory.
+	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(d, filepath.Base(abs)), nil
+	}
+	return abs, nil
+}
+
+// appendRecord appends rec to the checkpoint file at path under an
+// exclusive lock and syncs it. header is written first when the file is new.
+func appendRecord(path string, rec []byte, header string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("audit: lock %s: %w", path, err)
+	}
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	var buf []byte
+	if fi.Size() == 0 && header != "" {
+		buf = append(buf, header...)
+	}
+	buf = append(buf, rec...)
+	if _, err := f.Write(buf); err != nil {
+		return fmt.Errorf("audit: write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("audit: sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkpointRecord is one record of a checkpoint file, verified or not.
+type checkpointRecord struct {
+	Checkpoint
+	source string // file it came from
+	index  int    // 1-based position in that file
+	err    error  // nil if the signature verified and the text parsed
+	torn   bool   // last record cut short by a crash
+}
+
+// readCheckpoints returns the records of the checkpoint file at path,
+// verified with v (nil: no key, every record unverified). A missing file
+// yields no records.
+func readCheckpoints(path string, v note.Verifier) ([]checkpointRecord, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	var starts []int
+	for off := 0; off < len(data); {
+		end := len(data)
+		if nl := bytes.IndexByte(data[off:], '\n'); nl >= 0 {
+			end = off + nl
+		}
+		if string(data[off:end]) == checkpointHeader {
+			starts = append(starts, off)
+		}
+		off = end + 1
+	}
+	chunks := make([][]byte, len(starts))
+	for i, s := range starts {
+		end := len(data)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		chunks[i] = data[s:end]
+	}
+	var verifiers note.Verifiers
+	if v != nil {
+		verifiers = note.VerifierList(v)
+	}
+	recs := make([]checkpointRecord, 0, len(chunks))
+	for i, c := range chunks {
+		r := checkpointRecord{source: path, index: i + 1}
+		msg, complete := bytes.CutSuffix(c, []byte("\n\n"))
+		if complete {
+			msg = append(msg, '\n')
+		}
+		n, err := note.Open(msg, verifiers)
+		switch {
+		case err == nil:
+			r.Checkpoint, r.err = parseCheckpointText(n.Text)
+		case !complete && i == len(chunks)-1:
+			r.torn = true
+			r.err = errors.New("cut short (a writer crashed mid-append)")
+		default:
+			r.err = describeNoteError(err)
+			if n != nil {
+				r.Checkpoint, _ = parseCheckpointText(n.Text)
+			} else {
+				var ue *note.UnverifiedNoteError
+				if errors.As(err, &ue) {
+					r.Checkpoint, _ = parseCheckpointText(ue.Note.Text)
+				}
+			}
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+func describeNoteError(err error) error {
+	var ue *note.UnverifiedNoteError
+	var ie *note.InvalidSignatureError
+	switch {
+	case errors.As(err, &ue):
+		return errors.New("signed by a key other than this machine's audit key")
+	case errors.As(err, &ie):
+		return errors.New("signature does not verify")
+	default:
+		return fmt.Errorf("malformed: %w", err)
+	}
+}

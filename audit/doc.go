@@ -1,0 +1,66 @@
+// Package audit keeps agentbox's tamper-evident audit log: a JSON Lines file
+// of events chained by hashes, with checkpoints signed by a key that lives in
+// agentbox's state directory, outside every sandbox.
+//
+// # Format
+//
+// One event a line, UTF-8, each line ending in a newline:
+//
+//	{"id":1,"hash":"…","prev_hash":"genesis","timestamp":"2026-01-02T03:04:05.123456789Z",
+//	 "agent_id":"…","agent_name":"…","event_type":"agent_start","allowed":true,
+//	 "resource":"…","rule":"…","reason":"…","details":{"runtime":"native"}}
+//
+// id counts from 1 and equals the entry's position in the file. prev_hash is
+// the hash of the previous entry, or "genesis" for the first. The chain
+// continues across runs and across processes appending to the same file: a
+// writer holds an exclusive flock(2) on the file while it appends a batch and
+// re-reads the file's last entry whenever the file changed under it.
+//
+// # Canonical encoding and the entry hash
+//
+// hash is the lowercase hex SHA-256 of
+//
+//	"agentbox-audit-v1\x00" || enc(the entry's JSON object without its "hash" member)
+//
+// where enc is a tagged, length-prefixed encoding of the parsed JSON value
+// (uvarint is encoding/binary's unsigned varint):
+//
+//	null    'n'
+//	false   'f'
+//	true    't'
+//	number  'd' uvarint(len) literal     the number exactly as written in the line
+//	string  's' uvarint(len) bytes       the decoded string, UTF-8
+//	array   'a' uvarint(n) enc(v1) … enc(vn)
+//	object  'o' uvarint(n) then, for each member in bytewise order of the keys:
+//	        uvarint(len(key)) key enc(value)
+//
+// So the hash covers every member of the entry except "hash" itself, including
+// members this version does not know, independently of member order and JSON
+// whitespace or escaping, and no two different entries encode alike. Numbers
+// are hashed as written: re-formatting 1 as 1.0 counts as a change. Lines
+// with duplicate keys, invalid UTF-8 or anything but one JSON object are not
+// valid entries.
+//
+// # Checkpoints
+//
+// A checkpoint is a golang.org/x/mod/sumdb/note signed by the Ed25519 key in
+// STATE/audit/key (mode 0600; its verifier key is in STATE/audit/key.pub):
+//
+//	agentbox audit checkpoint v1
+//	size 1000
+//	head <hex hash of entry 1000>
+//	time 2026-01-02T03:04:05Z
+//
+//	— agentbox-audit <signature>
+//
+// A writer signs one every [Options.CheckpointEvery] entries and one at
+// [Log.Close]. Each is appended to FILE.checkpoints beside the log and to a
+// copy in STATE/audit/checkpoints named after the log's absolute path, which
+// a sandboxed agent can neither read nor write. [Verify] checks the chain and
+// every checkpoint it finds in either place, so that an edited, deleted,
+// reordered or inserted entry, a truncated log, or a log rewritten and
+// re-chained without the key is reported with the first entry that is bad.
+// A line cut short by a writer that crashed mid-append is reported as a torn
+// tail, not as tampering; the next writer that opens the file removes it and
+// logs an alert event saying so.
+package audit

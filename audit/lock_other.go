@@ -1,0 +1,14 @@
+//go:build !unix
+
+package audit
+
+import (
+	"errors"
+	"os"
+)
+
+// lockFile is not implemented here: appending from several processes needs
+// a file lock, and agentbox refuses rather than risk a forked chain.
+func lockFile(*os.File) error { return errors.ErrUnsupported }
+
+func unlockFile(*os.File) error { return errors.ErrUnsupported }
