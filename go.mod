@@ -12,5 +12,6 @@ require (
 	golang.org/x/net v0.63.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

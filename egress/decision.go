@@ -1,0 +1,87 @@
+package egress
+
+import (
+	"net/netip"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Protocols a Decision names.
+const (
+	ProtoHTTP    = "http"    // a plain-HTTP request forwarded by the proxy
+	ProtoConnect = "connect" // an HTTP CONNECT tunnel
+	ProtoSOCKS5  = "socks5"  // a SOCKS5 CONNECT (or a refused BIND / UDP ASSOCIATE)
+)
+
+// Decision records one verdict of the proxy: a request or tunnel allowed or
+// refused, and the rule that decided it.
+//
+// A tunnel normally yields one Decision. A CONNECT or SOCKS5 tunnel that was
+// allowed and then refused because its TLS ClientHello named another host
+// yields a second, refusing Decision with Rule "sni-mismatch".
+type Decision struct {
+	Time  time.Time
+	Proto string // ProtoHTTP, ProtoConnect or ProtoSOCKS5
+	Host  string // normalised host name or IP literal; empty when the request could not be parsed
+	Port  int
+	// Addr is the resolved address the connection went (or would go) to:
+	// the address dialled when allowed, the refused address when the guard
+	// refused; zero if no address was involved.
+	Addr    netip.Addr
+	Allowed bool
+	// Rule names what decided: "allow:<pattern>", "deny:<pattern>",
+	// "guard:<class>", "default-deny", "sni-mismatch", … (see the Rule*
+	// constants).
+	Rule   string
+	Reason string // a short human explanation
+}
+
+// Target returns "host:port" of the decision.
+func (d Decision) Target() string {
+	if d.Host == "" {
+		return ""
+	}
+	h := d.Host
+	if a, err := netip.ParseAddr(h); err == nil && a.Is6() {
+		h = "[" + h + "]"
+	}
+	return h + ":" + strconv.Itoa(d.Port)
+}
+
+// Sink receives every Decision. Record is called synchronously on the
+// connection's goroutine and must be cheap (queue, do not block).
+type Sink interface {
+	Record(Decision)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Decision)
+
+// Record calls f(d).
+func (f SinkFunc) Record(d Decision) { f(d) }
+
+// Stats are the proxy's counters since New.
+type Stats struct {
+	Allowed       uint64 // decisions that allowed
+	Denied        uint64 // decisions that refused
+	ActiveTunnels int64  // open upstream connections (tunnels and forwarded HTTP)
+	BytesUp       uint64 // client to upstream
+	BytesDown     uint64 // upstream to client
+}
+
+type counters struct {
+	allowed, denied    atomic.Uint64
+	active             atomic.Int64
+	bytesUp, bytesDown atomic.Uint64
+}
+
+func (c *counters) snapshot() Stats {
+	return Stats{
+		Allowed:       c.allowed.Load(),
+		Denied:        c.denied.Load(),
+		ActiveTunnels: c.active.Load(),
+		BytesUp:       c.bytesUp.Load(),
+		BytesDown:     c.bytesDown.Load(),
+	}
+}

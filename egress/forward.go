@@ -1,0 +1,187 @@
+package egress
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// hopByHop lists the headers that belong to one connection and are never
+// forwarded (RFC 9110 section 7.6.1), besides those named in Connection and
+// every Proxy-* header.
+var hopByHop = []string{
+	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer",
+	"Transfer-Encoding", "Upgrade",
+}
+
+// stripHopByHop removes hop-by-hop and Proxy-* headers from h.
+func stripHopByHop(h http.Header) {
+	for _, v := range h.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if tok = strings.TrimSpace(tok); tok != "" {
+				h.Del(tok)
+			}
+		}
+	}
+	for _, k := range hopByHop {
+		h.Del(k)
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "Proxy-") {
+			delete(h, k)
+		}
+	}
+}
+
+// httpUpstream is the upstream connection a keep-alive client connection
+// last used, reused while the client keeps asking for the same target.
+type httpUpstream struct {
+	up *upstream
+	br *bufio.Reader
+	t  target
+	d  Decision
+}
+
+func (u *httpUpstream) close(cs *connSet) {
+	if u.up != nil {
+		cs.remove(u.up)
+		_ = u.up.Close()
+	}
+	*u = httpUpstream{}
+}
+
+// forward sends one plain-HTTP request upstream and its response back. It
+// reports whether the client connection may carry another request.
+func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
+	req := pr.req
+	if cache.up != nil && cache.t == pr.target {
+		d := cache.d
+		d.Time = time.Now()
+		h.p.record(d)
+	} else {
+		cache.close(h.cs)
+		up, d, err := h.connect(ProtoHTTP, pr.target)
+		if err != nil {
+			h.writeConnectError(err, d)
+			return false
+		}
+		h.cs.add(up)
+		*cache = httpUpstream{up: up, br: bufio.NewReader(&idleConn{Conn: up.Conn, idle: h.p.idle}), t: pr.target, d: d}
+	}
+	h.cr.rolling(h.p.idle)
+	clientClose := req.Close
+
+	if strings.EqualFold(strings.TrimSpace(req.Header.Get("Expect")), "100-continue") {
+		req.Header.Del("Expect")
+		_ = h.client.SetWriteDeadline(time.Now().Add(h.p.idle))
+		if _, err := io.WriteString(h.client, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+			return false
+		}
+	}
+	stripHopByHop(req.Header)
+	req.RequestURI = ""
+	req.Host = req.URL.Host
+	req.Close = false
+
+	upw := &countWriter{w: &idleConn{Conn: cache.up.Conn, idle: h.p.idle}, n: &h.p.stats.bytesUp}
+	if err := req.Write(upw); err != nil {
+		cache.close(h.cs)
+		h.writeError(http.StatusBadGateway, "", "agentbox egress: sending the request upstream failed: "+err.Error()+"\n")
+		return false
+	}
+	resp, err := readFinalResponse(cache.br, req)
+	if err != nil {
+		cache.close(h.cs)
+		h.writeError(http.StatusBadGateway, "", "agentbox egress: reading the upstream response failed: "+err.Error()+"\n")
+		return false
+	}
+	defer resp.Body.Close()
+	upstreamClose := resp.Close || resp.ContentLength < 0 && !chunked(resp.TransferEncoding) && resp.Body != http.NoBody
+	stripHopByHop(resp.Header)
+	resp.Close = upstreamClose || clientClose
+
+	cw := &countWriter{w: &idleConn{Conn: h.client, idle: h.p.idle}, n: &h.p.stats.bytesDown}
+	if err := resp.Write(cw); err != nil || upstreamClose {
+		cache.close(h.cs)
+		return false
+	}
+	return !clientClose
+}
+
+// readFinalResponse reads the response to req, skipping informational (1xx)
+// responses; the proxy answers Expect: 100-continue itself.
+func readFinalResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
+	for {
+		resp, err := http.ReadResponse(br, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			_ = resp.Body.Close()
+			continue
+		}
+		if resp.StatusCode == http.StatusSwitchingProtocols {
+			_ = resp.Body.Close()
+			return nil, errSwitchingProtocols
+		}
+		return resp, nil
+	}
+}
+
+var errSwitchingProtocols = errors.New("upstream switched protocols, which a plain-HTTP proxy request cannot do")
+
+func chunked(te []string) bool { return len(te) > 0 && te[0] == "chunked" }
+
+// countWriter counts bytes written into a shared counter.
+type countWriter struct {
+	w io.Writer
+	n *atomic.Uint64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(uint64(n))
+	return n, err
+}
+
+// idleConn re-arms a rolling deadline before each read or write, so a
+// transfer may take as long as it keeps moving.
+type idleConn struct {
+	net.Conn
+	idle time.Duration
+}
+
+func (c *idleConn) Read(b []byte) (int, error) {
+	_ = c.Conn.SetReadDeadline(time.Now().Add(c.idle))
+	return c.Conn.Read(b)
+}
+
+func (c *idleConn) Write(b []byte) (int, error) {
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
+	return c.Conn.Write(b)
+}
+
+// clientReader is what a connection's bufio.Reader reads from: during the
+// handshake every read shares one absolute deadline (a trickling client
+// cannot stretch it); afterwards each read gets a rolling idle deadline.
+type clientReader struct {
+	c        net.Conn
+	deadline time.Time
+	roll     time.Duration
+}
+
+func (r *clientReader) rolling(d time.Duration) { r.roll = d }
+
+func (r *clientReader) Read(b []byte) (int, error) {
+	if r.roll > 0 {
+		_ = r.c.SetReadDeadline(time.Now().Add(r.roll))
+	} else {
+		_ = r.c.SetReadDeadline(r.deadline)
+	}
+	return r.c.Read(b)
+}

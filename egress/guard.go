@@ -1,0 +1,148 @@
+package egress
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"sync/atomic"
+)
+
+// Guard refuses addresses that a sandboxed program must never reach,
+// whatever the allow list says: loopback, private and link-local ranges,
+// CGNAT, multicast, broadcast, unspecified and reserved ranges, IPv6
+// unique-local and site-local, cloud metadata endpoints, and every address of
+// the host's own interfaces. IPv6 addresses that embed an IPv4 address
+// (mapped, compatible, translated, NAT64, 6to4, Teredo) are judged by the
+// IPv4 address they carry. Documentation ranges are not refused.
+//
+// A Guard is safe for concurrent use.
+type Guard struct {
+	rules     []blockRule
+	hostAddrs func() ([]netip.Addr, error)
+	host      atomic.Pointer[map[netip.Addr]struct{}]
+}
+
+// GuardOption configures NewGuard.
+type GuardOption func(*Guard)
+
+// WithBlockedPrefixes refuses the given prefixes too, under rule
+// "guard:"+class.
+func WithBlockedPrefixes(class string, prefixes ...netip.Prefix) GuardOption {
+	return func(g *Guard) {
+		for _, p := range prefixes {
+			g.rules = append(g.rules, blockRule{prefix: p.Masked(), class: class})
+		}
+	}
+}
+
+// WithHostAddrs replaces the source of the host's own addresses (by default
+// every address of every interface, from net.InterfaceAddrs).
+func WithHostAddrs(f func() ([]netip.Addr, error)) GuardOption {
+	return func(g *Guard) { g.hostAddrs = f }
+}
+
+// NewGuard returns a guard with the default table and the host's interface
+// addresses as they are now (see Refresh). If the interfaces cannot be
+// listed, the guard still refuses every fixed range; Refresh reports the
+// error.
+func NewGuard(opts ...GuardOption) *Guard {
+	g := &Guard{hostAddrs: interfaceAddrs}
+	g.rules = append(g.rules, defaultBlockRules...)
+	for _, o := range opts {
+		o(g)
+	}
+	g.rules = sortRules(g.rules)
+	_ = g.Refresh() // an empty host set until a later Refresh succeeds
+	return g
+}
+
+// Refresh re-reads the host's own addresses. Call it when interfaces change.
+func (g *Guard) Refresh() error {
+	addrs, err := g.hostAddrs()
+	if err != nil {
+		empty := map[netip.Addr]struct{}{}
+		if g.host.Load() == nil {
+			g.host.Store(&empty)
+		}
+		return fmt.Errorf("egress: listing host addresses: %w", err)
+	}
+	m := make(map[netip.Addr]struct{}, len(addrs))
+	for _, a := range addrs {
+		m[a.WithZone("").Unmap()] = struct{}{}
+	}
+	g.host.Store(&m)
+	return nil
+}
+
+func interfaceAddrs() ([]netip.Addr, error) {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]netip.Addr, 0, len(as))
+	for _, a := range as {
+		var ip net.IP
+		switch v := a.(type) {
+		case *net.IPNet:
+			ip = v.IP
+		case *net.IPAddr:
+			ip = v.IP
+		}
+		if na, ok := netip.AddrFromSlice(ip); ok {
+			out = append(out, na)
+		}
+	}
+	return out, nil
+}
+
+// Check reports whether a is refused and, if so, the rule ("guard:<class>").
+func (g *Guard) Check(a netip.Addr) (rule string, blocked bool) {
+	rule, _, blocked = g.check(a)
+	return rule, blocked
+}
+
+// check is Check that also explains an embedded IPv4 address.
+func (g *Guard) check(a netip.Addr) (rule, detail string, blocked bool) {
+	if !a.IsValid() {
+		return "guard:" + classInvalid, "", true
+	}
+	a = a.WithZone("")
+	if c, ok := g.classify(a); ok {
+		return "guard:" + c, "", true
+	}
+	if !a.Is6() {
+		return "", "", false
+	}
+	raw := a.As16()
+	for _, e := range embeddings {
+		if !e.prefix.Contains(a) {
+			continue
+		}
+		for _, v4 := range e.extract(raw) {
+			if c, ok := g.classify(v4); ok {
+				return "guard:" + c, fmt.Sprintf("%s address embedding %s", e.name, v4), true
+			}
+		}
+		if e.blockAll != "" {
+			return "guard:" + e.blockAll, e.name + " range", true
+		}
+		return "", "", false
+	}
+	return "", "", false
+}
+
+// classify looks a (IPv4 or IPv6, no unwrapping) up in the table and the
+// host's own addresses.
+func (g *Guard) classify(a netip.Addr) (string, bool) {
+	for _, r := range g.rules {
+		if r.prefix.Contains(a) {
+			return r.class, true
+		}
+	}
+	if hp := g.host.Load(); hp != nil {
+		if _, ok := (*hp)[a]; ok {
+			return classHostAddress, true
+		}
+	}
+	return "", false
+}

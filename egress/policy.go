@@ -1,0 +1,179 @@
+package egress
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Policy says which hosts the proxy may reach. Patterns use the syntax of
+// ParsePattern.
+//
+// Evaluation order: the address guard, then Denied, then Allowed, then
+// OnRequest, then deny. Two refinements keep that order safe and useful:
+//
+//   - A name is resolved only after Denied/Allowed/OnRequest allowed it, so a
+//     refused name never causes a DNS query (no exfiltration through the
+//     resolver). The guard then judges every resolved address and vetoes
+//     whatever the lists said. IP literals are judged by the guard first.
+//   - A Denied entry whose host is "*" means "everything not allowed" (the
+//     manifest idiom deny: ["*"]): it is applied after Allowed and stops
+//     OnRequest from being asked. Every other Denied entry wins over Allowed.
+//
+// An IP-literal target is allowed only by an Allowed entry that names that
+// address; "*" and name patterns never allow an IP literal, and OnRequest is
+// not asked about one.
+type Policy struct {
+	Allowed, Denied []string
+	// OnRequest, when set, is asked about a name that no list decided. An
+	// error denies (rule "callback-error"). It runs on the connection's
+	// goroutine and should bound its own waits.
+	OnRequest func(ctx context.Context, host string, port int) (bool, error)
+}
+
+// Rule names a decision carries besides "allow:<pattern>", "deny:<pattern>"
+// and "guard:<class>".
+const (
+	RuleDefaultDeny   = "default-deny"
+	RuleCallbackAllow = "callback:allow"
+	RuleCallbackDeny  = "callback:deny"
+	RuleCallbackError = "callback-error"
+	RuleSNIMismatch   = "sni-mismatch"
+	RuleBadTLS        = "tls-malformed"
+	RuleHostMismatch  = "host-mismatch"
+	RuleInvalidTarget = "invalid-target"
+	RuleBadRequest    = "bad-request"
+	RuleUnsupported   = "unsupported"
+	RuleLimitTunnels  = "limit:tunnels"
+	RuleResolveFailed = "resolve-failed"
+)
+
+// verdict is the outcome of the name policy for one target.
+type verdict struct {
+	allowed bool
+	rule    string
+	reason  string
+}
+
+// ruleset is a compiled Policy. Exact and wildcard patterns are indexed by
+// name so a decision costs a few map look-ups however long the lists are.
+type ruleset struct {
+	deny, allow patternIndex
+	denyRest    []Pattern // Denied entries with host "*": after Allowed
+	onRequest   func(ctx context.Context, host string, port int) (bool, error)
+}
+
+// patternIndex holds patterns by kind.
+type patternIndex struct {
+	exact  map[string][]Pattern // by name
+	suffix map[string][]Pattern // by the suffix after "*."
+	ip     []Pattern
+	any    []Pattern
+}
+
+func compilePolicy(p Policy) (*ruleset, error) {
+	rs := &ruleset{onRequest: p.OnRequest}
+	for _, s := range p.Denied {
+		pat, err := ParsePattern(s)
+		if err != nil {
+			return nil, fmt.Errorf("denied: %w", err)
+		}
+		if pat.matchesEveryHost() {
+			rs.denyRest = append(rs.denyRest, pat)
+			continue
+		}
+		rs.deny.add(pat)
+	}
+	for _, s := range p.Allowed {
+		pat, err := ParsePattern(s)
+		if err != nil {
+			return nil, fmt.Errorf("allowed: %w", err)
+		}
+		rs.allow.add(pat)
+	}
+	return rs, nil
+}
+
+func (ix *patternIndex) add(p Pattern) {
+	switch p.kind {
+	case kindExact:
+		if ix.exact == nil {
+			ix.exact = make(map[string][]Pattern)
+		}
+		ix.exact[p.host] = append(ix.exact[p.host], p)
+	case kindSuffix:
+		if ix.suffix == nil {
+			ix.suffix = make(map[string][]Pattern)
+		}
+		ix.suffix[p.host] = append(ix.suffix[p.host], p)
+	case kindIP:
+		ix.ip = append(ix.ip, p)
+	case kindAnyHost:
+		ix.any = append(ix.any, p)
+	}
+}
+
+// lookup returns the most specific pattern matching t: exact, then the
+// longest wildcard suffix, then "*". ipOnly restricts IP targets to
+// patterns naming the address.
+func (ix *patternIndex) lookup(t target, ipOnly bool) (Pattern, bool) {
+	if t.isIP() {
+		if p, ok := firstMatch(ix.ip, t); ok || ipOnly {
+			return p, ok
+		}
+		return firstMatch(ix.any, t)
+	}
+	if p, ok := firstMatch(ix.exact[t.name], t); ok {
+		return p, true
+	}
+	for rest := t.name; ; {
+		i := strings.IndexByte(rest, '.')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+		if p, ok := firstMatch(ix.suffix[rest], t); ok {
+			return p, true
+		}
+	}
+	return firstMatch(ix.any, t)
+}
+
+func firstMatch(ps []Pattern, t target) (Pattern, bool) {
+	for _, p := range ps {
+		if p.match(t) {
+			return p, true
+		}
+	}
+	return Pattern{}, false
+}
+
+// decide applies Denied, Allowed, the "*" denials and OnRequest to t. The
+// address guard is applied by the caller (before for IP literals, after
+// resolution for names).
+func (rs *ruleset) decide(ctx context.Context, t target) verdict {
+	if p, ok := rs.deny.lookup(t, false); ok {
+		return verdict{rule: "deny:" + p.String(), reason: "matches a denied pattern"}
+	}
+	if p, ok := rs.allow.lookup(t, true); ok {
+		return verdict{allowed: true, rule: "allow:" + p.String(), reason: "matches an allowed pattern"}
+	}
+	if p, ok := firstMatch(rs.denyRest, t); ok {
+		return verdict{rule: "deny:" + p.String(), reason: "not in the allow list"}
+	}
+	if t.isIP() {
+		return verdict{rule: RuleDefaultDeny, reason: "IP literals must be listed explicitly in the allow list"}
+	}
+	if rs.onRequest != nil {
+		ok, err := rs.onRequest(ctx, t.name, t.port)
+		switch {
+		case err != nil:
+			return verdict{rule: RuleCallbackError, reason: "OnRequest failed: " + err.Error()}
+		case ok:
+			return verdict{allowed: true, rule: RuleCallbackAllow, reason: "allowed by OnRequest"}
+		default:
+			return verdict{rule: RuleCallbackDeny, reason: "refused by OnRequest"}
+		}
+	}
+	return verdict{rule: RuleDefaultDeny, reason: "not in the allow list"}
+}

@@ -1,0 +1,281 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// Resolver looks names up. *net.Resolver satisfies it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// DialFunc opens a TCP connection to exactly addr.
+type DialFunc func(ctx context.Context, network string, addr netip.AddrPort) (net.Conn, error)
+
+// Config configures a Proxy. The zero value is a proxy that refuses
+// everything.
+type Config struct {
+	Policy   Policy
+	Resolver Resolver // default net.DefaultResolver
+	// Dial connects to a checked address; default a net.Dialer. The proxy
+	// never passes a name, only the address the guard approved.
+	Dial   DialFunc
+	Guard  *Guard // default NewGuard()
+	Sink   Sink   // optional; receives every Decision
+	Logger *slog.Logger
+
+	// MaxTunnels bounds open upstream connections (default 1024); a request
+	// beyond it is refused with rule "limit:tunnels". At most 2×MaxTunnels
+	// client connections are served at once; more are closed on accept.
+	MaxTunnels int
+	// HandshakeTimeout bounds reading a request and resolving and dialling
+	// its target (default 10s).
+	HandshakeTimeout time.Duration
+	// IdleTimeout closes a tunnel or keep-alive connection after this long
+	// without a byte in either direction (default 5m).
+	IdleTimeout time.Duration
+}
+
+// Defaults used when a Config field is zero.
+const (
+	DefaultMaxTunnels       = 1024
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultIdleTimeout      = 5 * time.Minute
+)
+
+// maxDialAttempts bounds how many allowed addresses of one name are tried.
+const maxDialAttempts = 3
+
+// Proxy is a filtering HTTP and SOCKS5 proxy. Create it with New and run it
+// with Serve; one Proxy may serve several listeners.
+type Proxy struct {
+	rules    *ruleset
+	guard    *Guard
+	resolver Resolver
+	dial     DialFunc
+	sink     Sink
+	log      *slog.Logger
+
+	maxTunnels int
+	handshake  time.Duration
+	idle       time.Duration
+	stats      counters
+}
+
+// New validates cfg (every pattern must parse) and returns a Proxy.
+func New(cfg Config) (*Proxy, error) {
+	rs, err := compilePolicy(cfg.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("egress: %w", err)
+	}
+	p := &Proxy{
+		rules:      rs,
+		guard:      cfg.Guard,
+		resolver:   cfg.Resolver,
+		dial:       cfg.Dial,
+		sink:       cfg.Sink,
+		log:        cfg.Logger,
+		maxTunnels: cfg.MaxTunnels,
+		handshake:  cfg.HandshakeTimeout,
+		idle:       cfg.IdleTimeout,
+	}
+	if p.guard == nil {
+		p.guard = NewGuard()
+	}
+	if p.resolver == nil {
+		p.resolver = net.DefaultResolver
+	}
+	if p.dial == nil {
+		p.dial = defaultDial
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.maxTunnels <= 0 {
+		p.maxTunnels = DefaultMaxTunnels
+	}
+	if p.handshake <= 0 {
+		p.handshake = DefaultHandshakeTimeout
+	}
+	if p.idle <= 0 {
+		p.idle = DefaultIdleTimeout
+	}
+	return p, nil
+}
+
+func defaultDial(ctx context.Context, network string, addr netip.AddrPort) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr.String())
+}
+
+// Stats returns a snapshot of the counters.
+func (p *Proxy) Stats() Stats { return p.stats.snapshot() }
+
+// Serve accepts connections on l and serves HTTP proxy requests and SOCKS5
+// on each, telling them apart by the first byte (0x05 is SOCKS5). It returns
+// nil when ctx is done or l is closed, after closing l and every connection
+// it served, tunnels included. Another accept error is returned wrapped.
+func (p *Proxy) Serve(ctx context.Context, l net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { _ = l.Close() })
+	defer stop()
+
+	var wg sync.WaitGroup
+	var served connSet
+	defer func() {
+		cancel()
+		_ = l.Close()
+		served.closeAll()
+		wg.Wait()
+	}()
+	var backoff time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporaryAccept(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				p.log.Warn("egress: accept failed, retrying", "err", err, "backoff", backoff)
+				select {
+				case <-time.After(backoff):
+					continue
+				case <-ctx.Done():
+					return nil
+				}
+			}
+			return fmt.Errorf("egress: accept: %w", err)
+		}
+		backoff = 0
+		if served.len() >= 2*p.maxTunnels {
+			p.log.Warn("egress: too many client connections, closing a new one", "limit", 2*p.maxTunnels)
+			_ = c.Close()
+			continue
+		}
+		served.add(c)
+		wg.Go(func() {
+			defer served.remove(c)
+			defer c.Close()
+			p.serveConn(ctx, c, &served)
+		})
+	}
+}
+
+// serveConn sniffs the protocol and hands the connection to its handler.
+func (p *Proxy) serveConn(ctx context.Context, c net.Conn, cs *connSet) {
+	cr := &clientReader{c: c, deadline: time.Now().Add(p.handshake)}
+	br := bufio.NewReaderSize(cr, 4096)
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	h := &connHandler{p: p, ctx: ctx, client: c, cr: cr, br: br, cs: cs}
+	switch first[0] {
+	case socks5Version:
+		h.serveSOCKS5()
+	case socks4Version:
+		h.refuseSOCKS4()
+	default:
+		h.serveHTTP()
+	}
+}
+
+// connHandler carries one client connection through its handler.
+type connHandler struct {
+	p      *Proxy
+	ctx    context.Context
+	client net.Conn
+	cr     *clientReader
+	br     *bufio.Reader
+	cs     *connSet
+}
+
+// pending drains and returns the bytes the client sent beyond the request.
+func (h *connHandler) pending() []byte {
+	n := h.br.Buffered()
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	_, _ = io.ReadFull(h.br, b)
+	return b
+}
+
+// record counts, logs and sinks d.
+func (p *Proxy) record(d Decision) {
+	if d.Time.IsZero() {
+		d.Time = time.Now()
+	}
+	if d.Allowed {
+		p.stats.allowed.Add(1)
+	} else {
+		p.stats.denied.Add(1)
+	}
+	if p.sink != nil {
+		p.sink.Record(d)
+	}
+	level := slog.LevelDebug
+	if !d.Allowed {
+		level = slog.LevelInfo
+	}
+	if p.log.Enabled(context.Background(), level) {
+		p.log.Log(context.Background(), level, "egress decision",
+			"proto", d.Proto, "target", d.Target(), "addr", d.Addr, "allowed", d.Allowed,
+			"rule", d.Rule, "reason", d.Reason)
+	}
+}
+
+// connSet tracks connections to close on shutdown.
+type connSet struct {
+	mu     sync.Mutex
+	m      map[io.Closer]struct{}
+	closed bool
+}
+
+func (s *connSet) add(c io.Closer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = c.Close()
+		return
+	}
+	if s.m == nil {
+		s.m = make(map[io.Closer]struct{})
+	}
+	s.m[c] = struct{}{}
+}
+
+func (s *connSet) remove(c io.Closer) {
+	s.mu.Lock()
+	delete(s.m, c)
+	s.mu.Unlock()
+}
+
+func (s *connSet) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	m := s.m
+	s.m = nil
+	s.mu.Unlock()
+	for c := range m {
+		_ = c.Close()
+	}
+}

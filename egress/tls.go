@@ -1,0 +1,179 @@
+package egress
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/crypto/cryptobyte"
+)
+
+const (
+	tlsRecordHandshake   = 0x16
+	tlsHandshakeHello    = 0x01
+	tlsExtServerName     = 0x0000
+	tlsSNIHostName       = 0x00
+	tlsMaxRecord         = 16384 + 2048 // TLSCiphertext limit; plaintext hellos are smaller
+	tlsMaxHelloLen       = 1 << 16
+	tlsAlertAccessDenied = 49
+)
+
+// errBadHello is wrapped by every ClientHello parse error.
+var errBadHello = errors.New("malformed TLS ClientHello")
+
+// clientHello is what the proxy needs from a ClientHello.
+type clientHello struct {
+	serverName string // the host_name of the server_name extension, as sent
+	hasSNI     bool
+}
+
+// readFirstFlight reads the first bytes a client sends into a tunnel. If
+// they start a TLS handshake record, it reads the whole ClientHello (which
+// may span several records) and parses it; otherwise it returns after the
+// first byte with hello == nil. raw holds every byte read, to be forwarded.
+func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
+	var b [1]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return nil, nil, err
+	}
+	raw = append(raw, b[0])
+	if b[0] != tlsRecordHandshake {
+		return raw, nil, nil
+	}
+	var msg []byte // handshake message bytes gathered from records
+	var hdr [5]byte
+	hdr[0] = b[0]
+	if _, err := io.ReadFull(r, hdr[1:]); err != nil {
+		return raw, nil, fmt.Errorf("%w: short record header: %w", errBadHello, err)
+	}
+	raw = append(raw, hdr[1:]...)
+	for {
+		if hdr[0] != tlsRecordHandshake {
+			return raw, nil, fmt.Errorf("%w: record type %d inside the hello", errBadHello, hdr[0])
+		}
+		if hdr[1] != 3 {
+			return raw, nil, fmt.Errorf("%w: record version %d.%d", errBadHello, hdr[1], hdr[2])
+		}
+		n := int(hdr[3])<<8 | int(hdr[4])
+		if n == 0 || n > tlsMaxRecord {
+			return raw, nil, fmt.Errorf("%w: record length %d", errBadHello, n)
+		}
+		start := len(raw)
+		raw = append(raw, make([]byte, n)...)
+		if _, err := io.ReadFull(r, raw[start:]); err != nil {
+			return raw, nil, fmt.Errorf("%w: short record: %w", errBadHello, err)
+		}
+		msg = append(msg, raw[start:]...)
+		if len(msg) >= 4 {
+			if msg[0] != tlsHandshakeHello {
+				return raw, nil, fmt.Errorf("%w: first handshake message is type %d", errBadHello, msg[0])
+			}
+			want := 4 + (int(msg[1])<<16 | int(msg[2])<<8 | int(msg[3]))
+			if want > tlsMaxHelloLen {
+				return raw, nil, fmt.Errorf("%w: ClientHello of %d bytes", errBadHello, want)
+			}
+			if len(msg) >= want {
+				h, err := parseClientHello(msg[4:want])
+				return raw, h, err
+			}
+		}
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return raw, nil, fmt.Errorf("%w: short record header: %w", errBadHello, err)
+		}
+		raw = append(raw, hdr[:]...)
+	}
+}
+
+// parseClientHello parses the body of a ClientHello handshake message.
+func parseClientHello(body []byte) (*clientHello, error) {
+	s := cryptobyte.String(body)
+	var (
+		version     uint16
+		random      []byte
+		sessionID   cryptobyte.String
+		suites      cryptobyte.String
+		compression cryptobyte.String
+	)
+	if !s.ReadUint16(&version) || !s.ReadBytes(&random, 32) ||
+		!s.ReadUint8LengthPrefixed(&sessionID) || len(sessionID) > 32 ||
+		!s.ReadUint16LengthPrefixed(&suites) || len(suites) < 2 || len(suites)%2 != 0 ||
+		!s.ReadUint8LengthPrefixed(&compression) || len(compression) < 1 {
+		return nil, fmt.Errorf("%w: bad fixed fields", errBadHello)
+	}
+	h := &clientHello{}
+	if s.Empty() {
+		return h, nil // no extensions at all
+	}
+	var exts cryptobyte.String
+	if !s.ReadUint16LengthPrefixed(&exts) || !s.Empty() {
+		return nil, fmt.Errorf("%w: bad extensions block", errBadHello)
+	}
+	seen := make(map[uint16]bool)
+	for !exts.Empty() {
+		var typ uint16
+		var data cryptobyte.String
+		if !exts.ReadUint16(&typ) || !exts.ReadUint16LengthPrefixed(&data) {
+			return nil, fmt.Errorf("%w: bad extension", errBadHello)
+		}
+		if seen[typ] {
+			return nil, fmt.Errorf("%w: duplicate extension %d", errBadHello, typ)
+		}
+		seen[typ] = true
+		if typ != tlsExtServerName {
+			continue
+		}
+		name, err := parseServerName(data)
+		if err != nil {
+			return nil, err
+		}
+		h.serverName, h.hasSNI = name, true
+	}
+	return h, nil
+}
+
+// parseServerName parses the server_name extension: exactly one host_name.
+func parseServerName(data cryptobyte.String) (string, error) {
+	var list cryptobyte.String
+	if !data.ReadUint16LengthPrefixed(&list) || !data.Empty() || list.Empty() {
+		return "", fmt.Errorf("%w: bad server_name extension", errBadHello)
+	}
+	var name string
+	found := false
+	for !list.Empty() {
+		var typ uint8
+		var v cryptobyte.String
+		if !list.ReadUint8(&typ) || !list.ReadUint16LengthPrefixed(&v) {
+			return "", fmt.Errorf("%w: bad server_name entry", errBadHello)
+		}
+		if typ != tlsSNIHostName {
+			continue
+		}
+		if found {
+			return "", fmt.Errorf("%w: more than one host_name", errBadHello)
+		}
+		if len(v) == 0 {
+			return "", fmt.Errorf("%w: empty host_name", errBadHello)
+		}
+		name, found = string(v), true
+	}
+	if !found {
+		return "", fmt.Errorf("%w: server_name without a host_name", errBadHello)
+	}
+	return name, nil
+}
+
+// sniMatches reports whether the SNI names the tunnel's target, compared
+// case-insensitively with a trailing dot ignored. An SNI can only name a
+// DNS name, so it never matches an IP-literal target.
+func sniMatches(sni string, t target) bool {
+	if t.isIP() {
+		return false
+	}
+	n := strings.ToLower(strings.TrimSuffix(sni, "."))
+	return n == t.name
+}
+
+// tlsAlert is a fatal access_denied alert, sent before closing a fronted
+// tunnel so the client reports a clear handshake failure.
+var tlsAlert = []byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, tlsAlertAccessDenied}

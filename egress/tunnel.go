@@ -1,0 +1,194 @@
+package egress
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// spliceChunk is how many bytes one copy call may move before the tunnel
+// records progress and re-arms its idle deadline. io.Copy between two TCP
+// connections uses splice(2), so the bytes never enter this process.
+const spliceChunk = 256 << 10
+
+// tunnel relays bytes between a client and an upstream connection until
+// either side closes or both directions stay silent for the idle timeout.
+type tunnel struct {
+	p        *Proxy
+	client   net.Conn
+	up       *upstream
+	idle     time.Duration
+	tick     time.Duration
+	lastNano atomic.Int64 // time of the last byte in either direction
+}
+
+func newTunnel(p *Proxy, client net.Conn, up *upstream) *tunnel {
+	t := &tunnel{p: p, client: client, up: up, idle: p.idle, tick: max(p.idle/4, time.Millisecond)}
+	t.touch()
+	return t
+}
+
+func (t *tunnel) touch() { t.lastNano.Store(time.Now().UnixNano()) }
+
+func (t *tunnel) isIdle() bool {
+	return time.Since(time.Unix(0, t.lastNano.Load())) >= t.idle
+}
+
+func (t *tunnel) closeBoth() {
+	_ = t.client.Close()
+	_ = t.up.Close()
+}
+
+// spliceTunnel runs a transparent tunnel for the allowed decision d. Before
+// any client byte reaches upstream, the first flight is inspected: if it is
+// a TLS ClientHello whose SNI names another host than d's target, the tunnel
+// is refused (rule "sni-mismatch") and closed. Upstream bytes flow to the
+// client from the start, so server-speaks-first protocols work.
+//
+// Issue #6 adds TLS interception for hosts bound to credentials: the CONNECT
+// and SOCKS5 handlers pick the tunnel function per decision, and an
+// intercepting one will take this function's place for those hosts.
+func (p *Proxy) spliceTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision) {
+	t := newTunnel(p, client, up)
+	_ = client.SetDeadline(time.Time{})
+	_ = up.SetDeadline(time.Time{})
+
+	down := make(chan struct{})
+	go func() {
+		defer close(down)
+		t.pump(client, up, &p.stats.bytesDown)
+	}()
+
+	if t.firstFlight(pending, tgt, d) {
+		t.pump(up, client, &p.stats.bytesUp)
+	}
+	<-down
+	t.closeBoth()
+}
+
+// firstFlight reads the client's first bytes, refuses a fronted TLS
+// ClientHello and forwards the rest. It reports whether to keep going.
+func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
+	var src io.Reader = &idleReader{t: t, c: t.client}
+	if len(pending) > 0 {
+		src = io.MultiReader(bytes.NewReader(pending), src)
+	}
+	raw, hello, err := readFirstFlight(src)
+	switch {
+	case err != nil && isConnError(err):
+		if len(raw) == 0 && errors.Is(err, io.EOF) {
+			closeWrite(t.up) // the client half-closed before sending anything
+		} else {
+			t.closeBoth()
+		}
+		return false
+	case err != nil:
+		t.refuse(d, RuleBadTLS, err.Error())
+		return false
+	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
+		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
+		return false
+	}
+	if _, err := t.up.Write(raw); err != nil {
+		t.closeBoth()
+		return false
+	}
+	t.p.stats.bytesUp.Add(uint64(len(raw)))
+	return true
+}
+
+// refuse records a refusing decision for a tunnel that was allowed, sends
+// the client a TLS access_denied alert and closes both sides.
+func (t *tunnel) refuse(d Decision, rule, reason string) {
+	d.Time = time.Now()
+	t.p.record(refuse(d, rule, reason))
+	_ = t.client.SetWriteDeadline(time.Now().Add(t.p.handshake))
+	_, _ = t.client.Write(tlsAlert)
+	t.closeBoth()
+}
+
+func quoteSNI(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return "\"" + s + "\""
+}
+
+// pump copies src to dst in chunks, re-arming src's read deadline each time
+// so that an idle tunnel ends. EOF is passed on as a half-close; any other
+// end closes both sides.
+func (t *tunnel) pump(dst, src net.Conn, count *atomic.Uint64) {
+	for {
+		_ = src.SetReadDeadline(time.Now().Add(t.tick))
+		n, err := io.Copy(rawConn(dst), &io.LimitedReader{R: rawConn(src), N: spliceChunk})
+		if n > 0 {
+			t.touch()
+			count.Add(uint64(n))
+		}
+		switch {
+		case err == nil && n == spliceChunk:
+			continue
+		case err == nil: // EOF
+			closeWrite(dst)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded) && !t.isIdle():
+			continue
+		default:
+			t.closeBoth()
+			return
+		}
+	}
+}
+
+// rawConn unwraps an upstream to its connection so io.Copy sees two
+// *net.TCPConn and splices.
+func rawConn(c net.Conn) net.Conn {
+	if u, ok := c.(*upstream); ok {
+		return u.Conn
+	}
+	return c
+}
+
+// closeWrite half-closes c if it supports it, and closes it otherwise.
+func closeWrite(c net.Conn) {
+	if cw, ok := rawConn(c).(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	_ = c.Close()
+}
+
+// idleReader reads from a tunnel's connection, retrying read-deadline
+// expiries while the other direction is active.
+type idleReader struct {
+	t *tunnel
+	c net.Conn
+}
+
+func (r *idleReader) Read(b []byte) (int, error) {
+	for {
+		_ = r.c.SetReadDeadline(time.Now().Add(r.t.tick))
+		n, err := r.c.Read(b)
+		if n > 0 {
+			r.t.touch()
+			return n, nil
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && !r.t.isIdle() {
+			continue
+		}
+		return n, err
+	}
+}
+
+// isConnError reports errors of the connection itself (end of stream,
+// deadline, closed, reset) as opposed to malformed data.
+func isConnError(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &op)
+}
