@@ -189,7 +189,7 @@ func verifierKeyOf(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parts := strings.Split(skey, "+")
+	parts := strings.SplitN(skey, "+", 5)
 	if len(parts) != 5 || parts[0] != "PRIVATE" || parts[1] != "KEY" {
 		return "", fmt.Errorf("audit: %s: malformed signer key", path)
 	}

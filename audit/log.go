@@ -503,3 +503,16 @@ func (l *Log) Close() error {
 	l.closeErr = errors.Join(errs...)
 	return l.closeErr
 }
+
+// String names the mode.
+func (m SyncMode) String() string {
+	switch m {
+	case SyncGroup:
+		return "group"
+	case SyncEach:
+		return "each"
+	case SyncNone:
+		return "none"
+	}
+	return fmt.Sprintf("SyncMode(%d)", int(m))
+}

@@ -81,6 +81,19 @@ type problem struct {
 	fromCheckpoints bool
 }
 
+// rank orders findings with the same anchor: the chain's own evidence is the
+// most precise, a forged checkpoint the least.
+func (p problem) rank() int {
+	switch {
+	case !p.fromCheckpoints:
+		return 0
+	case p.kind == KindForgedCheckpoint:
+		return 2
+	default:
+		return 1
+	}
+}
+
 // Verify checks the chain of the log at path and every checkpoint of it,
 // beside the log and in the state directory. Tampering is reported in the
 // Report; the error is for a log or key that cannot be read. A log with
@@ -114,7 +127,7 @@ func Verify(path string, opts VerifyOptions) (Report, error) {
 			if probs[i].anchor != probs[j].anchor {
 				return probs[i].anchor < probs[j].anchor
 			}
-			return !probs[i].fromCheckpoints && probs[j].fromCheckpoints
+			return probs[i].rank() < probs[j].rank()
 		})
 		p := probs[0]
 		rep.FirstBad, rep.LastBad, rep.Kind, rep.Problem = p.first, p.last, p.kind, p.msg
@@ -203,7 +216,7 @@ func (cs *chainState) line(lr lineResult) bool {
 // inserted reports a line whose id was seen before.
 func (cs *chainState) inserted(i int, lr lineResult) {
 	first := int(lr.id)
-	if lr.prev == cs.prev && lr.id == uint64(i-1) {
+	if lr.hash == cs.prev && lr.id == uint64(i-1) {
 		cs.fail(problem{anchor: i, first: i, kind: KindInserted,
 			msg: fmt.Sprintf("line %d duplicates entry %d", i, i-1)})
 		return
