@@ -1,0 +1,241 @@
+package agentbox
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// NetworkMode says what network a sandboxed command gets. It marshals to
+// JSON as "blocked", "filtered" or "allowed".
+type NetworkMode = sandbox.NetworkMode
+
+// The network modes.
+const (
+	// NetworkFiltered: a private network namespace whose only way out is the
+	// egress proxy, which applies the domain allow and deny lists. The default.
+	NetworkFiltered = sandbox.NetworkFiltered
+	// NetworkBlocked: a private network namespace with loopback only.
+	NetworkBlocked = sandbox.NetworkBlocked
+	// NetworkAllowed: the host's network; every other layer stays on.
+	NetworkAllowed = sandbox.NetworkAllowed
+)
+
+// FallbackPolicy says what happens when a layer the policy needs is not
+// available on this machine.
+type FallbackPolicy string
+
+const (
+	// FallbackStrict refuses to run (the CLI exits 125) and says which layer
+	// is missing. The default.
+	FallbackStrict FallbackPolicy = "strict"
+	// FallbackWarn runs with the layers that are available, logs a warning and
+	// lists what was applied in ExecResult.Layers.
+	FallbackWarn FallbackPolicy = "warn"
+)
+
+// Config is the policy of a Manager. Use DefaultConfig, CIConfig or
+// DevelopmentConfig as a starting point: the zero Config is invalid.
+type Config struct {
+	Filesystem     FilesystemConfig `json:"filesystem"`
+	Network        NetworkConfig    `json:"network"`
+	ResourceLimits ResourceLimits   `json:"resource_limits"`
+	// Shell runs the command strings given to Exec, as Shell -c STRING.
+	Shell string `json:"shell"`
+	// MaxOutputBytes bounds what Exec captures of stdout and of stderr (each);
+	// the rest is discarded and ExecResult.Truncated set. 0 means the default.
+	MaxOutputBytes int64          `json:"max_output_bytes"`
+	// FallbackPolicy: "" means FallbackStrict.
+	FallbackPolicy FallbackPolicy `json:"fallback_policy"`
+	// Logger receives agentbox's own log records; nil discards them.
+	Logger *slog.Logger `json:"-"`
+}
+
+// FilesystemConfig is the filesystem policy. Every path must be absolute;
+// symlinks are resolved when a command starts. Deny wins over read and write.
+type FilesystemConfig struct {
+	// WritableRoots may be written (and read); nothing else may.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	// DenyWrite stay read-only even inside a writable root.
+	DenyWrite []string `json:"deny_write,omitempty"`
+	// DenyRead are neither readable nor writable.
+	DenyRead []string `json:"deny_read,omitempty"`
+	// AllowRead, when not empty, restricts reads to these paths, the writable
+	// roots and the system directories programs need (/usr, /etc, /lib, ...).
+	AllowRead []string `json:"allow_read,omitempty"`
+	// AllowGitConfig lets commands write .git/config inside writable roots.
+	AllowGitConfig bool `json:"allow_git_config,omitempty"`
+	// AutoProtectDangerousFiles keeps ProtectedPaths read-only inside every
+	// writable root.
+	AutoProtectDangerousFiles bool `json:"auto_protect_dangerous_files"`
+}
+
+// NetworkConfig is the network policy.
+type NetworkConfig struct {
+	Mode NetworkMode `json:"mode"`
+}
+
+// ResourceLimits bound a sandboxed command. 0 means "no limit of this kind".
+type ResourceLimits struct {
+	MaxProcesses       int64 `json:"max_processes"`
+	MaxMemoryBytes     int64 `json:"max_memory_bytes"`
+	MaxFileDescriptors int64 `json:"max_file_descriptors"`
+	MaxCPUSeconds      int64 `json:"max_cpu_seconds"`
+}
+
+// Defaults.
+const (
+	DefaultMaxProcesses       = 1024
+	DefaultMaxMemoryBytes     = 2 << 30
+	DefaultMaxFileDescriptors = 1024
+	DefaultMaxOutputBytes     = 10 << 20
+	DefaultShell              = "/bin/sh"
+)
+
+// ProtectedPaths are kept read-only inside writable roots when
+// AutoProtectDangerousFiles is on: files that make other programs run code
+// (git hooks and config, shell start-up files, editor and agent settings)
+// and agentbox's own policy files.
+var ProtectedPaths = []string{
+	".git/hooks", ".git/config", ".gitconfig", ".gitmodules",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc",
+	".vscode", ".idea", ".mcp.json", ".agentbox", "agentbox.yaml",
+}
+
+// homeSecrets are the credential stores under the home directory that no
+// sandbox may read.
+var homeSecrets = []string{
+	".ssh", ".aws", ".gnupg", ".git-credentials", ".npmrc", ".netrc", ".docker",
+	".pypirc", ".kube", ".config/gcloud", ".config/gh", ".azure",
+}
+
+// systemDenied are host paths no sandbox may read: kernel and device state,
+// and the control sockets of daemons that would hand out root.
+var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/lxd/unix.socket"}
+
+// DefaultDenyRead returns the default deny-read set for the current user:
+// credential stores in the home directory, /sys, daemon sockets, and
+// agentbox's own state and data directories. (Other processes' memory is out
+// of reach through the pid namespace, whatever the list says.)
+func DefaultDenyRead() []string {
+	var out []string
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		for _, s := range homeSecrets {
+			out = append(out, filepath.Join(home, s))
+		}
+	}
+	out = append(out, systemDenied...)
+	for _, dir := range []func() (string, error){paths.StateDir, paths.DataDir} {
+		if d, err := dir(); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// DefaultConfig is the default policy: read everywhere but the deny-read
+// set, write nowhere but a private /tmp, network filtered with an empty
+// allow-list, limits of 1024 processes, 2 GiB of memory and 1024 open files,
+// strict fallback.
+func DefaultConfig() Config {
+	return Config{
+		Filesystem: FilesystemConfig{
+			DenyRead:                  DefaultDenyRead(),
+			AutoProtectDangerousFiles: true,
+		},
+		Network: NetworkConfig{Mode: NetworkFiltered},
+		ResourceLimits: ResourceLimits{
+			MaxProcesses:       DefaultMaxProcesses,
+			MaxMemoryBytes:     DefaultMaxMemoryBytes,
+			MaxFileDescriptors: DefaultMaxFileDescriptors,
+		},
+		Shell:          DefaultShell,
+		MaxOutputBytes: DefaultMaxOutputBytes,
+		FallbackPolicy: FallbackStrict,
+	}
+}
+
+// CIConfig is DefaultConfig with the network blocked outright.
+func CIConfig() Config {
+	c := DefaultConfig()
+	c.Network.Mode = NetworkBlocked
+	return c
+}
+
+// DevelopmentConfig is for a developer's own machine: the host network, four
+// times the default limits, and the warn fallback, so that a machine without
+// user namespaces still runs commands with the layers it has.
+func DevelopmentConfig() Config {
+	c := DefaultConfig()
+	c.Network.Mode = NetworkAllowed
+	c.ResourceLimits.MaxProcesses *= 4
+	c.ResourceLimits.MaxMemoryBytes *= 4
+	c.ResourceLimits.MaxFileDescriptors *= 4
+	c.FallbackPolicy = FallbackWarn
+	return c
+}
+
+// Validate reports the first invalid field as a *ConfigError.
+func (c *Config) Validate() error {
+	lists := []struct {
+		name  string
+		paths []string
+	}{
+		{"Filesystem.WritableRoots", c.Filesystem.WritableRoots},
+		{"Filesystem.DenyWrite", c.Filesystem.DenyWrite},
+		{"Filesystem.DenyRead", c.Filesystem.DenyRead},
+		{"Filesystem.AllowRead", c.Filesystem.AllowRead},
+	}
+	for _, l := range lists {
+		if err := checkPaths(l.name, l.paths); err != nil {
+			return err
+		}
+	}
+	switch c.Network.Mode {
+	case NetworkBlocked, NetworkFiltered, NetworkAllowed:
+	default:
+		return configErr("Network.Mode", "unknown mode %d (want blocked, filtered or allowed)", int(c.Network.Mode))
+	}
+	limits := []struct {
+		name string
+		v    int64
+	}{
+		{"ResourceLimits.MaxProcesses", c.ResourceLimits.MaxProcesses},
+		{"ResourceLimits.MaxMemoryBytes", c.ResourceLimits.MaxMemoryBytes},
+		{"ResourceLimits.MaxFileDescriptors", c.ResourceLimits.MaxFileDescriptors},
+		{"ResourceLimits.MaxCPUSeconds", c.ResourceLimits.MaxCPUSeconds},
+		{"MaxOutputBytes", c.MaxOutputBytes},
+	}
+	for _, l := range limits {
+		if l.v < 0 {
+			return configErr(l.name, "must not be negative, got %d", l.v)
+		}
+	}
+	if c.Shell != "" && !filepath.IsAbs(c.Shell) {
+		return configErr("Shell", "must be an absolute path, got %q", c.Shell)
+	}
+	switch c.FallbackPolicy {
+	case "", FallbackStrict, FallbackWarn:
+	default:
+		return configErr("FallbackPolicy", "unknown policy %q (want %q or %q)", c.FallbackPolicy, FallbackStrict, FallbackWarn)
+	}
+	return nil
+}
+
+func checkPaths(field string, ps []string) error {
+	for i, p := range ps {
+		name := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case p == "":
+			return configErr(name, "empty path")
+		case !filepath.IsAbs(p):
+			return configErr(name, "%q is not an absolute path", p)
+		}
+	}
+	return nil
+}

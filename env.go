@@ -1,0 +1,57 @@
+package agentbox
+
+import (
+	"os"
+	"strings"
+)
+
+// envAllow are the variables of the caller's environment a sandboxed
+// command inherits; everything else (tokens, keys, session cookies) stays
+// out unless passed explicitly.
+var envAllow = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true,
+	"LANGUAGE": true, "TERM": true, "TZ": true, "SHELL": true, "COLORTERM": true,
+}
+
+func envAllowed(key string) bool {
+	return envAllow[key] || strings.HasPrefix(key, "LC_")
+}
+
+// sandboxEnv builds a command's environment: the allow-listed part of base,
+// then TMPDIR=/tmp (the sandbox's private /tmp), then extra, which wins.
+func sandboxEnv(base []string, extra ...[]string) []string {
+	vals := make(map[string]string)
+	var order []string
+	set := func(kv string) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return
+		}
+		if _, seen := vals[k]; !seen {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, kv := range base {
+		if k, _, _ := strings.Cut(kv, "="); envAllowed(k) {
+			set(kv)
+		}
+	}
+	if _, ok := vals["PATH"]; !ok {
+		set("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+	}
+	set("TMPDIR=/tmp")
+	for _, e := range extra {
+		for _, kv := range e {
+			set(kv)
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+vals[k])
+	}
+	return out
+}
+
+// hostEnv is the caller's environment (a variable for tests).
+var hostEnv = os.Environ

@@ -1,0 +1,304 @@
+package agentbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// Manager runs commands under one Config. It is safe for concurrent use;
+// Close it when done.
+type Manager struct {
+	mu      sync.RWMutex
+	cfg     Config
+	closed  bool
+	rt      sandbox.Runtime
+	log     *slog.Logger
+	running map[sandbox.Handle]struct{}
+}
+
+// NewManager validates cfg and returns a Manager for it.
+func NewManager(cfg Config) (*Manager, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rt, err := nativeRuntime()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{cfg: cfg, rt: rt, running: make(map[sandbox.Handle]struct{})}
+	m.log = cfg.Logger
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	return m, nil
+}
+
+// UpdateConfig replaces the Config for the calls that start after it.
+func (m *Manager) UpdateConfig(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrManagerClosed
+	}
+	m.cfg = cfg
+	if cfg.Logger != nil {
+		m.log = cfg.Logger
+	}
+	return nil
+}
+
+// Config returns a copy of the current Config.
+func (m *Manager) Config() Config {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.cfg
+}
+
+// Cleanup kills every sandbox this Manager still runs and releases what they
+// hold. The Manager stays usable.
+func (m *Manager) Cleanup(ctx context.Context) error {
+	m.mu.Lock()
+	hs := make([]sandbox.Handle, 0, len(m.running))
+	for h := range m.running {
+		hs = append(hs, h)
+	}
+	m.mu.Unlock()
+	var errs []error
+	for _, h := range hs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := h.Kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close kills what still runs and makes further calls fail with
+// ErrManagerClosed.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	return m.Cleanup(context.Background())
+}
+
+// Exec runs command with the Config's shell (Shell -c command), sandboxed,
+// and captures its output.
+func (m *Manager) Exec(ctx context.Context, command string, opts ...Option) (*ExecResult, error) {
+	if command == "" {
+		return nil, ErrNilCommand
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Config()
+	shell := firstNonEmpty(o.shell, cfg.Shell, DefaultShell)
+	return m.run(ctx, cfg, o, shell, []string{shell, "-c", command})
+}
+
+// ExecArgs runs the program name with args, sandboxed, without a shell, and
+// captures its output. name is looked up in the sandbox's PATH.
+func (m *Manager) ExecArgs(ctx context.Context, name string, args []string, opts ...Option) (*ExecResult, error) {
+	if name == "" {
+		return nil, ErrNilCommand
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.run(ctx, m.Config(), o, name, append([]string{name}, args...))
+}
+
+func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path string, argv []string) (*ExecResult, error) {
+	spec, err := m.spec(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := workingDir(o)
+	if err != nil {
+		return nil, err
+	}
+	maxOut := firstPositive(o.maxOutput, cfg.MaxOutputBytes, DefaultMaxOutputBytes)
+	stdout, stderr := &capBuffer{max: maxOut}, &capBuffer{max: maxOut}
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Stdout: stdout, Stderr: stderr}
+	cmd.Env = sandboxEnv(hostEnv(), o.env)
+
+	h, err := m.start(ctx, spec, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer m.finish(h)
+
+	start := time.Now()
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	var timeout <-chan time.Time
+	if o.timeout > 0 {
+		t := time.NewTimer(o.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var timedOut bool
+	var ctxErr error
+	select {
+	case <-waitErr:
+	case <-timeout:
+		timedOut = true
+		_ = h.Kill()
+		<-waitErr
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		_ = h.Kill()
+		<-waitErr
+	}
+	st := h.ExitStatus(cmd.ProcessState)
+	res := &ExecResult{
+		ExitCode:  st.Code,
+		Stdout:    stdout.String(),
+		Stderr:    stderr.String(),
+		Duration:  time.Since(start),
+		Truncated: stdout.truncated || stderr.truncated,
+		TimedOut:  timedOut,
+		Sandboxed: true,
+		Layers:    h.Layers(),
+	}
+	if timedOut || ctxErr != nil {
+		res.ExitCode = 137
+	}
+	switch {
+	case timedOut:
+		return res, fmt.Errorf("%w after %v", ErrTimeout, o.timeout)
+	case ctxErr != nil:
+		return res, ctxErr
+	}
+	return res, nil
+}
+
+// start prepares the sandbox around cmd, starts it and waits until the
+// program runs inside.
+func (m *Manager) start(ctx context.Context, spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrManagerClosed
+	}
+	m.mu.Unlock()
+	h, err := m.rt.Prepare(spec, cmd)
+	if err != nil {
+		return nil, wrapSandboxErr(err)
+	}
+	if err := cmd.Start(); err != nil {
+		h.Close()
+		return nil, wrapSandboxErr(fmt.Errorf("%w: start: %w", sandbox.ErrUnavailable, err))
+	}
+	if err := h.Ready(ctx); err != nil {
+		_ = h.Kill()
+		_ = cmd.Wait()
+		h.Close()
+		return nil, wrapSandboxErr(err)
+	}
+	m.mu.Lock()
+	m.running[h] = struct{}{}
+	m.mu.Unlock()
+	return h, nil
+}
+
+func (m *Manager) finish(h sandbox.Handle) {
+	m.mu.Lock()
+	delete(m.running, h)
+	m.mu.Unlock()
+	h.Close()
+}
+
+// wrapSandboxErr maps runtime errors onto the package's sentinels.
+func wrapSandboxErr(err error) error {
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return fmt.Errorf("%w: %w", ErrDependencyMissing, err)
+	}
+	return err
+}
+
+// spec compiles the Config and the call's options into a sandbox.Spec.
+func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, error) {
+	fsc := cfg.Filesystem
+	spec := &sandbox.Spec{
+		Network: cfg.Network.Mode,
+		Limits: sandbox.Limits{
+			Processes:       cfg.ResourceLimits.MaxProcesses,
+			MemoryBytes:     cfg.ResourceLimits.MaxMemoryBytes,
+			FileDescriptors: cfg.ResourceLimits.MaxFileDescriptors,
+			CPUSeconds:      cfg.ResourceLimits.MaxCPUSeconds,
+		},
+	}
+	if o.network != nil {
+		spec.Network = *o.network
+	}
+	spec.Filesystem = sandbox.Filesystem{
+		Read:      resolveAll(fsc.AllowRead, false),
+		Writable:  resolveAll(append(append([]string(nil), fsc.WritableRoots...), o.writable...), false),
+		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
+		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
+	}
+	if fsc.AutoProtectDangerousFiles {
+		for _, p := range ProtectedPaths {
+			if fsc.AllowGitConfig && p == ".git/config" {
+				continue
+			}
+			spec.Filesystem.Protected = append(spec.Filesystem.Protected, p)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		spec.Filesystem.Home = resolvePath(home)
+	}
+	return spec, nil
+}
+
+// workingDir is the command's working directory: the option, else the
+// caller's own.
+func workingDir(o *callOptions) (string, error) {
+	if o.dir != "" {
+		return resolvePath(o.dir), nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "/", nil
+	}
+	return resolvePath(wd), nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstPositive(ns ...int64) int64 {
+	for _, n := range ns {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
+}

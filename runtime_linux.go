@@ -1,0 +1,15 @@
+package agentbox
+
+import (
+	"github.com/agentbox-dev/agentbox/sandbox"
+	"github.com/agentbox-dev/agentbox/sandbox/linux"
+)
+
+func nativeRuntime() (sandbox.Runtime, error) { return &linux.Runtime{}, nil }
+
+// MaybeSandboxInit turns the current process into a sandbox's init when
+// agentbox re-executed it as one, and never returns in that case. Programs
+// that embed agentbox should call it first thing in main. (Linking agentbox
+// already arranges this from a package init function; the explicit call
+// documents it and runs before any of the program's own init work.)
+func MaybeSandboxInit() { linux.MaybeInit() }

@@ -1,0 +1,56 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Securebits (linux/securebits.h).
+const (
+	secbitNoRoot                  = 1 << 0
+	secbitNoRootLocked            = 1 << 1
+	secbitNoSetuidFixup           = 1 << 2
+	secbitNoSetuidFixupLocked     = 1 << 3
+	secbitKeepCapsLocked          = 1 << 5
+	secbitNoCapAmbientRaise       = 1 << 6
+	secbitNoCapAmbientRaiseLocked = 1 << 7
+)
+
+// lastCap is the highest capability number the kernel knows.
+func lastCap() int {
+	for c := 63; c >= 0; c-- {
+		if _, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil {
+			return c
+		}
+	}
+	return unix.CAP_LAST_CAP
+}
+
+// dropCapabilities removes every capability from the current thread for
+// good: the bounding and ambient sets are emptied, the securebits are locked
+// so that uid 0 inside the namespace regains nothing on execve, and the
+// effective, permitted and inheritable sets are cleared.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient: %w", err)
+	}
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			return fmt.Errorf("drop bounding cap %d: %w", c, err)
+		}
+	}
+	const bits = secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
+		secbitKeepCapsLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0); err != nil {
+		return fmt.Errorf("securebits: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}

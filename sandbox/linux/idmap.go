@@ -1,0 +1,160 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A sandbox started by root runs as the host's nobody, so that DAC keeps
+// root-only files closed. Its writable roots (and its home) are handed to it
+// as idmapped mounts in which their owner appears as the sandbox's user: it
+// can write there, and what it creates belongs on disk to the same owner.
+//
+// An idmapped mount needs a user namespace that holds the mapping; one is
+// created per owner, once, by a short-lived helper process, and kept open.
+
+// usernsHolderArg0 marks a re-executed agentbox that only holds a user
+// namespace open until its stdin closes.
+const usernsHolderArg0 = "agentbox-userns-holder"
+
+func init() {
+	if len(os.Args) > 0 && os.Args[0] == usernsHolderArg0 {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
+}
+
+type idmapKey struct{ uid, gid uint32 }
+
+// idmapCache keeps one user namespace per owner.
+type idmapCache struct {
+	mu  sync.Mutex
+	fds map[idmapKey]int
+}
+
+// idmappedTree returns a detached recursive copy of the mount tree at path,
+// idmapped so that path's owner is the sandbox's user, nosuid and nodev,
+// read-only if ro.
+func (c *idmapCache) idmappedTree(path string, ro bool) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, fmt.Errorf("idmap %s: %w", path, err)
+	}
+	nsfd, err := c.userns(idmapKey{st.Uid, st.Gid})
+	if err != nil {
+		return nil, err
+	}
+	tree, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return nil, fmt.Errorf("idmap %s: open_tree: %w", path, err)
+	}
+	attr := uint64(unix.MOUNT_ATTR_IDMAP | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV)
+	if ro {
+		attr |= unix.MOUNT_ATTR_RDONLY
+	}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE,
+		&unix.MountAttr{Attr_set: attr, Userns_fd: uint64(nsfd)}); err != nil {
+		unix.Close(tree)
+		return nil, fmt.Errorf("idmap %s: the filesystem does not support idmapped mounts (%w); run agentbox as an unprivileged user to grant it", path, err)
+	}
+	return os.NewFile(uintptr(tree), "idmapped:"+path), nil
+}
+
+// userns returns a user namespace mapping k to the sandbox's id.
+func (c *idmapCache) userns(k idmapKey) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fd, ok := c.fds[k]; ok {
+		return fd, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return -1, err
+	}
+	defer r.Close()
+	defer w.Close()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{usernsHolderArg0}
+	cmd.Env = []string{}
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: int(k.uid), HostID: sandboxID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: int(k.gid), HostID: sandboxID, Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+	}
+	if err := cmd.Start(); err != nil {
+		return -1, fmt.Errorf("idmap: user namespace for uid %d: %w", k.uid, err)
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	w.Close()
+	_ = cmd.Wait()
+	if err != nil {
+		return -1, fmt.Errorf("idmap: open user namespace: %w", err)
+	}
+	if c.fds == nil {
+		c.fds = make(map[idmapKey]int)
+	}
+	c.fds[k] = fd
+	return fd, nil
+}
+
+// placeholderRegistry counts the sandboxes that use each placeholder
+// directory this process created, so that one sandbox ending never removes a
+// mountpoint another still relies on.
+type placeholderRegistry struct {
+	mu   sync.Mutex
+	refs map[string]int
+}
+
+var placeholders placeholderRegistry
+
+// create makes the missing directories of p (from the outermost), recording
+// each, and takes a reference on every placeholder along the way.
+func (r *placeholderRegistry) create(missing []string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs == nil {
+		r.refs = make(map[string]int)
+	}
+	var taken []string
+	for _, d := range missing {
+		err := os.Mkdir(d, 0o700)
+		_, ours := r.refs[d]
+		if err != nil && !(os.IsExist(err) && ours) {
+			r.releaseLocked(taken)
+			return nil, err
+		}
+		r.refs[d]++
+		taken = append(taken, d)
+	}
+	return taken, nil
+}
+
+// release drops references and removes unused placeholders, deepest first,
+// when they are still empty.
+func (r *placeholderRegistry) release(ds []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.releaseLocked(ds)
+}
+
+func (r *placeholderRegistry) releaseLocked(ds []string) {
+	for i := len(ds) - 1; i >= 0; i-- {
+		d := ds[i]
+		r.refs[d]--
+		if r.refs[d] <= 0 {
+			delete(r.refs, d)
+			_ = os.Remove(d) // fails, harmlessly, if something was put inside
+		}
+	}
+}

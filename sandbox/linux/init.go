@@ -1,0 +1,226 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The agentbox binary re-executes itself as the sandbox's init: the first
+// process in the new namespaces (pid 1 of its pid namespace). Detecting that
+// in a package init function means every program that links this package
+// behaves correctly, whether or not it remembered to call MaybeInit first.
+func init() {
+	if len(os.Args) > 0 && os.Args[0] == initArg0 {
+		os.Exit(runInit())
+	}
+}
+
+// MaybeInit runs the sandbox init when the current process is one, and never
+// returns in that case. Programs that embed agentbox may call it first thing
+// in main; the package's own init function already does the same.
+func MaybeInit() {
+	if len(os.Args) > 0 && os.Args[0] == initArg0 {
+		os.Exit(runInit())
+	}
+}
+
+// initError is a failure of one stage of the sandbox set-up.
+type initError struct {
+	stage       string
+	err         error
+	unavailable bool
+}
+
+func (e *initError) Error() string { return e.stage + ": " + e.err.Error() }
+
+func stageErr(stage string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &initError{stage: stage, err: err}
+}
+
+// Exit statuses of the init when it could not run the program.
+const (
+	exitSetupFailed = 125
+	exitNotExec     = 126
+	exitNotFound    = 127
+)
+
+// runInit builds the sandbox, starts the program and waits for it. It returns
+// the program's exit status (128+N for a signal).
+func runInit() int {
+	// The init must not be signalled to death by its own children; it forwards
+	// the signals it gets from outside to the program instead.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwardedSignals...)
+	signal.Ignore(syscall.SIGPIPE, syscall.SIGTTIN, syscall.SIGTTOU)
+	// Neither the program nor anything else may read the init's memory.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+	// Nothing the init inherited or opens may reach the program: mark every
+	// descriptor above the standard streams close-on-exec.
+	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	pid, layers, err := setUp()
+	if err != nil {
+		code := exitSetupFailed
+		var ie *initError
+		if errors.As(err, &ie) && ie.stage == "exec" {
+			code = exitNotExec
+			if errors.Is(ie.err, unix.ENOENT) {
+				code = exitNotFound
+			}
+		}
+		reportError(err)
+		return code
+	}
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers}, proxyListenerFD()...)
+	closeProxyListener()
+	code, sig := reap(pid, sigs)
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig)})
+	return code
+}
+
+// reportError tells the parent (and, for callers that only see stderr, the
+// user) why the sandbox could not be built.
+func reportError(err error) {
+	m := ctlMsg{Type: msgError, Err: err.Error()}
+	var ie *initError
+	if errors.As(err, &ie) {
+		m.Stage, m.Err, m.Unavailable = ie.stage, ie.err.Error(), ie.unavailable
+	}
+	if sendMsg(ctlFD, m) != nil {
+		fmt.Fprintf(os.Stderr, "agentbox: sandbox: %v\n", err)
+	}
+}
+
+// setUp runs every stage in order and starts the program.
+func setUp() (int, []string, error) {
+	spec, err := readSpec()
+	if err != nil {
+		return 0, nil, stageErr("spec", err)
+	}
+	idmapFDs := make([]int, spec.IdmapCount)
+	for i := range idmapFDs {
+		idmapFDs[i] = idmapFD + i
+	}
+	if spec.WaitParent {
+		m, fds, err := recvMsg(ctlFD)
+		closeAll(fds)
+		if err != nil || m.Type != msgGo {
+			return 0, nil, stageErr("handshake", fmt.Errorf("no go-ahead from agentbox: %v", err))
+		}
+	}
+	var layers []string
+	if err := buildRoot(spec, idmapFDs); err != nil {
+		return 0, nil, err
+	}
+	closeAll(idmapFDs)
+	layers = append(layers, LayerNamespaces, LayerPivotRoot)
+	if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+		return 0, nil, stageErr("hostname", err)
+	}
+	netLayer, err := setUpNetwork(spec)
+	if err != nil {
+		return 0, nil, stageErr("network", err)
+	}
+	layers = append(layers, netLayer)
+
+	ll, err := prepareLandlock(&spec.Landlock)
+	if err != nil {
+		return 0, nil, stageErr("landlock", err)
+	}
+	defer ll.close()
+	filter, err := buildSeccomp()
+	if err != nil {
+		return 0, nil, stageErr("seccomp", err)
+	}
+	if err := setRlimits(spec.Limits); err != nil {
+		return 0, nil, stageErr("rlimits", err)
+	}
+	path, err := lookPath(spec.Path, spec.Env)
+	if err != nil {
+		return 0, nil, stageErr("exec", err)
+	}
+	pid, err := startLocked(path, spec, ll, filter)
+	if err != nil {
+		return 0, nil, err
+	}
+	layers = append(layers, ll.layer(), LayerSeccomp, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
+	return pid, layers, nil
+}
+
+func readSpec() (*initSpec, error) {
+	f := os.NewFile(specFD, "spec")
+	defer f.Close()
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	if err != nil {
+		return nil, err
+	}
+	var s initSpec
+	if err := jsonUnmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// startLocked applies the per-thread layers (no_new_privs, capabilities,
+// Landlock, seccomp) to one locked OS thread and forks the program from it,
+// so that the program inherits them while the init's other threads do not.
+// The thread is never handed back to the Go scheduler: its goroutine exits
+// while still locked, which makes the runtime terminate the thread.
+func startLocked(path string, spec *initSpec, ll *landlockRuleset, filter []unix.SockFilter) (int, error) {
+	type result struct {
+		pid int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		// No UnlockOSThread: see above.
+		if err := lockDownThread(ll, filter); err != nil {
+			done <- result{err: err}
+			return
+		}
+		attr := &syscall.ProcAttr{
+			Dir:   spec.Dir,
+			Env:   spec.Env,
+			Files: []uintptr{0, 1, 2},
+			Sys:   &syscall.SysProcAttr{Setsid: true},
+		}
+		pid, err := syscall.ForkExec(path, spec.Args, attr)
+		if err != nil {
+			err = stageErr("exec", fmt.Errorf("%s: %w", spec.Args[0], err))
+		}
+		done <- result{pid, err}
+	}()
+	r := <-done
+	return r.pid, r.err
+}
+
+// lockDownThread drops everything the program must not have, on the current
+// thread only.
+func lockDownThread(ll *landlockRuleset, filter []unix.SockFilter) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return stageErr("no_new_privs", err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return stageErr("capabilities", err)
+	}
+	if err := ll.restrictThread(); err != nil {
+		return stageErr("landlock", err)
+	}
+	if err := loadSeccomp(filter); err != nil {
+		return stageErr("seccomp", err)
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock access rights, grouped the way agentbox grants them.
+const (
+	llRead = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	// llWrite is everything a writable root allows on top of llRead; device
+	// creation is never granted.
+	llWrite = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
+		unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_SOCK |
+		unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_SYM |
+		unix.LANDLOCK_ACCESS_FS_REFER | unix.LANDLOCK_ACCESS_FS_TRUNCATE |
+		unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX
+	llDevice = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+)
+
+// llHandledFS is the set of filesystem rights each Landlock ABI knows.
+func llHandledFS(abi int) uint64 {
+	switch {
+	case abi <= 0:
+		return 0
+	case abi == 1:
+		return 1<<13 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	case abi <= 4:
+		return 1<<15 - 1
+	case abi <= 8:
+		return 1<<16 - 1
+	default:
+		return 1<<17 - 1
+	}
+}
+
+// LandlockABI returns the Landlock ABI version the kernel offers, 0 when
+// Landlock is not available (not built, or not enabled at boot).
+func LandlockABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// landlockRuleset is a ruleset built in the sandbox's final view, ready to be
+// enforced on the thread that starts the program.
+type landlockRuleset struct {
+	fd    int
+	abi   int
+	rules int
+}
+
+func (r *landlockRuleset) close() {
+	if r != nil && r.fd >= 0 {
+		unix.Close(r.fd)
+		r.fd = -1
+	}
+}
+
+func (r *landlockRuleset) layer() string {
+	if r.abi >= 6 {
+		return fmt.Sprintf("landlock(abi %d: filesystem, signal and abstract-socket scoping)", r.abi)
+	}
+	return fmt.Sprintf("landlock(abi %d: filesystem)", r.abi)
+}
+
+func (r *landlockRuleset) restrictThread() error {
+	_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(r.fd), 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// errNoLandlock reports a kernel without Landlock.
+var errNoLandlock = errors.New("the kernel does not offer Landlock")
+
+// prepareLandlock creates the ruleset for spec. Landlock grants rights
+// beneath a path and cannot subtract, so a denied path is carved out of a
+// readable tree by granting read on each of its siblings instead of on their
+// common parent (listing directories stays allowed everywhere; the mount
+// layer hides what denied directories hold). Paths created later under a
+// carved-out parent get no rights at all, so a denied path that does not
+// exist yet stays unreadable when it appears.
+func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
+	abi := LandlockABI()
+	if abi == 0 {
+		return nil, errNoLandlock
+	}
+	handled := llHandledFS(abi)
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
+	if abi >= 6 {
+		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+	}
+	// Pass only the fields this ABI knows; the kernel refuses a larger struct
+	// whose extra fields it cannot check.
+	size := unsafe.Offsetof(attr.Scoped)
+	if abi >= 6 {
+		size = unsafe.Offsetof(attr.Quiet_access_fs)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	r := &landlockRuleset{fd: int(fd), abi: abi}
+	b := &llBuilder{r: r, handled: handled, deny: cleanAll(s.DenyRead)}
+	if err := b.add("/", unix.LANDLOCK_ACCESS_FS_READ_DIR); err != nil {
+		r.close()
+		return nil, err
+	}
+	for _, p := range s.ReadRoots {
+		if err := b.cover(filepath.Clean(p), llRead); err != nil {
+			r.close()
+			return nil, err
+		}
+	}
+	for _, p := range s.WriteRoots {
+		if err := b.add(p, llRead|llWrite); err != nil && !errors.Is(err, unix.ENOENT) {
+			r.close()
+			return nil, err
+		}
+	}
+	for _, p := range s.Devices {
+		if err := b.add(p, llDevice); err != nil && !errors.Is(err, unix.ENOENT) {
+			r.close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+type llBuilder struct {
+	r       *landlockRuleset
+	handled uint64
+	deny    []string
+}
+
+func cleanAll(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, filepath.Clean(p))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// within reports whether p is base or beneath it.
+func within(p, base string) bool {
+	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+}
+
+// cover grants rights beneath p, except beneath denied paths.
+func (b *llBuilder) cover(p string, rights uint64) error {
+	hasDenyBelow := false
+	for _, d := range b.deny {
+		if within(p, d) {
+			return nil // p itself is denied
+		}
+		if within(d, p) {
+			hasDenyBelow = true
+		}
+	}
+	if !hasDenyBelow {
+		err := b.add(p, rights)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) {
+			return nil
+		}
+		return err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		// An unreadable directory (DAC) grants nothing below it anyway.
+		return nil
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	for _, n := range names {
+		child := filepath.Join(p, n)
+		fi, err := os.Lstat(child)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue // a symlink's target is judged where it lives
+		}
+		if err := b.cover(child, rights); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add grants rights beneath p.
+func (b *llBuilder) add(p string, rights uint64) error {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		rights &= fileRights
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights & b.handled, Parent_fd: int32(fd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(b.r.fd), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock_add_rule %s: %w", p, errno)
+	}
+	b.r.rules++
+	return nil
+}
+
+// fileRights are the rights that mean something on a file (not a directory).
+const fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+	unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE |
+	unix.LANDLOCK_ACCESS_FS_IOCTL_DEV | unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX

@@ -1,0 +1,353 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Locations inside the init's scratch root while the new root is built.
+const (
+	oldRoot   = "/oldroot"         // the host's tree
+	newRoot   = "/newroot"         // the sandbox's tree
+	emptyFile = "/.agentbox-empty" // mode 000, bound over masked files
+)
+
+// buildRoot builds the sandbox's filesystem and makes it the root:
+//
+//  1. stop mount propagation in both directions;
+//  2. mount a scratch tmpfs and pivot into it, so the host tree sits at
+//     /oldroot and /tmp is free to be replaced;
+//  3. bind the host tree recursively at /newroot and make every mount in it
+//     read-only, nosuid and nodev in one mount_setattr call;
+//  4. mount a fresh /proc, a minimal /dev and a private /tmp;
+//  5. apply the plan: writable roots, masks, read-only protected paths;
+//  6. pivot into /newroot and detach everything else.
+func buildRoot(s *initSpec, idmapFDs []int) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return stageErr("mount: make / private", err)
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {
+		return stageErr("mount: scratch tmpfs", err)
+	}
+	for _, d := range []string{"/tmp" + oldRoot, "/tmp" + newRoot} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return stageErr("mount: scratch", err)
+		}
+	}
+	if err := unix.PivotRoot("/tmp", "/tmp"+oldRoot); err != nil {
+		return stageErr("pivot_root (scratch)", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return stageErr("chdir", err)
+	}
+	if err := os.WriteFile(emptyFile, nil, 0); err != nil {
+		return stageErr("mount: mask file", err)
+	}
+
+	if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return stageErr("mount: bind host root", err)
+	}
+	if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
+		return stageErr("mount: read-only host root", err)
+	}
+	if err := mountProc(); err != nil {
+		return err
+	}
+	if err := mountDev(s.TmpfsSize); err != nil {
+		return err
+	}
+	if err := mountTmpfs(newRoot+"/tmp", "mode=1777", s.TmpfsSize); err != nil {
+		return stageErr("mount: private /tmp", err)
+	}
+	for _, op := range s.Mounts {
+		if err := applyOp(op, idmapFDs); err != nil {
+			return stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
+		}
+	}
+
+	if err := unix.Chdir(newRoot); err != nil {
+		return stageErr("chdir", err)
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return stageErr("pivot_root", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return stageErr("detach old root", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return stageErr("chdir", err)
+	}
+	return nil
+}
+
+// setAttr changes mount attributes of the mount at path (and, if recursive,
+// of every mount below it) with one mount_setattr(2) call.
+func setAttr(path string, set uint64, recursive bool) error {
+	flags := unix.AT_NO_AUTOMOUNT
+	if recursive {
+		flags |= unix.AT_RECURSIVE
+	}
+	return unix.MountSetattr(unix.AT_FDCWD, path, uint(flags), &unix.MountAttr{Attr_set: set})
+}
+
+func mountTmpfs(dst, opts string, size int64) error {
+	if size > 0 {
+		opts += ",size=" + strconv.FormatInt(size, 10)
+	}
+	return unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts)
+}
+
+// procReadOnly and procMasked harden the fresh /proc the way container
+// runtimes do: kernel knobs read-only, kernel memory and key lists hidden.
+var (
+	procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus", "fs"}
+	procMasked   = []string{"kcore", "keys", "timer_list", "sched_debug", "kallsyms", "latency_stats"}
+)
+
+func mountProc() error {
+	dst := newRoot + "/proc"
+	if err := unix.Mount("proc", dst, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return stageErr("mount: /proc", err)
+	}
+	for _, p := range procReadOnly {
+		full := dst + "/" + p
+		if _, err := os.Lstat(full); err != nil {
+			continue
+		}
+		if err := bindSelfReadOnly(full); err != nil {
+			return stageErr("mount: read-only /proc/"+p, err)
+		}
+	}
+	for _, p := range procMasked {
+		full := dst + "/" + p
+		if _, err := os.Lstat(full); err != nil {
+			continue
+		}
+		if err := maskFile(full); err != nil {
+			return stageErr("mount: mask /proc/"+p, err)
+		}
+	}
+	return nil
+}
+
+// devices are bound from the host into the sandbox's /dev.
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+func mountDev(shmSize int64) error {
+	dev := newRoot + "/dev"
+	if err := mountTmpfs(dev, "mode=0755", 1<<20); err != nil {
+		return stageErr("mount: /dev", err)
+	}
+	for _, d := range devices {
+		dst := dev + "/" + d
+		if err := os.WriteFile(dst, nil, 0o666); err != nil {
+			return stageErr("mount: /dev/"+d, err)
+		}
+		if err := unix.Mount(oldRoot+"/dev/"+d, dst, "", unix.MS_BIND, ""); err != nil {
+			return stageErr("mount: /dev/"+d, err)
+		}
+	}
+	for _, d := range []string{"pts", "shm"} {
+		if err := os.Mkdir(dev+"/"+d, 0o755); err != nil {
+			return stageErr("mount: /dev/"+d, err)
+		}
+	}
+	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return stageErr("mount: /dev/pts", err)
+	}
+	if err := mountTmpfs(dev+"/shm", "mode=1777", shmSize); err != nil {
+		return stageErr("mount: /dev/shm", err)
+	}
+	links := [][2]string{
+		{"pts/ptmx", "ptmx"}, {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
+		{"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}, {"/proc/kcore", "core"},
+	}
+	for _, l := range links[:5] {
+		if err := os.Symlink(l[0], dev+"/"+l[1]); err != nil {
+			return stageErr("mount: /dev/"+l[1], err)
+		}
+	}
+	if err := setAttr(dev, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, false); err != nil {
+		return stageErr("mount: read-only /dev", err)
+	}
+	return nil
+}
+
+func bindSelfReadOnly(p string) error {
+	fd, err := openNoSymlinks(p)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	return attachTree(tree, fd, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+}
+
+// maskFileFD covers the file at dstFD with the empty, mode 000 mask file.
+func maskFileFD(dstFD int) error {
+	tree, err := unix.OpenTree(unix.AT_FDCWD, emptyFile, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	return attachTree(tree, dstFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+}
+
+// maskDirFD covers the directory at dstFD with an empty, read-only tmpfs
+// whose root has mode 000.
+func maskDirFD(dstFD int) error {
+	return newTmpfsAt(dstFD, [][2]string{{"mode", "000"}, {"size", "4k"}, {"nr_inodes", "2"}},
+		unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+}
+
+// newTmpfsAt mounts a new tmpfs with the given options and attributes at
+// dstFD, through the new mount API.
+func newTmpfsAt(dstFD int, opts [][2]string, attr int) error {
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("fsopen: %w", err)
+	}
+	defer unix.Close(fsfd)
+	for _, kv := range opts {
+		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
+			return fmt.Errorf("fsconfig %s: %w", kv[0], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return fmt.Errorf("fsconfig create: %w", err)
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, attr)
+	if err != nil {
+		return fmt.Errorf("fsmount: %w", err)
+	}
+	defer unix.Close(mfd)
+	if err := unix.MoveMount(mfd, "", dstFD, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
+	}
+	return nil
+}
+
+func maskFile(p string) error {
+	fd, err := openNoSymlinks(p)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return maskFileFD(fd)
+}
+
+// applyOp performs one step of the plan. Sources and targets are opened
+// with RESOLVE_NO_SYMLINKS and mounts are cloned, restricted and attached
+// through descriptors, so a path swapped for a symlink after the parent
+// planned it makes the step fail instead of mounting the wrong place.
+func applyOp(op mountOp, idmapFDs []int) error {
+	dst := newRoot + op.Dst
+	if op.Kind == opTmpfs {
+		if _, err := os.Lstat(dst); err != nil {
+			return nil // nothing to hide
+		}
+	}
+	if err := ensureMountpoint(dst, op.Dir); err != nil {
+		return err
+	}
+	dstFD, err := openNoSymlinks(dst)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dstFD)
+	const restrict = unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV
+	switch op.Kind {
+	case opBindRW, opBindRO:
+		srcFD := dstFD
+		if op.Src != "" {
+			if srcFD, err = openNoSymlinks(oldRoot + op.Src); err != nil {
+				return err
+			}
+			defer unix.Close(srcFD)
+		}
+		tree, err := unix.OpenTree(srcFD, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		if err != nil {
+			return fmt.Errorf("open_tree %s: %w", op.Src, err)
+		}
+		defer unix.Close(tree)
+		attr := uint64(restrict)
+		if op.Kind == opBindRO {
+			attr |= unix.MOUNT_ATTR_RDONLY
+		}
+		return attachTree(tree, dstFD, attr)
+	case opIdmapRW, opIdmapRO:
+		// The parent made the tree and set its attributes: it belongs to the
+		// host's user namespace, where only the parent may change it.
+		if op.FD < 0 || op.FD >= len(idmapFDs) {
+			return fmt.Errorf("idmapped mount %d was not received", op.FD)
+		}
+		if err := unix.MoveMount(idmapFDs[op.FD], "", dstFD, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+			return fmt.Errorf("move_mount: %w", err)
+		}
+		return nil
+	case opMaskDir:
+		return maskDirFD(dstFD)
+	case opMaskFile:
+		return maskFileFD(dstFD)
+	case opTmpfs:
+		return newTmpfsAt(dstFD, [][2]string{{"mode", "0755"}, {"size", "16m"}}, restrict)
+	}
+	return fmt.Errorf("unknown mount step %q", op.Kind)
+}
+
+// attachTree restricts the detached mount tree and attaches it at dstFD.
+func attachTree(tree, dstFD int, attr uint64) error {
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: attr}); err != nil {
+		return fmt.Errorf("mount_setattr: %w", err)
+	}
+	if err := unix.MoveMount(tree, "", dstFD, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
+	}
+	return nil
+}
+
+func openNoSymlinks(p string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return -1, fmt.Errorf("open %s: %w", p, err)
+	}
+	return fd, nil
+}
+
+// ensureMountpoint makes sure dst exists. Only places on a tmpfs the init
+// created itself (the private /tmp, /dev/shm) may gain new entries; the
+// parent creates any placeholder needed on the host before the start.
+func ensureMountpoint(dst string, dir bool) error {
+	fi, err := os.Lstat(dst)
+	if err == nil {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink", dst)
+		}
+		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if dir {
+		return os.Mkdir(dst, 0o755)
+	}
+	return os.WriteFile(dst, nil, 0o644)
+}

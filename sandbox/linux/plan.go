@@ -1,0 +1,227 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// plan is the parent's translation of a sandbox.Spec into what the init
+// executes, plus what the parent must hold while the sandbox runs.
+type plan struct {
+	init initSpec
+	// placeholders are directories created on the host to mask paths that
+	// did not exist; removed again (if still empty) when the sandbox ends.
+	placeholders []string
+	// idmapped are the host paths to hand to the init as idmapped mounts
+	// (root callers only), in the order of their FD indexes.
+	idmapped []idmapMount
+}
+
+type idmapMount struct {
+	path string
+	ro   bool
+}
+
+// privateAreas are replaced by an empty tmpfs inside every sandbox: new
+// entries may be created there without touching the host.
+var privateAreas = []string{"/tmp", "/dev/shm", "/run"}
+
+func inPrivateArea(p string) bool {
+	for _, a := range privateAreas {
+		if within(p, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// devicePaths get read, write and ioctl rights in Landlock.
+var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts"}
+
+// buildPlan checks spec and lays out the mounts. Paths must be absolute and
+// clean; the caller has resolved symlinks.
+func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
+	fsSpec := spec.Filesystem
+	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite} {
+		for _, p := range group {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				return nil, fmt.Errorf("%w: path %q must be absolute and clean", sandbox.ErrSetup, p)
+			}
+		}
+	}
+	pl := &plan{}
+	denied := func(p string) bool {
+		for _, d := range fsSpec.DenyRead {
+			if within(p, d) {
+				return true
+			}
+		}
+		return false
+	}
+
+	var ops []mountOp
+	// The private /run hides the host's service sockets (docker, dbus, ...).
+	ops = append(ops, mountOp{Kind: opTmpfs, Dst: "/run", Dir: true})
+	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && within(target, "/run") {
+		ops = append(ops, mountOp{Kind: opBindRO, Src: target, Dst: target})
+	}
+
+	var writable []string
+	for _, w := range fsSpec.Writable {
+		if denied(w) {
+			continue // deny wins over write
+		}
+		fi, err := os.Stat(w)
+		if err != nil {
+			return nil, fmt.Errorf("%w: writable root %s: %w", sandbox.ErrSetup, w, err)
+		}
+		writable = append(writable, w)
+		op := mountOp{Kind: opBindRW, Src: w, Dst: w, Dir: fi.IsDir()}
+		if asRoot {
+			op.Kind, op.FD = opIdmapRW, len(pl.idmapped)
+			pl.idmapped = append(pl.idmapped, idmapMount{path: w})
+		}
+		ops = append(ops, op)
+	}
+	// A sandbox started by root runs as nobody on the host; its home is
+	// shown to it, read-only, as its own.
+	if h := fsSpec.Home; asRoot && h != "" && !denied(h) {
+		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
+			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
+			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
+		}
+	}
+	inWritable := func(p string) bool {
+		for _, w := range writable {
+			if within(p, w) {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Protected names inside writable roots stay read-only where they exist.
+	var readOnly []string
+	for _, w := range writable {
+		for _, rel := range fsSpec.Protected {
+			p := filepath.Join(w, rel)
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+				readOnly = append(readOnly, p)
+			}
+		}
+	}
+	readOnly = append(readOnly, fsSpec.DenyWrite...)
+	for _, p := range readOnly {
+		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
+			continue // already read-only (or masked)
+		}
+		isDir, err := pl.ensureExists(p, inWritable(p))
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
+	}
+
+	for _, d := range fsSpec.DenyRead {
+		fi, err := os.Lstat(d)
+		switch {
+		case err == nil && fi.IsDir():
+			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			// The caller denies the target too; a symlink cannot be a mountpoint.
+		case err == nil:
+			ops = append(ops, mountOp{Kind: opMaskFile, Dst: d})
+		case errors.Is(err, fs.ErrNotExist) && (inWritable(d) || inPrivateArea(d)):
+			if _, err := pl.ensureExists(d, inWritable(d)); err != nil {
+				return nil, err
+			}
+			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+		case errors.Is(err, fs.ErrNotExist):
+			// Nothing can create it here (read-only); Landlock denies it if the
+			// host creates it while the sandbox runs.
+		default:
+			return nil, fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
+		}
+	}
+
+	// Parents before children: a mask inside a writable root must land on
+	// top of the writable root's mount.
+	sort.SliceStable(ops, func(i, j int) bool { return depth(ops[i].Dst) < depth(ops[j].Dst) })
+	pl.init.Mounts = ops
+
+	readRoots := []string{"/"}
+	if len(fsSpec.Read) > 0 {
+		readRoots = append(append([]string(nil), systemReadPaths...), fsSpec.Read...)
+		readRoots = append(readRoots, writable...)
+	}
+	var llDeny []string
+	for _, d := range fsSpec.DenyRead {
+		if !inWritable(d) && !inPrivateArea(d) {
+			llDeny = append(llDeny, d)
+		}
+	}
+	pl.init.Landlock = landlockSpec{
+		ReadRoots:  readRoots,
+		DenyRead:   llDeny,
+		WriteRoots: append(append([]string(nil), writable...), "/tmp", "/dev/shm"),
+		Devices:    devicePaths,
+	}
+	pl.init.Network = spec.Network.String()
+	pl.init.ProxyPort = spec.ProxyPort
+	if pl.init.ProxyPort == 0 {
+		pl.init.ProxyPort = DefaultProxyPort
+	}
+	pl.init.Hostname = spec.Hostname
+	if pl.init.Hostname == "" {
+		pl.init.Hostname = "agentbox"
+	}
+	l := spec.Limits
+	pl.init.Limits = limitsSpec{
+		Processes: uint64(max(l.Processes, 0)), MemoryBytes: uint64(max(l.MemoryBytes, 0)),
+		FileDescriptors: uint64(max(l.FileDescriptors, 0)), CPUSeconds: uint64(max(l.CPUSeconds, 0)),
+	}
+	pl.init.TmpfsSize = l.MemoryBytes
+	return pl, nil
+}
+
+// systemReadPaths stay readable when a read allow-list is in force: what a
+// process needs to load and run programs.
+var systemReadPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev", "/tmp"}
+
+func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
+
+// ensureExists makes sure a mountpoint exists at p. On the host (inside a
+// writable root) a missing path becomes a placeholder directory that the
+// handle removes again; inside a private area the init creates it in its own
+// tmpfs.
+func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
+	fi, err := os.Lstat(p)
+	if err == nil {
+		return fi.IsDir(), nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !onHost {
+		return true, nil
+	}
+	var missing []string
+	for q := p; ; q = filepath.Dir(q) {
+		if _, err := os.Lstat(q); err == nil {
+			break
+		}
+		missing = append([]string{q}, missing...)
+	}
+	taken, err := placeholders.create(missing)
+	if err != nil {
+		return true, fmt.Errorf("%w: placeholder for %s: %w", sandbox.ErrSetup, p, err)
+	}
+	pl.placeholders = append(pl.placeholders, taken...)
+	return true, nil
+}

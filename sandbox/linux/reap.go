@@ -1,0 +1,63 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/json"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwardedSignals are passed on from the init to the program's process
+// group, as a terminal would deliver them.
+var forwardedSignals = []os.Signal{
+	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT,
+	syscall.SIGALRM,
+}
+
+// reap waits for the program, forwarding signals to its process group and
+// reaping every orphan the namespace hands to pid 1. It returns when the
+// program has exited; returning from the init then makes the kernel kill
+// whatever else is left in the pid namespace.
+func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
+	exited := make(chan [2]int, 1)
+	go func() {
+		for {
+			var ws unix.WaitStatus
+			wpid, err := unix.Wait4(-1, &ws, 0, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil { // ECHILD: nothing left to wait for
+				exited <- [2]int{exitSetupFailed, 0}
+				return
+			}
+			if wpid != pid {
+				continue
+			}
+			switch {
+			case ws.Exited():
+				exited <- [2]int{ws.ExitStatus(), 0}
+			case ws.Signaled():
+				exited <- [2]int{128 + int(ws.Signal()), int(ws.Signal())}
+			default:
+				continue
+			}
+			return
+		}
+	}()
+	for {
+		select {
+		case r := <-exited:
+			return r[0], syscall.Signal(r[1])
+		case s := <-sigs:
+			// The program leads its own session and process group.
+			_ = unix.Kill(-pid, s.(syscall.Signal))
+		}
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,89 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// setRlimits applies the limits to the init (they are process-wide) before it
+// forks the program, which inherits them. Core dumps are always off: a core
+// file could carry secrets out of a process's memory.
+//
+// Memory is bounded with RLIMIT_DATA rather than RLIMIT_AS: runtimes such as
+// V8, the JVM and Go reserve far more address space than they use, and an
+// address-space limit breaks them long before it stops a memory bomb.
+func setRlimits(l limitsSpec) error {
+	set := []struct {
+		res  int
+		name string
+		v    uint64
+	}{
+		{unix.RLIMIT_CORE, "core", 0},
+		{unix.RLIMIT_NPROC, "nproc", l.Processes},
+		{unix.RLIMIT_NOFILE, "nofile", l.FileDescriptors},
+		{unix.RLIMIT_DATA, "data", l.MemoryBytes},
+		{unix.RLIMIT_CPU, "cpu", l.CPUSeconds},
+	}
+	for _, s := range set {
+		if s.v == 0 && s.res != unix.RLIMIT_CORE {
+			continue
+		}
+		if err := unix.Setrlimit(s.res, &unix.Rlimit{Cur: s.v, Max: s.v}); err != nil {
+			return fmt.Errorf("%s=%d: %w", s.name, s.v, err)
+		}
+	}
+	return nil
+}
+
+// lookPath finds the program the way a shell would, with the PATH of the
+// program's own environment, in the sandbox's view of the filesystem.
+func lookPath(file string, env []string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, checkExecutable(file)
+	}
+	path := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		err := checkExecutable(p)
+		if err == nil {
+			return p, nil
+		}
+		if errors.Is(err, unix.EACCES) && denied == nil {
+			denied = err
+		}
+	}
+	if denied != nil {
+		return "", denied
+	}
+	return "", fmt.Errorf("%s: %w", file, unix.ENOENT)
+}
+
+func checkExecutable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s: is a directory: %w", p, unix.EACCES)
+	}
+	if err := unix.Access(p, unix.X_OK); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter is a deny list, written as data:
+//
+//   - denied: syscalls refused outright (EPERM), the kernel attack surface a
+//     workload never needs;
+//   - argRules: syscalls refused only for some arguments (namespace flags
+//     to clone, TIOCSTI to ioctl, set-user-ID bits to chmod and open,
+//     exotic socket families).
+//
+// The filter first checks the architecture (anything but the native one is
+// killed, and on amd64 so is the x32 ABI), so a syscall number can never be
+// read in another table.
+
+// argCheck says how an argument is judged.
+type argCheck int
+
+const (
+	denyIfEqual   argCheck = iota // deny when arg equals one of values
+	denyIfNotIn                   // deny unless arg equals one of values
+	denyIfAnyBits                 // deny when arg & values[0] != 0
+)
+
+// argRule refuses a syscall with errno when its argument (low 32 bits)
+// matches.
+type argRule struct {
+	nr     uintptr
+	arg    int
+	check  argCheck
+	values []uint32
+	errno  unix.Errno
+}
+
+const (
+	nsCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+		unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+	setIDBits = unix.S_ISUID | unix.S_ISGID
+)
+
+// commonArgRules apply on every architecture. The set-ID rules keep a
+// sandboxed program from leaving a set-user-ID file in a writable root that
+// a host user might later run.
+var commonArgRules = []argRule{
+	{nr: unix.SYS_OPENAT, arg: 3, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_IOCTL, arg: 1, check: denyIfEqual, values: []uint32{unix.TIOCSTI, unix.TIOCLINUX}, errno: unix.EPERM},
+	{nr: unix.SYS_CLONE, arg: 0, check: denyIfAnyBits, values: []uint32{nsCloneFlags}, errno: unix.EPERM},
+	{nr: unix.SYS_SOCKET, arg: 0, check: denyIfNotIn,
+		values: []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}, errno: unix.EAFNOSUPPORT},
+	{nr: unix.SYS_FCHMOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_FCHMODAT, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_FCHMODAT2, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_MKNODAT, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	// Only the personalities a normal program sets (Linux, with or without
+	// address randomisation off for debuggers, and the query).
+	{nr: unix.SYS_PERSONALITY, arg: 0, check: denyIfNotIn,
+		values: []uint32{0, 0x0008, 0x20000, 0x20008, 0xffffffff}, errno: unix.EPERM},
+}
+
+// commonDenied are refused with EPERM on every architecture.
+var commonDenied = []uintptr{
+	// Tracing and reading other processes.
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
+	unix.SYS_KCMP, unix.SYS_MOVE_PAGES, unix.SYS_MIGRATE_PAGES,
+	// Mounts, old and new API, and changing root.
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT, unix.SYS_MOVE_MOUNT,
+	unix.SYS_OPEN_TREE, unix.SYS_OPEN_TREE_ATTR, unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT,
+	unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
+	// Namespaces.
+	unix.SYS_UNSHARE, unix.SYS_SETNS,
+	// Kernel attack surface.
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE,
+	unix.SYS_DELETE_MODULE, unix.SYS_REBOOT, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL,
+	unix.SYS_ACCT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_SYSLOG, unix.SYS_QUOTACTL,
+	unix.SYS_QUOTACTL_FD, unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT, unix.SYS_FANOTIFY_INIT,
+	unix.SYS_LOOKUP_DCOOKIE, unix.SYS_NFSSERVCTL, unix.SYS_VHANGUP,
+	// Host identity and time.
+	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME, unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME,
+	unix.SYS_CLOCK_ADJTIME,
+}
+
+// enosys are answered with ENOSYS so that libraries fall back to a variant
+// the filter can inspect: clone3 and openat2 pass their arguments in a
+// structure seccomp cannot read.
+var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2}
+
+// Offsets into struct seccomp_data.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+func bpfStmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
+
+func bpfJump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
+	return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+}
+
+const (
+	ldAbs  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	jgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	jsetK  = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	retK   = unix.BPF_RET | unix.BPF_K
+	retOK  = unix.SECCOMP_RET_ALLOW
+	retErr = unix.SECCOMP_RET_ERRNO
+)
+
+// buildSeccomp assembles the filter for the native architecture.
+func buildSeccomp() ([]unix.SockFilter, error) {
+	var p []unix.SockFilter
+	p = append(p,
+		bpfStmt(ldAbs, offArch),
+		bpfJump(jeqK, nativeAuditArch, 1, 0),
+		bpfStmt(retK, unix.SECCOMP_RET_KILL_PROCESS),
+		bpfStmt(ldAbs, offNr),
+	)
+	p = append(p, archPrologue()...)
+	for _, r := range append(append([]argRule(nil), commonArgRules...), archArgRules...) {
+		blk, err := r.assemble()
+		if err != nil {
+			return nil, err
+		}
+		p = append(p, blk...)
+	}
+	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
+		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
+	}
+	for _, nr := range enosys {
+		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.ENOSYS)))
+	}
+	p = append(p, bpfStmt(retK, retOK))
+	if len(p) > 4096 {
+		return nil, fmt.Errorf("seccomp filter too long (%d instructions)", len(p))
+	}
+	return p, nil
+}
+
+// assemble emits: if nr matches, load the argument, judge it, and return
+// (allow or errno); otherwise fall through to the next block with the
+// syscall number still in the accumulator.
+func (r argRule) assemble() ([]unix.SockFilter, error) {
+	deny := bpfStmt(retK, retErr|uint32(r.errno))
+	allow := bpfStmt(retK, retOK)
+	var body []unix.SockFilter
+	body = append(body, bpfStmt(ldAbs, uint32(offArgs+8*r.arg))) // low 32 bits (little endian)
+	switch r.check {
+	case denyIfAnyBits:
+		body = append(body, bpfJump(jsetK, r.values[0], 0, 1), deny, allow)
+	case denyIfEqual:
+		n := len(r.values)
+		for i, v := range r.values {
+			// Jump to deny, placed after the remaining compares and the allow.
+			body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+		}
+		body = append(body, allow, deny)
+	case denyIfNotIn:
+		n := len(r.values)
+		for i, v := range r.values {
+			body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+		}
+		body = append(body, deny, allow)
+	default:
+		return nil, fmt.Errorf("unknown argument check %d", r.check)
+	}
+	if len(body) > 255 {
+		return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)
+	}
+	return append([]unix.SockFilter{bpfJump(jeqK, uint32(r.nr), 0, uint8(len(body)))}, body...), nil
+}
+
+// loadSeccomp installs the filter on the current thread (no TSYNC: the
+// init's other threads stay unfiltered; the program inherits the filter from
+// the thread that forks it). no_new_privs must already be set.
+func loadSeccomp(filter []unix.SockFilter) error {
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}

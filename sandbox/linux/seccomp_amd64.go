@@ -1,0 +1,31 @@
+//go:build linux
+
+package linux
+
+import "golang.org/x/sys/unix"
+
+const nativeAuditArch = unix.AUDIT_ARCH_X86_64
+
+// x32Bit marks syscalls of the x32 ABI, which shares AUDIT_ARCH_X86_64.
+const x32Bit = 0x40000000
+
+// archPrologue kills x32 syscalls (the accumulator holds the number).
+func archPrologue() []unix.SockFilter {
+	return []unix.SockFilter{
+		bpfJump(jgeK, x32Bit, 0, 1),
+		bpfStmt(retK, unix.SECCOMP_RET_KILL_PROCESS),
+	}
+}
+
+var archArgRules = []argRule{
+	{nr: unix.SYS_OPEN, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_CREAT, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_CHMOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	{nr: unix.SYS_MKNOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+}
+
+var archDenied = []uintptr{
+	unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS_MODIFY_LDT, unix.SYS_USELIB, unix.SYS_USTAT,
+	unix.SYS_SYSFS, unix.SYS__SYSCTL, unix.SYS_CREATE_MODULE, unix.SYS_GET_KERNEL_SYMS,
+	unix.SYS_QUERY_MODULE,
+}

@@ -1,0 +1,13 @@
+//go:build linux
+
+package linux
+
+import "golang.org/x/sys/unix"
+
+const nativeAuditArch = unix.AUDIT_ARCH_AARCH64
+
+func archPrologue() []unix.SockFilter { return nil }
+
+var archArgRules []argRule
+
+var archDenied []uintptr

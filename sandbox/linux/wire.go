@@ -1,0 +1,189 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// The agentbox process and the sandbox init talk over two channels: the
+// init spec, a sealed memfd the init reads once (fd specFD), and a
+// SOCK_SEQPACKET control socket (fd ctlFD) that carries small messages and
+// file descriptors.
+const (
+	specFD = 3
+	ctlFD  = 4
+	// idmapFD is the first of the idmapped mount trees (root callers).
+	idmapFD = 5
+)
+
+// initArg0 marks a re-executed agentbox binary as a sandbox init.
+const initArg0 = "agentbox-sandbox-init"
+
+// opKind is one step of building the new root.
+type opKind string
+
+const (
+	opBindRW   opKind = "bind-rw"   // bind Src (host) read-write at Dst
+	opBindRO   opKind = "bind-ro"   // bind Src (host; empty: Dst itself) read-only at Dst
+	opMaskDir  opKind = "mask-dir"  // empty, read-only, mode 000 tmpfs at Dst
+	opMaskFile opKind = "mask-file" // empty, mode 000 file bound read-only at Dst
+	opTmpfs    opKind = "tmpfs"     // empty, writable, private tmpfs at Dst (if Dst exists)
+	opIdmapRW  opKind = "idmap-rw"  // attach idmapped mount number FD read-write at Dst
+	opIdmapRO  opKind = "idmap-ro"  // attach idmapped mount number FD read-only at Dst
+)
+
+// mountOp is one mount of the plan, applied in order after the base root
+// (read-only host tree, /proc, /dev, /tmp) exists.
+type mountOp struct {
+	Kind opKind `json:"k"`
+	Src  string `json:"s,omitempty"`
+	Dst  string `json:"d"`
+	// Dir says whether Dst is (or must be created as) a directory.
+	Dir bool `json:"dir,omitempty"`
+	// FD indexes the idmapped mount descriptors the parent sends.
+	FD int `json:"fd,omitempty"`
+}
+
+// landlockSpec is the input of the Landlock layer, in sandbox paths.
+type landlockSpec struct {
+	ReadRoots  []string `json:"read"`  // read + execute beneath these ...
+	DenyRead   []string `json:"deny"`  // ... except beneath these
+	WriteRoots []string `json:"write"` // full rights beneath these
+	Devices    []string `json:"dev"`   // read, write and ioctl on these device nodes
+}
+
+// initSpec is everything the init needs; the parent prepares it so that the
+// init does no policy work of its own.
+type initSpec struct {
+	Path string   `json:"path"`
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+
+	Hostname  string       `json:"hostname"`
+	Mounts    []mountOp    `json:"mounts"`
+	TmpfsSize int64        `json:"tmpfs_size"`
+	Network   string       `json:"network"`
+	ProxyPort int          `json:"proxy_port,omitempty"`
+	Landlock  landlockSpec `json:"landlock"`
+	Limits    limitsSpec   `json:"limits"`
+	// IdmapCount is the number of idmapped mount trees inherited at
+	// descriptors idmapFD, idmapFD+1, ...
+	IdmapCount int `json:"idmaps,omitempty"`
+	// WaitParent makes the init wait for the parent's go-ahead (cgroup
+	// placement, idmapped mounts) before building the root.
+	WaitParent bool `json:"wait_parent,omitempty"`
+}
+
+type limitsSpec struct {
+	Processes       uint64 `json:"nproc,omitempty"`
+	MemoryBytes     uint64 `json:"mem,omitempty"`
+	FileDescriptors uint64 `json:"nofile,omitempty"`
+	CPUSeconds      uint64 `json:"cpu,omitempty"`
+}
+
+// Control messages. The init sends msgReady or msgError once, then msgExit
+// when the program has ended; the parent sends msgGo when WaitParent is set.
+type ctlMsg struct {
+	Type   string   `json:"t"`
+	Layers []string `json:"layers,omitempty"`
+	Stage  string   `json:"stage,omitempty"`
+	Err    string   `json:"err,omitempty"`
+	// Unavailable marks an error caused by a missing kernel feature.
+	Unavailable bool `json:"unavail,omitempty"`
+	Code        int  `json:"code,omitempty"`
+	Signal      int  `json:"sig,omitempty"`
+}
+
+const (
+	msgReady = "ready"
+	msgError = "error"
+	msgExit  = "exit"
+	msgGo    = "go"
+)
+
+// sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
+func sendMsg(fd int, m ctlMsg, fds ...int) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	return unix.Sendmsg(fd, b, oob, nil, 0)
+}
+
+// recvMsg reads one message and the descriptors that came with it.
+func recvMsg(fd int) (ctlMsg, []int, error) {
+	var m ctlMsg
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, unix.CmsgSpace(16*4))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return m, nil, err
+		}
+		if n == 0 {
+			return m, nil, errClosed
+		}
+		var fds []int
+		if oobn > 0 {
+			cmsgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+			if err != nil {
+				return m, nil, err
+			}
+			for _, c := range cmsgs {
+				r, err := unix.ParseUnixRights(&c)
+				if err == nil {
+					fds = append(fds, r...)
+				}
+			}
+		}
+		if err := json.Unmarshal(buf[:n], &m); err != nil {
+			closeAll(fds)
+			return m, nil, fmt.Errorf("control message: %w", err)
+		}
+		return m, fds, nil
+	}
+}
+
+var errClosed = fmt.Errorf("control socket closed")
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// specMemfd returns a sealed memfd holding spec, for the init to read.
+func specMemfd(spec *initSpec) (*os.File, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.MemfdCreate("agentbox-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "agentbox-spec")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	const seals = unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("seal spec: %w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,157 @@
+// Package sandbox defines what every isolation backend implements: the Spec of
+// one sandboxed process, the Runtime that starts it, the Process it returns
+// and the Layers it reports. Backends live in sub-packages (sandbox/linux is
+// the native, embedded default).
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// NetworkMode says what network a sandbox gets.
+type NetworkMode int
+
+const (
+	// NetworkFiltered gives the sandbox a private network namespace whose only
+	// way out is the egress proxy listening on its loopback.
+	NetworkFiltered NetworkMode = iota
+	// NetworkBlocked gives the sandbox a private network namespace with only
+	// a loopback interface.
+	NetworkBlocked
+	// NetworkAllowed shares the host network; every other layer stays on.
+	NetworkAllowed
+)
+
+var networkModeNames = [...]string{"filtered", "blocked", "allowed"}
+
+// String returns "filtered", "blocked" or "allowed".
+func (m NetworkMode) String() string {
+	if int(m) < len(networkModeNames) && m >= 0 {
+		return networkModeNames[m]
+	}
+	return "invalid"
+}
+
+// ParseNetworkMode parses the names String returns.
+func ParseNetworkMode(s string) (NetworkMode, error) {
+	for i, n := range networkModeNames {
+		if n == s {
+			return NetworkMode(i), nil
+		}
+	}
+	return 0, errors.New("unknown network mode " + `"` + s + `"` + " (want blocked, filtered or allowed)")
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m NetworkMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *NetworkMode) UnmarshalText(b []byte) error {
+	v, err := ParseNetworkMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Filesystem is the filesystem view of a sandbox. Every path is absolute and
+// clean; symlinks are resolved by the caller before the Spec is built, so the
+// runtime sees the real locations.
+type Filesystem struct {
+	// Read, when not empty, restricts reads to these paths plus the system
+	// directories a process needs to run. Empty means the whole filesystem is
+	// readable, except DenyRead.
+	Read []string
+	// Writable are the roots the sandbox may write to.
+	Writable []string
+	// DenyRead are masked: neither readable nor writable, whatever Read and
+	// Writable say, also when they do not exist yet.
+	DenyRead []string
+	// DenyWrite stay read-only even inside a writable root, also when they do
+	// not exist yet.
+	DenyWrite []string
+	// Home is the user's home directory. A sandbox started by root runs as
+	// an unprivileged user on the host; it is shown its home, read-only and
+	// less DenyRead, as its own.
+	Home string
+	// Protected are paths relative to each writable root (".git/hooks",
+	// ".vscode") that are kept read-only where they exist.
+	Protected []string
+}
+
+// Limits are resource limits; zero means "no limit of this kind".
+type Limits struct {
+	Processes       int64
+	MemoryBytes     int64
+	FileDescriptors int64
+	CPUSeconds      int64
+}
+
+// Spec describes the isolation of one sandboxed program. The program itself
+// (path, arguments, environment, working directory, standard streams) is
+// described by the *exec.Cmd that Runtime.Prepare rewrites.
+type Spec struct {
+	Filesystem Filesystem
+	Network    NetworkMode
+	Limits     Limits
+
+	// Proxy receives the listener that carries the sandbox's outbound
+	// connections when Network is NetworkFiltered. It is called once, before
+	// the program starts, and must serve the listener until it is closed.
+	Proxy func(l net.Listener)
+	// ProxyPort is the loopback port the proxy listens on inside the
+	// sandbox; 0 picks the default.
+	ProxyPort int
+	// Hostname is the sandbox's host name; empty picks "agentbox".
+	Hostname string
+}
+
+// Runtime starts sandboxed processes.
+type Runtime interface {
+	// Name is the runtime's name ("native", "gvisor", ...).
+	Name() string
+	// Prepare rewrites cmd, whose Path, Args, Env, Dir and standard streams
+	// describe the program, so that starting it runs the program inside a
+	// sandbox built from spec. The caller starts and waits for cmd as usual,
+	// and closes the Handle when done with it.
+	Prepare(spec *Spec, cmd *exec.Cmd) (Handle, error)
+}
+
+// Handle follows one prepared sandbox.
+type Handle interface {
+	// Ready waits until the program has started inside the sandbox, or the
+	// sandbox failed to build (an error wrapping ErrSetup or ErrUnavailable).
+	// Call it after cmd.Start.
+	Ready(ctx context.Context) error
+	// Layers lists the isolation layers applied.
+	Layers() []string
+	// Kill ends the sandbox's whole process tree at once.
+	Kill() error
+	// ExitStatus decodes the state of the finished cmd into the program's
+	// own status.
+	ExitStatus(state *os.ProcessState) ExitStatus
+	// Close releases what the sandbox holds (proxy listener, cgroup,
+	// placeholders). It does not wait for the program.
+	Close() error
+}
+
+// ExitStatus is how a sandboxed program ended.
+type ExitStatus struct {
+	Code   int            // exit code; 128+N when killed by signal N
+	Signal syscall.Signal // the signal that ended it, or 0
+}
+
+// Errors a runtime returns; callers branch on them with errors.Is.
+var (
+	// ErrUnavailable reports that an isolation layer the Spec needs is not
+	// available on this machine.
+	ErrUnavailable = errors.New("sandbox layer unavailable")
+	// ErrSetup reports that building the sandbox failed.
+	ErrSetup = errors.New("sandbox setup failed")
+)

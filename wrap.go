@@ -1,0 +1,99 @@
+package agentbox
+
+import (
+	"context"
+	"os/exec"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// Wrap rewrites cmd so that starting it runs its program inside a sandbox.
+// The caller starts, waits for and reads cmd as usual (standard streams are
+// passed through, not captured); cmd.Env, when nil, becomes the
+// allow-listed part of the caller's environment. cleanup releases what the
+// sandbox holds; call it after cmd.Wait. ctx, and WithTimeout, kill the
+// sandbox's whole process tree when they end.
+func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (cleanup func(), err error) {
+	if cmd == nil || cmd.Path == "" {
+		return nil, ErrNilCommand
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if cmd.Process != nil {
+		return nil, configErr("Wrap", "command already started")
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	closed, cfg := m.closed, m.cfg
+	m.mu.RUnlock()
+	if closed {
+		return nil, ErrManagerClosed
+	}
+	spec, err := m.spec(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Env == nil {
+		cmd.Env = sandboxEnv(hostEnv(), o.env)
+	} else {
+		cmd.Env = append(cmd.Env, o.env...)
+	}
+	if cmd.Dir == "" {
+		if cmd.Dir, err = workingDir(o); err != nil {
+			return nil, err
+		}
+	}
+	h, err := m.rt.Prepare(spec, cmd)
+	if err != nil {
+		return nil, wrapSandboxErr(err)
+	}
+	m.mu.Lock()
+	m.running[h] = struct{}{}
+	m.mu.Unlock()
+	stop := make(chan struct{})
+	go m.watch(ctx, h, o.timeout, stop)
+	return func() {
+		close(stop)
+		m.finish(h)
+	}, nil
+}
+
+// watch kills a wrapped sandbox when ctx ends or its timeout passes.
+func (m *Manager) watch(ctx context.Context, h sandbox.Handle, timeout time.Duration, stop <-chan struct{}) {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			_ = h.Kill()
+			return
+		case <-readyChan(h):
+		}
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-stop:
+	case <-ctx.Done():
+		_ = h.Kill()
+	case <-expired:
+		_ = h.Kill()
+	}
+}
+
+// readyChan is closed once h reports ready (or failed).
+func readyChan(h sandbox.Handle) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		_ = h.Ready(context.Background())
+		close(c)
+	}()
+	return c
+}
