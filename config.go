@@ -48,7 +48,7 @@ type Config struct {
 	Shell string `json:"shell"`
 	// MaxOutputBytes bounds what Exec captures of stdout and of stderr (each);
 	// the rest is discarded and ExecResult.Truncated set. 0 means the default.
-	MaxOutputBytes int64          `json:"max_output_bytes"`
+	MaxOutputBytes int64 `json:"max_output_bytes"`
 	// FallbackPolicy: "" means FallbackStrict.
 	FallbackPolicy FallbackPolicy `json:"fallback_policy"`
 	// Logger receives agentbox's own log records; nil discards them.
