@@ -1,0 +1,160 @@
+package egress
+
+import (
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+// realClientHello captures the first flight crypto/tls sends for cfg.
+func realClientHello(t testing.TB, cfg *tls.Config) []byte {
+	t.Helper()
+	c1, c2 := net.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = tls.Client(c1, cfg).Handshake()
+	}()
+	_ = c2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	raw, hello, err := readFirstFlight(c2)
+	if err != nil || hello == nil {
+		t.Fatalf("reading a real ClientHello: %v (hello %v)", err, hello)
+	}
+	_ = c2.Close()
+	_ = c1.Close()
+	<-done
+	return raw
+}
+
+// refragment splits a single-record ClientHello into records of at most n
+// payload bytes each, as TLS permits.
+func refragment(raw []byte, n int) []byte {
+	payload := raw[5:]
+	var out []byte
+	for len(payload) > 0 {
+		k := min(n, len(payload))
+		out = append(out, 0x16, raw[1], raw[2], byte(k>>8), byte(k))
+		out = append(out, payload[:k]...)
+		payload = payload[k:]
+	}
+	return out
+}
+
+// buildHello assembles a ClientHello record from extensions.
+func buildHello(exts []byte) []byte {
+	body := []byte{0x03, 0x03}
+	body = append(body, make([]byte, 32)...) // random
+	body = append(body, 0)                   // session id
+	body = append(body, 0, 2, 0x13, 0x01)    // one cipher suite
+	body = append(body, 1, 0)                // null compression
+	body = append(body, byte(len(exts)>>8), byte(len(exts)))
+	body = append(body, exts...)
+	hs := append([]byte{1, 0, byte(len(body) >> 8), byte(len(body))}, body...)
+	return append([]byte{0x16, 0x03, 0x01, byte(len(hs) >> 8), byte(len(hs))}, hs...)
+}
+
+func sniExt(names ...string) []byte {
+	var list []byte
+	for _, n := range names {
+		list = append(list, 0, byte(len(n)>>8), byte(len(n)))
+		list = append(list, n...)
+	}
+	data := append([]byte{byte(len(list) >> 8), byte(len(list))}, list...)
+	return append([]byte{0, 0, byte(len(data) >> 8), byte(len(data))}, data...)
+}
+
+func TestReadFirstFlight(t *testing.T) {
+	withSNI := realClientHello(t, &tls.Config{ServerName: "allowed.test", InsecureSkipVerify: true})
+	noSNI := realClientHello(t, &tls.Config{InsecureSkipVerify: true})
+	tests := []struct {
+		name    string
+		in      []byte
+		sni     string // "" with hasSNI false when wantSNI is false
+		wantSNI bool
+		notTLS  bool
+		bad     bool
+	}{
+		{name: "real hello", in: withSNI, sni: "allowed.test", wantSNI: true},
+		{name: "real hello without SNI", in: noSNI},
+		{name: "fragmented into 7-byte records", in: refragment(withSNI, 7), sni: "allowed.test", wantSNI: true},
+		{name: "fragmented into 1-byte records", in: refragment(withSNI, 1), sni: "allowed.test", wantSNI: true},
+		{name: "built hello", in: buildHello(sniExt("Front.Example.")), sni: "Front.Example.", wantSNI: true},
+		{name: "no extensions", in: buildHello(nil)},
+		{name: "plain HTTP", in: []byte("GET / HTTP/1.1\r\n\r\n"), notTLS: true},
+		{name: "SSH banner", in: []byte("SSH-2.0-x\r\n"), notTLS: true},
+		{name: "two host names", in: buildHello(sniExt("a.test", "b.test")), bad: true},
+		{name: "empty host name", in: buildHello(sniExt("")), bad: true},
+		{name: "duplicate SNI extension", in: buildHello(append(sniExt("a.test"), sniExt("b.test")...)), bad: true},
+		{name: "record type changes", in: func() []byte {
+			b := refragment(withSNI, 20)
+			b[25] = 0x17
+			return b
+		}(), bad: true},
+		{name: "not a ClientHello", in: []byte{0x16, 3, 1, 0, 4, 2, 0, 0, 0}, bad: true},
+		{name: "record version 2", in: []byte{0x16, 2, 0, 0, 4, 1, 0, 0, 0}, bad: true},
+		{name: "zero-length record", in: []byte{0x16, 3, 1, 0, 0}, bad: true},
+		{name: "oversized record", in: []byte{0x16, 3, 1, 0xff, 0xff}, bad: true},
+		{name: "truncated", in: withSNI[:len(withSNI)-10], bad: true},
+		{name: "bad fixed fields", in: []byte{0x16, 3, 1, 0, 6, 1, 0, 0, 2, 3, 3}, bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, hello, err := readFirstFlight(bytes.NewReader(tt.in))
+			switch {
+			case tt.bad:
+				if err == nil {
+					t.Fatalf("accepted malformed input: %+v", hello)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			case tt.notTLS:
+				if hello != nil || len(raw) != 1 || raw[0] != tt.in[0] {
+					t.Fatalf("non-TLS: raw %q hello %+v", raw, hello)
+				}
+				return
+			}
+			if !bytes.Equal(raw, tt.in) {
+				t.Errorf("raw (%d bytes) differs from input (%d bytes)", len(raw), len(tt.in))
+			}
+			if hello.hasSNI != tt.wantSNI || hello.serverName != tt.sni {
+				t.Errorf("SNI = %q (%v), want %q (%v)", hello.serverName, hello.hasSNI, tt.sni, tt.wantSNI)
+			}
+		})
+	}
+}
+
+func TestReadFirstFlightTruncatedIsConnError(t *testing.T) {
+	withSNI := realClientHello(t, &tls.Config{ServerName: "allowed.test", InsecureSkipVerify: true})
+	_, _, err := readFirstFlight(bytes.NewReader(withSNI[:30]))
+	if !errors.Is(err, errBadHello) || !isConnError(err) {
+		t.Fatalf("truncated hello: %v (bad hello %v, conn error %v)", err, errors.Is(err, errBadHello), isConnError(err))
+	}
+}
+
+func TestSNIMatches(t *testing.T) {
+	name := target{name: "allowed.test", port: 443}
+	ip, _ := parseHostPort("192.0.2.10:443", 0)
+	tests := []struct {
+		sni  string
+		t    target
+		want bool
+	}{
+		{"allowed.test", name, true},
+		{"ALLOWED.Test", name, true},
+		{"allowed.test.", name, true},
+		{"evil.test", name, false},
+		{"www.allowed.test", name, false},
+		{"allowed.test\x00.evil.test", name, false},
+		{"allowed.test..", name, false},
+		{"192.0.2.10", ip, false},
+	}
+	for _, tt := range tests {
+		if got := sniMatches(tt.sni, tt.t); got != tt.want {
+			t.Errorf("sniMatches(%q, %s) = %v, want %v", tt.sni, tt.t, got, tt.want)
+		}
+	}
+}
