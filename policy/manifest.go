@@ -163,12 +163,17 @@ type ManifestError struct {
 	Line int
 	Col  int
 	Msg  string
+	// Err is the underlying error, when there is one (for errors.Is).
+	Err error
 }
 
 // Error formats the error as FILE:LINE:COL: message.
 func (e ManifestError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
+
+// Unwrap returns the underlying error, if any.
+func (e ManifestError) Unwrap() error { return e.Err }
 
 // ManifestErrors is every problem found in one manifest, in file order.
 type ManifestErrors struct {

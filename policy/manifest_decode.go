@@ -420,8 +420,13 @@ func (d *decoder) homeDir() string {
 
 // path decodes one path entry.
 func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
-	s, ok := d.str(n, where, "a path string")
-	if !ok {
+	var s string
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Style == 0 && n.Value == "~" {
+		// YAML reads a bare ~ as null; where a path is expected it is home.
+		s = "~"
+	} else if v, ok := d.str(n, where, "a path string"); ok {
+		s = v
+	} else {
 		return PathRule{}, false
 	}
 	home := ""

@@ -7,25 +7,35 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// Port selectors of a HostPattern besides a concrete port.
+const (
+	PortDefault = 0  // no ":port": ports 80 and 443
+	PortAny     = -1 // ":*": every port
 )
 
 // HostPattern is one entry of a network allow or deny list (also the hosts of
-// a credential). The syntax, shared with the egress proxy:
+// a credential). The syntax is the egress proxy's (package egress):
 //
-//	api.example.com        exactly that host, any port
-//	*.example.com          any subdomain at any depth, not example.com itself
-//	api.example.com:443    that host on port 443 only (also *.example.com:443)
-//	203.0.113.7, 2001:db8::1, [2001:db8::1]:443   an IP literal
+//	api.example.com        exactly that host
+//	*.example.com          any name below example.com, not example.com itself
+//	203.0.113.7, 2001:db8::1, [2001:db8::1]   exactly that address
 //	*                      every host (deny lists only: "everything not allowed")
 //
-// Host names are case-insensitive and a trailing dot is ignored.
+// Each form takes an optional ":port", or ":*" for every port; without one,
+// only ports 80 and 443 match. Names are case-insensitive, one trailing dot is
+// ignored and internationalised names are compared in their punycode form. A
+// name whose last label is numeric must be a canonical dotted-quad address.
 type HostPattern struct {
 	Raw      string     // as written
-	Any      bool       // "*"
-	Wildcard bool       // "*." prefix: subdomains of Host
-	Host     string     // lower-case name without "*." or trailing dot, or the canonical IP
+	Any      bool       // "*": every host
+	Wildcard bool       // "*." prefix: names below Host
+	Host     string     // lower-case punycode name without "*." or trailing dot, or the IP in text form
 	Addr     netip.Addr // valid for an IP literal
-	Port     uint16     // 0: any port
+	Port     int        // a port, PortDefault or PortAny
 	Pos      Position   // where Raw is in the manifest (zero outside manifests)
 }
 
@@ -34,18 +44,21 @@ func (p HostPattern) String() string {
 	var h string
 	switch {
 	case p.Any:
-		return "*"
+		h = "*"
 	case p.Wildcard:
 		h = "*." + p.Host
-	case p.Addr.Is6() && p.Port != 0:
+	case p.Addr.Is6() && p.Port != PortDefault:
 		h = "[" + p.Host + "]"
 	default:
 		h = p.Host
 	}
-	if p.Port != 0 {
-		h += ":" + strconv.Itoa(int(p.Port))
+	switch p.Port {
+	case PortDefault:
+		return h
+	case PortAny:
+		return h + ":*"
 	}
-	return h
+	return h + ":" + strconv.Itoa(p.Port)
 }
 
 // ParseHostPattern parses and normalises one host pattern.
@@ -54,161 +67,238 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	switch {
 	case s == "":
 		return p, errors.New("empty host pattern")
-	case s == "*":
-		p.Any = true
-		return p, nil
+	case strings.TrimSpace(s) != s:
+		return p, fmt.Errorf("%q has leading or trailing white space", s)
 	case strings.Contains(s, "://"):
 		hint := ""
 		if u, err := url.Parse(s); err == nil && u.Host != "" {
 			hint = fmt.Sprintf(": %q", u.Host)
 		}
 		return p, fmt.Errorf("%q is a URL; write only the host%s", s, hint)
-	case strings.ContainsAny(s, "/?#@ \t"):
-		return p, fmt.Errorf("%q is not a host pattern: write a host name, *.domain or an IP address, optionally with :port", s)
+	case strings.ContainsAny(s, "/?#@"):
+		return p, fmt.Errorf("%q is not a host pattern: write a host name, *.domain or an IP address, optionally with :port (no path, query or user)", s)
 	}
 	host, port, err := splitHostPort(s)
 	if err != nil {
-		return p, err
+		return p, fmt.Errorf("%q: %w", s, err)
 	}
 	p.Port = port
-	if strings.HasPrefix(host, "*.") {
+	switch {
+	case host == "*":
+		p.Any = true
+		return p, nil
+	case strings.HasPrefix(host, "*."):
 		p.Wildcard = true
 		host = host[2:]
-	}
-	if strings.Contains(host, "*") {
+		if strings.Contains(host, "*") {
+			return p, fmt.Errorf("%q: only one leading *. wildcard label is allowed, as in *.example.com", s)
+		}
+	case strings.Contains(host, "*"):
 		return p, fmt.Errorf("%q: * may only stand alone or as the whole first label, as in *.example.com", s)
 	}
-	if a, err := netip.ParseAddr(host); err == nil {
+	name, addr, err := parseHostName(host)
+	if err != nil {
+		return p, fmt.Errorf("%q: %w", s, err)
+	}
+	if addr.IsValid() {
 		if p.Wildcard {
 			return p, fmt.Errorf("%q: an IP address cannot have a *. wildcard", s)
 		}
-		if a.Zone() != "" {
-			return p, fmt.Errorf("%q: IPv6 zones (%%%s) are not supported", s, a.Zone())
-		}
-		a = a.Unmap()
-		p.Addr, p.Host = a, a.String()
+		p.Addr, p.Host = addr, addr.String()
 		return p, nil
-	}
-	if strings.Contains(host, ":") {
-		return p, fmt.Errorf("%q is not a valid IPv6 address (write [addr]:port to give a port)", s)
-	}
-	name, err := normaliseHostName(host)
-	if err != nil {
-		return p, fmt.Errorf("%q: %w", s, err)
 	}
 	p.Host = name
 	return p, nil
 }
 
-// splitHostPort separates an optional :port; a bare IPv6 address has none.
-func splitHostPort(s string) (string, uint16, error) {
-	host, portStr := s, ""
-	switch {
-	case strings.HasPrefix(s, "["):
+// splitHostPort separates an optional ":port" or ":*"; a bare IPv6 address
+// has none. Brackets are removed from the host.
+func splitHostPort(s string) (string, int, error) {
+	if strings.HasPrefix(s, "[") {
 		end := strings.IndexByte(s, ']')
 		if end < 0 {
-			return "", 0, fmt.Errorf("%q: missing ] after the IPv6 address", s)
+			return "", 0, errors.New("missing ] after the IPv6 address")
 		}
 		host, rest := s[1:end], s[end+1:]
 		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
-			return "", 0, fmt.Errorf("%q: only IPv6 addresses go in [brackets]", s)
+			return "", 0, errors.New("only IPv6 addresses go in [brackets]")
 		}
 		if rest == "" {
-			return host, 0, nil
+			return host, PortDefault, nil
 		}
 		if !strings.HasPrefix(rest, ":") {
-			return "", 0, fmt.Errorf("%q: expected :port after ]", s)
+			return "", 0, errors.New("expected :port after ]")
 		}
-		port, err := parsePort(s, rest[1:])
-		return host, port, err
-	case strings.Count(s, ":") == 1:
-		i := strings.IndexByte(s, ':')
-		host, portStr = s[:i], s[i+1:]
-		port, err := parsePort(s, portStr)
+		port, err := parsePort(rest[1:])
 		return host, port, err
 	}
-	return host, 0, nil
+	switch strings.Count(s, ":") {
+	case 0:
+		return s, PortDefault, nil
+	case 1:
+		i := strings.IndexByte(s, ':')
+		port, err := parsePort(s[i+1:])
+		return s[:i], port, err
+	}
+	if _, err := netip.ParseAddr(s); err != nil {
+		return "", 0, errors.New("not a valid IPv6 address (write [2001:db8::1]:443 to give a port)")
+	}
+	return s, PortDefault, nil
 }
 
-func parsePort(s, port string) (uint16, error) {
+func parsePort(port string) (int, error) {
+	if port == "*" {
+		return PortAny, nil
+	}
 	n, err := strconv.ParseUint(port, 10, 16)
 	if err != nil || n == 0 {
-		return 0, fmt.Errorf("%q: port %q must be a number from 1 to 65535", s, port)
+		return 0, fmt.Errorf("port %q must be a number from 1 to 65535, or * for every port", port)
 	}
-	return uint16(n), nil
+	return int(n), nil
 }
 
-// normaliseHostName lower-cases a DNS name, drops a trailing dot and checks
-// its labels.
-func normaliseHostName(h string) (string, error) {
-	h = strings.TrimSuffix(strings.ToLower(h), ".")
-	if h == "" {
-		return "", errors.New("empty host name")
+// parseHostName normalises a host: an IP literal (returned as addr) or a DNS
+// name, lower-cased, one trailing dot removed, IDN converted to punycode.
+func parseHostName(h string) (name string, addr netip.Addr, err error) {
+	if strings.Contains(h, ":") {
+		a, err := netip.ParseAddr(h)
+		if err != nil {
+			return "", addr, errors.New("not a valid IPv6 address")
+		}
+		if a.Zone() != "" {
+			return "", addr, fmt.Errorf("IPv6 zones (%%%s) are not supported", a.Zone())
+		}
+		return "", a, nil
 	}
-	if len(h) > 253 {
-		return "", errors.New("host name longer than 253 characters")
+	name = strings.TrimSuffix(h, ".")
+	if isASCII(name) {
+		name = strings.ToLower(name)
+	} else if name, err = idna.Lookup.ToASCII(name); err != nil {
+		return "", addr, fmt.Errorf("not a valid internationalised host name: %v", err)
 	}
-	labels := strings.Split(h, ".")
+	if name == "" {
+		return "", addr, errors.New("empty host name")
+	}
+	if len(name) > 253 {
+		return "", addr, errors.New("host name longer than 253 characters")
+	}
+	labels := strings.Split(name, ".")
 	for _, l := range labels {
 		if l == "" {
-			return "", errors.New("empty label (two dots in a row)")
+			return "", addr, errors.New("empty label (two dots in a row)")
 		}
 		if len(l) > 63 {
-			return "", fmt.Errorf("label %q is longer than 63 characters", l)
+			return "", addr, fmt.Errorf("label %q is longer than 63 characters", l)
 		}
-		if l[0] == '-' || l[len(l)-1] == '-' {
-			return "", fmt.Errorf("label %q starts or ends with a hyphen", l)
-		}
-		for _, r := range l {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-				if r > 127 {
-					return "", errors.New("non-ASCII host name; write its xn-- (punycode) form")
-				}
-				return "", fmt.Errorf("character %q is not allowed in a host name", r)
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return "", addr, fmt.Errorf("character %q is not allowed in a host name", c)
 			}
 		}
 	}
-	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
-		return "", errors.New("neither a valid IP address nor a host name (the last label is all digits)")
+	// A numeric last label makes resolvers read the name as an IPv4 address
+	// (127.1, 2130706433, 0x7f.1): only the canonical dotted quad is taken.
+	if numericLabel(labels[len(labels)-1]) {
+		if a, err := netip.ParseAddr(name); err == nil && a.Is4() && a.String() == name {
+			return "", a, nil
+		}
+		return "", addr, errors.New("ends in a number but is not a canonical IPv4 address (write it as a.b.c.d)")
 	}
-	return h, nil
+	return name, addr, nil
 }
 
-// Match reports whether the pattern matches host on port. host may be a name
-// (any case, optional trailing dot) or an IP literal.
-func (p HostPattern) Match(host string, port uint16) bool {
-	if p.Any {
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// numericLabel reports a label of decimal digits, or 0x and hex digits.
+func numericLabel(l string) bool {
+	if rest, ok := strings.CutPrefix(l, "0x"); ok {
+		return strings.Trim(rest, "0123456789abcdef") == ""
+	}
+	return l != "" && strings.Trim(l, "0123456789") == ""
+}
+
+// Match reports whether the pattern matches host on port. host is a name or
+// an IP literal as in a request; one that is not valid matches nothing.
+func (p HostPattern) Match(host string, port int) bool {
+	return p.matchPort(port) && p.matchHost(host)
+}
+
+// matchHost is Match without the port.
+func (p HostPattern) matchHost(host string) bool {
+	name, addr, err := parseTarget(host)
+	switch {
+	case err != nil:
+		return false
+	case p.Any:
 		return true
-	}
-	if p.Port != 0 && p.Port != port {
+	case addr.IsValid():
+		return p.Addr.IsValid() && p.Addr == addr
+	case p.Addr.IsValid():
 		return false
+	case p.Wildcard:
+		return len(name) > len(p.Host)+1 && strings.HasSuffix(name, p.Host) && name[len(name)-len(p.Host)-1] == '.'
 	}
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return p.Addr.IsValid() && p.Addr == a.Unmap()
+	return name == p.Host
+}
+
+// parseTarget normalises a request's host: a name, an IP literal, or an IPv6
+// literal in brackets.
+func parseTarget(host string) (string, netip.Addr, error) {
+	if inner, ok := strings.CutPrefix(host, "["); ok {
+		inner, ok = strings.CutSuffix(inner, "]")
+		a, err := netip.ParseAddr(inner)
+		if !ok || err != nil || !a.Is6() || a.Zone() != "" {
+			return "", netip.Addr{}, errors.New("not a bracketed IPv6 address")
+		}
+		return "", a, nil
 	}
-	if p.Addr.IsValid() {
-		return false
+	return parseHostName(host)
+}
+
+func (p HostPattern) matchPort(port int) bool {
+	switch p.Port {
+	case PortAny:
+		return true
+	case PortDefault:
+		return port == 80 || port == 443
 	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if p.Wildcard {
-		return len(host) > len(p.Host) && strings.HasSuffix(host, p.Host) && host[len(host)-len(p.Host)-1] == '.'
-	}
-	return host == p.Host
+	return port == p.Port
 }
 
 // Covers reports whether every host and port q matches is also matched by p.
 func (p HostPattern) Covers(q HostPattern) bool {
+	if !p.coversPort(q.Port) {
+		return false
+	}
 	switch {
 	case p.Any:
 		return true
 	case q.Any:
 		return false
-	case p.Port != 0 && p.Port != q.Port:
-		return false
 	case q.Wildcard:
 		return p.Wildcard && (q.Host == p.Host || strings.HasSuffix(q.Host, "."+p.Host))
 	}
-	return p.Match(q.Host, q.Port)
+	return p.matchHost(q.Host)
+}
+
+// coversPort reports whether every port q selects is one p selects.
+func (p HostPattern) coversPort(q int) bool {
+	switch {
+	case p.Port == PortAny:
+		return true
+	case q == PortAny:
+		return false
+	case p.Port == PortDefault:
+		return q == PortDefault || q == 80 || q == 443
+	}
+	return q == p.Port
 }
 
 // neverReachableRanges are addresses the egress proxy's address guard always
@@ -228,6 +318,7 @@ var neverReachableRanges = []netip.Prefix{
 }
 
 func neverReachable(a netip.Addr) bool {
+	a = a.Unmap()
 	for _, p := range neverReachableRanges {
 		if p.Contains(a) {
 			return true

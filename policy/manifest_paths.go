@@ -103,7 +103,7 @@ func (m *Manifest) Resolve() (ResolvedPaths, error) {
 			}
 			rp, err := ResolvePath(r.Path)
 			if err != nil {
-				errs = append(errs, ManifestError{File: m.File, Line: r.Pos.Line, Col: r.Pos.Col, Msg: err.Error()})
+				errs = append(errs, ManifestError{File: m.File, Line: r.Pos.Line, Col: r.Pos.Col, Msg: err.Error(), Err: err})
 				continue
 			}
 			add(rp)

@@ -72,11 +72,14 @@ func (d *decoder) hosts(n *yaml.Node, where string, denyList bool) ([]HostPatter
 		hp.Pos = posOf(item)
 		if hp.Any {
 			if !denyList {
-				d.errorf(item, "%s: \"*\" would allow every host; list the hosts the agent needs", w)
+				d.errorf(item, "%s: %q would allow every host; list the hosts the agent needs", w, s)
 				return
 			}
-			all = true
-			return
+			if hp.Port == PortDefault || hp.Port == PortAny {
+				// "*": everything not allowed. "*:25" stays a rule.
+				all = true
+				return
+			}
 		}
 		if denyList {
 			out = append(out, hp)

@@ -31,7 +31,7 @@ func suggest(s string, candidates []string) string {
 		if ls == c {
 			return c
 		}
-		if len(ls) >= 4 && (strings.HasPrefix(c, ls) || strings.HasPrefix(ls, c)) {
+		if len(ls) >= 4 && (strings.HasPrefix(c, ls) || strings.HasPrefix(ls, c) && len(ls)-len(c) <= 3) {
 			prefixed, nPrefixed = c, nPrefixed+1
 		}
 		dist := editDistance(ls, c)
