@@ -1,0 +1,523 @@
+package classify
+
+import (
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits that bound the work one classification may do.
+const (
+	maxDepth = 16      // nested scripts (bash -c 'bash -c …')
+	maxSteps = 20000   // statements and units in one line
+	maxInput = 1 << 20 // bytes of input
+)
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+func parse(text string) (*syntax.File, error) {
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(text), "")
+	parserPool.Put(p)
+	return f, err
+}
+
+// varVal is the value of a shell variable assigned earlier on the line.
+type varVal struct {
+	val   string
+	known bool
+	home  bool
+	ifs   bool // the value was built with $IFS
+}
+
+// analyzer walks one command line. It is used by a single goroutine.
+type analyzer struct {
+	c     *Classifier
+	src   string // source text of the script being walked
+	vars  map[string]varVal
+	funcs map[string]bool // defined functions: name → spawns copies of itself
+	depth int
+	steps int
+	res   Result
+	prio  int  // tie rank of res (see decide)
+	any   bool // some unit decided
+	halt  bool // a limit was hit; stop walking
+}
+
+func newAnalyzer(c *Classifier) *analyzer {
+	return &analyzer{c: c, res: Result{Decision: Allow}}
+}
+
+// script parses text and walks it as a nested script whose standard input
+// is in (nil when the script does not read it).
+func (a *analyzer) script(text string, in *stream) stream {
+	if a.halt {
+		return stream{traits: trUnknown}
+	}
+	if a.depth >= maxDepth {
+		a.limit("nesting deeper than 16 levels")
+		return stream{traits: trUnknown}
+	}
+	f, err := parse(text)
+	if err != nil {
+		a.emit(&unit{kind: kParseError, info: err.Error(), prog: text})
+		return stream{traits: trUnknown}
+	}
+	saved := a.src
+	a.src = text
+	a.depth++
+	out := a.stmtList(f.Stmts, in)
+	a.depth--
+	a.src = saved
+	return out
+}
+
+func (a *analyzer) limit(why string) {
+	if !a.halt {
+		a.emit(&unit{kind: kParseError, info: why})
+		a.halt = true
+	}
+}
+
+// subst walks the statements of a command or process substitution and
+// returns what they print.
+func (a *analyzer) subst(stmts []*syntax.Stmt) stream {
+	return a.stmtList(stmts, nil)
+}
+
+func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
+	var out stream
+	texts := true
+	var sb strings.Builder
+	for _, s := range stmts {
+		o := a.stmt(s, in)
+		out.traits |= o.traits
+		if o.textKnown {
+			sb.WriteString(o.text)
+		} else {
+			texts = false
+		}
+	}
+	if texts && len(stmts) > 0 {
+		out.text, out.textKnown = sb.String(), true
+	}
+	return out
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
+	if s == nil || a.halt {
+		return stream{}
+	}
+	if a.steps++; a.steps > maxSteps {
+		a.limit("command too complex to classify")
+		return stream{traits: trUnknown}
+	}
+	redirs, stdin := a.redirects(s.Redirs)
+	piped := in != nil
+	if stdin != nil {
+		in, piped = stdin, true
+	}
+	switch cmd := s.Cmd.(type) {
+	case nil:
+		if len(redirs) > 0 {
+			a.run(&unit{kind: kCall, redirs: redirs})
+		}
+		return stream{}
+	case *syntax.CallExpr:
+		return a.call(cmd, redirs, in, piped, s.Background)
+	case *syntax.BinaryCmd:
+		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
+			out := a.stmt(cmd.X, in)
+			return a.stmt(cmd.Y, &out)
+		}
+		o := a.stmt(cmd.X, in)
+		o.merge(a.stmt(cmd.Y, in))
+		return o
+	}
+	out := a.compound(s.Cmd, in)
+	if len(redirs) > 0 {
+		a.run(&unit{kind: kCall, redirs: redirs})
+	}
+	return out
+}
+
+// compound walks every command that is not a simple command or a list.
+func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
+	switch c := cmd.(type) {
+	case *syntax.Subshell:
+		return a.stmtList(c.Stmts, in)
+	case *syntax.Block:
+		return a.stmtList(c.Stmts, in)
+	case *syntax.IfClause:
+		var out stream
+		for ; c != nil; c = c.Else {
+			a.stmtList(c.Cond, in)
+			out.merge(a.stmtList(c.Then, in))
+		}
+		return out
+	case *syntax.WhileClause:
+		a.stmtList(c.Cond, in)
+		if infiniteLoop(c) && spawnsInBackground(c.Do) {
+			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
+		}
+		return a.stmtList(c.Do, in)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			for _, w := range wi.Items {
+				a.expandWord(w)
+			}
+		} else {
+			a.walkNode(c.Loop)
+		}
+		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok && cl.Cond == nil && spawnsInBackground(c.Do) {
+			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
+		}
+		return a.stmtList(c.Do, in)
+	case *syntax.CaseClause:
+		a.expandWord(c.Word)
+		var out stream
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				a.expandWord(p)
+			}
+			out.merge(a.stmtList(it.Stmts, in))
+		}
+		return out
+	case *syntax.FuncDecl:
+		a.funcDecl(c)
+		return stream{}
+	case *syntax.DeclClause:
+		a.decl(c)
+		return stream{}
+	case *syntax.TimeClause:
+		return a.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		return a.stmt(c.Stmt, in)
+	case *syntax.TestDecl:
+		return a.stmt(c.Body, in)
+	default: // ArithmCmd, LetClause, TestClause
+		a.walkNode(cmd)
+		return stream{}
+	}
+}
+
+// walkNode finds the command and process substitutions inside a node that
+// the analyzer does not otherwise visit (arithmetic, [[ ]] tests, parameter
+// expansion operands) and walks them.
+func (a *analyzer) walkNode(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			a.subst(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			a.subst(n.Stmts)
+			return false
+		case *syntax.Word:
+			for _, p := range n.Parts {
+				switch p.(type) {
+				case *syntax.CmdSubst, *syntax.ProcSubst:
+					a.walkNode(p)
+				case *syntax.ParamExp, *syntax.DblQuoted, *syntax.ArithmExp:
+					a.walkNode(p)
+				}
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// redirects expands the redirections of a statement. It returns the ones
+// that name files and, when one feeds standard input, what it feeds.
+func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
+	var out []redir
+	var stdin *stream
+	for _, r := range rs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			s := a.heredoc(r)
+			if fd == "" || fd == "0" {
+				stdin = &s
+			}
+			continue
+		case syntax.WordHdoc:
+			fs := a.expandWord(r.Word)
+			s := joinStream(fs)
+			s.text += "\n"
+			if fd == "" || fd == "0" {
+				stdin = &s
+			}
+			continue
+		}
+		fs := a.expandWord(r.Word)
+		if len(fs) == 0 {
+			continue
+		}
+		t := fs[0]
+		rd := redir{op: r.Op, target: t}
+		out = append(out, rd)
+		if rd.isFileRead() && (fd == "" || fd == "0") {
+			s := t.src
+			if t.src.traits&trProcSubst == 0 {
+				s.traits |= trFile
+			}
+			stdin = &s
+		}
+	}
+	return out, stdin
+}
+
+// heredoc returns the body of a here-document as a stream.
+func (a *analyzer) heredoc(r *syntax.Redirect) stream {
+	if r.Hdoc == nil {
+		return literal("")
+	}
+	var b fieldBuilder
+	for _, p := range r.Hdoc.Parts {
+		a.expandPart(&b, p, true, false)
+	}
+	return joinStream(b.done())
+}
+
+// joinStream joins fields into a known text stream; run-time parts keep
+// their source text, which a nested parse sees as expansions again.
+func joinStream(fs []field) stream {
+	var s stream
+	var vals []string
+	for _, f := range fs {
+		s.traits |= f.src.traits
+		vals = append(vals, f.val)
+	}
+	s.text, s.textKnown = strings.Join(vals, " "), true
+	return s
+}
+
+// call walks a simple command.
+func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, bg bool) stream {
+	var env []envVar
+	for _, as := range ce.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		var f field
+		switch {
+		case as.Value != nil:
+			f = joinField(a.expandWord(as.Value))
+		case as.Array != nil:
+			for _, e := range as.Array.Elems {
+				a.expandWord(e.Value)
+			}
+			f = field{dyn: true, val: "(…)"}
+		}
+		a.walkNode(as.Index)
+		env = append(env, envVar{name: as.Name.Value, val: f})
+	}
+	var fields []field
+	for _, w := range ce.Args {
+		fields = append(fields, a.expandWord(w)...)
+	}
+	if len(ce.Args) == 0 {
+		for _, e := range env {
+			a.assign(e)
+		}
+		if len(env) > 0 {
+			a.run(&unit{kind: kAssign, env: env})
+		}
+		if len(redirs) > 0 {
+			a.run(&unit{kind: kCall, redirs: redirs})
+		}
+		return stream{}
+	}
+	for _, e := range env {
+		if codeVars[e.name] && !e.val.dyn {
+			a.script(e.val.val, nil)
+		}
+	}
+	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg}
+	if in != nil {
+		u.in = *in
+	}
+	if len(fields) == 0 {
+		if len(redirs) > 0 {
+			return a.run(u)
+		}
+		return stream{}
+	}
+	u.setProgram(fields[0])
+	u.args = fields[1:]
+	for _, f := range fields {
+		if f.hist {
+			u.histInWord = true
+		}
+	}
+	return a.run(u)
+}
+
+// joinField joins the fields of an assignment value (no splitting happens
+// in assignments).
+func joinField(fs []field) field {
+	if len(fs) == 0 {
+		return field{}
+	}
+	f := fs[0]
+	for _, g := range fs[1:] {
+		f.val += " " + g.val
+		f.dyn = f.dyn || g.dyn
+		f.ifs = f.ifs || g.ifs
+		f.src.merge(g.src)
+	}
+	return f
+}
+
+// assign records a statement-level variable assignment.
+func (a *analyzer) assign(e envVar) {
+	if a.vars == nil {
+		a.vars = map[string]varVal{}
+	}
+	a.vars[e.name] = varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs}
+	if codeVars[e.name] && !e.val.dyn {
+		a.script(e.val.val, nil)
+	}
+}
+
+// decl walks export/declare/local/readonly/typeset.
+func (a *analyzer) decl(d *syntax.DeclClause) {
+	var env []envVar
+	for _, as := range d.Args {
+		switch {
+		case as.Name != nil && as.Value != nil:
+			e := envVar{name: as.Name.Value, val: joinField(a.expandWord(as.Value))}
+			a.assign(e)
+			env = append(env, e)
+		case as.Value != nil:
+			a.expandWord(as.Value)
+		case as.Array != nil:
+			for _, e := range as.Array.Elems {
+				a.expandWord(e.Value)
+			}
+		}
+	}
+	if len(env) > 0 {
+		a.run(&unit{kind: kAssign, env: env})
+	}
+}
+
+// funcDecl records a function and walks its body: a function that is never
+// called is still classified by what it would do.
+func (a *analyzer) funcDecl(fd *syntax.FuncDecl) {
+	names := fd.Names
+	if fd.Name != nil {
+		names = append([]*syntax.Lit{fd.Name}, names...)
+	}
+	if a.funcs == nil {
+		a.funcs = map[string]bool{}
+	}
+	for _, n := range names {
+		spawn := selfSpawning(fd.Body, n.Value)
+		a.funcs[n.Value] = spawn
+		a.emit(&unit{kind: kFuncDecl, name: n.Value, selfSpawn: spawn, info: "function " + n.Value})
+	}
+	a.stmt(fd.Body, nil)
+}
+
+// selfSpawning reports whether a function body calls the function in a
+// pipeline, in the background, or more than once: the shape of a fork bomb.
+func selfSpawning(body *syntax.Stmt, name string) bool {
+	calls, concurrent := 0, false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if n.Background {
+				if callsName(n, name) {
+					concurrent = true
+				}
+			}
+		case *syntax.BinaryCmd:
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && (callsName(n.X, name) || callsName(n.Y, name)) {
+				concurrent = true
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && unquote(n.Args[0]) == name {
+				calls++
+			}
+		}
+		return true
+	})
+	return concurrent || calls >= 2
+}
+
+func callsName(n syntax.Node, name string) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && unquote(ce.Args[0]) == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// unquote returns the value of a word made only of literal and quoted parts.
+func unquote(w *syntax.Word) string {
+	var sb strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			sb.WriteString(strings.ReplaceAll(p.Value, `\`, ""))
+		case *syntax.SglQuoted:
+			sb.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					sb.WriteString(l.Value)
+				}
+			}
+		}
+	}
+	return sb.String()
+}
+
+// infiniteLoop reports whether a while/until loop never ends by its condition.
+func infiniteLoop(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	ce, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) != 1 {
+		return false
+	}
+	switch unquote(ce.Args[0]) {
+	case "true", ":":
+		return !c.Until
+	case "false":
+		return c.Until
+	}
+	return false
+}
+
+func spawnsInBackground(stmts []*syntax.Stmt) bool {
+	for _, s := range stmts {
+		bg := false
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if st, ok := n.(*syntax.Stmt); ok && st.Background {
+				bg = true
+			}
+			return !bg
+		})
+		if bg {
+			return true
+		}
+	}
+	return false
+}

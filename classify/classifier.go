@@ -1,0 +1,320 @@
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Result is the verdict on a command line.
+type Result struct {
+	// Decision is the most severe decision over every part of the line.
+	Decision Decision `json:"decision"`
+	// Rule names what decided: a built-in rule name (see BuiltinRuleNames)
+	// or "user:<pattern>" for a user rule. Empty when no rule matched.
+	Rule string `json:"rule,omitempty"`
+	// Reason is one human sentence explaining the decision.
+	Reason string `json:"reason,omitempty"`
+	// Command is the normalised simple command that decided.
+	Command string `json:"command,omitempty"`
+}
+
+// UserRule is a rule supplied by the user. Pattern is a glob over the
+// normalised simple command (program base name and arguments after quote
+// removal, joined by single spaces; see Result.Command): '*' matches any run
+// of characters including spaces and '/', '?' one character, '[…]' a class.
+// User rules are evaluated before the built-in rules; the first user rule
+// that matches a simple command decides it.
+type UserRule struct {
+	Pattern     string
+	Decision    Decision
+	Description string
+}
+
+// RuleOverride changes the decision of a built-in rule.
+type RuleOverride struct {
+	Rule     string
+	Decision Decision
+}
+
+// Errors returned (wrapped) by New; the message names the offending item.
+var (
+	ErrInvalidPattern = errors.New("invalid pattern")
+	ErrUnknownRule    = errors.New("unknown rule")
+	ErrInvalidRule    = errors.New("invalid rule")
+)
+
+// config collects what the options set.
+type config struct {
+	userRules []UserRule
+	overrides []RuleOverride
+	protected []string
+}
+
+// Option configures a Classifier.
+type Option func(*config)
+
+// WithCustomRules adds user rules, evaluated in order before the built-ins.
+func WithCustomRules(rules ...UserRule) Option {
+	return func(c *config) { c.userRules = append(c.userRules, rules...) }
+}
+
+// WithRuleOverrides changes the decisions of built-in rules. The
+// parse-error rule cannot be lowered to Allow.
+func WithRuleOverrides(overrides ...RuleOverride) Option {
+	return func(c *config) { c.overrides = append(c.overrides, overrides...) }
+}
+
+// WithDefaultProtectedPaths makes writes aimed at the default protected
+// paths escalate (rule protected-path-write): .git/hooks, .git/config,
+// CI configuration (.github/workflows, .gitlab-ci.yml, …), shell rc and
+// profile files, .gitconfig, .gitmodules, .vscode/, .idea/, .mcp.json,
+// .envrc and agentbox policy files. See DefaultProtectedPaths.
+func WithDefaultProtectedPaths() Option {
+	return func(c *config) { c.protected = append(c.protected, DefaultProtectedPaths()...) }
+}
+
+// WithProtectedPaths makes writes aimed at paths matching the globs
+// escalate. A glob without '/' matches any path component ("*.pem",
+// ".bashrc"); one with '/' matches a run of components anywhere in the path
+// (".git/hooks"), or from the start when it begins with '/' or '~/'; '**'
+// matches any number of components. A match also protects everything below.
+func WithProtectedPaths(globs ...string) Option {
+	return func(c *config) { c.protected = append(c.protected, globs...) }
+}
+
+// DefaultProtectedPaths returns the globs WithDefaultProtectedPaths adds.
+func DefaultProtectedPaths() []string {
+	return []string{
+		".git/hooks", ".git/config", ".gitconfig", ".gitmodules", ".gitattributes",
+		".github/workflows", ".github/actions", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".circleci",
+		".travis.yml", "Jenkinsfile", "azure-pipelines.yml", ".buildkite", "bitbucket-pipelines.yml",
+		".drone.yml", ".woodpecker.yml", ".woodpecker",
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+		".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".inputrc",
+		".config/fish", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/zsh",
+		".vscode", ".idea", ".mcp.json", ".envrc", ".claude/settings.json", ".cursor/mcp.json",
+		".agentbox", "agentbox.yaml", "agentbox.yml", ".agentbox.yaml", ".agentbox.yml",
+	}
+}
+
+// Classifier classifies commands. It is immutable after New and safe for
+// concurrent use.
+type Classifier struct {
+	userRules []UserRule
+	decisions []Decision // effective decision per built-in rule, by index
+	protected []string
+}
+
+// New builds a Classifier. It fails, naming the culprit, on an invalid user
+// pattern or decision, an unknown rule name in an override, or an invalid
+// protected-path glob.
+func New(opts ...Option) (*Classifier, error) {
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	c := &Classifier{decisions: make([]Decision, len(builtinRules))}
+	for i, r := range builtinRules {
+		c.decisions[i] = r.decision
+	}
+	for _, ur := range cfg.userRules {
+		if strings.TrimSpace(ur.Pattern) == "" {
+			return nil, fmt.Errorf("classify: user rule: %w: empty pattern", ErrInvalidPattern)
+		}
+		if _, err := path.Match(ur.Pattern, ""); err != nil {
+			return nil, fmt.Errorf("classify: user rule %q: %w: %w", ur.Pattern, ErrInvalidPattern, err)
+		}
+		if !ur.Decision.Valid() {
+			return nil, fmt.Errorf("classify: user rule %q: %w: decision %d", ur.Pattern, ErrInvalidRule, int(ur.Decision))
+		}
+		ur.Pattern = collapseSpace(ur.Pattern)
+		c.userRules = append(c.userRules, ur)
+	}
+	for _, o := range cfg.overrides {
+		i, ok := ruleIndex[o.Rule]
+		if !ok {
+			return nil, fmt.Errorf("classify: override: %w %q", ErrUnknownRule, o.Rule)
+		}
+		if !o.Decision.Valid() {
+			return nil, fmt.Errorf("classify: override of %q: %w: decision %d", o.Rule, ErrInvalidRule, int(o.Decision))
+		}
+		if o.Rule == RuleParseError && o.Decision == Allow {
+			return nil, fmt.Errorf("classify: override of %q: %w: input the parser rejects cannot be allowed", o.Rule, ErrInvalidRule)
+		}
+		c.decisions[i] = o.Decision
+	}
+	for _, g := range cfg.protected {
+		if err := validGlob(g); err != nil {
+			return nil, fmt.Errorf("classify: protected path %q: %w: %w", g, ErrInvalidPattern, err)
+		}
+		c.protected = append(c.protected, g)
+	}
+	return c, nil
+}
+
+// Default is a Classifier with the built-in rules only.
+var defaultClassifier, _ = New()
+
+// Default returns a shared Classifier with the built-in rules and no options.
+func Default() *Classifier { return defaultClassifier }
+
+// Classify classifies a shell command line.
+func (c *Classifier) Classify(command string) Result {
+	a := newAnalyzer(c)
+	if len(command) > maxInput {
+		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
+		return a.result()
+	}
+	a.script(command, nil)
+	return a.result()
+}
+
+// ClassifyArgs classifies an argument vector: name is the program and args
+// its arguments, taken literally (no shell parsing of the words). Wrappers
+// still unwrap, and strings handed to a shell (bash -c STR) are parsed.
+func (c *Classifier) ClassifyArgs(name string, args []string) Result {
+	a := newAnalyzer(c)
+	u := &unit{kind: kCall}
+	u.setProgram(field{val: name})
+	for _, s := range args {
+		u.args = append(u.args, field{val: s, quoted: true})
+	}
+	a.run(u)
+	return a.result()
+}
+
+func (a *analyzer) result() Result {
+	if !a.any {
+		return Result{Decision: Allow, Reason: "nothing to run"}
+	}
+	return a.res
+}
+
+// emit decides one unit and folds the decision into the line's result:
+// the most severe decision wins, the first unit to reach it is reported.
+func (a *analyzer) emit(u *unit) {
+	r, prio, ok := a.c.decide(u)
+	if !ok {
+		return
+	}
+	if !a.any || r.Decision > a.res.Decision || r.Decision == a.res.Decision && prio < a.prio {
+		a.res, a.prio = r, prio
+	}
+	a.any = true
+}
+
+// decide evaluates user rules, then built-in rules, on one unit. prio ranks
+// results of equal decision (lower wins: user rules, then table order).
+// ok is false for a pseudo unit that no rule matched.
+func (c *Classifier) decide(u *unit) (r Result, prio int, ok bool) {
+	cmd := ""
+	if u.kind == kCall {
+		cmd = u.normalized()
+		for _, ur := range c.userRules {
+			if globMatch(ur.Pattern, cmd) {
+				reason := ur.Description
+				if reason == "" {
+					reason = "matches user rule " + ur.Pattern
+				}
+				return Result{Decision: ur.Decision, Rule: "user:" + ur.Pattern, Reason: reason, Command: cmd}, -1, true
+			}
+		}
+	} else if u.prog != "" || u.name != "" {
+		cmd = u.info
+	}
+	best := -1
+	for i := range builtinRules {
+		br := &builtinRules[i]
+		if br.needsProtected && len(c.protected) == 0 {
+			continue
+		}
+		if !br.match(u, c) {
+			continue
+		}
+		if best < 0 || c.decisions[i] > c.decisions[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		if u.kind != kCall {
+			return Result{}, 0, false
+		}
+		return Result{Decision: Sandboxed, Reason: "no rule matched: runs in the sandbox", Command: cmd}, len(builtinRules), true
+	}
+	br := &builtinRules[best]
+	reason := br.desc
+	if u.info != "" && u.kind != kCall {
+		reason += " (" + u.info + ")"
+	}
+	return Result{Decision: c.decisions[best], Rule: br.name, Reason: reason, Command: cmd}, best, true
+}
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// globMatch matches a user pattern against a normalised command; unlike
+// path.Match, '*' also matches '/'.
+func globMatch(pattern, s string) bool {
+	for len(pattern) > 0 {
+		switch pattern[0] {
+		case '*':
+			for len(pattern) > 0 && pattern[0] == '*' {
+				pattern = pattern[1:]
+			}
+			if pattern == "" {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if globMatch(pattern, s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if s == "" {
+				return false
+			}
+			pattern, s = pattern[1:], s[len(firstRune(s)):]
+		case '[', '\\':
+			n := nextChunk(pattern)
+			ok, err := path.Match(pattern[:n], firstRune(s))
+			if err != nil || !ok || s == "" {
+				return false
+			}
+			pattern, s = pattern[n:], s[len(firstRune(s)):]
+		default:
+			if s == "" || s[0] != pattern[0] {
+				return false
+			}
+			pattern, s = pattern[1:], s[1:]
+		}
+	}
+	return s == ""
+}
+
+// nextChunk returns the length of the single-character pattern at the start.
+func nextChunk(p string) int {
+	switch p[0] {
+	case '\\':
+		if len(p) > 1 {
+			return 2
+		}
+	case '[':
+		if i := strings.IndexByte(p[1:], ']'); i >= 0 {
+			return i + 2
+		}
+	}
+	return 1
+}
+
+func firstRune(s string) string {
+	for i := range s {
+		if i > 0 {
+			return s[:i]
+		}
+	}
+	return s
+}

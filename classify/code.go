@@ -1,0 +1,297 @@
+package classify
+
+import (
+	"strings"
+)
+
+// codeFacts is what a scan of interpreter code found.
+type codeFacts struct {
+	revShell     bool // opens a network connection and hands it a shell
+	forkBomb     bool // forks in a loop
+	decodeExec   bool // decodes data and executes it
+	downloadExec bool // downloads code and executes it
+	deleteRoot   bool // recursively deletes /, a home or a system directory
+	dynamic      bool // the code itself is only known at run time
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	netMarkers = []string{"socket", "fsockopen", "net.connect", "createconnection", "/dev/tcp/", "/dev/udp/",
+		"/inet/tcp/", "/inet/udp/", "io::socket", "s_client", "tcpclient", "net.dial", "ztcp"}
+	shellMarkers = []string{"/bin/sh", "/bin/bash", "/bin/zsh", "/bin/dash", "sh -i", "bash -i", "\"sh\"", "'sh'",
+		"\"bash\"", "'bash'", "cmd.exe", "powershell", "pty.spawn", "dup2", "subprocess", "child_process", "exec(",
+		"spawn(", "system(", "popen", "proc_open", "shell_exec", "passthru", "os.execute", "exec ", "`", "getinputstream"}
+	decodeMarkers = []string{"b64decode", "decodebytes", "decode_base64", "base64_decode", "decode64", "atob(", "'base64')",
+		"\"base64\")", "unpack(\"m", "unpack('m", "unhexlify", "fromhex", "codecs.decode", "zlib.decompress", "frombase64string",
+		"base64.getdecoder", "rot13", "rot_13", "gzinflate", "str_rot13", "unpack('u", "unpack(\"u", "decodestring"}
+	execMarkers = []string{"exec(", "eval(", "compile(", "system(", "popen", "subprocess", "instance_eval", "child_process",
+		"new function", "execsync", "spawn", "shell_exec", "passthru", "os.execute", "loadstring",
+		"iex(", "| iex", "|iex", "invoke-expression", "exec ", "eval ", "`"}
+	downloadMarkers = []string{"urlopen", "urllib", "requests.get", "requests.post", "http.get", "https.get", "fetch(",
+		"net::http", "open-uri", "urlretrieve", "lwp::", "http::tiny", "file_get_contents('http", "file_get_contents(\"http",
+		"downloadstring", "downloadfile", "invoke-webrequest", "iwr ", "irm ", "invoke-restmethod", "net.webclient",
+		"curl_exec", "httpclient", "socket.http"}
+	loopMarkers = []string{"while", "for(;;)", "for (;;)", "loop", "until", "repeat", "1..", "forever"}
+)
+
+// callSpec says how a call in code runs commands: its name, and whether a
+// single string argument is shell text (true) or code in the same language.
+type callSpec struct {
+	name  string
+	shell bool
+}
+
+// commandCalls are the call names whose string arguments run commands, per
+// language. An empty language key applies to all.
+var commandCalls = map[string][]callSpec{
+	"": {{"system", true}, {"popen", true}, {"spawnSync", true}, {"spawn", true}, {"execSync", true},
+		{"execFileSync", true}, {"execFile", true}, {"check_output", true}, {"check_call", true}, {"getoutput", true},
+		{"getstatusoutput", true}, {"Popen", true}, {"subprocess.run", true}, {"subprocess.call", true},
+		{"shell_exec", true}, {"passthru", true}, {"proc_open", true}, {"os.execute", true}, {"io.popen", true},
+		{"do shell script", true}, {"system2", true}, {"execv", true}, {"execvp", true}, {"execl", true}, {"execlp", true}},
+	"python":      {{"exec", false}, {"eval", false}},
+	"perl":        {{"exec", true}, {"qx", true}},
+	"ruby":        {{"exec", true}, {"%x", true}},
+	"php":         {{"exec", true}},
+	"node":        {{"exec", true}},
+	"awk":         {},
+	"r":           {},
+	"lua":         {},
+	"tcl":         {{"exec", true}},
+	"applescript": {},
+}
+
+// deleteCalls recursively delete their argument.
+var deleteCalls = []string{"rmtree", "rm_rf", "rm_r", "remove_dir_all", "rmSync", "rmdirSync", "rimraf", "remove_tree",
+	"rmdir_p", "deltree", "Remove-Item", "RemoveAll", "unlink_recursive"}
+
+// scanCode inspects interpreter code. It returns the facts and the shell
+// strings and argument vectors the code would run.
+func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs [][]string) {
+	if depth > 4 || code == "" {
+		return f, nil, nil
+	}
+	lc := strings.ToLower(code)
+	net := containsAny(lc, netMarkers...)
+	if net && (lang == "awk" || containsAny(lc, "/dev/tcp/", "/dev/udp/") || containsAny(lc, shellMarkers...)) {
+		f.revShell = true
+	}
+	if strings.Contains(lc, "fork") && containsAny(lc, loopMarkers...) {
+		f.forkBomb = true
+	}
+	if containsAny(lc, decodeMarkers...) && containsAny(lc, execMarkers...) {
+		f.decodeExec = true
+	}
+	if containsAny(lc, downloadMarkers...) && containsAny(lc, execMarkers...) {
+		f.downloadExec = true
+	}
+	for _, name := range deleteCalls {
+		for _, arg := range callArgs(code, name) {
+			if len(arg) > 0 && criticalTarget(field{val: arg[0]}) {
+				f.deleteRoot = true
+			}
+		}
+	}
+	specs := append(append([]callSpec(nil), commandCalls[""]...), commandCalls[lang]...)
+	for _, cs := range specs {
+		for _, lits := range callArgs(code, cs.name) {
+			switch {
+			case len(lits) == 0:
+			case !cs.shell:
+				sub, sh, av := scanCode(lang, lits[0], depth+1)
+				f.merge(sub)
+				shells = append(shells, sh...)
+				argvs = append(argvs, av...)
+			case len(lits) == 1:
+				shells = append(shells, lits[0])
+			default:
+				argvs = append(argvs, lits)
+			}
+		}
+	}
+	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "node" {
+		shells = append(shells, backticks(code)...)
+	}
+	if lang == "awk" {
+		// awk: system("cmd"), "cmd" | getline, print | "cmd"
+		shells = append(shells, awkPipes(code)...)
+	}
+	if lang == "powershell" {
+		if _, err := parse(code); err == nil {
+			shells = append(shells, code)
+		}
+	}
+	return f, shells, argvs
+}
+
+func (f *codeFacts) merge(o codeFacts) {
+	f.revShell = f.revShell || o.revShell
+	f.forkBomb = f.forkBomb || o.forkBomb
+	f.decodeExec = f.decodeExec || o.decodeExec
+	f.downloadExec = f.downloadExec || o.downloadExec
+	f.deleteRoot = f.deleteRoot || o.deleteRoot
+}
+
+// callArgs finds every call of name in code and returns, for each, the
+// string literals that start its argument list: name("a"), name ["a","b"],
+// name("a", ["b"]), name 'a', "a", qx{…}.
+func callArgs(code, name string) [][]string {
+	var out [][]string
+	for off := 0; off < len(code); {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + len(name)
+		if i > 0 && isIdent(code[i-1]) && code[i-1] != '.' {
+			continue
+		}
+		rest := code[off:]
+		if name == "qx" || name == "%x" {
+			if s, ok := delimited(rest); ok {
+				out = append(out, []string{s})
+			}
+			continue
+		}
+		if len(rest) > 0 && isIdent(rest[0]) {
+			continue
+		}
+		out = append(out, literals(rest))
+	}
+	return out
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.'
+}
+
+// literals reads the string literals at the start of an argument list.
+func literals(s string) []string {
+	var out []string
+	i := 0
+	skip := func() {
+		for i < len(s) && strings.IndexByte(" \t\n([,", s[i]) >= 0 {
+			i++
+		}
+	}
+	for {
+		skip()
+		for i < len(s) && strings.IndexByte("rbfuRBFU", s[i]) >= 0 && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+			i++
+		}
+		if i >= len(s) || (s[i] != '"' && s[i] != '\'' && s[i] != '`') {
+			return out
+		}
+		lit, n := readLiteral(s[i:])
+		if n == 0 {
+			return out
+		}
+		out = append(out, lit)
+		i += n
+		for i < len(s) && (s[i] == ' ' || s[i] == ']' || s[i] == '\t') {
+			i++
+		}
+		if i >= len(s) || s[i] != ',' {
+			return out
+		}
+	}
+}
+
+// readLiteral reads one quoted literal and returns its value and length.
+func readLiteral(s string) (string, int) {
+	q := s[0]
+	if strings.HasPrefix(s, `"""`) || strings.HasPrefix(s, `'''`) {
+		end := strings.Index(s[3:], s[:3])
+		if end < 0 {
+			return "", 0
+		}
+		return s[3 : 3+end], end + 6
+	}
+	var sb strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				sb.WriteByte('\n')
+			case 't':
+				sb.WriteByte('\t')
+			default:
+				sb.WriteByte(s[i])
+			}
+		case c == q:
+			return sb.String(), i + 1
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return "", 0
+}
+
+// delimited reads qx{…}, qx(…), %x(…) style bodies.
+func delimited(s string) (string, bool) {
+	s = strings.TrimLeft(s, " ")
+	if s == "" {
+		return "", false
+	}
+	open := s[0]
+	closer := map[byte]byte{'{': '}', '(': ')', '[': ']', '<': '>', '/': '/', '|': '|', '!': '!', '\'': '\'', '"': '"'}[open]
+	if closer == 0 {
+		return "", false
+	}
+	end := strings.IndexByte(s[1:], closer)
+	if end < 0 {
+		return "", false
+	}
+	return s[1 : 1+end], true
+}
+
+// backticks returns the bodies of `…` command literals.
+func backticks(code string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(code, '`')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(code[i+1:], '`')
+		if j < 0 {
+			return out
+		}
+		out = append(out, code[i+1:i+1+j])
+		code = code[i+j+2:]
+	}
+}
+
+// awkPipes returns the commands of awk's "cmd" | getline and print | "cmd".
+func awkPipes(code string) []string {
+	var out []string
+	for i := 0; i < len(code); i++ {
+		if code[i] != '"' {
+			continue
+		}
+		lit, n := readLiteral(code[i:])
+		if n == 0 {
+			break
+		}
+		after := strings.TrimLeft(code[i+n:], " ")
+		before := strings.TrimRight(code[:i], " ")
+		if strings.HasPrefix(after, "|") && strings.HasPrefix(strings.TrimLeft(after[1:], " "), "getline") ||
+			strings.HasSuffix(before, "|") {
+			out = append(out, lit)
+		}
+		i += n - 1
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package classify
+
+import "strings"
+
+// run analyses one unit: it follows whatever the unit runs (wrapper
+// payloads, shell strings, interpreter code), then judges the unit itself.
+// It returns what the unit writes to standard output.
+func (a *analyzer) run(u *unit) stream {
+	if a.halt {
+		return stream{traits: trUnknown}
+	}
+	if a.steps++; a.steps > maxSteps {
+		a.limit("command too complex to classify")
+		return stream{traits: trUnknown}
+	}
+	out, judge := a.dispatch(u)
+	if judge || (u.script != nil && u.script.execRule() != "") {
+		a.emit(u)
+	}
+	return out
+}
+
+// handler follows what a program runs; judge reports whether the program's
+// own unit should be judged too (false for transparent wrappers).
+type handler func(a *analyzer, u *unit) (out stream, judge bool)
+
+// handlers maps program names to special handling; everything else is
+// judged as is, and its output computed by produce.
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"eval":    (*analyzer).runEval,
+		"source":  (*analyzer).runSource,
+		".":       (*analyzer).runSource,
+		"trap":    (*analyzer).runTrap,
+		"alias":   (*analyzer).runAlias,
+		"find":    (*analyzer).runFind,
+		"busybox": (*analyzer).runBusybox,
+		"su":      (*analyzer).runSu,
+		"runuser": (*analyzer).runSu,
+		"ssh":     (*analyzer).runSSH,
+		"autossh": (*analyzer).runSSH,
+		"git":     (*analyzer).runGit,
+		"cmd":     (*analyzer).runCmdExe,
+	}
+	for n := range shellNames {
+		handlers[n] = (*analyzer).runShell
+	}
+	for n := range interpreters {
+		handlers[n] = (*analyzer).runInterpreter
+	}
+	for _, n := range []string{"powershell", "pwsh"} {
+		handlers[n] = (*analyzer).runPowerShell
+	}
+}
+
+func (a *analyzer) dispatch(u *unit) (stream, bool) {
+	if u.kind != kCall || u.name == "" && !u.dynName {
+		return stream{}, true
+	}
+	if u.dynName {
+		if u.nameSrc.execRule() != "" && u.nameSrc.execRule() != RuleEvalExec {
+			s := u.nameSrc
+			u.script = &s
+		}
+		return stream{traits: trUnknown}, true
+	}
+	if spec, ok := wrappers[u.name]; ok {
+		return a.runWrapper(u, u.name, spec, u.args)
+	}
+	if sub, i := u.sub(); i >= 0 {
+		if spec, ok := subWrappers[u.name+" "+sub]; ok {
+			out, judge := a.runWrapper(u, u.name, spec, u.args[i+1:])
+			return out, judge
+		}
+	}
+	if h, ok := handlers[u.name]; ok {
+		return h(a, u)
+	}
+	if isInterpreterName(u.name) {
+		return a.runInterpreter(u)
+	}
+	return a.produce(u), true
+}
+
+// runEval parses the joined arguments of eval as a script.
+func (a *analyzer) runEval(u *unit) (stream, bool) {
+	s := joinStream(u.args)
+	u.script = &s
+	return a.script(s.text, &u.in), true
+}
+
+// runSource handles source/. FILE: a process substitution or standard input
+// is code whose origin matters; a named file is run in the sandbox.
+func (a *analyzer) runSource(u *unit) (stream, bool) {
+	ops := u.operands()
+	if len(ops) == 0 {
+		return stream{traits: trUnknown}, true
+	}
+	a.scriptFile(u, ops[0])
+	return stream{traits: trUnknown}, true
+}
+
+// scriptFile records the code a shell or interpreter runs from a file operand.
+func (a *analyzer) scriptFile(u *unit, f field) {
+	switch {
+	case f.val == "/dev/stdin" || f.val == "-" || f.val == "/proc/self/fd/0" || f.val == "/dev/fd/0":
+		s := u.in
+		if !u.piped {
+			s = stream{}
+		}
+		u.script = &s
+		if s.textKnown {
+			a.script(s.text, nil)
+		}
+	case f.src.traits&trProcSubst != 0 || f.dyn:
+		s := f.src
+		if f.dyn && s.traits&^trProcSubst == 0 && !s.textKnown {
+			s.traits |= trUnknown
+		}
+		u.script = &s
+		if s.textKnown {
+			a.script(s.text, nil)
+		}
+	case strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://"):
+		u.script = &stream{traits: trDownload}
+	}
+}
+
+// runTrap classifies the command string of trap.
+func (a *analyzer) runTrap(u *unit) (stream, bool) {
+	ops := u.operands()
+	if len(ops) >= 2 && ops[0].val != "-" && ops[0].val != "" {
+		a.shellString(u, ops[0])
+	}
+	return stream{}, true
+}
+
+// runAlias classifies the value of every NAME=VALUE alias definition.
+func (a *analyzer) runAlias(u *unit) (stream, bool) {
+	for _, f := range u.args {
+		if _, v, ok := strings.Cut(f.val, "="); ok {
+			g := f
+			g.val = v
+			a.shellString(u, g)
+		}
+	}
+	return stream{}, true
+}
+
+// runBusybox treats `busybox APPLET ARGS` as APPLET ARGS.
+func (a *analyzer) runBusybox(u *unit) (stream, bool) {
+	if len(u.args) == 0 || strings.HasPrefix(u.args[0].val, "-") {
+		return stream{}, true
+	}
+	return a.run(u.inner("busybox", u.args)), false
+}
+
+// runSu handles su/runuser: the -c string runs as another user.
+func (a *analyzer) runSu(u *unit) (stream, bool) {
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		name, val, has := strings.Cut(v, "=")
+		switch {
+		case v == "-c" || v == "--command" || v == "--session-command":
+			if i+1 < len(u.args) {
+				a.shellString(u, u.args[i+1])
+			}
+			return stream{traits: trUnknown}, true
+		case has && (name == "--command" || name == "--session-command"):
+			f := u.args[i]
+			f.val = val
+			a.shellString(u, f)
+			return stream{traits: trUnknown}, true
+		case u.name == "runuser" && v == "-u" && i+2 < len(u.args):
+			rest := u.args[i+2:]
+			if len(rest) > 0 && rest[0].val == "--" {
+				rest = rest[1:]
+			}
+			if len(rest) > 0 {
+				a.run(u.inner(u.name, rest))
+			}
+			return stream{traits: trUnknown}, true
+		}
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// runSSH classifies ProxyCommand/LocalCommand (which run locally) and the
+// remote command.
+func (a *analyzer) runSSH(u *unit) (stream, bool) {
+	const withValue = "BbcDEeFIiJLlmOopQRSWw"
+	var ops []field
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		if len(ops) > 0 || len(v) < 2 || v[0] != '-' {
+			ops = append(ops, u.args[i])
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte(withValue, v[j]) < 0 {
+				continue
+			}
+			val := v[j+1:]
+			f := u.args[i]
+			if val == "" && i+1 < len(u.args) {
+				i++
+				f = u.args[i]
+				val = f.val
+			}
+			if v[j] == 'o' {
+				k, cmd, ok := strings.Cut(val, "=")
+				if !ok {
+					k, cmd, _ = strings.Cut(val, " ")
+				}
+				switch strings.ToLower(strings.TrimSpace(k)) {
+				case "proxycommand", "localcommand", "knownhostscommand":
+					f.val = cmd
+					a.shellString(u, f)
+				}
+			}
+			break
+		}
+	}
+	if len(ops) > 1 {
+		j := joinField(ops[1:])
+		saved := u.script
+		a.shellString(u, j)
+		u.script = saved
+	}
+	return stream{traits: trDownload | trUnknown}, true
+}
+
+// runCmdExe handles `cmd /c STRING`.
+func (a *analyzer) runCmdExe(u *unit) (stream, bool) {
+	for i, f := range u.args {
+		if l := strings.ToLower(f.val); l == "/c" || l == "/k" || l == "/r" {
+			if i+1 < len(u.args) {
+				a.shellString(u, joinField(u.args[i+1:]))
+			}
+			break
+		}
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// runFind runs the commands of -exec/-execdir/-ok/-okdir with {} standing
+// for the starting points.
+func (a *analyzer) runFind(u *unit) (stream, bool) {
+	roots, execs := findParse(u.args)
+	for _, ex := range execs {
+		if len(ex) == 0 {
+			continue
+		}
+		in := u.inner("find", ex)
+		in.findRoots = roots
+		in.in = stream{}
+		a.run(in)
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// findParse splits find's arguments into starting points and the command
+// words of every -exec-like action.
+func findParse(args []field) (roots []field, execs [][]field) {
+	i := 0
+	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-D") || strings.HasPrefix(args[i].val, "-O")) {
+		if args[i].val == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		v := args[i].val
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "," {
+			break
+		}
+		roots = append(roots, args[i])
+	}
+	if len(roots) == 0 {
+		roots = []field{{val: "."}}
+	}
+	for ; i < len(args); i++ {
+		switch args[i].val {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].val != ";" && args[j].val != "+" {
+				j++
+			}
+			execs = append(execs, args[i+1:j])
+			i = j
+		}
+	}
+	return roots, execs
+}

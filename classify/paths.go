@@ -1,0 +1,307 @@
+package classify
+
+import (
+	"errors"
+	"path"
+	"strings"
+)
+
+// set is a set of strings.
+type set map[string]struct{}
+
+func newSet(items ...string) set {
+	s := make(set, len(items))
+	for _, i := range items {
+		s[i] = struct{}{}
+	}
+	return s
+}
+
+func (s set) has(v string) bool { _, ok := s[v]; return ok }
+
+// systemTops are top-level directories whose immediate children are also
+// too important to delete or re-permission recursively.
+var systemTops = newSet("home", "Users", "usr", "etc", "var", "boot", "lib", "lib32", "lib64",
+	"libx32", "bin", "sbin", "root", "System", "Library", "private", "dev", "proc", "sys", "snap", "nix")
+
+// cleanTarget normalises a path argument: "~" stays the home marker, runs of
+// '/' collapse, "." and ".." are resolved lexically, /proc/self/root (a link
+// to /) is stripped, and a trailing glob component becomes its directory
+// (rm -rf /usr/* destroys /usr as surely as rm -rf /usr).
+func cleanTarget(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	if strings.HasPrefix(v, "~") {
+		// ~, ~/x, ~user/x
+		rest := ""
+		if i := strings.IndexByte(v, '/'); i >= 0 {
+			v, rest = v[:i], v[i:]
+		}
+		if v != "~" {
+			v = "~user"
+		}
+		if rest == "" {
+			return v
+		}
+		c := path.Clean(rest)
+		if c == "/" {
+			return v
+		}
+		return stripGlobLeaf(v + c)
+	}
+	abs := strings.HasPrefix(v, "/")
+	c := path.Clean(v)
+	if abs {
+		for {
+			s := stripProcRoot(c)
+			if s == c {
+				break
+			}
+			c = s
+		}
+	}
+	return stripGlobLeaf(c)
+}
+
+// stripProcRoot removes a /proc/<pid>/root prefix, which resolves to /.
+func stripProcRoot(p string) string {
+	if !strings.HasPrefix(p, "/proc/") {
+		return p
+	}
+	rest := p[len("/proc/"):]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return p
+	}
+	pid, tail := rest[:i], rest[i:]
+	if pid != "self" && pid != "thread-self" && !allDigits(pid) {
+		return p
+	}
+	if tail == "/root" {
+		return "/"
+	}
+	if strings.HasPrefix(tail, "/root/") {
+		return path.Clean(tail[len("/root"):])
+	}
+	return p
+}
+
+func stripGlobLeaf(p string) string {
+	for {
+		dir, leaf := path.Split(p)
+		if dir == "" || !strings.ContainsAny(leaf, "*?[") {
+			return p
+		}
+		p = path.Clean(dir)
+		if p == "/" || strings.HasPrefix(p, "~") && !strings.Contains(p, "/") {
+			return p
+		}
+	}
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// criticalTarget reports whether destroying or re-permissioning f
+// recursively would wreck the machine or the user's home: /, a top-level
+// directory, a system directory's immediate child, a home directory, or a
+// relative path that climbs three or more levels.
+func criticalTarget(f field) bool {
+	v := f.val
+	if f.dynPrefix && !strings.HasPrefix(v, "~") {
+		return false
+	}
+	if winCritical(v) {
+		return true
+	}
+	c := cleanTarget(v)
+	switch {
+	case c == "":
+		return false
+	case c == "~" || c == "~user":
+		return true
+	case strings.HasPrefix(c, "~"):
+		return false
+	case c == "/":
+		return true
+	case strings.HasPrefix(c, "/"):
+		parts := strings.Split(c[1:], "/")
+		if len(parts) == 1 {
+			return true
+		}
+		return len(parts) == 2 && systemTops.has(parts[0]) && parts[0] != "tmp"
+	}
+	// Relative: only climbing.
+	ups := 0
+	for _, p := range strings.Split(c, "/") {
+		if p != ".." {
+			return false
+		}
+		ups++
+	}
+	return ups >= 3
+}
+
+// winCritical recognises Windows drive roots and system folders.
+func winCritical(v string) bool {
+	l := strings.ToLower(strings.ReplaceAll(v, `\`, "/"))
+	if len(l) >= 2 && l[1] == ':' && l[0] >= 'a' && l[0] <= 'z' {
+		rest := strings.Trim(l[2:], "/*.")
+		return rest == "" || rest == "windows" || rest == "users" || rest == "program files" || rest == "windows/system32"
+	}
+	switch strings.Trim(l, "/*") {
+	case "%systemroot%", "%windir%", "%userprofile%", "$env:userprofile", "$env:systemroot", "%systemdrive%":
+		return true
+	}
+	return false
+}
+
+// blockDevicePrefixes name raw disks and memory devices under /dev.
+var blockDevicePrefixes = []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "dm-", "md", "mapper/",
+	"loop", "sr", "nbd", "rbd", "zd", "mem", "kmem", "port", "bus/", "root", "ubd", "fd0", "scd", "xd", "rdisk"}
+
+// isBlockDevice reports whether p names a disk, partition or memory device.
+func isBlockDevice(p string) bool {
+	c := cleanTarget(p)
+	if !strings.HasPrefix(c, "/dev/") {
+		return false
+	}
+	dev := c[len("/dev/"):]
+	for _, pre := range blockDevicePrefixes {
+		if strings.HasPrefix(dev, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// harmlessDevice reports whether p is a device that is fine to write.
+func harmlessDevice(p string) bool {
+	switch cleanTarget(p) {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full", "/dev/stdin":
+		return true
+	}
+	c := cleanTarget(p)
+	return strings.HasPrefix(c, "/dev/fd/") || strings.HasPrefix(c, "/dev/shm/") || strings.HasPrefix(c, "/dev/pts/")
+}
+
+// systemWritePrefixes are locations where a write changes how the machine
+// boots, authenticates or behaves.
+var systemWritePrefixes = []string{"/etc/", "/boot/", "/bin/", "/sbin/", "/usr/", "/lib/", "/lib32/", "/lib64/",
+	"/libx32/", "/proc/sys/", "/sys/", "/root/", "/var/spool/cron/", "/var/spool/at", "/System/", "/Library/",
+	"/private/etc/", "~/.ssh/", "~user/.ssh/", "/var/lib/dpkg/", "/var/lib/rpm/"}
+
+// systemWriteTarget reports whether writing to f touches a system file or a
+// raw device.
+func systemWriteTarget(f field) bool {
+	if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
+		return false
+	}
+	v := f.val
+	if harmlessDevice(v) {
+		return false
+	}
+	if isBlockDevice(v) {
+		return true
+	}
+	c := cleanTarget(v)
+	switch c {
+	case "/proc/sysrq-trigger", "/proc/sys", "/etc", "/boot":
+		return true
+	}
+	for _, p := range systemWritePrefixes {
+		if strings.HasPrefix(c+"/", p) {
+			return true
+		}
+	}
+	l := strings.ToLower(strings.ReplaceAll(v, `\`, "/"))
+	return len(l) > 2 && l[1] == ':' && strings.HasPrefix(l[2:], "/windows/")
+}
+
+// validGlob checks a protected-path glob.
+func validGlob(g string) error {
+	if strings.TrimSpace(g) == "" {
+		return errors.New("empty glob")
+	}
+	for _, part := range strings.Split(strings.Trim(g, "/"), "/") {
+		if part == "**" {
+			continue
+		}
+		if _, err := path.Match(part, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protectedMatch reports whether the path v (as written) falls under one of
+// the protected globs.
+func protectedMatch(globs []string, v string) bool {
+	if v == "" {
+		return false
+	}
+	c := v
+	if !strings.HasPrefix(v, "~") {
+		c = path.Clean(v)
+	} else if i := strings.IndexByte(v, '/'); i >= 0 {
+		c = "~" + path.Clean(v[i:])
+	}
+	comps := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	abs := strings.HasPrefix(c, "/")
+	for _, g := range globs {
+		gAbs := strings.HasPrefix(g, "/")
+		gHome := strings.HasPrefix(g, "~/")
+		gc := strings.Split(strings.Trim(strings.TrimPrefix(g, "~"), "/"), "/")
+		switch {
+		case gAbs:
+			if abs && matchComps(gc, comps, true) {
+				return true
+			}
+		case gHome:
+			if len(comps) > 0 && comps[0] == "~" && matchComps(gc, comps[1:], true) {
+				return true
+			}
+		default:
+			for i := range comps {
+				if matchComps(gc, comps[i:], true) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchComps matches glob components against path components; with prefix
+// the glob may match a leading run of the path (protecting what is below).
+func matchComps(g, p []string, prefix bool) bool {
+	if len(g) == 0 {
+		return prefix || len(p) == 0
+	}
+	if g[0] == "**" {
+		for i := 0; i <= len(p); i++ {
+			if matchComps(g[1:], p[i:], prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(p) == 0 {
+		return false
+	}
+	if ok, _ := path.Match(g[0], p[0]); !ok {
+		return false
+	}
+	return matchComps(g[1:], p[1:], prefix)
+}

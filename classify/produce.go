@@ -1,0 +1,237 @@
+package classify
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+var (
+	downloaders = newSet("curl", "wget", "fetch", "http", "https", "xh", "aria2c", "axel", "lwp-request", "GET",
+		"lynx", "links", "w3m", "httpie", "curlie", "wget2", "Invoke-WebRequest", "iwr", "Invoke-RestMethod", "irm")
+	socketTools = newSet("nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat", "telnet", "openssl",
+		"pwncat", "rcat", "cryptcat", "sbd")
+	decoders = newSet("base64", "base32", "basenc", "b64", "gbase64", "xxd", "uudecode", "rev", "tr", "gunzip",
+		"zcat", "bzcat", "xzcat", "unxz", "gzip", "bzip2", "xz", "zstd", "unzstd", "brotli", "lzma", "unlzma",
+		"openssl", "certutil", "iconv", "recode", "rot13", "caesar")
+	passThrough = newSet("cat", "tee", "pv", "buffer", "mbuffer", "dd")
+)
+
+// produce computes what a command writes to standard output, given what it
+// reads: downloads, decodings, history, or the exact text of echo/printf.
+func (a *analyzer) produce(u *unit) stream {
+	in := u.in
+	switch {
+	case u.name == "echo":
+		return echoStream(u)
+	case u.name == "printf":
+		return printfStream(u)
+	case downloaders.has(u.name):
+		return stream{traits: in.traits | trDownload | trUnknown}
+	case u.name == "openssl" && len(u.args) > 0 && (u.args[0].val == "s_client" || u.args[0].val == "s_server"):
+		return stream{traits: in.traits | trSocket | trDownload | trUnknown}
+	case socketTools.has(u.name) && u.name != "openssl":
+		return stream{traits: in.traits | trSocket | trDownload | trUnknown}
+	case decoders.has(u.name) && isDecoding(u):
+		out := stream{traits: in.traits | trDecode}
+		if in.textKnown {
+			if t, ok := decodeText(u, in.text); ok {
+				out.text, out.textKnown = t, true
+				return out
+			}
+		}
+		out.traits |= trUnknown
+		return out
+	case u.name == "history" || u.name == "fc" && u.hasFlag("l"):
+		return stream{traits: in.traits | trHistory}
+	case passThrough.has(u.name):
+		files := 0
+		for _, f := range u.operands() {
+			if f.val != "-" && !strings.Contains(f.val, "=") {
+				files++
+			}
+		}
+		if u.name == "cat" && files > 0 {
+			out := stream{traits: in.traits | trFile}
+			for _, f := range u.operands() {
+				if isHistoryFile(f.val) {
+					out.traits |= trHistory
+				}
+				out.traits |= f.src.traits
+			}
+			return out
+		}
+		if u.name == "dd" && hasPrefixArg(u, "if=") {
+			return stream{traits: in.traits | trFile}
+		}
+		return in
+	}
+	return stream{traits: in.traits | trUnknown}
+}
+
+func isHistoryFile(p string) bool {
+	return strings.HasSuffix(p, "_history") || strings.HasSuffix(p, "/.history") || strings.HasSuffix(p, "zhistory")
+}
+
+func hasPrefixArg(u *unit, pre string) bool {
+	for _, f := range u.args {
+		if strings.HasPrefix(f.val, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDecoding reports whether a decoder-capable program is decoding.
+func isDecoding(u *unit) bool {
+	switch u.name {
+	case "base64", "base32", "basenc", "b64", "gbase64":
+		return u.hasFlag("dD", "--decode")
+	case "xxd":
+		return u.hasFlag("r", "--revert")
+	case "gzip", "bzip2", "xz", "zstd", "brotli", "lzma":
+		return u.hasFlag("d", "--decompress", "--uncompress")
+	case "openssl":
+		return hasWord(u, "base64", "enc", "-d", "-base64", "-a") && hasWord(u, "-d")
+	case "certutil":
+		return hasWord(u, "-decode", "-decodehex", "/decode")
+	case "tr":
+		return true // rot13 and friends
+	}
+	return true
+}
+
+func hasWord(u *unit, words ...string) bool {
+	for _, f := range u.args {
+		for _, w := range words {
+			if f.val == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeText decodes a known text the way the decoder would.
+func decodeText(u *unit, t string) (string, bool) {
+	switch u.name {
+	case "base64", "b64", "gbase64":
+		s := strings.Join(strings.Fields(t), "")
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(s); err == nil {
+				return string(b), true
+			}
+		}
+	case "rev":
+		lines := strings.Split(strings.TrimSuffix(t, "\n"), "\n")
+		for i, l := range lines {
+			r := []rune(l)
+			for x, y := 0, len(r)-1; x < y; x, y = x+1, y-1 {
+				r[x], r[y] = r[y], r[x]
+			}
+			lines[i] = string(r)
+		}
+		return strings.Join(lines, "\n") + "\n", true
+	}
+	return "", false
+}
+
+// echoStream computes the output of echo.
+func echoStream(u *unit) stream {
+	args := u.args
+	newline, escapes := true, false
+	for len(args) > 0 {
+		v := args[0].val
+		if len(v) < 2 || v[0] != '-' || strings.Trim(v[1:], "neE") != "" {
+			break
+		}
+		newline = newline && !strings.Contains(v, "n")
+		escapes = strings.Contains(v, "e")
+		args = args[1:]
+	}
+	var out stream
+	vals := make([]string, len(args))
+	for i, f := range args {
+		vals[i] = f.val
+		out.traits |= f.src.traits
+	}
+	text := strings.Join(vals, " ")
+	if escapes {
+		text = ansiC(text)
+	}
+	if newline {
+		text += "\n"
+	}
+	out.text, out.textKnown = text, true
+	return out
+}
+
+// printfStream computes the output of printf for %s, %b, %c and %% formats.
+func printfStream(u *unit) stream {
+	ops := u.args
+	if len(ops) > 1 && ops[0].val == "-v" {
+		return stream{}
+	}
+	if len(ops) > 0 && ops[0].val == "--" {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		return stream{}
+	}
+	var out stream
+	for _, f := range ops {
+		out.traits |= f.src.traits
+	}
+	format := ops[0].val
+	args := ops[1:]
+	var sb strings.Builder
+	for pass := 0; pass == 0 || len(args) > 0 && pass < 64; pass++ {
+		consumed := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			if c == '\\' {
+				j := i + 1
+				for j < len(format) && j < i+4 && format[j] != '\\' && format[j] != '%' {
+					j++
+				}
+				sb.WriteString(ansiC(format[i:j]))
+				i = j - 1
+				continue
+			}
+			if c != '%' || i+1 >= len(format) {
+				sb.WriteByte(c)
+				continue
+			}
+			i++
+			for i < len(format) && strings.IndexByte("-+ #0123456789.", format[i]) >= 0 {
+				i++
+			}
+			if i >= len(format) {
+				break
+			}
+			arg := ""
+			if format[i] != '%' && len(args) > 0 {
+				arg, args = args[0].val, args[1:]
+				consumed = true
+			}
+			switch format[i] {
+			case '%':
+				sb.WriteByte('%')
+			case 's':
+				sb.WriteString(arg)
+			case 'b':
+				sb.WriteString(ansiC(arg))
+			case 'c':
+				if arg != "" {
+					sb.WriteByte(arg[0])
+				}
+			default:
+				sb.WriteString(arg)
+			}
+		}
+		if !consumed {
+			break
+		}
+	}
+	out.text, out.textKnown = sb.String(), true
+	return out
+}

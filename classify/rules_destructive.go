@@ -1,0 +1,456 @@
+package classify
+
+import "strings"
+
+// Matchers for the destructive families: deletes, disks, formats,
+// partitions, permissions, find, xargs and writes to system files.
+
+// deleteTargets returns what a command deletes (or moves away) recursively.
+func deleteTargets(u *unit) []field {
+	if u.kind != kCall || u.dynName {
+		return nil
+	}
+	switch u.name {
+	case "rm", "srm", "grm":
+		if !u.hasFlag("rR", "--recursive") {
+			return nil
+		}
+		return expandFindRoots(u, u.operands())
+	case "rimraf", "del-cli", "trash-put", "rmtree":
+		return expandFindRoots(u, u.operands())
+	case "rd", "rmdir", "del", "erase", "deltree":
+		if u.name != "deltree" && !winFlag(u, "/s") {
+			return nil
+		}
+		var out []field
+		for _, f := range u.args {
+			if l := strings.ToLower(f.val); len(l) == 2 && l[0] == '/' && l != "/." {
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
+	case "Remove-Item", "ri":
+		if !psFlag(u, "-recurse", "-r") {
+			return nil
+		}
+		var out []field
+		for _, f := range u.args {
+			if !strings.HasPrefix(f.val, "-") {
+				out = append(out, f)
+			}
+		}
+		return out
+	case "mv":
+		ops := u.operands()
+		if len(ops) < 2 {
+			return nil
+		}
+		return expandFindRoots(u, ops[:len(ops)-1])
+	case "rsync":
+		if !u.hasFlag("", "--delete", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded", "--del") {
+			return nil
+		}
+		ops := u.operands()
+		if len(ops) == 0 {
+			return nil
+		}
+		return ops[len(ops)-1:]
+	}
+	return nil
+}
+
+// expandFindRoots replaces {} in the operands of a find -exec payload with
+// find's starting points.
+func expandFindRoots(u *unit, ops []field) []field {
+	if len(u.findRoots) == 0 {
+		return ops
+	}
+	var out []field
+	for _, f := range ops {
+		if !strings.Contains(f.val, "{}") {
+			out = append(out, f)
+			continue
+		}
+		for _, r := range u.findRoots {
+			g := r
+			g.val = strings.ReplaceAll(f.val, "{}", r.val)
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func winFlag(u *unit, flag string) bool {
+	for _, f := range u.args {
+		if strings.EqualFold(f.val, flag) {
+			return true
+		}
+	}
+	return false
+}
+
+func psFlag(u *unit, flags ...string) bool {
+	for _, f := range u.args {
+		for _, fl := range flags {
+			if strings.EqualFold(f.val, fl) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyCritical(fs []field) bool {
+	for _, f := range fs {
+		if criticalTarget(f) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchRecursiveDeleteRoot(u *unit, _ *Classifier) bool {
+	if u.code != nil && u.code.deleteRoot {
+		return true
+	}
+	return anyCritical(deleteTargets(u))
+}
+
+// matchDynamicDelete: a recursive delete whose target starts with a value
+// only known at run time ("$DIR", "$X/"*, "$(cmd)").
+func matchDynamicDelete(u *unit, _ *Classifier) bool {
+	for _, f := range deleteTargets(u) {
+		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
+			return true
+		}
+		if f.dyn && (strings.HasPrefix(f.val, "/$") || strings.HasPrefix(f.val, "~/$") || strings.HasPrefix(f.val, "/\"$")) {
+			return true
+		}
+	}
+	return false
+}
+
+var wipers = newSet("shred", "wipe", "scrub", "blkdiscard", "secure-delete", "sg_format", "nwipe", "dban")
+
+func matchDiskWipe(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName {
+		return false
+	}
+	switch {
+	case u.name == "dd":
+		for _, f := range u.args {
+			if strings.HasPrefix(f.val, "of=") {
+				g := f
+				g.val = f.val[3:]
+				if isBlockDevice(g.val) {
+					return true
+				}
+			}
+		}
+	case wipers.has(u.name):
+		if u.name == "blkdiscard" || u.name == "nwipe" || u.name == "dban" {
+			return true
+		}
+		for _, f := range u.operands() {
+			if isBlockDevice(f.val) {
+				return true
+			}
+		}
+	case u.name == "hdparm":
+		return u.hasFlag("", "--security-erase", "--security-erase-enhanced", "--trim-sector-ranges")
+	case u.name == "nvme":
+		s, _ := u.sub()
+		return s == "format" || s == "sanitize"
+	case u.name == "diskutil":
+		s, _ := u.sub()
+		return s == "secureErase" || s == "zeroDisk" || s == "randomDisk"
+	case u.name == "cp" || u.name == "pv" || u.name == "cat" || u.name == "tee":
+		ops := u.operands()
+		if len(ops) > 0 && u.name != "cat" && isBlockDevice(ops[len(ops)-1].val) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchChmodRoot(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || (u.name != "chmod" && u.name != "setfacl" && u.name != "chattr") {
+		return false
+	}
+	ops := u.operands()
+	if u.name == "chmod" && len(ops) > 0 && !u.hasFlag("", "--reference") {
+		ops = ops[1:]
+	}
+	ops = expandFindRoots(u, ops)
+	if u.hasFlag("R", "--recursive") {
+		return anyCritical(ops)
+	}
+	for _, f := range ops {
+		if cleanTarget(f.val) == "/" || cleanTarget(f.val) == "~" {
+			return true
+		}
+	}
+	return false
+}
+
+func matchChownRoot(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || (u.name != "chown" && u.name != "chgrp") {
+		return false
+	}
+	ops := u.operands()
+	if len(ops) > 0 && !u.hasFlag("", "--reference") {
+		ops = ops[1:]
+	}
+	ops = expandFindRoots(u, ops)
+	if u.hasFlag("R", "--recursive") {
+		return anyCritical(ops)
+	}
+	for _, f := range ops {
+		if cleanTarget(f.val) == "/" {
+			return true
+		}
+	}
+	return false
+}
+
+var formatters = newSet("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs", "mkfs.exfat", "newfs",
+	"newfs_msdos", "newfs_hfs", "newfs_apfs", "mkudffs", "mformat", "mkreiserfs", "mkhfs", "jfs_mkfs", "mkfatfs")
+
+func matchFilesystemFormat(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName {
+		return false
+	}
+	switch {
+	case formatters.has(u.name), strings.HasPrefix(u.name, "mkfs."), strings.HasPrefix(u.name, "mkfs_"):
+		return !u.hasFlag("V", "--version", "--help") || len(u.operands()) > 0
+	case strings.EqualFold(u.name, "format"):
+		for _, f := range u.args {
+			if l := f.val; len(l) == 2 && l[1] == ':' {
+				return true
+			}
+		}
+	case u.name == "diskutil":
+		s, _ := u.sub()
+		return s == "eraseDisk" || s == "eraseVolume" || s == "reformat"
+	case u.name == "cryptsetup":
+		s, _ := u.sub()
+		return s == "luksFormat" || s == "erase" || s == "luksErase"
+	case u.name == "zpool":
+		s, _ := u.sub()
+		return s == "create" || s == "destroy" || s == "labelclear"
+	case u.name == "Format-Volume", u.name == "Clear-Disk", u.name == "Initialize-Disk":
+		return true
+	}
+	return false
+}
+
+var partitioners = newSet("fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "cgdisk", "parted", "gparted", "wipefs",
+	"diskpart", "partx", "kpartx", "pvremove", "vgremove", "lvremove", "pvcreate", "vgcreate", "lvcreate", "mdadm")
+
+func matchPartition(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || !partitioners.has(u.name) {
+		return false
+	}
+	switch u.name {
+	case "fdisk", "sfdisk", "gdisk", "sgdisk":
+		if u.hasFlag("lV", "--list", "--version", "--help", "--dump", "--show-size", "--print") && !u.hasFlag("", "--delete", "--wipe", "--zap-all") {
+			return false
+		}
+		if u.name == "sfdisk" && u.hasFlag("d") {
+			return false
+		}
+		if u.name == "sgdisk" && u.hasFlag("p") && !u.hasFlag("ZozdnNc") {
+			return false
+		}
+	case "parted":
+		if u.hasFlag("lv", "--list", "--version", "--help") {
+			return false
+		}
+		if w := u.vals(); len(w) > 0 && w[len(w)-1] == "print" {
+			return false
+		}
+	case "wipefs":
+		if u.hasFlag("n", "--no-act") {
+			return false
+		}
+	case "mdadm":
+		return u.hasFlag("C", "--create", "--zero-superblock")
+	case "partx", "kpartx":
+		return u.hasFlag("ad", "--add", "--delete")
+	}
+	return true
+}
+
+func matchDestructiveFind(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || u.name != "find" {
+		return false
+	}
+	roots, execs := findParse(u.args)
+	destructive := false
+	for _, f := range u.args {
+		if f.val == "-delete" {
+			destructive = true
+		}
+	}
+	for _, ex := range execs {
+		if len(ex) > 0 && destructiveProgram(normName(ex[0].val), ex[1:]) {
+			destructive = true
+		}
+	}
+	return destructive && anyCritical(roots)
+}
+
+// destructiveProgram reports whether a command deletes, wipes or formats.
+func destructiveProgram(name string, args []field) bool {
+	switch name {
+	case "rm", "srm", "rimraf", "shred", "unlink", "rmdir", "wipe", "truncate", "dd", "wipefs":
+		return true
+	case "chmod", "chown", "chgrp":
+		return hasFlag(args, "R", "--recursive")
+	case "mv":
+		return true
+	}
+	return strings.HasPrefix(name, "mkfs") || formatters.has(name)
+}
+
+func matchDestructiveXargs(u *unit, _ *Classifier) bool {
+	if !u.viaXargs || u.kind != kCall {
+		return false
+	}
+	switch u.name {
+	case "rm", "srm", "grm":
+		return u.hasFlag("rR", "--recursive")
+	case "rimraf", "shred", "wipe", "dd", "wipefs", "mkfs":
+		return true
+	case "chmod", "chown", "chgrp":
+		return u.hasFlag("R", "--recursive")
+	}
+	return strings.HasPrefix(u.name, "mkfs")
+}
+
+// writeTargets returns the files a unit writes: write redirections, and the
+// destinations of tee, dd of=, cp/mv/install/ln, touch, truncate, sed -i,
+// curl -o and wget -O.
+func writeTargets(u *unit) []field {
+	var out []field
+	for _, r := range u.redirs {
+		if r.isWrite() {
+			out = append(out, r.target)
+		}
+	}
+	if u.kind != kCall || u.dynName {
+		return out
+	}
+	ops := u.operands()
+	switch u.name {
+	case "tee", "touch", "truncate", "mkdir", "rm", "rmdir", "shred", "unlink":
+		out = append(out, ops...)
+	case "dd":
+		for _, f := range u.args {
+			if strings.HasPrefix(f.val, "of=") {
+				g := f
+				g.val = f.val[3:]
+				out = append(out, g)
+			}
+		}
+	case "cp", "mv", "install", "ln", "rsync", "scp":
+		if t := optValue(u, "t", "--target-directory"); t != nil {
+			out = append(out, *t)
+		} else if len(ops) > 0 {
+			out = append(out, ops[len(ops)-1])
+		}
+		if u.name == "mv" && len(ops) > 1 {
+			out = append(out, ops[:len(ops)-1]...)
+		}
+	case "sed", "perl":
+		if u.hasFlag("i", "--in-place") && len(ops) > 1 {
+			out = append(out, ops[1:]...)
+		}
+	case "curl":
+		if t := optValue(u, "o", "--output"); t != nil {
+			out = append(out, *t)
+		}
+	case "wget":
+		if t := optValue(u, "O", "--output-document"); t != nil {
+			out = append(out, *t)
+		}
+	case "chmod", "chown", "chgrp":
+		if len(ops) > 1 {
+			out = append(out, ops[1:]...)
+		}
+	}
+	return out
+}
+
+// optValue returns the value of a short or long option, or nil.
+func optValue(u *unit, short, long string) *field {
+	for i, f := range u.args {
+		v := f.val
+		if long != "" && strings.HasPrefix(v, long+"=") {
+			g := f
+			g.val = v[len(long)+1:]
+			return &g
+		}
+		if (long != "" && v == long) || (len(v) >= 2 && v[0] == '-' && v[1] != '-' && strings.HasSuffix(v, short)) {
+			if i+1 < len(u.args) {
+				g := u.args[i+1]
+				return &g
+			}
+		}
+		if len(v) > 2 && v[0] == '-' && v[1] != '-' && v[1:2] == short {
+			g := f
+			g.val = v[2:]
+			return &g
+		}
+	}
+	return nil
+}
+
+func matchSystemWrite(u *unit, _ *Classifier) bool {
+	if u.kind != kCall {
+		return false
+	}
+	for _, r := range u.redirs {
+		if r.isWrite() && systemWriteTarget(r.target) {
+			return true
+		}
+	}
+	if u.dynName {
+		return false
+	}
+	switch u.name {
+	case "tee":
+		for _, f := range u.operands() {
+			if systemWriteTarget(f) {
+				return true
+			}
+		}
+	case "dd":
+		for _, f := range u.args {
+			if strings.HasPrefix(f.val, "of=") {
+				g := f
+				g.val = f.val[3:]
+				if systemWriteTarget(g) && !isBlockDevice(g.val) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func matchProtectedWrite(u *unit, c *Classifier) bool {
+	for _, f := range writeTargets(u) {
+		if protectedMatch(c.protected, f.val) {
+			return true
+		}
+	}
+	if u.kind == kCall && u.name == "git" {
+		// git config writes .git/config; git hooks are files under .git/hooks.
+		if sub, _ := gitSub(u); sub == "config" && gitConfigWrites(u) && protectedMatch(c.protected, ".git/config") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,172 @@
+package classify
+
+import "strings"
+
+// Matchers for code execution: fork bombs, reverse shells, code from the
+// network or from a decoder, $IFS tricks, history re-execution, eval.
+
+func matchForkBomb(u *unit, _ *Classifier) bool {
+	switch u.kind {
+	case kFuncDecl, kLoop:
+		return u.selfSpawn
+	case kCall:
+		return u.code != nil && u.code.forkBomb
+	}
+	return false
+}
+
+func devTCP(v string) bool {
+	c := cleanTarget(v)
+	return strings.HasPrefix(c, "/dev/tcp/") || strings.HasPrefix(c, "/dev/udp/")
+}
+
+var netShellTools = newSet("nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "busybox-nc", "cryptcat", "sbd")
+
+func matchReverseShell(u *unit, _ *Classifier) bool {
+	if u.kind != kCall {
+		return false
+	}
+	for _, r := range u.redirs {
+		if devTCP(r.target.val) {
+			return true
+		}
+	}
+	if u.code != nil && u.code.revShell {
+		return true
+	}
+	if u.dynName {
+		return false
+	}
+	switch {
+	case netShellTools.has(u.name):
+		if u.hasFlag("ec", "--exec", "--sh-exec", "--lua-exec") {
+			return true
+		}
+		return u.in.traits&trShellOut != 0
+	case u.name == "socat":
+		for _, f := range u.args {
+			l := strings.ToLower(f.val)
+			if strings.Contains(l, "exec:") || strings.Contains(l, "system:") {
+				return true
+			}
+		}
+		return u.in.traits&trShellOut != 0
+	case u.name == "telnet" || u.name == "openssl":
+		return u.in.traits&trShellOut != 0
+	case u.name == "pwncat" || u.name == "pwncat-cs" || u.name == "ztcp" || u.name == "rcat":
+		return true
+	case u.name == "xterm":
+		return u.hasFlag("", "-display")
+	}
+	if u.script != nil && u.script.traits&trSocket != 0 {
+		return true
+	}
+	return false
+}
+
+func matchCurlPipeShell(u *unit, _ *Classifier) bool {
+	if u.code != nil && u.code.downloadExec {
+		return true
+	}
+	return u.script != nil && u.script.traits&trDownload != 0 && u.script.traits&trSocket == 0
+}
+
+func matchBase64PipeShell(u *unit, _ *Classifier) bool {
+	if u.code != nil && u.code.decodeExec {
+		return true
+	}
+	return u.script != nil && u.script.traits&trDecode != 0
+}
+
+func matchIFSBypass(u *unit, _ *Classifier) bool {
+	if u.kind != kCall {
+		return false
+	}
+	if u.fromIFS {
+		return true
+	}
+	for _, f := range u.args {
+		if f.ifs {
+			return true
+		}
+	}
+	return false
+}
+
+func matchHistoryExec(u *unit, _ *Classifier) bool {
+	if u.kind != kCall {
+		return false
+	}
+	if u.histInWord {
+		return true
+	}
+	if u.script != nil && u.script.traits&trHistory != 0 {
+		return true
+	}
+	if u.dynName {
+		return u.nameSrc.traits&trHistory != 0
+	}
+	if u.name == "fc" {
+		return !u.hasFlag("l")
+	}
+	return false
+}
+
+// loaderVars change what code a program loads; codeVars hold shell code
+// that is run later.
+var (
+	loaderVars = newSet("LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PERL5OPT",
+		"RUBYOPT", "NODE_OPTIONS", "PYTHONSTARTUP", "PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
+		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
+		"BROWSER", "GIT_PROXY_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "LD_LIBRARY_PATH")
+	codeVars = map[string]bool{"PROMPT_COMMAND": true, "GIT_SSH_COMMAND": true, "GIT_PAGER": true, "PAGER": true,
+		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "LESSOPEN": true,
+		"LESSCLOSE": true, "GIT_PROXY_COMMAND": true, "PS4": true}
+)
+
+// riskyEnv reports whether an assignment changes what code later runs in a
+// way the classifier cannot follow.
+func riskyEnv(e envVar) bool {
+	if !loaderVars.has(e.name) {
+		return false
+	}
+	switch e.name {
+	case "LD_LIBRARY_PATH":
+		return false
+	case "NODE_OPTIONS":
+		return strings.Contains(e.val.val, "-r") || strings.Contains(e.val.val, "--require") || strings.Contains(e.val.val, "--import") || strings.Contains(e.val.val, "--loader")
+	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER":
+		return e.val.dyn
+	case "PS4":
+		return strings.Contains(e.val.val, "$(") || strings.Contains(e.val.val, "`")
+	}
+	return true
+}
+
+func matchEvalExec(u *unit, _ *Classifier) bool {
+	for _, e := range u.env {
+		if riskyEnv(e) {
+			return true
+		}
+	}
+	if u.kind != kCall {
+		return false
+	}
+	if u.dynName {
+		return true
+	}
+	if u.code != nil && u.code.dynamic {
+		return true
+	}
+	if u.script != nil {
+		if r := u.script.execRule(); r == RuleEvalExec {
+			return true
+		}
+		if u.script.traits&trShellOut != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func matchParseError(u *unit, _ *Classifier) bool { return u.kind == kParseError }

@@ -1,0 +1,259 @@
+package classify
+
+import "strings"
+
+// gitValueOpts are git's global options that take a separate value.
+var gitValueOpts = newSet("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path", "--list-cmds")
+
+// gitSub returns git's subcommand and its arguments, skipping global options.
+func gitSub(u *unit) (string, []field) {
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		if strings.HasPrefix(v, "-") {
+			if gitValueOpts.has(v) {
+				i++
+			}
+			continue
+		}
+		return v, u.args[i+1:]
+	}
+	return "", nil
+}
+
+// gitExecKeys are configuration keys whose value git runs as a command.
+var gitExecKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath",
+	"core.askpass", "sequence.editor", "diff.external", "credential.helper", "gpg.program", "gpg.ssh.program",
+	"protocol.ext.allow", "uploadpack.packobjectshook", "pager.", "alias.", "filter.", "diff.", "merge.", "difftool.",
+	"mergetool.", "remote.", "url.", "include.path", "includeif."}
+
+func gitExecKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, e := range gitExecKeys {
+		if k == e || strings.HasSuffix(e, ".") && strings.HasPrefix(k, e) {
+			if strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "merge.") || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "url.") {
+				return strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".driver") ||
+					strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process") ||
+					strings.HasSuffix(k, ".cmd") || strings.HasSuffix(k, ".uploadpack") || strings.HasSuffix(k, ".receivepack") ||
+					strings.HasSuffix(k, ".external") || strings.HasSuffix(k, ".proxy")
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// runGit classifies commands hidden in git's -c configuration, in
+// `git config KEY VALUE` for keys that run commands, and in --upload-pack
+// style options.
+func (a *analyzer) runGit(u *unit) (stream, bool) {
+	cmdVal := func(f field, v string) {
+		g := f
+		g.val = strings.TrimPrefix(strings.TrimSpace(v), "!")
+		if g.val != "" {
+			a.shellString(u, g)
+		}
+	}
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		switch {
+		case (v == "-c" || v == "--config") && i+1 < len(u.args):
+			i++
+			if k, val, ok := strings.Cut(u.args[i].val, "="); ok && gitExecKey(k) {
+				cmdVal(u.args[i], val)
+			}
+		case strings.HasPrefix(v, "--upload-pack=") || strings.HasPrefix(v, "--receive-pack=") || strings.HasPrefix(v, "--exec=") || strings.HasPrefix(v, "--open-files-in-pager=") || strings.HasPrefix(v, "--extcmd="):
+			_, val, _ := strings.Cut(v, "=")
+			cmdVal(u.args[i], val)
+		case (v == "--upload-pack" || v == "--receive-pack" || v == "-u" || v == "--exec" || v == "-x" || v == "--extcmd") && i+1 < len(u.args):
+			if v == "-x" || v == "-u" {
+				if sub, _ := gitSub(u); (v == "-x" && sub != "rebase" && sub != "difftool") || (v == "-u" && sub != "clone") {
+					continue
+				}
+			}
+			i++
+			cmdVal(u.args[i], u.args[i].val)
+		}
+	}
+	if sub, rest := gitSub(u); sub == "config" {
+		ops := nonOptions(rest)
+		if len(ops) >= 2 && gitExecKey(ops[0].val) {
+			cmdVal(ops[1], ops[1].val)
+		}
+	}
+	return a.produce(u), true
+}
+
+func nonOptions(fs []field) []field {
+	var out []field
+	for _, f := range fs {
+		if !strings.HasPrefix(f.val, "-") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// gitConfigWrites reports whether a git config invocation changes settings.
+func gitConfigWrites(u *unit) bool {
+	_, rest := gitSub(u)
+	if hasFlag(rest, "le", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--null") && !hasFlag(rest, "e", "--edit", "--unset", "--add", "--replace-all") {
+		return false
+	}
+	if hasFlag(rest, "e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") {
+		return true
+	}
+	ops := nonOptions(rest)
+	if len(ops) > 0 {
+		switch ops[0].val {
+		case "get", "list":
+			return false
+		case "set", "unset", "edit", "rename-section", "remove-section":
+			return true
+		}
+	}
+	return len(ops) >= 2
+}
+
+var gitAlwaysWrite = newSet("push", "commit", "rebase", "merge", "cherry-pick", "revert", "am", "filter-branch",
+	"filter-repo", "update-ref", "replace", "pull", "send-email", "prune", "commit-tree", "fast-import", "p4", "svn")
+
+func gitWrites(sub string, rest []field, u *unit) bool {
+	if gitAlwaysWrite.has(sub) {
+		return !hasFlag(rest, "n", "--dry-run", "--abort", "--help") || sub == "commit"
+	}
+	has := func(short string, long ...string) bool { return hasFlag(rest, short, long...) }
+	ops := nonOptions(rest)
+	switch sub {
+	case "reset":
+		if has("", "--hard", "--soft", "--merge", "--keep", "--mixed") {
+			return true
+		}
+		for _, f := range ops {
+			v := f.val
+			if strings.ContainsAny(v, "~^") || strings.Contains(v, "@{") || strings.HasPrefix(v, "origin/") || strings.HasPrefix(v, "upstream/") || isHexish(v) {
+				return true
+			}
+		}
+	case "checkout":
+		if has("fB", "--force", "--ours", "--theirs") {
+			return true
+		}
+		for _, f := range rest {
+			if f.val == "." || f.val == "--" {
+				return true
+			}
+		}
+	case "switch":
+		return has("fC", "--force", "--discard-changes", "--force-create")
+	case "restore":
+		return !has("S", "--staged") || has("W", "--worktree")
+	case "clean":
+		return has("f", "--force") && !has("n", "--dry-run")
+	case "branch":
+		return has("dDmMcCfu", "--delete", "--move", "--copy", "--force", "--set-upstream-to", "--unset-upstream", "--edit-description")
+	case "tag":
+		if has("ldv", "--list", "--delete", "--verify") {
+			return has("d", "--delete")
+		}
+		return len(ops) > 0
+	case "remote":
+		if len(ops) > 0 {
+			switch ops[0].val {
+			case "add", "remove", "rm", "rename", "set-url", "set-head", "set-branches", "prune", "update":
+				return true
+			}
+		}
+	case "config":
+		return gitConfigWrites(u)
+	case "gc":
+		return has("", "--prune", "--aggressive")
+	case "reflog":
+		return len(ops) > 0 && (ops[0].val == "expire" || ops[0].val == "delete")
+	case "notes":
+		return len(ops) > 0 && ops[0].val != "list" && ops[0].val != "show"
+	case "symbolic-ref":
+		return len(ops) >= 2 || has("d", "--delete")
+	case "stash":
+		return false
+	case "worktree":
+		return len(ops) > 0 && ops[0].val == "remove" && has("f", "--force")
+	case "submodule":
+		return len(ops) > 0 && ops[0].val == "deinit" && has("f", "--force")
+	case "lfs":
+		return len(ops) > 0 && (ops[0].val == "push" || ops[0].val == "prune" || ops[0].val == "migrate")
+	}
+	return false
+}
+
+func isHexish(v string) bool {
+	if len(v) < 7 || len(v) > 40 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if digitVal(v[i]) < 0 || v[i] >= 'A' && v[i] <= 'F' {
+			return false
+		}
+	}
+	return true
+}
+
+func matchGitWrite(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || u.name != "git" {
+		return false
+	}
+	sub, rest := gitSub(u)
+	return gitWrites(sub, rest, u)
+}
+
+func matchGitStashDrop(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || u.name != "git" {
+		return false
+	}
+	sub, rest := gitSub(u)
+	if sub != "stash" {
+		return false
+	}
+	ops := nonOptions(rest)
+	return len(ops) > 0 && (ops[0].val == "drop" || ops[0].val == "clear")
+}
+
+var gitReadSubs = newSet("status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
+	"rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "reflog", "branch", "tag", "remote", "config",
+	"stash", "diff-tree", "diff-files", "diff-index", "merge-base", "name-rev", "for-each-ref", "show-ref",
+	"show-branch", "whatchanged", "count-objects", "verify-commit", "verify-tag", "cherry", "range-diff", "help",
+	"version", "check-ignore", "check-attr", "var", "worktree", "submodule", "fsck", "blame", "log", "describe", "count-objects")
+
+func matchGitRead(u *unit, _ *Classifier) bool {
+	if u.kind != kCall || u.dynName || u.name != "git" {
+		return false
+	}
+	sub, rest := gitSub(u)
+	if !gitReadSubs.has(sub) || gitWrites(sub, rest, u) {
+		return false
+	}
+	ops := nonOptions(rest)
+	switch sub {
+	case "stash":
+		return len(ops) > 0 && (ops[0].val == "list" || ops[0].val == "show")
+	case "branch":
+		return len(ops) == 0 || hasFlag(rest, "lar", "--list", "--all", "--remotes", "--contains", "--merged", "--no-merged", "--points-at")
+	case "reflog":
+		return len(ops) == 0 || ops[0].val == "show"
+	case "remote":
+		return len(ops) == 0 || ops[0].val == "show" || ops[0].val == "get-url"
+	case "worktree":
+		return len(ops) > 0 && ops[0].val == "list"
+	case "submodule":
+		return len(ops) > 0 && (ops[0].val == "status" || ops[0].val == "summary")
+	case "diff", "log", "show":
+		return !hasFlag(rest, "", "--output", "--ext-diff")
+	case "grep":
+		return !hasFlag(rest, "O", "--open-files-in-pager")
+	}
+	for _, f := range u.args {
+		if f.val == "-c" || f.val == "--exec-path" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,317 @@
+package classify
+
+import (
+	"strings"
+)
+
+// shellNames are programs that run shell code.
+var shellNames = newSet("sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "ash", "yash",
+	"posh", "rbash", "fish", "csh", "tcsh", "oksh", "loksh", "hush", "elvish", "nu", "xonsh")
+
+// runShell follows the code a shell runs: the -c string, a script operand
+// (process substitution, URL, /dev/stdin) or its standard input.
+func (a *analyzer) runShell(u *unit) (stream, bool) {
+	cflag, sflag := false, false
+	var ops []field
+	for i := 0; i < len(u.args); i++ {
+		f := u.args[i]
+		v := f.val
+		if len(ops) > 0 {
+			ops = append(ops, f)
+			continue
+		}
+		switch {
+		case v == "--" || v == "-":
+			ops = append(ops, u.args[i+1:]...)
+			i = len(u.args)
+			if v == "-" {
+				sflag = true
+			}
+			continue
+		case strings.HasPrefix(v, "--"):
+			switch v {
+			case "--rcfile", "--init-file", "--init-command", "--command":
+				if v == "--command" || v == "--init-command" { // fish
+					if i+1 < len(u.args) {
+						a.shellString(u, u.args[i+1])
+					}
+				}
+				i++
+			}
+			if strings.HasPrefix(v, "--command=") || strings.HasPrefix(v, "--init-command=") {
+				g := f
+				_, g.val, _ = strings.Cut(v, "=")
+				a.shellString(u, g)
+			}
+			continue
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'c':
+					cflag = true
+				case 's':
+					sflag = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		ops = append(ops, f)
+	}
+	switch {
+	case cflag:
+		if len(ops) == 0 {
+			return stream{traits: trUnknown}, true
+		}
+		f := ops[0]
+		s := stream{traits: f.src.traits, text: f.val, textKnown: true}
+		u.script = &s
+		in := u.in
+		return a.script(f.val, &in), true
+	case len(ops) > 0 && !sflag:
+		a.scriptFile(u, ops[0])
+		return stream{traits: trUnknown}, true
+	case u.piped:
+		s := u.in
+		u.script = &s
+		if s.textKnown {
+			a.script(s.text, nil)
+		}
+	}
+	return stream{traits: trUnknown | trShellOut}, true
+}
+
+// interpSpec says where an interpreter takes inline code from.
+type interpSpec struct {
+	lang      string // language for the code scanner
+	codeShort string // short options whose value is code (python -c, perl -e)
+	codeLong  []string
+	argShort  string // short options that take some other value
+	argLong   []string
+	module    byte // python -m MODULE runs a module like a command
+	progArg   bool // the first operand is the program text (awk)
+	evalSub   string
+}
+
+var interpreters = map[string]*interpSpec{
+	"python":      {lang: "python", codeShort: "c", argShort: "WXQ", module: 'm'},
+	"pypy":        {lang: "python", codeShort: "c", argShort: "WX", module: 'm'},
+	"ipython":     {lang: "python", codeShort: "c", module: 'm'},
+	"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx"},
+	"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF"},
+	"irb":         {lang: "ruby"},
+	"node":        {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions"}},
+	"nodejs":      {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "r", argLong: []string{"--require", "--import"}},
+	"bun":         {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}},
+	"deno":        {lang: "node", evalSub: "eval"},
+	"php":         {lang: "php", codeShort: "rBRE", argShort: "cdz"},
+	"lua":         {lang: "lua", codeShort: "e", argShort: "l"},
+	"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
+	"Rscript":     {lang: "r", codeShort: "e"},
+	"R":           {lang: "r", codeShort: "e"},
+	"awk":         {lang: "awk", argShort: "fvF", progArg: true},
+	"gawk":        {lang: "awk", argShort: "fvF", progArg: true},
+	"mawk":        {lang: "awk", argShort: "fvF", progArg: true},
+	"nawk":        {lang: "awk", argShort: "fvF", progArg: true},
+	"busybox-awk": {lang: "awk", argShort: "fvF", progArg: true},
+	"osascript":   {lang: "applescript", codeShort: "e"},
+	"expect":      {lang: "tcl", codeShort: "c"},
+	"tclsh":       {lang: "tcl"},
+	"jjs":         {lang: "node"},
+}
+
+// isInterpreterName recognises versioned names such as python3.12 or perl5.36.
+func isInterpreterName(n string) bool {
+	_, ok := interpreterFor(n)
+	return ok
+}
+
+func interpreterFor(n string) (*interpSpec, bool) {
+	if s, ok := interpreters[n]; ok {
+		return s, true
+	}
+	base := strings.TrimRight(n, "0123456789.")
+	if base != n && base != "" {
+		s, ok := interpreters[base]
+		return s, ok
+	}
+	return nil, false
+}
+
+// runInterpreter scans inline code (python -c, perl -e, node -e, awk
+// programs), code piped to the interpreter, and python -m modules.
+func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
+	spec, _ := interpreterFor(u.name)
+	args := u.args
+	if spec.evalSub != "" && len(args) > 0 {
+		if args[0].val != spec.evalSub {
+			if args[0].val == "run" && len(args) > 1 {
+				for _, f := range args[1:] {
+					if !strings.HasPrefix(f.val, "-") {
+						a.scriptFile(u, f)
+						break
+					}
+				}
+			}
+			return stream{traits: trUnknown}, true
+		}
+		args = args[1:]
+		if len(args) > 0 {
+			a.code(u, spec.lang, args[len(args)-1])
+		}
+		return stream{traits: trUnknown}, true
+	}
+	var code *field
+	var ops []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		v := f.val
+		if len(ops) > 0 || code != nil {
+			ops = append(ops, f)
+			continue
+		}
+		if v == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, has := strings.Cut(v, "=")
+			switch {
+			case contains(spec.codeLong, name):
+				g := f
+				if has {
+					g.val = val
+				} else if i+1 < len(args) {
+					i++
+					g = args[i]
+				}
+				code = &g
+			case contains(spec.argLong, name) && !has:
+				i++
+			}
+			continue
+		}
+		if len(v) < 2 || v[0] != '-' {
+			ops = append(ops, f)
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			attached := v[j+1:]
+			if spec.module != 0 && c == spec.module {
+				mod := f
+				mod.val = attached
+				rest := args[i+1:]
+				if attached == "" && len(rest) > 0 {
+					mod, rest = rest[0], rest[1:]
+				}
+				return a.runModule(u, mod, rest), true
+			}
+			if strings.IndexByte(spec.codeShort, c) >= 0 {
+				g := f
+				if attached != "" {
+					g.val = attached
+				} else if i+1 < len(args) {
+					i++
+					g = args[i]
+				}
+				code = &g
+				break
+			}
+			if strings.IndexByte(spec.argShort, c) >= 0 {
+				if attached == "" {
+					i++
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case code != nil:
+		a.code(u, spec.lang, *code)
+	case spec.progArg && len(ops) > 0:
+		a.code(u, spec.lang, ops[0])
+	case len(ops) > 0:
+		a.scriptFile(u, ops[0])
+		if u.script != nil && u.script.textKnown {
+			a.codeText(u, spec.lang, u.script.text)
+		}
+	case u.piped:
+		s := u.in
+		u.script = &s
+		if s.textKnown {
+			a.codeText(u, spec.lang, s.text)
+		}
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// runModule handles python -m MODULE ARGS as if MODULE were a command
+// (python -m pip install --user x is pip install --user x).
+func (a *analyzer) runModule(u *unit, mod field, rest []field) stream {
+	fields := append([]field{mod}, rest...)
+	return a.run(u.inner(u.name, fields))
+}
+
+// code records what inline interpreter code does and classifies the shell
+// commands it runs.
+func (a *analyzer) code(u *unit, lang string, f field) {
+	if f.dyn || f.src.traits != 0 {
+		s := f.src
+		if s.traits == 0 {
+			s.traits = trUnknown
+		}
+		u.script = &s
+	}
+	a.codeText(u, lang, f.val)
+	if f.dyn && u.code != nil {
+		u.code.dynamic = true
+	}
+}
+
+func (a *analyzer) codeText(u *unit, lang, text string) {
+	facts, shells, argvs := scanCode(lang, text, 0)
+	u.code = &facts
+	for _, s := range shells {
+		a.script(s, nil)
+	}
+	for _, argv := range argvs {
+		a.runArgv(u.name, argv)
+	}
+}
+
+// runArgv classifies an argument vector found in code.
+func (a *analyzer) runArgv(via string, argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	fields := make([]field, len(argv))
+	for i, s := range argv {
+		fields[i] = field{val: s, quoted: true}
+	}
+	u := &unit{kind: kCall, wrappers: []string{via}}
+	u.setProgram(fields[0])
+	u.args = fields[1:]
+	a.run(u)
+}
+
+// runPowerShell follows -Command strings and flags -EncodedCommand, which
+// runs base64-encoded code.
+func (a *analyzer) runPowerShell(u *unit) (stream, bool) {
+	for i, f := range u.args {
+		l := strings.ToLower(strings.TrimLeft(f.val, "-/"))
+		switch {
+		case l == "encodedcommand" || l == "enc" || l == "e" || l == "ec" || l == "en" || l == "encoded":
+			u.script = &stream{traits: trDecode}
+			return stream{traits: trUnknown}, true
+		case l == "command" || l == "c":
+			if i+1 < len(u.args) {
+				j := joinField(u.args[i+1:])
+				a.code(u, "powershell", j)
+			}
+			return stream{traits: trUnknown}, true
+		}
+	}
+	return stream{traits: trUnknown}, true
+}

@@ -1,0 +1,52 @@
+package classify
+
+// traits say what kind of data a command writes to its standard output, or
+// what a substitution produces. They travel down pipelines so that a shell at
+// the end of `curl … | tee log | sh` knows its script came from the network.
+type traits uint16
+
+const (
+	trDownload  traits = 1 << iota // fetched from the network (curl, wget -O-)
+	trDecode                       // decoded or de-obfuscated (base64 -d, xxd -r, rev, gunzip)
+	trHistory                      // the shell history (history, fc -l)
+	trFile                         // the content of a named file (cat FILE)
+	trUnknown                      // produced by a program the classifier cannot see into
+	trProcSubst                    // a process substitution path (/dev/fd/N)
+	trSocket                       // read from a raw network connection (nc, telnet, socat)
+	trShellOut                     // the output of an interactive shell
+)
+
+// stream describes a flow of bytes: its traits and, when the classifier can
+// compute it (echo, printf, a here-string), its exact text.
+type stream struct {
+	traits    traits
+	text      string
+	textKnown bool
+}
+
+// merge adds the traits of o to s; the text is kept only when both agree on it.
+func (s *stream) merge(o stream) {
+	s.traits |= o.traits
+	if o.textKnown && !s.textKnown && s.traits&^trFile == o.traits&^trFile {
+		s.text, s.textKnown = o.text, true
+	}
+}
+
+// literal returns a stream of known text.
+func literal(text string) stream { return stream{text: text, textKnown: true} }
+
+// executable reports whether the code a shell would run from s is risky, and
+// names the rule that covers it; "" means the text is known or harmless.
+func (s stream) execRule() string {
+	switch {
+	case s.traits&trDownload != 0:
+		return RuleCurlPipeShell
+	case s.traits&trDecode != 0:
+		return RuleBase64PipeShell
+	case s.traits&trHistory != 0:
+		return RuleHistoryExec
+	case s.traits&trUnknown != 0 && !s.textKnown:
+		return RuleEvalExec
+	}
+	return ""
+}

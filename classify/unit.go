@@ -1,0 +1,269 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// unitKind tells what a unit stands for. Rules mostly look at kCall units;
+// the others carry findings that are not a simple command.
+type unitKind uint8
+
+const (
+	kCall       unitKind = iota // a simple command (possibly with only redirections)
+	kFuncDecl                   // a function definition
+	kLoop                       // an infinite loop
+	kAssign                     // assignments that change how later commands run
+	kParseError                 // text the parser rejected, or nesting too deep
+)
+
+// unit is one simple command after expansion, with everything the rules need
+// to know about it. Units are built by the analyzer and read by the rules.
+type unit struct {
+	kind     unitKind
+	name     string  // normalised program name: basename, no .exe
+	prog     string  // the program word as the shell would see it
+	dynName  bool    // the program is only known at run time
+	nameSrc  stream  // what substitutions in the program word produce
+	args     []field // the arguments after the program
+	redirs   []redir
+	in       stream   // what arrives on standard input
+	piped    bool     // standard input comes from a pipe or a redirection
+	env      []envVar // NAME=VALUE prefixes (or statement-level assignments for kAssign)
+	wrappers []string // wrappers around this command, outermost first
+	bg       bool     // run in the background (&)
+
+	// Facts computed by the analyzer for the rules.
+	script     *stream    // the shell code this unit runs (shells, eval, source)
+	code       *codeFacts // what an interpreter one-liner does
+	selfSpawn  bool       // kFuncDecl/kLoop: spawns copies of itself
+	viaXargs   bool       // arguments also come from standard input (xargs)
+	findRoots  []field    // starting points when run by find -exec
+	info       string     // detail for pseudo units
+	writesTo   []field    // files this command writes (tee, dd of=, cp DEST, …)
+	fromIFS    bool       // the program word came from $IFS splitting
+	histInWord bool       // a word holds an interactive history expansion
+}
+
+// redir is one redirection after expansion.
+type redir struct {
+	op     syntax.RedirOperator
+	target field
+}
+
+// envVar is a NAME=VALUE assignment.
+type envVar struct {
+	name string
+	val  field
+}
+
+// isWrite reports whether the redirection opens its target for writing.
+func (r redir) isWrite() bool {
+	switch r.op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+		syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+		return true
+	case syntax.DplOut:
+		return !isFD(r.target.val)
+	}
+	return false
+}
+
+// isFileRead reports whether the redirection reads a file.
+func (r redir) isFileRead() bool {
+	switch r.op {
+	case syntax.RdrIn, syntax.RdrInOut:
+		return true
+	case syntax.DplIn:
+		return !isFD(r.target.val)
+	}
+	return false
+}
+
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// setProgram fills name and prog from the first field.
+func (u *unit) setProgram(f field) {
+	u.prog = f.val
+	u.dynName = f.dyn
+	u.nameSrc = f.src
+	u.fromIFS = f.ifs
+	u.name = normName(f.val)
+}
+
+// normName reduces a program word to the name rules match on: the base name,
+// without a Windows executable suffix.
+func normName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 && i < len(p)-1 {
+		p = p[i+1:]
+	}
+	lower := strings.ToLower(p)
+	for _, ext := range []string{".exe", ".com", ".bat", ".cmd"} {
+		if strings.HasSuffix(lower, ext) && len(p) > len(ext) {
+			return p[:len(p)-len(ext)]
+		}
+	}
+	return p
+}
+
+// vals returns the argument values.
+func (u *unit) vals() []string {
+	out := make([]string, len(u.args))
+	for i, a := range u.args {
+		out[i] = a.val
+	}
+	return out
+}
+
+// arg returns the i-th argument value or "".
+func (u *unit) arg(i int) string {
+	if i < 0 || i >= len(u.args) {
+		return ""
+	}
+	return u.args[i].val
+}
+
+// hasFlag reports whether a short option letter (in any cluster such as -rf)
+// or one of the long options is present before "--". GNU tools accept
+// options after operands, so the whole argument list is scanned.
+func (u *unit) hasFlag(short string, long ...string) bool {
+	return hasFlag(u.args, short, long...)
+}
+
+func hasFlag(args []field, short string, long ...string) bool {
+	for _, a := range args {
+		v := a.val
+		if v == "--" {
+			return false
+		}
+		if strings.HasPrefix(v, "--") {
+			name := v
+			if i := strings.IndexByte(v, '='); i >= 0 {
+				name = v[:i]
+			}
+			for _, l := range long {
+				if name == l {
+					return true
+				}
+			}
+			continue
+		}
+		if len(v) > 1 && v[0] == '-' && short != "" && strings.ContainsAny(v[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+// operands returns the arguments that are not options.
+func (u *unit) operands() []field {
+	var out []field
+	dd := false
+	for _, a := range u.args {
+		switch {
+		case dd:
+			out = append(out, a)
+		case a.val == "--":
+			dd = true
+		case len(a.val) > 1 && a.val[0] == '-':
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// sub returns the first argument that does not start with '-' and its index
+// (the subcommand of git, docker, systemctl …), skipping the values of the
+// given options.
+func (u *unit) sub(withValue ...string) (string, int) {
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		if v == "--" {
+			return u.arg(i + 1), i + 1
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			for _, o := range withValue {
+				if v == o {
+					i++
+					break
+				}
+			}
+			continue
+		}
+		return v, i
+	}
+	return "", -1
+}
+
+// normalized renders the unit as the normalised simple command that user
+// rules match and results report: program base name and arguments after
+// quote removal, joined by single spaces.
+func (u *unit) normalized() string {
+	var sb strings.Builder
+	for _, e := range u.env {
+		sb.WriteString(e.name)
+		sb.WriteByte('=')
+		sb.WriteString(e.val.val)
+		sb.WriteByte(' ')
+	}
+	if u.dynName {
+		sb.WriteString(u.prog)
+	} else {
+		sb.WriteString(u.name)
+	}
+	for _, a := range u.args {
+		sb.WriteByte(' ')
+		sb.WriteString(a.val)
+	}
+	for _, r := range u.redirs {
+		sb.WriteByte(' ')
+		sb.WriteString(r.op.String())
+		sb.WriteString(r.target.val)
+	}
+	return strings.TrimSpace(sb.String())
+}
+
+// inner builds the unit for a command that this unit runs (a wrapper's
+// payload), inheriting its input and redirections.
+func (u *unit) inner(wrapper string, fields []field) *unit {
+	n := &unit{
+		kind:      kCall,
+		redirs:    u.redirs,
+		in:        u.in,
+		piped:     u.piped,
+		wrappers:  append(append([]string(nil), u.wrappers...), wrapper),
+		bg:        u.bg,
+		viaXargs:  u.viaXargs,
+		findRoots: u.findRoots,
+	}
+	if len(fields) > 0 {
+		n.setProgram(fields[0])
+		n.args = fields[1:]
+	}
+	return n
+}
+
+// wrappedBy reports whether any enclosing wrapper has one of the names.
+func (u *unit) wrappedBy(names ...string) bool {
+	for _, w := range u.wrappers {
+		for _, n := range names {
+			if w == n {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,505 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one word after shell expansion: quote removal, ANSI-C decoding,
+// tilde, brace expansion, known variables and $IFS splitting.
+type field struct {
+	val       string // the value; parts only known at run time keep their source text
+	dyn       bool   // some part is only known at run time
+	dynPrefix bool   // the value starts with a part only known at run time
+	quoted    bool   // some part was quoted
+	glob      bool   // holds an unquoted glob metacharacter
+	home      bool   // starts with the home directory (~, $HOME, ${HOME})
+	ifs       bool   // $IFS was expanded unquoted, or the word was split on a custom IFS
+	hist      bool   // holds an interactive history expansion (!!, !-1, !42, !?x)
+	src       stream // what the command or process substitutions inside produce
+}
+
+// maxBraceFields bounds brace expansion so that {1..99999999} cannot blow up.
+const maxBraceFields = 256
+
+// expandWord expands one word into zero or more fields, analysing every
+// substitution inside it on the way.
+func (a *analyzer) expandWord(w *syntax.Word) []field {
+	if w == nil || len(w.Parts) == 0 {
+		return nil
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			syntax.SplitBraces(w)
+			break
+		}
+	}
+	seqs := braceSeqs(w.Parts)
+	var out []field
+	for _, parts := range seqs {
+		out = append(out, a.expandParts(parts)...)
+	}
+	return out
+}
+
+// braceSeqs turns a word that may hold BraceExp nodes into the list of part
+// sequences it expands to, at most maxBraceFields of them.
+func braceSeqs(parts []syntax.WordPart) [][]syntax.WordPart {
+	seqs := [][]syntax.WordPart{nil}
+	for _, p := range parts {
+		be, ok := p.(*syntax.BraceExp)
+		if !ok {
+			for i := range seqs {
+				seqs[i] = append(seqs[i], p)
+			}
+			continue
+		}
+		var alts [][]syntax.WordPart
+		if be.Sequence {
+			alts = braceSequence(be)
+		} else {
+			for _, e := range be.Elems {
+				alts = append(alts, braceSeqs(e.Parts)...)
+			}
+		}
+		var next [][]syntax.WordPart
+		for _, s := range seqs {
+			for _, alt := range alts {
+				if len(next) >= maxBraceFields {
+					break
+				}
+				n := make([]syntax.WordPart, 0, len(s)+len(alt))
+				n = append(append(n, s...), alt...)
+				next = append(next, n)
+			}
+		}
+		seqs = next
+	}
+	return seqs
+}
+
+// braceSequence expands {a..e} or {1..5}; anything else stays literal.
+func braceSequence(be *syntax.BraceExp) [][]syntax.WordPart {
+	lit := func(s string) []syntax.WordPart { return []syntax.WordPart{&syntax.Lit{Value: s}} }
+	if len(be.Elems) < 2 {
+		return [][]syntax.WordPart{lit("")}
+	}
+	from, to := be.Elems[0].Lit(), be.Elems[1].Lit()
+	if len(from) == 1 && len(to) == 1 && !isDigit(from[0]) {
+		var out [][]syntax.WordPart
+		step := 1
+		if from[0] > to[0] {
+			step = -1
+		}
+		for c := int(from[0]); len(out) < maxBraceFields; c += step {
+			out = append(out, lit(string(rune(c))))
+			if c == int(to[0]) {
+				break
+			}
+		}
+		return out
+	}
+	x, ok1 := atoiSmall(from)
+	y, ok2 := atoiSmall(to)
+	if !ok1 || !ok2 {
+		return [][]syntax.WordPart{lit(from)}
+	}
+	step := 1
+	if x > y {
+		step = -1
+	}
+	var out [][]syntax.WordPart
+	for n := x; len(out) < maxBraceFields; n += step {
+		out = append(out, lit(itoa(n)))
+		if n == y {
+			break
+		}
+	}
+	return out
+}
+
+// fieldBuilder accumulates parts into fields, splitting where an unquoted
+// expansion would be split by the shell.
+type fieldBuilder struct {
+	out     []field
+	cur     field
+	started bool
+}
+
+func (b *fieldBuilder) add(s string) {
+	b.cur.val += s
+	b.started = true
+}
+
+func (b *fieldBuilder) addDyn(src string) {
+	if !b.started || b.cur.val == "" {
+		b.cur.dynPrefix = true
+	}
+	b.cur.dyn = true
+	b.add(src)
+}
+
+func (b *fieldBuilder) split() {
+	if b.started {
+		b.out = append(b.out, b.cur)
+	}
+	keep := field{ifs: b.cur.ifs, src: b.cur.src}
+	b.cur = keep
+	b.started = false
+}
+
+func (b *fieldBuilder) done() []field {
+	if b.started {
+		b.out = append(b.out, b.cur)
+	}
+	return b.out
+}
+
+func (a *analyzer) expandParts(parts []syntax.WordPart) []field {
+	var b fieldBuilder
+	for i, p := range parts {
+		a.expandPart(&b, p, false, i == 0)
+	}
+	return b.done()
+}
+
+// expandPart adds one word part to b. quoted is true inside double quotes.
+func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first bool) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		a.expandLit(b, p.Value, quoted, first)
+	case *syntax.SglQuoted:
+		b.cur.quoted = true
+		v := p.Value
+		if p.Dollar {
+			v = ansiC(v)
+		}
+		b.add(v)
+	case *syntax.DblQuoted:
+		b.cur.quoted = true
+		b.started = true
+		for j, q := range p.Parts {
+			a.expandPart(b, q, true, first && j == 0)
+		}
+	case *syntax.ParamExp:
+		a.expandParam(b, p, quoted)
+	case *syntax.CmdSubst:
+		out := a.subst(p.Stmts)
+		b.cur.src.merge(out)
+		if out.textKnown {
+			a.addValue(b, strings.TrimRight(out.text, "\n"), quoted)
+			return
+		}
+		b.addDyn(a.source(p))
+	case *syntax.ProcSubst:
+		out := a.subst(p.Stmts)
+		b.cur.src.merge(out)
+		b.cur.src.traits |= trProcSubst
+		b.addDyn(a.source(p))
+	case *syntax.ArithmExp:
+		a.walkNode(p.X)
+		b.addDyn(a.source(p))
+	case *syntax.ExtGlob:
+		b.cur.glob = true
+		b.add(a.source(p))
+	default:
+		b.addDyn(a.source(p))
+	}
+}
+
+// expandLit performs quote removal on a literal part and notes globs, tilde
+// and history expansions.
+func (a *analyzer) expandLit(b *fieldBuilder, v string, quoted, first bool) {
+	if !quoted && first && strings.HasPrefix(v, "~") {
+		b.cur.home = true
+	}
+	if hasHistoryExpansion(v) {
+		b.cur.hist = true
+	}
+	if strings.IndexByte(v, '\\') < 0 {
+		if !quoted && strings.ContainsAny(v, "*?[") {
+			b.cur.glob = true
+		}
+		b.add(v)
+		return
+	}
+	var sb strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			n := v[i+1]
+			if !quoted || strings.IndexByte("$`\"\\\n", n) >= 0 {
+				if n != '\n' {
+					sb.WriteByte(n)
+				}
+				i++
+				continue
+			}
+		}
+		if !quoted && (c == '*' || c == '?' || c == '[') {
+			b.cur.glob = true
+		}
+		sb.WriteByte(c)
+	}
+	b.add(sb.String())
+}
+
+// addValue adds the value of an expansion: inside quotes it joins the field,
+// unquoted it is split on the current IFS.
+func (a *analyzer) addValue(b *fieldBuilder, v string, quoted bool) {
+	if quoted {
+		b.add(v)
+		return
+	}
+	ifs := a.ifsChars()
+	if ifs != " \t\n" && strings.ContainsAny(v, ifs) {
+		b.cur.ifs = true
+	}
+	start := 0
+	for i := 0; i < len(v); i++ {
+		if strings.IndexByte(ifs, v[i]) >= 0 {
+			if i > start {
+				b.add(v[start:i])
+			}
+			b.split()
+			start = i + 1
+		}
+	}
+	if start < len(v) {
+		b.add(v[start:])
+	}
+	if strings.ContainsAny(v, "*?[") {
+		b.cur.glob = true
+	}
+}
+
+func (a *analyzer) ifsChars() string {
+	if v, ok := a.vars["IFS"]; ok && v.known {
+		if v.val == "" {
+			return "\x00"
+		}
+		return v.val
+	}
+	return " \t\n"
+}
+
+// expandParam resolves a parameter expansion when its value is known on
+// this line (an earlier literal assignment, $HOME, $IFS, $PWD).
+func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool) {
+	a.walkNode(p)
+	name := ""
+	if p.Param != nil {
+		name = p.Param.Value
+	}
+	if name == "IFS" {
+		if !quoted {
+			b.cur.ifs = true
+			b.split()
+			return
+		}
+		b.add(" ")
+		return
+	}
+	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
+	if plain && (p.Exp == nil || isDefaultOp(p.Exp.Op)) {
+		switch name {
+		case "HOME":
+			if !b.started || b.cur.val == "" {
+				b.cur.home = true
+			}
+			b.add("~")
+			return
+		case "PWD":
+			b.add(".")
+			return
+		}
+		if v, ok := a.vars[name]; ok && v.known && p.Exp == nil {
+			if v.home && (!b.started || b.cur.val == "") {
+				b.cur.home = true
+			}
+			if v.ifs {
+				b.cur.ifs = true
+			}
+			a.addValue(b, v.val, quoted)
+			return
+		}
+		if p.Exp != nil && p.Exp.Word != nil {
+			if _, set := a.vars[name]; !set {
+				// ${X:-default} with X unknown: the default is a likely value;
+				// keep it visible but the field stays dynamic.
+				b.addDyn(a.source(p))
+				return
+			}
+		}
+	}
+	b.addDyn(a.source(p))
+}
+
+func isDefaultOp(op syntax.ParExpOperator) bool {
+	return op == syntax.DefaultUnset || op == syntax.DefaultUnsetOrNull
+}
+
+// source returns the source text of a node in the script being analysed.
+func (a *analyzer) source(n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(a.src) || s > e {
+		return "$?"
+	}
+	return a.src[s:e]
+}
+
+// hasHistoryExpansion reports whether an unquoted or double-quoted literal
+// holds an interactive history expansion: !!, !-N, !N or !?str.
+func hasHistoryExpansion(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] != '!' || (i > 0 && v[i-1] == '\\') {
+			continue
+		}
+		n := v[i+1]
+		switch {
+		case n == '!' || n == '?' || isDigit(n):
+			return true
+		case n == '-' && i+2 < len(v) && isDigit(v[i+2]):
+			return true
+		}
+	}
+	return false
+}
+
+// ansiC decodes the body of a $'...' string the way bash does.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			sb.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'a':
+			sb.WriteByte(7)
+		case 'b':
+			sb.WriteByte(8)
+		case 'e', 'E':
+			sb.WriteByte(27)
+		case 'f':
+			sb.WriteByte(12)
+		case 'n':
+			sb.WriteByte('\n')
+		case 'r':
+			sb.WriteByte('\r')
+		case 't':
+			sb.WriteByte('\t')
+		case 'v':
+			sb.WriteByte(11)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				sb.WriteByte(s[i] & 0x1f)
+			}
+		case 'x':
+			n, k := parseBase(s[i+1:], 16, 2)
+			if k == 0 {
+				sb.WriteString("\\x")
+				continue
+			}
+			sb.WriteByte(byte(n))
+			i += k
+		case 'u', 'U':
+			max := 4
+			if c == 'U' {
+				max = 8
+			}
+			n, k := parseBase(s[i+1:], 16, max)
+			if k == 0 {
+				sb.WriteByte('\\')
+				sb.WriteByte(c)
+				continue
+			}
+			sb.WriteRune(rune(n))
+			i += k
+		default:
+			if c >= '0' && c <= '7' {
+				n, k := parseBase(s[i:], 8, 3)
+				sb.WriteByte(byte(n))
+				i += k - 1
+				continue
+			}
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
+
+// parseBase reads up to max digits of the given base from the start of s.
+func parseBase(s string, base, max int) (n, k int) {
+	for k < len(s) && k < max {
+		d := digitVal(s[k])
+		if d < 0 || d >= base {
+			break
+		}
+		n = n*base + d
+		k++
+	}
+	return n, k
+}
+
+func digitVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func atoiSmall(s string) (int, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var buf [20]byte
+	i := len(buf)
+	for n > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}

@@ -1,0 +1,308 @@
+package classify
+
+import (
+	"strings"
+)
+
+// wrapSpec describes, as data, how a wrapper program finds the command it
+// runs among its arguments.
+type wrapSpec struct {
+	argShort    string   // short options that take a value (-u root, -uroot)
+	argLong     []string // long options that take a value (--user root, --user=root)
+	cmdShort    string   // short option whose value is a shell command string (su -c)
+	cmdLong     []string // long forms of it
+	splitShort  string   // short option whose value is split into words and prepended (env -S)
+	splitLong   []string
+	noExecShort string   // short options after which no command runs (command -v, taskset -p)
+	noExecLong  []string //
+	positional  int      // operands before the command (timeout DURATION, flock FILE)
+	assigns     bool     // NAME=VALUE words may precede the command
+	join        bool     // the command words are joined and run by sh -c (watch, sg)
+	optOnly     bool     // the command comes only from cmdShort/cmdLong (script -c)
+	numFlags    bool     // -N is a flag (nice -10)
+	transparent bool     // the wrapper itself adds nothing: only the payload is judged
+	defCmd      string   // command run when none is given (xargs → echo)
+}
+
+// wrappers maps program names to their specs.
+var wrappers = map[string]*wrapSpec{
+	"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir", "--default-signal", "--ignore-signal", "--block-signal"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true},
+	"command":          {noExecShort: "vV", transparent: true},
+	"builtin":          {transparent: true},
+	"exec":             {argShort: "a", transparent: true},
+	"nice":             {argShort: "n", argLong: []string{"--adjustment"}, numFlags: true, transparent: true},
+	"nohup":            {transparent: true},
+	"timeout":          {argShort: "sk", argLong: []string{"--signal", "--kill-after"}, positional: 1, transparent: true},
+	"stdbuf":           {argShort: "ioe", argLong: []string{"--input", "--output", "--error"}, transparent: true},
+	"time":             {argShort: "fo", argLong: []string{"--format", "--output"}, transparent: true},
+	"setsid":           {transparent: true},
+	"ionice":           {argShort: "cnpPu", argLong: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noExecShort: "pPu", noExecLong: []string{"--pid", "--pgid", "--uid"}, transparent: true},
+	"taskset":          {noExecShort: "p", noExecLong: []string{"--pid"}, positional: 1, transparent: true},
+	"chrt":             {argShort: "TPD", argLong: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, noExecShort: "p", positional: 1, transparent: true},
+	"flock":            {argShort: "wE", argLong: []string{"--timeout", "--wait", "--conflict-exit-code"}, cmdShort: "c", cmdLong: []string{"--command"}, positional: 1, transparent: true},
+	"watch":            {argShort: "nq", argLong: []string{"--interval", "--equexit"}, join: true, transparent: true},
+	"unbuffer":         {transparent: true},
+	"script":           {argShort: "ETIOBmo", argLong: []string{"--echo", "--log-timing", "--log-in", "--log-out", "--log-io", "--logging-format", "--output-limit", "--timing"}, cmdShort: "c", cmdLong: []string{"--command"}, optOnly: true, transparent: true},
+	"strace":           {argShort: "abeEIoOpPsSuUX", transparent: true},
+	"ltrace":           {argShort: "aeEflnoOpsuwxAL", transparent: true},
+	"valgrind":         {transparent: true},
+	"catchsegv":        {transparent: true},
+	"rlwrap":           {argShort: "abCDfFgHlOopPsSw", transparent: true},
+	"torsocks":         {argShort: "uaP", transparent: true},
+	"proxychains":      {argShort: "f", transparent: true},
+	"proxychains4":     {argShort: "f", transparent: true},
+	"tsocks":           {transparent: true},
+	"caffeinate":       {argShort: "tw", transparent: true},
+	"xvfb-run":         {argShort: "nsfewp", argLong: []string{"--server-num", "--server-args", "--auth-file", "--error-file", "--wait", "--xauth-protocol"}, transparent: true},
+	"dbus-run-session": {transparent: true},
+	"dbus-launch":      {transparent: true},
+	"firejail":         {transparent: true},
+	"nsenter":          {argShort: "tSGe", argLong: []string{"--target", "--setuid", "--setgid"}},
+	"unshare":          {argShort: "RwSG", argLong: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups"}},
+	"chroot":           {argLong: []string{"--userspec", "--groups"}, positional: 1},
+	"setpriv":          {argLong: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
+	"gosu":             {positional: 1},
+	"su-exec":          {positional: 1},
+	"sg":               {cmdShort: "c", positional: 1, join: true},
+	"sudo":             {argShort: "ugCDhprtTUc", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}, noExecShort: "lVK", noExecLong: []string{"--list", "--version", "--validate", "--remove-timestamp"}, assigns: true},
+	"doas":             {argShort: "uC", noExecShort: "C"},
+	"pkexec":           {argLong: []string{"--user"}},
+	"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}},
+	"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}},
+	"sshpass":          {argShort: "fdpP", transparent: true},
+	"xargs":            {argShort: "aEeILlnPsd", argLong: []string{"--arg-file", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
+	"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, transparent: true},
+	"nix-shell":        {argShort: "pIA", cmdLong: []string{"--run", "--command"}, optOnly: true, transparent: true},
+	"npx":              {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
+	"bunx":             {argLong: []string{"--package"}},
+	"pnpx":             {argLong: []string{"--package"}},
+}
+
+// subWrappers are "program subcommand" pairs that run the rest of the line
+// (uv run CMD, poetry run CMD, npm exec -- CMD).
+var subWrappers = map[string]*wrapSpec{
+	"uv run":              {argLong: []string{"--with", "--python", "--project", "--directory", "--env-file", "--group", "--extra", "--package", "--index", "--index-url"}, argShort: "pw", transparent: true},
+	"poetry run":          {transparent: true},
+	"pipenv run":          {transparent: true},
+	"pdm run":             {transparent: true},
+	"hatch run":           {transparent: true},
+	"bundle exec":         {transparent: true},
+	"conda run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true},
+	"mamba run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true},
+	"npm exec":            {argLong: []string{"--package"}, cmdShort: "c", cmdLong: []string{"--call"}},
+	"npm x":               {argLong: []string{"--package"}, cmdShort: "c", cmdLong: []string{"--call"}},
+	"pnpm exec":           {transparent: true},
+	"pnpm dlx":            {},
+	"yarn exec":           {transparent: true},
+	"yarn dlx":            {},
+	"bun x":               {},
+	"mise exec":           {transparent: true},
+	"mise x":              {transparent: true},
+	"direnv exec":         {positional: 1, transparent: true},
+	"aws-vault exec":      {positional: 1},
+	"op run":              {argLong: []string{"--env-file"}},
+	"devbox run":          {transparent: true},
+	"docker-compose exec": {},
+}
+
+// unwrap finds the payload of a wrapper: the command words it runs, a shell
+// string it hands to sh -c, and whether it runs a command at all.
+func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool) {
+	i := 0
+	for ; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, hasVal := strings.Cut(v, "=")
+			switch {
+			case contains(s.cmdLong, name):
+				shell = s.value(args, &i, val, hasVal)
+			case contains(s.splitLong, name):
+				if f := s.value(args, &i, val, hasVal); f != nil {
+					args = spliceSplit(args, i+1, *f)
+				}
+			case contains(s.noExecLong, name):
+				noExec = true
+				if contains(s.argLong, name) && !hasVal {
+					i++
+				}
+			case contains(s.argLong, name) && !hasVal:
+				i++
+			}
+			continue
+		}
+		if len(v) < 2 || v[0] != '-' || (s.numFlags && allDigits(v[1:])) {
+			if s.numFlags && len(v) > 1 && v[0] == '-' {
+				continue
+			}
+			break
+		}
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			if strings.IndexByte(s.noExecShort, c) >= 0 {
+				noExec = true
+			}
+			attached := v[j+1:]
+			switch {
+			case strings.IndexByte(s.cmdShort, c) >= 0:
+				shell = s.value(args, &i, attached, attached != "")
+			case strings.IndexByte(s.splitShort, c) >= 0:
+				if f := s.value(args, &i, attached, attached != ""); f != nil {
+					args = spliceSplit(args, i+1, *f)
+				}
+			case strings.IndexByte(s.argShort, c) >= 0:
+				if attached == "" {
+					i++
+				}
+			default:
+				continue
+			}
+			break
+		}
+	}
+	if s.optOnly {
+		return nil, shell, noExec
+	}
+	rest := args[min(i, len(args)):]
+	for n := 0; n < s.positional && len(rest) > 0; n++ {
+		rest = rest[1:]
+	}
+	if shell == nil && len(rest) > 0 && (s.cmdShort != "" && rest[0].val == "-"+s.cmdShort || contains(s.cmdLong, rest[0].val)) {
+		// flock FILE -c CMD: options may follow the positional operand.
+		if len(rest) > 1 {
+			f := rest[1]
+			shell = &f
+		}
+		return nil, shell, noExec
+	}
+	if s.assigns {
+		for len(rest) > 0 && isAssignment(rest[0].val) {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && rest[0].val == "--" {
+			rest = rest[1:]
+		}
+	}
+	if s.join && len(rest) > 0 && shell == nil {
+		j := joinField(rest)
+		return nil, &j, noExec
+	}
+	return rest, shell, noExec
+}
+
+// value returns an option's value: attached, after '=', or the next word.
+func (s *wrapSpec) value(args []field, i *int, attached string, has bool) *field {
+	if has {
+		f := args[*i]
+		f.val = attached
+		return &f
+	}
+	if *i+1 < len(args) {
+		*i++
+		f := args[*i]
+		return &f
+	}
+	return nil
+}
+
+// spliceSplit inserts the words of f (split like env -S does) at index at.
+func spliceSplit(args []field, at int, f field) []field {
+	words := strings.Fields(f.val)
+	out := make([]field, 0, len(args)+len(words))
+	out = append(out, args[:at]...)
+	for _, w := range words {
+		g := f
+		g.val = w
+		out = append(out, g)
+	}
+	return append(out, args[at:]...)
+}
+
+func isAssignment(v string) bool {
+	i := strings.IndexByte(v, '=')
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := v[j]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || j > 0 && isDigit(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// runWrapper runs the payload of a wrapper unit and reports whether the
+// wrapper itself should still be judged.
+func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field) (stream, bool) {
+	cmd, shell, noExec := spec.unwrap(args)
+	if noExec {
+		return stream{traits: trUnknown}, true
+	}
+	if name == "env" {
+		for _, f := range args {
+			if isAssignment(f.val) {
+				k, v, _ := strings.Cut(f.val, "=")
+				g := f
+				g.val = v
+				u.env = append(u.env, envVar{name: k, val: g})
+			}
+		}
+	}
+	var out stream
+	ran := false
+	if shell != nil {
+		out = a.shellString(u, *shell)
+		ran = true
+	}
+	if len(cmd) == 0 && spec.defCmd != "" && shell == nil {
+		cmd = []field{{val: spec.defCmd}}
+	}
+	if name == "parallel" {
+		cmd = parallelCmd(cmd)
+	}
+	if len(cmd) > 0 {
+		in := u.inner(name, cmd)
+		if name == "xargs" {
+			in.viaXargs = true
+			in.in = stream{}
+		}
+		for _, e := range u.env {
+			in.env = append(in.env, e)
+		}
+		out = a.run(in)
+		ran = true
+	}
+	return out, !ran || !spec.transparent
+}
+
+// parallelCmd turns `parallel CMD ::: ARGS` into CMD ARGS.
+func parallelCmd(cmd []field) []field {
+	var out []field
+	for _, f := range cmd {
+		if f.val == ":::" || f.val == "::::" || f.val == ":::+" {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// shellString classifies a string that a wrapper hands to a shell.
+func (a *analyzer) shellString(u *unit, f field) stream {
+	s := stream{traits: f.src.traits, text: f.val, textKnown: true}
+	u.script = &s
+	return a.script(f.val, nil)
+}
