@@ -56,3 +56,7 @@ func (e *UnavailableError) Error() string {
 
 // Unwrap returns ErrDependencyMissing.
 func (e *UnavailableError) Unwrap() error { return ErrDependencyMissing }
+
+// SetupError is a failure to build the sandbox or to start the program in
+// it (a program that does not exist: ExitCode 127).
+type SetupError = sandbox.SetupError

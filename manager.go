@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -129,68 +128,16 @@ func (m *Manager) ExecArgs(ctx context.Context, name string, args []string, opts
 }
 
 func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path string, argv []string) (*ExecResult, error) {
-	spec, err := m.spec(cfg, o)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := workingDir(o)
-	if err != nil {
-		return nil, err
-	}
 	maxOut := firstPositive(o.maxOutput, cfg.MaxOutputBytes, DefaultMaxOutputBytes)
 	stdout, stderr := &capBuffer{max: maxOut}, &capBuffer{max: maxOut}
-	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Stdout: stdout, Stderr: stderr}
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: stdout, Stderr: stderr}
 	cmd.Env = sandboxEnv(hostEnv(), o.env)
-
-	h, err := m.start(ctx, spec, cmd)
+	p, err := m.startProcess(ctx, cfg, o, cmd)
 	if err != nil {
 		return nil, err
 	}
-	defer m.finish(h)
-
-	start := time.Now()
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
-	var timeout <-chan time.Time
-	if o.timeout > 0 {
-		t := time.NewTimer(o.timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	var timedOut bool
-	var ctxErr error
-	select {
-	case <-waitErr:
-	case <-timeout:
-		timedOut = true
-		_ = h.Kill()
-		<-waitErr
-	case <-ctx.Done():
-		ctxErr = ctx.Err()
-		_ = h.Kill()
-		<-waitErr
-	}
-	st := h.ExitStatus(cmd.ProcessState)
-	res := &ExecResult{
-		ExitCode:  st.Code,
-		Stdout:    stdout.String(),
-		Stderr:    stderr.String(),
-		Duration:  time.Since(start),
-		Truncated: stdout.truncated || stderr.truncated,
-		TimedOut:  timedOut,
-		Sandboxed: true,
-		Layers:    h.Layers(),
-	}
-	if timedOut || ctxErr != nil {
-		res.ExitCode = 137
-	}
-	switch {
-	case timedOut:
-		return res, fmt.Errorf("%w after %v", ErrTimeout, o.timeout)
-	case ctxErr != nil:
-		return res, ctxErr
-	}
-	return res, nil
+	p.stdout, p.stderr = stdout, stderr
+	return p.Wait()
 }
 
 // start prepares the sandbox around cmd, starts it and waits until the

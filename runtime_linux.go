@@ -13,3 +13,5 @@ func nativeRuntime() (sandbox.Runtime, error) { return &linux.Runtime{}, nil }
 // already arranges this from a package init function; the explicit call
 // documents it and runs before any of the program's own init work.)
 func MaybeSandboxInit() { linux.MaybeInit() }
+
+func probe() []Check { return linux.Probe() }

@@ -8,3 +8,7 @@ func nativeRuntime() (sandbox.Runtime, error) { return nil, ErrUnsupportedPlatfo
 
 // MaybeSandboxInit does nothing on this platform.
 func MaybeSandboxInit() {}
+
+func probe() []Check {
+	return []Check{{Name: "platform", Detail: "no native sandbox for this operating system yet", Required: true}}
+}

@@ -7,6 +7,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -155,3 +156,39 @@ var (
 	// ErrSetup reports that building the sandbox failed.
 	ErrSetup = errors.New("sandbox setup failed")
 )
+
+// SetupError is a failure to build the sandbox or to start the program in
+// it. It wraps ErrSetup, or ErrUnavailable when a kernel feature is missing.
+type SetupError struct {
+	Stage string // e.g. "mount: mask-dir /home/u/.ssh", "landlock", "exec", "workdir"
+	Msg   string
+	// ExitCode is the status a shell would give: 127 for a program that was
+	// not found, 126 for one that cannot be executed, 125 otherwise.
+	ExitCode    int
+	Unavailable bool
+}
+
+func (e *SetupError) Error() string {
+	kind := ErrSetup
+	if e.Unavailable {
+		kind = ErrUnavailable
+	}
+	return fmt.Sprintf("%v: %s: %s", kind, e.Stage, e.Msg)
+}
+
+// Unwrap lets errors.Is match ErrSetup or ErrUnavailable.
+func (e *SetupError) Unwrap() error {
+	if e.Unavailable {
+		return ErrUnavailable
+	}
+	return ErrSetup
+}
+
+// Check is one line of a capability report (agentbox doctor).
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Required checks must pass for the strict default policy to run.
+	Required bool `json:"required"`
+}

@@ -65,11 +65,7 @@ func (h *handle) serve() {
 			readyOnce()
 		case msgError:
 			closeAll(fds)
-			kind := sandbox.ErrSetup
-			if m.Unavailable {
-				kind = sandbox.ErrUnavailable
-			}
-			h.readyErr = &SetupError{Stage: m.Stage, Msg: m.Err, kind: kind}
+			h.readyErr = &sandbox.SetupError{Stage: m.Stage, Msg: m.Err, ExitCode: m.Code, Unavailable: m.Unavailable}
 			readyOnce()
 		case msgExit:
 			closeAll(fds)
@@ -108,18 +104,6 @@ func (h *handle) serveProxy(fd int) {
 	h.mu.Unlock()
 	h.spec.Proxy(l)
 }
-
-// SetupError is a failure of the sandbox's set-up inside the init.
-type SetupError struct {
-	Stage string // e.g. "mount: mask-dir /home/u/.ssh", "landlock", "exec"
-	Msg   string
-	kind  error
-}
-
-func (e *SetupError) Error() string { return fmt.Sprintf("%v: %s: %s", e.kind, e.Stage, e.Msg) }
-
-// Unwrap lets errors.Is match sandbox.ErrSetup or sandbox.ErrUnavailable.
-func (e *SetupError) Unwrap() error { return e.kind }
 
 // Ready implements sandbox.Handle.
 func (h *handle) Ready(ctx context.Context) error {

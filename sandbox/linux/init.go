@@ -80,7 +80,7 @@ func runInit() int {
 				code = exitNotFound
 			}
 		}
-		reportError(err)
+		reportError(err, code)
 		return code
 	}
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers}, proxyListenerFD()...)
@@ -92,8 +92,8 @@ func runInit() int {
 
 // reportError tells the parent (and, for callers that only see stderr, the
 // user) why the sandbox could not be built.
-func reportError(err error) {
-	m := ctlMsg{Type: msgError, Err: err.Error()}
+func reportError(err error, code int) {
+	m := ctlMsg{Type: msgError, Err: err.Error(), Code: code}
 	var ie *initError
 	if errors.As(err, &ie) {
 		m.Stage, m.Err, m.Unavailable = ie.stage, ie.err.Error(), ie.unavailable
@@ -146,6 +146,12 @@ func setUp() (int, []string, error) {
 	}
 	if err := setRlimits(spec.Limits); err != nil {
 		return 0, nil, stageErr("rlimits", err)
+	}
+	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("not a directory")
+		}
+		return 0, nil, stageErr("workdir", fmt.Errorf("%s is not visible inside the sandbox (%v); make it a writable root or choose another working directory", spec.Dir, err))
 	}
 	path, err := lookPath(spec.Path, spec.Env)
 	if err != nil {

@@ -233,3 +233,5 @@ func (b *llBuilder) add(p string, rights uint64) error {
 const fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
 	unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE |
 	unix.LANDLOCK_ACCESS_FS_IOCTL_DEV | unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX
+
+func uintptrOf(p *uint32) uintptr { return uintptr(unsafe.Pointer(p)) }

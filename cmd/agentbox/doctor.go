@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newDoctorCmd) }
+
+// doctorReport is what `agentbox doctor --json` prints.
+type doctorReport struct {
+	Checks []agentbox.Check `json:"checks"`
+	// Sandbox is the end-to-end check: a command run under DefaultConfig.
+	Sandbox agentbox.Check `json:"sandbox"`
+	Layers  []string       `json:"layers,omitempty"`
+	// StrictOK says whether the strict default policy can run here.
+	StrictOK bool `json:"strict_ok"`
+}
+
+func newDoctorCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Report which isolation layers this machine offers",
+		Long: `Report which isolation layers this machine offers (user namespaces, Landlock,
+seccomp, cgroup delegation), then run a command under the default policy to
+prove the whole sandbox works. Exits 1 when the strict default cannot run here.`,
+		Example: "  agentbox doctor\n  agentbox doctor --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := runDoctor(cmd.Context())
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range append(r.Checks, r.Sandbox) {
+					mark := "✅"
+					if !c.OK && c.Required {
+						mark = "❌"
+					} else if !c.OK {
+						mark = "⚠️ "
+					}
+					fmt.Fprintf(out, "%s %-16s %s\n", mark, c.Name, c.Detail)
+				}
+				if len(r.Layers) > 0 {
+					fmt.Fprintf(out, "\nlayers applied to a sandboxed command:\n  %s\n", strings.Join(r.Layers, "\n  "))
+				}
+			}
+			if !r.StrictOK {
+				return exitWith(exitFailure, errors.New("the strict default policy cannot run on this machine (see ❌ above)"))
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return c
+}
+
+func runDoctor(ctx context.Context) doctorReport {
+	r := doctorReport{Checks: agentbox.Capabilities(), StrictOK: true}
+	for _, c := range r.Checks {
+		if c.Required && !c.OK {
+			r.StrictOK = false
+		}
+	}
+	r.Sandbox = agentbox.Check{Name: "sandbox", Required: true}
+	m, err := agentbox.NewManager(agentbox.DefaultConfig())
+	if err == nil {
+		defer m.Close()
+		var res *agentbox.ExecResult
+		res, err = m.ExecArgs(ctx, "/bin/sh", []string{"-c", "exit 0"})
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("test command exited %d: %s", res.ExitCode, res.Stderr)
+		}
+		if err == nil {
+			r.Layers = res.Layers
+		}
+	}
+	if err != nil {
+		r.Sandbox.Detail = "a command under the default policy failed: " + err.Error()
+		r.StrictOK = false
+	} else {
+		r.Sandbox.OK = true
+		r.Sandbox.Detail = fmt.Sprintf("a command ran under the default policy with %d layers", len(r.Layers))
+	}
+	return r
+}

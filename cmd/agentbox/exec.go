@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newExecCmd) }
+
+// policyFlags are the policy flags shared by exec (and later run).
+type policyFlags struct {
+	write, read, denyRead, denyWrite []string
+	env                              []string
+	workdir                          string
+	timeout                          time.Duration
+	network                          string
+	profile                          string
+}
+
+func (f *policyFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringArrayVar(&f.write, "write", nil, "make `PATH` a writable root (repeatable)")
+	fl.StringArrayVar(&f.read, "read", nil, "restrict reads to `PATH` plus system directories (repeatable)")
+	fl.StringArrayVar(&f.denyRead, "deny-read", nil, "hide `PATH` entirely (repeatable)")
+	fl.StringArrayVar(&f.denyWrite, "deny-write", nil, "keep `PATH` read-only, even inside a writable root (repeatable)")
+	fl.StringArrayVar(&f.env, "env", nil, "pass `KEY=VALUE` to the command (repeatable)")
+	fl.StringVar(&f.workdir, "workdir", "", "working `DIR` of the command (default: the current directory)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after `DUR` (exit 137)")
+	fl.StringVar(&f.network, "network", "", "network `MODE`: blocked, filtered or allowed (default: the profile's)")
+	fl.StringVar(&f.profile, "profile", "default", "base policy: default, ci or dev")
+}
+
+// config builds the Manager's Config and the per-call options.
+func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
+	var cfg agentbox.Config
+	switch f.profile {
+	case "default":
+		cfg = agentbox.DefaultConfig()
+	case "ci":
+		cfg = agentbox.CIConfig()
+	case "dev":
+		cfg = agentbox.DevelopmentConfig()
+	default:
+		return cfg, nil, fmt.Errorf("invalid --profile %q: want default, ci or dev", f.profile)
+	}
+	if f.network != "" {
+		var mode agentbox.NetworkMode
+		if err := mode.UnmarshalText([]byte(f.network)); err != nil {
+			return cfg, nil, fmt.Errorf("invalid --network %q: want blocked, filtered or allowed", f.network)
+		}
+		cfg.Network.Mode = mode
+	}
+	abs := func(flag string, ps []string) ([]string, error) {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if p == "" {
+				return nil, fmt.Errorf("invalid --%s: empty path", flag)
+			}
+			a, err := filepath.Abs(expandHome(p))
+			if err != nil {
+				return nil, fmt.Errorf("invalid --%s %q: %w", flag, p, err)
+			}
+			out = append(out, a)
+		}
+		return out, nil
+	}
+	var err error
+	fs := &cfg.Filesystem
+	var write, read, denyRead, denyWrite []string
+	for _, x := range []struct {
+		flag string
+		in   []string
+		out  *[]string
+	}{{"write", f.write, &write}, {"read", f.read, &read}, {"deny-read", f.denyRead, &denyRead}, {"deny-write", f.denyWrite, &denyWrite}} {
+		if *x.out, err = abs(x.flag, x.in); err != nil {
+			return cfg, nil, err
+		}
+	}
+	fs.WritableRoots = append(fs.WritableRoots, write...)
+	fs.AllowRead = append(fs.AllowRead, read...)
+	fs.DenyRead = append(fs.DenyRead, denyRead...)
+	fs.DenyWrite = append(fs.DenyWrite, denyWrite...)
+
+	var opts []agentbox.Option
+	if len(f.env) > 0 {
+		opts = append(opts, agentbox.WithEnv(f.env...))
+	}
+	if f.workdir != "" {
+		dir, err := abs("workdir", []string{f.workdir})
+		if err != nil {
+			return cfg, nil, err
+		}
+		opts = append(opts, agentbox.WithWorkingDir(dir[0]))
+	}
+	if f.timeout < 0 {
+		return cfg, nil, fmt.Errorf("invalid --timeout %v: must be positive", f.timeout)
+	}
+	if f.timeout > 0 {
+		opts = append(opts, agentbox.WithTimeout(f.timeout))
+	}
+	return cfg, opts, nil
+}
+
+// expandHome turns a leading ~ into the home directory, as a shell would for
+// an unquoted word.
+func expandHome(p string) string {
+	if p == "~" || len(p) > 1 && p[:2] == "~/" {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+func newExecCmd() *cobra.Command {
+	var pf policyFlags
+	var shellString string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "exec [flags] (-- PROGRAM [ARGS...] | -c 'SHELL STRING')",
+		Short: "Run one command in a sandbox",
+		Long: `Run one command in a sandbox and exit with its status.
+
+The default policy reads everywhere except credential stores (~/.ssh, ~/.aws,
+...), writes nowhere but a private /tmp, and has no network but the filtering
+egress proxy. Exit status: the command's own; 128+N if signal N ended it; 137
+if agentbox killed it (timeout); 126 if policy refused it; 125 if agentbox
+itself failed (bad flags, sandbox unavailable).`,
+		Example: `  agentbox exec -- ls -la ~                 # ~/.ssh is hidden
+  agentbox exec --write . -- make test       # the current directory is writable
+  agentbox exec --timeout 30s -c 'npm test'  # a shell string
+  agentbox exec --json -- uname -a           # the result as JSON`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (shellString == "") == (len(args) == 0) {
+				return usageError(errors.New("give either -- PROGRAM [ARGS...] or -c 'SHELL STRING'"))
+			}
+			cfg, opts, err := pf.config()
+			if err != nil {
+				return usageError(err)
+			}
+			m, err := agentbox.NewManager(cfg)
+			if err != nil {
+				return exitWith(exitInternal, err)
+			}
+			defer m.Close()
+			if asJSON {
+				return execJSON(cmd, m, shellString, args, opts)
+			}
+			return execStream(cmd, m, cfg, shellString, args, opts)
+		},
+	}
+	pf.register(c)
+	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
+	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
+	return c
+}
+
+// execJSON runs the command with captured output and prints the ExecResult.
+func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []string, opts []agentbox.Option) error {
+	ctx := context.Background()
+	var res *agentbox.ExecResult
+	var err error
+	if shell != "" {
+		res, err = m.Exec(ctx, shell, opts...)
+	} else {
+		res, err = m.ExecArgs(ctx, args[0], args[1:], opts...)
+	}
+	if res == nil {
+		return execFailure(err)
+	}
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return exitWith(exitInternal, err)
+	}
+	return exitWith(res.ExitCode, nil)
+}
+
+// execStream runs the command with the terminal's streams, forwarding
+// signals, and exits with its status.
+func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, shell string, args []string, opts []agentbox.Option) error {
+	prog, argv := "", args
+	if shell != "" {
+		prog, argv = cfg.Shell, []string{cfg.Shell, "-c", shell}
+	} else {
+		prog = args[0]
+	}
+	c := &exec.Cmd{Path: prog, Args: argv, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	p, err := m.Start(context.Background(), c, opts...)
+	if err != nil {
+		return execFailure(err)
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = p.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	res, err := p.Wait()
+	if res == nil {
+		return execFailure(err)
+	}
+	if res.TimedOut {
+		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: killed after --timeout %v\n", res.Duration.Round(time.Millisecond))
+	}
+	return exitWith(res.ExitCode, nil)
+}
+
+// execFailure maps an error that stopped the command from running to the
+// exit status DESIGN.md gives it.
+func execFailure(err error) error {
+	var se *agentbox.SetupError
+	if errors.As(err, &se) && se.ExitCode != 0 && se.ExitCode != exitInternal {
+		return exitWith(se.ExitCode, fmt.Errorf("%s: %s", se.Stage, se.Msg))
+	}
+	return exitWith(exitInternal, err)
+}

@@ -1,0 +1,150 @@
+//go:build linux
+
+package linux
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+	"golang.org/x/sys/unix"
+)
+
+// probeArg0 marks a re-executed agentbox that only proves it could be
+// started in new namespaces.
+const probeArg0 = "agentbox-probe"
+
+func init() {
+	if len(os.Args) > 0 && os.Args[0] == probeArg0 {
+		os.Exit(0)
+	}
+}
+
+// Probe reports which layers this machine offers the native runtime.
+func Probe() []sandbox.Check {
+	var checks []sandbox.Check
+	var uts unix.Utsname
+	if unix.Uname(&uts) == nil {
+		checks = append(checks, sandbox.Check{Name: "kernel", OK: true,
+			Detail: unix.ByteSliceToString(uts.Release[:]) + " " + unix.ByteSliceToString(uts.Machine[:])})
+	}
+	checks = append(checks, probeUserns())
+	abi := LandlockABI()
+	ll := sandbox.Check{Name: "landlock", OK: abi > 0, Required: true}
+	switch {
+	case abi >= 6:
+		ll.Detail = fmt.Sprintf("ABI %d: filesystem rules, signal and abstract-socket scoping", abi)
+	case abi > 0:
+		ll.Detail = fmt.Sprintf("ABI %d: filesystem rules (no signal or abstract-socket scoping before ABI 6)", abi)
+	default:
+		ll.Detail = "not available (kernel without CONFIG_SECURITY_LANDLOCK, or landlock missing from the lsm= boot list)"
+	}
+	checks = append(checks, ll, probeSeccomp(), probeCgroup())
+	return checks
+}
+
+func probeUserns() sandbox.Check {
+	c := sandbox.Check{Name: "user namespaces", Required: true}
+	uid, gid := os.Geteuid(), os.Getegid()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{probeArg0}
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET |
+			syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+	}
+	if err := cmd.Run(); err != nil {
+		c.Detail = "cannot create user, mount, pid and network namespaces: " + err.Error() + usernsHint()
+		return c
+	}
+	c.OK = true
+	c.Detail = "user, mount, pid, net, ipc, uts and cgroup namespaces"
+	return c
+}
+
+// usernsHint names the usual reason user namespaces are refused.
+func usernsHint() string {
+	for _, h := range []struct{ file, bad, msg string }{
+		{"/proc/sys/kernel/unprivileged_userns_clone", "0", "; sysctl kernel.unprivileged_userns_clone=0"},
+		{"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1", "; AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=1)"},
+		{"/proc/sys/user/max_user_namespaces", "0", "; sysctl user.max_user_namespaces=0"},
+	} {
+		if b, err := os.ReadFile(h.file); err == nil && strings.TrimSpace(string(b)) == h.bad {
+			return h.msg
+		}
+	}
+	return ""
+}
+
+func probeSeccomp() sandbox.Check {
+	c := sandbox.Check{Name: "seccomp", Required: true}
+	action := uint32(unix.SECCOMP_RET_KILL_PROCESS)
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, 2 /* SECCOMP_GET_ACTION_AVAIL */, 0, uintptrOf(&action))
+	if errno != 0 {
+		c.Detail = "seccomp filters not available: " + errno.Error()
+		return c
+	}
+	c.OK, c.Detail = true, "filter mode with kill-process"
+	return c
+}
+
+// probeCgroup says whether a cgroup v2 subtree with the memory and pids
+// controllers is delegated to this user.
+func probeCgroup() sandbox.Check {
+	c := sandbox.Check{Name: "cgroup limits"}
+	dir, err := ownCgroupV2()
+	if err != nil {
+		c.Detail = "no cgroup v2 hierarchy: " + err.Error() + "; memory is bounded by RLIMIT_DATA and processes by RLIMIT_NPROC"
+		return c
+	}
+	ctrl, _ := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	have := strings.Fields(string(ctrl))
+	if !contains(have, "memory") || !contains(have, "pids") || unix.Access(dir, unix.W_OK) != nil {
+		c.Detail = fmt.Sprintf("cgroup v2 at %s is not delegated with memory and pids (controllers: %q); memory is bounded by RLIMIT_DATA and processes by RLIMIT_NPROC", dir, strings.TrimSpace(string(ctrl)))
+		return c
+	}
+	c.OK, c.Detail = true, "cgroup v2 memory and pids delegated at "+dir
+	return c
+}
+
+// ownCgroupV2 returns the directory of this process's cgroup v2.
+func ownCgroupV2() (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	var rel string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "0::"); ok {
+			rel = p
+		}
+	}
+	if rel == "" {
+		return "", fmt.Errorf("not in a cgroup v2 hierarchy")
+	}
+	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		var st unix.Statfs_t
+		if unix.Statfs(mnt, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC {
+			return filepath.Join(mnt, rel), nil
+		}
+	}
+	return "", fmt.Errorf("cgroup2 is not mounted")
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
