@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentbox-dev/agentbox/policy"
+)
+
+func init() { commands = append(commands, newValidateCmd) }
+
+func newValidateCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [--json] MANIFEST",
+		Short: "Check a manifest and summarise what the agent may do",
+		Long: `validate loads a manifest strictly and either prints "✅ valid" with a
+summary of what the agent may read, write, reach and use, or prints every
+problem as FILE:LINE:COL: message. Exit status 0 when valid, 1 when not.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("validate takes exactly one manifest file, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := policy.LoadManifest(args[0])
+			if asJSON {
+				return printValidateJSON(cmd.OutOrStdout(), args[0], m, err)
+			}
+			return printValidate(cmd.OutOrStdout(), cmd.ErrOrStderr(), m, err)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"valid","errors","warnings","manifest"} as JSON on stdout`)
+	return cmd
+}
+
+// printValidate prints the summary on stdout, or every error on stderr.
+func printValidate(stdout, stderr io.Writer, m *policy.Manifest, err error) error {
+	var merrs *policy.ManifestErrors
+	switch {
+	case errors.As(err, &merrs):
+		for _, e := range merrs.List {
+			fmt.Fprintln(stderr, e.Error())
+		}
+		fmt.Fprintf(stderr, "❌ invalid: %d %s\n", len(merrs.List), plural(len(merrs.List), "error", "errors"))
+		return exitWith(exitFailure, nil)
+	case err != nil:
+		return exitWith(exitFailure, err)
+	}
+	if _, err := fmt.Fprintf(stdout, "✅ valid: %s\n\n", m.File); err != nil {
+		return err
+	}
+	if err := m.Describe(stdout); err != nil {
+		return err
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", w.File, w.Line, w.Col, w.Msg)
+	}
+	return nil
+}
+
+// validateResult is the --json output.
+type validateResult struct {
+	Valid    bool              `json:"valid"`
+	Errors   []validateProblem `json:"errors"`
+	Warnings []validateProblem `json:"warnings"`
+	Manifest *policy.Manifest  `json:"manifest,omitempty"`
+}
+
+type validateProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+func problems(list []policy.ManifestError) []validateProblem {
+	out := make([]validateProblem, len(list))
+	for i, e := range list {
+		out[i] = validateProblem{File: e.File, Line: e.Line, Col: e.Col, Message: e.Msg}
+	}
+	return out
+}
+
+func printValidateJSON(stdout io.Writer, file string, m *policy.Manifest, err error) error {
+	res := validateResult{Valid: err == nil, Errors: []validateProblem{}, Warnings: []validateProblem{}}
+	var merrs *policy.ManifestErrors
+	switch {
+	case errors.As(err, &merrs):
+		res.Errors = problems(merrs.List)
+	case err != nil:
+		// The file could not be read: no position to give.
+		res.Errors = []validateProblem{{File: file, Message: err.Error()}}
+	default:
+		res.Manifest = m
+		res.Warnings = problems(m.Warnings)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if werr := enc.Encode(res); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return exitWith(exitFailure, nil)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
