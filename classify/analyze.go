@@ -38,7 +38,8 @@ type analyzer struct {
 	c     *Classifier
 	src   string // source text of the script being walked
 	vars  map[string]varVal
-	funcs map[string]bool // defined functions: name → spawns copies of itself
+	funcs map[string]bool   // defined functions: name → spawns copies of itself
+	files map[string]string // files written on this line with known text
 	depth int
 	steps int
 	res   Result
@@ -361,7 +362,34 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			u.histInWord = true
 		}
 	}
-	return a.run(u)
+	if p := fields[0].val; !fields[0].quoted && len(p) > 1 && p[0] == '!' && p[1] != '=' {
+		u.histInWord = true // !prefix re-runs the last command starting with prefix
+	}
+	out := a.run(u)
+	a.remember(u, out)
+	return out
+}
+
+// remember records the known text a command writes to a file on this line
+// (echo 'rm -rf /' > x.sh), so that running the file later is classified.
+func (a *analyzer) remember(u *unit, out stream) {
+	for _, r := range u.redirs {
+		if !r.isWrite() || r.target.dyn {
+			continue
+		}
+		key := cleanTarget(r.target.val)
+		if a.files == nil {
+			a.files = map[string]string{}
+		}
+		text := out.text
+		if !out.textKnown {
+			text = "\x00unknown"
+		}
+		if r.op == syntax.AppOut || r.op == syntax.AppAll {
+			text = a.files[key] + text
+		}
+		a.files[key] = text
+	}
 }
 
 // joinField joins the fields of an assignment value (no splitting happens

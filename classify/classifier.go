@@ -243,6 +243,9 @@ func (c *Classifier) decide(u *unit) (r Result, prio int, ok bool) {
 		if u.kind != kCall {
 			return Result{}, 0, false
 		}
+		if u.name == "" && !u.dynName && !writesFile(u) {
+			return Result{Decision: Allow, Reason: "only reads through a redirection", Command: cmd}, len(builtinRules), true
+		}
 		return Result{Decision: Sandboxed, Reason: "no rule matched: runs in the sandbox", Command: cmd}, len(builtinRules), true
 	}
 	br := &builtinRules[best]

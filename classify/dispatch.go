@@ -81,6 +81,9 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if isInterpreterName(u.name) {
 		return a.runInterpreter(u)
 	}
+	if strings.Contains(u.prog, "/") {
+		a.writtenScript(u.prog)
+	}
 	return a.produce(u), true
 }
 
@@ -125,7 +128,19 @@ func (a *analyzer) scriptFile(u *unit, f field) {
 		}
 	case strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://"):
 		u.script = &stream{traits: trDownload}
+	default:
+		a.writtenScript(f.val)
 	}
+}
+
+// writtenScript classifies a script file written earlier on the same line.
+func (a *analyzer) writtenScript(p string) bool {
+	text, ok := a.files[cleanTarget(p)]
+	if !ok {
+		return false
+	}
+	a.script(text, nil)
+	return true
 }
 
 // runTrap classifies the command string of trap.

@@ -140,7 +140,10 @@ func criticalTarget(f field) bool {
 		if len(parts) == 1 {
 			return true
 		}
-		return len(parts) == 2 && systemTops.has(parts[0]) && parts[0] != "tmp"
+		if len(parts) != 2 || !systemTops.has(parts[0]) {
+			return false
+		}
+		return parts[0] != "var" || (parts[1] != "www" && parts[1] != "tmp")
 	}
 	// Relative: only climbing.
 	ups := 0

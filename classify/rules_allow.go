@@ -6,6 +6,16 @@ import "strings"
 // program that writes no file through a redirection and does not take its
 // arguments from xargs.
 
+// writesFile reports whether a redirection of u writes a real file.
+func writesFile(u *unit) bool {
+	for _, r := range u.redirs {
+		if r.isWrite() && !harmlessDevice(r.target.val) {
+			return true
+		}
+	}
+	return false
+}
+
 // plainCall reports whether u may be allowed at all.
 func plainCall(u *unit) bool {
 	if u.kind != kCall || u.dynName || u.name == "" || u.viaXargs || u.script != nil || u.code != nil {

@@ -119,7 +119,10 @@ var gitAlwaysWrite = newSet("push", "commit", "rebase", "merge", "cherry-pick", 
 
 func gitWrites(sub string, rest []field, u *unit) bool {
 	if gitAlwaysWrite.has(sub) {
-		return !hasFlag(rest, "n", "--dry-run", "--abort", "--help") || sub == "commit"
+		if sub == "commit" { // commit -n is --no-verify, not a dry run
+			return !hasFlag(rest, "", "--dry-run", "--help")
+		}
+		return !hasFlag(rest, "n", "--dry-run", "--abort", "--help")
 	}
 	has := func(short string, long ...string) bool { return hasFlag(rest, short, long...) }
 	ops := nonOptions(rest)

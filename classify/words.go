@@ -214,7 +214,7 @@ func (a *analyzer) expandLit(b *fieldBuilder, v string, quoted, first bool) {
 	if !quoted && first && strings.HasPrefix(v, "~") {
 		b.cur.home = true
 	}
-	if hasHistoryExpansion(v) {
+	if !quoted && hasHistoryExpansion(v) {
 		b.cur.hist = true
 	}
 	if strings.IndexByte(v, '\\') < 0 {
@@ -304,6 +304,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
 	if plain && (p.Exp == nil || isDefaultOp(p.Exp.Op)) {
 		switch name {
+		case "SHELL", "BASH":
+			b.add("/bin/sh")
+			return
 		case "HOME":
 			if !b.started || b.cur.val == "" {
 				b.cur.home = true
@@ -336,8 +339,15 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	b.addDyn(a.source(p))
 }
 
+// isDefaultOp reports whether a parameter operator leaves a set value as it
+// is (${X:-d}, ${X:?msg}, ${X:=d}) or only trims its end (${X%/}).
 func isDefaultOp(op syntax.ParExpOperator) bool {
-	return op == syntax.DefaultUnset || op == syntax.DefaultUnsetOrNull
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
+		syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		return true
+	}
+	return false
 }
 
 // source returns the source text of a node in the script being analysed.
