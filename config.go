@@ -77,6 +77,13 @@ type FilesystemConfig struct {
 // NetworkConfig is the network policy.
 type NetworkConfig struct {
 	Mode NetworkMode `json:"mode"`
+	// AllowUnixSockets lets commands create AF_UNIX sockets (socketpair is
+	// always allowed). Off by default: a path socket is reachable across
+	// network namespaces, and before Landlock ABI 9 nothing else keeps a
+	// command from connecting to host services (docker, ssh-agent, ...)
+	// listening on one in a readable directory. On Landlock ABI 9 and later
+	// they are allowed and confined to the writable roots and /tmp.
+	AllowUnixSockets bool `json:"allow_unix_sockets,omitempty"`
 }
 
 // ResourceLimits bound a sandboxed command. 0 means "no limit of this kind".

@@ -188,7 +188,8 @@ func wrapSandboxErr(err error) error {
 func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, error) {
 	fsc := cfg.Filesystem
 	spec := &sandbox.Spec{
-		Network: cfg.Network.Mode,
+		Network:          cfg.Network.Mode,
+		AllowUnixSockets: cfg.Network.AllowUnixSockets,
 		Limits: sandbox.Limits{
 			Processes:       cfg.ResourceLimits.MaxProcesses,
 			MemoryBytes:     cfg.ResourceLimits.MaxMemoryBytes,

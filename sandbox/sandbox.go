@@ -109,6 +109,10 @@ type Spec struct {
 	// ProxyPort is the loopback port the proxy listens on inside the
 	// sandbox; 0 picks the default.
 	ProxyPort int
+	// AllowUnixSockets lets the program create AF_UNIX sockets on kernels
+	// where Landlock cannot confine them (before ABI 9); it can then reach
+	// host services listening on path sockets in readable directories.
+	AllowUnixSockets bool
 	// Hostname is the sandbox's host name; empty picks "agentbox".
 	Hostname string
 }

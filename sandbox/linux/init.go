@@ -140,7 +140,10 @@ func setUp() (int, []string, error) {
 		return 0, nil, stageErr("landlock", err)
 	}
 	defer ll.close()
-	filter, err := buildSeccomp()
+	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
+	// refuses to create them unless the policy allows them.
+	allowUnix := spec.AllowUnixSockets || ll.abi >= 9
+	filter, err := buildSeccomp(allowUnix)
 	if err != nil {
 		return 0, nil, stageErr("seccomp", err)
 	}
@@ -161,7 +164,14 @@ func setUp() (int, []string, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	layers = append(layers, ll.layer(), LayerSeccomp, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
+	seccompLayer := LayerSeccomp + "(unix sockets: blocked)"
+	switch {
+	case ll.abi >= 9:
+		seccompLayer = LayerSeccomp + "(unix sockets: confined by landlock)"
+	case allowUnix:
+		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
+	}
+	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil
 }
 

@@ -176,6 +176,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		Devices:    devicePaths,
 	}
 	pl.init.Network = spec.Network.String()
+	pl.init.AllowUnixSockets = spec.AllowUnixSockets
 	pl.init.ProxyPort = spec.ProxyPort
 	if pl.init.ProxyPort == 0 {
 		pl.init.ProxyPort = DefaultProxyPort

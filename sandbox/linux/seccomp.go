@@ -53,8 +53,6 @@ var commonArgRules = []argRule{
 	{nr: unix.SYS_OPENAT, arg: 3, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
 	{nr: unix.SYS_IOCTL, arg: 1, check: denyIfEqual, values: []uint32{unix.TIOCSTI, unix.TIOCLINUX}, errno: unix.EPERM},
 	{nr: unix.SYS_CLONE, arg: 0, check: denyIfAnyBits, values: []uint32{nsCloneFlags}, errno: unix.EPERM},
-	{nr: unix.SYS_SOCKET, arg: 0, check: denyIfNotIn,
-		values: []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}, errno: unix.EAFNOSUPPORT},
 	{nr: unix.SYS_FCHMOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
 	{nr: unix.SYS_FCHMODAT, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
 	{nr: unix.SYS_FCHMODAT2, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
@@ -117,8 +115,21 @@ const (
 	retErr = unix.SECCOMP_RET_ERRNO
 )
 
+// socketRule allows only the socket families a workload needs. AF_UNIX is
+// left out unless allowUnix: a path socket is reachable across network
+// namespaces, and before Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
+// nothing else stops a sandboxed program from connecting to a host service
+// listening on one (socketpair stays allowed).
+func socketRule(allowUnix bool) argRule {
+	families := []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
+	if allowUnix {
+		families = append(families, unix.AF_UNIX)
+	}
+	return argRule{nr: unix.SYS_SOCKET, arg: 0, check: denyIfNotIn, values: families, errno: unix.EAFNOSUPPORT}
+}
+
 // buildSeccomp assembles the filter for the native architecture.
-func buildSeccomp() ([]unix.SockFilter, error) {
+func buildSeccomp(allowUnix bool) ([]unix.SockFilter, error) {
 	var p []unix.SockFilter
 	p = append(p,
 		bpfStmt(ldAbs, offArch),
@@ -127,7 +138,8 @@ func buildSeccomp() ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	for _, r := range append(append([]argRule(nil), commonArgRules...), archArgRules...) {
+	rules := append(append([]argRule{socketRule(allowUnix)}, commonArgRules...), archArgRules...)
+	for _, r := range rules {
 		blk, err := r.assemble()
 		if err != nil {
 			return nil, err

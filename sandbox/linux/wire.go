@@ -72,6 +72,9 @@ type initSpec struct {
 	ProxyPort int          `json:"proxy_port,omitempty"`
 	Landlock  landlockSpec `json:"landlock"`
 	Limits    limitsSpec   `json:"limits"`
+	// AllowUnixSockets lets the program create AF_UNIX sockets even where
+	// Landlock cannot confine them.
+	AllowUnixSockets bool `json:"allow_unix,omitempty"`
 	// IdmapCount is the number of idmapped mount trees inherited at
 	// descriptors idmapFD, idmapFD+1, ...
 	IdmapCount int `json:"idmaps,omitempty"`
