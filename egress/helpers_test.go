@@ -8,12 +8,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -89,7 +89,7 @@ func (d *redirectDialer) Dial(ctx context.Context, network string, addr netip.Ad
 	return nd.DialContext(ctx, network, to)
 }
 
-var errNoRoute = errors.New("connection refused by test dialer")
+var errNoRoute = syscall.ECONNREFUSED
 
 func (d *redirectDialer) dials() []netip.AddrPort {
 	d.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -131,7 +132,8 @@ func (p *Proxy) Serve(ctx context.Context, l net.Listener) error {
 	defer stop()
 
 	var wg sync.WaitGroup
-	var served connSet
+	var served connSet       // client and upstream connections, closed on return
+	var clients atomic.Int64 // client connections being served
 	defer func() {
 		cancel()
 		_ = l.Close()
@@ -159,13 +161,15 @@ func (p *Proxy) Serve(ctx context.Context, l net.Listener) error {
 			return fmt.Errorf("egress: accept: %w", err)
 		}
 		backoff = 0
-		if served.len() >= 2*p.maxTunnels {
+		if clients.Load() >= int64(2*p.maxTunnels) {
 			p.log.Warn("egress: too many client connections, closing a new one", "limit", 2*p.maxTunnels)
 			_ = c.Close()
 			continue
 		}
 		served.add(c)
+		clients.Add(1)
 		wg.Go(func() {
+			defer clients.Add(-1)
 			defer served.remove(c)
 			defer c.Close()
 			p.serveConn(ctx, c, &served)
@@ -261,12 +265,6 @@ func (s *connSet) remove(c io.Closer) {
 	s.mu.Lock()
 	delete(s.m, c)
 	s.mu.Unlock()
-}
-
-func (s *connSet) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.m)
 }
 
 func (s *connSet) closeAll() {

@@ -398,6 +398,8 @@ type bufConn struct {
 
 func (c *bufConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
+func (c *bufConn) CloseWrite() error { return c.Conn.(*net.TCPConn).CloseWrite() }
+
 // waitStats polls the proxy's counters until ok holds or two seconds pass.
 func waitStats(t *testing.T, p *Proxy, ok func(Stats) bool) Stats {
 	t.Helper()

@@ -73,10 +73,8 @@ func (p *Proxy) spliceTunnel(client net.Conn, pending []byte, up *upstream, tgt 
 // firstFlight reads the client's first bytes, refuses a fronted TLS
 // ClientHello and forwards the rest. It reports whether to keep going.
 func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
-	var src io.Reader = &idleReader{t: t, c: t.client}
-	if len(pending) > 0 {
-		src = io.MultiReader(bytes.NewReader(pending), src)
-	}
+	pr := bytes.NewReader(pending)
+	src := io.MultiReader(pr, &idleReader{t: t, c: t.client})
 	raw, hello, err := readFirstFlight(src)
 	switch {
 	case err != nil && isConnError(err):
@@ -92,6 +90,9 @@ func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
 	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
 		return false
+	}
+	if rest := pending[len(pending)-pr.Len():]; len(rest) > 0 {
+		raw = append(raw, rest...) // read ahead by the handshake, not yet inspected
 	}
 	if _, err := t.up.Write(raw); err != nil {
 		t.closeBoth()
