@@ -112,17 +112,17 @@ func TestHandshakeTimeout(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
-	const idle = 120 * time.Millisecond
+	const idle = 300 * time.Millisecond
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test:*"}}, IdleTimeout: idle})
 	h.dial.route(ap(addrAllowed, 7000), echoServer(t))
-	// Port 7001: a server that talks every 30 ms for 5 idle periods without
+	// Port 7001: a server that talks every 50 ms for 3 idle periods without
 	// reading.
 	h.dial.route(ap(addrAllowed, 7001), tcpServer(t, func(c net.Conn) {
-		for range 20 {
+		for range 18 {
 			if _, err := c.Write([]byte("t")); err != nil {
 				return
 			}
-			time.Sleep(30 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
 		}
 	}))
 
@@ -142,7 +142,7 @@ func TestIdleTimeout(t *testing.T) {
 	})
 	t.Run("client traffic keeps it open", func(t *testing.T) {
 		c, _ := openConnect(t, h.addr, "allowed.test:7000")
-		for range 8 {
+		for range 6 {
 			roundTrip(t, c, "k")
 			time.Sleep(idle / 3)
 		}
@@ -151,8 +151,8 @@ func TestIdleTimeout(t *testing.T) {
 		c, _ := openConnect(t, h.addr, "allowed.test:7001")
 		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		n, err := io.Copy(io.Discard, c)
-		if n != 20 {
-			t.Errorf("got %d of 20 server bytes over %v (err %v)", n, 20*30*time.Millisecond, err)
+		if n != 18 {
+			t.Errorf("got %d of 18 server bytes over %v (err %v)", n, 18*50*time.Millisecond, err)
 		}
 	})
 	waitStats(t, h.p, func(s Stats) bool { return s.ActiveTunnels == 0 })
