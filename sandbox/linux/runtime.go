@@ -96,6 +96,15 @@ func (h *handle) prepare(r *Runtime, cmd *exec.Cmd, asRoot bool) error {
 		Pdeathsig:   syscall.SIGKILL,
 		Setpgid:     true,
 	}
+	if !asRoot {
+		// The init keeps the caller's uid inside the namespace, so execve
+		// would drop the capabilities the new user namespace gave it; raise
+		// them as ambient so they survive into the init, which drops them
+		// all before the program starts.
+		for c := 0; c <= lastCap(); c++ {
+			attr.AmbientCaps = append(attr.AmbientCaps, uintptr(c))
+		}
+	}
 	if h.spec.Network != sandbox.NetworkAllowed {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
