@@ -61,8 +61,8 @@ func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 		}
 		start := len(raw)
 		raw = append(raw, make([]byte, n)...)
-		if _, err := io.ReadFull(r, raw[start:]); err != nil {
-			return raw, nil, fmt.Errorf("%w: short record: %w", errBadHello, err)
+		if k, err := io.ReadFull(r, raw[start:]); err != nil {
+			return raw[:start+k], nil, fmt.Errorf("%w: short record: %w", errBadHello, err)
 		}
 		msg = append(msg, raw[start:]...)
 		if len(msg) >= 4 {
