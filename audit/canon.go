@@ -65,10 +65,22 @@ func (v value) get(key string) (value, bool) {
 // entryHash returns the hex hash of an entry object: the canonical encoding of
 // every member but "hash" (see the package documentation).
 func entryHash(obj []member, buf []byte) (string, []byte) {
+	sum, buf := entrySum(obj, buf)
+	return hex.EncodeToString(sum[:]), buf
+}
+
+// entrySum is entryHash before hex encoding.
+func entrySum(obj []member, buf []byte) ([sha256.Size]byte, []byte) {
 	buf = append(buf[:0], hashDomain...)
 	buf = appendCanonObject(buf, obj, "hash")
-	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:]), buf
+	return sha256.Sum256(buf), buf
+}
+
+// hashMatches reports whether the hex string h is sum.
+func hashMatches(sum [sha256.Size]byte, h string) bool {
+	var x [2 * sha256.Size]byte
+	hex.Encode(x[:], sum[:])
+	return string(x[:]) == h
 }
 
 func appendCanon(buf []byte, v value) []byte {
@@ -104,13 +116,19 @@ func appendCanon(buf []byte, v value) []byte {
 func appendCanonObject(buf []byte, obj []member, skip string) []byte {
 	var stack [16]int
 	idx := stack[:0]
-	for i, m := range obj {
-		if skip != "" && m.key == skip {
-			continue
+	if perm, ok := writerOrder(obj, skip); ok {
+		idx = append(idx, perm...)
+	} else {
+		for i, m := range obj {
+			if skip != "" && m.key == skip {
+				continue
+			}
+			idx = append(idx, i)
 		}
-		idx = append(idx, i)
+		if !slices.IsSortedFunc(idx, func(a, b int) int { return strings.Compare(obj[a].key, obj[b].key) }) {
+			slices.SortFunc(idx, func(a, b int) int { return strings.Compare(obj[a].key, obj[b].key) })
+		}
 	}
-	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(obj[a].key, obj[b].key) })
 	buf = append(buf, 'o')
 	buf = binary.AppendUvarint(buf, uint64(len(idx)))
 	for _, i := range idx {
@@ -119,6 +137,48 @@ func appendCanonObject(buf []byte, obj []member, skip string) []byte {
 		buf = appendCanon(buf, obj[i].val)
 	}
 	return buf
+}
+
+// writerKeys is the member order the writer uses; writerPerm lists those
+// members' positions in key order, without "hash" (the last entry covers the
+// optional "details").
+var (
+	writerKeys = []string{"id", "hash", "prev_hash", "timestamp", "agent_id", "agent_name", "event_type", "allowed", "resource", "rule", "reason", "details"}
+	writerPerm = func() []int {
+		var p []int
+		for i, k := range writerKeys {
+			if k != "hash" {
+				p = append(p, i)
+			}
+		}
+		slices.SortFunc(p, func(a, b int) int { return strings.Compare(writerKeys[a], writerKeys[b]) })
+		return p
+	}()
+)
+
+// writerOrder returns the sorted order of an entry's members, without
+// sorting, when they are in the order the writer uses.
+func writerOrder(obj []member, skip string) ([]int, bool) {
+	if skip != "hash" || (len(obj) != len(writerKeys) && len(obj) != len(writerKeys)-1) {
+		return nil, false
+	}
+	for i, m := range obj {
+		if m.key != writerKeys[i] {
+			return nil, false
+		}
+	}
+	if len(obj) == len(writerKeys) {
+		return writerPerm, true
+	}
+	// Without "details", drop its position from the permutation.
+	var p [16]int
+	out := p[:0]
+	for _, i := range writerPerm {
+		if i != len(writerKeys)-1 {
+			out = append(out, i)
+		}
+	}
+	return out, true
 }
 
 // appendJSON writes v as compact JSON, members in the order given.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -79,12 +78,23 @@ var (
 	ErrClosed = errors.New("audit: log closed")
 )
 
-var eventTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+// validEventType reports whether t is snake_case: [a-z][a-z0-9_]{0,63}.
+func validEventType(t string) bool {
+	if len(t) == 0 || len(t) > 64 || t[0] < 'a' || t[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if c := t[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // members returns the entry's JSON object in the order it is written, with
 // the hash member present but empty (it is filled in after hashing).
 func (e *Event) members() ([]member, error) {
-	if !eventTypeRE.MatchString(e.EventType) {
+	if !validEventType(e.EventType) {
 		return nil, fmt.Errorf("%w: event type %q is not snake_case (known: %s)", ErrInvalidEvent, e.EventType, strings.Join(eventTypes, " "))
 	}
 	ms := make([]member, 0, 12)

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -89,17 +91,34 @@ type Log struct {
 	wrote      bool   // this Log appended at least one entry
 	buf, hbuf  []byte
 	spare      []*request
+
+	stats struct{ events, batches, syncs, checkpoints atomic.Uint64 }
+}
+
+// Stats counts what a Log has done since Open.
+type Stats struct {
+	Events      uint64 // entries written (including repair alerts)
+	Batches     uint64 // write(2) calls that wrote them
+	Syncs       uint64 // fsyncs of the log
+	Checkpoints uint64 // checkpoints signed
+}
+
+// Stats returns the Log's counters; Events/Batches is the mean group size.
+func (l *Log) Stats() Stats {
+	return Stats{Events: l.stats.events.Load(), Batches: l.stats.batches.Load(),
+		Syncs: l.stats.syncs.Load(), Checkpoints: l.stats.checkpoints.Load()}
 }
 
 // request is one event (or a flush barrier, ms == nil) waiting to be written.
 type request struct {
 	ms   []member
+	id   uint64      // assigned by the committer
 	done chan result // nil for AppendAsync
 	res  result
 }
 
 type result struct {
-	ev  Event
+	ms  []member // the entry as written
 	err error
 }
 
@@ -167,13 +186,17 @@ func (l *Log) Path() string { return l.path }
 // Sync mode is SyncNone, on disk). If ctx ends first Append returns its
 // error, but the event may still be written.
 func (l *Log) Append(ctx context.Context, e Event) error {
-	_, err := l.Commit(ctx, e)
+	_, err := l.commitEvent(ctx, e, false)
 	return err
 }
 
 // Commit is Append returning the event as stored: with its ID, hashes and
 // timestamp.
 func (l *Log) Commit(ctx context.Context, e Event) (Event, error) {
+	return l.commitEvent(ctx, e, true)
+}
+
+func (l *Log) commitEvent(ctx context.Context, e Event, wantEvent bool) (Event, error) {
 	r, err := l.prepare(e, true)
 	if err != nil {
 		return Event{}, err
@@ -183,7 +206,10 @@ func (l *Log) Commit(ctx context.Context, e Event) (Event, error) {
 	}
 	select {
 	case res := <-r.done:
-		return res.ev, res.err
+		if res.err != nil || !wantEvent {
+			return Event{}, res.err
+		}
+		return toEvent(parsedEntry{obj: res.ms, hash: res.ms[1].val.str, prev: res.ms[2].val.str, id: r.id})
 	case <-ctx.Done():
 		return Event{}, ctx.Err()
 	}
@@ -268,6 +294,12 @@ func (l *Log) committer() {
 			l.mu.Unlock()
 			return
 		}
+		if len(l.queue) < 8 && !l.closing {
+			// Let runnable appenders queue up before paying for a batch.
+			l.mu.Unlock()
+			runtime.Gosched()
+			l.mu.Lock()
+		}
 		n := min(len(l.queue), maxBatch)
 		if l.opts.Sync == SyncEach {
 			n = 1
@@ -340,6 +372,7 @@ func (l *Log) commit(batch []*request) error {
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("audit: sync %s: %w", l.path, err)
 		}
+		l.stats.syncs.Add(1)
 	}
 	if due {
 		if err := l.checkpoint(l.lastID, l.lastHash); err != nil {
@@ -381,9 +414,7 @@ func (l *Log) writeLocked(batch []*request) error {
 		buf = append(buf, '\n')
 		id++
 		prev = hash
-		if r.done != nil {
-			r.res.ev, r.res.err = toEvent(parsedEntry{obj: ms, id: id, hash: hash, prev: ms[2].val.str})
-		}
+		r.id, r.res.ms = id, ms
 	}
 	if alert != nil {
 		write(alert)
@@ -400,6 +431,8 @@ func (l *Log) writeLocked(batch []*request) error {
 	if _, err := l.f.Write(buf); err != nil {
 		return fmt.Errorf("audit: write %s: %w", l.path, err)
 	}
+	l.stats.batches.Add(1)
+	l.stats.events.Add(id - l.lastID)
 	l.known = size + int64(len(buf))
 	l.lastID, l.lastHash = id, prev
 	l.wrote = true
@@ -460,6 +493,7 @@ func (l *Log) checkpoint(size uint64, head string) error {
 		return err
 	}
 	l.lastSigned = size
+	l.stats.checkpoints.Add(1)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf16"
@@ -18,13 +19,20 @@ const maxDepth = 32
 // encoding/json (duplicates) so that two readers can never disagree about
 // what a hashed line says.
 type parser struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	top []member // storage for the outermost object's members, if not nil
 }
 
 // parseObject parses b (one line without its newline) as a JSON object.
 func parseObject(b []byte) (value, error) {
-	p := parser{b: b}
+	return parseObjectInto(b, nil)
+}
+
+// parseObjectInto is parseObject storing the outermost object's members in
+// top[:0] when it is large enough, to spare allocations in loops.
+func parseObjectInto(b []byte, top []member) (value, error) {
+	p := parser{b: b, top: top}
 	p.space()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return value{}, p.fail("expected '{'")
@@ -90,6 +98,9 @@ func (p *parser) value(depth int) (value, error) {
 func (p *parser) object(depth int) (value, error) {
 	p.i++ // '{'
 	var ms []member
+	if depth == 0 {
+		ms = p.top[:0]
+	}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -101,7 +112,7 @@ func (p *parser) object(depth int) (value, error) {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return value{}, p.fail("expected a member name")
 		}
-		k, err := p.string()
+		k, err := p.key()
 		if err != nil {
 			return value{}, err
 		}
@@ -229,6 +240,57 @@ func (p *parser) digits() int {
 	return n
 }
 
+// key parses a member name, sparing an allocation for the names of entries.
+func (p *parser) key() (string, error) {
+	if end := bytes.IndexByte(p.b[p.i+1:], '"'); end >= 0 {
+		if k := knownKey(p.b[p.i+1 : p.i+1+end]); k != "" {
+			p.i += end + 2
+			return k, nil
+		}
+	}
+	return p.string()
+}
+
+// knownKey returns the writer's member name equal to b, or "".
+func knownKey(b []byte) string {
+	switch string(b) {
+	case "id":
+		return "id"
+	case "hash":
+		return "hash"
+	case "prev_hash":
+		return "prev_hash"
+	case "timestamp":
+		return "timestamp"
+	case "agent_id":
+		return "agent_id"
+	case "agent_name":
+		return "agent_name"
+	case "event_type":
+		return "event_type"
+	case "allowed":
+		return "allowed"
+	case "resource":
+		return "resource"
+	case "rule":
+		return "rule"
+	case "reason":
+		return "reason"
+	case "details":
+		return "details"
+	}
+	return ""
+}
+
+// knownValues are frequent string values, shared instead of allocated.
+var knownValues = func() map[string]string {
+	m := map[string]string{Genesis: Genesis}
+	for _, t := range eventTypes {
+		m[t] = t
+	}
+	return m
+}()
+
 // string parses a quoted string at p.i and returns it decoded.
 func (p *parser) string() (string, error) {
 	p.i++ // opening quote
@@ -237,7 +299,14 @@ func (p *parser) string() (string, error) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			var s string
+			ok := false
+			if n := p.i - start; n > 0 && n <= 24 {
+				s, ok = knownValues[string(p.b[start:p.i])]
+			}
+			if !ok {
+				s = string(p.b[start:p.i])
+			}
 			p.i++
 			return s, nil
 		}

@@ -45,11 +45,11 @@ func scanLines(r io.Reader, workers int, fn func(lineResult) bool) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var hbuf []byte
+			var sc lineScratch
 			for j := range jobs {
 				res := make([]lineResult, len(j.lines))
 				for i, line := range j.lines {
-					res[i], hbuf = checkLine(line, hbuf)
+					res[i] = sc.check(line)
 				}
 				if j.unterminated {
 					res[len(res)-1].unterminated = true
@@ -128,21 +128,34 @@ func readBlocks(r io.Reader, send func(*scanJob) bool) error {
 	}
 }
 
-func checkLine(line []byte, hbuf []byte) (lineResult, []byte) {
+// lineScratch holds buffers one worker reuses from line to line.
+type lineScratch struct {
+	top  []member
+	hbuf []byte
+}
+
+func (sc *lineScratch) check(line []byte) lineResult {
 	lr := lineResult{size: len(line)}
-	v, err := parseObject(line)
+	if sc.top == nil {
+		sc.top = make([]member, 0, 16)
+	}
+	v, err := parseObjectInto(line, sc.top)
 	if err != nil {
 		lr.err = err
-		return lr, hbuf
+		return lr
+	}
+	if cap(v.obj) > cap(sc.top) {
+		sc.top = v.obj[:0]
 	}
 	pe, err := entryFields(v)
 	if err != nil {
 		lr.err = err
-		return lr, hbuf
+		return lr
 	}
 	lr.id, lr.hash, lr.prev = pe.id, pe.hash, pe.prev
-	var h string
-	h, hbuf = entryHash(pe.obj, hbuf)
-	lr.hashOK = h == pe.hash
-	return lr, hbuf
+	var sum [32]byte
+	sum, sc.hbuf = entrySum(pe.obj, sc.hbuf)
+	lr.hashOK = hashMatches(sum, pe.hash)
+	clear(v.obj) // drop references into this line's strings
+	return lr
 }

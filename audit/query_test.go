@@ -1,0 +1,75 @@
+package audit
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestQuery(t *testing.T) {
+	env := newEnv(t)
+	l := env.open(t, Options{})
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	// 12 events, one a minute: agents alpha/beta/gamma in turn, every
+	// third one denied, types cycling through three.
+	types := []string{CommandExec, NetworkDeny, ToolAllow}
+	for i := range 12 {
+		e := Event{
+			Timestamp: base.Add(time.Duration(i) * time.Minute),
+			AgentName: []string{"alpha", "beta", "gamma"}[i%3], AgentID: []string{"a1", "b2", "c3"}[i%3],
+			EventType: types[i%3], Allowed: i%3 != 1, Resource: string(rune('a' + i)),
+		}
+		if err := l.Append(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    Filter
+		want string // resources of the result, in order
+	}{
+		{"all", Filter{}, "abcdefghijkl"},
+		{"deny", Filter{DenyOnly: true}, "behk"},
+		{"agent name", Filter{Agent: "gamma"}, "cfil"},
+		{"agent id", Filter{Agent: "a1"}, "adgj"},
+		{"type", Filter{Type: ToolAllow}, "cfil"},
+		{"since", Filter{Since: base.Add(9 * time.Minute)}, "jkl"},
+		{"limit keeps the most recent", Filter{Limit: 3}, "jkl"},
+		{"limit larger than matches", Filter{Agent: "beta", Limit: 10}, "behk"},
+		{"combined", Filter{Agent: "beta", DenyOnly: true, Since: base.Add(2 * time.Minute), Limit: 2}, "hk"},
+		{"no match", Filter{Type: AgentKilled}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			evs, err := Query(env.path, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, e := range evs {
+				got += e.Resource
+			}
+			if got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	env := newEnv(t)
+	if _, err := Query(env.path, Filter{}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	env.write(t, 3, Options{})
+	ls := lines(t, env.path)
+	ls[1] = []byte(`{"id":2}`)
+	writeLines(t, env.path, ls)
+	if _, err := Query(env.path, Filter{}); err == nil {
+		t.Fatal("a malformed line in the middle is not an error")
+	}
+}
