@@ -173,7 +173,7 @@ func open(key, nonce, ciphertext, ad []byte) ([]byte, error) {
 	}
 	pt, err := aead.Open(nil, nonce, ciphertext, ad)
 	if err != nil {
-		return nil, fmt.Errorf("%w: authentication failed (entry edited, moved or damaged)", ErrCorrupt)
+		return nil, fmt.Errorf("%w: does not authenticate (edited, moved from another name or vault, or damaged)", ErrCorrupt)
 	}
 	return pt, nil
 }

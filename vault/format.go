@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,13 +85,13 @@ func parse(data []byte) (*file, error) {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, corrupt("not a vault file: %v", jsonErr(err))
+		return nil, corrupt("not a vault file: %v", jsonErr(err, len(data)))
 	}
 	switch {
 	case probe.Version == nil:
 		return nil, corrupt("no format version")
 	case *probe.Version > formatVersion:
-		return nil, fmt.Errorf("vault: %w %d (this agentbox reads version %d; upgrade agentbox)", ErrUnsupportedVersion, *probe.Version, formatVersion)
+		return nil, fmt.Errorf("%w %d (this agentbox reads version %d; upgrade agentbox)", ErrUnsupportedVersion, *probe.Version, formatVersion)
 	case *probe.Version != formatVersion:
 		return nil, corrupt("bad format version %d", *probe.Version)
 	}
@@ -98,7 +99,7 @@ func parse(data []byte) (*file, error) {
 	dec.DisallowUnknownFields()
 	var f file
 	if err := dec.Decode(&f); err != nil {
-		return nil, corrupt("%v", jsonErr(err))
+		return nil, corrupt("%v", jsonErr(err, len(data)))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, corrupt("trailing data after the vault")
@@ -110,14 +111,19 @@ func parse(data []byte) (*file, error) {
 }
 
 // jsonErr keeps JSON errors short and free of file contents.
-func jsonErr(err error) string {
+func jsonErr(err error, size int) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var be base64.CorruptInputError
 	switch {
+	case errors.As(err, &se) && se.Offset >= int64(size):
+		return fmt.Sprintf("truncated after %d bytes", size)
 	case errors.As(err, &se):
 		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
 	case errors.As(err, &te):
 		return fmt.Sprintf("field %q has the wrong type", te.Field)
+	case errors.As(err, &be):
+		return "bad base64 data"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "truncated"
 	}
