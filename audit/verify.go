@@ -298,7 +298,7 @@ func loadCheckpoints(path string, opts VerifyOptions, rep *Report) (*checkpointS
 	}
 	if keyErr != nil {
 		if len(beside)+len(state) > 0 {
-			return nil, fmt.Errorf("%w: cannot check the %d signed checkpoints of %s (pass the verifier key from STATE/audit/key.pub)", keyErr, len(beside)+len(state), path)
+			return nil, fmt.Errorf("%w: cannot check the %d signed checkpoints of %s (the verifier key is in STATE/audit/key.pub where the log was written)", keyErr, len(beside)+len(state), path)
 		}
 		if !errors.Is(keyErr, ErrNoKey) {
 			return nil, keyErr

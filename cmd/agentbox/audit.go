@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentbox-dev/agentbox/audit"
+)
+
+func init() { commands = append(commands, newAuditCmd) }
+
+// auditResourceWidth bounds the resource column; --json prints it whole.
+const auditResourceWidth = 80
+
+func newAuditCmd() *cobra.Command {
+	var (
+		logPath string
+		f       audit.Filter
+		last    time.Duration
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "audit --log FILE [--deny] [--last DUR] [--agent NAME] [--type EVENT] [--limit N] [--json]",
+		Short: "Show the events of an audit log",
+		Long: `audit prints the events of an audit log, oldest first, in aligned columns
+(time in UTC, agent, event, decision, resource, rule) or, with --json, one
+JSON object a line. It does not verify the log: use agentbox verify.
+
+Event types: ` + strings.Join(audit.EventTypes(), " "),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 0 {
+				return usageError(fmt.Errorf("audit takes no arguments (got %q); name the log with --log FILE", args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case logPath == "":
+				return usageError(errors.New("audit: --log FILE is required"))
+			case last < 0:
+				return usageError(fmt.Errorf("audit: --last %v is negative", last))
+			case f.Limit < 0:
+				return usageError(fmt.Errorf("audit: --limit %d is negative", f.Limit))
+			case f.Type != "" && !audit.KnownEventType(f.Type):
+				return usageError(fmt.Errorf("audit: unknown --type %q; use one of: %s", f.Type, strings.Join(audit.EventTypes(), " ")))
+			}
+			if last > 0 {
+				f.Since = time.Now().Add(-last)
+			}
+			evs, err := audit.Query(logPath, f)
+			if errors.Is(err, fs.ErrNotExist) {
+				return exitWith(exitFailure, fmt.Errorf("audit: %s: no such audit log", logPath))
+			}
+			if err != nil {
+				return exitWith(exitFailure, err)
+			}
+			if asJSON {
+				return printAuditJSON(cmd.OutOrStdout(), evs)
+			}
+			if len(evs) == 0 {
+				_, err := fmt.Fprintf(cmd.ErrOrStderr(), "no matching events in %s\n", logPath)
+				return err
+			}
+			return printAuditTable(cmd.OutOrStdout(), evs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&logPath, "log", "", "the audit log file (required)")
+	fl.BoolVar(&f.DenyOnly, "deny", false, "only denied events")
+	fl.DurationVar(&last, "last", 0, "only events of the last DUR (e.g. 30m, 24h)")
+	fl.StringVar(&f.Agent, "agent", "", "only events of the agent with this name or id")
+	fl.StringVar(&f.Type, "type", "", "only events of this type")
+	fl.IntVar(&f.Limit, "limit", 0, "only the most recent N matching events")
+	fl.BoolVar(&asJSON, "json", false, "print one JSON object a line")
+	return cmd
+}
+
+func printAuditJSON(w io.Writer, evs []audit.Event) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, e := range evs {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printAuditTable(w io.Writer, evs []audit.Event) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tAGENT\tEVENT\tDECISION\tRESOURCE\tRULE")
+	for _, e := range evs {
+		agent := e.AgentName
+		if agent == "" {
+			agent = e.AgentID
+		}
+		decision := "allowed"
+		if !e.Allowed {
+			decision = "denied"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n",
+			e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z"),
+			auditCell(agent, 32), auditCell(e.EventType, 32), decision,
+			auditCell(e.Resource, auditResourceWidth), auditCell(e.Rule, 40))
+	}
+	return tw.Flush()
+}
+
+// auditCell makes a logged string safe to print in a terminal column: the
+// log holds what agents did, so its strings may carry escape sequences or
+// bidirectional overrides meant to disguise a line. Those are shown as
+// \x.. or \u.... escapes; long values are cut to width runes; empty is "-".
+func auditCell(s string, width int) string {
+	if s == "" {
+		return "-"
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range s { // the log's strings are valid UTF-8
+		if n == width {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c,
+			r == 0x2028, r == 0x2029:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return b.String()
+}

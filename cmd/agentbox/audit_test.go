@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/audit"
+)
+
+func auditQueryEvents() []audit.Event {
+	old := time.Now().Add(-2 * time.Hour)
+	return []audit.Event{
+		{Timestamp: old, AgentName: "email-sorter", AgentID: "3fa2", EventType: audit.AgentStart, Allowed: true, Resource: "manifests/email-sorter.yaml", Rule: "manifest"},
+		{Timestamp: old, AgentName: "email-sorter", AgentID: "3fa2", EventType: audit.NetworkDeny, Resource: "evil.example:443", Rule: "network.deny"},
+		{AgentName: "email-sorter", AgentID: "3fa2", EventType: audit.NetworkAllow, Allowed: true, Resource: "api.anthropic.com:443", Rule: "network.allow"},
+		{AgentName: "timeout-test", AgentID: "77b1", EventType: audit.LimitBreached, Resource: "max_duration", Rule: "limits.max_duration"},
+		{AgentName: "timeout-test", AgentID: "77b1", EventType: audit.AgentKilled, Resource: "pid 4242"},
+	}
+}
+
+func TestAuditCLITable(t *testing.T) {
+	p := auditTestLog(t, auditQueryEvents())
+	code, out, errOut := auditCLI(t, "audit", "--log", p)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	ls := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(ls) != 6 || !strings.HasPrefix(ls[0], "TIME") {
+		t.Fatalf("output:\n%s", out)
+	}
+	// Columns are aligned: every column starts at the header's offset.
+	for _, col := range []string{"AGENT", "EVENT", "DECISION", "RESOURCE", "RULE"} {
+		at := strings.Index(ls[0], col)
+		for _, l := range ls[1:] {
+			if at >= len(l) || l[at-1] != ' ' || l[at] == ' ' {
+				t.Fatalf("column %s not aligned at %d in %q", col, at, l)
+			}
+		}
+	}
+	for i, want := range []string{"agent_start", "network_deny", "network_allow", "limit_breached", "agent_killed"} {
+		if !strings.Contains(ls[i+1], want) {
+			t.Fatalf("line %d %q lacks %s", i+1, ls[i+1], want)
+		}
+	}
+	if !strings.Contains(ls[2], "denied") || !strings.Contains(ls[3], "allowed") || !strings.HasSuffix(ls[5], "-") {
+		t.Fatalf("decisions or empty rule wrong:\n%s", out)
+	}
+}
+
+func TestAuditCLIFilters(t *testing.T) {
+	p := auditTestLog(t, auditQueryEvents())
+	tests := []struct {
+		name string
+		args []string
+		want []string // resources, in order
+	}{
+		{"deny", []string{"--deny"}, []string{"evil.example:443", "max_duration", "pid 4242"}},
+		{"agent by name", []string{"--agent", "timeout-test"}, []string{"max_duration", "pid 4242"}},
+		{"agent by id", []string{"--agent", "3fa2"}, []string{"manifests/email-sorter.yaml", "evil.example:443", "api.anthropic.com:443"}},
+		{"type", []string{"--type", "network_deny"}, []string{"evil.example:443"}},
+		{"last", []string{"--last", "1h"}, []string{"api.anthropic.com:443", "max_duration", "pid 4242"}},
+		{"limit", []string{"--limit", "2"}, []string{"max_duration", "pid 4242"}},
+		{"combined", []string{"--deny", "--last", "1h", "--agent", "timeout-test", "--limit", "1"}, []string{"pid 4242"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := auditCLI(t, append([]string{"audit", "--log", p, "--json"}, tc.args...)...)
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var e audit.Event
+				if err := json.Unmarshal([]byte(l), &e); err != nil {
+					t.Fatalf("line %q: %v", l, err)
+				}
+				if e.ID == 0 || len(e.Hash) != 64 {
+					t.Fatalf("incomplete event %+v", e)
+				}
+				got = append(got, e.Resource)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	code, out, errOut := auditCLI(t, "audit", "--log", p, "--type", "tool_deny")
+	if code != 0 || out != "" || !strings.Contains(errOut, "no matching events") {
+		t.Fatalf("no match: exit %d, %q, %q", code, out, errOut)
+	}
+}
+
+// Logged strings come from agents; printed in a terminal they must not be
+// able to move the cursor, clear lines or flip text direction.
+func TestAuditCLIEscapesTerminalControls(t *testing.T) {
+	hostile := "cat ~/.ssh/id_rsa\x1b[2K\x1b[1A\rharmless\u202etxt.exe\x07\u009b"
+	p := auditTestLog(t, []audit.Event{{AgentName: "x\x1b]0;title\x07", EventType: audit.CommandRefused, Resource: hostile, Rule: "r\tule"}})
+	code, out, _ := auditCLI(t, "audit", "--log", p)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, bad := range []string{"\x1b", "\r", "\x07", "\u202e", "\u009b", "\t"} {
+		if strings.Contains(out, bad) {
+			t.Fatalf("output contains %q:\n%q", bad, out)
+		}
+	}
+	for _, want := range []string{`\x1b[2K`, `\u202e`, `\x0d`, `\x9b`, `r\x09ule`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := auditCell(strings.Repeat("é", 100), 10); got != strings.Repeat("é", 10)+"…" {
+		t.Fatalf("cut: %q", got)
+	}
+}
+
+func TestAuditCLIErrors(t *testing.T) {
+	p := auditTestLog(t, auditQueryEvents())
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no --log", []string{"audit"}, 125, "--log FILE is required"},
+		{"argument", []string{"audit", "--log", p, "extra"}, 125, "no arguments"},
+		{"unknown type", []string{"audit", "--log", p, "--type", "network_denied"}, 125, `unknown --type "network_denied"`},
+		{"negative limit", []string{"audit", "--log", p, "--limit", "-1"}, 125, "negative"},
+		{"negative last", []string{"audit", "--log", p, "--last", "-5m"}, 125, "negative"},
+		{"bad duration", []string{"audit", "--log", p, "--last", "yesterday"}, 125, "invalid argument"},
+		{"bad flag", []string{"audit", "--log", p, "--denied"}, 125, "unknown flag"},
+		{"missing file", []string{"audit", "--log", p + ".nope"}, 1, "agentbox: audit: " + p + ".nope: no such audit log\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := auditCLI(t, tc.args...)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
+			}
+		})
+	}
+}
