@@ -53,6 +53,11 @@ type Config struct {
 	FallbackPolicy FallbackPolicy `json:"fallback_policy"`
 	// Logger receives agentbox's own log records; nil discards them.
 	Logger *slog.Logger `json:"-"`
+	// ColdStart starts every sandbox when its command comes. Otherwise the
+	// Manager keeps one sandbox started ahead of need, which takes namespace
+	// creation and process start-up off each command's path; one-shot
+	// programs (the CLI) set ColdStart so as not to start a spare for nothing.
+	ColdStart bool `json:"cold_start,omitempty"`
 }
 
 // FilesystemConfig is the filesystem policy. Every path must be absolute;

@@ -21,7 +21,7 @@ type Manager struct {
 	closed  bool
 	rt      sandbox.Runtime
 	log     *slog.Logger
-	running map[sandbox.Handle]struct{}
+	running map[killer]struct{}
 }
 
 // NewManager validates cfg and returns a Manager for it.
@@ -29,14 +29,17 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rt, err := nativeRuntime()
+	rt, err := nativeRuntime(cfg)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, rt: rt, running: make(map[sandbox.Handle]struct{})}
+	m := &Manager{cfg: cfg, rt: rt, running: make(map[killer]struct{})}
 	m.log = cfg.Logger
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
+	}
+	if w, ok := rt.(warmer); ok && !cfg.ColdStart {
+		w.Warm(cfg.Network.Mode != NetworkAllowed)
 	}
 	return m, nil
 }
@@ -69,7 +72,7 @@ func (m *Manager) Config() Config {
 // hold. The Manager stays usable.
 func (m *Manager) Cleanup(ctx context.Context) error {
 	m.mu.Lock()
-	hs := make([]sandbox.Handle, 0, len(m.running))
+	hs := make([]killer, 0, len(m.running))
 	for h := range m.running {
 		hs = append(hs, h)
 	}
@@ -96,7 +99,8 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
-	return m.Cleanup(context.Background())
+	err := m.Cleanup(context.Background())
+	return errors.Join(err, m.rt.Close())
 }
 
 // Exec runs command with the Config's shell (Shell -c command), sandboxed,
@@ -131,8 +135,7 @@ func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path stri
 	maxOut := firstPositive(o.maxOutput, cfg.MaxOutputBytes, DefaultMaxOutputBytes)
 	stdout, stderr := &capBuffer{max: maxOut}, &capBuffer{max: maxOut}
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: stdout, Stderr: stderr}
-	cmd.Env = sandboxEnv(hostEnv(), o.env)
-	p, err := m.startProcess(ctx, cfg, o, cmd)
+	p, err := m.startProcess(ctx, cfg, o, cmd, sandboxEnv(hostEnv(), o.env))
 	if err != nil {
 		return nil, err
 	}
@@ -140,40 +143,37 @@ func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path stri
 	return p.Wait()
 }
 
-// start prepares the sandbox around cmd, starts it and waits until the
-// program runs inside.
-func (m *Manager) start(ctx context.Context, spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, error) {
-	m.mu.Lock()
+func (m *Manager) checkOpen() error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	if m.closed {
-		m.mu.Unlock()
-		return nil, ErrManagerClosed
+		return ErrManagerClosed
 	}
-	m.mu.Unlock()
-	h, err := m.rt.Prepare(spec, cmd)
-	if err != nil {
-		return nil, wrapSandboxErr(err)
-	}
-	if err := cmd.Start(); err != nil {
-		h.Close()
-		return nil, wrapSandboxErr(fmt.Errorf("%w: start: %w", sandbox.ErrUnavailable, err))
-	}
-	if err := h.Ready(ctx); err != nil {
-		_ = h.Kill()
-		_ = cmd.Wait()
-		h.Close()
-		return nil, wrapSandboxErr(err)
-	}
-	m.mu.Lock()
-	m.running[h] = struct{}{}
-	m.mu.Unlock()
-	return h, nil
+	return nil
 }
 
-func (m *Manager) finish(h sandbox.Handle) {
+// track records a running sandbox so that Cleanup and Close can kill it.
+func (m *Manager) track(k killer) {
 	m.mu.Lock()
-	delete(m.running, h)
+	m.running[k] = struct{}{}
 	m.mu.Unlock()
-	h.Close()
+}
+
+// untrack forgets a finished sandbox and releases it.
+func (m *Manager) untrack(k killer) {
+	m.mu.Lock()
+	delete(m.running, k)
+	m.mu.Unlock()
+	k.Close()
+}
+
+// warmer is a runtime that can start a sandbox ahead of need.
+type warmer interface{ Warm(netns bool) }
+
+// killer is what Cleanup needs of a running sandbox.
+type killer interface {
+	Kill() error
+	Close() error
 }
 
 // wrapSandboxErr maps runtime errors onto the package's sentinels.

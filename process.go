@@ -3,6 +3,7 @@ package agentbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -15,23 +16,25 @@ import (
 // Process is a sandboxed program started by Manager.Start.
 type Process struct {
 	m       *Manager
-	h       sandbox.Handle
-	cmd     *exec.Cmd
+	p       sandbox.Process
 	started time.Time
 	timeout time.Duration
 	ctx     context.Context
+	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
 
-	stdout, stderr *capBuffer // set by Exec and ExecArgs, which capture
+	stdout, stderr *capBuffer // set when Exec and ExecArgs capture
 
 	once   sync.Once
 	result *ExecResult
 	err    error
 }
 
-// Start starts cmd's program in a sandbox and returns once it runs inside
-// (or the sandbox could not be built). Its standard streams are cmd's own,
-// so output is streamed, not captured. ctx, and WithTimeout, kill the whole
-// process tree when they end. Wait must be called.
+// Start starts the program cmd describes (Path, Args, Env, Dir, Stdin,
+// Stdout, Stderr) in a sandbox and returns once it runs inside, or the
+// sandbox could not be built. cmd itself is not started: it is the
+// description. A nil cmd.Env becomes the allow-listed part of the caller's
+// environment. ctx, and WithTimeout, kill the whole process tree when they
+// end. Wait must be called.
 func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -40,42 +43,112 @@ func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Env == nil {
-		cmd.Env = sandboxEnv(hostEnv(), o.env)
+	env := cmd.Env
+	if env == nil {
+		env = sandboxEnv(hostEnv(), o.env)
 	} else {
-		cmd.Env = append(cmd.Env, o.env...)
+		env = append(env, o.env...)
 	}
-	return m.startProcess(ctx, m.Config(), o, cmd)
+	return m.startProcess(ctx, m.Config(), o, cmd, env)
 }
 
-func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd) (*Process, error) {
+func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
 	spec, err := m.spec(cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Dir == "" {
-		if cmd.Dir, err = workingDir(o); err != nil {
+	dir := cmd.Dir
+	if dir == "" {
+		if dir, err = workingDir(o); err != nil {
 			return nil, err
 		}
 	}
-	h, err := m.start(ctx, spec, cmd)
+	if err := m.checkOpen(); err != nil {
+		return nil, err
+	}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx}
+	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}
+	var childEnds []*os.File
+	closeChildEnds := func() {
+		for _, f := range childEnds {
+			f.Close()
+		}
+	}
+	if prog.Stdin, err = pr.input(cmd.Stdin, &childEnds); err == nil {
+		if prog.Stdout, err = pr.output(cmd.Stdout, &childEnds); err == nil {
+			prog.Stderr, err = pr.output(cmd.Stderr, &childEnds)
+		}
+	}
+	if err != nil {
+		closeChildEnds()
+		return nil, err
+	}
+	p, err := m.rt.Start(ctx, spec, prog)
+	closeChildEnds() // the init holds its own copies now
+	if err != nil {
+		pr.copies.Wait()
+		return nil, wrapSandboxErr(err)
+	}
+	pr.p = p
+	m.track(p)
+	return pr, nil
+}
+
+// input returns the file the program reads: r itself when it is a file,
+// else a pipe fed from r.
+func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if f, ok := r.(*os.File); ok {
+		return f, nil
+	}
+	rd, wr, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	return &Process{m: m, h: h, cmd: cmd, started: time.Now(), timeout: o.timeout, ctx: ctx}, nil
+	*childEnds = append(*childEnds, rd)
+	go func() {
+		_, _ = io.Copy(wr, r)
+		wr.Close()
+	}()
+	return rd, nil
+}
+
+// output returns the file the program writes: w itself when it is a file,
+// else a pipe drained into w.
+func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) {
+	if w == nil {
+		return nil, nil
+	}
+	if f, ok := w.(*os.File); ok {
+		return f, nil
+	}
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	*childEnds = append(*childEnds, wr)
+	pr.copies.Add(1)
+	go func() {
+		defer pr.copies.Done()
+		_, _ = io.Copy(w, rd)
+		rd.Close()
+	}()
+	return wr, nil
 }
 
 // Pid is the host pid of the sandbox's init (pid 1 inside).
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.p.Pid() }
 
 // Layers lists the isolation layers applied.
-func (p *Process) Layers() []string { return p.h.Layers() }
+func (p *Process) Layers() []string { return p.p.Layers() }
 
 // Signal forwards sig to the program's process group inside the sandbox.
-func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 
 // Kill ends the sandbox's whole process tree at once.
-func (p *Process) Kill() error { return p.h.Kill() }
+func (p *Process) Kill() error { return p.p.Kill() }
 
 // Wait waits for the program to end and releases the sandbox. A timeout
 // returns the result (exit 137) with ErrTimeout; an ended ctx returns it
@@ -86,9 +159,16 @@ func (p *Process) Wait() (*ExecResult, error) {
 }
 
 func (p *Process) wait() (*ExecResult, error) {
-	defer p.m.finish(p.h)
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- p.cmd.Wait() }()
+	defer p.m.untrack(p.p)
+	type waited struct {
+		st  sandbox.ExitStatus
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		st, err := p.p.Wait()
+		done <- waited{st, err}
+	}()
 	var expired <-chan time.Time
 	if p.timeout > 0 {
 		t := time.NewTimer(p.timeout - time.Since(p.started))
@@ -97,24 +177,25 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	var timedOut bool
 	var ctxErr error
+	var w waited
 	select {
-	case <-waitErr:
+	case w = <-done:
 	case <-expired:
 		timedOut = true
-		_ = p.h.Kill()
-		<-waitErr
+		_ = p.p.Kill()
+		w = <-done
 	case <-p.ctx.Done():
 		ctxErr = p.ctx.Err()
-		_ = p.h.Kill()
-		<-waitErr
+		_ = p.p.Kill()
+		w = <-done
 	}
-	st := p.h.ExitStatus(p.cmd.ProcessState)
+	p.copies.Wait() // every byte the program wrote is in
 	res := &ExecResult{
-		ExitCode:  st.Code,
+		ExitCode:  w.st.Code,
 		Duration:  time.Since(p.started),
 		TimedOut:  timedOut,
 		Sandboxed: true,
-		Layers:    p.h.Layers(),
+		Layers:    p.p.Layers(),
 	}
 	if p.stdout != nil {
 		res.Stdout, res.Stderr = p.stdout.String(), p.stderr.String()
@@ -124,6 +205,8 @@ func (p *Process) wait() (*ExecResult, error) {
 		res.ExitCode = 128 + int(syscall.SIGKILL)
 	}
 	switch {
+	case w.err != nil:
+		return res, w.err
 	case timedOut:
 		return res, fmt.Errorf("%w after %v", ErrTimeout, p.timeout)
 	case ctxErr != nil:

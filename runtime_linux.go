@@ -5,7 +5,9 @@ import (
 	"github.com/agentbox-dev/agentbox/sandbox/linux"
 )
 
-func nativeRuntime() (sandbox.Runtime, error) { return &linux.Runtime{}, nil }
+func nativeRuntime(cfg Config) (sandbox.Runtime, error) {
+	return &linux.Runtime{ColdStart: cfg.ColdStart}, nil
+}
 
 // MaybeSandboxInit turns the current process into a sandbox's init when
 // agentbox re-executed it as one, and never returns in that case. Programs

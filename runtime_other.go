@@ -4,7 +4,7 @@ package agentbox
 
 import "github.com/agentbox-dev/agentbox/sandbox"
 
-func nativeRuntime() (sandbox.Runtime, error) { return nil, ErrUnsupportedPlatform }
+func nativeRuntime(Config) (sandbox.Runtime, error) { return nil, ErrUnsupportedPlatform }
 
 // MaybeSandboxInit does nothing on this platform.
 func MaybeSandboxInit() {}

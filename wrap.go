@@ -52,14 +52,12 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err != nil {
 		return nil, wrapSandboxErr(err)
 	}
-	m.mu.Lock()
-	m.running[h] = struct{}{}
-	m.mu.Unlock()
+	m.track(h)
 	stop := make(chan struct{})
 	go m.watch(ctx, h, o.timeout, stop)
 	return func() {
 		close(stop)
-		m.finish(h)
+		m.untrack(h)
 	}, nil
 }
 

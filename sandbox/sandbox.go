@@ -126,6 +126,39 @@ type Runtime interface {
 	// sandbox built from spec. The caller starts and waits for cmd as usual,
 	// and closes the Handle when done with it.
 	Prepare(spec *Spec, cmd *exec.Cmd) (Handle, error)
+	// Start starts prog in a sandbox built from spec and returns once it
+	// runs inside (or the sandbox failed: an error wrapping ErrSetup or
+	// ErrUnavailable). ctx bounds the start only.
+	Start(ctx context.Context, spec *Spec, prog *Program) (Process, error)
+	// Close releases what the runtime keeps between sandboxes.
+	Close() error
+}
+
+// Program is what runs inside a sandbox.
+type Program struct {
+	Path string   // looked up in the sandbox's PATH when it has no slash
+	Args []string // argv, including argv[0]
+	Env  []string
+	Dir  string
+	// Stdin, Stdout and Stderr are the program's standard streams; nil
+	// means /dev/null.
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Process is a program Start runs in a sandbox.
+type Process interface {
+	// Pid is the host pid of the sandbox's outermost process.
+	Pid() int
+	// Layers lists the isolation layers applied.
+	Layers() []string
+	// Signal forwards sig to the program's process group.
+	Signal(sig os.Signal) error
+	// Kill ends the sandbox's whole process tree at once.
+	Kill() error
+	// Wait waits for the program to end.
+	Wait() (ExitStatus, error)
+	// Close releases what the sandbox holds.
+	Close() error
 }
 
 // Handle follows one prepared sandbox.

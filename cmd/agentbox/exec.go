@@ -54,6 +54,7 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 	default:
 		return cfg, nil, fmt.Errorf("invalid --profile %q: want default, ci or dev", f.profile)
 	}
+	cfg.ColdStart = true // one command: a spare sandbox would be wasted
 	if f.network != "" {
 		var mode agentbox.NetworkMode
 		if err := mode.UnmarshalText([]byte(f.network)); err != nil {

@@ -15,25 +15,77 @@ import (
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
-// handle follows one prepared sandbox over its control socket.
+// handle follows one sandbox over its control socket. It is the
+// sandbox.Handle of Prepare and the sandbox.Process of Start.
 type handle struct {
 	spec *sandbox.Spec
-	cmd  *exec.Cmd
 	plan *plan
+	cmd  *exec.Cmd // the init
 
-	ctl   *os.File   // parent end of the control socket
-	files []*os.File // descriptors the init inherits; closed once it started
+	ctl    *os.File   // parent end of the control socket; serve owns it once started
+	files  []*os.File // what the init inherits; closed once it has started
+	idmaps []*os.File // idmapped mount trees, sent with the spec
 
 	ready    chan struct{} // closed once the init reported ready or failed
 	readyErr error
-	layers   []string
 
-	serving  bool          // serve owns ctl
-	done     chan struct{} // closed when the control socket is finished
+	done    chan struct{} // closed when serve returns
+	exited  chan struct{} // closed when the program's exit is known
+	reaped  chan struct{} // closed when the init was waited for (Start only)
+	waitErr error
+
 	mu       sync.Mutex
+	layers   []string
 	exit     *ctlMsg
 	listener net.Listener
+	serving  bool
 	closed   bool
+}
+
+// sendSpec sends the spec, the program's standard streams (nil: the init's
+// own) and the idmapped trees to the init.
+func (h *handle) sendSpec(stdio *[3]*os.File) error {
+	memfd, err := specMemfd(&h.plan.init)
+	if err != nil {
+		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+	}
+	defer memfd.Close()
+	fds := []int{int(memfd.Fd())}
+	m := ctlMsg{Type: msgSpec, Idmaps: len(h.idmaps)}
+	if stdio != nil {
+		m.Stdio = true
+		var devNull *os.File
+		for _, f := range stdio {
+			if f == nil {
+				if devNull == nil {
+					if devNull, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+						return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+					}
+					defer devNull.Close()
+				}
+				f = devNull
+			}
+			fds = append(fds, int(f.Fd()))
+		}
+	}
+	for _, f := range h.idmaps {
+		fds = append(fds, int(f.Fd()))
+	}
+	if err := sendMsg(int(h.ctl.Fd()), m, fds...); err != nil {
+		return fmt.Errorf("%w: send spec: %w", sandbox.ErrSetup, err)
+	}
+	for _, f := range h.idmaps {
+		f.Close() // the message holds its own references
+	}
+	h.idmaps = nil
+	return nil
+}
+
+// start begins reading the init's messages.
+func (h *handle) start() {
+	h.exited = make(chan struct{})
+	h.serving = true
+	go h.serve()
 }
 
 // serve reads the init's messages until the socket closes.
@@ -41,19 +93,20 @@ func (h *handle) serve() {
 	defer close(h.done)
 	defer h.ctl.Close() // only here: closing it under a blocked read could reuse the number
 	readyOnce := sync.OnceFunc(func() { close(h.ready) })
+	exitOnce := sync.OnceFunc(func() { close(h.exited) })
 	defer readyOnce()
+	defer exitOnce()
 	fd := int(h.ctl.Fd())
 	for {
 		m, fds, err := recvMsg(fd)
 		if err != nil {
-			if h.readyErr == nil && !h.isReady() {
+			if !h.isReady() {
 				h.readyErr = fmt.Errorf("%w: the sandbox init exited before the program started", sandbox.ErrSetup)
 			}
 			return
 		}
 		switch m.Type {
 		case msgReady:
-			h.layers = m.Layers
 			if len(fds) == 1 {
 				h.serveProxy(fds[0])
 			} else {
@@ -72,6 +125,7 @@ func (h *handle) serve() {
 			h.mu.Lock()
 			h.exit = &m
 			h.mu.Unlock()
+			exitOnce()
 		default:
 			closeAll(fds)
 		}
@@ -128,11 +182,23 @@ func (h *handle) closeChildFiles() {
 	}
 }
 
+// Pid is the host pid of the init.
+func (h *handle) Pid() int { return h.cmd.Process.Pid }
+
 // Layers implements sandbox.Handle.
 func (h *handle) Layers() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.layers...)
+}
+
+// Signal sends sig to the init, which forwards it to the program's process
+// group.
+func (h *handle) Signal(sig os.Signal) error {
+	if h.cmd.Process == nil {
+		return errors.New("sandbox not started")
+	}
+	return h.cmd.Process.Signal(sig)
 }
 
 // Kill implements sandbox.Handle: killing the init tears down its pid
@@ -148,16 +214,26 @@ func (h *handle) Kill() error {
 	return err
 }
 
+// Wait implements sandbox.Process: it returns as soon as the init reports
+// the program's status, and reaps the init in the background.
+func (h *handle) Wait() (sandbox.ExitStatus, error) {
+	<-h.exited
+	h.mu.Lock()
+	exit := h.exit
+	h.mu.Unlock()
+	if exit != nil {
+		return sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}, nil
+	}
+	<-h.reaped
+	return h.decode(h.cmd.ProcessState), nil
+}
+
 // ExitStatus implements sandbox.Handle.
 func (h *handle) ExitStatus(state *os.ProcessState) sandbox.ExitStatus {
-	// The init reports the program's status and then exits with it; wait
-	// for its last message, which is written before it exits.
-	select {
-	case <-h.done:
-	default:
-		if state != nil && state.Exited() {
-			<-h.done
-		}
+	// The init reports the program's status before it exits; once it has
+	// exited the report, if any, is in.
+	if state != nil {
+		<-h.done
 	}
 	h.mu.Lock()
 	exit := h.exit
@@ -165,6 +241,10 @@ func (h *handle) ExitStatus(state *os.ProcessState) sandbox.ExitStatus {
 	if exit != nil {
 		return sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
 	}
+	return h.decode(state)
+}
+
+func (h *handle) decode(state *os.ProcessState) sandbox.ExitStatus {
 	if state == nil {
 		return sandbox.ExitStatus{Code: -1}
 	}
@@ -185,6 +265,9 @@ func (h *handle) Close() error {
 	l := h.listener
 	h.mu.Unlock()
 	h.closeChildFiles()
+	for _, f := range h.idmaps {
+		f.Close()
+	}
 	if l != nil {
 		l.Close()
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,15 +42,51 @@ type idmapCache struct {
 	fds map[idmapKey]int
 }
 
+// makeIdmaps creates the idmapped trees of a root caller's plan. initPid,
+// when positive, is an init already running: its own user namespace maps
+// root to the sandbox's id, so paths root owns need no helper process.
+func (h *handle) makeIdmaps(c *idmapCache, initPid int) error {
+	if len(h.plan.idmapped) == 0 {
+		return nil
+	}
+	initNS := -1
+	defer func() {
+		if initNS >= 0 {
+			unix.Close(initNS)
+		}
+	}()
+	nsFor := func(k idmapKey) (int, error) {
+		if k != (idmapKey{}) || initPid <= 0 {
+			return c.userns(k)
+		}
+		if initNS < 0 {
+			fd, err := unix.Open("/proc/"+strconv.Itoa(initPid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return -1, fmt.Errorf("idmap: open user namespace: %w", err)
+			}
+			initNS = fd
+		}
+		return initNS, nil
+	}
+	for _, m := range h.plan.idmapped {
+		f, err := idmappedTree(m.path, m.ro, nsFor)
+		if err != nil {
+			return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
+		}
+		h.idmaps = append(h.idmaps, f)
+	}
+	return nil
+}
+
 // idmappedTree returns a detached recursive copy of the mount tree at path,
 // idmapped so that path's owner is the sandbox's user, nosuid and nodev,
 // read-only if ro.
-func (c *idmapCache) idmappedTree(path string, ro bool) (*os.File, error) {
+func idmappedTree(path string, ro bool, nsFor func(idmapKey) (int, error)) (*os.File, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return nil, fmt.Errorf("idmap %s: %w", path, err)
 	}
-	nsfd, err := c.userns(idmapKey{st.Uid, st.Gid})
+	nsfd, err := nsFor(idmapKey{st.Uid, st.Gid})
 	if err != nil {
 		return nil, err
 	}

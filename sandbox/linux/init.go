@@ -105,13 +105,9 @@ func reportError(err error, code int) {
 
 // setUp runs every stage in order and starts the program.
 func setUp() (int, []string, error) {
-	spec, err := readSpec()
+	spec, stdio, idmapFDs, err := readSpec()
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
-	}
-	idmapFDs := make([]int, spec.IdmapCount)
-	for i := range idmapFDs {
-		idmapFDs[i] = idmapFD + i
 	}
 	if spec.WaitParent {
 		m, fds, err := recvMsg(ctlFD)
@@ -160,7 +156,12 @@ func setUp() (int, []string, error) {
 	if err != nil {
 		return 0, nil, stageErr("exec", err)
 	}
-	pid, err := startLocked(path, spec, ll, filter)
+	pid, err := startLocked(path, spec, stdio, ll, filter)
+	if stdio != nil {
+		// Only the program holds its streams now, so its readers see EOF
+		// when it is done, whatever the init does.
+		closeAll(stdio[:])
+	}
 	if err != nil {
 		return 0, nil, err
 	}
@@ -175,18 +176,41 @@ func setUp() (int, []string, error) {
 	return pid, layers, nil
 }
 
-func readSpec() (*initSpec, error) {
-	f := os.NewFile(specFD, "spec")
-	defer f.Close()
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+// readSpec waits for the parent's msgSpec and returns the spec with the
+// descriptors that came with it (stdio is nil when the program inherits the
+// init's own standard streams).
+func readSpec() (*initSpec, *[3]int, []int, error) {
+	m, fds, err := recvMsg(ctlFD)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	want := 1 + m.Idmaps
+	if m.Stdio {
+		want += 3
+	}
+	if m.Type != msgSpec || len(fds) != want {
+		closeAll(fds)
+		return nil, nil, nil, fmt.Errorf("unexpected message %q with %d descriptors", m.Type, len(fds))
+	}
+	f := os.NewFile(uintptr(fds[0]), "spec")
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	f.Close()
+	if err != nil {
+		closeAll(fds[1:])
+		return nil, nil, nil, err
 	}
 	var s initSpec
 	if err := jsonUnmarshal(b, &s); err != nil {
-		return nil, err
+		closeAll(fds[1:])
+		return nil, nil, nil, err
 	}
-	return &s, nil
+	rest := fds[1:]
+	var stdio *[3]int
+	if m.Stdio {
+		stdio = &[3]int{rest[0], rest[1], rest[2]}
+		rest = rest[3:]
+	}
+	return &s, stdio, rest, nil
 }
 
 // startLocked applies the per-thread layers (no_new_privs, capabilities,
@@ -194,7 +218,11 @@ func readSpec() (*initSpec, error) {
 // so that the program inherits them while the init's other threads do not.
 // The thread is never handed back to the Go scheduler: its goroutine exits
 // while still locked, which makes the runtime terminate the thread.
-func startLocked(path string, spec *initSpec, ll *landlockRuleset, filter []unix.SockFilter) (int, error) {
+func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter) (int, error) {
+	files := []uintptr{0, 1, 2}
+	if stdio != nil {
+		files = []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
+	}
 	type result struct {
 		pid int
 		err error
@@ -210,7 +238,7 @@ func startLocked(path string, spec *initSpec, ll *landlockRuleset, filter []unix
 		attr := &syscall.ProcAttr{
 			Dir:   spec.Dir,
 			Env:   spec.Env,
-			Files: []uintptr{0, 1, 2},
+			Files: files,
 			Sys:   &syscall.SysProcAttr{Setsid: true},
 		}
 		pid, err := syscall.ForkExec(path, spec.Args, attr)

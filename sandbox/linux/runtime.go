@@ -6,15 +6,21 @@
 // filter; no capabilities and no new privileges; rlimits.
 //
 // The agentbox binary re-executes itself (/proc/self/exe) as the sandbox's
-// init, pid 1 of the new namespaces. The init builds the root, applies the
-// per-thread layers to one locked thread and forks the program from it, then
-// forwards signals, reaps orphans and reports the program's exit status.
+// init, pid 1 of the new namespaces. The init receives its spec over a
+// control socket, builds the root, applies the per-thread layers to one
+// locked thread and forks the program from it, then forwards signals, reaps
+// orphans and reports the program's exit status. Since the spec comes over
+// the socket, a Runtime keeps an init started ahead of need ("warm"), which
+// takes namespace creation and the Go runtime's start-up off the path of
+// every command.
 package linux
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -27,66 +33,134 @@ import (
 // their owner appears as the sandbox's root.
 const sandboxID = 65534
 
-// Runtime is the native runtime. The zero value is ready to use.
+// Runtime is the native runtime. The zero value is ready to use; Close it
+// to stop the warm inits it keeps.
 type Runtime struct {
+	// ColdStart starts every init on demand instead of keeping one warm.
+	ColdStart bool
+
 	idmaps idmapCache
+	pool   pool
+	once   sync.Once
+	asRoot bool
 }
+
+func (r *Runtime) init() { r.once.Do(func() { r.asRoot = os.Geteuid() == 0 }) }
 
 // Name returns "native".
 func (*Runtime) Name() string { return "native" }
 
-// Prepare implements sandbox.Runtime.
+// Close stops the warm inits.
+func (r *Runtime) Close() error {
+	r.pool.close()
+	return nil
+}
+
+// Warm starts an init ahead of need for sandboxes with (or without) a
+// network namespace, so that the next Start finds it ready.
+func (r *Runtime) Warm(netns bool) {
+	r.init()
+	if !r.ColdStart {
+		r.pool.warm(r, netns)
+	}
+}
+
+// Prepare implements sandbox.Runtime: it rewrites cmd to start a new init,
+// which the caller starts; the program inherits cmd's standard streams.
 func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, error) {
 	if cmd == nil {
 		return nil, fmt.Errorf("%w: nil command", sandbox.ErrSetup)
 	}
-	asRoot := os.Geteuid() == 0
-	pl, err := buildPlan(spec, asRoot)
+	r.init()
+	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir}
+	h, err := r.newHandle(spec, prog)
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{spec: spec, cmd: cmd, plan: pl, ready: make(chan struct{}), done: make(chan struct{})}
-	if err := h.prepare(r, cmd, asRoot); err != nil {
+	if err := h.makeIdmaps(&r.idmaps, -1); err != nil {
+		h.Close()
+		return nil, err
+	}
+	ctl, child, err := socketpair()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.ctl = ctl
+	h.files = append(h.files, child)
+	if err := h.sendSpec(nil); err != nil {
+		h.Close()
+		return nil, err
+	}
+	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
+	cmd.ExtraFiles = []*os.File{child}
+	cmd.SysProcAttr = r.initAttr(spec.Network != sandbox.NetworkAllowed)
+	h.cmd = cmd
+	h.start()
+	return h, nil
+}
+
+// Start implements sandbox.Runtime: the program runs in a warm init when
+// one is ready, in a new one otherwise.
+func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.Program) (sandbox.Process, error) {
+	r.init()
+	h, err := r.newHandle(spec, prog)
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.pool.take(r, spec.Network != sandbox.NetworkAllowed, !r.ColdStart)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.cmd, h.ctl = w.cmd, w.ctl
+	h.start()
+	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
+	if err := h.makeIdmaps(&r.idmaps, w.cmd.Process.Pid); err != nil {
+		_ = h.Kill()
+		h.Close()
+		return nil, err
+	}
+	if err := h.sendSpec(&[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr}); err != nil {
+		_ = h.Kill()
+		h.Close()
+		return nil, err
+	}
+	if err := h.Ready(ctx); err != nil {
+		_ = h.Kill()
+		<-h.reaped
 		h.Close()
 		return nil, err
 	}
 	return h, nil
 }
 
-// prepare fills the init spec from cmd and rewrites cmd to start the init.
-func (h *handle) prepare(r *Runtime, cmd *exec.Cmd, asRoot bool) error {
-	s := &h.plan.init
-	s.Path = cmd.Path
-	s.Args = cmd.Args
-	if len(s.Args) == 0 {
-		s.Args = []string{cmd.Path}
+func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program) (*handle, error) {
+	pl, err := buildPlan(spec, r.asRoot)
+	if err != nil {
+		return nil, err
 	}
-	s.Env = cmd.Env
+	h := &handle{spec: spec, plan: pl, ready: make(chan struct{}), done: make(chan struct{}), reaped: make(chan struct{})}
+	s := &pl.init
+	s.Path, s.Args, s.Env, s.Dir = prog.Path, prog.Args, prog.Env, prog.Dir
+	if len(s.Args) == 0 {
+		s.Args = []string{prog.Path}
+	}
 	if s.Env == nil {
 		s.Env = []string{}
 	}
-	s.Dir = cmd.Dir
 	if s.Dir == "" {
 		s.Dir = "/"
 	}
+	return h, nil
+}
 
-	if asRoot {
-		s.IdmapCount = len(h.plan.idmapped)
-	}
-	memfd, err := specMemfd(s)
-	if err != nil {
-		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
-	}
-	h.files = append(h.files, memfd)
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("%w: socketpair: %w", sandbox.ErrSetup, err)
-	}
-	h.ctl = os.NewFile(uintptr(fds[0]), "agentbox-ctl")
-	child := os.NewFile(uintptr(fds[1]), "agentbox-ctl-child")
-	h.files = append(h.files, child)
-	extra := []*os.File{memfd, child}
+// initEnv is the init's own environment: it needs nothing but a small
+// runtime.
+var initEnv = []string{"GOMAXPROCS=1", "GOGC=off"}
 
+// initAttr is how every init is cloned.
+func (r *Runtime) initAttr(netns bool) *syscall.SysProcAttr {
 	uid, gid := os.Geteuid(), os.Getegid()
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
@@ -96,7 +170,17 @@ func (h *handle) prepare(r *Runtime, cmd *exec.Cmd, asRoot bool) error {
 		Pdeathsig:   syscall.SIGKILL,
 		Setpgid:     true,
 	}
-	if !asRoot {
+	if netns {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if r.asRoot {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
+		// Drop root's supplementary groups: the kernel would keep honouring
+		// them inside the namespace.
+		attr.GidMappingsEnableSetgroups = true
+		attr.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+	} else {
 		// The init keeps the caller's uid inside the namespace, so execve
 		// would drop the capabilities the new user namespace gave it; raise
 		// them as ambient so they survive into the init, which drops them
@@ -105,33 +189,13 @@ func (h *handle) prepare(r *Runtime, cmd *exec.Cmd, asRoot bool) error {
 			attr.AmbientCaps = append(attr.AmbientCaps, uintptr(c))
 		}
 	}
-	if h.spec.Network != sandbox.NetworkAllowed {
-		attr.Cloneflags |= syscall.CLONE_NEWNET
-	}
-	if asRoot {
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
-		// Drop root's supplementary groups: the kernel would keep honouring
-		// them inside the namespace.
-		attr.GidMappingsEnableSetgroups = true
-		attr.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
-		for _, m := range h.plan.idmapped {
-			f, err := r.idmaps.idmappedTree(m.path, m.ro)
-			if err != nil {
-				return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
-			}
-			h.files = append(h.files, f)
-			extra = append(extra, f)
-		}
-	}
+	return attr
+}
 
-	cmd.Path = "/proc/self/exe"
-	cmd.Args = []string{initArg0}
-	cmd.Env = []string{"GOMAXPROCS=1"}
-	cmd.Dir = "/"
-	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = attr
-	h.serving = true
-	go h.serve()
-	return nil
+func socketpair() (parent, child *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: socketpair: %w", sandbox.ErrSetup, err)
+	}
+	return os.NewFile(uintptr(fds[0]), "agentbox-ctl"), os.NewFile(uintptr(fds[1]), "agentbox-ctl-child"), nil
 }

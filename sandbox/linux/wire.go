@@ -10,16 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The agentbox process and the sandbox init talk over two channels: the
-// init spec, a sealed memfd the init reads once (fd specFD), and a
-// SOCK_SEQPACKET control socket (fd ctlFD) that carries small messages and
-// file descriptors.
-const (
-	specFD = 3
-	ctlFD  = 4
-	// idmapFD is the first of the idmapped mount trees (root callers).
-	idmapFD = 5
-)
+// The agentbox process and the sandbox init talk over a SOCK_SEQPACKET
+// control socket, the init's descriptor ctlFD. The first message, msgSpec,
+// carries descriptors: a sealed memfd holding the initSpec, then the
+// program's stdin, stdout and stderr when it has its own (otherwise it
+// inherits the init's), then the idmapped mount trees of a root caller.
+// Because the spec comes over the socket, an init can be started before
+// the command is known and wait, warm, for it.
+const ctlFD = 3
 
 // initArg0 marks a re-executed agentbox binary as a sandbox init.
 const initArg0 = "agentbox-sandbox-init"
@@ -75,9 +73,6 @@ type initSpec struct {
 	// AllowUnixSockets lets the program create AF_UNIX sockets even where
 	// Landlock cannot confine them.
 	AllowUnixSockets bool `json:"allow_unix,omitempty"`
-	// IdmapCount is the number of idmapped mount trees inherited at
-	// descriptors idmapFD, idmapFD+1, ...
-	IdmapCount int `json:"idmaps,omitempty"`
 	// WaitParent makes the init wait for the parent's go-ahead (cgroup
 	// placement, idmapped mounts) before building the root.
 	WaitParent bool `json:"wait_parent,omitempty"`
@@ -101,6 +96,9 @@ type ctlMsg struct {
 	Unavailable bool `json:"unavail,omitempty"`
 	Code        int  `json:"code,omitempty"`
 	Signal      int  `json:"sig,omitempty"`
+	// Stdio and Idmaps describe the descriptors that came with msgSpec.
+	Stdio  bool `json:"stdio,omitempty"`
+	Idmaps int  `json:"idmaps,omitempty"`
 }
 
 const (
@@ -108,6 +106,7 @@ const (
 	msgError = "error"
 	msgExit  = "exit"
 	msgGo    = "go"
+	msgSpec  = "spec"
 )
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
@@ -127,7 +126,7 @@ func sendMsg(fd int, m ctlMsg, fds ...int) error {
 func recvMsg(fd int) (ctlMsg, []int, error) {
 	var m ctlMsg
 	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(16*4))
+	oob := make([]byte, unix.CmsgSpace(64*4))
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
