@@ -406,3 +406,12 @@ func mustParse(t *testing.T, data []byte) *file {
 	}
 	return f
 }
+
+func TestLimitCoreDumps(t *testing.T) {
+	if err := LimitCoreDumps(); err != nil {
+		t.Fatal(err)
+	}
+	if cur, ok := coreLimit(); ok && cur != 0 {
+		t.Errorf("RLIMIT_CORE soft limit = %d after LimitCoreDumps", cur)
+	}
+}
