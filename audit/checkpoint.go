@@ -93,9 +93,9 @@ func canonicalPath(path string) (string, error) {
 // appendRecord appends rec to the checkpoint file at path under an
 // exclusive lock and syncs it. header is written first when the file is new.
 func appendRecord(path string, rec []byte, header string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(path)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return err
 	}
 	defer f.Close()
 	if err := lockFile(f); err != nil {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -154,8 +153,8 @@ func checkKeyFile(path string) error {
 	case fi.Mode().Perm()&0o077 != 0:
 		return fmt.Errorf("%w: %s has mode %v; run chmod 600 %s and treat its checkpoints as untrusted", ErrUnsafeKey, path, fi.Mode().Perm(), path)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeKey, path, st.Uid, os.Geteuid())
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeKey, path, uid, os.Geteuid())
 	}
 	return nil
 }

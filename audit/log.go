@@ -81,6 +81,7 @@ type Log struct {
 	closing  bool
 	asyncErr error
 	done     chan struct{} // the committer has exited
+	closed   chan struct{} // Close has finished; closeErr is set
 	closeErr error
 
 	// Owned by the committer goroutine (and by Close after it exits).
@@ -133,7 +134,7 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = DefaultQueueSize
 	}
-	l := &Log{path: path, opts: opts, log: opts.Logger, known: -1, done: make(chan struct{})}
+	l := &Log{path: path, opts: opts, log: opts.Logger, known: -1, done: make(chan struct{}), closed: make(chan struct{})}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -147,13 +148,9 @@ func Open(path string, opts Options) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("audit: %s is not a regular file", path)
+		return nil, err
 	}
 	l.f = f
 	abs, err := canonicalPath(path)
@@ -177,6 +174,31 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	go l.committer()
 	return l, nil
+}
+
+// openAppend opens (creating it) a log or checkpoint file for appending. It
+// refuses a symlink or anything but a regular file, and syncs the directory
+// so that a new file survives a crash.
+func openAppend(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|openNoFollow, 0o600)
+	if isSymlinkErr(err) {
+		return nil, fmt.Errorf("audit: %s is a symbolic link; refusing to write through it", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("audit: %s is not a regular file", path)
+	}
+	if err == nil && fi.Size() == 0 {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Path returns the path the log was opened with.
@@ -503,7 +525,7 @@ func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closing {
 		l.mu.Unlock()
-		<-l.done
+		<-l.closed
 		return l.closeErr
 	}
 	l.closing = true
@@ -535,6 +557,7 @@ func (l *Log) Close() error {
 	}
 	errs = append(errs, l.f.Close())
 	l.closeErr = errors.Join(errs...)
+	close(l.closed)
 	return l.closeErr
 }
 

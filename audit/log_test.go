@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -390,9 +391,17 @@ func TestAppendAsyncFlushClose(t *testing.T) {
 	if err := l.AppendAsync(sampleEvent(0)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("AppendAsync after Close: %v", err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.Close(); err != nil {
+				t.Errorf("another Close: %v", err)
+			}
+		}()
 	}
+	wg.Wait()
 	if l.Err() != nil {
 		t.Fatal(l.Err())
 	}
@@ -439,5 +448,90 @@ func TestLogFileModes(t *testing.T) {
 		if fi.Mode().Perm() != want {
 			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
 		}
+	}
+}
+
+// A log path (or its checkpoint file) that is a symlink is never written
+// through: a sandboxed agent that can write the log's directory must not be
+// able to make agentbox append to another file.
+func TestOpenRefusesSymlinks(t *testing.T) {
+	env := newEnv(t)
+	if err := os.MkdirAll(filepath.Dir(env.path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(env.dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, env.path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(env.path, Options{StateDir: env.state}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Open through a symlink: %v", err)
+	}
+	if err := os.Remove(env.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, env.path+CheckpointSuffix); err != nil {
+		t.Fatal(err)
+	}
+	l := env.open(t, Options{})
+	if err := l.Append(t.Context(), sampleEvent(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Close with a symlinked checkpoint file: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Fatalf("victim written: %q", b)
+	}
+	// The state-directory copy was still written: the log verifies.
+	if rep := env.verify(t); !rep.OK || rep.Checkpoints != 1 {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+// Appends racing with Close either land (and are on disk and signed) or fail
+// with ErrClosed; nothing is lost or half-written.
+func TestCloseRacingAppends(t *testing.T) {
+	env := newEnv(t)
+	l := env.open(t, Options{})
+	var ok, wg sync.WaitGroup
+	var mu sync.Mutex
+	landed := 0
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				err := l.Append(t.Context(), Event{EventType: Alert, AgentName: fmt.Sprint(g), Resource: fmt.Sprint(i)})
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				landed++
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	for range 2 {
+		ok.Add(1)
+		go func() {
+			defer ok.Done()
+			if err := l.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	ok.Wait()
+	wg.Wait()
+	rep := env.verify(t)
+	if !rep.OK || rep.Entries != landed || rep.Signed != uint64(landed) {
+		t.Fatalf("%d appends landed; %+v", landed, rep)
 	}
 }

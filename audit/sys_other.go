@@ -4,11 +4,18 @@ package audit
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 )
+
+const openNoFollow = 0
 
 // lockFile is not implemented here: appending from several processes needs
 // a file lock, and agentbox refuses rather than risk a forked chain.
 func lockFile(*os.File) error { return errors.ErrUnsupported }
 
 func unlockFile(*os.File) error { return errors.ErrUnsupported }
+
+func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+func isSymlinkErr(error) bool { return false }

@@ -4,9 +4,14 @@ package audit
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
+
+// openNoFollow makes opening a symlink fail: a log or checkpoint file is
+// never written through a link someone else may have planted.
+const openNoFollow = syscall.O_NOFOLLOW
 
 // lockFile takes an exclusive flock(2) on f, waiting for it. flock locks
 // belong to the open file description, so two Logs on one path exclude each
@@ -21,3 +26,16 @@ func lockFile(f *os.File) error {
 }
 
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// fileOwner returns the uid owning the file fi describes.
+func fileOwner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// isSymlinkErr reports whether err is what opening a symlink with
+// openNoFollow fails with.
+func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }

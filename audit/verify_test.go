@@ -20,7 +20,7 @@ const tamperN, tamperEvery = 30, 10
 
 func TestVerifyIntact(t *testing.T) {
 	env := newEnv(t)
-	env.write(t, tamperN, Options{CheckpointEvery: tamperEvery})
+	env.write(t, tamperN, Options{CheckpointEvery: tamperEvery, Sync: SyncNone})
 	rep := env.verify(t)
 	if !rep.OK || rep.Entries != tamperN || rep.Checkpoints != 3 || rep.Signed != tamperN || rep.FirstBad != 0 || len(rep.Warnings) != 0 {
 		t.Fatalf("intact log: %+v", rep)
@@ -202,7 +202,7 @@ func TestVerifyTampering(t *testing.T) {
 				}
 				attacker := env
 				attacker.state = filepath.Join(env.dir, "attacker-state")
-				attacker.write(t, tamperN, Options{CheckpointEvery: tamperEvery})
+				attacker.write(t, tamperN, Options{CheckpointEvery: tamperEvery, Sync: SyncNone})
 				return lines(t, env.path)
 			}},
 		{name: "re-chained from scratch, checkpoints beside deleted", kind: KindRechained, first: 1, last: 10,
@@ -261,8 +261,9 @@ func TestVerifyTampering(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := newEnv(t)
-			env.write(t, tamperN, Options{CheckpointEvery: tamperEvery})
+			env.write(t, tamperN, Options{CheckpointEvery: tamperEvery, Sync: SyncNone})
 			ls := tc.mutate(t, env, lines(t, env.path))
 			writeLines(t, env.path, ls)
 			rep := env.verify(t)
