@@ -42,8 +42,9 @@ import (
 // library and the egress proxy consume it, so a caller may plug in any other
 // store.
 type Provider interface {
-	// Credential returns the value of the named credential. It returns an
-	// error wrapping ErrNotFound for an unknown name.
+	// Credential returns the value of the named credential. The caller owns
+	// the Secret and should Wipe it when done. An unknown name is an error
+	// wrapping ErrNotFound.
 	Credential(ctx context.Context, name string) (Secret, error)
 }
 

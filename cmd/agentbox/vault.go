@@ -50,9 +50,9 @@ func newVaultCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vault add|list|test|delete",
 		Short: "Manage the encrypted credential vault",
-		Long: `vault manages the credentials that agents use without seeing them: each
-value is encrypted with a key derived from your passphrase and is only ever
-sent by the egress proxy to the hosts it is bound to.
+		Long: `vault manages the encrypted store of credentials (API keys, tokens) that
+agents are given by name. Each value is encrypted with AES-256-GCM under a key
+derived from your passphrase with Argon2id; list and test never print values.
 
 The passphrase comes from --passphrase-file FILE, else $` + vaultPassphraseEnv + `,
 else a prompt without echo on the terminal. There is no default passphrase.

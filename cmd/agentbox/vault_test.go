@@ -137,6 +137,14 @@ func TestVaultCLILifecycle(t *testing.T) {
 	if code != exitFailure || !strings.Contains(errOut, "no such credential: API_KEY") {
 		t.Errorf("test after delete: exit %d, %q", code, errOut)
 	}
+	mustVaultCLI(t, "", "vault", "delete", "OTHER")
+	code, out, errOut = record(vaultCLI(t, "", "vault", "list"))
+	if code != 0 || out != "" || !strings.Contains(errOut, "holds no credentials") {
+		t.Errorf("list of an empty vault: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if out := mustVaultCLI(t, "", "vault", "list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("list --json of an empty vault: %q", out)
+	}
 	if strings.Contains(all.String(), "VALUE") {
 		t.Errorf("a value was printed:\n%s", all.String())
 	}
