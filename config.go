@@ -1,11 +1,13 @@
 package agentbox
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -24,6 +26,9 @@ const (
 	// NetworkAllowed: the host's network; every other layer stays on.
 	NetworkAllowed = sandbox.NetworkAllowed
 )
+
+// NetworkDecision is one verdict of the egress proxy.
+type NetworkDecision = egress.Decision
 
 // FallbackPolicy says what happens when a layer the policy needs is not
 // available on this machine.
@@ -82,6 +87,19 @@ type FilesystemConfig struct {
 // NetworkConfig is the network policy.
 type NetworkConfig struct {
 	Mode NetworkMode `json:"mode"`
+	// AllowedDomains and DeniedDomains are host patterns for the filtered
+	// mode: "example.com", "*.example.com" (subdomains only), an optional
+	// ":port" (without one, only 80 and 443), an IP literal (allowed only
+	// when listed). Denied wins; "*" in DeniedDomains means "everything not
+	// allowed". Private, loopback, link-local and metadata addresses are
+	// refused whatever the lists say.
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	DeniedDomains  []string `json:"denied_domains,omitempty"`
+	// OnRequest is asked about a host no list decided; nil denies.
+	OnRequest func(ctx context.Context, host string, port int) (bool, error) `json:"-"`
+	// OnDecision receives every decision of the egress proxy (the audit
+	// log's network events). It must not block.
+	OnDecision func(NetworkDecision) `json:"-"`
 	// AllowUnixSockets lets commands create AF_UNIX sockets (socketpair is
 	// always allowed). Off by default: a path socket is reachable across
 	// network namespaces, and before Landlock ABI 9 nothing else keeps a
@@ -206,6 +224,16 @@ func (c *Config) Validate() error {
 	for _, l := range lists {
 		if err := checkPaths(l.name, l.paths); err != nil {
 			return err
+		}
+	}
+	for i, p := range c.Network.AllowedDomains {
+		if _, err := egress.ParsePattern(p); err != nil {
+			return configErr(fmt.Sprintf("Network.AllowedDomains[%d]", i), "%v", err)
+		}
+	}
+	for i, p := range c.Network.DeniedDomains {
+		if _, err := egress.ParsePattern(p); err != nil {
+			return configErr(fmt.Sprintf("Network.DeniedDomains[%d]", i), "%v", err)
 		}
 	}
 	switch c.Network.Mode {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -22,6 +23,9 @@ type Manager struct {
 	rt      sandbox.Runtime
 	log     *slog.Logger
 	running map[killer]struct{}
+
+	guardOnce sync.Once
+	guard     *egress.Guard // shared by the egress proxies of every command
 }
 
 // NewManager validates cfg and returns a Manager for it.
@@ -184,8 +188,9 @@ func wrapSandboxErr(err error) error {
 	return err
 }
 
-// spec compiles the Config and the call's options into a sandbox.Spec.
-func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, error) {
+// spec compiles the Config and the call's options into a sandbox.Spec, with
+// the egress proxy of the command when its network is filtered.
+func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, error) {
 	fsc := cfg.Filesystem
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
@@ -217,20 +222,28 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, error) {
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		spec.Filesystem.Home = resolvePath(home)
 	}
-	return spec, nil
+	if spec.Network != NetworkFiltered {
+		return spec, nil, nil
+	}
+	m.guardOnce.Do(func() { m.guard = egress.NewGuard() })
+	run, err := newEgressRun(cfg, m.guard, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return spec, run, nil
 }
 
 // workingDir is the command's working directory: the option, else the
-// caller's own.
-func workingDir(o *callOptions) (string, error) {
+// caller's own (or / when it has none).
+func workingDir(o *callOptions) string {
 	if o.dir != "" {
-		return resolvePath(o.dir), nil
+		return resolvePath(o.dir)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return "/", nil
+		return "/"
 	}
-	return resolvePath(wd), nil
+	return resolvePath(wd)
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -23,6 +23,7 @@ type Process struct {
 	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
 
 	stdout, stderr *capBuffer // set when Exec and ExecArgs capture
+	egress         *egressRun // nil unless the network is filtered
 
 	once   sync.Once
 	result *ExecResult
@@ -53,20 +54,21 @@ func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Pr
 }
 
 func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
-	spec, err := m.spec(cfg, o)
-	if err != nil {
-		return nil, err
-	}
 	dir := cmd.Dir
 	if dir == "" {
-		if dir, err = workingDir(o); err != nil {
-			return nil, err
-		}
+		dir = workingDir(o)
 	}
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx}
+	spec, egr, err := m.spec(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	if egr != nil {
+		env = append(env, proxyEnv()...)
+	}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}
 	var childEnds []*os.File
 	closeChildEnds := func() {
@@ -81,12 +83,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	if err != nil {
 		closeChildEnds()
+		egr.close()
 		return nil, err
 	}
 	p, err := m.rt.Start(ctx, spec, prog)
 	closeChildEnds() // the init holds its own copies now
 	if err != nil {
 		pr.copies.Wait()
+		egr.close()
 		return nil, wrapSandboxErr(err)
 	}
 	pr.p = p
@@ -159,6 +163,7 @@ func (p *Process) Wait() (*ExecResult, error) {
 }
 
 func (p *Process) wait() (*ExecResult, error) {
+	defer p.egress.close()
 	defer p.m.untrack(p.p)
 	type waited struct {
 		st  sandbox.ExitStatus
@@ -191,11 +196,12 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	p.copies.Wait() // every byte the program wrote is in
 	res := &ExecResult{
-		ExitCode:  w.st.Code,
-		Duration:  time.Since(p.started),
-		TimedOut:  timedOut,
-		Sandboxed: true,
-		Layers:    p.p.Layers(),
+		ExitCode:   w.st.Code,
+		Duration:   time.Since(p.started),
+		TimedOut:   timedOut,
+		Sandboxed:  true,
+		Layers:     p.p.Layers(),
+		Violations: p.egress.takeViolations(),
 	}
 	if p.stdout != nil {
 		res.Stdout, res.Stderr = p.stdout.String(), p.stderr.String()

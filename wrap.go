@@ -34,7 +34,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if closed {
 		return nil, ErrManagerClosed
 	}
-	spec, err := m.spec(cfg, o)
+	spec, egr, err := m.spec(cfg, o)
 	if err != nil {
 		return nil, err
 	}
@@ -43,13 +43,15 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	} else {
 		cmd.Env = append(cmd.Env, o.env...)
 	}
+	if egr != nil {
+		cmd.Env = append(cmd.Env, proxyEnv()...)
+	}
 	if cmd.Dir == "" {
-		if cmd.Dir, err = workingDir(o); err != nil {
-			return nil, err
-		}
+		cmd.Dir = workingDir(o)
 	}
 	h, err := m.rt.Prepare(spec, cmd)
 	if err != nil {
+		egr.close()
 		return nil, wrapSandboxErr(err)
 	}
 	m.track(h)
@@ -58,6 +60,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	return func() {
 		close(stop)
 		m.untrack(h)
+		egr.close()
 	}, nil
 }
 

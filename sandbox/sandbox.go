@@ -103,8 +103,9 @@ type Spec struct {
 	Limits     Limits
 
 	// Proxy receives the listener that carries the sandbox's outbound
-	// connections when Network is NetworkFiltered. It is called once, before
-	// the program starts, and must serve the listener until it is closed.
+	// connections when Network is NetworkFiltered. It is called once, in a
+	// goroutine of its own, before the program starts, and serves the
+	// listener until the sandbox closes it.
 	Proxy func(l net.Listener)
 	// ProxyPort is the loopback port the proxy listens on inside the
 	// sandbox; 0 picks the default.

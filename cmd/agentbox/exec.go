@@ -25,6 +25,7 @@ type policyFlags struct {
 	workdir                          string
 	timeout                          time.Duration
 	network                          string
+	allowDomains, denyDomains        []string
 	profile                          string
 }
 
@@ -38,6 +39,8 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.workdir, "workdir", "", "working `DIR` of the command (default: the current directory)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after `DUR` (exit 137)")
 	fl.StringVar(&f.network, "network", "", "network `MODE`: blocked, filtered or allowed (default: the profile's)")
+	fl.StringArrayVar(&f.allowDomains, "allow-domain", nil, "let the filtered network reach `PATTERN` (host, *.domain, host:port; repeatable)")
+	fl.StringArrayVar(&f.denyDomains, "deny-domain", nil, "refuse `PATTERN` even if allowed (repeatable)")
 	fl.StringVar(&f.profile, "profile", "default", "base policy: default, ci or dev")
 }
 
@@ -62,6 +65,8 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		}
 		cfg.Network.Mode = mode
 	}
+	cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, f.allowDomains...)
+	cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, f.denyDomains...)
 	abs := func(flag string, ps []string) ([]string, error) {
 		out := make([]string, 0, len(ps))
 		for _, p := range ps {

@@ -156,7 +156,7 @@ func (h *handle) serveProxy(fd int) {
 	h.mu.Lock()
 	h.listener = l
 	h.mu.Unlock()
-	h.spec.Proxy(l)
+	go h.spec.Proxy(l)
 }
 
 // Ready implements sandbox.Handle.

@@ -5,12 +5,13 @@ package linux
 import (
 	"fmt"
 
+	"github.com/agentbox-dev/agentbox/sandbox/proxyaddr"
 	"golang.org/x/sys/unix"
 )
 
 // DefaultProxyPort is the loopback port the egress proxy listens on inside a
 // filtered sandbox.
-const DefaultProxyPort = 3128
+const DefaultProxyPort = proxyaddr.Port
 
 // proxyFD is the listening socket the init created for the egress proxy, or -1.
 var proxyFD = -1

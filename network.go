@@ -1,0 +1,87 @@
+package agentbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+
+	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/sandbox"
+	"github.com/agentbox-dev/agentbox/sandbox/proxyaddr"
+)
+
+// egressRun is the egress proxy of one sandboxed command: it serves the
+// listener the sandbox hands out, and keeps the command's refusals for
+// ExecResult.Violations.
+type egressRun struct {
+	proxy  *egress.Proxy
+	cancel context.CancelFunc
+	ctx    context.Context
+
+	mu         sync.Mutex
+	violations []Violation
+	forward    func(NetworkDecision)
+}
+
+// Record implements egress.Sink.
+func (r *egressRun) Record(d egress.Decision) {
+	if !d.Allowed {
+		r.mu.Lock()
+		if len(r.violations) < maxViolations {
+			r.violations = append(r.violations, Violation{Kind: "network", Detail: d.Target(), Rule: d.Rule})
+		}
+		r.mu.Unlock()
+	}
+	if r.forward != nil {
+		r.forward(d)
+	}
+}
+
+// maxViolations bounds what a noisy command can make a result hold.
+const maxViolations = 256
+
+func (r *egressRun) takeViolations() []Violation {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Violation(nil), r.violations...)
+}
+
+func (r *egressRun) close() {
+	if r != nil {
+		r.cancel()
+	}
+}
+
+// newEgressRun builds the proxy for one command under cfg and wires it into
+// spec. guard is shared by every command of the Manager.
+func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressRun, error) {
+	r := &egressRun{forward: cfg.Network.OnDecision}
+	p, err := egress.New(egress.Config{
+		Policy: egress.Policy{
+			Allowed:   cfg.Network.AllowedDomains,
+			Denied:    cfg.Network.DeniedDomains,
+			OnRequest: cfg.Network.OnRequest,
+		},
+		Guard:  guard,
+		Sink:   r,
+		Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfigInvalid, err)
+	}
+	r.proxy = p
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	spec.ProxyPort = proxyaddr.Port
+	spec.Proxy = func(l net.Listener) { _ = p.Serve(r.ctx, l) }
+	return r, nil
+}
+
+// proxyEnv is what a command in the filtered mode needs to find the proxy.
+func proxyEnv() []string {
+	return egress.Env(net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyaddr.Port)))
+}

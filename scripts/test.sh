@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls this script).
+#
+# As root it installs what the tests need, runs every test (with the race
+# detector), then creates an unprivileged user and runs the suite again as
+# that user: root is not the common case for agentbox's users. As any other
+# user it runs the suite once, as that user.
+#
+# Environment: AGENTBOX_TEST_USER (default agentbox-ci) names the
+# unprivileged user; AGENTBOX_SKIP_UNPRIVILEGED=1 skips that second run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+go=$(command -v go) || { echo "test.sh: Go is not installed" >&2; exit 1; }
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if [ "$(id -u)" = 0 ]; then
+	step "installing test dependencies"
+	pkgs=()
+	for p in bubblewrap curl git gcc python3 iproute2 ca-certificates; do
+		dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
+	done
+	if [ ${#pkgs[@]} -gt 0 ]; then
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq "${pkgs[@]}" >/dev/null
+	fi
+	# One module cache both users read.
+	export GOMODCACHE=/var/cache/agentbox-test/gomod
+	mkdir -p "$GOMODCACHE"
+fi
+
+step "downloading modules"
+"$go" mod download
+[ "$(id -u)" = 0 ] && chmod -R a+rX /var/cache/agentbox-test
+
+step "gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './vendor/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+"$go" vet ./...
+
+if [ "$(id -u)" = 0 ]; then
+	step "tests as root (race detector on)"
+	"$go" test -race -count=1 ./...
+else
+	step "tests as $(id -un) (uid $(id -u))"
+	"$go" test -count=1 ./...
+fi
+
+if [ "$(id -u)" = 0 ] && [ "${AGENTBOX_SKIP_UNPRIVILEGED:-}" != 1 ]; then
+	user=${AGENTBOX_TEST_USER:-agentbox-ci}
+	step "tests as the unprivileged user $user"
+	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+	home=$(getent passwd "$user" | cut -d: -f6)
+	# A copy the user owns: the checkout may sit in a directory it cannot
+	# read (such as /root).
+	src="$home/agentbox-src"
+	rm -rf "$src"
+	mkdir -p "$src"
+	tar -C "$repo" --exclude=./.git -cf - . | tar -C "$src" -xf -
+	chown -R "$user:" "$src"
+	runuser -u "$user" -- env -i HOME="$home" PATH="$(dirname "$go"):/usr/local/bin:/usr/bin:/bin" \
+		GOMODCACHE="$GOMODCACHE" GOFLAGS=-buildvcs=false GOTOOLCHAIN=local \
+		bash -c "cd '$src' && go test -count=1 ./..."
+fi
+step "all tests passed"
