@@ -203,6 +203,9 @@ func (p *Process) wait() (*ExecResult, error) {
 		Layers:     p.p.Layers(),
 		Violations: p.egress.takeViolations(),
 	}
+	if w.st.MemoryLimitHit {
+		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})
+	}
 	if p.stdout != nil {
 		res.Stdout, res.Stderr = p.stdout.String(), p.stderr.String()
 		res.Truncated = p.stdout.truncated || p.stderr.truncated

@@ -184,6 +184,9 @@ type Handle interface {
 type ExitStatus struct {
 	Code   int            // exit code; 128+N when killed by signal N
 	Signal syscall.Signal // the signal that ended it, or 0
+	// MemoryLimitHit is set when the kernel killed a process of the sandbox
+	// for exceeding its memory limit (cgroup runtimes only).
+	MemoryLimitHit bool
 }
 
 // Errors a runtime returns; callers branch on them with errors.Is.

@@ -25,6 +25,8 @@ type handle struct {
 	ctl    *os.File   // parent end of the control socket; serve owns it once started
 	files  []*os.File // what the init inherits; closed once it has started
 	idmaps []*os.File // idmapped mount trees, sent with the spec
+	cgroup *sandboxCgroup
+	cgDir  *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
 
 	ready    chan struct{} // closed once the init reported ready or failed
 	readyErr error
@@ -114,6 +116,9 @@ func (h *handle) serve() {
 			}
 			h.mu.Lock()
 			h.layers = m.Layers
+			if h.cgroup != nil {
+				h.layers = append(h.layers, h.cgroup.layer())
+			}
 			h.mu.Unlock()
 			readyOnce()
 		case msgError:
@@ -221,11 +226,15 @@ func (h *handle) Wait() (sandbox.ExitStatus, error) {
 	h.mu.Lock()
 	exit := h.exit
 	h.mu.Unlock()
+	var st sandbox.ExitStatus
 	if exit != nil {
-		return sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}, nil
+		st = sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
+	} else {
+		<-h.reaped
+		st = h.decode(h.cmd.ProcessState)
 	}
-	<-h.reaped
-	return h.decode(h.cmd.ProcessState), nil
+	st.MemoryLimitHit = h.cgroup != nil && h.cgroup.oomKilled()
+	return st, nil
 }
 
 // ExitStatus implements sandbox.Handle.
@@ -268,6 +277,10 @@ func (h *handle) Close() error {
 	for _, f := range h.idmaps {
 		f.Close()
 	}
+	if h.cgDir != nil {
+		h.cgDir.Close()
+	}
+	h.cgroup.close()
 	if l != nil {
 		l.Close()
 	}
@@ -275,5 +288,53 @@ func (h *handle) Close() error {
 		h.ctl.Close()
 	}
 	placeholders.release(h.plan.placeholders)
+	return nil
+}
+
+// newCgroup creates the sandbox's cgroup when the spec has limits a cgroup
+// enforces and the machine offers one; without, rlimits alone apply.
+func (h *handle) newCgroup() {
+	l := h.spec.Limits
+	if l.MemoryBytes <= 0 && l.Processes <= 0 {
+		return
+	}
+	cg, err := newSandboxCgroup(cgroupLimits{memory: l.MemoryBytes, pids: l.Processes})
+	if err == nil {
+		h.cgroup = cg
+	}
+}
+
+// joinCgroup moves a warm init, before it gets its spec, into the sandbox's
+// cgroup; everything it starts inherits it.
+func (h *handle) joinCgroup(pid int) error {
+	h.newCgroup()
+	if h.cgroup == nil {
+		return nil
+	}
+	if err := h.cgroup.add(pid); err != nil {
+		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+	}
+	return nil
+}
+
+// cgroupForClone makes a new init start inside the sandbox's cgroup (cgroup
+// v2's CLONE_INTO_CGROUP). With cgroup v1 the init cannot be placed before
+// it starts, and rlimits alone apply.
+func (h *handle) cgroupForClone(attr *syscall.SysProcAttr) error {
+	h.newCgroup()
+	if h.cgroup == nil {
+		return nil
+	}
+	if h.cgroup.version != 2 {
+		h.cgroup.close()
+		h.cgroup = nil
+		return nil
+	}
+	d, err := os.Open(h.cgroup.dirs[0])
+	if err != nil {
+		return fmt.Errorf("%w: cgroup: %w", sandbox.ErrSetup, err)
+	}
+	h.cgDir = d
+	attr.UseCgroupFD, attr.CgroupFD = true, int(d.Fd())
 	return nil
 }

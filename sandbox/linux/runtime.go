@@ -95,6 +95,10 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.SysProcAttr = r.initAttr(spec.Network != sandbox.NetworkAllowed)
+	if err := h.cgroupForClone(cmd.SysProcAttr); err != nil {
+		h.Close()
+		return nil, err
+	}
 	h.cmd = cmd
 	h.start()
 	return h, nil
@@ -116,6 +120,11 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	h.cmd, h.ctl = w.cmd, w.ctl
 	h.start()
 	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
+	if err := h.joinCgroup(w.cmd.Process.Pid); err != nil {
+		_ = h.Kill()
+		h.Close()
+		return nil, err
+	}
 	if err := h.makeIdmaps(&r.idmaps, w.cmd.Process.Pid); err != nil {
 		_ = h.Kill()
 		h.Close()

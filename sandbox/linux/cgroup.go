@@ -1,0 +1,318 @@
+//go:build linux
+
+package linux
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A cgroup bounds a sandbox's memory and process count as a whole, which
+// rlimits (per process) cannot. agentbox uses cgroup v2 where a subtree with
+// the memory and pids controllers is delegated to it (or it is root), and the
+// v1 memory and pids hierarchies when it is root on a machine that still
+// mounts them. Without either, the runtime falls back to rlimits and says so.
+
+// cgroupLimits is what a sandbox's cgroup enforces.
+type cgroupLimits struct {
+	memory int64 // bytes; 0: none
+	pids   int64 // 0: none
+}
+
+// sandboxCgroup is one sandbox's cgroup (in one or two hierarchies).
+type sandboxCgroup struct {
+	version int
+	dirs    []string // the sandbox's directories (v2: one; v1: memory, pids)
+	memDir  string
+}
+
+// cgroupBase is where sandbox cgroups are created, found once.
+type cgroupBase struct {
+	once    sync.Once
+	version int      // 0: unavailable
+	bases   []string // v2: [base]; v1: [memory base, pids base]
+	reason  string   // why unavailable
+}
+
+var cgroups cgroupBase
+
+func (b *cgroupBase) find() {
+	b.once.Do(func() {
+		if dir, err := ownCgroupV2(); err == nil {
+			base, err := v2Base(dir)
+			if err == nil {
+				b.version, b.bases = 2, []string{base}
+				return
+			}
+			b.reason = err.Error()
+		} else {
+			b.reason = err.Error()
+		}
+		if os.Geteuid() != 0 {
+			return
+		}
+		mem, pids, err := v1Bases()
+		if err != nil {
+			b.reason += "; cgroup v1: " + err.Error()
+			return
+		}
+		b.version, b.bases = 1, []string{mem, pids}
+	})
+}
+
+// v2Base returns a directory, with the memory and pids controllers enabled
+// for its children, under which sandbox cgroups can be created: for root, a
+// top-level "agentbox"; otherwise an "agentbox" child of the topmost
+// delegated ancestor of the process's own cgroup.
+func v2Base(own string) (string, error) {
+	root := own
+	for root != "/" && !strings.HasSuffix(root, "/cgroup") && !strings.HasSuffix(root, "/unified") {
+		root = filepath.Dir(root)
+	}
+	var parent string
+	if os.Geteuid() == 0 {
+		parent = root
+	} else {
+		// Walk up while we may still create cgroups.
+		for d := own; d != root && unix.Access(d, unix.W_OK) == nil; d = filepath.Dir(d) {
+			parent = d
+		}
+		if parent == "" || parent == own {
+			return "", fmt.Errorf("no cgroup v2 subtree is delegated to uid %d", os.Geteuid())
+		}
+	}
+	if !hasControllers(parent, "memory", "pids") {
+		return "", fmt.Errorf("cgroup v2 at %s lacks the memory and pids controllers", parent)
+	}
+	if err := enableControllers(parent); err != nil {
+		return "", err
+	}
+	base := filepath.Join(parent, "agentbox")
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("create %s: %w", base, err)
+	}
+	if err := enableControllers(base); err != nil {
+		return "", err
+	}
+	return base, nil
+}
+
+func hasControllers(dir string, want ...string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if err != nil {
+		return false
+	}
+	have := strings.Fields(string(b))
+	for _, w := range want {
+		if !contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func enableControllers(dir string) error {
+	b, _ := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	on := strings.Fields(string(b))
+	if contains(on, "memory") && contains(on, "pids") {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+memory +pids"), 0); err != nil {
+		return fmt.Errorf("enable memory and pids in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// v1Bases finds this process's cgroups in the v1 memory and pids
+// hierarchies and makes an "agentbox" child in each.
+func v1Bases() (mem, pids string, err error) {
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", "", err
+	}
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", "", err
+	}
+	var out [2]string
+	for i, ctrl := range []string{"memory", "pids"} {
+		mnt := v1Mount(mounts, ctrl)
+		rel := v1Path(own, ctrl)
+		if mnt == "" || rel == "" {
+			return "", "", fmt.Errorf("no %s hierarchy", ctrl)
+		}
+		base := filepath.Join(mnt, rel, "agentbox")
+		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", "", fmt.Errorf("create %s: %w", base, err)
+		}
+		out[i] = base
+	}
+	return out[0], out[1], nil
+}
+
+// v1Mount returns where the v1 hierarchy of controller is mounted.
+func v1Mount(mountinfo []byte, controller string) string {
+	sc := bufio.NewScanner(bytes.NewReader(mountinfo))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		sep := -1
+		for i, x := range f {
+			if x == "-" {
+				sep = i
+				break
+			}
+		}
+		if sep < 0 || sep+3 >= len(f) || f[sep+1] != "cgroup" {
+			continue
+		}
+		for _, opt := range strings.Split(f[sep+3], ",") {
+			if opt == controller {
+				return f[4]
+			}
+		}
+	}
+	return ""
+}
+
+// v1Path returns this process's cgroup path in the v1 hierarchy of controller.
+func v1Path(cgroupFile []byte, controller string) string {
+	sc := bufio.NewScanner(bytes.NewReader(cgroupFile))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) == 3 && contains(strings.Split(parts[1], ","), controller) {
+			return parts[2]
+		}
+	}
+	return ""
+}
+
+// newSandboxCgroup creates a cgroup for one sandbox with lim applied, or
+// returns nil and the reason when cgroups are unavailable.
+func newSandboxCgroup(lim cgroupLimits) (*sandboxCgroup, error) {
+	cgroups.find()
+	if cgroups.version == 0 {
+		return nil, fmt.Errorf("cgroups unavailable: %s", cgroups.reason)
+	}
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	name := "sandbox-" + hex.EncodeToString(id[:])
+	cg := &sandboxCgroup{version: cgroups.version}
+	for _, base := range cgroups.bases {
+		d := filepath.Join(base, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			cg.close()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		cg.dirs = append(cg.dirs, d)
+	}
+	cg.memDir = cg.dirs[0]
+	var settings [][2]string
+	if cg.version == 2 {
+		if lim.memory > 0 {
+			m := strconv.FormatInt(lim.memory, 10)
+			settings = append(settings, [2]string{cg.dirs[0] + "/memory.max", m},
+				[2]string{cg.dirs[0] + "/memory.swap.max", "0"}, [2]string{cg.dirs[0] + "/memory.oom.group", "1"})
+		}
+		if lim.pids > 0 {
+			settings = append(settings, [2]string{cg.dirs[0] + "/pids.max", strconv.FormatInt(lim.pids, 10)})
+		}
+	} else {
+		if lim.memory > 0 {
+			m := strconv.FormatInt(lim.memory, 10)
+			settings = append(settings, [2]string{cg.dirs[0] + "/memory.limit_in_bytes", m},
+				[2]string{cg.dirs[0] + "/memory.memsw.limit_in_bytes", m})
+		}
+		if lim.pids > 0 {
+			settings = append(settings, [2]string{cg.dirs[1] + "/pids.max", strconv.FormatInt(lim.pids, 10)})
+		}
+	}
+	for _, s := range settings {
+		if err := os.WriteFile(s[0], []byte(s[1]), 0); err != nil {
+			isSwap := strings.Contains(s[0], "swap") || strings.Contains(s[0], "memsw")
+			if isSwap && errors.Is(err, os.ErrNotExist) {
+				continue // swap accounting off: the memory limit alone holds
+			}
+			cg.close()
+			return nil, fmt.Errorf("cgroup %s: %w", filepath.Base(s[0]), err)
+		}
+	}
+	return cg, nil
+}
+
+// layer names the cgroup layer for ExecResult.Layers.
+func (cg *sandboxCgroup) layer() string {
+	return fmt.Sprintf("cgroup(v%d: memory, pids)", cg.version)
+}
+
+// add moves pid (and the children it will have) into the cgroup.
+func (cg *sandboxCgroup) add(pid int) error {
+	for _, d := range cg.dirs {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("cgroup: add %d: %w", pid, err)
+		}
+	}
+	return nil
+}
+
+// oomKilled reports whether the memory limit made the kernel kill a process.
+func (cg *sandboxCgroup) oomKilled() bool {
+	file, key := "memory.events", "oom_kill"
+	if cg.version == 1 {
+		file = "memory.oom_control"
+	}
+	b, err := os.ReadFile(filepath.Join(cg.memDir, file))
+	if err != nil {
+		return false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == key && f[1] != "0" {
+			return true
+		}
+	}
+	return false
+}
+
+// close kills whatever is left and removes the cgroup.
+func (cg *sandboxCgroup) close() {
+	if cg == nil {
+		return
+	}
+	for _, d := range cg.dirs {
+		if cg.version == 2 {
+			_ = os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0)
+		}
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			killProcs(filepath.Join(d, "cgroup.procs"))
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+func killProcs(procsFile string) {
+	b, err := os.ReadFile(procsFile)
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
