@@ -132,9 +132,9 @@ func (l *Log) writeLocked(batch []*request) error {
 		ms[1].val = strValue(hash)
 		start := len(buf)
 		buf = appendJSON(buf, objValue(ms))
-		if len(buf)-start > MaxEntryBytes {
+		if n := len(buf) - start; n > MaxEntryBytes {
 			buf = buf[:start]
-			r.res.err = fmt.Errorf("%w: entry of %d bytes is larger than %d", ErrInvalidEvent, len(buf)-start, MaxEntryBytes)
+			r.res.err = fmt.Errorf("%w: entry of %d bytes is larger than %d", ErrInvalidEvent, n, MaxEntryBytes)
 			return
 		}
 		buf = append(buf, '\n')

@@ -63,4 +63,18 @@
 // A line cut short by a writer that crashed mid-append is reported as a torn
 // tail, not as tampering; the next writer that opens the file removes it and
 // logs an alert event saying so.
+//
+// An edit, deletion, reordering or insertion that leaves the chain broken is
+// pinned to its entry. One hidden by re-chaining (recomputing every later
+// hash, which needs no key) is caught by the first checkpoint after it and
+// pinned to the entries since the previous checkpoint.
+//
+// # Durability and files
+//
+// Append returns once its event is fsynced; concurrent Appends share one
+// fsync (group commit, see SyncMode). Close fsyncs and signs, so everything
+// appended is on disk and covered by a checkpoint when it returns. Logs and
+// checkpoint files are created with mode 0600 and never written through a
+// symbolic link. The log may be read by Verify and Query while writers
+// append.
 package audit

@@ -151,7 +151,7 @@ func TestAppendRejectsBadEvents(t *testing.T) {
 		}
 	}
 	big := Event{EventType: Alert, Reason: strings.Repeat("x", MaxEntryBytes)}
-	if err := l.Append(t.Context(), big); !errors.Is(err, ErrInvalidEvent) {
+	if err := l.Append(t.Context(), big); !errors.Is(err, ErrInvalidEvent) || !strings.Contains(err.Error(), fmt.Sprintf("larger than %d", MaxEntryBytes)) || strings.Contains(err.Error(), "of 0 bytes") {
 		t.Errorf("too large: err = %v", err)
 	}
 	// A rejected event leaves no gap in the chain.
