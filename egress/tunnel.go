@@ -11,8 +11,9 @@ import (
 )
 
 // spliceChunk is how many bytes one copy call may move before the tunnel
-// records progress and re-arms its idle deadline. io.Copy between two TCP
-// connections uses splice(2), so the bytes never enter this process.
+// records progress and re-arms its idle deadline where waitData cannot
+// tell how many bytes are queued. io.Copy between two TCP connections uses
+// splice(2), so the bytes never enter this process.
 const spliceChunk = 256 << 10
 
 // tunnel relays bytes between a client and an upstream connection until
@@ -119,19 +120,30 @@ func quoteSNI(s string) string {
 	return "\"" + s + "\""
 }
 
-// pump copies src to dst in chunks, re-arming src's read deadline each time
-// so that an idle tunnel ends. EOF is passed on as a half-close; any other
-// end closes both sides.
+// pump copies src to dst: it waits for queued bytes (re-arming src's read
+// deadline so that an idle tunnel ends), then splices what is queued. EOF
+// is passed on as a half-close; any other end closes both sides.
 func (t *tunnel) pump(dst, src net.Conn, count *atomic.Uint64) {
 	for {
 		_ = src.SetReadDeadline(time.Now().Add(t.tick))
-		n, err := io.Copy(rawConn(dst), &io.LimitedReader{R: rawConn(src), N: spliceChunk})
-		if n > 0 {
-			t.touch()
-			count.Add(uint64(n))
+		want, err := waitData(rawConn(src))
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && !t.isIdle() {
+				continue
+			}
+			t.closeBoth()
+			return
+		}
+		var n int64
+		if want > 0 {
+			n, err = io.Copy(rawConn(dst), &io.LimitedReader{R: rawConn(src), N: want})
+			if n > 0 {
+				t.touch()
+				count.Add(uint64(n))
+			}
 		}
 		switch {
-		case err == nil && n == spliceChunk:
+		case err == nil && n == want && want > 0:
 			continue
 		case err == nil: // EOF
 			closeWrite(dst)
