@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agentbox-dev/agentbox/egress"
@@ -183,10 +184,21 @@ type killer interface {
 // wrapSandboxErr maps runtime errors onto the package's sentinels.
 func wrapSandboxErr(err error) error {
 	if errors.Is(err, sandbox.ErrUnavailable) {
-		return fmt.Errorf("%w: %w", ErrDependencyMissing, err)
+		return &dependencyError{err}
 	}
 	return err
 }
+
+// dependencyError is a runtime's ErrUnavailable as the package's
+// ErrDependencyMissing, with one message.
+type dependencyError struct{ err error }
+
+func (e *dependencyError) Error() string {
+	return "agentbox: sandbox unavailable: " + strings.TrimPrefix(e.err.Error(), sandbox.ErrUnavailable.Error()+": ")
+}
+
+func (e *dependencyError) Is(target error) bool { return target == ErrDependencyMissing }
+func (e *dependencyError) Unwrap() error        { return e.err }
 
 // spec compiles the Config and the call's options into a sandbox.Spec, with
 // the egress proxy of the command when its network is filtered.
@@ -195,6 +207,7 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, e
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
 		AllowUnixSockets: cfg.Network.AllowUnixSockets,
+		AllowReduced:     cfg.FallbackPolicy == FallbackWarn,
 		Limits: sandbox.Limits{
 			Processes:       cfg.ResourceLimits.MaxProcesses,
 			MemoryBytes:     cfg.ResourceLimits.MaxMemoryBytes,

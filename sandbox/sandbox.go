@@ -114,6 +114,10 @@ type Spec struct {
 	// where Landlock cannot confine them (before ABI 9); it can then reach
 	// host services listening on path sockets in readable directories.
 	AllowUnixSockets bool
+	// AllowReduced lets the runtime run without the isolation layers this
+	// machine lacks (the warn fallback) instead of refusing; Layers says what
+	// was applied.
+	AllowReduced bool
 	// Hostname is the sandbox's host name; empty picks "agentbox".
 	Hostname string
 }

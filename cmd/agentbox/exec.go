@@ -27,6 +27,7 @@ type policyFlags struct {
 	network                          string
 	allowDomains, denyDomains        []string
 	profile                          string
+	fallback                         string
 }
 
 func (f *policyFlags) register(c *cobra.Command) {
@@ -42,6 +43,7 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowDomains, "allow-domain", nil, "let the filtered network reach `PATTERN` (host, *.domain, host:port; repeatable)")
 	fl.StringArrayVar(&f.denyDomains, "deny-domain", nil, "refuse `PATTERN` even if allowed (repeatable)")
 	fl.StringVar(&f.profile, "profile", "default", "base policy: default, ci or dev")
+	fl.StringVar(&f.fallback, "fallback", "", "when a layer is unavailable: strict (refuse, exit 125) or warn (run with what is there; default: the profile's)")
 }
 
 // config builds the Manager's Config and the per-call options.
@@ -58,6 +60,13 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		return cfg, nil, fmt.Errorf("invalid --profile %q: want default, ci or dev", f.profile)
 	}
 	cfg.ColdStart = true // one command: a spare sandbox would be wasted
+	switch f.fallback {
+	case "":
+	case "strict", "warn":
+		cfg.FallbackPolicy = agentbox.FallbackPolicy(f.fallback)
+	default:
+		return cfg, nil, fmt.Errorf("invalid --fallback %q: want strict or warn", f.fallback)
+	}
 	if f.network != "" {
 		var mode agentbox.NetworkMode
 		if err := mode.UnmarshalText([]byte(f.network)); err != nil {

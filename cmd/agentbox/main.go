@@ -94,10 +94,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "agentbox: %v\n", ee.err)
+			fmt.Fprintf(stderr, "agentbox: %s\n", strings.TrimPrefix(ee.err.Error(), "agentbox: "))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "agentbox: %v\n", err)
+	fmt.Fprintf(stderr, "agentbox: %s\n", strings.TrimPrefix(err.Error(), "agentbox: "))
 	return exitFailure
 }

@@ -288,6 +288,9 @@ func (h *handle) Close() error {
 		h.ctl.Close()
 	}
 	placeholders.release(h.plan.placeholders)
+	if h.plan.tmpDir != "" {
+		_ = os.RemoveAll(h.plan.tmpDir)
+	}
 	return nil
 }
 

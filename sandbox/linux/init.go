@@ -86,6 +86,7 @@ func runInit() int {
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers}, proxyListenerFD()...)
 	closeProxyListener()
 	code, sig := reap(pid, sigs)
+	killOrphans()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig)})
 	return code
 }
@@ -117,29 +118,44 @@ func setUp() (int, []string, error) {
 		}
 	}
 	var layers []string
-	if err := buildRoot(spec, idmapFDs); err != nil {
-		return 0, nil, err
+	if spec.Reduced != "" {
+		// No namespaces: the program's orphans come back to the init, which
+		// ends them with the program.
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return 0, nil, stageErr("subreaper", err)
+		}
+		layers = append(layers, LayerReduced+": "+spec.Reduced)
+	} else {
+		if err := buildRoot(spec, idmapFDs); err != nil {
+			return 0, nil, err
+		}
+		closeAll(idmapFDs)
+		layers = append(layers, LayerNamespaces, LayerPivotRoot)
+		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+			return 0, nil, stageErr("hostname", err)
+		}
+		netLayer, err := setUpNetwork(spec)
+		if err != nil {
+			return 0, nil, stageErr("network", err)
+		}
+		layers = append(layers, netLayer)
 	}
-	closeAll(idmapFDs)
-	layers = append(layers, LayerNamespaces, LayerPivotRoot)
-	if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
-		return 0, nil, stageErr("hostname", err)
-	}
-	netLayer, err := setUpNetwork(spec)
-	if err != nil {
-		return 0, nil, stageErr("network", err)
-	}
-	layers = append(layers, netLayer)
 
 	ll, err := prepareLandlock(&spec.Landlock)
 	if err != nil {
 		return 0, nil, stageErr("landlock", err)
 	}
 	defer ll.close()
+	if spec.Reduced != "" {
+		layers = append(layers, ll.netLayer(&spec.Landlock))
+	}
 	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
 	// refuses to create them unless the policy allows them.
 	allowUnix := spec.AllowUnixSockets || ll.abi >= 9
-	filter, err := buildSeccomp(allowUnix)
+	filter, err := buildSeccomp(seccompOptions{
+		allowUnix:  allowUnix,
+		streamOnly: spec.Reduced != "" && spec.Network != "allowed",
+	})
 	if err != nil {
 		return 0, nil, stageErr("seccomp", err)
 	}
@@ -156,7 +172,7 @@ func setUp() (int, []string, error) {
 	if err != nil {
 		return 0, nil, stageErr("exec", err)
 	}
-	pid, err := startLocked(path, spec, stdio, ll, filter)
+	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
 	if stdio != nil {
 		// Only the program holds its streams now, so its readers see EOF
 		// when it is done, whatever the init does.
@@ -218,7 +234,11 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 // so that the program inherits them while the init's other threads do not.
 // The thread is never handed back to the Go scheduler: its goroutine exits
 // while still locked, which makes the runtime terminate the thread.
-func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter) (int, error) {
+//
+// In the reduced tier the thread stays alive instead, so that the program's
+// parent-death signal (which follows the forking thread) fires only when the
+// init itself dies: there is no pid namespace to end the program then.
+func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter, keepThread bool) (int, error) {
 	files := []uintptr{0, 1, 2}
 	if stdio != nil {
 		files = []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
@@ -241,11 +261,17 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 			Files: files,
 			Sys:   &syscall.SysProcAttr{Setsid: true},
 		}
+		if keepThread {
+			attr.Sys.Pdeathsig = syscall.SIGKILL
+		}
 		pid, err := syscall.ForkExec(path, spec.Args, attr)
 		if err != nil {
 			err = stageErr("exec", fmt.Errorf("%s: %w", spec.Args[0], err))
 		}
 		done <- result{pid, err}
+		if keepThread && err == nil {
+			select {} // keep the thread, and the program's pdeathsig with it
+		}
 	}()
 	r := <-done
 	return r.pid, r.err

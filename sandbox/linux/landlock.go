@@ -63,6 +63,7 @@ type landlockRuleset struct {
 	fd    int
 	abi   int
 	rules int
+	tcp   bool // TCP bind and connect restricted
 }
 
 func (r *landlockRuleset) close() {
@@ -104,6 +105,9 @@ func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
 	}
 	handled := llHandledFS(abi)
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
+	if s.TCP && abi >= 4 {
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	}
 	if abi >= 6 {
 		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 	}
@@ -141,7 +145,49 @@ func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
 			return nil, err
 		}
 	}
+	if attr.Handled_access_net != 0 {
+		for _, port := range s.ConnectPorts {
+			if err := r.addPort(port); err != nil {
+				r.close()
+				return nil, err
+			}
+		}
+		r.tcp = true
+	}
 	return r, nil
+}
+
+// llNetPortAttr is struct landlock_net_port_attr.
+type llNetPortAttr struct {
+	allowedAccess uint64
+	port          uint64
+}
+
+const llRuleNetPort = 2 // LANDLOCK_RULE_NET_PORT
+
+// addPort allows TCP connections to port.
+func (r *landlockRuleset) addPort(port int) error {
+	attr := llNetPortAttr{allowedAccess: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, port: uint64(port)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(r.fd), llRuleNetPort,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock_add_rule port %d: %w", port, errno)
+	}
+	return nil
+}
+
+// netLayer describes the network restriction of the reduced tier.
+func (r *landlockRuleset) netLayer(s *landlockSpec) string {
+	switch {
+	case !s.TCP:
+		return "network(host: allowed)"
+	case !r.tcp:
+		return fmt.Sprintf("network(UNRESTRICTED TCP: landlock ABI %d has no TCP rules)", r.abi)
+	case len(s.ConnectPorts) == 0:
+		return "landlock-net(no TCP; seccomp: no UDP, raw or netlink sockets)"
+	default:
+		return fmt.Sprintf("landlock-net(TCP connect to port %v only; seccomp: no UDP, raw or netlink sockets)", s.ConnectPorts)
+	}
 }
 
 type llBuilder struct {

@@ -14,4 +14,7 @@ const (
 	LayerNoNewPrivs  = "no_new_privs"
 	LayerCapsDropped = "capabilities(none)"
 	LayerRlimits     = "rlimits"
+	// LayerReduced marks the reduced tier: no namespaces, Landlock and
+	// seccomp only.
+	LayerReduced = "reduced tier (no namespaces)"
 )

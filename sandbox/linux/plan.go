@@ -24,6 +24,8 @@ type plan struct {
 	// idmapped are the host paths to hand to the init as idmapped mounts
 	// (root callers only), in the order of their FD indexes.
 	idmapped []idmapMount
+	// tmpDir is the reduced tier's private temporary directory.
+	tmpDir string
 }
 
 type idmapMount struct {
@@ -46,6 +48,52 @@ func inPrivateArea(p string) bool {
 
 // devicePaths get read, write and ioctl rights in Landlock.
 var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts"}
+
+// buildReducedPlan lays out the reduced tier: no namespaces, so no mounts;
+// Landlock alone confines the filesystem (deny paths everywhere outside the
+// writable roots, and the writes to those roots and a private temporary
+// directory) and TCP, seccomp the other socket kinds.
+func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		return nil, err
+	}
+	pl.removePlaceholders()
+	pl.init.Mounts = nil
+	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: private temporary directory: %w", sandbox.ErrSetup, err)
+	}
+	pl.tmpDir = tmp
+	ll := &pl.init.Landlock
+	// The writable roots the plan kept (deny wins), and the private
+	// temporary directory in place of /tmp and /dev/shm.
+	var write []string
+	for _, w := range ll.WriteRoots {
+		if w != "/tmp" && w != "/dev/shm" {
+			write = append(write, w)
+		}
+	}
+	ll.WriteRoots = append(write, tmp)
+	// No mount masks: Landlock carves out every deny path it can (not those
+	// inside writable roots, which it grants whole).
+	ll.DenyRead = nil
+	for _, d := range spec.Filesystem.DenyRead {
+		inWrite := false
+		for _, w := range write {
+			inWrite = inWrite || within(d, w)
+		}
+		if !inWrite {
+			ll.DenyRead = append(ll.DenyRead, d)
+		}
+	}
+	ll.TCP = spec.Network != sandbox.NetworkAllowed
+	pl.init.Reduced = reason
+	if spec.Network == sandbox.NetworkFiltered {
+		pl.init.Reduced += "; the filtered network needs a network namespace, so no network at all"
+	}
+	return pl, nil
+}
 
 // buildPlan checks spec and lays out the mounts. Paths must be absolute and
 // clean; the caller has resolved symlinks.
@@ -225,4 +273,10 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	}
 	pl.placeholders = append(pl.placeholders, taken...)
 	return true, nil
+}
+
+// removePlaceholders releases the placeholders the plan created.
+func (pl *plan) removePlaceholders() {
+	placeholders.release(pl.placeholders)
+	pl.placeholders = nil
 }

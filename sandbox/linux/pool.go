@@ -17,74 +17,83 @@ type warmInit struct {
 	ctl *os.File
 }
 
-// pool keeps at most one warm init per kind (with or without a network
-// namespace), started after the first use of that kind.
+// initKind is how an init is cloned.
+type initKind int
+
+const (
+	kindNetns   initKind = iota // every namespace, a network namespace too
+	kindHostnet                 // every namespace but the network's
+	kindReduced                 // no namespaces (the reduced tier)
+)
+
+// pool keeps at most one warm init per kind, started after the first use of
+// that kind.
 type pool struct {
 	mu      sync.Mutex
-	ready   map[bool]*warmInit
-	pending map[bool]chan struct{} // closed when the warm-up in flight ends
+	ready   map[initKind]*warmInit
+	pending map[initKind]chan struct{} // closed when the warm-up in flight ends
 	closed  bool
 }
 
 // take returns a warm init of the kind, or starts one now, and (if
 // replenish) starts the next one in the background.
-func (p *pool) take(r *Runtime, netns, replenish bool) (*warmInit, error) {
+func (p *pool) take(r *Runtime, kind initKind, replenish bool) (*warmInit, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%w: runtime closed", sandbox.ErrSetup)
 	}
-	w := p.ready[netns]
-	delete(p.ready, netns)
-	wait := p.pending[netns]
+	w := p.ready[kind]
+	delete(p.ready, kind)
+	wait := p.pending[kind]
 	p.mu.Unlock()
 	if w == nil && wait != nil {
 		// A warm-up started earlier is further along than a new start.
 		<-wait
 		p.mu.Lock()
-		w = p.ready[netns]
-		delete(p.ready, netns)
+		w = p.ready[kind]
+		delete(p.ready, kind)
 		p.mu.Unlock()
 	}
 	if w == nil {
 		var err error
-		if w, err = startInit(r, netns); err != nil {
+		if w, err = startInit(r, kind); err != nil {
 			return nil, err
 		}
 	}
 	if replenish {
-		p.warm(r, netns)
+		p.warm(r, kind)
 	}
 	return w, nil
 }
 
 // warm starts a warm init of the kind in the background if none is ready.
-func (p *pool) warm(r *Runtime, netns bool) {
+func (p *pool) warm(r *Runtime, kind initKind) {
 	p.mu.Lock()
-	if p.closed || p.ready[netns] != nil || p.pending[netns] != nil {
+	if p.closed || p.ready[kind] != nil || p.pending[kind] != nil {
 		p.mu.Unlock()
 		return
 	}
 	if p.pending == nil {
-		p.pending, p.ready = make(map[bool]chan struct{}), make(map[bool]*warmInit)
+		p.pending, p.ready = make(map[initKind]chan struct{}), make(map[initKind]*warmInit)
 	}
 	done := make(chan struct{})
-	p.pending[netns] = done
+	p.pending[kind] = done
 	p.mu.Unlock()
 	go func() {
-		w, err := startInit(r, netns)
+		w, err := startInit(r, kind)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		delete(p.pending, netns)
+		delete(p.pending, kind)
 		defer close(done)
 		if err != nil {
 			return // the next take starts one itself and reports the error
 		}
-		if p.closed || p.ready[netns] != nil {
+		if p.closed || p.ready[kind] != nil {
 			w.discard()
 			return
 		}
-		p.ready[netns] = w
+		p.ready[kind] = w
 	}()
 }
 
@@ -99,17 +108,20 @@ func (p *pool) close() {
 }
 
 // startInit starts an init that waits for its spec on the control socket.
-func startInit(r *Runtime, netns bool) (*warmInit, error) {
+func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 	ctl, child, err := socketpair()
 	if err != nil {
 		return nil, err
 	}
 	defer child.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initArg0}, Env: initEnv, Dir: "/",
-		ExtraFiles: []*os.File{child}, SysProcAttr: r.initAttr(netns)}
+		ExtraFiles: []*os.File{child}, SysProcAttr: r.initAttr(kind)}
 	if err := cmd.Start(); err != nil {
 		ctl.Close()
-		return nil, fmt.Errorf("%w: cannot create the sandbox's namespaces: %w%s", sandbox.ErrUnavailable, err, usernsHint())
+		if kind == kindReduced {
+			return nil, fmt.Errorf("%w: start the sandbox init: %w", sandbox.ErrSetup, err)
+		}
+		return nil, &noNamespacesError{err: err}
 	}
 	return &warmInit{cmd: cmd, ctl: ctl}, nil
 }
@@ -120,3 +132,14 @@ func (w *warmInit) discard() {
 	_ = w.cmd.Process.Kill()
 	go w.cmd.Wait()
 }
+
+// noNamespacesError reports that the kernel refused to create the
+// sandbox's namespaces (user namespaces off, an LSM forbidding them, a
+// container without the rights).
+type noNamespacesError struct{ err error }
+
+func (e *noNamespacesError) Error() string {
+	return "cannot create the sandbox's user, mount, pid and network namespaces: " + e.err.Error() + usernsHint()
+}
+
+func (e *noNamespacesError) Unwrap() error { return sandbox.ErrUnavailable }

@@ -5,6 +5,8 @@ package linux
 import (
 	"encoding/json"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -61,3 +63,42 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// killOrphans ends every process left behind the program: the init's
+// remaining children (orphans adopted as subreaper in the reduced tier),
+// until none is left. With a pid namespace the kernel does this anyway
+// when the init exits.
+func killOrphans() {
+	for range 100 {
+		kids := childPids()
+		if len(kids) == 0 {
+			return
+		}
+		for _, k := range kids {
+			_ = unix.Kill(k, unix.SIGKILL)
+		}
+		for {
+			if wpid, _ := unix.Wait4(-1, nil, unix.WNOHANG, nil); wpid <= 0 {
+				break
+			}
+		}
+	}
+}
+
+// childPids lists the init's children from /proc/self/task/*/children.
+func childPids() []int {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}

@@ -17,6 +17,7 @@ package linux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,6 +44,10 @@ type Runtime struct {
 	pool   pool
 	once   sync.Once
 	asRoot bool
+
+	mu       sync.Mutex
+	nsReason string // why namespaces are unavailable, once known
+	nsProbe  sync.Once
 }
 
 func (r *Runtime) init() { r.once.Do(func() { r.asRoot = os.Geteuid() == 0 }) }
@@ -60,9 +65,37 @@ func (r *Runtime) Close() error {
 // network namespace, so that the next Start finds it ready.
 func (r *Runtime) Warm(netns bool) {
 	r.init()
-	if !r.ColdStart {
-		r.pool.warm(r, netns)
+	if r.ColdStart || r.noNamespaces() != "" {
+		return
 	}
+	kind := kindNetns
+	if !netns {
+		kind = kindHostnet
+	}
+	r.pool.warm(r, kind)
+}
+
+// noNamespaces returns why namespaces are unavailable, once a start found
+// out; "" while they work (or nobody tried).
+func (r *Runtime) noNamespaces() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nsReason
+}
+
+// kindFor picks how to clone the init for spec, or refuses: the reduced
+// tier only runs when the spec allows it.
+func (r *Runtime) kindFor(spec *sandbox.Spec) (initKind, error) {
+	if reason := r.noNamespaces(); reason != "" {
+		if !spec.AllowReduced {
+			return 0, fmt.Errorf("%w: %s; the strict fallback policy refuses to run without them", sandbox.ErrUnavailable, reason)
+		}
+		return kindReduced, nil
+	}
+	if spec.Network == sandbox.NetworkAllowed {
+		return kindHostnet, nil
+	}
+	return kindNetns, nil
 }
 
 // Prepare implements sandbox.Runtime: it rewrites cmd to start a new init,
@@ -72,8 +105,20 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 		return nil, fmt.Errorf("%w: nil command", sandbox.ErrSetup)
 	}
 	r.init()
+	// The caller starts cmd, too late to fall back: find out now.
+	r.nsProbe.Do(func() {
+		if c := probeUserns(); !c.OK {
+			r.mu.Lock()
+			r.nsReason = c.Detail
+			r.mu.Unlock()
+		}
+	})
+	kind, err := r.kindFor(spec)
+	if err != nil {
+		return nil, err
+	}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir}
-	h, err := r.newHandle(spec, prog)
+	h, err := r.newHandle(spec, prog, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +139,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	}
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
-	cmd.SysProcAttr = r.initAttr(spec.Network != sandbox.NetworkAllowed)
+	cmd.SysProcAttr = r.initAttr(kind)
 	if err := h.cgroupForClone(cmd.SysProcAttr); err != nil {
 		h.Close()
 		return nil, err
@@ -108,13 +153,26 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 // one is ready, in a new one otherwise.
 func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.Program) (sandbox.Process, error) {
 	r.init()
-	h, err := r.newHandle(spec, prog)
+	kind, err := r.kindFor(spec)
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.pool.take(r, spec.Network != sandbox.NetworkAllowed, !r.ColdStart)
+	w, err := r.pool.take(r, kind, !r.ColdStart && kind != kindReduced)
+	var noNS *noNamespacesError
+	if errors.As(err, &noNS) {
+		r.mu.Lock()
+		r.nsReason = noNS.Error()
+		r.mu.Unlock()
+		if kind, err = r.kindFor(spec); err == nil {
+			w, err = r.pool.take(r, kind, false)
+		}
+	}
 	if err != nil {
-		h.Close()
+		return nil, err
+	}
+	h, err := r.newHandle(spec, prog, kind)
+	if err != nil {
+		w.discard()
 		return nil, err
 	}
 	h.cmd, h.ctl = w.cmd, w.ctl
@@ -144,8 +202,14 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	return h, nil
 }
 
-func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program) (*handle, error) {
-	pl, err := buildPlan(spec, r.asRoot)
+func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind initKind) (*handle, error) {
+	var pl *plan
+	var err error
+	if kind == kindReduced {
+		pl, err = buildReducedPlan(spec, r.noNamespaces())
+	} else {
+		pl, err = buildPlan(spec, r.asRoot)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +225,9 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program) (*handle,
 	if s.Dir == "" {
 		s.Dir = "/"
 	}
+	if pl.tmpDir != "" {
+		s.Env = append(s.Env, "TMPDIR="+pl.tmpDir)
+	}
 	return h, nil
 }
 
@@ -169,7 +236,11 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program) (*handle,
 var initEnv = []string{"GOMAXPROCS=1", "GOGC=off"}
 
 // initAttr is how every init is cloned.
-func (r *Runtime) initAttr(netns bool) *syscall.SysProcAttr {
+func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr {
+	if kind == kindReduced {
+		return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	}
+	netns := kind == kindNetns
 	uid, gid := os.Geteuid(), os.Getegid()
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |

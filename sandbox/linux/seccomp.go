@@ -30,14 +30,24 @@ const (
 	denyIfAnyBits                 // deny when arg & values[0] != 0
 )
 
-// argRule refuses a syscall with errno when its argument (low 32 bits)
-// matches.
-type argRule struct {
-	nr     uintptr
+// argTest judges one argument (its low 32 bits, masked when mask is set).
+type argTest struct {
 	arg    int
+	mask   uint32
 	check  argCheck
 	values []uint32
-	errno  unix.Errno
+}
+
+// argRule refuses a syscall with errno when any of its tests denies.
+type argRule struct {
+	nr    uintptr
+	tests []argTest
+	errno unix.Errno
+}
+
+// rule is shorthand for a one-test argRule.
+func rule(nr uintptr, arg int, check argCheck, errno unix.Errno, values ...uint32) argRule {
+	return argRule{nr: nr, tests: []argTest{{arg: arg, check: check, values: values}}, errno: errno}
 }
 
 const (
@@ -50,17 +60,16 @@ const (
 // sandboxed program from leaving a set-user-ID file in a writable root that
 // a host user might later run.
 var commonArgRules = []argRule{
-	{nr: unix.SYS_OPENAT, arg: 3, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_IOCTL, arg: 1, check: denyIfEqual, values: []uint32{unix.TIOCSTI, unix.TIOCLINUX}, errno: unix.EPERM},
-	{nr: unix.SYS_CLONE, arg: 0, check: denyIfAnyBits, values: []uint32{nsCloneFlags}, errno: unix.EPERM},
-	{nr: unix.SYS_FCHMOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_FCHMODAT, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_FCHMODAT2, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_MKNODAT, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	rule(unix.SYS_OPENAT, 3, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, unix.TIOCSTI, unix.TIOCLINUX),
+	rule(unix.SYS_CLONE, 0, denyIfAnyBits, unix.EPERM, nsCloneFlags),
+	rule(unix.SYS_FCHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_FCHMODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_FCHMODAT2, 2, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_MKNODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	// Only the personalities a normal program sets (Linux, with or without
 	// address randomisation off for debuggers, and the query).
-	{nr: unix.SYS_PERSONALITY, arg: 0, check: denyIfNotIn,
-		values: []uint32{0, 0x0008, 0x20000, 0x20008, 0xffffffff}, errno: unix.EPERM},
+	rule(unix.SYS_PERSONALITY, 0, denyIfNotIn, unix.EPERM, 0, 0x0008, 0x20000, 0x20008, 0xffffffff),
 }
 
 // commonDenied are refused with EPERM on every architecture.
@@ -120,16 +129,33 @@ const (
 // namespaces, and before Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
 // nothing else stops a sandboxed program from connecting to a host service
 // listening on one (socketpair stays allowed).
-func socketRule(allowUnix bool) argRule {
+//
+// Without a network namespace (the reduced tier) only TCP is left: Landlock
+// restricts TCP ports, and nothing could restrict UDP, raw or netlink
+// sockets reaching the host's network.
+func socketRule(o seccompOptions) argRule {
 	families := []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
-	if allowUnix {
+	if o.streamOnly {
+		families = families[:2]
+	}
+	if o.allowUnix {
 		families = append(families, unix.AF_UNIX)
 	}
-	return argRule{nr: unix.SYS_SOCKET, arg: 0, check: denyIfNotIn, values: families, errno: unix.EAFNOSUPPORT}
+	r := rule(unix.SYS_SOCKET, 0, denyIfNotIn, unix.EAFNOSUPPORT, families...)
+	if o.streamOnly {
+		r.tests = append(r.tests, argTest{arg: 1, mask: 0xf, check: denyIfNotIn, values: []uint32{unix.SOCK_STREAM}})
+	}
+	return r
+}
+
+// seccompOptions vary the filter with the policy and the tier.
+type seccompOptions struct {
+	allowUnix  bool // AF_UNIX sockets may be created
+	streamOnly bool // only TCP sockets (no network namespace)
 }
 
 // buildSeccomp assembles the filter for the native architecture.
-func buildSeccomp(allowUnix bool) ([]unix.SockFilter, error) {
+func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	var p []unix.SockFilter
 	p = append(p,
 		bpfStmt(ldAbs, offArch),
@@ -138,7 +164,7 @@ func buildSeccomp(allowUnix bool) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := append(append([]argRule{socketRule(allowUnix)}, commonArgRules...), archArgRules...)
+	rules := append(append([]argRule{socketRule(o)}, commonArgRules...), archArgRules...)
 	for _, r := range rules {
 		blk, err := r.assemble()
 		if err != nil {
@@ -159,32 +185,52 @@ func buildSeccomp(allowUnix bool) ([]unix.SockFilter, error) {
 	return p, nil
 }
 
-// assemble emits: if nr matches, load the argument, judge it, and return
-// (allow or errno); otherwise fall through to the next block with the
-// syscall number still in the accumulator.
+// assemble emits: if nr matches, judge each argument in turn and return
+// errno at the first that denies, allow after the last; otherwise fall
+// through to the next block with the syscall number still in the
+// accumulator. The deny return sits at the end of the block, after the
+// allow, so every test jumps forward to it.
 func (r argRule) assemble() ([]unix.SockFilter, error) {
-	deny := bpfStmt(retK, retErr|uint32(r.errno))
-	allow := bpfStmt(retK, retOK)
 	var body []unix.SockFilter
-	body = append(body, bpfStmt(ldAbs, uint32(offArgs+8*r.arg))) // low 32 bits (little endian)
-	switch r.check {
-	case denyIfAnyBits:
-		body = append(body, bpfJump(jsetK, r.values[0], 0, 1), deny, allow)
-	case denyIfEqual:
-		n := len(r.values)
-		for i, v := range r.values {
-			// Jump to deny, placed after the remaining compares and the allow.
-			body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+	var toDeny []int // indexes of jumps to patch: jt (or jf for denyIfNotIn's fall-through)
+	var fallDeny []int
+	for _, t := range r.tests {
+		body = append(body, bpfStmt(ldAbs, uint32(offArgs+8*t.arg))) // low 32 bits (little endian)
+		if t.mask != 0 {
+			body = append(body, bpfStmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, t.mask))
 		}
-		body = append(body, allow, deny)
-	case denyIfNotIn:
-		n := len(r.values)
-		for i, v := range r.values {
-			body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+		switch t.check {
+		case denyIfAnyBits:
+			toDeny = append(toDeny, len(body))
+			body = append(body, bpfJump(jsetK, t.values[0], 0, 0))
+		case denyIfEqual:
+			for _, v := range t.values {
+				toDeny = append(toDeny, len(body))
+				body = append(body, bpfJump(jeqK, v, 0, 0))
+			}
+		case denyIfNotIn:
+			// A match skips to the next test; no match falls into a jump to deny.
+			n := len(t.values)
+			for i, v := range t.values {
+				body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+			}
+			fallDeny = append(fallDeny, len(body))
+			body = append(body, bpfJump(unix.BPF_JMP|unix.BPF_JA, 0, 0, 0))
+		default:
+			return nil, fmt.Errorf("unknown argument check %d", t.check)
 		}
-		body = append(body, deny, allow)
-	default:
-		return nil, fmt.Errorf("unknown argument check %d", r.check)
+	}
+	body = append(body, bpfStmt(retK, retOK))
+	deny := len(body)
+	body = append(body, bpfStmt(retK, retErr|uint32(r.errno)))
+	for _, i := range toDeny {
+		if deny-i-1 > 255 {
+			return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)
+		}
+		body[i].Jt = uint8(deny - i - 1)
+	}
+	for _, i := range fallDeny {
+		body[i].K = uint32(deny - i - 1)
 	}
 	if len(body) > 255 {
 		return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)

@@ -18,10 +18,10 @@ func archPrologue() []unix.SockFilter {
 }
 
 var archArgRules = []argRule{
-	{nr: unix.SYS_OPEN, arg: 2, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_CREAT, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_CHMOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
-	{nr: unix.SYS_MKNOD, arg: 1, check: denyIfAnyBits, values: []uint32{setIDBits}, errno: unix.EPERM},
+	rule(unix.SYS_OPEN, 2, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_CREAT, 1, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_CHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
+	rule(unix.SYS_MKNOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 }
 
 var archDenied = []uintptr{

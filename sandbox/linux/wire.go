@@ -53,6 +53,10 @@ type landlockSpec struct {
 	DenyRead   []string `json:"deny"`  // ... except beneath these
 	WriteRoots []string `json:"write"` // full rights beneath these
 	Devices    []string `json:"dev"`   // read, write and ioctl on these device nodes
+	// TCP, in the reduced tier, restricts TCP bind and connect to
+	// ConnectPorts (none: no TCP at all).
+	TCP          bool  `json:"tcp,omitempty"`
+	ConnectPorts []int `json:"ports,omitempty"`
 }
 
 // initSpec is everything the init needs; the parent prepares it so that the
@@ -73,6 +77,9 @@ type initSpec struct {
 	// AllowUnixSockets lets the program create AF_UNIX sockets even where
 	// Landlock cannot confine them.
 	AllowUnixSockets bool `json:"allow_unix,omitempty"`
+	// Reduced, when set, says why the reduced tier runs (no namespaces:
+	// Landlock, seccomp and rlimits only).
+	Reduced string `json:"reduced,omitempty"`
 	// WaitParent makes the init wait for the parent's go-ahead (cgroup
 	// placement, idmapped mounts) before building the root.
 	WaitParent bool `json:"wait_parent,omitempty"`
