@@ -3,7 +3,6 @@ package agentbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
