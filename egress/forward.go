@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -59,23 +60,16 @@ func (u *httpUpstream) close(cs *connSet) {
 // reports whether the client connection may carry another request.
 func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	req := pr.req
-	if cache.up != nil && cache.t == pr.target {
+	reused := cache.up != nil && cache.t == pr.target
+	if reused {
 		d := cache.d
 		d.Time = time.Now()
 		h.p.record(d)
-	} else {
-		cache.close(h.cs)
-		up, d, err := h.connect(ProtoHTTP, pr.target)
-		if err != nil {
-			h.writeConnectError(err, d)
-			return false
-		}
-		h.cs.add(up)
-		*cache = httpUpstream{up: up, br: bufio.NewReader(&idleConn{Conn: up.Conn, idle: h.p.idle}), t: pr.target, d: d}
+	} else if !h.dialUpstream(pr.target, cache) {
+		return false
 	}
 	h.cr.rolling(h.p.idle)
 	clientClose := req.Close
-
 	if strings.EqualFold(strings.TrimSpace(req.Header.Get("Expect")), "100-continue") {
 		req.Header.Del("Expect")
 		_ = h.client.SetWriteDeadline(time.Now().Add(h.p.idle))
@@ -88,16 +82,19 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	req.Host = req.URL.Host
 	req.Close = false
 
-	upw := &countWriter{w: &idleConn{Conn: cache.up.Conn, idle: h.p.idle}, n: &h.p.stats.bytesUp}
-	if err := req.Write(upw); err != nil {
+	resp, err := h.roundTrip(req, cache)
+	if err != nil && reused && req.Body == http.NoBody {
+		// The server closed the kept-alive connection before this request
+		// reached it: a request without a body is safe to send again.
 		cache.close(h.cs)
-		h.writeError(http.StatusBadGateway, "", "agentbox egress: sending the request upstream failed: "+err.Error()+"\n")
-		return false
+		if !h.dialUpstream(pr.target, cache) {
+			return false
+		}
+		resp, err = h.roundTrip(req, cache)
 	}
-	resp, err := readFinalResponse(cache.br, req)
 	if err != nil {
 		cache.close(h.cs)
-		h.writeError(http.StatusBadGateway, "", "agentbox egress: reading the upstream response failed: "+err.Error()+"\n")
+		h.writeError(http.StatusBadGateway, "", "agentbox egress: "+err.Error()+"\n")
 		return false
 	}
 	defer resp.Body.Close()
@@ -111,6 +108,33 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 		return false
 	}
 	return !clientClose
+}
+
+// dialUpstream decides and connects t into cache, answering the client
+// itself when that fails.
+func (h *connHandler) dialUpstream(t target, cache *httpUpstream) bool {
+	cache.close(h.cs)
+	up, d, err := h.connect(ProtoHTTP, t)
+	if err != nil {
+		h.writeConnectError(err, d)
+		return false
+	}
+	h.cs.add(up)
+	*cache = httpUpstream{up: up, br: bufio.NewReader(&idleConn{Conn: up.Conn, idle: h.p.idle}), t: t, d: d}
+	return true
+}
+
+// roundTrip writes req to the cached upstream and reads its final response.
+func (h *connHandler) roundTrip(req *http.Request, cache *httpUpstream) (*http.Response, error) {
+	upw := &countWriter{w: &idleConn{Conn: cache.up.Conn, idle: h.p.idle}, n: &h.p.stats.bytesUp}
+	if err := req.Write(upw); err != nil {
+		return nil, fmt.Errorf("sending the request upstream failed: %w", err)
+	}
+	resp, err := readFinalResponse(cache.br, req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the upstream response failed: %w", err)
+	}
+	return resp, nil
 }
 
 // readFinalResponse reads the response to req, skipping informational (1xx)

@@ -415,3 +415,85 @@ func waitStats(t *testing.T, p *Proxy, ok func(Stats) bool) Stats {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+func TestHTTPForwardingEdges(t *testing.T) {
+	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test:*"}}})
+	httpUpstreamServer(t, h, addrAllowed)
+	// Port 81: answers without a length and closes, like an HTTP/1.0 server.
+	h.dial.route(ap(addrAllowed, 81), tcpServer(t, func(c net.Conn) {
+		_, _ = http.ReadRequest(bufio.NewReader(c))
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil close")
+	}))
+	// Port 82: serves one request per connection but claims keep-alive,
+	// so a reused upstream connection is found closed.
+	h.dial.route(ap(addrAllowed, 82), tcpServer(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+	}))
+
+	t.Run("expect 100-continue", func(t *testing.T) {
+		c := mustDialProxy(t, h.addr)
+		io.WriteString(c, "POST http://allowed.test/x HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+		br := bufio.NewReader(c)
+		line, err := br.ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100") {
+			t.Fatalf("want 100 Continue before the body, got %q %v", line, err)
+		}
+		br.ReadString('\n')
+		io.WriteString(c, "body")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, resp); !strings.Contains(body, "body=body") || strings.Contains(body, "Expect") {
+			t.Errorf("upstream saw %q", body)
+		}
+	})
+	t.Run("chunked request body", func(t *testing.T) {
+		resp, body := rawRequest(t, h, "POST http://allowed.test/c HTTP/1.1\r\nHost: allowed.test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+		if resp.StatusCode != 200 || !strings.Contains(body, "body=abcde") {
+			t.Errorf("%d %q", resp.StatusCode, body)
+		}
+	})
+	t.Run("close-delimited response", func(t *testing.T) {
+		resp, body := rawRequest(t, h, "GET http://allowed.test:81/ HTTP/1.1\r\nHost: allowed.test:81\r\n\r\n")
+		if resp.StatusCode != 200 || body != "until close" {
+			t.Errorf("%d %q", resp.StatusCode, body)
+		}
+	})
+	t.Run("stale keep-alive upstream is redialled", func(t *testing.T) {
+		c := proxyClient(h.addr, nil)
+		for i := range 3 {
+			resp, err := c.Get("http://allowed.test:82/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body := readAll(t, resp); resp.StatusCode != 200 || body != "ok" {
+				t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+			}
+		}
+		n := 0
+		for _, a := range h.dial.dials() {
+			if a.Port() == 82 {
+				n++
+			}
+		}
+		if n != 3 {
+			t.Errorf("%d dials to the one-shot server, want 3", n)
+		}
+	})
+	t.Run("HEAD", func(t *testing.T) {
+		c := proxyClient(h.addr, nil)
+		for range 2 {
+			resp, err := c.Head("http://allowed.test/h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatal(resp.Status)
+			}
+		}
+	})
+}
