@@ -1,0 +1,141 @@
+//go:build linux
+
+package linux
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// opAt finds the plan's mount step at dst.
+func opAt(pl *plan, dst string) (mountOp, int, bool) {
+	for i, op := range pl.init.Mounts {
+		if op.Dst == dst {
+			return op, i, true
+		}
+	}
+	return mountOp{}, -1, false
+}
+
+// hostTempDir is a temporary directory outside the areas every sandbox
+// replaces with its own (/tmp, /dev/shm, /run).
+func hostTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "agentbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func TestBuildPlan(t *testing.T) {
+	dir := hostTempDir(t)
+	w := filepath.Join(dir, "work")
+	secret := filepath.Join(dir, "secret")
+	for _, d := range []string{w, filepath.Join(w, ".git", "hooks"), secret, filepath.Join(w, "keys")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := &sandbox.Spec{Filesystem: sandbox.Filesystem{
+		Writable:  []string{w, filepath.Join(secret, "inside")},
+		DenyRead:  []string{secret, filepath.Join(dir, "token"), filepath.Join(w, "keys"), filepath.Join(w, "not-yet"), filepath.Join(dir, "nowhere")},
+		DenyWrite: []string{filepath.Join(w, "later")},
+		Protected: []string{".git/hooks", ".vscode"},
+	}}
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+
+	checks := []struct {
+		dst  string
+		kind opKind
+	}{
+		{w, opBindRW},
+		{secret, opMaskDir},
+		{filepath.Join(dir, "token"), opMaskFile},
+		{filepath.Join(w, "keys"), opMaskDir},
+		{filepath.Join(w, ".git", "hooks"), opBindRO},
+		{filepath.Join(w, "not-yet"), opMaskDir}, // a placeholder makes it maskable
+		{filepath.Join(w, "later"), opBindRO},
+		{"/run", opTmpfs},
+	}
+	for _, c := range checks {
+		op, _, ok := opAt(pl, c.dst)
+		if !ok || op.Kind != c.kind {
+			t.Errorf("%s: got %+v (found %v), want %s", c.dst, op, ok, c.kind)
+		}
+	}
+	if _, _, ok := opAt(pl, filepath.Join(secret, "inside")); ok {
+		t.Error("a writable root inside a denied path was kept: deny must win")
+	}
+	if _, _, ok := opAt(pl, filepath.Join(w, ".vscode")); ok {
+		t.Error("a protected path that does not exist got a mount")
+	}
+	if _, _, ok := opAt(pl, filepath.Join(dir, "nowhere")); ok {
+		t.Error("a missing deny path outside writable areas got a mount")
+	}
+	// Masks and read-only binds inside the writable root come after it.
+	_, wi, _ := opAt(pl, w)
+	for _, p := range []string{filepath.Join(w, "keys"), filepath.Join(w, ".git", "hooks"), filepath.Join(w, "not-yet")} {
+		if _, i, _ := opAt(pl, p); i < wi {
+			t.Errorf("%s is mounted before its writable root", p)
+		}
+	}
+	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later")} {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			t.Errorf("placeholder %s missing: %v", p, err)
+		}
+	}
+	// Landlock carves out the deny paths outside writable roots only.
+	ll := pl.init.Landlock
+	if !contains(ll.DenyRead, secret) || contains(ll.DenyRead, filepath.Join(w, "keys")) {
+		t.Errorf("landlock deny set %v", ll.DenyRead)
+	}
+	pl.removePlaceholders()
+	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("placeholder %s left behind: %v", p, err)
+		}
+	}
+}
+
+func TestBuildPlanRefusesRelativePaths(t *testing.T) {
+	for _, fsSpec := range []sandbox.Filesystem{
+		{Writable: []string{"rel"}},
+		{DenyRead: []string{"/a/../b"}},
+	} {
+		if _, err := buildPlan(&sandbox.Spec{Filesystem: fsSpec}, false); err == nil {
+			t.Errorf("%+v: accepted", fsSpec)
+		}
+	}
+}
+
+func TestPlaceholderRefcount(t *testing.T) {
+	d := filepath.Join(hostTempDir(t), "p")
+	a, err := placeholders.create([]string{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := placeholders.create([]string{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeholders.release(a)
+	if _, err := os.Stat(d); err != nil {
+		t.Fatal("released while another sandbox still holds it")
+	}
+	placeholders.release(b)
+	if _, err := os.Stat(d); !os.IsNotExist(err) {
+		t.Fatal("not removed after the last release")
+	}
+}

@@ -1,0 +1,131 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// runBPF interprets the classic-BPF subset the filter uses over one
+// struct seccomp_data. It is the logic check; the attack suite checks the
+// kernel really enforces the filter.
+func runBPF(t *testing.T, prog []unix.SockFilter, arch uint32, nr int, args [6]uint64) uint32 {
+	t.Helper()
+	data := make([]byte, 64)
+	binary.LittleEndian.PutUint32(data[0:], uint32(nr))
+	binary.LittleEndian.PutUint32(data[4:], arch)
+	for i, a := range args {
+		binary.LittleEndian.PutUint64(data[16+8*i:], a)
+	}
+	var acc uint32
+	for pc := 0; pc < len(prog); pc++ {
+		in := prog[pc]
+		switch in.Code {
+		case ldAbs:
+			acc = binary.LittleEndian.Uint32(data[in.K:])
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			acc &= in.K
+		case jeqK, jgeK, jsetK:
+			var ok bool
+			switch in.Code {
+			case jeqK:
+				ok = acc == in.K
+			case jgeK:
+				ok = acc >= in.K
+			default:
+				ok = acc&in.K != 0
+			}
+			if ok {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		case unix.BPF_JMP | unix.BPF_JA:
+			pc += int(in.K)
+		case retK:
+			return in.K
+		default:
+			t.Fatalf("instruction %d: unexpected code %#x", pc, in.Code)
+		}
+	}
+	t.Fatal("filter fell off its end")
+	return 0
+}
+
+func TestSeccompDecisions(t *testing.T) {
+	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	noAF := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
+	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	kill := uint32(unix.SECCOMP_RET_KILL_PROCESS)
+	type call struct {
+		name string
+		opts seccompOptions
+		arch uint32
+		nr   int
+		args [6]uint64
+		want uint32
+	}
+	native := uint32(nativeAuditArch)
+	tests := []call{
+		{"read allowed", seccompOptions{}, native, unix.SYS_READ, [6]uint64{}, allow},
+		{"foreign architecture killed", seccompOptions{}, unix.AUDIT_ARCH_I386, unix.SYS_READ, [6]uint64{}, kill},
+		{"ptrace", seccompOptions{}, native, unix.SYS_PTRACE, [6]uint64{}, eperm},
+		{"mount", seccompOptions{}, native, unix.SYS_MOUNT, [6]uint64{}, eperm},
+		{"new mount API", seccompOptions{}, native, unix.SYS_FSOPEN, [6]uint64{}, eperm},
+		{"bpf", seccompOptions{}, native, unix.SYS_BPF, [6]uint64{}, eperm},
+		{"io_uring", seccompOptions{}, native, unix.SYS_IO_URING_SETUP, [6]uint64{}, eperm},
+		{"unshare", seccompOptions{}, native, unix.SYS_UNSHARE, [6]uint64{}, eperm},
+		{"clone3 falls back", seccompOptions{}, native, unix.SYS_CLONE3, [6]uint64{}, enosys},
+		{"plain fork", seccompOptions{}, native, unix.SYS_CLONE, [6]uint64{uint64(unix.SIGCHLD)}, allow},
+		{"clone a user namespace", seccompOptions{}, native, unix.SYS_CLONE, [6]uint64{unix.CLONE_NEWUSER | uint64(unix.SIGCHLD)}, eperm},
+		{"thread clone", seccompOptions{}, native, unix.SYS_CLONE, [6]uint64{unix.CLONE_VM | unix.CLONE_THREAD | unix.CLONE_SIGHAND}, allow},
+		{"TIOCSTI", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI}, eperm},
+		{"TIOCSTI with garbage in the high bits", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, 0xdead00000000 | unix.TIOCSTI}, eperm},
+		{"TIOCLINUX", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCLINUX}, eperm},
+		{"TCGETS", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TCGETS}, allow},
+		{"inet socket", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM}, allow},
+		{"udp socket", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_DGRAM}, allow},
+		{"unix socket refused", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM}, noAF},
+		{"unix socket allowed", seccompOptions{allowUnix: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM}, allow},
+		{"vsock", seccompOptions{allowUnix: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_VSOCK, unix.SOCK_STREAM}, noAF},
+		{"packet", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_PACKET, unix.SOCK_RAW}, noAF},
+		{"stream only: tcp", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM | unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK}, allow},
+		{"stream only: udp", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC}, noAF},
+		{"stream only: raw", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_RAW}, noAF},
+		{"stream only: netlink", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_NETLINK, unix.SOCK_DGRAM}, noAF},
+		{"open 0644", seccompOptions{}, native, unix.SYS_OPENAT, [6]uint64{0, 0, unix.O_CREAT, 0o644}, allow},
+		{"open setuid", seccompOptions{}, native, unix.SYS_OPENAT, [6]uint64{0, 0, unix.O_CREAT, 0o4755}, eperm},
+		{"chmod setgid", seccompOptions{}, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o2755}, eperm},
+		{"chmod 0755", seccompOptions{}, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o755}, allow},
+		{"personality query", seccompOptions{}, native, unix.SYS_PERSONALITY, [6]uint64{0xffffffff}, allow},
+		{"personality READ_IMPLIES_EXEC", seccompOptions{}, native, unix.SYS_PERSONALITY, [6]uint64{0x0400000}, eperm},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prog, err := buildSeccomp(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runBPF(t, prog, tc.arch, tc.nr, tc.args); got != tc.want {
+				t.Errorf("got %#x, want %#x", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSeccompX32Killed(t *testing.T) {
+	if nativeAuditArch != unix.AUDIT_ARCH_X86_64 {
+		t.Skip("x32 exists on amd64 only")
+	}
+	prog, err := buildSeccomp(seccompOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runBPF(t, prog, nativeAuditArch, 0x40000000|unix.SYS_READ, [6]uint64{}); got != unix.SECCOMP_RET_KILL_PROCESS {
+		t.Fatalf("x32 read: got %#x, want kill", got)
+	}
+}
