@@ -32,6 +32,13 @@ func TestParseHost(t *testing.T) {
 		{in: "::1", wantIP: "::1"},
 		{in: "[2001:DB8::A]", wantIP: "2001:db8::a"},
 		{in: "[::ffff:127.0.0.1]", wantIP: "::ffff:127.0.0.1"},
+		// Unicode spellings of digits and dots map to the address itself
+		// (and so meet the guard), never to a name that gets resolved.
+		{in: "127。0。0。1", wantIP: "127.0.0.1"},
+		{in: "１２７．０．０．１", wantIP: "127.0.0.1"},
+		{in: "①②⑦.0.0.1", wantIP: "127.0.0.1"},
+		{in: "①②⑦.1", wantErr: "non-canonical", decoded: "127.0.0.1"},
+		{in: "ｅｘａｍｐｌｅ.com", wantName: "example.com"},
 
 		// Non-canonical IPv4 spellings: refused, never resolved.
 		{in: "2130706433", wantErr: "non-canonical", decoded: "127.0.0.1"},

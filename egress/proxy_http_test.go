@@ -367,6 +367,32 @@ func TestSNIFrontingRefused(t *testing.T) {
 	}
 }
 
+func TestTLSPreludeRefused(t *testing.T) {
+	// A warning alert before the ClientHello must not carry a fronted SNI
+	// past the check.
+	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
+	received := make(chan int, 1)
+	h.dial.route(ap(addrAllowed, 443), tcpServer(t, func(c net.Conn) {
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, _ := io.Copy(io.Discard, c)
+		received <- int(n)
+	}))
+	c := mustDialProxy(t, h.addr)
+	io.WriteString(c, "CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")
+	br := bufio.NewReader(c)
+	if resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	c.Write(append([]byte{0x15, 3, 3, 0, 2, 1, 90}, buildHello(sniExt("evil.test"))...))
+	if n := <-received; n != 0 {
+		t.Errorf("upstream received %d bytes", n)
+	}
+	ds := h.sink.waitFor(t, 2)
+	if ds[1].Allowed || ds[1].Rule != RuleBadTLS {
+		t.Errorf("decisions %+v", ds)
+	}
+}
+
 func TestSNICaseAndTrailingDotAccepted(t *testing.T) {
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
 	got := make(chan []byte, 1)

@@ -10,7 +10,11 @@ import (
 )
 
 const (
+	tlsRecordCCS         = 0x14
+	tlsRecordAlert       = 0x15
 	tlsRecordHandshake   = 0x16
+	tlsRecordAppData     = 0x17
+	tlsRecordHeartbeat   = 0x18
 	tlsHandshakeHello    = 0x01
 	tlsExtServerName     = 0x0000
 	tlsSNIHostName       = 0x00
@@ -38,7 +42,23 @@ func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 		return nil, nil, err
 	}
 	raw = append(raw, b[0])
-	if b[0] != tlsRecordHandshake {
+	switch b[0] {
+	case tlsRecordHandshake:
+	case tlsRecordCCS, tlsRecordAlert, tlsRecordAppData, tlsRecordHeartbeat:
+		// Some TLS servers tolerate a warning alert or a stray record
+		// before the ClientHello, which would carry a fronted SNI past
+		// the check: a TLS record that is not a handshake cannot open a
+		// connection, so refuse it. Other protocols rarely start with
+		// these control bytes; the version byte that follows tells.
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return raw, nil, err
+		}
+		raw = append(raw, b[0])
+		if b[0] == 3 {
+			return raw, nil, fmt.Errorf("%w: TLS record of type %d before the ClientHello", errBadHello, raw[0])
+		}
+		return raw, nil, nil
+	default:
 		return raw, nil, nil
 	}
 	var msg []byte // handshake message bytes gathered from records

@@ -85,6 +85,10 @@ func TestReadFirstFlight(t *testing.T) {
 		{name: "no extensions", in: buildHello(nil)},
 		{name: "plain HTTP", in: []byte("GET / HTTP/1.1\r\n\r\n"), notTLS: true},
 		{name: "SSH banner", in: []byte("SSH-2.0-x\r\n"), notTLS: true},
+		{name: "control byte then text", in: []byte{0x15, 'x', 'y'}, notTLS: true},
+		{name: "warning alert before the hello", in: append([]byte{0x15, 3, 3, 0, 2, 1, 90}, withSNI...), bad: true},
+		{name: "change cipher spec before the hello", in: append([]byte{0x14, 3, 3, 0, 1, 1}, withSNI...), bad: true},
+		{name: "application data first", in: []byte{0x17, 3, 3, 0, 1, 0}, bad: true},
 		{name: "two host names", in: buildHello(sniExt("a.test", "b.test")), bad: true},
 		{name: "empty host name", in: buildHello(sniExt("")), bad: true},
 		{name: "duplicate SNI extension", in: buildHello(append(sniExt("a.test"), sniExt("b.test")...)), bad: true},
@@ -112,7 +116,7 @@ func TestReadFirstFlight(t *testing.T) {
 			case err != nil:
 				t.Fatal(err)
 			case tt.notTLS:
-				if hello != nil || len(raw) != 1 || raw[0] != tt.in[0] {
+				if hello != nil || len(raw) == 0 || !bytes.HasPrefix(tt.in, raw) {
 					t.Fatalf("non-TLS: raw %q hello %+v", raw, hello)
 				}
 				return
