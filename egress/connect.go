@@ -26,6 +26,7 @@ type UpstreamError struct {
 	Err    error
 }
 
+// Error names the target and the failure.
 func (e *UpstreamError) Error() string {
 	return fmt.Sprintf("egress: upstream %s: %v", e.Target, e.Err)
 }

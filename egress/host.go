@@ -25,6 +25,7 @@ type NonCanonicalIPError struct {
 	Addr netip.Addr // what an inet_aton style parser would make of it
 }
 
+// Error describes the spelling and the address it stands for.
 func (e *NonCanonicalIPError) Error() string {
 	return fmt.Sprintf("%q is a non-canonical spelling of the IPv4 address %s", e.Host, e.Addr)
 }

@@ -195,7 +195,7 @@ func (h *connHandler) serveConnect(pr *proxyRequest) {
 		_ = up.Close()
 		return
 	}
-	h.p.spliceTunnel(h.client, h.pending(), up, pr.target, d)
+	h.p.tunnelFor(pr.target, d)(h.client, h.pending(), up, pr.target, d)
 }
 
 // writeConnectError answers a request whose connect failed.

@@ -198,7 +198,7 @@ func (h *connHandler) serveSOCKS5() {
 		_ = up.Close()
 		return
 	}
-	h.p.spliceTunnel(h.client, h.pending(), up, t, d)
+	h.p.tunnelFor(t, d)(h.client, h.pending(), up, t, d)
 }
 
 // socksProtocolError records and answers a malformed SOCKS5 message.

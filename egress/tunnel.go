@@ -44,15 +44,23 @@ func (t *tunnel) closeBoth() {
 	_ = t.up.Close()
 }
 
+// tunnelFunc runs an established tunnel: client has been told the tunnel is
+// open, pending holds bytes it sent ahead, up is connected to the address
+// the decision d approved. It returns when the tunnel is over.
+type tunnelFunc func(client net.Conn, pending []byte, up *upstream, tgt target, d Decision)
+
+// tunnelFor picks how the tunnel to tgt runs. Every tunnel is spliced
+// today; issue #6 adds TLS interception (credential injection, LLM
+// metering) for the hosts bound to credentials, selected here.
+func (p *Proxy) tunnelFor(tgt target, d Decision) tunnelFunc {
+	return p.spliceTunnel
+}
+
 // spliceTunnel runs a transparent tunnel for the allowed decision d. Before
 // any client byte reaches upstream, the first flight is inspected: if it is
 // a TLS ClientHello whose SNI names another host than d's target, the tunnel
 // is refused (rule "sni-mismatch") and closed. Upstream bytes flow to the
 // client from the start, so server-speaks-first protocols work.
-//
-// Issue #6 adds TLS interception for hosts bound to credentials: the CONNECT
-// and SOCKS5 handlers pick the tunnel function per decision, and an
-// intercepting one will take this function's place for those hosts.
 func (p *Proxy) spliceTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision) {
 	t := newTunnel(p, client, up)
 	_ = client.SetDeadline(time.Time{})
