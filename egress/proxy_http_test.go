@@ -373,4 +373,3 @@ func waitStats(t *testing.T, p *Proxy, ok func(Stats) bool) Stats {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
-
