@@ -12,6 +12,7 @@ const (
 	maxDepth = 16      // nested scripts (bash -c 'bash -c …')
 	maxSteps = 20000   // statements and units in one line
 	maxInput = 1 << 20 // bytes of input
+	maxValue = 1 << 16 // bytes of a computed word, variable or stream text
 )
 
 var parserPool = sync.Pool{New: func() any {
@@ -102,7 +103,7 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 			texts = false
 		}
 	}
-	if texts && len(stmts) > 0 {
+	if texts && len(stmts) > 0 && sb.Len() <= maxValue {
 		out.text, out.textKnown = sb.String(), true
 	}
 	return out
@@ -387,6 +388,9 @@ func (a *analyzer) remember(u *unit, out stream) {
 		}
 		if r.op == syntax.AppOut || r.op == syntax.AppAll {
 			text = a.files[key] + text
+		}
+		if len(text) > maxValue {
+			text = "\x00unknown"
 		}
 		a.files[key] = text
 	}

@@ -233,7 +233,10 @@ func isSecretPath(v string) bool {
 		ok := true
 		for i, g := range sp {
 			m1, _ := path.Match(g, comps[i])
+			// A glob in the argument may expand to the secret, but (as in
+			// the shell) only an explicit leading dot matches a dot file.
 			m2, _ := path.Match(comps[i], g)
+			m2 = m2 && (!strings.HasPrefix(g, ".") || strings.HasPrefix(comps[i], "."))
 			if !m1 && !m2 {
 				ok = false
 				break
@@ -271,8 +274,11 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	if u.dynName {
 		return false
 	}
+	// The words of shells, eval and interpreters that carry code are
+	// analysed as code, not as paths.
+	codeWords := u.script != nil || u.code != nil || u.name == "eval"
 	for _, f := range u.args {
-		if isSecretPath(f.val) {
+		if !codeWords && isSecretPath(f.val) {
 			return true
 		}
 	}

@@ -41,7 +41,6 @@ type unit struct {
 	viaXargs   bool       // arguments also come from standard input (xargs)
 	findRoots  []field    // starting points when run by find -exec
 	info       string     // detail for pseudo units
-	writesTo   []field    // files this command writes (tee, dd of=, cp DEST, …)
 	fromIFS    bool       // the program word came from $IFS splitting
 	histInWord bool       // a word holds an interactive history expansion
 }
@@ -254,16 +253,4 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		n.args = fields[1:]
 	}
 	return n
-}
-
-// wrappedBy reports whether any enclosing wrapper has one of the names.
-func (u *unit) wrappedBy(names ...string) bool {
-	for _, w := range u.wrappers {
-		for _, n := range names {
-			if w == n {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -128,6 +128,12 @@ type fieldBuilder struct {
 }
 
 func (b *fieldBuilder) add(s string) {
+	if len(b.cur.val)+len(s) > maxValue {
+		// Values this large only come from doubling tricks; keep the
+		// work bounded and stop trusting the value.
+		s = s[:max(0, min(len(s), maxValue-len(b.cur.val)))]
+		b.cur.dyn = true
+	}
 	b.cur.val += s
 	b.started = true
 }

@@ -279,9 +279,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 			in.viaXargs = true
 			in.in = stream{}
 		}
-		for _, e := range u.env {
-			in.env = append(in.env, e)
-		}
+		in.env = append(in.env, u.env...)
 		out = a.run(in)
 		ran = true
 	}

