@@ -3,7 +3,6 @@
 package linux
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,12 +59,15 @@ func lookPath(file string, env []string) (string, error) {
 			dir = "."
 		}
 		p := filepath.Join(dir, file)
+		if _, err := os.Stat(p); err != nil {
+			continue // not here, or a directory we cannot search: as a shell does
+		}
 		err := checkExecutable(p)
 		if err == nil {
 			return p, nil
 		}
-		if errors.Is(err, unix.EACCES) && denied == nil {
-			denied = err
+		if denied == nil {
+			denied = err // found but not executable: 126 unless found elsewhere
 		}
 	}
 	if denied != nil {

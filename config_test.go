@@ -1,0 +1,118 @@
+package agentbox
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Config)
+		field string // "" means valid
+	}{
+		{"default", func(*Config) {}, ""},
+		{"zero fallback means strict", func(c *Config) { c.FallbackPolicy = "" }, ""},
+		{"relative writable root", func(c *Config) { c.Filesystem.WritableRoots = []string{"build"} }, "Filesystem.WritableRoots[0]"},
+		{"empty deny path", func(c *Config) { c.Filesystem.DenyRead = append(c.Filesystem.DenyRead, "") }, "Filesystem.DenyRead["},
+		{"relative allow-read", func(c *Config) { c.Filesystem.AllowRead = []string{"/ok", "./no"} }, "Filesystem.AllowRead[1]"},
+		{"negative memory", func(c *Config) { c.ResourceLimits.MaxMemoryBytes = -1 }, "ResourceLimits.MaxMemoryBytes"},
+		{"negative processes", func(c *Config) { c.ResourceLimits.MaxProcesses = -5 }, "ResourceLimits.MaxProcesses"},
+		{"negative output", func(c *Config) { c.MaxOutputBytes = -1 }, "MaxOutputBytes"},
+		{"unknown network mode", func(c *Config) { c.Network.Mode = NetworkMode(9) }, "Network.Mode"},
+		{"bad domain pattern", func(c *Config) { c.Network.AllowedDomains = []string{"exa mple.com"} }, "Network.AllowedDomains[0]"},
+		{"bad denied pattern", func(c *Config) { c.Network.DeniedDomains = []string{"*.*.com"} }, "Network.DeniedDomains[0]"},
+		{"relative shell", func(c *Config) { c.Shell = "bash" }, "Shell"},
+		{"unknown fallback", func(c *Config) { c.FallbackPolicy = "lenient" }, "FallbackPolicy"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("valid config refused: %v", err)
+				}
+				return
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !errors.Is(err, ErrConfigInvalid) {
+				t.Fatalf("got %v, want a *ConfigError wrapping ErrConfigInvalid", err)
+			}
+			if !strings.HasPrefix(ce.Field, tc.field) {
+				t.Fatalf("error names field %q, want %q", ce.Field, tc.field)
+			}
+		})
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	for name, c := range map[string]Config{"default": DefaultConfig(), "ci": CIConfig(), "dev": DevelopmentConfig()} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if DefaultConfig().Network.Mode != NetworkFiltered || CIConfig().Network.Mode != NetworkBlocked {
+		t.Error("default must be filtered and ci blocked")
+	}
+	d := DefaultConfig()
+	if d.ResourceLimits.MaxProcesses != 1024 || d.ResourceLimits.MaxMemoryBytes != 2<<30 || d.ResourceLimits.MaxFileDescriptors != 1024 {
+		t.Errorf("default limits %+v", d.ResourceLimits)
+	}
+	if d.FallbackPolicy != FallbackStrict {
+		t.Error("default fallback must be strict")
+	}
+	deny := strings.Join(d.Filesystem.DenyRead, " ")
+	for _, want := range []string{"/.ssh", "/.aws", "/.gnupg", "/.kube", "/.config/gh", "/sys"} {
+		if !strings.Contains(deny, want) {
+			t.Errorf("default deny-read set lacks %s: %s", want, deny)
+		}
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	bad := []Option{
+		WithWritableRoots("rel"), WithDenyRead(""), WithDenyWrite("x/y"), WithEnv("NOEQUALS"), WithEnv("=v"),
+		WithWorkingDir("rel"), WithTimeout(0), WithShell("sh"), WithMaxOutputBytes(0), WithNetwork(NetworkMode(7)), nil,
+	}
+	for i, o := range bad {
+		if _, err := applyOptions([]Option{o}); !errors.Is(err, ErrConfigInvalid) {
+			t.Errorf("option %d: got %v, want ErrConfigInvalid", i, err)
+		}
+	}
+}
+
+func TestSandboxEnv(t *testing.T) {
+	base := []string{"PATH=/usr/bin", "HOME=/home/u", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GITHUB_TOKEN=t", "LC_ALL=C", "TMPDIR=/host/tmp", "SSH_AUTH_SOCK=/run/x"}
+	env := sandboxEnv(base, []string{"EXTRA=1", "HOME=/override"})
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	for _, secret := range []string{"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK"} {
+		if _, ok := got[secret]; ok {
+			t.Errorf("%s leaked into the sandbox environment", secret)
+		}
+	}
+	want := map[string]string{"PATH": "/usr/bin", "HOME": "/override", "LC_ALL": "C", "TMPDIR": "/tmp", "EXTRA": "1"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s=%q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestCapBuffer(t *testing.T) {
+	b := &capBuffer{max: 5}
+	for _, s := range []string{"ab", "cdef", "gh"} {
+		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if b.String() != "abcde" || !b.truncated {
+		t.Fatalf("got %q truncated=%v", b.String(), b.truncated)
+	}
+}

@@ -1,0 +1,243 @@
+package agentbox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// hostDir is a directory the sandbox can see (/tmp is private inside it).
+func hostDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/var/tmp", "agentbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func newManager(t *testing.T, cfg agentbox.Config) *agentbox.Manager {
+	t.Helper()
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func run(t *testing.T, m *agentbox.Manager, command string, opts ...agentbox.Option) *agentbox.ExecResult {
+	t.Helper()
+	res, err := m.Exec(context.Background(), command, opts...)
+	if err != nil {
+		t.Fatalf("Exec(%q): %v", command, err)
+	}
+	return res
+}
+
+func TestExecBasics(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	res := run(t, m, "echo out; echo err >&2; exit 3")
+	if res.ExitCode != 3 || res.Stdout != "out\n" || res.Stderr != "err\n" || !res.Sandboxed {
+		t.Fatalf("got %+v", res)
+	}
+	if len(res.Layers) < 5 {
+		t.Fatalf("layers %v", res.Layers)
+	}
+	res = run(t, m, "kill -9 $$")
+	if res.ExitCode != 128+9 {
+		t.Fatalf("a SIGKILLed command exited %d, want 137", res.ExitCode)
+	}
+	args, err := m.ExecArgs(context.Background(), "printf", []string{"%s|", "a b", "c"})
+	if err != nil || args.Stdout != "a b|c|" {
+		t.Fatalf("ExecArgs: %v %+v", err, args)
+	}
+}
+
+func TestProgramNotFound(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	_, err := m.ExecArgs(context.Background(), "no-such-program-anywhere", nil)
+	var se *agentbox.SetupError
+	if !errors.As(err, &se) || se.ExitCode != 127 {
+		t.Fatalf("got %v, want a SetupError with exit code 127", err)
+	}
+	if _, err := m.Exec(context.Background(), ""); !errors.Is(err, agentbox.ErrNilCommand) {
+		t.Fatalf("empty command: %v", err)
+	}
+}
+
+// Each per-call option applies to that call only.
+func TestOptionsArePerCall(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	dir := hostDir(t)
+	f := filepath.Join(dir, "f")
+	res := run(t, m, "echo hi > "+f+" && echo $MARK && pwd",
+		agentbox.WithWritableRoots(dir), agentbox.WithEnv("MARK=set"), agentbox.WithWorkingDir(dir))
+	if res.ExitCode != 0 || res.Stdout != "set\n"+dir+"\n" {
+		t.Fatalf("first call: %+v", res)
+	}
+	if b, err := os.ReadFile(f); err != nil || string(b) != "hi\n" {
+		t.Fatalf("the writable root was not written on the host: %q %v", b, err)
+	}
+	res = run(t, m, "echo \"[$MARK]\"; echo again > "+f)
+	if res.ExitCode == 0 || res.Stdout != "[]\n" {
+		t.Fatalf("second call kept the first call's options: %+v", res)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "hi\n" {
+		t.Fatalf("the second call wrote outside its writable roots: %q", b)
+	}
+	res = run(t, m, "cat "+f, agentbox.WithDenyRead(f))
+	if res.ExitCode == 0 || strings.Contains(res.Stdout, "hi") {
+		t.Fatalf("WithDenyRead did not hide the file: %+v", res)
+	}
+	if res := run(t, m, "cat "+f); res.Stdout != "hi\n" {
+		t.Fatalf("the deny of the previous call stuck: %+v", res)
+	}
+}
+
+func TestTimeoutKillsTheTree(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	dir := hostDir(t)
+	start := time.Now()
+	res, err := m.Exec(context.Background(), "(sleep 30; touch "+dir+"/late) & sleep 30",
+		agentbox.WithTimeout(300*time.Millisecond), agentbox.WithWritableRoots(dir))
+	if !errors.Is(err, agentbox.ErrTimeout) || res == nil || res.ExitCode != 137 || !res.TimedOut {
+		t.Fatalf("got %v %+v", err, res)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("timeout took %v", time.Since(start))
+	}
+	// The background child must be gone with the rest of the tree.
+	time.Sleep(200 * time.Millisecond)
+	if out, _ := exec.Command("pgrep", "-f", "sleep 30; touch "+dir).Output(); len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("a process of the timed-out tree survived: %s", out)
+	}
+}
+
+func TestMaxOutputBytes(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	res := run(t, m, "head -c 100000 /dev/zero | tr '\\0' x", agentbox.WithMaxOutputBytes(1000))
+	if len(res.Stdout) != 1000 || !res.Truncated || res.ExitCode != 0 {
+		t.Fatalf("stdout %d bytes, truncated=%v, exit %d", len(res.Stdout), res.Truncated, res.ExitCode)
+	}
+}
+
+// The blocked network has no way to the host's loopback; the allowed one
+// does (the control that shows the test can connect at all).
+func TestNetworkModes(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello from the host\n"))
+			c.Close()
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	probe := fmt.Sprintf(`python3 -c "import socket; s=socket.create_connection(('127.0.0.1', %d), timeout=3); print(s.recv(100).decode().strip())"`, port)
+	m := newManager(t, agentbox.CIConfig())
+	if res := run(t, m, probe); res.ExitCode == 0 || strings.Contains(res.Stdout, "hello") {
+		t.Fatalf("blocked network reached the host's loopback: %+v", res)
+	}
+	if res := run(t, m, probe, agentbox.WithNetwork(agentbox.NetworkAllowed)); res.Stdout != "hello from the host\n" {
+		t.Fatalf("allowed network could not reach the host: %+v", res)
+	}
+}
+
+// The filtered network refuses what the lists do not allow, and says so.
+func TestFilteredRefusalIsAViolation(t *testing.T) {
+	t.Parallel()
+	var decisions []agentbox.NetworkDecision
+	cfg := agentbox.DefaultConfig()
+	cfg.Network.OnDecision = func(d agentbox.NetworkDecision) { decisions = append(decisions, d) }
+	m := newManager(t, cfg)
+	res := run(t, m, `python3 -c "
+import urllib.request, urllib.error
+try:
+    urllib.request.urlopen('http://not-allowed.example.test/', timeout=5)
+except urllib.error.HTTPError as e:
+    print(e.code, e.headers.get('X-Agentbox-Deny'))
+"`)
+	if res.Stdout != "403 default-deny\n" {
+		t.Fatalf("got %+v", res)
+	}
+	if len(res.Violations) != 1 || res.Violations[0].Kind != "network" || res.Violations[0].Rule != "default-deny" {
+		t.Fatalf("violations %+v", res.Violations)
+	}
+	if len(decisions) != 1 || decisions[0].Allowed || decisions[0].Host != "not-allowed.example.test" {
+		t.Fatalf("decisions %+v", decisions)
+	}
+}
+
+func TestWrapStreams(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	var out bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", "read x; echo got $x; exit 5")
+	cmd.Stdin = strings.NewReader("line\n")
+	cmd.Stdout = &out
+	cleanup, err := m.Wrap(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 5 || out.String() != "got line\n" {
+		t.Fatalf("err %v, output %q", err, out.String())
+	}
+	if _, err := m.Wrap(context.Background(), nil); !errors.Is(err, agentbox.ErrNilCommand) {
+		t.Fatalf("nil command: %v", err)
+	}
+}
+
+func TestClosedManager(t *testing.T) {
+	m, err := agentbox.NewManager(agentbox.CIConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Exec(context.Background(), "true"); !errors.Is(err, agentbox.ErrManagerClosed) {
+		t.Fatalf("got %v", err)
+	}
+	if err := m.UpdateConfig(agentbox.CIConfig()); !errors.Is(err, agentbox.ErrManagerClosed) {
+		t.Fatalf("UpdateConfig after Close: %v", err)
+	}
+}
+
+func TestNewManagerRefusesInvalidConfig(t *testing.T) {
+	cfg := agentbox.DefaultConfig()
+	cfg.Filesystem.WritableRoots = []string{"relative/path"}
+	if _, err := agentbox.NewManager(cfg); !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Fatalf("got %v", err)
+	}
+}
