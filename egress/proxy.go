@@ -206,14 +206,17 @@ type connHandler struct {
 	cs     *connSet
 }
 
-// pending drains and returns the bytes the client sent beyond the request.
+// pending drains and returns the bytes the client sent beyond the request,
+// and drops the request buffer: a tunnel reads the connection directly.
 func (h *connHandler) pending() []byte {
-	n := h.br.Buffered()
+	br := h.br
+	h.br = nil
+	n := br.Buffered()
 	if n == 0 {
 		return nil
 	}
 	b := make([]byte, n)
-	_, _ = io.ReadFull(h.br, b)
+	_, _ = io.ReadFull(br, b)
 	return b
 }
 
