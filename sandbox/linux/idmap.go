@@ -68,14 +68,43 @@ func (h *handle) makeIdmaps(c *idmapCache, initPid int) error {
 		}
 		return initNS, nil
 	}
+	kept := h.plan.idmapped[:0]
 	for _, m := range h.plan.idmapped {
 		f, err := idmappedTree(m.path, m.ro, nsFor)
+		if err != nil && m.ro {
+			// The home is a courtesy: without it the sandbox sees the home
+			// as the host shows it to nobody.
+			h.plan.dropIdmap(m.path)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
 		}
 		h.idmaps = append(h.idmaps, f)
+		kept = append(kept, m)
 	}
+	h.plan.idmapped = kept
 	return nil
+}
+
+// dropIdmap removes the idmapped mount of path from the plan and renumbers
+// the descriptors of those after it.
+func (pl *plan) dropIdmap(path string) {
+	ops := pl.init.Mounts[:0]
+	dropped := -1
+	for _, op := range pl.init.Mounts {
+		if (op.Kind == opIdmapRO || op.Kind == opIdmapRW) && op.Dst == path && dropped < 0 {
+			dropped = op.FD
+			continue
+		}
+		ops = append(ops, op)
+	}
+	for i := range ops {
+		if (ops[i].Kind == opIdmapRO || ops[i].Kind == opIdmapRW) && dropped >= 0 && ops[i].FD > dropped {
+			ops[i].FD--
+		}
+	}
+	pl.init.Mounts = ops
 }
 
 // idmappedTree returns a detached recursive copy of the mount tree at path,

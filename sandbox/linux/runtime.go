@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -50,7 +51,19 @@ type Runtime struct {
 	nsProbe  sync.Once
 }
 
-func (r *Runtime) init() { r.once.Do(func() { r.asRoot = os.Geteuid() == 0 }) }
+func (r *Runtime) init() { r.once.Do(func() { r.asRoot = os.Geteuid() == 0 && inInitialUserNS() }) }
+
+// inInitialUserNS reports whether this process runs in the host's user
+// namespace. Root inside a user namespace (a rootless container, a test's
+// unshare -U) owns nothing on the host: it is treated as an ordinary user.
+func inInitialUserNS() bool {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295"
+}
 
 // Name returns "native".
 func (*Runtime) Name() string { return "native" }
