@@ -1,0 +1,5 @@
+//go:build linux && !amd64
+
+package attack_test
+
+const isAMD64 = false

@@ -1,0 +1,287 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// TestForkBomb forks until the kernel refuses, under a small process limit,
+// and checks the bomb stays below the limit, the host can still fork, and
+// the whole tree is gone when the sandbox ends.
+func TestForkBomb(t *testing.T) {
+	t.Parallel()
+	const limit = 48
+	cfg := agentbox.CIConfig()
+	cfg.ResourceLimits.MaxProcesses = limit
+	m := newManager(t, cfg)
+	goFile := filepath.Join(newDir(t, 0o755), "go")
+	ps := []probe{
+		attack("forkbomb", "forkbomb", "EAGAIN"),
+		control("wait", "waitexist:"+goFile, ""),
+	}
+	run := startProbes(t, m, ps, nil)
+	line := run.waitLine(t, "RESULT forkbomb ")
+	tree := descendants(run.p.Pid())
+	if len(tree) > limit+1 { // the processes below the init, plus the init
+		t.Errorf("ESCAPE: %d processes in the sandbox with a limit of %d (%s)", len(tree), limit, line)
+	}
+	if len(tree) < limit/4 {
+		t.Errorf("the bomb only got %d processes (%s): it did not really run", len(tree), line)
+	}
+	if err := exec.Command("/bin/true").Run(); err != nil {
+		t.Errorf("the host cannot fork during the bomb: %v", err)
+	}
+	writeFile(t, goFile, "", 0o644)
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+	if left := waitGone(tree, time.Second); len(left) > 0 {
+		t.Errorf("ESCAPE: %d processes of the bomb outlived the sandbox: %v", len(left), left)
+	}
+}
+
+// TestShellForkBomb runs the classic bash fork bomb under a small process
+// limit and a timeout: the call must come back, and the host must be fine.
+func TestShellForkBomb(t *testing.T) {
+	t.Parallel()
+	cfg := agentbox.CIConfig()
+	cfg.ResourceLimits.MaxProcesses = 64
+	m := newManager(t, cfg)
+	start := time.Now()
+	res, err := m.ExecArgs(context.Background(), "/bin/bash", []string{"-c", ":(){ :|:& };:; sleep 30"},
+		agentbox.WithTimeout(2*time.Second), agentbox.WithWorkingDir("/"))
+	if err != nil && !errors.Is(err, agentbox.ErrTimeout) {
+		t.Fatalf("fork bomb run: %v", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the fork bomb held the call for %v", d)
+	}
+	if res.ExitCode != 137 || !res.TimedOut {
+		t.Errorf("fork bomb: exit %d, timed out %v; want 137 by the timeout", res.ExitCode, res.TimedOut)
+	}
+	if err := exec.Command("/bin/true").Run(); err != nil {
+		t.Errorf("the host cannot fork after the bomb: %v", err)
+	}
+}
+
+// TestMemoryBomb allocates far beyond a small memory limit: private memory
+// (what RLIMIT_DATA counts), shared anonymous memory and a memfd (which it
+// does not). The control allocates well under the limit.
+func TestMemoryBomb(t *testing.T) {
+	t.Parallel()
+	// Not much smaller: the sandbox's init applies the limit to itself, and
+	// in a program linked with cgo (this test binary) its thread stacks
+	// already use about 100 MiB of data.
+	const limitMiB = 192
+	cfg := agentbox.CIConfig()
+	cfg.ResourceLimits.MaxMemoryBytes = limitMiB << 20
+	m := newManager(t, cfg)
+	bomb := strconv.Itoa(limitMiB + 64)
+	ps := []probe{
+		control("alloc_quarter", "alloc:"+strconv.Itoa(limitMiB/4), "MiB"),
+		attack("private_bomb", "membomb:"+bomb, "ENOMEM"),
+		attack("shared_anonymous_bomb", "shmbomb:"+bomb),
+		attack("memfd_bomb", "memfdbomb:"+bomb),
+	}
+	o, _ := runProbes(t, m, ps)
+	var held int
+	if _, err := fmt.Sscanf(o.results["private_bomb"].detail, "held %d MiB", &held); err != nil {
+		t.Fatalf("private_bomb: %q", o.results["private_bomb"].detail)
+	}
+	if held > limitMiB {
+		t.Errorf("ESCAPE: the private bomb held %d MiB under a %d MiB limit", held, limitMiB)
+	}
+}
+
+// sandboxTree starts script in a sandbox, waits for it to print "ready" and
+// returns the process and its host process tree. The script's standard
+// input is a pipe that release closes.
+func sandboxTree(t *testing.T, script string, opts ...agentbox.Option) (p *agentbox.Process, tree []task, release func()) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Stdin: in, Stdout: w, Stderr: os.Stderr}
+	opts = append([]agentbox.Option{agentbox.WithWorkingDir("/")}, opts...)
+	p, err = ciMgr.Start(context.Background(), cmd, opts...)
+	w.Close()
+	in.Close()
+	if err != nil {
+		r.Close()
+		inW.Close()
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { inW.Close(); _ = p.Kill(); _, _ = p.Wait() })
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if strings.TrimSpace(line) != "ready" {
+		t.Fatalf("sandboxed script said %q", line)
+	}
+	tree = descendants(p.Pid())
+	if len(tree) < 4 {
+		t.Fatalf("expected the init, the shell and several sleeps, got %v", tree)
+	}
+	return p, tree, func() { inW.Close() }
+}
+
+// treeScript leaves a background sleep, a daemonised sleep in its own
+// session that ignores SIGTERM and SIGHUP, and a foreground sleep.
+const treeScript = `sleep 300 & (setsid sh -c 'trap "" TERM HUP; sleep 300' &); echo ready; `
+
+// TestTimeoutKillsTree: a timeout ends the call with exit 137 and
+// ErrTimeout, and takes the whole tree with it.
+func TestTimeoutKillsTree(t *testing.T) {
+	t.Parallel()
+	p, tree, _ := sandboxTree(t, treeScript+"sleep 300", agentbox.WithTimeout(1500*time.Millisecond))
+	res, err := p.Wait()
+	if !errors.Is(err, agentbox.ErrTimeout) || res == nil || res.ExitCode != 137 || !res.TimedOut {
+		t.Fatalf("timeout: err %v, result %+v; want ErrTimeout, exit 137, TimedOut", err, res)
+	}
+	if left := waitGone(tree, 200*time.Millisecond); len(left) > 0 {
+		t.Errorf("ESCAPE: processes outlived the timeout: %v", left)
+	}
+}
+
+// TestExitKillsBackground: when the program exits, what it left running in
+// the background (even daemonised) dies with the sandbox.
+func TestExitKillsBackground(t *testing.T) {
+	t.Parallel()
+	p, tree, release := sandboxTree(t, treeScript+"read line; exit 7")
+	release()
+	res, err := p.Wait()
+	if err != nil || res.ExitCode != 7 {
+		t.Fatalf("exit: %v, %+v; want exit 7", err, res)
+	}
+	if left := waitGone(tree, 200*time.Millisecond); len(left) > 0 {
+		t.Errorf("ESCAPE: background processes outlived the program: %v", left)
+	}
+}
+
+// TestAgentboxKilled SIGKILLs the program that uses the library (this test
+// binary, re-executed as a small agentbox host) while its sandbox runs a
+// tree of sleeps; everything it started must be gone within a second.
+func TestAgentboxKilled(t *testing.T) {
+	t.Parallel()
+	holder := exec.Command(os.Args[0], "-test.run=^$")
+	holder.Env = append(os.Environ(), holderEnv+"=1")
+	holder.Stderr = os.Stderr
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	var initPid int
+	if _, err := fmt.Sscanf(line, "READY %d", &initPid); err != nil {
+		t.Fatalf("holder said %q", line)
+	}
+	all := descendants(holder.Process.Pid)
+	tree := all[1:] // everything below the holder
+	if len(descendants(initPid)) < 4 {
+		t.Fatalf("expected the init, the shell and several sleeps below %d, got %v", initPid, all)
+	}
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	if left := waitGone(tree, time.Second); len(left) > 0 {
+		t.Errorf("ESCAPE: %d processes outlived the SIGKILLed agentbox by a second: %v", len(left), left)
+	}
+}
+
+// TestExitCodes: the program's own status, 128+N for a signal, 127/126 for
+// a program that is missing or not executable.
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	notExec := filepath.Join(newDir(t, 0o755), "not-executable")
+	writeFile(t, notExec, "#!/bin/sh\n", 0o644)
+	cases := []struct {
+		name string
+		prog string
+		args []string
+		want int
+	}{
+		{"zero", attackerBin, []string{"x=exit:0"}, 0},
+		{"three", attackerBin, []string{"x=exit:3"}, 3},
+		{"sigterm", attackerBin, []string{"x=raise:15"}, 128 + 15},
+		{"sigkill", attackerBin, []string{"x=raise:9"}, 128 + 9},
+		{"shell_exit_42", "/bin/sh", []string{"-c", "exit 42"}, 42},
+		{"shell_sigsegv", "/bin/sh", []string{"-c", "kill -SEGV $$"}, 128 + 11},
+		{"shell_sigusr1", "/bin/sh", []string{"-c", "kill -USR1 $$"}, 128 + 10},
+		{"pipeline_status", "/bin/sh", []string{"-c", "true | false"}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := ciMgr.ExecArgs(context.Background(), c.prog, c.args, agentbox.WithWorkingDir("/"))
+			if err != nil {
+				t.Fatalf("ExecArgs: %v", err)
+			}
+			if res.ExitCode != c.want {
+				t.Errorf("exit %d, want %d (stderr %q)", res.ExitCode, c.want, res.Stderr)
+			}
+		})
+	}
+	for name, c := range map[string]struct {
+		prog string
+		want int
+	}{"missing": {"/nonexistent/agentbox-attack", 127}, "not_executable": {notExec, 126}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ciMgr.ExecArgs(context.Background(), c.prog, nil, agentbox.WithWorkingDir("/"))
+			var se *agentbox.SetupError
+			if !errors.As(err, &se) || se.ExitCode != c.want {
+				t.Errorf("err %v, want a SetupError with exit code %d", err, c.want)
+			}
+		})
+	}
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		start := time.Now()
+		res, err := ciMgr.ExecArgs(context.Background(), "/bin/sleep", []string{"30"},
+			agentbox.WithTimeout(300*time.Millisecond), agentbox.WithWorkingDir("/"))
+		if !errors.Is(err, agentbox.ErrTimeout) || res == nil || res.ExitCode != 137 {
+			t.Fatalf("err %v, result %+v; want ErrTimeout and exit 137", err, res)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("a 300ms timeout took %v", d)
+		}
+	})
+}
+
+// TestOutputFlood writes 50 MB to stdout under a 4 KiB capture limit: the
+// capture stays bounded and the program is not blocked or killed by it.
+func TestOutputFlood(t *testing.T) {
+	t.Parallel()
+	res, err := ciMgr.ExecArgs(context.Background(), "/bin/sh", []string{"-c", "head -c 50000000 /dev/zero; echo done >&2"},
+		agentbox.WithMaxOutputBytes(4096), agentbox.WithWorkingDir("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stdout) != 4096 || !res.Truncated || strings.TrimSpace(res.Stderr) != "done" || res.ExitCode != 0 {
+		t.Errorf("flood: %d bytes kept, truncated %v, stderr %q, exit %d", len(res.Stdout), res.Truncated, res.Stderr, res.ExitCode)
+	}
+}

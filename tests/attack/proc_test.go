@@ -1,0 +1,150 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// TestHostProcesses attacks a process running on the host (a sleep with a
+// secret in its environment, same user as the caller) and the sandbox's own
+// init: signals, ptrace, process_vm_readv, pidfd, /proc/PID/environ and
+// /proc/PID/mem. The controls do the same to the attacker's own child and
+// to itself.
+func TestHostProcesses(t *testing.T) {
+	t.Parallel()
+	secret := uniqueSecret("env")
+	victim := exec.Command("/bin/sleep", "120")
+	victim.Env = []string{"VICTIM_SECRET=" + secret}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	pid := victim.Process.Pid
+	p := func(format string) string { return fmt.Sprintf(format, pid) }
+
+	ps := []probe{
+		control("kill_own_child", "spawnkill", "killed"),
+		control("own_environ", "read:/proc/self/environ", "PATH="),
+		control("own_mem", "open:/proc/self/mem", ""),
+		attack("kill_host", p("kill:%d:9")),
+		attack("signal0_host", p("kill:%d:0")),
+		attack("ptrace_host", p("ptrace:%d")),
+		attack("process_vm_readv_host", p("pvread:%d")),
+		attack("pidfd_host", p("pidfd:%d")),
+		attack("environ_host", p("read:/proc/%d/environ")),
+		attack("mem_host", p("open:/proc/%d/mem")),
+		attack("cmdline_host", p("read:/proc/%d/cmdline")),
+		attack("init_environ", "read:/proc/1/environ"),
+		attack("init_mem", "open:/proc/1/mem"),
+		attack("init_fd3", "read:/proc/1/fd/3"),
+		attack("init_fd4", "readlink:/proc/1/fd/4"),
+		attack("init_root", "readlink:/proc/1/root"),
+		attack("init_cwd", "readlink:/proc/1/cwd"),
+		attack("init_exe", "readlink:/proc/1/exe"),
+		attack("init_ptrace", "ptrace:1"),
+		attack("init_process_vm_readv", "pvread:1"),
+		attack("init_pidfd_signal", "pidfd:1"),
+		attack("init_sigkill", "kill:1:9"),
+		attack("init_sigstop", "kill:1:19"),
+		control("alive_after_init_attacks", "sys:getpid", ""),
+	}
+	o, _ := runProbes(t, ciMgr, ps)
+	for label, r := range o.results {
+		if strings.Contains(r.detail, secret) {
+			t.Errorf("ESCAPE %s: the host process's secret leaked: %q", label, r.detail)
+		}
+	}
+	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("ESCAPE: the host process is gone after the attack: %v", err)
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil || !strings.Contains(string(b), secret) {
+		t.Errorf("control: the victim's environment is not what the attack aimed at: %q, %v", b, err)
+	}
+}
+
+// TestEnvironment checks that the caller's secrets stay out of the
+// sandbox's environment while explicitly passed variables arrive, and that
+// the init's command line carries nothing either.
+func TestEnvironment(t *testing.T) {
+	t.Parallel()
+	ps := []probe{
+		control("env", "env", "AGENT_VISIBLE=yes"),
+		control("init_cmdline", "read:/proc/1/cmdline", ""),
+		control("status", "status", "NoNewPrivs: 1"),
+		attack("raise_core_limit", "rlimit:core"),
+	}
+	o, _ := runProbes(t, ciMgr, ps, agentbox.WithEnv("AGENT_VISIBLE=yes"))
+	for label, r := range o.results {
+		if strings.Contains(r.detail, secretEnvValue) || strings.Contains(r.detail, secretEnvName) {
+			t.Errorf("ESCAPE %s: the caller's secret environment variable leaked: %q", label, r.detail)
+		}
+	}
+	st := o.results["status"].detail
+	for _, want := range []string{"CapEff: 0000000000000000", "CapPrm: 0000000000000000", "CapBnd: 0000000000000000",
+		"CapAmb: 0000000000000000", "Seccomp: 2"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q: %s", want, st)
+		}
+	}
+	if r := o.results["raise_core_limit"]; !strings.Contains(r.detail, "cur=0 max=0") {
+		t.Errorf("core dumps not off: %q", r.detail)
+	}
+}
+
+// TestKernelSurface makes the system calls of DESIGN.md's invariant 4 and
+// other kernel attack surface; the attacker is also run on the host, so the
+// log says which of them only the sandbox stops.
+func TestKernelSurface(t *testing.T) {
+	t.Parallel()
+	dangerous := []string{
+		"bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+		"keyctl", "add_key", "request_key", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+		"delete_module", "syslog", "personality", "fanotify_init", "name_to_handle_at", "reboot", "acct",
+		"swapoff", "clock_settime", "settimeofday", "sethostname", "setdomainname", "kcmp",
+		"process_vm_readv_self", "ptrace_traceme", "pidfd_getfd",
+	}
+	if isAMD64 {
+		dangerous = append(dangerous, "iopl", "ioperm", "modify_ldt", "uselib")
+	}
+	var ps []probe
+	for _, c := range []string{"getpid", "memfd", "eventfd", "epoll", "inotify", "timerfd", "personality0"} {
+		ps = append(ps, control(c, "sys:"+c, ""))
+	}
+	for _, d := range dangerous {
+		ps = append(ps, attack(d, "sys:"+d))
+	}
+	// Other system call ABIs: seccomp must kill, not just refuse.
+	host := hostBaseline(t, "x32=x32", "int80=int80")
+	for _, abi := range []string{"x32", "int80"} {
+		if host[abi].verdict == allowed {
+			ps = append(ps, attack(abi, abi, "SIGSYS"))
+		} else {
+			t.Logf("%s: not available on this host kernel either (%s %q); not attacked", abi, host[abi].errno, firstLine(host[abi].detail))
+		}
+	}
+	runProbes(t, ciMgr, ps)
+}
+
+// hostBaseline runs the attacker on the host, unsandboxed.
+func hostBaseline(t *testing.T, args ...string) map[string]result {
+	t.Helper()
+	out, err := exec.Command(attackerBin, args...).Output()
+	if err != nil {
+		t.Fatalf("attacker on the host: %v", err)
+	}
+	return parseOutput(string(out)).results
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

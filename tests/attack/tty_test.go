@@ -1,0 +1,142 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+	"golang.org/x/sys/unix"
+)
+
+// openPty returns the master and the slave of a new pseudo-terminal.
+func openPty(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
+		unix.Close(m)
+		t.Fatalf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(m, unix.TIOCGPTN)
+	if err != nil {
+		unix.Close(m)
+		t.Fatalf("ptsname: %v", err)
+	}
+	s, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(m)
+		t.Fatalf("open slave: %v", err)
+	}
+	master, slave = os.NewFile(uintptr(m), "ptmx"), os.NewFile(uintptr(s), "pts")
+	t.Cleanup(func() { master.Close(); slave.Close() })
+	return master, slave
+}
+
+// TestTIOCSTI gives the sandbox a terminal (one no other process controls,
+// so the kernel itself would let the sandbox make it its controlling
+// terminal and push input into it) and has it try to inject a command line
+// into the terminal's input with TIOCSTI, also with the request number's
+// upper bits set. The control writes to the terminal.
+func TestTIOCSTI(t *testing.T) {
+	t.Parallel()
+	master, slave := openPty(t)
+	var mu sync.Mutex
+	var seen strings.Builder
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			if n > 0 {
+				mu.Lock()
+				seen.Write(buf[:n])
+				mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	ps := []probe{
+		control("tty_write", "ttywrite:0", ""),
+		attack("tiocsti", "tiocsti:0"),
+		attack("tiocsti_high_bits", "tiocsti:0|hi"),
+	}
+	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+
+	time.Sleep(50 * time.Millisecond) // the reader drains the master
+	queued, err := unix.IoctlGetInt(int(slave.Fd()), unix.TIOCINQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if queued != 0 {
+		buf := make([]byte, queued)
+		n, _ := unix.Read(int(slave.Fd()), buf)
+		t.Errorf("ESCAPE: %d bytes were injected into the terminal's input: %q", queued, buf[:n])
+	}
+	mu.Lock()
+	echoed := seen.String()
+	mu.Unlock()
+	if strings.Contains(echoed, "AGENTBOX_TIOCSTI_INJECTED") {
+		t.Errorf("ESCAPE: the injected input was echoed by the terminal: %q", echoed)
+	}
+	if !strings.Contains(echoed, "AGENTBOX_TTY_CONTROL") {
+		t.Errorf("control: the sandbox's write to the terminal did not arrive (saw %q)", echoed)
+	}
+}
+
+// TestHostIdentityAndSysctls tries to change the host's name and global
+// kernel settings: sethostname, /proc/sys writes (writing back the current
+// value, so that a failure of the sandbox would not change the machine),
+// sysrq, and reads of the kernel's memory and key lists.
+func TestHostIdentityAndSysctls(t *testing.T) {
+	t.Parallel()
+	hostBefore, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []probe{
+		control("own_hostname", "hostname", "agentbox"),
+		control("read_sysctl", "read:/proc/sys/kernel/ostype", "Linux"),
+		attack("sethostname", "sys:sethostname"),
+		attack("setdomainname", "sys:setdomainname"),
+		attack("proc_sys_hostname", "put:/proc/sys/kernel/hostname|\"agentbox-pwned\\n\""),
+		attack("proc_sys_domainname", "put:/proc/sys/kernel/domainname|\"agentbox-pwned\\n\""),
+	}
+	// Kernel interfaces, attacked where the host has them.
+	for label, spec := range map[string]string{
+		"sysrq_trigger": "openw:/proc/sysrq-trigger", "kcore": "open:/proc/kcore", "kallsyms": "read:/proc/kallsyms",
+		"proc_keys": "read:/proc/keys", "dev_mem": "open:/dev/mem", "dev_kmsg": "open:/dev/kmsg",
+		"sys_write": "openw:/sys/kernel/mm/transparent_hugepage/enabled",
+	} {
+		_, path, _ := strings.Cut(spec, ":")
+		if _, err := os.Stat(path); err == nil {
+			ps = append(ps, attack(label, spec))
+		}
+	}
+	// Global knobs get their current value written back: were the write
+	// allowed, the machine would still be unchanged.
+	for _, knob := range []string{"kernel/core_pattern", "vm/swappiness", "kernel/pid_max", "net/ipv4/ip_forward"} {
+		p := "/proc/sys/" + knob
+		if b, err := os.ReadFile(p); err == nil {
+			ps = append(ps, attack("sysctl_"+knob, "put:"+p+"|"+strconv.Quote(string(b))))
+		}
+	}
+	ps = append(ps, attack("sysctl_vm/drop_caches", "openw:/proc/sys/vm/drop_caches"))
+	runProbes(t, ciMgr, ps)
+	if after, _ := os.Hostname(); after != hostBefore {
+		t.Errorf("ESCAPE: the host's name changed from %q to %q", hostBefore, after)
+	}
+}
