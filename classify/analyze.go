@@ -31,7 +31,8 @@ type varVal struct {
 	val   string
 	known bool
 	home  bool
-	ifs   bool // the value was built with $IFS
+	ifs   bool     // the value was built with $IFS
+	arr   []string // elements of a literal array (x=(a b), set -- a b)
 }
 
 // analyzer walks one command line. It is used by a single goroutine.
@@ -103,8 +104,10 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 			texts = false
 		}
 	}
-	if texts && len(stmts) > 0 && sb.Len() <= maxValue {
-		out.text, out.textKnown = sb.String(), true
+	if len(stmts) > 0 && sb.Len() <= maxValue {
+		// Without textKnown, text holds the parts that are known: a shell
+		// fed `(cat x; echo 'rm -rf /')` still runs rm -rf /.
+		out.text, out.textKnown = sb.String(), texts
 	}
 	return out
 }
@@ -317,12 +320,17 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		case as.Value != nil:
 			f = joinField(a.expandWord(as.Value))
 		case as.Array != nil:
-			for _, e := range as.Array.Elems {
-				a.expandWord(e.Value)
-			}
+			arr, ok := a.arrayValue(as.Array)
 			f = field{dyn: true, val: "(…)"}
+			if ok && len(ce.Args) == 0 && as.Index == nil {
+				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
+				continue
+			}
 		}
 		a.walkNode(as.Index)
+		if as.Index != nil {
+			f.dyn = true // x[i]=v: track the array as unknown
+		}
 		env = append(env, envVar{name: as.Name.Value, val: f})
 	}
 	var fields []field
@@ -393,6 +401,9 @@ func (a *analyzer) remember(u *unit, out stream) {
 			text = "\x00unknown"
 		}
 		a.files[key] = text
+		if out.textKnown && runFile(r.target.val) {
+			a.script(out.text, nil)
+		}
 	}
 }
 
@@ -412,12 +423,31 @@ func joinField(fs []field) field {
 	return f
 }
 
-// assign records a statement-level variable assignment.
-func (a *analyzer) assign(e envVar) {
+// arrayValue expands the elements of an array literal; ok is false when
+// one of them is only known at run time.
+func (a *analyzer) arrayValue(ae *syntax.ArrayExpr) ([]string, bool) {
+	var out []string
+	ok := true
+	for _, e := range ae.Elems {
+		a.walkNode(e.Index)
+		for _, f := range a.expandWord(e.Value) {
+			out = append(out, f.val)
+			ok = ok && !f.dyn
+		}
+	}
+	return out, ok
+}
+
+func (a *analyzer) setVar(name string, v varVal) {
 	if a.vars == nil {
 		a.vars = map[string]varVal{}
 	}
-	a.vars[e.name] = varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs}
+	a.vars[name] = v
+}
+
+// assign records a statement-level variable assignment.
+func (a *analyzer) assign(e envVar) {
+	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
 	if codeVars[e.name] && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
@@ -434,10 +464,14 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			env = append(env, e)
 		case as.Value != nil:
 			a.expandWord(as.Value)
-		case as.Array != nil:
-			for _, e := range as.Array.Elems {
-				a.expandWord(e.Value)
+		case as.Name != nil && as.Array != nil:
+			if arr, ok := a.arrayValue(as.Array); ok {
+				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
+			} else {
+				a.setVar(as.Name.Value, varVal{})
 			}
+		case as.Array != nil:
+			a.arrayValue(as.Array)
 		}
 	}
 	if len(env) > 0 {

@@ -99,6 +99,19 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 				f.deleteRoot = true
 			}
 		}
+		if deletesHome(code, name) {
+			f.deleteRoot = true
+		}
+	}
+	if lang == "tcl" || lang == "expect" {
+		for _, line := range strings.FieldsFunc(code, func(r rune) bool { return r == '\n' || r == ';' }) {
+			line = strings.TrimSpace(line)
+			for _, kw := range []string{"spawn ", "exec "} {
+				if strings.HasPrefix(line, kw) {
+					shells = append(shells, strings.TrimSpace(line[len(kw):]))
+				}
+			}
+		}
 	}
 	specs := append(append([]callSpec(nil), commandCalls[""]...), commandCalls[lang]...)
 	for _, cs := range specs {
@@ -138,6 +151,33 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.decodeExec = f.decodeExec || o.decodeExec
 	f.downloadExec = f.downloadExec || o.downloadExec
 	f.deleteRoot = f.deleteRoot || o.deleteRoot
+}
+
+// homeExprs are expressions that evaluate to the home directory.
+var homeExprs = []string{"os.path.expanduser(\"~\")", "os.path.expanduser('~')", "Path.home()", "pathlib.Path.home()",
+	"os.homedir()", "require('os').homedir()", "require(\"os\").homedir()", "os.environ['HOME']", "os.environ[\"HOME\"]",
+	"os.getenv('HOME')", "os.getenv(\"HOME\")", "process.env.HOME", "ENV['HOME']", "ENV[\"HOME\"]", "Dir.home",
+	"$ENV{HOME}", "$ENV{'HOME'}", "os.UserHomeDir()", "expanduser('~')", "expanduser(\"~\")", "'/'", "\"/\""}
+
+// deletesHome reports whether a delete call's first argument is the home
+// directory written as an expression (shutil.rmtree(Path.home())).
+func deletesHome(code, name string) bool {
+	for off := 0; ; {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			return false
+		}
+		off += i + len(name)
+		rest := strings.TrimLeft(code[off:], " (")
+		for _, h := range homeExprs {
+			if strings.HasPrefix(rest, h) {
+				after := strings.TrimLeft(rest[len(h):], " ")
+				if after == "" || after[0] == ')' || after[0] == ',' || after[0] == ';' {
+					return true
+				}
+			}
+		}
+	}
 }
 
 // callArgs finds every call of name in code and returns, for each, the
@@ -291,7 +331,22 @@ func awkPipes(code string) []string {
 			strings.HasSuffix(before, "|") {
 			out = append(out, lit)
 		}
+		// print "cmd" | "sh": the printed text is run by the shell.
+		if strings.HasPrefix(after, "|") {
+			target := strings.TrimLeft(after[1:], " ")
+			if t, n := readLiteralMaybe(target); n > 0 && shellNames.has(normName(strings.Fields(t + " x")[0])) {
+				out = append(out, lit)
+			}
+		}
 		i += n - 1
 	}
 	return out
+}
+
+// readLiteralMaybe reads a quoted literal at the start of s, if any.
+func readLiteralMaybe(s string) (string, int) {
+	if s == "" || s[0] != '"' {
+		return "", 0
+	}
+	return readLiteral(s)
 }

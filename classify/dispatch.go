@@ -43,6 +43,12 @@ func init() {
 		"autossh": (*analyzer).runSSH,
 		"git":     (*analyzer).runGit,
 		"cmd":     (*analyzer).runCmdExe,
+		"sed":     (*analyzer).runSed,
+		"gsed":    (*analyzer).runSed,
+		"crontab": (*analyzer).runScheduler,
+		"at":      (*analyzer).runScheduler,
+		"batch":   (*analyzer).runScheduler,
+		"set":     (*analyzer).runSet,
 	}
 	for n := range shellNames {
 		handlers[n] = (*analyzer).runShell
@@ -59,12 +65,17 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if u.kind != kCall || u.name == "" && !u.dynName {
 		return stream{}, true
 	}
+	if r := u.nameSrc.execRule(); r != "" && r != RuleEvalExec {
+		// The program word itself came from the network, a decoder or
+		// the history: $(curl …), $(echo … | base64 -d).
+		s := u.nameSrc
+		u.script = &s
+	}
 	if u.dynName {
-		if u.nameSrc.execRule() != "" && u.nameSrc.execRule() != RuleEvalExec {
-			s := u.nameSrc
-			u.script = &s
-		}
 		return stream{traits: trUnknown}, true
+	}
+	if _, ok := execOptions[u.name]; ok {
+		a.runExecOptions(u)
 	}
 	if spec, ok := wrappers[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)
@@ -308,4 +319,27 @@ func findParse(args []field) (roots []field, execs [][]field) {
 		}
 	}
 	return roots, execs
+}
+
+// runSet records `set -- ARGS` (or set ARGS) as the positional parameters.
+func (a *analyzer) runSet(u *unit) (stream, bool) {
+	for i, f := range u.args {
+		if f.val == "--" || !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+") {
+			rest := u.args[i:]
+			if f.val == "--" {
+				rest = u.args[i+1:]
+			}
+			v := varVal{known: true, arr: []string{}}
+			for _, g := range rest {
+				v.arr = append(v.arr, g.val)
+				v.known = v.known && !g.dyn
+			}
+			a.setVar("@", v)
+			break
+		}
+		if f.val == "-o" || f.val == "+o" {
+			break
+		}
+	}
+	return stream{}, true
 }

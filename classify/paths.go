@@ -138,7 +138,7 @@ func criticalTarget(f field) bool {
 	case strings.HasPrefix(c, "/"):
 		parts := strings.Split(c[1:], "/")
 		if len(parts) == 1 {
-			return true
+			return parts[0] != "tmp" // the sandbox's /tmp is private
 		}
 		if len(parts) != 2 || !systemTops.has(parts[0]) {
 			return false

@@ -379,6 +379,23 @@ func writeTargets(u *unit) []field {
 		if len(ops) > 1 {
 			out = append(out, ops[1:]...)
 		}
+	case "find":
+		out = append(out, findWrites(u)...)
+	}
+	return out
+}
+
+// findWrites returns the files find's -fprint, -fprint0, -fprintf and -fls
+// actions write.
+func findWrites(u *unit) []field {
+	var out []field
+	for i, f := range u.args {
+		switch f.val {
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(u.args) {
+				out = append(out, u.args[i+1])
+			}
+		}
 	}
 	return out
 }
@@ -420,12 +437,24 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 		return false
 	}
 	switch u.name {
-	case "tee":
-		for _, f := range u.operands() {
+	case "tee", "find":
+		targets := u.operands()
+		if u.name == "find" {
+			targets = findWrites(u)
+		}
+		for _, f := range targets {
 			if systemWriteTarget(f) {
 				return true
 			}
 		}
+	case "sysctl":
+		// sysctl -w key=value writes /proc/sys.
+		for _, f := range u.operands() {
+			if strings.Contains(f.val, "=") {
+				return true
+			}
+		}
+		return u.hasFlag("wp", "--write", "--load", "--system")
 	case "dd":
 		for _, f := range u.args {
 			if strings.HasPrefix(f.val, "of=") {

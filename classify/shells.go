@@ -75,7 +75,7 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 	case u.piped:
 		s := u.in
 		u.script = &s
-		if s.textKnown {
+		if s.text != "" {
 			a.script(s.text, nil)
 		}
 	}

@@ -17,7 +17,8 @@ const (
 )
 
 // stream describes a flow of bytes: its traits and, when the classifier can
-// compute it (echo, printf, a here-string), its exact text.
+// compute it (echo, printf, a here-string), its exact text. When textKnown
+// is false, text may still hold the parts of the flow that are known.
 type stream struct {
 	traits    traits
 	text      string

@@ -307,6 +307,15 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		b.add(" ")
 		return
 	}
+	if elems, ok := a.arrayElems(p); ok {
+		for i, e := range elems {
+			if i > 0 {
+				b.split()
+			}
+			a.addValue(b, e, quoted)
+		}
+		return
+	}
 	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
 	if plain && (p.Exp == nil || isDefaultOp(p.Exp.Op)) {
 		switch name {
@@ -347,6 +356,48 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 
 // isDefaultOp reports whether a parameter operator leaves a set value as it
 // is (${X:-d}, ${X:?msg}, ${X:=d}) or only trims its end (${X%/}).
+// arrayElems resolves ${x[@]}, ${x[*]}, ${x[N]}, $@, $* and $N when the
+// array or the positional parameters were set literally on this line.
+func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return nil, false
+	}
+	name := p.Param.Value
+	idx := ""
+	if w, ok := p.Index.(*syntax.Word); ok {
+		idx = w.Lit()
+	} else if p.Index != nil {
+		return nil, false
+	}
+	if allDigits(name) && name != "0" {
+		idx, name = name, "@"
+	}
+	if name == "*" {
+		name = "@"
+	}
+	v, ok := a.vars[name]
+	if !ok || !v.known || v.arr == nil {
+		return nil, false
+	}
+	switch {
+	case idx == "@" || idx == "*" || name == "@" && idx == "":
+		return v.arr, true
+	case idx == "":
+		idx = "0"
+		if name == "@" {
+			return v.arr, true
+		}
+	}
+	n, ok := atoiSmall(idx)
+	if name == "@" {
+		n-- // $1 is the first element
+	}
+	if !ok || n < 0 || n >= len(v.arr) {
+		return nil, false
+	}
+	return v.arr[n : n+1], true
+}
+
 func isDefaultOp(op syntax.ParExpOperator) bool {
 	switch op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
