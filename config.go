@@ -58,6 +58,14 @@ type Config struct {
 	FallbackPolicy FallbackPolicy `json:"fallback_policy"`
 	// Logger receives agentbox's own log records; nil discards them.
 	Logger *slog.Logger `json:"-"`
+	// Classifier judges every command before it runs; nil means the built-in
+	// rules (classify.Default). Classification never skips the sandbox.
+	Classifier Classifier `json:"-"`
+	// ApprovalCallback is asked about escalated commands; without one they
+	// are refused with an *EscalatedCommandError.
+	ApprovalCallback ApprovalCallback `json:"-"`
+	// ApprovalCache remembers ApprovalAlways answers.
+	ApprovalCache ApprovalCache `json:"-"`
 	// ColdStart starts every sandbox when its command comes. Otherwise the
 	// Manager keeps one sandbox started ahead of need, which takes namespace
 	// creation and process start-up off each command's path; one-shot

@@ -7,12 +7,12 @@ import (
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
-// Check is one line of a capability report.
-type Check = sandbox.Check
+// Capability is one line of a capability report.
+type Capability = sandbox.Check
 
 // Capabilities reports which isolation layers this machine offers (the
 // report agentbox doctor prints).
-func Capabilities() []Check { return probe() }
+func Capabilities() []Capability { return probe() }
 
 // CheckDependencies reports the layers the Config needs that this machine
 // lacks: with the strict fallback as an *UnavailableError (ErrDependencyMissing);

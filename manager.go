@@ -118,8 +118,31 @@ func (m *Manager) Exec(ctx context.Context, command string, opts ...Option) (*Ex
 		return nil, err
 	}
 	cfg := m.Config()
+	verdict, err := m.classify(ctx, cfg, o, command, func(c Classifier) ClassifyResult { return c.Classify(command) })
+	if err != nil {
+		return nil, err
+	}
 	shell := firstNonEmpty(o.shell, cfg.Shell, DefaultShell)
-	return m.run(ctx, cfg, o, shell, []string{shell, "-c", command})
+	return m.run(ctx, cfg, o, shell, []string{shell, "-c", command}, verdict)
+}
+
+// classify judges a command and applies the verdict (see gate).
+func (m *Manager) classify(ctx context.Context, cfg Config, o *callOptions, command string, judge func(Classifier) ClassifyResult) (ClassifyResult, error) {
+	c, err := o.classifierFor(cfg)
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	verdict := judge(c)
+	if err := m.gate(ctx, cfg, o, verdict, command); err != nil {
+		m.log.Info("command refused", "command", command, "decision", verdict.Decision.String(), "rule", verdict.Rule)
+		return verdict, err
+	}
+	return verdict, nil
+}
+
+// argvString is how an argv is shown in approvals and errors.
+func argvString(name string, args []string) string {
+	return shellQuote(append([]string{name}, args...))
 }
 
 // ExecArgs runs the program name with args, sandboxed, without a shell, and
@@ -132,10 +155,15 @@ func (m *Manager) ExecArgs(ctx context.Context, name string, args []string, opts
 	if err != nil {
 		return nil, err
 	}
-	return m.run(ctx, m.Config(), o, name, append([]string{name}, args...))
+	cfg := m.Config()
+	verdict, err := m.classify(ctx, cfg, o, argvString(name, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(name, args) })
+	if err != nil {
+		return nil, err
+	}
+	return m.run(ctx, cfg, o, name, append([]string{name}, args...), verdict)
 }
 
-func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path string, argv []string) (*ExecResult, error) {
+func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path string, argv []string, verdict ClassifyResult) (*ExecResult, error) {
 	maxOut := firstPositive(o.maxOutput, cfg.MaxOutputBytes, DefaultMaxOutputBytes)
 	stdout, stderr := &capBuffer{max: maxOut}, &capBuffer{max: maxOut}
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: stdout, Stderr: stderr}
@@ -144,6 +172,7 @@ func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path stri
 		return nil, err
 	}
 	p.stdout, p.stderr = stdout, stderr
+	p.verdict = verdict
 	return p.Wait()
 }
 

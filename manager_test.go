@@ -59,7 +59,7 @@ func TestExecBasics(t *testing.T) {
 	if len(res.Layers) < 5 {
 		t.Fatalf("layers %v", res.Layers)
 	}
-	res = run(t, m, "kill -9 $$")
+	res = run(t, m, "kill -9 $$", agentbox.WithApproved())
 	if res.ExitCode != 128+9 {
 		t.Fatalf("a SIGKILLed command exited %d, want 137", res.ExitCode)
 	}

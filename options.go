@@ -2,6 +2,8 @@ package agentbox
 
 import (
 	"fmt"
+
+	"github.com/agentbox-dev/agentbox/classify"
 	"strings"
 	"time"
 )
@@ -18,6 +20,9 @@ type callOptions struct {
 	shell                         string
 	maxOutput                     int64
 	network                       *NetworkMode
+	classifier                    Classifier
+	classifyOpts                  []classify.Option
+	approved                      bool
 }
 
 // WithWritableRoots adds writable roots for this call.

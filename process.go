@@ -24,6 +24,7 @@ type Process struct {
 
 	stdout, stderr *capBuffer // set when Exec and ExecArgs capture
 	egress         *egressRun // nil unless the network is filtered
+	verdict        ClassifyResult
 
 	once   sync.Once
 	result *ExecResult
@@ -50,7 +51,25 @@ func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Pr
 	} else {
 		env = append(env, o.env...)
 	}
-	return m.startProcess(ctx, m.Config(), o, cmd, env)
+	cfg := m.Config()
+	args := argvTail(cmd)
+	verdict, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) })
+	if err != nil {
+		return nil, err
+	}
+	p, err := m.startProcess(ctx, cfg, o, cmd, env)
+	if p != nil {
+		p.verdict = verdict
+	}
+	return p, err
+}
+
+// argvTail is cmd's arguments after argv[0].
+func argvTail(cmd *exec.Cmd) []string {
+	if len(cmd.Args) > 1 {
+		return cmd.Args[1:]
+	}
+	return nil
 }
 
 func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
@@ -196,12 +215,13 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	p.copies.Wait() // every byte the program wrote is in
 	res := &ExecResult{
-		ExitCode:   w.st.Code,
-		Duration:   time.Since(p.started),
-		TimedOut:   timedOut,
-		Sandboxed:  true,
-		Layers:     p.p.Layers(),
-		Violations: p.egress.takeViolations(),
+		ExitCode:       w.st.Code,
+		Duration:       time.Since(p.started),
+		TimedOut:       timedOut,
+		Sandboxed:      true,
+		Layers:         p.p.Layers(),
+		Violations:     p.egress.takeViolations(),
+		Classification: p.verdict,
 	}
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})

@@ -28,6 +28,8 @@ type ExecResult struct {
 	// Violations are the policy refusals agentbox knows of (for example a
 	// connection the egress proxy refused).
 	Violations []Violation `json:"violations,omitempty"`
+	// Classification is the classifier's verdict on the command.
+	Classification ClassifyResult `json:"classification"`
 }
 
 // Violation is one refusal observed while the command ran.

@@ -16,4 +16,4 @@ func nativeRuntime(cfg Config) (sandbox.Runtime, error) {
 // documents it and runs before any of the program's own init work.)
 func MaybeSandboxInit() { linux.MaybeInit() }
 
-func probe() []Check { return linux.Probe() }
+func probe() []Capability { return linux.Probe() }

@@ -9,6 +9,6 @@ func nativeRuntime(Config) (sandbox.Runtime, error) { return nil, ErrUnsupported
 // MaybeSandboxInit does nothing on this platform.
 func MaybeSandboxInit() {}
 
-func probe() []Check {
-	return []Check{{Name: "platform", Detail: "no native sandbox for this operating system yet", Required: true}}
+func probe() []Capability {
+	return []Capability{{Name: "platform", Detail: "no native sandbox for this operating system yet", Required: true}}
 }

@@ -34,6 +34,10 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if closed {
 		return nil, ErrManagerClosed
 	}
+	args := argvTail(cmd)
+	if _, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) }); err != nil {
+		return nil, err
+	}
 	spec, egr, err := m.spec(cfg, o)
 	if err != nil {
 		return nil, err

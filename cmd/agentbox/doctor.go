@@ -15,10 +15,10 @@ func init() { commands = append(commands, newDoctorCmd) }
 
 // doctorReport is what `agentbox doctor --json` prints.
 type doctorReport struct {
-	Checks []agentbox.Check `json:"checks"`
+	Checks []agentbox.Capability `json:"checks"`
 	// Sandbox is the end-to-end check: a command run under DefaultConfig.
-	Sandbox agentbox.Check `json:"sandbox"`
-	Layers  []string       `json:"layers,omitempty"`
+	Sandbox agentbox.Capability `json:"sandbox"`
+	Layers  []string            `json:"layers,omitempty"`
 	// StrictOK says whether the strict default policy can run here.
 	StrictOK bool `json:"strict_ok"`
 }
@@ -73,7 +73,7 @@ func runDoctor(ctx context.Context) doctorReport {
 			r.StrictOK = false
 		}
 	}
-	r.Sandbox = agentbox.Check{Name: "sandbox", Required: true}
+	r.Sandbox = agentbox.Capability{Name: "sandbox", Required: true}
 	m, err := agentbox.NewManager(agentbox.DefaultConfig())
 	if err == nil {
 		defer m.Close()

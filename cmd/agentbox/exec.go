@@ -141,7 +141,7 @@ func expandHome(p string) string {
 func newExecCmd() *cobra.Command {
 	var pf policyFlags
 	var shellString string
-	var asJSON bool
+	var asJSON, approve bool
 	c := &cobra.Command{
 		Use:   "exec [flags] (-- PROGRAM [ARGS...] | -c 'SHELL STRING')",
 		Short: "Run one command in a sandbox",
@@ -164,6 +164,12 @@ itself failed (bad flags, sandbox unavailable).`,
 			if err != nil {
 				return usageError(err)
 			}
+			if approve {
+				opts = append(opts, agentbox.WithApproved())
+			} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+				defer tty.Close()
+				cfg.ApprovalCallback = askOnTerminal(tty)
+			}
 			m, err := agentbox.NewManager(cfg)
 			if err != nil {
 				return exitWith(exitInternal, err)
@@ -178,6 +184,7 @@ itself failed (bad flags, sandbox unavailable).`,
 	pf.register(c)
 	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
 	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
+	c.Flags().BoolVar(&approve, "approve", false, "run a command the classifier escalates without asking (forbidden ones stay refused)")
 	return c
 }
 
@@ -244,9 +251,30 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 // execFailure maps an error that stopped the command from running to the
 // exit status DESIGN.md gives it.
 func execFailure(err error) error {
+	if errors.Is(err, agentbox.ErrForbiddenCommand) {
+		return exitWith(exitRefused, err)
+	}
+	if errors.Is(err, agentbox.ErrEscalatedCommand) {
+		return exitWith(exitRefused, fmt.Errorf("%w; approve it on a terminal, or pass --approve", err))
+	}
 	var se *agentbox.SetupError
 	if errors.As(err, &se) && se.ExitCode != 0 && se.ExitCode != exitInternal {
 		return exitWith(se.ExitCode, fmt.Errorf("%s: %s", se.Stage, se.Msg))
 	}
 	return exitWith(exitInternal, err)
+}
+
+// askOnTerminal asks the person at the terminal about escalated commands.
+func askOnTerminal(tty *os.File) agentbox.ApprovalCallback {
+	return func(_ context.Context, r agentbox.ApprovalRequest) (agentbox.ApprovalDecision, error) {
+		fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
+		var answer string
+		if _, err := fmt.Fscanln(tty, &answer); err != nil {
+			return agentbox.ApprovalDeny, nil
+		}
+		if answer == "y" || answer == "Y" || answer == "yes" {
+			return agentbox.ApprovalOnce, nil
+		}
+		return agentbox.ApprovalDeny, nil
+	}
 }

@@ -1,0 +1,245 @@
+package agentbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agentbox-dev/agentbox/classify"
+)
+
+// Decision is the classifier's verdict on a command. It marshals to JSON as
+// "allow", "sandboxed", "escalated" or "forbidden".
+type Decision = classify.Decision
+
+// The decisions, from least to most severe.
+const (
+	DecisionAllow     = classify.Allow
+	DecisionSandboxed = classify.Sandboxed
+	DecisionEscalated = classify.Escalated
+	DecisionForbidden = classify.Forbidden
+)
+
+// ClassifyResult is the classifier's verdict with the rule that decided.
+type ClassifyResult = classify.Result
+
+// UserRule and RuleOverride customise the classifier (see package classify).
+type (
+	UserRule     = classify.UserRule
+	RuleOverride = classify.RuleOverride
+)
+
+// Classifier judges commands before they run. *classify.Classifier
+// implements it.
+type Classifier interface {
+	Classify(command string) ClassifyResult
+	ClassifyArgs(name string, args []string) ClassifyResult
+}
+
+// Errors of refused commands.
+var (
+	// ErrForbiddenCommand: the classifier forbids the command.
+	ErrForbiddenCommand = errors.New("agentbox: forbidden command")
+	// ErrEscalatedCommand: the command needs a person's approval and did not
+	// get it.
+	ErrEscalatedCommand = errors.New("agentbox: command needs approval")
+)
+
+// ForbiddenCommandError is a command the classifier forbids. It wraps
+// ErrForbiddenCommand.
+type ForbiddenCommandError struct {
+	Command, Rule, Reason string
+}
+
+func (e *ForbiddenCommandError) Error() string {
+	return fmt.Sprintf("agentbox: forbidden by rule %s: %s", e.Rule, e.Reason)
+}
+
+// Unwrap returns ErrForbiddenCommand.
+func (e *ForbiddenCommandError) Unwrap() error { return ErrForbiddenCommand }
+
+// EscalatedCommandError is a command that needs approval and was not
+// approved (no callback, or the callback said no). It wraps
+// ErrEscalatedCommand.
+type EscalatedCommandError struct {
+	Command, Rule, Reason string
+}
+
+func (e *EscalatedCommandError) Error() string {
+	return fmt.Sprintf("agentbox: needs approval (rule %s): %s", e.Rule, e.Reason)
+}
+
+// Unwrap returns ErrEscalatedCommand.
+func (e *EscalatedCommandError) Unwrap() error { return ErrEscalatedCommand }
+
+// ApprovalRequest asks a person whether an escalated command may run.
+type ApprovalRequest struct {
+	Command string         `json:"command"`
+	Result  ClassifyResult `json:"classification"`
+}
+
+// ApprovalDecision is the answer to an ApprovalRequest.
+type ApprovalDecision int
+
+const (
+	// ApprovalDeny refuses the command.
+	ApprovalDeny ApprovalDecision = iota
+	// ApprovalOnce lets the command run this time.
+	ApprovalOnce
+	// ApprovalAlways lets it run and remembers the answer in the
+	// ApprovalCache, for the same command.
+	ApprovalAlways
+)
+
+// ApprovalCallback decides on escalated commands. An error refuses.
+type ApprovalCallback func(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
+
+// ApprovalCache remembers ApprovalAlways answers by command.
+type ApprovalCache interface {
+	Approved(command string) bool
+	Remember(command string)
+}
+
+// NewMemoryApprovalCache returns an ApprovalCache that lives in memory.
+func NewMemoryApprovalCache() ApprovalCache { return &memoryCache{m: make(map[string]bool)} }
+
+type memoryCache struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (c *memoryCache) Approved(command string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[command]
+}
+
+func (c *memoryCache) Remember(command string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[command] = true
+}
+
+// WithClassifier classifies this call's command with c.
+func WithClassifier(c Classifier) Option {
+	return func(o *callOptions) error {
+		if c == nil {
+			return configErr("WithClassifier", "nil classifier")
+		}
+		o.classifier = c
+		return nil
+	}
+}
+
+// WithCustomRules adds user rules, evaluated before the built-in ones, for
+// this call.
+func WithCustomRules(rules ...UserRule) Option {
+	return func(o *callOptions) error {
+		o.classifyOpts = append(o.classifyOpts, classify.WithCustomRules(rules...))
+		return nil
+	}
+}
+
+// WithRuleOverrides changes built-in rules' decisions for this call.
+func WithRuleOverrides(overrides ...RuleOverride) Option {
+	return func(o *callOptions) error {
+		o.classifyOpts = append(o.classifyOpts, classify.WithRuleOverrides(overrides...))
+		return nil
+	}
+}
+
+// WithDefaultProtectedPaths escalates writes aimed at the protected paths
+// (.git/hooks, CI configuration, shell start-up files, ...) for this call.
+func WithDefaultProtectedPaths() Option {
+	return func(o *callOptions) error {
+		o.classifyOpts = append(o.classifyOpts, classify.WithDefaultProtectedPaths())
+		return nil
+	}
+}
+
+// classifier returns the classifier of a call: one built from the call's
+// classifier options, else WithClassifier's, else the Config's, else the
+// built-in rules.
+func (o *callOptions) classifierFor(cfg Config) (Classifier, error) {
+	if len(o.classifyOpts) > 0 {
+		c, err := classify.New(o.classifyOpts...)
+		if err != nil {
+			return nil, configErr("classifier options", "%v", err)
+		}
+		return c, nil
+	}
+	if o.classifier != nil {
+		return o.classifier, nil
+	}
+	if cfg.Classifier != nil {
+		return cfg.Classifier, nil
+	}
+	return classify.Default(), nil
+}
+
+// gate classifies a command and applies the verdict: forbidden refuses,
+// escalated asks the approval callback (or the cache), everything else runs
+// — always in the sandbox.
+func (m *Manager) gate(ctx context.Context, cfg Config, o *callOptions, res ClassifyResult, command string) error {
+	switch res.Decision {
+	case DecisionForbidden:
+		return &ForbiddenCommandError{Command: command, Rule: res.Rule, Reason: res.Reason}
+	case DecisionEscalated:
+		if o.approved || cfg.ApprovalCache != nil && cfg.ApprovalCache.Approved(command) {
+			return nil
+		}
+		refused := &EscalatedCommandError{Command: command, Rule: res.Rule, Reason: res.Reason}
+		if cfg.ApprovalCallback == nil {
+			return refused
+		}
+		d, err := cfg.ApprovalCallback(ctx, ApprovalRequest{Command: command, Result: res})
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w (approval failed: %v)", refused, err)
+		case d == ApprovalAlways:
+			if cfg.ApprovalCache != nil {
+				cfg.ApprovalCache.Remember(command)
+			}
+			return nil
+		case d == ApprovalOnce:
+			return nil
+		}
+		return refused
+	}
+	return nil
+}
+
+// WithApproved runs an escalated command without asking, as if a person had
+// approved it (the CLI's --approve). Forbidden commands stay refused.
+func WithApproved() Option {
+	return func(o *callOptions) error {
+		o.approved = true
+		return nil
+	}
+}
+
+// Check classifies command with the default Manager's classifier.
+func Check(ctx context.Context, command string) (ClassifyResult, error) {
+	m, err := defaultManager()
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	return m.Check(ctx, command)
+}
+
+// Check classifies command without running it.
+func (m *Manager) Check(ctx context.Context, command string, opts ...Option) (ClassifyResult, error) {
+	if err := ctx.Err(); err != nil {
+		return ClassifyResult{}, err
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	c, err := o.classifierFor(m.Config())
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	return c.Classify(command), nil
+}

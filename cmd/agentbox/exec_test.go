@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestExecExitStatuses(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{"own status", []string{"exec", "--profile", "ci", "-c", "echo hi; exit 7"}, 7, "hi", ""},
+		{"argv form", []string{"exec", "--profile", "ci", "--", "printf", "%s", "a b"}, 0, "a b", ""},
+		{"signal", []string{"exec", "--profile", "ci", "--approve", "-c", "kill -TERM $$"}, 128 + 15, "", ""},
+		{"timeout", []string{"exec", "--profile", "ci", "--timeout", "200ms", "--", "sleep", "20"}, 137, "", "timeout"},
+		{"not found", []string{"exec", "--profile", "ci", "--", "no-such-program-here"}, 127, "", "no such file"},
+		{"forbidden", []string{"exec", "-c", "rm -rf /"}, 126, "", "forbidden by rule recursive-delete-root"},
+		{"escalated without a terminal", []string{"exec", "-c", "git push"}, 126, "", "--approve"},
+		{"bad network", []string{"exec", "--network", "open", "--", "true"}, 125, "", `invalid --network "open"`},
+		{"bad profile", []string{"exec", "--profile", "prod", "--", "true"}, 125, "", "invalid --profile"},
+		{"neither form", []string{"exec"}, 125, "", "either -- PROGRAM"},
+		{"both forms", []string{"exec", "-c", "true", "--", "true"}, 125, "", "either -- PROGRAM"},
+		{"bad domain", []string{"exec", "--allow-domain", "a b", "--", "true"}, 125, "", "AllowedDomains"},
+		{"relative write is made absolute", []string{"exec", "--profile", "ci", "--write", ".", "-c", "true"}, 0, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.err) {
+				t.Fatalf("exit %d (want %d)\nstdout %q\nstderr %q", code, tc.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestExecJSON(t *testing.T) {
+	code, out, _ := runCLI(t, "exec", "--profile", "ci", "--json", "-c", "echo hi; echo oops >&2; exit 4")
+	var res struct {
+		ExitCode       int      `json:"exit_code"`
+		Stdout, Stderr string
+		Sandboxed      bool
+		Layers         []string
+		Classification struct{ Decision string }
+		DurationMS     float64 `json:"duration_ms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if code != 4 || res.ExitCode != 4 || res.Stdout != "hi\n" || res.Stderr != "oops\n" || !res.Sandboxed || len(res.Layers) == 0 || res.Classification.Decision == "" {
+		t.Fatalf("exit %d, result %+v", code, res)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		code int
+		out  string
+	}{
+		{"ls -la", 0, "allow"},
+		{"python3 build.py", 0, "sandboxed"},
+		{"sudo apt-get install x", 1, "escalated"},
+		{":(){ :|:& };:", 2, "forbidden (rule fork-bomb)"},
+	} {
+		code, out, _ := runCLI(t, "check", tc.cmd)
+		if code != tc.code || !strings.HasPrefix(out, tc.out) {
+			t.Errorf("check %q: exit %d, %q", tc.cmd, code, out)
+		}
+	}
+	code, out, _ := runCLI(t, "check", "--json", "rm -rf ~")
+	if code != 2 || !strings.Contains(out, `"decision":"forbidden"`) {
+		t.Fatalf("json: %d %s", code, out)
+	}
+	if code, _, _ := runCLI(t, "check"); code != 125 {
+		t.Fatalf("no argument: exit %d", code)
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	code, out, errOut := runCLI(t, "doctor", "--json")
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !r.StrictOK || code != 0 {
+		// On a machine that cannot run the strict default, doctor must say so.
+		if code != 1 || !strings.Contains(errOut, "cannot run") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		t.Skipf("this machine cannot run the strict default: %+v", r)
+	}
+	if !r.Sandbox.OK || len(r.Layers) == 0 {
+		t.Fatalf("report %+v", r)
+	}
+}
