@@ -41,7 +41,7 @@ func TestExecExitStatuses(t *testing.T) {
 func TestExecJSON(t *testing.T) {
 	code, out, _ := runCLI(t, "exec", "--profile", "ci", "--json", "-c", "echo hi; echo oops >&2; exit 4")
 	var res struct {
-		ExitCode       int      `json:"exit_code"`
+		ExitCode       int `json:"exit_code"`
 		Stdout, Stderr string
 		Sandboxed      bool
 		Layers         []string
