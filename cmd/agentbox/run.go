@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/policy"
+	"github.com/agentbox-dev/agentbox/supervise"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var manifest string
+	var grace time.Duration
+	c := &cobra.Command{
+		Use:   "run --manifest MANIFEST [--] PROGRAM [ARGS...]",
+		Short: "Run an agent under a manifest's policy, limits and audit log",
+		Long: `Run PROGRAM as the agent a manifest declares: its filesystem and network
+permissions enforced by the sandbox, its duration and memory limits
+enforced by agentbox (a breach kills the whole process tree), every
+decision in its tamper-evident audit log. The agent is listed by
+"agentbox ps" and can be stopped from anywhere with "agentbox kill".
+
+Standard input and output are the agent's (a terminal stays a terminal).
+SIGINT, SIGTERM and SIGHUP are forwarded to it; if it is still running
+--grace later, or on a second such signal, its whole tree is killed.
+
+Exit status: the agent's own; 128+N if signal N ended it; 137 if agentbox
+killed it (limit, grace period, kill switch); 125 if the manifest is invalid
+or agentbox could not start it.`,
+		Example: `  agentbox run --manifest manifests/timeout-test.yaml -- bash manifests/timeout-test.sh
+  agentbox run --manifest agent.yaml -- python3 agent.py --verbose`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if manifest == "" {
+				return usageError(errors.New("run needs --manifest FILE"))
+			}
+			if len(args) == 0 {
+				return usageError(errors.New("run needs the agent's program: agentbox run --manifest FILE -- PROGRAM [ARGS...]"))
+			}
+			if grace <= 0 {
+				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
+			}
+			return runAgent(cmd, manifest, grace, args)
+		},
+	}
+	c.Flags().StringVar(&manifest, "manifest", "", "the agent's manifest `FILE` (YAML)")
+	c.Flags().DurationVar(&grace, "grace", supervise.DefaultGrace, "how long the agent has to exit after SIGINT/SIGTERM before its tree is killed")
+	// Everything after PROGRAM is the program's, even words that look like
+	// agentbox flags.
+	c.Flags().SetInterspersed(false)
+	return c
+}
+
+func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, args []string) error {
+	stderr := cmd.ErrOrStderr()
+	m, err := policy.LoadManifest(manifestFile)
+	if err != nil {
+		var merrs *policy.ManifestErrors
+		if errors.As(err, &merrs) {
+			for _, e := range merrs.List {
+				fmt.Fprintln(stderr, e.Error())
+			}
+			return exitWith(exitInternal, fmt.Errorf("invalid manifest %s: %d %s", manifestFile, len(merrs.List), plural(len(merrs.List), "error", "errors")))
+		}
+		return exitWith(exitInternal, err)
+	}
+	p := &noticePrinter{w: stderr, name: m.Name}
+	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, supervise.Options{
+		Program: args[0], Args: args[1:],
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Grace:  grace,
+		Notify: p.print,
+	})
+	if err != nil {
+		return runFailure(err)
+	}
+	p.printf("🚀 Agent %s started (id %s): runtime native · memory %s via %s%s%s",
+		m.Name, ag.ID(), mibString(ag.MemoryLimit()), ag.MemoryMechanism(), durationPart(m), auditPart(ag.AuditLog()))
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = ag.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+
+	res, err := ag.Wait()
+	if res == nil {
+		return exitWith(exitInternal, err)
+	}
+	mark := "✅"
+	if res.ExitCode != 0 {
+		mark = "⚠️ "
+	}
+	p.printf("%s Agent %s exited code %d in %s", mark, m.Name, res.ExitCode, supervise.FormatElapsed(res.Duration))
+	if res.AuditErr != nil {
+		p.printf("⚠️  audit log %s: %v", res.AuditLog, res.AuditErr)
+	}
+	if err != nil {
+		p.printf("⚠️  %v", err)
+	}
+	return exitWith(res.ExitCode, nil)
+}
+
+// runFailure maps an error that kept the agent from starting to an exit
+// status: a program that is missing or not executable keeps the sandbox's
+// 127/126, everything else is agentbox's own failure (125).
+func runFailure(err error) error {
+	var se *agentbox.SetupError
+	if errors.As(err, &se) {
+		return execFailure(err)
+	}
+	return exitWith(exitInternal, err)
+}
+
+// noticePrinter prints supervise's notices, one line each, on stderr.
+type noticePrinter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	name string
+}
+
+func (p *noticePrinter) print(n supervise.Notice) {
+	text := escapeControls(n.Text)
+	switch n.Kind {
+	case supervise.NoticeKilling:
+		p.printf("🛑 Killing agent %s: %s", p.name, text)
+	case supervise.NoticeKilled:
+		p.printf("🛑 Agent %s was killed: %s", p.name, text)
+	case supervise.NoticeAlert:
+		p.printf("🔔 Alert from agent %s: %s", p.name, text)
+	default:
+		p.printf("⚠️  Agent %s: %s", p.name, text)
+	}
+}
+
+func (p *noticePrinter) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// escapeControls keeps text that came from the agent (host names, reasons)
+// from driving the operator's terminal.
+func escapeControls(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }
+
+func mibString(b int64) string {
+	if b%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d bytes", b)
+}
+
+func durationPart(m *policy.Manifest) string {
+	if m.Limits.MaxDuration <= 0 {
+		return ""
+	}
+	return " · max duration " + policy.FormatDuration(m.Limits.MaxDuration)
+}
+
+func auditPart(path string) string {
+	if path == "" {
+		return " · audit off"
+	}
+	return " · audit " + path
+}

@@ -1,0 +1,632 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/policy"
+)
+
+// DefaultGrace is how long an agent may take to exit after a forwarded
+// SIGINT, SIGTERM or SIGHUP before its whole tree is killed.
+const DefaultGrace = 10 * time.Second
+
+// ErrNoProgram: Start was given no program to run.
+var ErrNoProgram = errors.New("supervise: no program to run")
+
+// ErrAuditLogPlacement: the audit log would be inside a writable root, where
+// the agent could rewrite its own record. The CLI exits 125.
+var ErrAuditLogPlacement = errors.New("audit log inside a writable root")
+
+// NoticeKind classifies a Notice.
+type NoticeKind int
+
+// Notice kinds.
+const (
+	// NoticeWarning: something the operator should know, e.g. limits the
+	// manifest declares that are not enforced yet.
+	NoticeWarning NoticeKind = iota
+	// NoticeKilling: agentbox is killing the agent; Text says why.
+	NoticeKilling
+	// NoticeKilled: the agent was killed from outside (the kill switch, or
+	// the kernel's OOM killer); Text says by what.
+	NoticeKilled
+	// NoticeAlert: an event named in audit.alert_on happened.
+	NoticeAlert
+)
+
+// Notice is one line for the operator; the CLI prints it on stderr.
+type Notice struct {
+	Kind NoticeKind
+	Text string
+}
+
+// Cause says why agentbox killed an agent.
+type Cause string
+
+// Kill causes.
+const (
+	CauseDuration   Cause = "max_duration"  // limits.max_duration
+	CauseMemory     Cause = "max_memory_mb" // limits.max_memory_mb
+	CauseKillSwitch Cause = "kill_switch"   // `agentbox kill` (Registry.Kill)
+	CauseGrace      Cause = "grace"         // still running a grace period after SIGINT/SIGTERM/SIGHUP
+	CauseInterrupt  Cause = "interrupt"     // a second SIGINT/SIGTERM/SIGHUP
+	CauseKill       Cause = "kill"          // Agent.Kill or the Start context ended
+)
+
+// KillInfo says how agentbox ended an agent.
+type KillInfo struct {
+	Cause  Cause  `json:"cause"`
+	Reason string `json:"reason"`
+	// At is when the kill was sent (for the kill switch: when it was asked).
+	At time.Time `json:"at"`
+	// Due is when the limit fell due (duration limit only).
+	Due time.Time `json:"due,omitzero"`
+	// By is the kill switch's marker: who asked and when.
+	By *KillMarker `json:"by,omitempty"`
+}
+
+// Result is how an agent's run ended.
+type Result struct {
+	ID   string
+	Name string
+	// ExitCode follows DESIGN.md: the program's own status, 128+N for
+	// signal N, 137 when agentbox killed it (Killed says why).
+	ExitCode int
+	Started  time.Time
+	Duration time.Duration
+	Killed   *KillInfo
+	Layers   []string
+	Memory   string // MemoryCgroup or MemoryMonitor
+	// MemoryPeak is the largest resident total the monitor saw (monitor only).
+	MemoryPeak int64
+	AuditLog   string // "" when audit.log_level is off
+	// AuditErr is a failure to write the audit log; the run itself ended as
+	// the other fields say.
+	AuditErr error
+}
+
+// Options configure Start.
+type Options struct {
+	// Program and Args are what runs inside the sandbox (Program is looked
+	// up in the sandbox's PATH unless it holds a slash).
+	Program string
+	Args    []string
+	// Standard streams; *os.File values are handed over as they are, so a
+	// terminal stays a terminal.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Dir is the working directory (default: the caller's).
+	Dir string
+	// Env adds KEY=VALUE variables to the allow-listed environment.
+	Env []string
+	// Grace is how long a forwarded SIGINT/SIGTERM/SIGHUP gives the agent
+	// before its tree is killed; 0 means DefaultGrace.
+	Grace time.Duration
+	// Registry records the agent; nil means OpenRegistry("").
+	Registry *Registry
+	// SampleInterval is the memory monitor's period; 0 means
+	// DefaultSampleInterval.
+	SampleInterval time.Duration
+	// Notify receives the lines meant for the operator; nil drops them.
+	// It is called from several goroutines and must not block for long.
+	Notify func(Notice)
+	// Logger receives supervise's and the library's own records; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Agent is one agent running from a manifest.
+type Agent struct {
+	m       *policy.Manifest
+	opts    Options
+	reg     *Registry
+	mgr     *agentbox.Manager
+	proc    *agentbox.Process
+	rec     *recorder
+	record  Record
+	logPath string
+	started time.Time
+	mem     *memoryWatch
+	timers  []*time.Timer
+	notify  func(Notice)
+
+	mu         sync.Mutex
+	kill       *KillInfo
+	graceTimer *time.Timer
+	breached   bool
+
+	waitOnce sync.Once
+	result   *Result
+	err      error
+}
+
+// Start runs opts.Program as the agent m declares: policy compiled into the
+// library Config (Compile), audit log opened, limits armed, the agent
+// recorded in the registry and agent_start logged. Wait must be called.
+// ctx ending kills the agent.
+func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err error) {
+	if opts.Program == "" {
+		return nil, ErrNoProgram
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	notify := opts.Notify
+	if notify == nil {
+		notify = func(Notice) {}
+	}
+	resolved, err := m.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Compile(m, resolved)
+	if err != nil {
+		return nil, err
+	}
+	reg := opts.Registry
+	if reg == nil {
+		if reg, err = OpenRegistry(""); err != nil {
+			return nil, err
+		}
+	}
+	id, err := reg.reserveID()
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{m: m, opts: opts, reg: reg, notify: notify}
+	a.logPath, err = auditLogPath(m, reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.protectAuditLog(&cfg, resolved); err != nil {
+		return nil, err
+	}
+	var log *audit.Log
+	if m.Audit.LogLevel != policy.LogOff {
+		if err := os.MkdirAll(filepath.Dir(a.logPath), 0o700); err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		if log, err = audit.Open(a.logPath, audit.Options{StateDir: reg.StateDir, Logger: opts.Logger}); err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+	} else {
+		a.logPath = ""
+	}
+	a.rec = newRecorder(log, m, id, notify, opts.Logger)
+	defer func() {
+		if err != nil {
+			_ = a.rec.close()
+		}
+	}()
+	cfg.Network.OnDecision = a.rec.network
+	cfg.Logger = opts.Logger
+	a.mgr, err = agentbox.NewManager(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			a.mgr.Close()
+		}
+	}()
+
+	callOpts := []agentbox.Option{agentbox.WithEnv(append([]string{"AGENTBOX_AGENT_ID=" + id, "AGENTBOX_AGENT_NAME=" + m.Name}, opts.Env...)...)}
+	if opts.Dir != "" {
+		dir, err := filepath.Abs(opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		callOpts = append(callOpts, agentbox.WithWorkingDir(dir))
+	}
+	cmd := &exec.Cmd{Path: opts.Program, Args: append([]string{opts.Program}, opts.Args...),
+		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
+		Runtime: string(policy.RuntimeNative), AuditLog: a.logPath, Limits: limitsOf(m)}
+	a.started = time.Now()
+	a.proc, err = a.mgr.Start(ctx, cmd, callOpts...)
+	if err != nil {
+		a.rec.started(a.startEvent(false, err.Error()))
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = a.proc.Kill()
+			_, _ = a.proc.Wait()
+		}
+	}()
+	a.armDuration()
+	layers := a.proc.Layers()
+	a.record.Memory = memoryMechanism(layers)
+	limit := cfg.ResourceLimits.MaxMemoryBytes
+	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), limit, opts.SampleInterval, func(reason string) {
+		a.breach(CauseMemory, "limits.max_memory_mb", reason, time.Time{})
+	})
+	if err != nil {
+		a.stopTimers()
+		return nil, err
+	}
+	if err := a.register(); err != nil {
+		a.stopTimers()
+		a.mem.close()
+		return nil, err
+	}
+	a.rec.started(a.startEvent(true, "started"))
+	if un := Unenforced(m); len(un) > 0 {
+		notify(Notice{Kind: NoticeWarning, Text: "not enforced yet: " + strings.Join(un, ", ") + " (carried into the run and logged)"})
+	}
+	return a, nil
+}
+
+// register records the running agent with both processes' start times.
+func (a *Agent) register() error {
+	var err error
+	if a.record.PidStart, err = procStartTime(a.record.Pid); err != nil {
+		return fmt.Errorf("registry: %w", err)
+	}
+	a.record.InitPid = a.proc.Pid()
+	if a.record.InitStart, err = procStartTime(a.record.InitPid); err != nil {
+		return fmt.Errorf("registry: %w", err)
+	}
+	a.record.Started = a.started.UTC()
+	return a.reg.Register(a.record)
+}
+
+// armDuration starts the duration limit's timer (and the 80% alert).
+func (a *Agent) armDuration() {
+	d := a.m.Limits.MaxDuration
+	if d <= 0 {
+		return
+	}
+	due := a.started.Add(d)
+	t := time.AfterFunc(time.Until(due), func() {
+		a.breach(CauseDuration, "limits.max_duration", "duration limit exceeded: "+policy.FormatDuration(d), due)
+	})
+	a.mu.Lock()
+	a.timers = append(a.timers, t)
+	if a.rec.alertOn["duration_budget_80pct"] {
+		at := a.started.Add(d * 8 / 10)
+		a.timers = append(a.timers, time.AfterFunc(time.Until(at), func() {
+			a.rec.alert("duration_budget_80pct", fmt.Sprintf("80%% of limits.max_duration (%s) has passed", policy.FormatDuration(d)), false)
+		}))
+	}
+	a.mu.Unlock()
+}
+
+func (a *Agent) stopTimers() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range a.timers {
+		t.Stop()
+	}
+	if a.graceTimer != nil {
+		a.graceTimer.Stop()
+	}
+}
+
+// setKill records the first cause of a kill; later ones lose.
+func (a *Agent) setKill(k *KillInfo) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.kill != nil {
+		return false
+	}
+	a.kill = k
+	return true
+}
+
+// breach kills the tree for a limit, then tells the operator and the log.
+func (a *Agent) breach(cause Cause, rule, reason string, due time.Time) {
+	k := &KillInfo{Cause: cause, Reason: reason, At: time.Now(), Due: due}
+	if !a.setKill(k) {
+		return
+	}
+	_ = a.proc.Kill()
+	a.mu.Lock()
+	a.breached = true
+	a.mu.Unlock()
+	a.notify(Notice{Kind: NoticeKilling, Text: reason})
+	a.rec.emit(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(cause), Rule: rule, Reason: reason,
+		Details: a.limitDetails(cause, due)}, false)
+}
+
+func (a *Agent) limitDetails(cause Cause, due time.Time) map[string]any {
+	d := map[string]any{}
+	switch cause {
+	case CauseDuration:
+		d["limit"] = policy.FormatDuration(a.m.Limits.MaxDuration)
+		d["due"] = due.UTC()
+	case CauseMemory:
+		d["limit_bytes"] = a.mgr.Config().ResourceLimits.MaxMemoryBytes
+		d["mechanism"] = a.record.Memory
+	}
+	return d
+}
+
+// killNow kills the tree for cause unless a kill is under way already.
+func (a *Agent) killNow(cause Cause, reason string) {
+	if !a.setKill(&KillInfo{Cause: cause, Reason: reason, At: time.Now()}) {
+		return
+	}
+	_ = a.proc.Kill()
+	a.notify(Notice{Kind: NoticeKilling, Text: reason})
+}
+
+// ID is the agent's registry ID.
+func (a *Agent) ID() string { return a.record.ID }
+
+// Name is the manifest's name.
+func (a *Agent) Name() string { return a.m.Name }
+
+// Pid is the host pid of the sandbox's init.
+func (a *Agent) Pid() int { return a.proc.Pid() }
+
+// Record is the agent's registry record.
+func (a *Agent) Record() Record { return a.record }
+
+// Layers lists the isolation layers applied.
+func (a *Agent) Layers() []string { return a.proc.Layers() }
+
+// MemoryMechanism is MemoryCgroup or MemoryMonitor.
+func (a *Agent) MemoryMechanism() string { return a.record.Memory }
+
+// MemoryLimit is the memory limit in bytes (the manifest's or the default).
+func (a *Agent) MemoryLimit() int64 { return a.mgr.Config().ResourceLimits.MaxMemoryBytes }
+
+// AuditLog is the audit log's path ("" when the level is off).
+func (a *Agent) AuditLog() string { return a.logPath }
+
+// Kill ends the agent's whole tree now; Wait reports CauseKill.
+func (a *Agent) Kill(reason string) { a.killNow(CauseKill, reason) }
+
+// Signal forwards sig to the agent's process group. SIGINT, SIGTERM and
+// SIGHUP also start the grace period, after which the whole tree is killed;
+// a second one of them kills it at once.
+func (a *Agent) Signal(sig os.Signal) error {
+	if isTerminate(sig) {
+		a.mu.Lock()
+		first := a.graceTimer == nil
+		if first {
+			grace := a.opts.Grace
+			a.graceTimer = time.AfterFunc(grace, func() {
+				a.killNow(CauseGrace, fmt.Sprintf("still running %s after %s", policy.FormatDuration(grace), signalName(sig)))
+			})
+		}
+		a.mu.Unlock()
+		if !first {
+			a.killNow(CauseInterrupt, "second "+signalName(sig))
+			return nil
+		}
+	}
+	return a.proc.Signal(sig)
+}
+
+func isTerminate(sig os.Signal) bool {
+	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+}
+
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if n := signalNames[s]; n != "" {
+			return n
+		}
+	}
+	return sig.String()
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGKILL: "SIGKILL",
+	syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGPIPE: "SIGPIPE",
+	syscall.SIGALRM: "SIGALRM", syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
+	syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+// Wait waits for the agent to end, logs agent_killed (when agentbox ended
+// it) and agent_exit, closes the audit log (everything is on disk when Wait
+// returns) and removes the agent from the registry.
+func (a *Agent) Wait() (*Result, error) {
+	a.waitOnce.Do(func() { a.result, a.err = a.wait() })
+	return a.result, a.err
+}
+
+func (a *Agent) wait() (*Result, error) {
+	res, werr := a.proc.Wait()
+	a.stopTimers()
+	a.mem.close()
+	defer a.mgr.Close()
+	defer func() { _ = a.reg.Remove(a.record.ID) }()
+	if res == nil {
+		_ = a.rec.close()
+		return nil, werr
+	}
+	if werr != nil && (errors.Is(werr, context.Canceled) || errors.Is(werr, context.DeadlineExceeded)) {
+		a.setKill(&KillInfo{Cause: CauseKill, Reason: "context ended: " + werr.Error(), At: time.Now()})
+		werr = nil
+	}
+	out := &Result{ID: a.record.ID, Name: a.m.Name, ExitCode: res.ExitCode, Started: a.started, Duration: res.Duration,
+		Layers: res.Layers, Memory: a.record.Memory, MemoryPeak: a.mem.peakBytes(), AuditLog: a.logPath}
+	a.mu.Lock()
+	kill, breached := a.kill, a.breached
+	a.mu.Unlock()
+	const killed = 128 + int(syscall.SIGKILL)
+	if kill == nil && memoryViolation(res) {
+		// The kernel's OOM killer ended it before the watcher saw it.
+		kill = &KillInfo{Cause: CauseMemory, Reason: fmt.Sprintf("memory limit exceeded: %s (the kernel's OOM killer ended a process)", mib(a.MemoryLimit())), At: time.Now()}
+		a.notify(Notice{Kind: NoticeKilled, Text: kill.Reason})
+		a.rec.emit(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(CauseMemory),
+			Rule: "limits.max_memory_mb", Reason: kill.Reason, Details: a.limitDetails(CauseMemory, time.Time{})}, true)
+		breached = true
+	}
+	if kill == nil && res.ExitCode == killed {
+		if mk, err := a.reg.Marker(a.record.ID); err == nil && mk != nil {
+			kill = &KillInfo{Cause: CauseKillSwitch, At: mk.Time, By: mk,
+				Reason: fmt.Sprintf("kill switch: agentbox kill by uid %d (pid %d)", mk.ByUID, mk.ByPid)}
+			a.notify(Notice{Kind: NoticeKilled, Text: kill.Reason})
+		}
+	}
+	if kill != nil && res.ExitCode != killed && kill.Cause != CauseMemory {
+		// The program ended on its own before the kill landed.
+		kill = nil
+	}
+	if kill != nil {
+		out.ExitCode, out.Killed = killed, kill
+		d := map[string]any{"cause": string(kill.Cause), "limit_breached": breached}
+		if kill.By != nil {
+			d["by_pid"], d["by_uid"], d["requested"] = kill.By.ByPid, kill.By.ByUID, kill.By.Time
+		}
+		a.rec.emit(audit.Event{EventType: audit.AgentKilled, Allowed: false, Resource: a.m.Name,
+			Rule: string(kill.Cause), Reason: kill.Reason, Details: d}, true)
+	}
+	d := map[string]any{"exit_code": out.ExitCode, "duration": out.Duration.String(), "duration_ms": out.Duration.Milliseconds()}
+	if out.ExitCode > 128 && out.ExitCode < 128+65 {
+		d["signal"] = signalName(syscall.Signal(out.ExitCode - 128))
+	}
+	if out.MemoryPeak > 0 {
+		d["memory_peak_bytes"] = out.MemoryPeak
+	}
+	a.rec.emit(audit.Event{EventType: audit.AgentExit, Allowed: true, Resource: a.opts.Program,
+		Reason: fmt.Sprintf("exited code %d in %s", out.ExitCode, FormatElapsed(out.Duration)), Details: d}, true)
+	out.AuditErr = a.rec.close()
+	return out, werr
+}
+
+func memoryViolation(res *agentbox.ExecResult) bool {
+	for _, v := range res.Violations {
+		if v.Kind == "memory" {
+			return true
+		}
+	}
+	return false
+}
+
+// startEvent is the agent_start entry.
+func (a *Agent) startEvent(ok bool, reason string) audit.Event {
+	d := map[string]any{
+		"manifest": manifestPath(a.m),
+		"digest":   a.m.Digest,
+		"runtime":  string(policy.RuntimeNative),
+		"program":  a.opts.Program,
+		"argc":     len(a.opts.Args), // arguments may carry secrets: only their number
+		"pid":      os.Getpid(),
+	}
+	if a.m.Version != "" {
+		d["version"] = a.m.Version
+	}
+	if ok {
+		d["init_pid"] = a.proc.Pid()
+		d["layers"] = a.proc.Layers()
+		d["memory"] = a.record.Memory
+		d["memory_limit_bytes"] = a.mgr.Config().ResourceLimits.MaxMemoryBytes
+	}
+	if l := a.m.Limits; l.MaxDuration > 0 {
+		d["max_duration"] = policy.FormatDuration(l.MaxDuration)
+	}
+	if un := Unenforced(a.m); len(un) > 0 {
+		d["not_enforced"] = un
+	}
+	return audit.Event{EventType: audit.AgentStart, Allowed: ok, Resource: manifestPath(a.m), Rule: "manifest", Reason: reason, Details: d}
+}
+
+// auditLogPath is the manifest's audit.log_path, else STATE/logs/NAME.log.
+func auditLogPath(m *policy.Manifest, reg *Registry) (string, error) {
+	if m.Audit.LogPath != "" {
+		return m.Audit.LogPath, nil
+	}
+	dir := filepath.Join(reg.StateDir, "logs")
+	if err := paths.Ensure(dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, m.Name+".log"), nil
+}
+
+// protectAuditLog keeps the agent away from its own audit log: the log and
+// its checkpoints are denied, and so is their directory when nothing the
+// agent needs lives in it; agentbox's state directory is denied too. A log
+// inside a writable root is refused.
+func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPaths) error {
+	logPath, err := policy.ResolvePath(a.logPath)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	for _, w := range resolved.Write {
+		if within(logPath, w) {
+			return fmt.Errorf("%w: audit.log_path %s is inside the writable root %s, where the agent could rewrite it; put the log elsewhere", ErrAuditLogPlacement, a.logPath, w)
+		}
+	}
+	deny := []string{a.logPath, a.logPath + audit.CheckpointSuffix, a.reg.StateDir}
+	if logPath != a.logPath {
+		deny = append(deny, logPath, logPath+audit.CheckpointSuffix)
+	}
+	dir := filepath.Dir(logPath)
+	needed := append(append([]string(nil), resolved.Read...), resolved.Write...)
+	if wd := a.opts.Dir; wd != "" {
+		needed = append(needed, wd)
+	} else if wd, err := os.Getwd(); err == nil {
+		needed = append(needed, wd)
+	}
+	if strings.Contains(a.opts.Program, "/") {
+		if p, err := filepath.Abs(a.opts.Program); err == nil {
+			needed = append(needed, p)
+		}
+	}
+	dedicated := true
+	for _, p := range needed {
+		if rp, err := policy.ResolvePath(p); err == nil && within(rp, dir) {
+			dedicated = false
+		}
+		if abs, err := filepath.Abs(p); err == nil && within(abs, dir) {
+			dedicated = false
+		}
+	}
+	if dedicated && dir != "/" {
+		deny = append(deny, dir)
+	}
+	cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, deny...))
+	return nil
+}
+
+// within reports whether p is dir or under it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+func manifestPath(m *policy.Manifest) string {
+	if p, err := filepath.Abs(m.File); err == nil {
+		return p
+	}
+	return m.File
+}
+
+func limitsOf(m *policy.Manifest) Limits {
+	l := m.Limits
+	return Limits{MaxDuration: l.MaxDuration, MaxMemoryMB: l.MaxMemoryMB, MaxTokens: l.MaxTokens,
+		MaxRequests: l.MaxRequests, MaxToolCalls: l.MaxToolCalls}
+}
+
+// FormatElapsed formats a run's duration for people: "5.0s" under a minute,
+// else rounded to a tenth of a second ("2m3.1s").
+func FormatElapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,148 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/policy"
+)
+
+// ErrRuntimeUnavailable is matched (errors.Is) by a *RuntimeError: the
+// manifest names a runtime this agentbox cannot run. The CLI exits 125.
+var ErrRuntimeUnavailable = errors.New("runtime not available")
+
+// RuntimeError refuses a manifest whose runtime is not built yet. agentbox
+// never falls back to another runtime silently.
+type RuntimeError struct {
+	File    string
+	Runtime policy.Runtime
+}
+
+func (e *RuntimeError) Error() string {
+	return fmt.Sprintf("%s: runtime %q is not available in this agentbox (only %q is built so far); set runtime: %s or remove the key",
+		e.File, e.Runtime, policy.RuntimeNative, policy.RuntimeNative)
+}
+
+// Unwrap returns ErrRuntimeUnavailable.
+func (e *RuntimeError) Unwrap() error { return ErrRuntimeUnavailable }
+
+// Compile turns a manifest into the library's Config, so that an agent run
+// from a manifest goes through the same enforcement as every library call.
+// resolved holds the manifest's filesystem rules with symlinks resolved
+// (Manifest.Resolve, called when the agent starts).
+//
+//   - permissions.filesystem.read → AllowRead (empty: read everywhere but
+//     the deny set), write → WritableRoots, deny → DenyRead, added to
+//     DefaultDenyRead; deny wins over read and write.
+//   - permissions.network allow/deny → AllowedDomains/DeniedDomains in the
+//     filtered mode ("*" in deny: everything not allowed).
+//   - limits.max_memory_mb → ResourceLimits.MaxMemoryBytes (else the
+//     default 2 GiB).
+//   - runtime: native only; anything else is a *RuntimeError.
+//
+// The Config starts cold (one agent per Manager). The run adds its own audit
+// log and agentbox's state directory to DenyRead (see Start).
+func Compile(m *policy.Manifest, resolved policy.ResolvedPaths) (agentbox.Config, error) {
+	if m == nil {
+		return agentbox.Config{}, errors.New("supervise: nil manifest")
+	}
+	if m.Runtime != "" && m.Runtime != policy.RuntimeNative {
+		return agentbox.Config{}, &RuntimeError{File: m.File, Runtime: m.Runtime}
+	}
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	fs := &cfg.Filesystem
+	fs.AllowRead = append([]string(nil), resolved.Read...)
+	fs.WritableRoots = append([]string(nil), resolved.Write...)
+	fs.DenyRead = pruneNested(appendUnique(fs.DenyRead, resolved.Deny...))
+
+	cfg.Network.Mode = agentbox.NetworkFiltered
+	for _, h := range m.Permissions.Network.Allow {
+		cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, h.String())
+	}
+	for _, h := range m.Permissions.Network.Deny {
+		cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, h.String())
+	}
+	if m.Permissions.Network.DenyAll {
+		cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, "*")
+	}
+	if b := m.Limits.MaxMemoryBytes(); b > 0 {
+		cfg.ResourceLimits.MaxMemoryBytes = b
+	}
+	if err := cfg.Validate(); err != nil {
+		return agentbox.Config{}, fmt.Errorf("%s: %w", m.File, err)
+	}
+	return cfg, nil
+}
+
+// Unenforced lists what the manifest declares that this agentbox carries
+// into the run but does not enforce yet, each as "key (value)". The run
+// prints them in one warning line and logs them with agent_start.
+func Unenforced(m *policy.Manifest) []string {
+	var out []string
+	l := m.Limits
+	for _, x := range []struct {
+		key string
+		v   int64
+	}{{"limits.max_tokens", l.MaxTokens}, {"limits.max_requests", l.MaxRequests}, {"limits.max_tool_calls", l.MaxToolCalls}} {
+		if x.v > 0 {
+			out = append(out, fmt.Sprintf("%s (%d)", x.key, x.v))
+		}
+	}
+	if t := m.Permissions.Tools; len(t.Allow)+len(t.Deny) > 0 {
+		out = append(out, "permissions.tools")
+	}
+	if c := m.Permissions.Credentials; len(c) > 0 {
+		names := make([]string, len(c))
+		for i, cr := range c {
+			names[i] = cr.Name
+		}
+		out = append(out, "permissions.credentials ("+strings.Join(names, ", ")+": not injected)")
+	}
+	return out
+}
+
+func appendUnique(list []string, more ...string) []string {
+	seen := make(map[string]bool, len(list)+len(more))
+	for _, p := range list {
+		seen[p] = true
+	}
+	for _, p := range more {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// pruneNested drops deny paths that lie under another denied directory:
+// the directory's mask covers them already, and the native sandbox fails to
+// set up a mask inside another mask (it tries to create the inner mount
+// point on the outer mask's read-only tmpfs). A parent that is a symlink
+// does not count: the sandbox does not mask symlinks themselves.
+func pruneNested(list []string) []string {
+	var dirs []string
+	for _, p := range list {
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	out := list[:0:0]
+	for _, p := range list {
+		nested := false
+		for _, d := range dirs {
+			if p != d && within(p, d) {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/policy"
+)
+
+// eventLevel is the least audit.log_level that records each event type
+// (policy.LogLevel documents the levels):
+//
+//	off       nothing (no log file is written; alerts are still printed)
+//	minimal   agent_start, agent_exit, agent_killed, limit_breached, alert,
+//	          and every denial: network_deny, filesystem_deny, tool_deny,
+//	          command_refused, credential_leak_blocked
+//	standard  minimal plus allowed decisions: network_allow, tool_allow,
+//	          command_exec
+//	full      standard plus filesystem_allow and credential_use
+//
+// A type missing here is recorded at full only.
+var eventLevel = map[string]policy.LogLevel{
+	audit.AgentStart:            policy.LogMinimal,
+	audit.AgentExit:             policy.LogMinimal,
+	audit.AgentKilled:           policy.LogMinimal,
+	audit.LimitBreached:         policy.LogMinimal,
+	audit.Alert:                 policy.LogMinimal,
+	audit.NetworkDeny:           policy.LogMinimal,
+	audit.FilesystemDeny:        policy.LogMinimal,
+	audit.ToolDeny:              policy.LogMinimal,
+	audit.CommandRefused:        policy.LogMinimal,
+	audit.CredentialLeakBlocked: policy.LogMinimal,
+	audit.NetworkAllow:          policy.LogStandard,
+	audit.ToolAllow:             policy.LogStandard,
+	audit.CommandExec:           policy.LogStandard,
+	audit.FilesystemAllow:       policy.LogFull,
+	audit.CredentialUse:         policy.LogFull,
+}
+
+// Records reports whether an audit log at level records events of type
+// eventType.
+func Records(level policy.LogLevel, eventType string) bool {
+	need, ok := eventLevel[eventType]
+	if !ok {
+		need = policy.LogFull
+	}
+	return slices.Index(policy.LogLevels, level) >= slices.Index(policy.LogLevels, need) && level != policy.LogOff
+}
+
+// maxAlertLines bounds the alert lines one run prints; later alerts are
+// still logged.
+const maxAlertLines = 100
+
+// recorder writes one agent's audit events and raises its alerts.
+type recorder struct {
+	log     *audit.Log // nil when the level is off
+	level   policy.LogLevel
+	alertOn map[string]bool
+	id      string
+	name    string
+	notify  func(Notice)
+	logger  *slog.Logger
+
+	mu      sync.Mutex
+	opened  bool          // agent_start is written
+	pending []audit.Event // proxy decisions that came before agent_start
+	alerts  int
+	errs    []error
+}
+
+func newRecorder(log *audit.Log, m *policy.Manifest, id string, notify func(Notice), logger *slog.Logger) *recorder {
+	r := &recorder{log: log, level: m.Audit.LogLevel, alertOn: map[string]bool{}, id: id, name: m.Name, notify: notify, logger: logger}
+	for _, k := range m.Audit.AlertOn {
+		r.alertOn[k] = true
+	}
+	return r
+}
+
+// emit records e (if the level asks for it) and raises an alert when
+// alert_on names its type. durable events are on disk when emit returns;
+// the others are queued (proxy decisions: the proxy must not wait).
+func (r *recorder) emit(e audit.Event, durable bool) {
+	e.AgentID, e.AgentName = r.id, r.name
+	if r.log != nil && Records(r.level, e.EventType) {
+		var err error
+		if durable {
+			err = r.log.Append(context.Background(), e)
+		} else {
+			err = r.log.AppendAsync(e)
+		}
+		if err != nil {
+			r.fail(err)
+		}
+	}
+	if r.alertOn[e.EventType] {
+		r.alert(e.EventType, summary(e), durable)
+	}
+}
+
+// alert prints one alert line and logs an alert event. kind is an alert_on
+// value: an event type or a budget threshold.
+func (r *recorder) alert(kind, text string, durable bool) {
+	r.mu.Lock()
+	r.alerts++
+	n := r.alerts
+	r.mu.Unlock()
+	switch {
+	case n <= maxAlertLines:
+		r.notify(Notice{Kind: NoticeAlert, Text: kind + ": " + text})
+	case n == maxAlertLines+1:
+		r.notify(Notice{Kind: NoticeWarning, Text: fmt.Sprintf("more than %d alerts: further alerts are only logged", maxAlertLines)})
+	}
+	e := audit.Event{EventType: audit.Alert, AgentID: r.id, AgentName: r.name, Allowed: false,
+		Resource: kind, Rule: "alert_on:" + kind, Reason: text}
+	if r.log == nil || !Records(r.level, audit.Alert) {
+		return
+	}
+	var err error
+	if durable {
+		err = r.log.Append(context.Background(), e)
+	} else {
+		err = r.log.AppendAsync(e)
+	}
+	if err != nil {
+		r.fail(err)
+	}
+}
+
+// started writes agent_start, then the proxy decisions that came before it.
+func (r *recorder) started(e audit.Event) {
+	r.emit(e, true)
+	r.mu.Lock()
+	pending := r.pending
+	r.pending, r.opened = nil, true
+	r.mu.Unlock()
+	for _, p := range pending {
+		r.emit(p, false)
+	}
+}
+
+// network records one decision of the egress proxy. It never blocks for a
+// disk write (the audit queue is large; it blocks only when it is full).
+func (r *recorder) network(d egress.Decision) {
+	e := audit.Event{EventType: audit.NetworkDeny, Timestamp: d.Time, Allowed: d.Allowed,
+		Resource: d.Target(), Rule: d.Rule, Reason: d.Reason, Details: map[string]any{"proto": d.Proto}}
+	if d.Allowed {
+		e.EventType = audit.NetworkAllow
+	}
+	if d.Addr.IsValid() {
+		e.Details["addr"] = d.Addr.String()
+	}
+	r.mu.Lock()
+	if !r.opened {
+		r.pending = append(r.pending, e)
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	r.emit(e, false)
+}
+
+func (r *recorder) fail(err error) {
+	r.mu.Lock()
+	first := len(r.errs) == 0
+	r.errs = append(r.errs, err)
+	r.mu.Unlock()
+	r.logger.Error("audit log write failed", "err", err)
+	if first {
+		r.notify(Notice{Kind: NoticeWarning, Text: "audit log write failed: " + err.Error()})
+	}
+}
+
+// close makes every event durable (and signs a checkpoint) and returns the
+// first write error, if any.
+func (r *recorder) close() error {
+	var cerr error
+	if r.log != nil {
+		cerr = r.log.Close()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Join(append(r.errs, cerr)...)
+}
+
+// summary is the one-line description of an event in an alert.
+func summary(e audit.Event) string {
+	s := e.Resource
+	if e.Rule != "" {
+		s += " (" + e.Rule + ")"
+	}
+	if e.Reason != "" && e.Reason != e.Resource {
+		if s != "" {
+			s += ": "
+		}
+		s += e.Reason
+	}
+	return s
+}

@@ -1,0 +1,171 @@
+package supervise
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// How an agent's memory limit is enforced (Record.Memory, the agent_start
+// details and `run`'s start line say which).
+const (
+	// MemoryCgroup: the sandbox runs in a memory cgroup (v2 or v1) whose
+	// limit the kernel enforces on the whole tree. supervise watches the
+	// cgroup's OOM counter and ends the whole tree when the kernel killed
+	// any process of it.
+	MemoryCgroup = "cgroup"
+	// MemoryMonitor: no cgroup could be used. Every process is bounded by
+	// RLIMIT_DATA, and supervise samples the resident memory of the whole
+	// tree (anonymous plus shared pages of every process in the sandbox's
+	// pid namespace) and kills the tree when the sum exceeds the limit.
+	MemoryMonitor = "rlimit+monitor"
+)
+
+// DefaultSampleInterval is how often the memory watcher samples; it samples
+// four times as often once the tree uses more than half of its limit.
+const DefaultSampleInterval = 100 * time.Millisecond
+
+// memoryMechanism picks the mechanism from the layers the sandbox applied.
+func memoryMechanism(layers []string) string {
+	for _, l := range layers {
+		if len(l) >= 6 && l[:6] == "cgroup" {
+			return MemoryCgroup
+		}
+	}
+	return MemoryMonitor
+}
+
+// memoryWatch enforces an agent's memory limit from outside the sandbox.
+type memoryWatch struct {
+	mechanism string
+	limit     int64
+	interval  time.Duration
+	breach    func(reason string)
+
+	ns      string // MemoryMonitor: the sandbox's pid namespace
+	oomFile string // MemoryCgroup: the cgroup's OOM counter ("" if not found)
+	oomBase uint64
+
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+
+	mu    sync.Mutex
+	peak  int64
+	procs int
+}
+
+// startMemoryWatch starts watching the sandbox whose init is initPid. It
+// fails when the monitor cannot see the sandbox's processes: a limit that
+// cannot be enforced is refused, never pretended.
+func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.Duration, breach func(string)) (*memoryWatch, error) {
+	if interval <= 0 {
+		interval = DefaultSampleInterval
+	}
+	w := &memoryWatch{mechanism: mechanism, limit: limit, interval: interval, breach: breach,
+		stop: make(chan struct{}), done: make(chan struct{})}
+	switch mechanism {
+	case MemoryCgroup:
+		w.oomFile = memoryCgroupOOMFile(initPid)
+		if w.oomFile != "" {
+			w.oomBase, _ = oomKills(w.oomFile)
+		}
+	default:
+		ns, err := pidNamespace(initPid)
+		if err != nil {
+			return nil, fmt.Errorf("memory monitor: cannot see the sandbox's processes: %w", err)
+		}
+		w.ns = ns
+	}
+	go w.run()
+	return w, nil
+}
+
+func (w *memoryWatch) run() {
+	defer close(w.done)
+	if w.mechanism == MemoryCgroup && w.oomFile == "" {
+		return // the kernel enforces; the exit status tells (see Agent.Wait)
+	}
+	t := time.NewTimer(w.interval)
+	defer t.Stop()
+	var pids []int
+	var buf []byte
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		}
+		next := w.interval
+		if w.mechanism == MemoryCgroup {
+			if n, err := oomKills(w.oomFile); err == nil && n > w.oomBase {
+				w.breach(fmt.Sprintf("memory limit exceeded: %s (the kernel's OOM killer ended a process)", mib(w.limit)))
+				return
+			}
+		} else {
+			var used int64
+			used, pids, buf = w.sample(pids, buf)
+			if used > w.limit {
+				w.breach(fmt.Sprintf("memory limit exceeded: %s (resident %s in %d processes)", mib(w.limit), mib(used), len(pids)))
+				return
+			}
+			if used > w.limit/2 {
+				next = w.interval / 4
+			}
+		}
+		t.Reset(next)
+	}
+}
+
+// sample sums the resident memory of the sandbox's processes.
+func (w *memoryWatch) sample(pids []int, buf []byte) (int64, []int, []byte) {
+	if buf == nil {
+		buf = make([]byte, 0, 4096)
+	}
+	pids, _ = namespaceProcs(w.ns, pids)
+	var used int64
+	for _, pid := range pids {
+		var n int64
+		var err error
+		n, buf, err = residentBytes(pid, buf)
+		if err == nil {
+			used += n
+		}
+	}
+	w.mu.Lock()
+	if used > w.peak {
+		w.peak = used
+	}
+	if len(pids) > w.procs {
+		w.procs = len(pids)
+	}
+	w.mu.Unlock()
+	return used, pids, buf
+}
+
+// close stops the watcher and waits for it.
+func (w *memoryWatch) close() {
+	if w == nil {
+		return
+	}
+	w.stopOnce.Do(func() { close(w.stop) })
+	<-w.done
+}
+
+// peakBytes is the largest sum the monitor saw (0 for a cgroup).
+func (w *memoryWatch) peakBytes() int64 {
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.peak
+}
+
+// mib formats a byte count in MiB.
+func mib(b int64) string {
+	if b%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
