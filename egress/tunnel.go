@@ -132,8 +132,14 @@ func quoteSNI(s string) string {
 // deadline so that an idle tunnel ends), then splices what is queued. EOF
 // is passed on as a half-close; any other end closes both sides.
 func (t *tunnel) pump(dst, src net.Conn, count *atomic.Uint64) {
+	var armed time.Time // when src's read deadline was last set
 	for {
-		_ = src.SetReadDeadline(time.Now().Add(t.tick))
+		// Re-arm the idle deadline only once half a tick has passed: a
+		// busy tunnel would otherwise reset a timer on every round.
+		if now := time.Now(); now.Sub(armed) > t.tick/2 {
+			_ = src.SetReadDeadline(now.Add(t.tick))
+			armed = now
+		}
 		want, err := waitData(rawConn(src))
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && !t.isIdle() {

@@ -28,6 +28,12 @@ func waitData(c net.Conn) (int64, error) {
 	var opErr error
 	var peek [1]byte
 	err = rc.Read(func(fd uintptr) bool {
+		if q, err := unix.IoctlGetInt(int(fd), unix.SIOCINQ); err == nil && q > 0 {
+			avail = int64(min(q, maxSplice))
+			return true
+		}
+		// Nothing queued, or the count is unavailable: peek to tell
+		// "wait" from EOF.
 		n, _, err := unix.Recvfrom(int(fd), peek[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
 		switch {
 		case errors.Is(err, unix.EAGAIN):
@@ -37,11 +43,7 @@ func waitData(c net.Conn) (int64, error) {
 		case n == 0:
 			avail = 0 // EOF
 		default:
-			q, err := unix.IoctlGetInt(int(fd), unix.SIOCINQ)
-			if err != nil || q < 1 {
-				q = 1
-			}
-			avail = int64(min(q, maxSplice))
+			avail = 1 // arrived between the two calls; the next round gets the rest
 		}
 		return true
 	})
