@@ -198,9 +198,9 @@ func v1Path(cgroupFile []byte, controller string) string {
 	return ""
 }
 
-// newSandboxCgroup creates a cgroup for one sandbox with lim applied, or
-// returns nil and the reason when cgroups are unavailable.
-func newSandboxCgroup(lim cgroupLimits) (*sandboxCgroup, error) {
+// newSandboxCgroup creates an empty cgroup for one sandbox, or returns the
+// reason cgroups are unavailable.
+func newSandboxCgroup() (*sandboxCgroup, error) {
 	cgroups.find()
 	if cgroups.version == 0 {
 		return nil, fmt.Errorf("cgroups unavailable: %s", cgroups.reason)
@@ -218,6 +218,11 @@ func newSandboxCgroup(lim cgroupLimits) (*sandboxCgroup, error) {
 		cg.dirs = append(cg.dirs, d)
 	}
 	cg.memDir = cg.dirs[0]
+	return cg, nil
+}
+
+// setLimits applies lim; a zero field leaves that resource unlimited.
+func (cg *sandboxCgroup) setLimits(lim cgroupLimits) error {
 	var settings [][2]string
 	if cg.version == 2 {
 		if lim.memory > 0 {
@@ -244,11 +249,10 @@ func newSandboxCgroup(lim cgroupLimits) (*sandboxCgroup, error) {
 			if isSwap && errors.Is(err, os.ErrNotExist) {
 				continue // swap accounting off: the memory limit alone holds
 			}
-			cg.close()
-			return nil, fmt.Errorf("cgroup %s: %w", filepath.Base(s[0]), err)
+			return fmt.Errorf("cgroup %s: %w", filepath.Base(s[0]), err)
 		}
 	}
-	return cg, nil
+	return nil
 }
 
 // layer names the cgroup layer for ExecResult.Layers.
@@ -284,6 +288,14 @@ func (cg *sandboxCgroup) oomKilled() bool {
 		}
 	}
 	return false
+}
+
+// closeAsync removes the cgroup in the background: taking a memory cgroup
+// offline is slow, and nothing waits for it.
+func (cg *sandboxCgroup) closeAsync() {
+	if cg != nil {
+		go cg.close()
+	}
 }
 
 // close kills whatever is left and removes the cgroup.

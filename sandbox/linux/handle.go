@@ -280,7 +280,7 @@ func (h *handle) Close() error {
 	if h.cgDir != nil {
 		h.cgDir.Close()
 	}
-	h.cgroup.close()
+	h.cgroup.closeAsync()
 	if l != nil {
 		l.Close()
 	}
@@ -294,29 +294,39 @@ func (h *handle) Close() error {
 	return nil
 }
 
-// newCgroup creates the sandbox's cgroup when the spec has limits a cgroup
-// enforces and the machine offers one; without, rlimits alone apply.
-func (h *handle) newCgroup() {
+// limitsForCgroup says whether the spec has limits a cgroup enforces.
+func (h *handle) cgroupLimits() (cgroupLimits, bool) {
 	l := h.spec.Limits
-	if l.MemoryBytes <= 0 && l.Processes <= 0 {
-		return
-	}
-	cg, err := newSandboxCgroup(cgroupLimits{memory: l.MemoryBytes, pids: l.Processes})
-	if err == nil {
-		h.cgroup = cg
-	}
+	return cgroupLimits{memory: max(l.MemoryBytes, 0), pids: max(l.Processes, 0)}, l.MemoryBytes > 0 || l.Processes > 0
 }
 
-// joinCgroup moves a warm init, before it gets its spec, into the sandbox's
-// cgroup; everything it starts inherits it.
-func (h *handle) joinCgroup(pid int) error {
-	h.newCgroup()
-	if h.cgroup == nil {
+// joinCgroup gives the sandbox its cgroup: the one its warm init already
+// sits in, or a new one it moves the init into before the init gets its
+// spec. Everything the init starts inherits it. Without cgroups, rlimits
+// alone apply.
+func (h *handle) joinCgroup(w *warmInit) error {
+	lim, want := h.cgroupLimits()
+	cg := w.cg
+	w.cg = nil
+	if !want {
+		cg.closeAsync()
 		return nil
 	}
-	if err := h.cgroup.add(pid); err != nil {
+	if cg == nil {
+		var err error
+		if cg, err = newSandboxCgroup(); err != nil {
+			return nil
+		}
+		if err := cg.add(w.cmd.Process.Pid); err != nil {
+			cg.closeAsync()
+			return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+		}
+	}
+	if err := cg.setLimits(lim); err != nil {
+		cg.closeAsync()
 		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 	}
+	h.cgroup = cg
 	return nil
 }
 
@@ -324,20 +334,28 @@ func (h *handle) joinCgroup(pid int) error {
 // v2's CLONE_INTO_CGROUP). With cgroup v1 the init cannot be placed before
 // it starts, and rlimits alone apply.
 func (h *handle) cgroupForClone(attr *syscall.SysProcAttr) error {
-	h.newCgroup()
-	if h.cgroup == nil {
+	lim, want := h.cgroupLimits()
+	if !want {
 		return nil
 	}
-	if h.cgroup.version != 2 {
-		h.cgroup.close()
-		h.cgroup = nil
-		return nil
-	}
-	d, err := os.Open(h.cgroup.dirs[0])
+	cg, err := newSandboxCgroup()
 	if err != nil {
+		return nil
+	}
+	if cg.version != 2 {
+		cg.closeAsync()
+		return nil
+	}
+	if err := cg.setLimits(lim); err != nil {
+		cg.closeAsync()
+		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+	}
+	d, err := os.Open(cg.dirs[0])
+	if err != nil {
+		cg.closeAsync()
 		return fmt.Errorf("%w: cgroup: %w", sandbox.ErrSetup, err)
 	}
-	h.cgDir = d
+	h.cgroup, h.cgDir = cg, d
 	attr.UseCgroupFD, attr.CgroupFD = true, int(d.Fd())
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 type warmInit struct {
 	cmd *exec.Cmd
 	ctl *os.File
+	cg  *sandboxCgroup // the cgroup it already sits in, if any
 }
 
 // initKind is how an init is cloned.
@@ -123,14 +124,29 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 		}
 		return nil, &noNamespacesError{err: err}
 	}
-	return &warmInit{cmd: cmd, ctl: ctl}, nil
+	w := &warmInit{cmd: cmd, ctl: ctl}
+	// Creating a cgroup is slow (a memory cgroup most of all): do it now,
+	// ahead of the command, and only set its limits when the command comes.
+	if kind != kindReduced {
+		if cg, err := newSandboxCgroup(); err == nil {
+			if cg.add(cmd.Process.Pid) == nil {
+				w.cg = cg
+			} else {
+				cg.closeAsync()
+			}
+		}
+	}
+	return w, nil
 }
 
 // discard stops an unused warm init.
 func (w *warmInit) discard() {
 	w.ctl.Close() // the init sees EOF and exits
 	_ = w.cmd.Process.Kill()
-	go w.cmd.Wait()
+	go func() {
+		_ = w.cmd.Wait()
+		w.cg.close()
+	}()
 }
 
 // noNamespacesError reports that the kernel refused to create the

@@ -191,7 +191,7 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	h.cmd, h.ctl = w.cmd, w.ctl
 	h.start()
 	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
-	if err := h.joinCgroup(w.cmd.Process.Pid); err != nil {
+	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
 		h.Close()
 		return nil, err
