@@ -15,7 +15,8 @@ import (
 // (mapped, compatible, translated, NAT64, 6to4, Teredo) are judged by the
 // IPv4 address they carry. Documentation ranges are not refused.
 //
-// A Guard is safe for concurrent use.
+// A Guard is safe for concurrent use. Build one with NewGuard; a zero Guard
+// refuses the default table but knows none of the host's addresses.
 type Guard struct {
 	rules     []blockRule
 	hostAddrs func() ([]netip.Addr, error)
@@ -134,7 +135,11 @@ func (g *Guard) check(a netip.Addr) (rule, detail string, blocked bool) {
 // classify looks a (IPv4 or IPv6, no unwrapping) up in the table and the
 // host's own addresses.
 func (g *Guard) classify(a netip.Addr) (string, bool) {
-	for _, r := range g.rules {
+	rules := g.rules
+	if rules == nil {
+		rules = defaultBlockRules // a zero Guard still guards
+	}
+	for _, r := range rules {
 		if r.prefix.Contains(a) {
 			return r.class, true
 		}

@@ -184,3 +184,12 @@ func TestGuardExtraPrefixes(t *testing.T) {
 		t.Error("address outside the extra prefix blocked")
 	}
 }
+
+func TestZeroGuardStillGuards(t *testing.T) {
+	var g Guard
+	for _, a := range []string{"127.0.0.1", "::ffff:10.0.0.1", "169.254.169.254"} {
+		if _, blocked := g.Check(netip.MustParseAddr(a)); !blocked {
+			t.Errorf("zero Guard let %s through", a)
+		}
+	}
+}

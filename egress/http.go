@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/textproto"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,7 +64,8 @@ func readProxyRequest(br *bufio.Reader) (*proxyRequest, error) {
 	if req.Method == http.MethodConnect {
 		t, err := parseHostPort(req.RequestURI, 0)
 		if err != nil {
-			return nil, &requestError{status: http.StatusForbidden, rule: RuleInvalidTarget, msg: err.Error(), host: req.RequestURI, proto: ProtoConnect, err: err}
+			host, port := splitLoose(req.RequestURI, 0)
+			return nil, &requestError{status: http.StatusForbidden, rule: RuleInvalidTarget, msg: err.Error(), host: host, port: port, proto: ProtoConnect, err: err}
 		}
 		return &proxyRequest{req: req, target: t, connect: true}, nil
 	}
@@ -77,7 +80,8 @@ func readProxyRequest(br *bufio.Reader) (*proxyRequest, error) {
 	}
 	t, err := parseHostPort(req.URL.Host, 80)
 	if err != nil {
-		return nil, &requestError{status: http.StatusForbidden, rule: RuleInvalidTarget, msg: err.Error(), host: req.URL.Host, err: err}
+		host, port := splitLoose(req.URL.Host, 80)
+		return nil, &requestError{status: http.StatusForbidden, rule: RuleInvalidTarget, msg: err.Error(), host: host, port: port, err: err}
 	}
 	for _, hv := range hostHeaders {
 		ht, err := parseHostPort(hv, 80)
@@ -89,6 +93,20 @@ func readProxyRequest(br *bufio.Reader) (*proxyRequest, error) {
 	}
 	req.URL.User = nil
 	return &proxyRequest{req: req, target: t}, nil
+}
+
+// splitLoose splits host[:port] as far as it goes, for the record of a
+// target that did not parse.
+func splitLoose(s string, defaultPort int) (string, int) {
+	host, portStr, err := net.SplitHostPort(s)
+	if err != nil {
+		return s, defaultPort
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		port = 0
+	}
+	return host, port
 }
 
 // peekHeader returns the request's header block (up to and including the

@@ -186,6 +186,9 @@ func TestRefusals(t *testing.T) {
 			if d.Allowed || d.Rule != tt.rule || d.Reason == "" {
 				t.Errorf("decision %+v", d)
 			}
+			if strings.HasPrefix(tt.req, "CONNECT") && (d.Port != 443 && d.Port != 80 && d.Port != 22 || d.Proto != ProtoConnect) {
+				t.Errorf("CONNECT decision names port %d, proto %s", d.Port, d.Proto)
+			}
 			if tt.addr != "" && d.Addr.String() != tt.addr {
 				t.Errorf("decision address %s, want %s", d.Addr, tt.addr)
 			}
