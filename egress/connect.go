@@ -38,7 +38,6 @@ func (e *UpstreamError) Unwrap() error { return e.Err }
 // slot until closed.
 type upstream struct {
 	net.Conn
-	addr    netip.Addr
 	once    sync.Once
 	release func()
 }
@@ -127,7 +126,7 @@ func (h *connHandler) connect(proto string, t target) (*upstream, Decision, erro
 		d.Addr = a
 		c, err := p.dial(ctx, "tcp", netip.AddrPortFrom(a, uint16(t.port)))
 		if err == nil {
-			u := &upstream{Conn: c, addr: a, release: p.releaseSlot}
+			u := &upstream{Conn: c, release: p.releaseSlot}
 			p.record(d)
 			return u, d, nil
 		}
