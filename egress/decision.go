@@ -85,3 +85,24 @@ func (c *counters) snapshot() Stats {
 		BytesDown:     c.bytesDown.Load(),
 	}
 }
+
+// MultiSink returns a Sink that records every Decision to each non-nil
+// sink in order (for example the audit log and a per-command collector of
+// refusals).
+func MultiSink(sinks ...Sink) Sink {
+	var live []Sink
+	for _, s := range sinks {
+		if s != nil {
+			live = append(live, s)
+		}
+	}
+	return multiSink(live)
+}
+
+type multiSink []Sink
+
+func (m multiSink) Record(d Decision) {
+	for _, s := range m {
+		s.Record(d)
+	}
+}

@@ -101,3 +101,16 @@ func TestNewInvalidPattern(t *testing.T) {
 		}
 	}
 }
+
+func TestMultiSink(t *testing.T) {
+	var a, b recorder
+	s := MultiSink(&a, nil, SinkFunc(b.Record))
+	d := Decision{Host: "x.test", Port: 443, Rule: RuleDefaultDeny}
+	s.Record(d)
+	if len(a.all()) != 1 || len(b.all()) != 1 || a.all()[0] != d {
+		t.Fatalf("a %v b %v", a.all(), b.all())
+	}
+	if got := (Decision{Host: "2001:db8::1", Port: 443}).Target(); got != "[2001:db8::1]:443" {
+		t.Errorf("Target() = %q", got)
+	}
+}
