@@ -215,8 +215,8 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 		closeAll(fds[1:])
 		return nil, nil, nil, err
 	}
-	var s initSpec
-	if err := jsonUnmarshal(b, &s); err != nil {
+	s, err := decodeInitSpec(b)
+	if err != nil {
 		closeAll(fds[1:])
 		return nil, nil, nil, err
 	}
@@ -226,7 +226,7 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 		stdio = &[3]int{rest[0], rest[1], rest[2]}
 		rest = rest[3:]
 	}
-	return &s, stdio, rest, nil
+	return s, stdio, rest, nil
 }
 
 // startLocked applies the per-thread layers (no_new_privs, capabilities,

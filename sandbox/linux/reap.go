@@ -3,7 +3,6 @@
 package linux
 
 import (
-	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -61,8 +60,6 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 		}
 	}
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // killOrphans ends every process left behind the program: the init's
 // remaining children (orphans adopted as subreaper in the reduced tier),

@@ -3,7 +3,6 @@
 package linux
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -38,74 +37,74 @@ const (
 // mountOp is one mount of the plan, applied in order after the base root
 // (read-only host tree, /proc, /dev, /tmp) exists.
 type mountOp struct {
-	Kind opKind `json:"k"`
-	Src  string `json:"s,omitempty"`
-	Dst  string `json:"d"`
+	Kind opKind
+	Src  string
+	Dst  string
 	// Dir says whether Dst is (or must be created as) a directory.
-	Dir bool `json:"dir,omitempty"`
+	Dir bool
 	// FD indexes the idmapped mount descriptors the parent sends.
-	FD int `json:"fd,omitempty"`
+	FD int
 }
 
 // landlockSpec is the input of the Landlock layer, in sandbox paths.
 type landlockSpec struct {
-	ReadRoots  []string `json:"read"`  // read + execute beneath these ...
-	DenyRead   []string `json:"deny"`  // ... except beneath these
-	WriteRoots []string `json:"write"` // full rights beneath these
-	Devices    []string `json:"dev"`   // read, write and ioctl on these device nodes
+	ReadRoots  []string // read + execute beneath these ...
+	DenyRead   []string // ... except beneath these
+	WriteRoots []string // full rights beneath these
+	Devices    []string // read, write and ioctl on these device nodes
 	// TCP, in the reduced tier, restricts TCP bind and connect to
 	// ConnectPorts (none: no TCP at all).
-	TCP          bool  `json:"tcp,omitempty"`
-	ConnectPorts []int `json:"ports,omitempty"`
+	TCP          bool
+	ConnectPorts []int
 }
 
 // initSpec is everything the init needs; the parent prepares it so that the
 // init does no policy work of its own.
 type initSpec struct {
-	Path string   `json:"path"`
-	Args []string `json:"args"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
 
-	Hostname  string       `json:"hostname"`
-	Mounts    []mountOp    `json:"mounts"`
-	TmpfsSize int64        `json:"tmpfs_size"`
-	Network   string       `json:"network"`
-	ProxyPort int          `json:"proxy_port,omitempty"`
-	Landlock  landlockSpec `json:"landlock"`
-	Limits    limitsSpec   `json:"limits"`
+	Hostname  string
+	Mounts    []mountOp
+	TmpfsSize int64
+	Network   string
+	ProxyPort int
+	Landlock  landlockSpec
+	Limits    limitsSpec
 	// AllowUnixSockets lets the program create AF_UNIX sockets even where
 	// Landlock cannot confine them.
-	AllowUnixSockets bool `json:"allow_unix,omitempty"`
+	AllowUnixSockets bool
 	// Reduced, when set, says why the reduced tier runs (no namespaces:
 	// Landlock, seccomp and rlimits only).
-	Reduced string `json:"reduced,omitempty"`
+	Reduced string
 	// WaitParent makes the init wait for the parent's go-ahead (cgroup
 	// placement, idmapped mounts) before building the root.
-	WaitParent bool `json:"wait_parent,omitempty"`
+	WaitParent bool
 }
 
 type limitsSpec struct {
-	Processes       uint64 `json:"nproc,omitempty"`
-	MemoryBytes     uint64 `json:"mem,omitempty"`
-	FileDescriptors uint64 `json:"nofile,omitempty"`
-	CPUSeconds      uint64 `json:"cpu,omitempty"`
+	Processes       uint64
+	MemoryBytes     uint64
+	FileDescriptors uint64
+	CPUSeconds      uint64
 }
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
 // when the program has ended; the parent sends msgGo when WaitParent is set.
 type ctlMsg struct {
-	Type   string   `json:"t"`
-	Layers []string `json:"layers,omitempty"`
-	Stage  string   `json:"stage,omitempty"`
-	Err    string   `json:"err,omitempty"`
+	Type   string
+	Layers []string
+	Stage  string
+	Err    string
 	// Unavailable marks an error caused by a missing kernel feature.
-	Unavailable bool `json:"unavail,omitempty"`
-	Code        int  `json:"code,omitempty"`
-	Signal      int  `json:"sig,omitempty"`
+	Unavailable bool
+	Code        int
+	Signal      int
 	// Stdio and Idmaps describe the descriptors that came with msgSpec.
-	Stdio  bool `json:"stdio,omitempty"`
-	Idmaps int  `json:"idmaps,omitempty"`
+	Stdio  bool
+	Idmaps int
 }
 
 const (
@@ -118,10 +117,7 @@ const (
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
 func sendMsg(fd int, m ctlMsg, fds ...int) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
+	b := m.encode()
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
@@ -158,7 +154,8 @@ func recvMsg(fd int) (ctlMsg, []int, error) {
 				}
 			}
 		}
-		if err := json.Unmarshal(buf[:n], &m); err != nil {
+		m, err := decodeCtlMsg(buf[:n])
+		if err != nil {
 			closeAll(fds)
 			return m, nil, fmt.Errorf("control message: %w", err)
 		}
@@ -176,10 +173,7 @@ func closeAll(fds []int) {
 
 // specMemfd returns a sealed memfd holding spec, for the init to read.
 func specMemfd(spec *initSpec) (*os.File, error) {
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
-	}
+	b := spec.encode()
 	fd, err := unix.MemfdCreate("agentbox-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)

@@ -1,0 +1,209 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// The control socket carries its messages in a small binary encoding
+// rather than JSON: encoding/json spends about a millisecond on its first
+// use in a fresh process, and every sandbox's init is a fresh process. The
+// encoding is a sequence of fields in a fixed order, each a uvarint, a
+// length-prefixed string, or a count followed by its items.
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int)     { e.b = binary.AppendVarint(e.b, int64(v)) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.uint(1)
+	} else {
+		e.uint(0)
+	}
+}
+func (e *encoder) str(s string) { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) strs(ss []string) {
+	e.uint(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+func (e *encoder) ints(vs []int) {
+	e.uint(uint64(len(vs)))
+	for _, v := range vs {
+		e.int(v)
+	}
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+var errTruncated = errors.New("truncated message")
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errTruncated
+	}
+	d.b = nil
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) int() int {
+	v, n := binary.Varint(d.b)
+	if n <= 0 || v > math.MaxInt32 || v < math.MinInt32 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) bool() bool { return d.uint() != 0 }
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// count reads a list length, refusing one longer than the bytes left.
+func (d *decoder) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) strs() []string {
+	n := d.count()
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.str())
+	}
+	return out
+}
+
+func (d *decoder) ints() []int {
+	n := d.count()
+	out := make([]int, 0, n)
+	for range n {
+		out = append(out, d.int())
+	}
+	return out
+}
+
+func (s *initSpec) encode() []byte {
+	var e encoder
+	e.str(s.Path)
+	e.strs(s.Args)
+	e.strs(s.Env)
+	e.str(s.Dir)
+	e.str(s.Hostname)
+	e.uint(uint64(len(s.Mounts)))
+	for _, m := range s.Mounts {
+		e.str(string(m.Kind))
+		e.str(m.Src)
+		e.str(m.Dst)
+		e.bool(m.Dir)
+		e.int(m.FD)
+	}
+	e.uint(uint64(s.TmpfsSize))
+	e.str(s.Network)
+	e.int(s.ProxyPort)
+	l := &s.Landlock
+	e.strs(l.ReadRoots)
+	e.strs(l.DenyRead)
+	e.strs(l.WriteRoots)
+	e.strs(l.Devices)
+	e.bool(l.TCP)
+	e.ints(l.ConnectPorts)
+	e.uint(s.Limits.Processes)
+	e.uint(s.Limits.MemoryBytes)
+	e.uint(s.Limits.FileDescriptors)
+	e.uint(s.Limits.CPUSeconds)
+	e.bool(s.AllowUnixSockets)
+	e.str(s.Reduced)
+	e.bool(s.WaitParent)
+	return e.b
+}
+
+func decodeInitSpec(b []byte) (*initSpec, error) {
+	d := &decoder{b: b}
+	s := &initSpec{}
+	s.Path = d.str()
+	s.Args = d.strs()
+	s.Env = d.strs()
+	s.Dir = d.str()
+	s.Hostname = d.str()
+	n := d.count()
+	for range n {
+		s.Mounts = append(s.Mounts, mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int()})
+	}
+	s.TmpfsSize = int64(d.uint())
+	s.Network = d.str()
+	s.ProxyPort = d.int()
+	l := &s.Landlock
+	l.ReadRoots = d.strs()
+	l.DenyRead = d.strs()
+	l.WriteRoots = d.strs()
+	l.Devices = d.strs()
+	l.TCP = d.bool()
+	l.ConnectPorts = d.ints()
+	s.Limits.Processes = d.uint()
+	s.Limits.MemoryBytes = d.uint()
+	s.Limits.FileDescriptors = d.uint()
+	s.Limits.CPUSeconds = d.uint()
+	s.AllowUnixSockets = d.bool()
+	s.Reduced = d.str()
+	s.WaitParent = d.bool()
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errors.New("trailing bytes in message")
+	}
+	return s, d.err
+}
+
+func (m *ctlMsg) encode() []byte {
+	var e encoder
+	e.str(m.Type)
+	e.strs(m.Layers)
+	e.str(m.Stage)
+	e.str(m.Err)
+	e.bool(m.Unavailable)
+	e.int(m.Code)
+	e.int(m.Signal)
+	e.bool(m.Stdio)
+	e.int(m.Idmaps)
+	return e.b
+}
+
+func decodeCtlMsg(b []byte) (ctlMsg, error) {
+	d := &decoder{b: b}
+	m := ctlMsg{Type: d.str(), Layers: d.strs(), Stage: d.str(), Err: d.str(), Unavailable: d.bool(),
+		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int()}
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errors.New("trailing bytes in message")
+	}
+	return m, d.err
+}
