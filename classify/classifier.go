@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Result is the verdict on a command line.
@@ -223,7 +224,9 @@ func (c *Classifier) decide(u *unit) (r Result, prio int, ok bool) {
 				return Result{Decision: ur.Decision, Rule: "user:" + ur.Pattern, Reason: reason, Command: cmd}, -1, true
 			}
 		}
-	} else if u.prog != "" || u.name != "" {
+	} else if u.kind == kParseError {
+		cmd = truncate(u.prog, 200)
+	} else if u.name != "" {
 		cmd = u.info
 	}
 	best := -1
@@ -254,6 +257,16 @@ func (c *Classifier) decide(u *unit) (r Result, prio int, ok bool) {
 		reason += " (" + u.info + ")"
 	}
 	return Result{Decision: c.decisions[best], Rule: br.name, Reason: reason, Command: cmd}, best, true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -259,6 +259,14 @@ func TestResultNamesDecidingCommand(t *testing.T) {
 	if r.Decision != Allow {
 		t.Errorf("empty line: %+v", r)
 	}
+	r = Default().Classify("echo 'unterminated")
+	if r.Decision != Escalated || r.Rule != RuleParseError || r.Command != "echo 'unterminated" || !strings.Contains(r.Reason, "quote") {
+		t.Errorf("parse error: %+v", r)
+	}
+	r = Default().Classify(":(){ :|:& };:")
+	if r.Rule != RuleForkBomb || r.Command != "function :" {
+		t.Errorf("fork bomb: %+v", r)
+	}
 }
 
 func TestLimits(t *testing.T) {

@@ -397,18 +397,22 @@ func matchProcessKill(u *unit, _ *Classifier) bool {
 		return false
 	}
 	switch u.name {
-	case "kill":
-		for _, f := range u.args {
+	case "kill", "pkill", "killall":
+		for i, f := range u.args {
 			switch f.val {
-			case "-l", "-L", "--list", "--table", "--help":
+			case "-l", "-L", "--list", "--table", "--help", "-V", "--version":
 				return false
+			case "-0", "-SIG0":
+				return false // signal 0 only checks that the process exists
+			case "-s", "--signal":
+				if u.arg(i+1) == "0" {
+					return false
+				}
 			}
 		}
 		return true
 	case "fuser":
 		return u.hasFlag("k", "--kill")
-	case "pkill", "killall":
-		return !u.hasFlag("V", "--version", "--help") && !u.hasFlag("l", "--list")
 	}
 	return true
 }

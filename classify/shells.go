@@ -68,7 +68,23 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 		s := stream{traits: f.src.traits, text: f.val, textKnown: true}
 		u.script = &s
 		in := u.in
-		return a.script(f.val, &in), true
+		// bash -c 'rm -rf "$1"' sh /: the words after the string are $0, $1 …
+		saved, had := a.vars["@"]
+		pos := varVal{known: true, arr: []string{}}
+		if len(ops) > 2 {
+			for _, g := range ops[2:] {
+				pos.arr = append(pos.arr, g.val)
+				pos.known = pos.known && !g.dyn
+			}
+		}
+		a.setVar("@", pos)
+		out := a.script(f.val, &in)
+		if had {
+			a.vars["@"] = saved
+		} else {
+			delete(a.vars, "@")
+		}
+		return out, true
 	case len(ops) > 0 && !sflag:
 		a.scriptFile(u, ops[0])
 		return stream{traits: trUnknown}, true

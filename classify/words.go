@@ -29,11 +29,21 @@ func (a *analyzer) expandWord(w *syntax.Word) []field {
 	if w == nil || len(w.Parts) == 0 {
 		return nil
 	}
+	braces := false
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
-			syntax.SplitBraces(w)
+			braces = syntax.SplitBraces(w)
 			break
 		}
+	}
+	if !braces {
+		if len(w.Parts) == 1 {
+			// Fast path: a plain literal word.
+			if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~!*?[") {
+				return []field{{val: l.Value}}
+			}
+		}
+		return a.expandParts(w.Parts)
 	}
 	seqs := braceSeqs(w.Parts)
 	var out []field
