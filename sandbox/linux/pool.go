@@ -117,7 +117,7 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 	defer child.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initArg0}, Env: initEnv, Dir: "/",
 		ExtraFiles: []*os.File{child}, SysProcAttr: r.initAttr(kind)}
-	if err := cmd.Start(); err != nil {
+	if err := startOnSpawner(cmd); err != nil {
 		ctl.Close()
 		if kind == kindReduced {
 			return nil, fmt.Errorf("%w: start the sandbox init: %w", sandbox.ErrSetup, err)
