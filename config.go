@@ -103,6 +103,10 @@ type NetworkConfig struct {
 	// refused whatever the lists say.
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
 	DeniedDomains  []string `json:"denied_domains,omitempty"`
+	// Resolver resolves names for the egress proxy; nil uses the system's
+	// (net.DefaultResolver, which reads /etc/hosts). A sandboxed program
+	// never resolves names itself.
+	Resolver egress.Resolver `json:"-"`
 	// OnRequest is asked about a host no list decided; nil denies.
 	OnRequest func(ctx context.Context, host string, port int) (bool, error) `json:"-"`
 	// OnDecision receives every decision of the egress proxy (the audit

@@ -67,9 +67,10 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 			Denied:    cfg.Network.DeniedDomains,
 			OnRequest: cfg.Network.OnRequest,
 		},
-		Guard:  guard,
-		Sink:   r,
-		Logger: cfg.Logger,
+		Resolver: cfg.Network.Resolver,
+		Guard:    guard,
+		Sink:     r,
+		Logger:   cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfigInvalid, err)
