@@ -127,6 +127,11 @@ type Options struct {
 	// Logger receives supervise's and the library's own records; nil
 	// discards them.
 	Logger *slog.Logger
+	// Approved runs a program the classifier escalates without asking
+	// (forbidden programs stay refused); otherwise Approval is asked, and
+	// without it an escalated program is refused.
+	Approved bool
+	Approval agentbox.ApprovalCallback
 }
 
 // Agent is one agent running from a manifest.
@@ -200,9 +205,6 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {
-		if err := os.MkdirAll(filepath.Dir(a.logPath), 0o700); err != nil {
-			return nil, fmt.Errorf("audit log: %w", err)
-		}
 		if log, err = audit.Open(a.logPath, audit.Options{StateDir: reg.StateDir, Logger: opts.Logger}); err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -216,6 +218,7 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 		}
 	}()
 	cfg.Network.OnDecision = a.rec.network
+	cfg.ApprovalCallback = opts.Approval
 	cfg.Logger = opts.Logger
 	a.mgr, err = agentbox.NewManager(cfg)
 	if err != nil {
@@ -228,6 +231,9 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 	}()
 
 	callOpts := []agentbox.Option{agentbox.WithEnv(append([]string{"AGENTBOX_AGENT_ID=" + id, "AGENTBOX_AGENT_NAME=" + m.Name}, opts.Env...)...)}
+	if opts.Approved {
+		callOpts = append(callOpts, agentbox.WithApproved())
+	}
 	if opts.Dir != "" {
 		dir, err := filepath.Abs(opts.Dir)
 		if err != nil {
@@ -242,7 +248,7 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 	a.started = time.Now()
 	a.proc, err = a.mgr.Start(ctx, cmd, callOpts...)
 	if err != nil {
-		a.rec.started(a.startEvent(false, err.Error()))
+		a.rec.started(a.refusal(err))
 		return nil, err
 	}
 	defer func() {
@@ -543,6 +549,20 @@ func (a *Agent) startEvent(ok bool, reason string) audit.Event {
 	return audit.Event{EventType: audit.AgentStart, Allowed: ok, Resource: manifestPath(a.m), Rule: "manifest", Reason: reason, Details: d}
 }
 
+// refusal is the event of a start that failed: command_refused when the
+// classifier refused the program, else agent_start with allowed false.
+func (a *Agent) refusal(err error) audit.Event {
+	var fe *agentbox.ForbiddenCommandError
+	var ee *agentbox.EscalatedCommandError
+	switch {
+	case errors.As(err, &fe):
+		return audit.Event{EventType: audit.CommandRefused, Resource: fe.Command, Rule: fe.Rule, Reason: "forbidden: " + fe.Reason}
+	case errors.As(err, &ee):
+		return audit.Event{EventType: audit.CommandRefused, Resource: ee.Command, Rule: ee.Rule, Reason: "needs approval: " + ee.Reason}
+	}
+	return a.startEvent(false, err.Error())
+}
+
 // auditLogPath is the manifest's audit.log_path, else STATE/logs/NAME.log.
 func auditLogPath(m *policy.Manifest, reg *Registry) (string, error) {
 	if m.Audit.LogPath != "" {
@@ -567,6 +587,13 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 	for _, w := range resolved.Write {
 		if within(logPath, w) {
 			return fmt.Errorf("%w: audit.log_path %s is inside the writable root %s, where the agent could rewrite it; put the log elsewhere", ErrAuditLogPlacement, a.logPath, w)
+		}
+	}
+	// The directory exists before the deny list is made, so that the list
+	// can name it rather than the files in it.
+	if a.m.Audit.LogLevel != policy.LogOff {
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+			return fmt.Errorf("audit log: %w", err)
 		}
 	}
 	deny := []string{a.logPath, a.logPath + audit.CheckpointSuffix, a.reg.StateDir}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/policy"
 	"github.com/agentbox-dev/agentbox/supervise"
 )
@@ -25,6 +24,7 @@ func init() { commands = append(commands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var manifest string
 	var grace time.Duration
+	var approve bool
 	c := &cobra.Command{
 		Use:   "run --manifest MANIFEST [--] PROGRAM [ARGS...]",
 		Short: "Run an agent under a manifest's policy, limits and audit log",
@@ -38,9 +38,12 @@ Standard input and output are the agent's (a terminal stays a terminal).
 SIGINT, SIGTERM and SIGHUP are forwarded to it; if it is still running
 --grace later, or on a second such signal, its whole tree is killed.
 
+The program is classified like "agentbox exec" commands: a forbidden one
+is refused, an escalated one needs approval on the terminal (or --approve).
+
 Exit status: the agent's own; 128+N if signal N ended it; 137 if agentbox
-killed it (limit, grace period, kill switch); 125 if the manifest is invalid
-or agentbox could not start it.`,
+killed it (limit, grace period, kill switch); 126 if the classifier refused
+the program; 125 if the manifest is invalid or agentbox could not start it.`,
 		Example: `  agentbox run --manifest manifests/timeout-test.yaml -- bash manifests/timeout-test.sh
   agentbox run --manifest agent.yaml -- python3 agent.py --verbose`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,18 +56,19 @@ or agentbox could not start it.`,
 			if grace <= 0 {
 				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
 			}
-			return runAgent(cmd, manifest, grace, args)
+			return runAgent(cmd, manifest, grace, approve, args)
 		},
 	}
 	c.Flags().StringVar(&manifest, "manifest", "", "the agent's manifest `FILE` (YAML)")
 	c.Flags().DurationVar(&grace, "grace", supervise.DefaultGrace, "how long the agent has to exit after SIGINT/SIGTERM before its tree is killed")
 	// Everything after PROGRAM is the program's, even words that look like
 	// agentbox flags.
+	c.Flags().BoolVar(&approve, "approve", false, "run a program the classifier escalates without asking (forbidden ones stay refused)")
 	c.Flags().SetInterspersed(false)
 	return c
 }
 
-func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, args []string) error {
+func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, approve bool, args []string) error {
 	stderr := cmd.ErrOrStderr()
 	m, err := policy.LoadManifest(manifestFile)
 	if err != nil {
@@ -78,12 +82,19 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, args
 		return exitWith(exitInternal, err)
 	}
 	p := &noticePrinter{w: stderr, name: m.Name}
-	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, supervise.Options{
+	opts := supervise.Options{
 		Program: args[0], Args: args[1:],
 		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
 		Grace:  grace,
 		Notify: p.print,
-	})
+	}
+	if approve {
+		opts.Approved = true
+	} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		defer tty.Close()
+		opts.Approval = askOnTerminal(tty)
+	}
+	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
 		return runFailure(err)
 	}
@@ -125,15 +136,10 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, args
 }
 
 // runFailure maps an error that kept the agent from starting to an exit
-// status: a program that is missing or not executable keeps the sandbox's
-// 127/126, everything else is agentbox's own failure (125).
-func runFailure(err error) error {
-	var se *agentbox.SetupError
-	if errors.As(err, &se) {
-		return execFailure(err)
-	}
-	return exitWith(exitInternal, err)
-}
+// status: 126 when the classifier refused the program, 127/126 when it is
+// missing or not executable, 125 for everything else (manifest, runtime,
+// sandbox, audit log).
+func runFailure(err error) error { return execFailure(err) }
 
 // noticePrinter prints supervise's notices, one line each, on stderr.
 type noticePrinter struct {

@@ -1,0 +1,335 @@
+//go:build linux
+
+package supervise
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/audit"
+)
+
+const python = "/usr/bin/python3"
+
+// waitOutput waits until the agent's output contains s.
+func (r *run) waitOutput(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(r.stdout.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("output %q never showed %q", r.stdout.String(), s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: status\naudit: {log_level: full}\n")
+	tests := []struct {
+		script string
+		want   int
+	}{
+		{"exit 0", 0},
+		{"exit 3", 3},
+		{"kill -TERM $$", 128 + int(syscall.SIGTERM)},
+		// The program's own death by SIGKILL is its status, not a kill by agentbox.
+		{"kill -KILL $$", 137},
+	}
+	for _, tt := range tests {
+		r := f.start(m, "/bin/sh", "-c", tt.script)
+		res := r.wait(t, 20*time.Second)
+		if res.ExitCode != tt.want || res.Killed != nil {
+			t.Errorf("%q: exit %d killed %+v, want %d and no kill", tt.script, res.ExitCode, res.Killed, tt.want)
+		}
+		evs := f.events(res.AuditLog, res.ID)
+		if got := eventTypes(evs); !slices.Equal(got, []string{audit.AgentStart, audit.AgentExit}) {
+			t.Errorf("%q: events %q", tt.script, got)
+			continue
+		}
+		start, exit := evs[0], evs[1]
+		if start.Details["digest"] != m.Digest || start.Details["runtime"] != "native" || start.Details["memory"] != res.Memory ||
+			start.Details["layers"] == nil || start.AgentName != "status" {
+			t.Errorf("%q: agent_start %+v", tt.script, start)
+		}
+		if exit.Details["exit_code"] != jsonNumber(tt.want) {
+			t.Errorf("%q: agent_exit details %v", tt.script, exit.Details)
+		}
+	}
+	if list, _ := f.reg.List(); len(list) != 0 {
+		t.Errorf("registry still lists %+v after the runs", list)
+	}
+}
+
+func jsonNumber(n int) any { return json.Number(strconv.Itoa(n)) }
+
+func TestDurationLimitPrecision(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: slow\nlimits: {max_duration: 300ms}\naudit: {alert_on: [limit_breached]}\n")
+	var late []time.Duration
+	for i := 0; i < 5; i++ {
+		r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30; wait")
+		res := r.wait(t, 20*time.Second)
+		k := res.Killed
+		if res.ExitCode != 137 || k == nil || k.Cause != CauseDuration || k.Due.IsZero() {
+			t.Fatalf("exit %d killed %+v, want 137 by the duration limit", res.ExitCode, k)
+		}
+		if k.At.Before(k.Due) {
+			t.Fatalf("killed %v before the limit was due", k.Due.Sub(k.At))
+		}
+		late = append(late, k.At.Sub(k.Due))
+		if want := "duration limit exceeded: 300ms"; !slices.Contains(r.notices.of(NoticeKilling), want) {
+			t.Errorf("notices %q lack %q", r.notices.of(NoticeKilling), want)
+		}
+		if a := r.notices.of(NoticeAlert); len(a) != 1 || !strings.HasPrefix(a[0], "limit_breached: ") {
+			t.Errorf("alerts %q, want one for limit_breached", a)
+		}
+		if i == 0 {
+			evs := f.events(res.AuditLog, res.ID)
+			want := []string{audit.AgentStart, audit.LimitBreached, audit.Alert, audit.AgentKilled, audit.AgentExit}
+			if got := eventTypes(evs); !slices.Equal(got, want) {
+				t.Errorf("events %q, want %q", got, want)
+			}
+			if e := findEvent(evs, audit.AgentKilled); e == nil || e.Rule != string(CauseDuration) || e.Allowed {
+				t.Errorf("agent_killed %+v", e)
+			}
+		}
+	}
+	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
+	t.Logf("duration limit lateness over %d runs: %v", len(late), late)
+	if late[len(late)/2] > 10*time.Millisecond {
+		t.Errorf("median lateness %v, want under 10ms", late[len(late)/2])
+	}
+}
+
+func TestSignalForwarding(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: sig\n")
+	r := f.start(m, "/bin/sh", "-c", `trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done`)
+	r.waitOutput(t, "ready")
+	if err := r.ag.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	res := r.wait(t, 10*time.Second)
+	if res.ExitCode != 7 || res.Killed != nil || !strings.Contains(r.stdout.String(), "got TERM") {
+		t.Errorf("exit %d killed %+v output %q; want 7 from the agent's own trap", res.ExitCode, res.Killed, r.stdout.String())
+	}
+}
+
+func TestGraceKill(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: stubborn\n")
+	// The agent and its child ignore SIGTERM.
+	r := f.start(m, "/bin/sh", "-c", `trap '' TERM; echo ready; sleep 30`)
+	r.waitOutput(t, "ready")
+	sent := time.Now()
+	if err := r.ag.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	res := r.wait(t, 10*time.Second)
+	took := time.Since(sent)
+	if res.ExitCode != 137 || res.Killed == nil || res.Killed.Cause != CauseGrace {
+		t.Fatalf("exit %d killed %+v, want 137 after the grace period", res.ExitCode, res.Killed)
+	}
+	if took < 300*time.Millisecond || took > 5*time.Second {
+		t.Errorf("killed %v after SIGTERM, want just after the 300ms grace", took)
+	}
+	if want := "still running 300ms after SIGTERM"; !slices.Contains(r.notices.of(NoticeKilling), want) {
+		t.Errorf("notices %q lack %q", r.notices.of(NoticeKilling), want)
+	}
+
+	// A second signal does not wait for the grace period.
+	ag, err := Start(context.Background(), m, Options{Program: "/bin/sh", Args: []string{"-c", "trap '' INT; sleep 30"},
+		Registry: f.reg, Grace: time.Hour, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = ag.Signal(syscall.SIGINT)
+	_ = ag.Signal(syscall.SIGINT)
+	res, err = ag.Wait()
+	if err != nil || res.ExitCode != 137 || res.Killed == nil || res.Killed.Cause != CauseInterrupt {
+		t.Fatalf("second SIGINT: %+v, %v", res, err)
+	}
+}
+
+func TestKillSwitchFromAnotherProcess(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: target\naudit: {log_level: minimal, alert_on: [agent_killed]}\n")
+	r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
+	r.waitOutput(t, "ready")
+	ns, before := waitProcs(t, r.ag.Pid(), 4) // init, sh, two sleeps
+	if list, err := f.reg.List(); err != nil || len(list) != 1 || list[0].ID != r.ag.ID() || list[0].InitPid != r.ag.Pid() {
+		t.Fatalf("registry: %+v, %v", list, err)
+	}
+	h := helper(t, f.reg, "kill target")
+	out, err := h.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kill from another process: %v\n%s", err, out)
+	}
+	if left, ok := treeGone(ns, 0); !ok {
+		t.Errorf("processes %v (of %v) outlived the kill", left, before)
+	}
+	res := r.wait(t, 10*time.Second)
+	k := res.Killed
+	if res.ExitCode != 137 || k == nil || k.Cause != CauseKillSwitch || k.By == nil || k.By.ByPid != h.Process.Pid || k.By.ByUID != os.Getuid() {
+		t.Fatalf("exit %d killed %+v, want 137 by the kill switch from pid %d", res.ExitCode, k, h.Process.Pid)
+	}
+	evs := f.events(res.AuditLog, res.ID)
+	e := findEvent(evs, audit.AgentKilled)
+	if e == nil || e.Rule != string(CauseKillSwitch) || fmt.Sprint(e.Details["by_pid"]) != strconv.Itoa(h.Process.Pid) {
+		t.Errorf("agent_killed %+v", e)
+	}
+	if a := findEvent(evs, audit.Alert); a == nil || a.Resource != audit.AgentKilled {
+		t.Errorf("no alert for agent_killed in %q", eventTypes(evs))
+	}
+	if got := r.notices.of(NoticeKilled); len(got) != 1 || !strings.Contains(got[0], "kill switch") {
+		t.Errorf("notices %q", got)
+	}
+	if _, err := f.reg.Marker(res.ID); err != nil {
+		t.Error(err)
+	}
+	if list, _ := f.reg.List(); len(list) != 0 {
+		t.Errorf("registry still lists %+v", list)
+	}
+	// Nothing is left to kill.
+	if out, err := helper(t, f.reg, "kill target").CombinedOutput(); err == nil || !strings.Contains(string(out), "no such running agent") {
+		t.Errorf("second kill: %v %s", err, out)
+	}
+}
+
+func TestAmbiguousNameLive(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: twin\n")
+	a := f.start(m, "/bin/sleep", "30")
+	b := f.start(m, "/bin/sleep", "30")
+	out, err := helper(t, f.reg, "kill twin").CombinedOutput()
+	var ee interface{ ExitCode() int }
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), a.ag.ID()) || !strings.Contains(string(out), b.ag.ID()) {
+		t.Fatalf("kill of an ambiguous name: %v\n%s", err, out)
+	}
+	for _, r := range []*run{a, b} {
+		if out, err := helper(t, f.reg, "kill "+r.ag.ID()).CombinedOutput(); err != nil {
+			t.Fatalf("kill %s: %v\n%s", r.ag.ID(), err, out)
+		}
+		if res := r.wait(t, 10*time.Second); res.ExitCode != 137 || res.Killed == nil || res.Killed.Cause != CauseKillSwitch {
+			t.Errorf("%s: exit %d killed %+v", r.ag.ID(), res.ExitCode, res.Killed)
+		}
+	}
+}
+
+func TestNetworkDecisionsAndAlerts(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: net\npermissions: {network: {allow: [api.example.com], deny: [\"*\"]}}\n" +
+		"audit: {log_level: minimal, alert_on: [network_deny, agent_exit]}\n")
+	script := `import os, socket
+h, p = os.environ["HTTPS_PROXY"][len("http://"):].rsplit(":", 1)
+s = socket.create_connection((h, int(p)))
+s.sendall(b"CONNECT denied.example:443 HTTP/1.1\r\nHost: denied.example:443\r\n\r\n")
+print(s.recv(200).split(b"\r\n")[0].decode())`
+	r := f.start(m, python, "-c", script)
+	res := r.wait(t, 20*time.Second)
+	if res.ExitCode != 0 || !strings.Contains(r.stdout.String(), " 403") {
+		t.Fatalf("exit %d output %q, want the proxy's refusal", res.ExitCode, r.stdout.String())
+	}
+	evs := f.events(res.AuditLog, res.ID)
+	d := findEvent(evs, audit.NetworkDeny)
+	if d == nil || d.Resource != "denied.example:443" || d.Rule == "" || d.Allowed {
+		t.Fatalf("network_deny %+v in %q", d, eventTypes(evs))
+	}
+	var alerted []string
+	for _, e := range evs {
+		if e.EventType == audit.Alert {
+			alerted = append(alerted, e.Resource)
+		}
+	}
+	if !slices.Equal(alerted, []string{audit.NetworkDeny, audit.AgentExit}) {
+		t.Errorf("alert events for %q, want network_deny then agent_exit", alerted)
+	}
+	if got := r.notices.of(NoticeAlert); len(got) != 2 || !strings.HasPrefix(got[0], "network_deny: denied.example:443 (") {
+		t.Errorf("alert lines %q", got)
+	}
+	if got := eventTypes(evs); got[0] != audit.AgentStart {
+		t.Errorf("events %q do not start with agent_start", got)
+	}
+}
+
+func TestAuditLogPlacement(t *testing.T) {
+	f := newFixture(t)
+	w := filepath.Join(f.dir, "work")
+	src := fmt.Sprintf("name: x\npermissions: {filesystem: {write: [%s]}}\naudit: {log_path: %s/logs/x.log}\n", w, w)
+	_, err := Start(context.Background(), f.manifest(src), Options{Program: "/bin/true", Registry: f.reg})
+	if !errors.Is(err, ErrAuditLogPlacement) {
+		t.Errorf("log inside a writable root: %v, want ErrAuditLogPlacement", err)
+	}
+	// Off: no log at all, the run works.
+	ag, err := Start(context.Background(), f.manifest("name: quiet\naudit: {log_level: off}\n"), Options{Program: "/bin/true", Registry: f.reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ag.Wait()
+	if err != nil || res.ExitCode != 0 || res.AuditLog != "" {
+		t.Errorf("log_level off: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.reg.StateDir, "logs", "quiet.log")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("log_level off wrote a log (%v)", err)
+	}
+}
+
+func TestAgentCannotReadItsAuditLog(t *testing.T) {
+	f := newFixture(t)
+	// A log in a directory of its own, under /var/tmp so the agent would
+	// otherwise see it (its /tmp is private).
+	dir, err := os.MkdirTemp("/var/tmp", "supervise-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "logs", "spy.log")
+	m := f.manifest(fmt.Sprintf("name: spy\naudit: {log_path: %s}\n", logPath))
+	r := f.start(m, "/bin/sh", "-c", "cat "+logPath+" && echo READ-LOG; ls "+filepath.Dir(logPath)+" && echo LISTED; cat "+f.reg.StateDir+"/audit/key && echo READ-KEY; exit 0")
+	res := r.wait(t, 20*time.Second)
+	if res.ExitCode != 0 || strings.Contains(r.stdout.String(), "READ-") || strings.Contains(r.stdout.String(), "LISTED") {
+		t.Errorf("the agent reached its audit log or the audit key:\n%s", r.stdout.String())
+	}
+	if evs := f.events(logPath, res.ID); len(evs) != 2 {
+		t.Errorf("events %q", eventTypes(evs))
+	}
+}
+
+func TestClassifierRefusal(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: reckless\n")
+	_, err := Start(context.Background(), m, Options{Program: "/bin/sh", Args: []string{"-c", "rm -rf / --no-preserve-root"}, Registry: f.reg, Approved: true})
+	if !errors.Is(err, agentbox.ErrForbiddenCommand) {
+		t.Fatalf("Start of a forbidden program: %v", err)
+	}
+	_, err = Start(context.Background(), m, Options{Program: "/bin/sh", Args: []string{"-c", "kill -9 1"}, Registry: f.reg})
+	if !errors.Is(err, agentbox.ErrEscalatedCommand) {
+		t.Fatalf("Start of an escalated program without approval: %v", err)
+	}
+	evs := f.events(filepath.Join(f.reg.StateDir, "logs", "reckless.log"), "")
+	if got := eventTypes(evs); !slices.Equal(got, []string{audit.CommandRefused, audit.CommandRefused}) {
+		t.Fatalf("events %q", got)
+	}
+	if e := evs[0]; e.Allowed || e.Rule == "" || !strings.Contains(e.Resource, "rm -rf") {
+		t.Errorf("command_refused %+v", e)
+	}
+	if list, _ := f.reg.List(); len(list) != 0 {
+		t.Errorf("a refused agent is registered: %+v", list)
+	}
+}

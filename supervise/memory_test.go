@@ -1,0 +1,113 @@
+//go:build linux
+
+package supervise
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/audit"
+)
+
+// Memory bombs that RLIMIT_DATA alone does not stop: it bounds each
+// process's private data, so shared memory and a tree of processes each
+// under the limit get past it. The cgroup (where agentbox has one) or the
+// resident-memory monitor must end the whole tree. Every bomb stops growing
+// at 1 GiB, so a broken limit fails the test without hurting the machine.
+var memoryBombs = []struct {
+	name   string
+	script string
+}{
+	{"shared mmap", `
+import mmap, time
+maps = []
+for i in range(64):
+    m = mmap.mmap(-1, 16 << 20)   # MAP_SHARED: not counted by RLIMIT_DATA
+    for off in range(0, 16 << 20, 4096):
+        m[off] = 1
+    maps.append(m)
+    time.sleep(0.005)
+print("survived", flush=True)
+time.sleep(30)
+`},
+	{"process tree", `
+import os, time
+r, w = os.pipe()
+for i in range(3):
+    if os.fork() == 0:
+        b = bytearray(112 << 20)   # each child stays under RLIMIT_DATA
+        for off in range(0, len(b), 4096):
+            b[off] = 1
+        os.write(w, b"x")
+        time.sleep(30)
+        os._exit(0)
+got = 0
+while got < 3:
+    got += len(os.read(r, 3))
+print("survived", flush=True)
+time.sleep(30)
+`},
+}
+
+func TestMemoryLimit(t *testing.T) {
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("needs " + python)
+	}
+	// 256 MiB: the native runtime also applies the limit as RLIMIT_DATA to
+	// its own Go init, which needs more than 100 MiB of address space.
+	for _, bomb := range memoryBombs {
+		t.Run(strings.ReplaceAll(bomb.name, " ", "_"), func(t *testing.T) {
+			f := newFixture(t)
+			m := f.manifest("name: bomb\nlimits: {max_memory_mb: 256}\naudit: {alert_on: [limit_breached]}\n")
+			// From a file: the classifier rightly refuses "python3 -c" with a
+			// fork loop as a fork bomb.
+			r := f.start(m, python, scriptFile(t, "bomb.py", bomb.script))
+			res := r.wait(t, 60*time.Second)
+			if strings.Contains(r.stdout.String(), "survived") {
+				t.Fatalf("the bomb survived the limit (memory %s): %q", res.Memory, r.stdout.String())
+			}
+			if res.ExitCode != 137 || res.Killed == nil || res.Killed.Cause != CauseMemory {
+				t.Fatalf("exit %d killed %+v (memory %s), want 137 for the memory limit; output %q", res.ExitCode, res.Killed, res.Memory, r.stdout.String())
+			}
+			if want := memoryMechanism(res.Layers); res.Memory != want {
+				t.Errorf("memory mechanism %q, layers say %q", res.Memory, want)
+			}
+			t.Logf("%s: %s (mechanism %s, peak seen %s)", bomb.name, res.Killed.Reason, res.Memory, mib(res.MemoryPeak))
+			evs := f.events(res.AuditLog, res.ID)
+			b := findEvent(evs, audit.LimitBreached)
+			if b == nil || b.Resource != string(CauseMemory) || b.Details["mechanism"] != res.Memory {
+				t.Errorf("limit_breached %+v in %q", b, eventTypes(evs))
+			}
+			if s := findEvent(evs, audit.AgentStart); s == nil || s.Details["memory"] != res.Memory {
+				t.Errorf("agent_start does not name the memory mechanism: %+v", s)
+			}
+			if k := findEvent(evs, audit.AgentKilled); k == nil || k.Rule != string(CauseMemory) {
+				t.Errorf("agent_killed %+v", k)
+			}
+		})
+	}
+}
+
+func TestMemoryMonitorSeesTheTree(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: watched\n")
+	r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
+	r.waitOutput(t, "ready")
+	ns, pids := waitProcs(t, r.ag.Pid(), 4)
+	w := &memoryWatch{ns: ns}
+	used, seen, _ := w.sample(nil, nil)
+	if len(seen) != len(pids) || used <= 0 {
+		t.Errorf("monitor saw %d processes using %d bytes; the namespace has %v", len(seen), used, pids)
+	}
+	own, _ := pidNamespace(os.Getpid())
+	if own == ns {
+		t.Fatal("the sandbox shares the test's pid namespace")
+	}
+	for _, p := range seen {
+		if p == os.Getpid() {
+			t.Error("the monitor counted a process outside the sandbox")
+		}
+	}
+}
