@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"errors"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -67,6 +69,7 @@ func (a *analyzer) script(text string, in *stream) stream {
 	f, err := parse(text)
 	if err != nil {
 		a.emit(&unit{kind: kParseError, info: err.Error(), prog: text})
+		a.salvage(text, err)
 		return stream{traits: trUnknown}
 	}
 	saved := a.src
@@ -76,6 +79,30 @@ func (a *analyzer) script(text string, in *stream) stream {
 	a.depth--
 	a.src = saved
 	return out
+}
+
+// forkBombText recognises fork bombs the parser rejects, such as
+// :(){:|:&};: written without the spaces bash needs.
+var forkBombText = regexp.MustCompile(`([^\s(){}|&;]+)\s*\(\)\s*\{\s*([^\s(){}|&;]+)\s*\|\s*([^\s(){}|&;]+)\s*&`)
+
+// salvage classifies what a shell would still run from text it cannot parse
+// as a whole: bash executes the complete lines before a syntax error, and a
+// fork bomb written without spaces is still recognised.
+func (a *analyzer) salvage(text string, err error) {
+	for _, m := range forkBombText.FindAllStringSubmatch(text, -1) {
+		if m[1] == m[2] && m[2] == m[3] {
+			a.emit(&unit{kind: kFuncDecl, name: m[1], selfSpawn: true, info: "function " + m[1]})
+		}
+	}
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) || pe.Pos.Line() <= 1 {
+		return
+	}
+	lines := strings.SplitN(text, "\n", int(pe.Pos.Line()))
+	prefix := strings.Join(lines[:len(lines)-1], "\n")
+	if _, perr := parse(prefix); perr == nil {
+		a.script(prefix, nil)
+	}
 }
 
 func (a *analyzer) limit(why string) {

@@ -159,6 +159,16 @@ func matchDiskWipe(u *unit, _ *Classifier) bool {
 		}
 	case u.name == "hdparm":
 		return u.hasFlag("", "--security-erase", "--security-erase-enhanced", "--trim-sector-ranges")
+	case u.name == "vssadmin" || u.name == "wbadmin":
+		s, _ := u.sub()
+		s = strings.ToLower(s)
+		return s == "delete" || s == "resize"
+	case u.name == "cipher":
+		for _, f := range u.args {
+			if strings.HasPrefix(strings.ToLower(f.val), "/w") {
+				return true
+			}
+		}
 	case u.name == "nvme":
 		s, _ := u.sub()
 		return s == "format" || s == "sanitize"

@@ -103,7 +103,10 @@ func matchDownloadToFile(u *unit, _ *Classifier) bool {
 	}
 	switch u.name {
 	case "curl", "curlie", "http", "https", "xh", "httpie":
-		if u.hasFlag("oOJ", "--output", "--remote-name", "--remote-name-all", "--download", "--output-dir") {
+		if u.hasFlag("OJ", "--remote-name", "--remote-name-all", "--download", "--output-dir") {
+			return true
+		}
+		if o := optValue(u, "o", "--output"); o != nil && o.val != "-" && !harmlessDevice(o.val) {
 			return true
 		}
 		return toFile
@@ -112,7 +115,7 @@ func matchDownloadToFile(u *unit, _ *Classifier) bool {
 			return false
 		}
 		o := optValue(u, "O", "--output-document")
-		if o != nil && (o.val == "-" || o.val == "/dev/stdout") {
+		if o != nil && (o.val == "-" || harmlessDevice(o.val)) {
 			return toFile
 		}
 		for _, f := range u.args {
