@@ -199,7 +199,7 @@ func (a *analyzer) runSu(u *unit) (stream, bool) {
 			f.val = val
 			a.shellString(u, f)
 			return stream{traits: trUnknown}, true
-		case u.name == "runuser" && v == "-u" && i+2 < len(u.args):
+		case u.name == "runuser" && v == "-u" && i+2 < len(u.args) && u.args[i+2].val != "-c":
 			rest := u.args[i+2:]
 			if len(rest) > 0 && rest[0].val == "--" {
 				rest = rest[1:]
@@ -210,6 +210,9 @@ func (a *analyzer) runSu(u *unit) (stream, bool) {
 			return stream{traits: trUnknown}, true
 		}
 	}
+	// No -c: an interactive shell as the other user reads standard input.
+	sh := u.inner(u.name, []field{{val: "sh"}})
+	a.run(sh)
 	return stream{traits: trUnknown}, true
 }
 

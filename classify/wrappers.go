@@ -22,6 +22,8 @@ type wrapSpec struct {
 	numFlags    bool     // -N is a flag (nice -10)
 	transparent bool     // the wrapper itself adds nothing: only the payload is judged
 	defCmd      string   // command run when none is given (xargs → echo)
+	shellFlags  string   // short options that start a shell when no command is given (sudo -s, -i)
+	emptyShell  bool     // with no command, an interactive shell runs (chroot, unshare)
 }
 
 // wrappers maps program names to their specs.
@@ -57,16 +59,16 @@ var wrappers = map[string]*wrapSpec{
 	"dbus-run-session": {transparent: true},
 	"dbus-launch":      {transparent: true},
 	"firejail":         {transparent: true},
-	"nsenter":          {argShort: "tSGe", argLong: []string{"--target", "--setuid", "--setgid"}},
-	"unshare":          {argShort: "RwSG", argLong: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups"}},
-	"chroot":           {argLong: []string{"--userspec", "--groups"}, positional: 1},
+	"nsenter":          {argShort: "tSGe", argLong: []string{"--target", "--setuid", "--setgid"}, emptyShell: true},
+	"unshare":          {argShort: "RwSG", argLong: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups"}, emptyShell: true},
+	"chroot":           {argLong: []string{"--userspec", "--groups"}, positional: 1, emptyShell: true},
 	"setpriv":          {argLong: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
 	"gosu":             {positional: 1},
 	"su-exec":          {positional: 1},
 	"sg":               {cmdShort: "c", positional: 1, join: true},
-	"sudo":             {argShort: "ugCDhprtTUc", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}, noExecShort: "lVK", noExecLong: []string{"--list", "--version", "--validate", "--remove-timestamp"}, assigns: true},
-	"doas":             {argShort: "uC", noExecShort: "C"},
-	"pkexec":           {argLong: []string{"--user"}},
+	"sudo":             {shellFlags: "si", argShort: "ugCDhprtTUc", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}, noExecShort: "lVK", noExecLong: []string{"--list", "--version", "--validate", "--remove-timestamp"}, assigns: true},
+	"doas":             {argShort: "uC", noExecShort: "C", shellFlags: "s"},
+	"pkexec":           {argLong: []string{"--user"}, emptyShell: true},
 	"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}},
 	"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}},
 	"sshpass":          {argShort: "fdpP", transparent: true},
@@ -269,6 +271,10 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	}
 	if len(cmd) == 0 && spec.defCmd != "" && shell == nil {
 		cmd = []field{{val: spec.defCmd}}
+	}
+	if len(cmd) == 0 && shell == nil && (spec.emptyShell || spec.shellFlags != "" && hasFlag(args, spec.shellFlags)) {
+		// sudo -s, chroot DIR, unshare: a shell reads standard input.
+		cmd = []field{{val: "sh"}}
 	}
 	if name == "parallel" {
 		cmd = parallelCmd(cmd)
