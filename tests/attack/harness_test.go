@@ -280,3 +280,30 @@ func (r *running) finish(t *testing.T) (outcome, *agentbox.ExecResult, error) {
 	t.Logf("attacker output:\n%s", r.all)
 	return parseOutput(r.all.String()), res, err
 }
+
+// sandboxEverything is a classifier that sends every command to the
+// sandbox. The suite attacks the sandbox itself, as a command that the
+// classifier did not recognise (a script, a compiled program) would.
+type sandboxEverything struct{}
+
+func (sandboxEverything) Classify(string) agentbox.ClassifyResult {
+	return agentbox.ClassifyResult{Decision: agentbox.DecisionSandboxed, Rule: "red-team"}
+}
+
+func (sandboxEverything) ClassifyArgs(string, []string) agentbox.ClassifyResult {
+	return agentbox.ClassifyResult{Decision: agentbox.DecisionSandboxed, Rule: "red-team"}
+}
+
+// ciConfig is CIConfig with every command sent to the sandbox.
+func ciConfig() agentbox.Config {
+	c := agentbox.CIConfig()
+	c.Classifier = sandboxEverything{}
+	return c
+}
+
+// defaultConfig is DefaultConfig with every command sent to the sandbox.
+func defaultConfig() agentbox.Config {
+	c := agentbox.DefaultConfig()
+	c.Classifier = sandboxEverything{}
+	return c
+}

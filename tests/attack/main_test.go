@@ -87,7 +87,7 @@ func runSuite(m *testing.M) (int, error) {
 	if err := makeStateDirs(); err != nil {
 		return 0, err
 	}
-	ciMgr, err = agentbox.NewManager(agentbox.CIConfig())
+	ciMgr, err = agentbox.NewManager(ciConfig())
 	if err != nil {
 		return 0, err
 	}

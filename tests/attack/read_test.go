@@ -198,7 +198,7 @@ func TestOpenByHandleAt(t *testing.T) {
 // host's loopback from the filtered network.
 func TestDefaultPolicy(t *testing.T) {
 	t.Parallel()
-	m := newManager(t, agentbox.DefaultConfig())
+	m := newManager(t, defaultConfig())
 	host := newHostListeners(t)
 	ps := []probe{
 		control("home_profile", "read:"+fakeHome+"/.profile", homeProfile),

@@ -114,7 +114,7 @@ const holderEnv = "AGENTBOX_ATTACK_HOLDER"
 const holderScript = `sleep 300 & (setsid sh -c 'trap "" TERM HUP; sleep 300' &); echo ready; sleep 300`
 
 func runHolder() int {
-	m, err := agentbox.NewManager(agentbox.CIConfig())
+	m, err := agentbox.NewManager(ciConfig())
 	if err != nil {
 		fmt.Println("ERROR", err)
 		return 1

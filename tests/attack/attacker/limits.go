@@ -3,8 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,6 +19,7 @@ func init() {
 		"membomb":   probeMemBomb,
 		"shmbomb":   probeShmBomb,
 		"memfdbomb": probeMemfdBomb,
+		"manyalloc": probeManyAlloc,
 	})
 }
 
@@ -111,4 +116,89 @@ func probeMemfdBomb(arg string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("held %d MiB in a memfd", n), nil
+}
+
+// probeManyAlloc: "N|MB": N child processes each hold MB MiB of private
+// memory at the same time (each under a per-process limit, together above
+// it); allowed means all of them held it.
+func probeManyAlloc(arg string) (string, error) {
+	a, err := splitArgs(arg, 2)
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.Atoi(a[0])
+	if err != nil || n <= 0 {
+		return "", fmt.Errorf("bad count %q", a[0])
+	}
+	if _, err := parseMiB(a[1]); err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	var procs []*os.Process
+	defer func() {
+		for _, p := range procs {
+			_ = p.Kill()
+			_, _ = p.Wait()
+		}
+	}()
+	held := 0
+	for i := 0; i < n; i++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return "", err
+		}
+		p, err := os.StartProcess(self, []string{self, "child", "hold:" + a[1]}, &os.ProcAttr{Files: []*os.File{nil, w, os.Stderr}})
+		w.Close()
+		if err != nil {
+			r.Close()
+			return fmt.Sprintf("%d of %d held %s MiB", held, n, a[1]), unwrap(err)
+		}
+		procs = append(procs, p)
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		if strings.TrimSpace(line) != "held" {
+			return fmt.Sprintf("%d of %d held %s MiB; child %d said %q", held, n, a[1], i, line), errNotObtained
+		}
+		held++
+	}
+	// The kernel may have killed earlier children to make room for later
+	// ones: only children still alive hold their memory.
+	time.Sleep(200 * time.Millisecond)
+	alive := 0
+	var deaths []string
+	for i, p := range procs {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(p.Pid, &ws, unix.WNOHANG, nil)
+		if err == nil && pid == 0 {
+			alive++
+			continue
+		}
+		deaths = append(deaths, fmt.Sprintf("child %d: %v", i, ws.Signal()))
+	}
+	detail := fmt.Sprintf("%d of %d held %s MiB, %d still alive", held, n, a[1], alive)
+	if alive < n {
+		return detail + " (" + strings.Join(deaths, ", ") + ")", errNotObtained
+	}
+	return detail + " at once", nil
+}
+
+// holdMemory is the child side of manyalloc: hold MB MiB, say so, wait.
+func holdMemory(arg string) int {
+	n, err := parseMiB(arg)
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	b, err := unix.Mmap(-1, 0, n*mib, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	touch(b)
+	fmt.Println("held")
+	time.Sleep(60 * time.Second)
+	return 0
 }

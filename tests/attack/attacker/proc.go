@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -272,16 +273,21 @@ func probeExit(arg string) (string, error) {
 	return "", nil
 }
 
-// probeRaise sends signal N to the attacker itself; the Go runtime
-// re-raises terminating signals with the default action, so the process
-// dies by N.
+// probeRaise sends signal N to the attacker itself and waits for it to
+// take effect (the kernel may deliver a process-directed signal on another
+// thread, after kill returns); the Go runtime re-raises terminating signals
+// with the default action, so the process dies by N.
 func probeRaise(arg string) (string, error) {
 	sig, err := strconv.Atoi(arg)
 	if err != nil {
 		return "", err
 	}
 	out.Flush()
-	return "", unix.Kill(os.Getpid(), unix.Signal(sig))
+	if err := unix.Kill(os.Getpid(), unix.Signal(sig)); err != nil {
+		return "", err
+	}
+	time.Sleep(10 * time.Second)
+	return "still alive 10 s after the signal", errNotObtained
 }
 
 // childProbe runs "attacker child:NAME" and judges how it ended: killed by
@@ -321,6 +327,9 @@ func childProbe(name string) (string, error) {
 // runChild performs one dangerous system call and exits 0 if it returned
 // success.
 func runChild(name string) int {
+	if mb, ok := strings.CutPrefix(name, "hold:"); ok {
+		return holdMemory(mb)
+	}
 	switch name {
 	case "x32":
 		if x32Bit == 0 {
