@@ -28,7 +28,8 @@ var (
 		"/inet/tcp/", "/inet/udp/", "io::socket", "s_client", "tcpclient", "net.dial", "ztcp"}
 	shellMarkers = []string{"/bin/sh", "/bin/bash", "/bin/zsh", "/bin/dash", "sh -i", "bash -i", "\"sh\"", "'sh'",
 		"\"bash\"", "'bash'", "cmd.exe", "powershell", "pty.spawn", "dup2", "subprocess", "child_process", "exec(",
-		"spawn(", "system(", "popen", "proc_open", "shell_exec", "passthru", "os.execute", "exec ", "`", "getinputstream"}
+		"spawn(", "system(", "popen", "proc_open", "shell_exec", "passthru", "os.execute", "exec ", "`", "getinputstream",
+		"exec.command", "iex ", "iex(", "invoke-expression", "start-process"}
 	decodeMarkers = []string{"b64decode", "decodebytes", "decode_base64", "base64_decode", "decode64", "atob(", "'base64')",
 		"\"base64\")", "unpack(\"m", "unpack('m", "unhexlify", "fromhex", "codecs.decode", "zlib.decompress", "frombase64string",
 		"base64.getdecoder", "rot13", "rot_13", "gzinflate", "str_rot13", "unpack('u", "unpack(\"u", "decodestring"}

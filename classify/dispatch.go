@@ -95,6 +95,14 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if strings.Contains(u.prog, "/") {
 		a.writtenScript(u.prog)
 	}
+	if u.name == "go" && u.arg(0) == "run" {
+		// go run FILE.go written earlier on the line.
+		for _, f := range u.args[1:] {
+			if text, ok := a.files[cleanTarget(f.val)]; ok {
+				a.codeText(u, "go", text)
+			}
+		}
+	}
 	return a.produce(u), true
 }
 
@@ -149,6 +157,27 @@ func (a *analyzer) writtenScript(p string) bool {
 	text, ok := a.files[cleanTarget(p)]
 	if !ok {
 		return false
+	}
+	if line, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(line, "#!") {
+		// #!/usr/bin/env python3, #!/usr/bin/perl -w …
+		words := strings.Fields(strings.TrimPrefix(line, "#!"))
+		if len(words) > 1 && normName(words[0]) == "env" {
+			words = words[1:]
+		}
+		if len(words) > 0 {
+			if spec, ok := interpreterFor(normName(words[0])); ok {
+				facts, shells, argvs := scanCode(spec.lang, text, 0)
+				u := &unit{kind: kCall, code: &facts, prog: p, name: normName(p)}
+				for _, s := range shells {
+					a.script(s, nil)
+				}
+				for _, av := range argvs {
+					a.runArgv(u.name, av)
+				}
+				a.emit(u)
+				return true
+			}
+		}
 	}
 	a.script(text, nil)
 	return true

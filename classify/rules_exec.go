@@ -10,7 +10,8 @@ func matchForkBomb(u *unit, _ *Classifier) bool {
 	case kFuncDecl, kLoop:
 		return u.selfSpawn
 	case kCall:
-		return u.code != nil && u.code.forkBomb
+		// %0|%0 is the Windows batch fork bomb.
+		return u.code != nil && u.code.forkBomb || u.name == "%0" && (u.bg || u.piped)
 	}
 	return false
 }

@@ -249,6 +249,10 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case spec.progArg && len(ops) > 0:
 		a.code(u, spec.lang, ops[0])
 	case len(ops) > 0:
+		if text, ok := a.files[cleanTarget(ops[0].val)]; ok {
+			a.codeText(u, spec.lang, text) // a script written earlier on the line
+			break
+		}
 		a.scriptFile(u, ops[0])
 		if u.script != nil && u.script.textKnown {
 			a.codeText(u, spec.lang, u.script.text)
