@@ -23,7 +23,8 @@ type Result struct {
 
 // UserRule is a rule supplied by the user. Pattern is a glob over the
 // normalised simple command (program base name and arguments after quote
-// removal, joined by single spaces; see Result.Command): '*' matches any run
+// removal, joined by single spaces; see Result.Command), matched both with
+// and without its NAME=VALUE prefixes and redirections: '*' matches any run
 // of characters including spaces and '/', '?' one character, '[…]' a class.
 // User rules are evaluated before the built-in rules; the first user rule
 // that matches a simple command decides it.
@@ -215,8 +216,12 @@ func (c *Classifier) decide(u *unit) (r Result, prio int, ok bool) {
 	cmd := ""
 	if u.kind == kCall {
 		cmd = u.normalized()
+		bare := cmd
+		if len(u.env) > 0 || len(u.redirs) > 0 {
+			bare = u.render(false)
+		}
 		for _, ur := range c.userRules {
-			if globMatch(ur.Pattern, cmd) {
+			if globMatch(ur.Pattern, cmd) || bare != cmd && globMatch(ur.Pattern, bare) {
 				reason := ur.Description
 				if reason == "" {
 					reason = "matches user rule " + ur.Pattern

@@ -130,6 +130,8 @@ func TestUserRules(t *testing.T) {
 		{"git push; rm -rf /", Forbidden, RuleRecursiveDeleteRoot}, // user allow does not cover other parts
 		{"sudo git push", Escalated, RuleSudo},                     // the sudo part is still judged
 		{"git commit -m x", Escalated, RuleGitWrite},
+		{"ENV=prod make deploy > log.txt", Forbidden, "user:make deploy*"},
+		{"terraform apply 2>&1 > /dev/null", Escalated, "user:terraform apply"},
 	}
 	for _, tc := range tests {
 		got := c.Classify(tc.cmd)

@@ -210,9 +210,16 @@ func (u *unit) sub(withValue ...string) (string, int) {
 // normalized renders the unit as the normalised simple command that user
 // rules match and results report: program base name and arguments after
 // quote removal, joined by single spaces.
-func (u *unit) normalized() string {
+func (u *unit) normalized() string { return u.render(true) }
+
+// render renders the unit; without extras it leaves out NAME=VALUE prefixes
+// and redirections (the bare command user rules are also matched against).
+func (u *unit) render(extras bool) string {
 	var sb strings.Builder
 	for _, e := range u.env {
+		if !extras {
+			break
+		}
 		sb.WriteString(e.name)
 		sb.WriteByte('=')
 		sb.WriteString(e.val.val)
@@ -228,6 +235,9 @@ func (u *unit) normalized() string {
 		sb.WriteString(a.val)
 	}
 	for _, r := range u.redirs {
+		if !extras {
+			break
+		}
 		sb.WriteByte(' ')
 		sb.WriteString(r.op.String())
 		sb.WriteString(r.target.val)

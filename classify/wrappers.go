@@ -251,6 +251,9 @@ func contains(list []string, v string) bool {
 func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field) (stream, bool) {
 	cmd, shell, noExec := spec.unwrap(args)
 	if noExec {
+		if name == "command" && len(cmd) > 0 && !cmd[len(cmd)-1].dyn {
+			return literal(cmd[len(cmd)-1].val + "\n"), true // $(command -v rm)
+		}
 		return stream{traits: trUnknown}, true
 	}
 	if name == "env" {
