@@ -114,6 +114,10 @@ type Spec struct {
 	// where Landlock cannot confine them (before ABI 9); it can then reach
 	// host services listening on path sockets in readable directories.
 	AllowUnixSockets bool
+	// Files are written, read-only, into the sandbox's private /run/agentbox
+	// (name → content) before the program starts: a CA bundle, say. The
+	// reduced tier has no private /run and skips them.
+	Files map[string][]byte
 	// AllowReduced lets the runtime run without the isolation layers this
 	// machine lacks (the warn fallback) instead of refusing; Layers says what
 	// was applied.

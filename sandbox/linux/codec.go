@@ -146,6 +146,11 @@ func (s *initSpec) encode() []byte {
 	e.bool(s.AllowUnixSockets)
 	e.str(s.Reduced)
 	e.bool(s.WaitParent)
+	e.uint(uint64(len(s.Files)))
+	for _, f := range s.Files {
+		e.str(f.Name)
+		e.str(string(f.Data))
+	}
 	return e.b
 }
 
@@ -178,6 +183,9 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.AllowUnixSockets = d.bool()
 	s.Reduced = d.str()
 	s.WaitParent = d.bool()
+	for range d.count() {
+		s.Files = append(s.Files, fileSpec{Name: d.str(), Data: []byte(d.str())})
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errors.New("trailing bytes in message")
 	}

@@ -71,6 +71,9 @@ func buildRoot(s *initSpec, idmapFDs []int) error {
 			return stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
 		}
 	}
+	if err := writeFiles(s.Files); err != nil {
+		return stageErr("files", err)
+	}
 
 	if err := unix.Chdir(newRoot); err != nil {
 		return stageErr("chdir", err)
@@ -350,4 +353,25 @@ func ensureMountpoint(dst string, dir bool) error {
 		return os.Mkdir(dst, 0o755)
 	}
 	return os.WriteFile(dst, nil, 0o644)
+}
+
+// writeFiles puts the spec's files into the sandbox's private /run,
+// readable by the program and by nothing on the host.
+func writeFiles(files []fileSpec) error {
+	if len(files) == 0 {
+		return nil
+	}
+	dir := newRoot + FilesDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Name == "" || filepath.Base(f.Name) != f.Name {
+			return fmt.Errorf("bad file name %q", f.Name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o444); err != nil {
+			return err
+		}
+	}
+	return nil
 }

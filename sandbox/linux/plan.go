@@ -223,6 +223,10 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		WriteRoots: append(append([]string(nil), writable...), "/tmp", "/dev/shm"),
 		Devices:    devicePaths,
 	}
+	for name, data := range spec.Files {
+		pl.init.Files = append(pl.init.Files, fileSpec{Name: name, Data: data})
+	}
+	sort.Slice(pl.init.Files, func(i, j int) bool { return pl.init.Files[i].Name < pl.init.Files[j].Name })
 	pl.init.Network = spec.Network.String()
 	pl.init.AllowUnixSockets = spec.AllowUnixSockets
 	pl.init.ProxyPort = spec.ProxyPort

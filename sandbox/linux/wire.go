@@ -46,6 +46,15 @@ type mountOp struct {
 	FD int
 }
 
+// fileSpec is a file the init writes into the sandbox.
+type fileSpec struct {
+	Name string
+	Data []byte
+}
+
+// FilesDir is where Spec.Files appear inside a sandbox: in its private /run.
+const FilesDir = "/run/agentbox"
+
 // landlockSpec is the input of the Landlock layer, in sandbox paths.
 type landlockSpec struct {
 	ReadRoots  []string // read + execute beneath these ...
@@ -76,6 +85,9 @@ type initSpec struct {
 	// AllowUnixSockets lets the program create AF_UNIX sockets even where
 	// Landlock cannot confine them.
 	AllowUnixSockets bool
+	// Files are written into the sandbox's private /run before the program
+	// starts (FilesDir/name).
+	Files []fileSpec
 	// Reduced, when set, says why the reduced tier runs (no namespaces:
 	// Landlock, seccomp and rlimits only).
 	Reduced string
