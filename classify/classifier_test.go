@@ -319,3 +319,47 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("concurrent Classify(%q) was less severe than expected", cmd)
 	}
 }
+
+// TestRuleConstants checks that every rule has a constant named Rule +
+// CamelCase of its name, by listing them all.
+func TestRuleConstants(t *testing.T) {
+	consts := map[string]string{
+		"RuleForkBomb": RuleForkBomb, "RuleRecursiveDeleteRoot": RuleRecursiveDeleteRoot, "RuleDiskWipe": RuleDiskWipe,
+		"RuleReverseShell": RuleReverseShell, "RuleChmodRecursiveRoot": RuleChmodRecursiveRoot,
+		"RuleChownRecursiveRoot": RuleChownRecursiveRoot, "RuleFilesystemFormat": RuleFilesystemFormat,
+		"RuleCurlPipeShell": RuleCurlPipeShell, "RuleBase64PipeShell": RuleBase64PipeShell, "RuleIfsBypass": RuleIfsBypass,
+		"RuleShutdownReboot": RuleShutdownReboot, "RuleKernelModule": RuleKernelModule,
+		"RulePartitionManagement": RulePartitionManagement, "RuleHistoryExec": RuleHistoryExec,
+		"RuleDestructiveFind": RuleDestructiveFind, "RuleDestructiveXargs": RuleDestructiveXargs,
+		"RuleOutputRedirectSystem": RuleOutputRedirectSystem, "RuleSudo": RuleSudo, "RuleSuPrivilege": RuleSuPrivilege,
+		"RuleCredentialAccess": RuleCredentialAccess, "RuleUserManagement": RuleUserManagement,
+		"RuleGlobalInstall": RuleGlobalInstall, "RuleDockerBuild": RuleDockerBuild, "RuleDockerRuntime": RuleDockerRuntime,
+		"RuleSystemPackageInstall": RuleSystemPackageInstall, "RuleProcessKill": RuleProcessKill, "RuleGitWrite": RuleGitWrite,
+		"RuleSshCommand": RuleSshCommand, "RuleFileTransfer": RuleFileTransfer, "RuleDownloadToFile": RuleDownloadToFile,
+		"RuleServiceManagement": RuleServiceManagement, "RuleCrontabAt": RuleCrontabAt, "RuleFilePermission": RuleFilePermission,
+		"RuleFirewallManagement": RuleFirewallManagement, "RuleNetworkScan": RuleNetworkScan,
+		"RuleDatabaseClient": RuleDatabaseClient, "RuleGitStashDrop": RuleGitStashDrop, "RuleEvalExec": RuleEvalExec,
+		"RuleParseError": RuleParseError, "RuleDynamicDeleteTarget": RuleDynamicDeleteTarget,
+		"RuleProtectedPathWrite": RuleProtectedPathWrite, "RuleCommonSafeCommands": RuleCommonSafeCommands,
+		"RuleGitReadCommands": RuleGitReadCommands, "RuleVersionCheck": RuleVersionCheck,
+		"RuleWindowsSafeCommands": RuleWindowsSafeCommands, "RuleCdSleep": RuleCdSleep, "RuleProcessList": RuleProcessList,
+	}
+	byValue := map[string]string{}
+	for ident, v := range consts {
+		byValue[v] = ident
+	}
+	for _, name := range BuiltinRuleNames() {
+		ident, ok := byValue[name]
+		if !ok {
+			t.Errorf("no constant for rule %q", name)
+			continue
+		}
+		want := "Rule"
+		for _, part := range strings.Split(name, "-") {
+			want += strings.ToUpper(part[:1]) + part[1:]
+		}
+		if ident != want {
+			t.Errorf("rule %q: constant %s, want %s", name, ident, want)
+		}
+	}
+}

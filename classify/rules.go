@@ -22,7 +22,7 @@ const (
 	RuleFilesystemFormat     = "filesystem-format"
 	RuleCurlPipeShell        = "curl-pipe-shell"
 	RuleBase64PipeShell      = "base64-pipe-shell"
-	RuleIFSBypass            = "ifs-bypass"
+	RuleIfsBypass            = "ifs-bypass"
 	RuleShutdownReboot       = "shutdown-reboot"
 	RuleKernelModule         = "kernel-module"
 	RulePartitionManagement  = "partition-management"
@@ -42,7 +42,7 @@ const (
 	RuleSystemPackageInstall = "system-package-install"
 	RuleProcessKill          = "process-kill"
 	RuleGitWrite             = "git-write"
-	RuleSSHCommand           = "ssh-command"
+	RuleSshCommand           = "ssh-command"
 	RuleFileTransfer         = "file-transfer"
 	RuleDownloadToFile       = "download-to-file"
 	RuleServiceManagement    = "service-management"
@@ -76,7 +76,7 @@ var builtinRules = []rule{
 	{RuleReverseShell, Forbidden, "Reverse shell: hands a shell to a remote host over the network", false, matchReverseShell},
 	{RuleCurlPipeShell, Forbidden, "Runs code downloaded from the network without review (curl | sh)", false, matchCurlPipeShell},
 	{RuleBase64PipeShell, Forbidden, "Runs decoded or obfuscated code (base64 -d | sh)", false, matchBase64PipeShell},
-	{RuleIFSBypass, Forbidden, "Uses $IFS to hide word boundaries from inspection", false, matchIFSBypass},
+	{RuleIfsBypass, Forbidden, "Uses $IFS to hide word boundaries from inspection", false, matchIFSBypass},
 	{RuleHistoryExec, Forbidden, "Re-runs commands from the shell history, which cannot be inspected", false, matchHistoryExec},
 	{RuleRecursiveDeleteRoot, Forbidden, "Recursive delete aimed at the root, a home directory or a system directory", false, matchRecursiveDeleteRoot},
 	{RuleDiskWipe, Forbidden, "Overwrites or erases a disk or raw device", false, matchDiskWipe},
@@ -98,7 +98,7 @@ var builtinRules = []rule{
 	{RuleSystemPackageInstall, Escalated, "Installs, removes or upgrades system packages", false, matchSystemPackage},
 	{RuleProcessKill, Escalated, "Sends signals to other processes (kill, pkill, killall)", false, matchProcessKill},
 	{RuleGitWrite, Escalated, "Changes git history, refs, configuration or remotes (commit, push, reset --hard, rebase …)", false, matchGitWrite},
-	{RuleSSHCommand, Escalated, "Opens a remote shell or runs a command on another machine", false, matchSSH},
+	{RuleSshCommand, Escalated, "Opens a remote shell or runs a command on another machine", false, matchSSH},
 	{RuleFileTransfer, Escalated, "Transfers files to or from another machine", false, matchFileTransfer},
 	{RuleDownloadToFile, Escalated, "Downloads a file from the network to disk", false, matchDownloadToFile},
 	{RuleServiceManagement, Escalated, "Starts, stops or changes system services", false, matchServiceManagement},
