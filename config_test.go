@@ -116,3 +116,20 @@ func TestCapBuffer(t *testing.T) {
 		t.Fatalf("got %q truncated=%v", b.String(), b.truncated)
 	}
 }
+
+func TestMergeEnv(t *testing.T) {
+	got := mergeEnv([]string{"A=1", "B=2", "A=3"}, []string{"B=x", "C=y"})
+	want := []string{"A=3", "B=x", "C=y"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestProxyEnvLeavesTheSandboxLoopbackDirect(t *testing.T) {
+	env := strings.Join(proxyEnv(), "\n")
+	for _, want := range []string{"HTTPS_PROXY=http://127.0.0.1:3128", "NO_PROXY=localhost,127.0.0.1,::1", "ALL_PROXY=socks5h://127.0.0.1:3128"} {
+		if !strings.Contains(env, want+"\n") {
+			t.Errorf("missing %s in\n%s", want, env)
+		}
+	}
+}

@@ -74,3 +74,29 @@ func shellQuote(argv []string) string {
 	}
 	return b.String()
 }
+
+// mergeEnv returns env with the variables of over set, replacing any of the
+// same name, in place and in order.
+func mergeEnv(env []string, over []string) []string {
+	at := make(map[string]int, len(env))
+	out := make([]string, 0, len(env)+len(over))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, kv)
+	}
+	for _, kv := range over {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agentbox-dev/agentbox/egress"
@@ -82,7 +83,22 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 	return r, nil
 }
 
+// localOnly names the sandbox's own loopback, which clients may reach
+// without the proxy: the network namespace is private, so it leads to
+// servers the command itself started, never to the host's.
+const localOnly = "localhost,127.0.0.1,::1"
+
 // proxyEnv is what a command in the filtered mode needs to find the proxy.
 func proxyEnv() []string {
-	return egress.Env(net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyaddr.Port)))
+	env := egress.Env(net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyaddr.Port)))
+	for i, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "NO_PROXY", "no_proxy", "npm_config_noproxy", "GLOBAL_AGENT_NO_PROXY":
+			env[i] = k + "=" + localOnly
+		case "JAVA_TOOL_OPTIONS":
+			env[i] = k + "=" + strings.Replace(v, "-Dhttp.nonProxyHosts=", "-Dhttp.nonProxyHosts=localhost|127.0.0.1", 1)
+		}
+	}
+	return env
 }

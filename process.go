@@ -49,7 +49,7 @@ func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Pr
 	if env == nil {
 		env = sandboxEnv(hostEnv(), o.env)
 	} else {
-		env = append(env, o.env...)
+		env = mergeEnv(env, o.env)
 	}
 	cfg := m.Config()
 	args := argvTail(cmd)
@@ -85,7 +85,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		return nil, err
 	}
 	if egr != nil {
-		env = append(env, proxyEnv()...)
+		env = mergeEnv(env, proxyEnv())
 	}
 	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}

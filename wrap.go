@@ -45,10 +45,10 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if cmd.Env == nil {
 		cmd.Env = sandboxEnv(hostEnv(), o.env)
 	} else {
-		cmd.Env = append(cmd.Env, o.env...)
+		cmd.Env = mergeEnv(cmd.Env, o.env)
 	}
 	if egr != nil {
-		cmd.Env = append(cmd.Env, proxyEnv()...)
+		cmd.Env = mergeEnv(cmd.Env, proxyEnv())
 	}
 	if cmd.Dir == "" {
 		cmd.Dir = workingDir(o)
