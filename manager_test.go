@@ -241,3 +241,15 @@ func TestNewManagerRefusesInvalidConfig(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Legitimate work: a server the command starts on its own loopback is
+// reachable, proxy variables and all, in the default filtered network.
+func TestLocalServerInsideTheSandbox(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.DefaultConfig())
+	res := run(t, m, `cd /tmp && echo served > index.html && (python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 &) &&
+for i in $(seq 50); do curl -sf http://localhost:8765/index.html && exit 0; sleep 0.1; done; exit 1`)
+	if res.ExitCode != 0 || res.Stdout != "served\n" {
+		t.Fatalf("got %+v", res)
+	}
+}
