@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(holderEnv) != "" {
 		os.Exit(runHolder())
 	}
+	if os.Getenv(peerEnv) != "" {
+		os.Exit(runPeer())
+	}
 	code, err := runSuite(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "attack suite set-up:", err)

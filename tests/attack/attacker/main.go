@@ -99,6 +99,10 @@ func errnoName(err error) string {
 	if errors.Is(err, errNotObtained) {
 		return "ENOTOBTAINED"
 	}
+	var ref refusal
+	if errors.As(err, &ref) {
+		return string(ref)
+	}
 	var sig *signalError
 	if errors.As(err, &sig) {
 		return unix.SignalName(sig.sig)
