@@ -403,12 +403,42 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	}
 	out := a.run(u)
 	a.remember(u, out)
+	if u.dynName && fields[0].bare != "" {
+		a.speculate(u, fields)
+	}
 	return out
+}
+
+// speculate classifies the command a dynamic program word most likely
+// runs: unset variables expand to nothing, so r${X}m -rf / is rm -rf /.
+func (a *analyzer) speculate(u *unit, fields []field) {
+	var bare []field
+	for _, f := range fields {
+		if f.dyn && f.bare == "" && !f.quoted {
+			continue // an unquoted empty expansion disappears
+		}
+		g := f
+		g.val, g.dyn, g.dynPrefix = f.bare, false, false
+		bare = append(bare, g)
+	}
+	if len(bare) == 0 || bare[0].val == "" {
+		return
+	}
+	s := &unit{kind: kCall, redirs: u.redirs, env: u.env, in: u.in, piped: u.piped, bg: u.bg}
+	s.setProgram(bare[0])
+	s.args = bare[1:]
+	a.run(s)
 }
 
 // remember records the known text a command writes to a file on this line
 // (echo 'rm -rf /' > x.sh), so that running the file later is classified.
 func (a *analyzer) remember(u *unit, out stream) {
+	if f := downloadTarget(u); f != "" {
+		if a.files == nil {
+			a.files = map[string]string{}
+		}
+		a.files[cleanTarget(f)] = downloaded
+	}
 	for _, r := range u.redirs {
 		if !r.isWrite() || r.target.dyn {
 			continue
@@ -420,6 +450,9 @@ func (a *analyzer) remember(u *unit, out stream) {
 		text := out.text
 		if !out.textKnown {
 			text = "\x00unknown"
+		}
+		if out.traits&trDownload != 0 {
+			text = downloaded
 		}
 		if r.op == syntax.AppOut || r.op == syntax.AppAll {
 			text = a.files[key] + text

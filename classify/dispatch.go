@@ -93,7 +93,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		return a.runInterpreter(u)
 	}
 	if strings.Contains(u.prog, "/") {
-		a.writtenScript(u.prog)
+		a.writtenScript(u, u.prog)
 	}
 	if u.name == "go" && u.arg(0) == "run" {
 		// go run FILE.go written earlier on the line.
@@ -148,15 +148,23 @@ func (a *analyzer) scriptFile(u *unit, f field) {
 	case strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://"):
 		u.script = &stream{traits: trDownload}
 	default:
-		a.writtenScript(f.val)
+		a.writtenScript(u, f.val)
 	}
 }
 
-// writtenScript classifies a script file written earlier on the same line.
-func (a *analyzer) writtenScript(p string) bool {
+// downloaded marks, in analyzer.files, a file fetched from the network.
+const downloaded = "\x00downloaded"
+
+// writtenScript classifies a script file written (or downloaded) earlier
+// on the same line and now run by u.
+func (a *analyzer) writtenScript(u *unit, p string) bool {
 	text, ok := a.files[cleanTarget(p)]
 	if !ok {
 		return false
+	}
+	if text == downloaded {
+		u.script = &stream{traits: trDownload}
+		return true
 	}
 	if line, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(line, "#!") {
 		// #!/usr/bin/env python3, #!/usr/bin/perl -w …

@@ -378,3 +378,45 @@ func matchGlobalInstall(u *unit, _ *Classifier) bool {
 	}
 	return false
 }
+
+// downloadTarget returns the file a download command writes, if it can tell:
+// curl -o F, wget -O F, or the last path element of the URL for curl -O and
+// plain wget.
+func downloadTarget(u *unit) string {
+	if u.kind != kCall || u.dynName {
+		return ""
+	}
+	urlBase := func() string {
+		for _, f := range u.operands() {
+			if strings.Contains(f.val, "://") {
+				p := f.val
+				if i := strings.IndexAny(p, "?#"); i >= 0 {
+					p = p[:i]
+				}
+				if b := path.Base(p); b != "" && b != "/" && !strings.Contains(b, ":") {
+					return b
+				}
+				return "index.html"
+			}
+		}
+		return ""
+	}
+	switch u.name {
+	case "curl":
+		if o := optValue(u, "o", "--output"); o != nil && o.val != "-" && !harmlessDevice(o.val) {
+			return o.val
+		}
+		if u.hasFlag("O", "--remote-name") {
+			return urlBase()
+		}
+	case "wget", "wget2":
+		if o := optValue(u, "O", "--output-document"); o != nil {
+			if o.val == "-" || harmlessDevice(o.val) {
+				return ""
+			}
+			return o.val
+		}
+		return urlBase()
+	}
+	return ""
+}

@@ -249,7 +249,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case spec.progArg && len(ops) > 0:
 		a.code(u, spec.lang, ops[0])
 	case len(ops) > 0:
-		if text, ok := a.files[cleanTarget(ops[0].val)]; ok {
+		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && text != downloaded {
 			a.codeText(u, spec.lang, text) // a script written earlier on the line
 			break
 		}

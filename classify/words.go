@@ -18,6 +18,7 @@ type field struct {
 	ifs       bool   // $IFS was expanded unquoted, or the word was split on a custom IFS
 	hist      bool   // holds an interactive history expansion (!!, !-1, !42, !?x)
 	src       stream // what the command or process substitutions inside produce
+	bare      string // the value with every run-time part taken as empty
 }
 
 // maxBraceFields bounds brace expansion so that {1..99999999} cannot blow up.
@@ -40,7 +41,7 @@ func (a *analyzer) expandWord(w *syntax.Word) []field {
 		if len(w.Parts) == 1 {
 			// Fast path: a plain literal word.
 			if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~!*?[") {
-				return []field{{val: l.Value}}
+				return []field{{val: l.Value, bare: l.Value}}
 			}
 		}
 		return a.expandParts(w.Parts)
@@ -62,22 +63,30 @@ type fieldBuilder struct {
 }
 
 func (b *fieldBuilder) add(s string) {
-	if len(b.cur.val)+len(s) > maxValue {
-		// Values this large only come from doubling tricks; keep the
-		// work bounded and stop trusting the value.
-		s = s[:max(0, min(len(s), maxValue-len(b.cur.val)))]
-		b.cur.dyn = true
-	}
+	s = b.bound(s)
 	b.cur.val += s
+	b.cur.bare += s
 	b.started = true
 }
 
+// bound keeps values under maxValue: values this large only come from
+// doubling tricks; the work stays bounded and the value is no longer trusted.
+func (b *fieldBuilder) bound(s string) string {
+	if len(b.cur.val)+len(s) > maxValue {
+		b.cur.dyn = true
+		return s[:max(0, min(len(s), maxValue-len(b.cur.val)))]
+	}
+	return s
+}
+
+// addDyn adds a part only known at run time, keeping its source text.
 func (b *fieldBuilder) addDyn(src string) {
 	if !b.started || b.cur.val == "" {
 		b.cur.dynPrefix = true
 	}
 	b.cur.dyn = true
-	b.add(src)
+	b.cur.val += b.bound(src)
+	b.started = true
 }
 
 func (b *fieldBuilder) split() {
