@@ -70,6 +70,11 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 
 func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, approve bool, args []string) error {
 	stderr := cmd.ErrOrStderr()
+	if _, ok := stderr.(*os.File); !ok {
+		// The agent's stderr is copied in from a pipe while notices are
+		// printed: one lock for both.
+		stderr = &lockedWriter{w: stderr}
+	}
 	m, err := policy.LoadManifest(manifestFile)
 	if err != nil {
 		var merrs *policy.ManifestErrors
@@ -94,6 +99,11 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 		defer tty.Close()
 		opts.Approval = askOnTerminal(tty)
 	}
+	// Signals are caught from before the start, so that none that comes
+	// while the agent starts is lost; they are forwarded once it runs.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
 	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
 		return runFailure(err)
@@ -101,9 +111,6 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 	p.printf("🚀 Agent %s started (id %s): runtime native · memory %s via %s%s%s",
 		m.Name, ag.ID(), mibString(ag.MemoryLimit()), ag.MemoryMechanism(), durationPart(m), auditPart(ag.AuditLog()))
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -141,10 +148,21 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 // sandbox, audit log).
 func runFailure(err error) error { return execFailure(err) }
 
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // noticePrinter prints supervise's notices, one line each, on stderr.
 type noticePrinter struct {
-	mu   sync.Mutex
-	w    io.Writer
+	w    io.Writer // a *os.File or a lockedWriter: safe for concurrent lines
 	name string
 }
 
@@ -163,8 +181,6 @@ func (p *noticePrinter) print(n supervise.Notice) {
 }
 
 func (p *noticePrinter) printf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
