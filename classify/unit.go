@@ -97,6 +97,11 @@ func isFD(s string) bool {
 func (u *unit) setProgram(f field) {
 	u.prog = f.val
 	u.dynName = f.dyn
+	if i := strings.LastIndexByte(f.val, '/'); f.dyn && i >= 0 && i < len(f.val)-1 && !strings.ContainsAny(f.val[i+1:], "$`") {
+		// "$VENV/bin/python", $(npm bin)/eslint: only the directory is
+		// dynamic; the program is known by name.
+		u.dynName = false
+	}
 	u.nameSrc = f.src
 	u.fromIFS = f.ifs
 	u.name = normName(f.val)
