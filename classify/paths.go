@@ -22,7 +22,12 @@ func (s set) has(v string) bool { _, ok := s[v]; return ok }
 // systemTops are top-level directories whose immediate children are also
 // too important to delete or re-permission recursively.
 var systemTops = newSet("home", "Users", "usr", "etc", "var", "boot", "lib", "lib32", "lib64",
-	"libx32", "bin", "sbin", "root", "System", "Library", "private", "dev", "proc", "sys", "snap", "nix")
+	"libx32", "bin", "sbin", "System", "Library", "private", "dev", "proc", "sys", "snap", "nix")
+
+// homeTops are directories directly in a home directory that hold the
+// user's data or settings wholesale.
+var homeTops = newSet("Documents", "Desktop", "Pictures", "Photos", "Music", "Videos", "Movies", "Library",
+	".config", ".local", ".ssh", ".gnupg", "Dropbox", "OneDrive")
 
 // cleanTarget normalises a path argument: "~" stays the home marker, runs of
 // '/' collapse, "." and ".." are resolved lexically, /proc/self/root (a link
@@ -132,7 +137,8 @@ func criticalTarget(f field) bool {
 	case c == "~" || c == "~user":
 		return true
 	case strings.HasPrefix(c, "~"):
-		return false
+		_, rest, _ := strings.Cut(c, "/")
+		return homeTops.has(rest)
 	case c == "/":
 		return true
 	case strings.HasPrefix(c, "/"):

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -202,7 +203,36 @@ var secretPaths = [][]string{
 // secretNames are file names that hold private keys or tokens wherever
 // they are.
 var secretNames = newSet("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity",
-	".git-credentials", ".netrc", ".pgpass", "credentials.db", "access_tokens.db", "Login Data", "logins.json", "key4.db")
+	".git-credentials", ".netrc", ".pgpass", "credentials.db", "access_tokens.db", "Login Data", "logins.json", "key4.db",
+	".bash_history", ".zsh_history", ".zhistory", ".sh_history", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".lesshst")
+
+// secretPattern matches search patterns that hunt for secrets.
+var secretPattern = regexp.MustCompile(`(?i)passw|secret|token|api[_-]?key|private[_ ]key|BEGIN [A-Z ]*PRIVATE|aws_access|credential`)
+
+// huntsSecrets reports whether a recursive search looks for secrets across
+// the home directory, a system directory or the whole disk.
+func huntsSecrets(u *unit) bool {
+	switch u.name {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep":
+	default:
+		return false
+	}
+	recursive := u.name == "rg" || u.name == "ag" || u.name == "ack" || u.hasFlag("rR", "--recursive", "--dereference-recursive")
+	if !recursive {
+		return false
+	}
+	ops := u.operands()
+	if len(ops) < 2 || !secretPattern.MatchString(ops[0].val) {
+		return false
+	}
+	for _, f := range ops[1:] {
+		if criticalTarget(f) || cleanTarget(f.val) == "/etc" {
+			return true
+		}
+	}
+	return false
+}
 
 // isSecretPath reports whether a path argument points at credentials.
 func isSecretPath(v string) bool {
@@ -279,6 +309,9 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	}
 	// The words of shells, eval and interpreters that carry code are
 	// analysed as code, not as paths.
+	if huntsSecrets(u) {
+		return true
+	}
 	codeWords := u.script != nil || u.code != nil || u.name == "eval"
 	for _, f := range u.args {
 		if !codeWords && isSecretPath(f.val) {
