@@ -44,6 +44,7 @@ type analyzer struct {
 	vars  map[string]varVal
 	funcs map[string]bool   // defined functions: name → spawns copies of itself
 	files map[string]string // files written on this line with known text
+	cwd   string            // working directory after the last literal cd ("" = unknown)
 	depth int
 	steps int
 	res   Result
@@ -381,7 +382,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			a.script(e.val.val, nil)
 		}
 	}
-	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg}
+	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd}
 	if in != nil {
 		u.in = *in
 	}
@@ -403,6 +404,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	}
 	out := a.run(u)
 	a.remember(u, out)
+	a.chdir(u)
 	if u.dynName && fields[0].bare != "" {
 		a.speculate(u, fields)
 	}
@@ -536,5 +538,22 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	}
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
+	}
+}
+
+// chdir follows cd/pushd with a literal directory, so that later relative
+// paths can be judged (cd / && rm -rf *).
+func (a *analyzer) chdir(u *unit) {
+	if u.dynName || (u.name != "cd" && u.name != "pushd" && u.name != "chdir") {
+		return
+	}
+	ops := u.operands()
+	switch {
+	case len(ops) == 0:
+		a.cwd = "~"
+	case ops[0].dyn || ops[0].val == "-":
+		a.cwd = ""
+	default:
+		a.cwd = cleanTarget(u.resolve(ops[0]).val)
 	}
 }

@@ -315,6 +315,7 @@ func (a *analyzer) runCmdExe(u *unit) (stream, bool) {
 // for the starting points.
 func (a *analyzer) runFind(u *unit) (stream, bool) {
 	roots, execs := findParse(u.args)
+	roots = expandFindRoots(u, roots)
 	for _, ex := range execs {
 		if len(ex) == 0 {
 			continue

@@ -61,21 +61,19 @@ func deleteTargets(u *unit) []field {
 }
 
 // expandFindRoots replaces {} in the operands of a find -exec payload with
-// find's starting points.
+// find's starting points, and resolves relative operands against the
+// working directory an earlier cd set.
 func expandFindRoots(u *unit, ops []field) []field {
-	if len(u.findRoots) == 0 {
-		return ops
-	}
 	var out []field
 	for _, f := range ops {
-		if !strings.Contains(f.val, "{}") {
-			out = append(out, f)
+		if len(u.findRoots) == 0 || !strings.Contains(f.val, "{}") {
+			out = append(out, u.resolve(f))
 			continue
 		}
 		for _, r := range u.findRoots {
 			g := r
 			g.val = strings.ReplaceAll(f.val, "{}", r.val)
-			out = append(out, g)
+			out = append(out, u.resolve(g))
 		}
 	}
 	return out
@@ -297,6 +295,7 @@ func matchDestructiveFind(u *unit, _ *Classifier) bool {
 		return false
 	}
 	roots, execs := findParse(u.args)
+	roots = expandFindRoots(u, roots)
 	destructive := false
 	for _, f := range u.args {
 		if f.val == "-delete" {

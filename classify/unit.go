@@ -33,6 +33,7 @@ type unit struct {
 	env      []envVar // NAME=VALUE prefixes (or statement-level assignments for kAssign)
 	wrappers []string // wrappers around this command, outermost first
 	bg       bool     // run in the background (&)
+	cwd      string   // working directory set by an earlier literal cd on the line ("" = unknown)
 
 	// Facts computed by the analyzer for the rules.
 	script     *stream    // the shell code this unit runs (shells, eval, source)
@@ -262,10 +263,22 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		bg:        u.bg,
 		viaXargs:  u.viaXargs,
 		findRoots: u.findRoots,
+		cwd:       u.cwd,
 	}
 	if len(fields) > 0 {
 		n.setProgram(fields[0])
 		n.args = fields[1:]
 	}
 	return n
+}
+
+// resolve makes a relative path operand absolute (or home-relative) when an
+// earlier cd on the line says where the command runs: cd / && rm -rf *.
+func (u *unit) resolve(f field) field {
+	if u.cwd == "" || f.dynPrefix || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~") {
+		return f
+	}
+	g := f
+	g.val = u.cwd + "/" + f.val
+	return g
 }
