@@ -158,7 +158,7 @@ func New(opts ...Option) (*Classifier, error) {
 	return c, nil
 }
 
-// Default is a Classifier with the built-in rules only.
+// defaultClassifier backs Default.
 var defaultClassifier, _ = New()
 
 // Default returns a shared Classifier with the built-in rules and no options.
