@@ -85,7 +85,15 @@ type FilesystemConfig struct {
 	// AllowRead, when not empty, restricts reads to these paths, the writable
 	// roots and the system directories programs need (/usr, /etc, /lib, ...).
 	AllowRead []string `json:"allow_read,omitempty"`
-	// AllowGitConfig lets commands write .git/config inside writable roots.
+	// AllowGitWrites lets commands write inside .git directories of writable
+	// roots (commit, fetch, checkout). By default .git is read-only: files a
+	// command plants there (a hook, a config with core.fsmonitor, a commondir
+	// pointing at a directory it controls) make the host's git run code. With
+	// AllowGitWrites, .git/hooks and .git/config stay read-only, but a new
+	// file such as .git/commondir cannot be prevented.
+	AllowGitWrites bool `json:"allow_git_writes,omitempty"`
+	// AllowGitConfig lets commands write .git/config too (it implies
+	// AllowGitWrites).
 	AllowGitConfig bool `json:"allow_git_config,omitempty"`
 	// AutoProtectDangerousFiles keeps ProtectedPaths read-only inside every
 	// writable root.
@@ -138,15 +146,23 @@ const (
 	DefaultShell              = "/bin/sh"
 )
 
-// ProtectedPaths are kept read-only inside writable roots when
+// ProtectedPaths are kept read-only inside every writable root when
 // AutoProtectDangerousFiles is on: files that make other programs run code
-// (git hooks and config, shell start-up files, editor and agent settings)
-// and agentbox's own policy files.
+// (git's, editors' and agents' settings) and agentbox's own policy files.
+// One that does not exist yet is held by an empty placeholder directory
+// for the length of the command (removed afterwards), so it cannot be
+// created either. .git is read-only whole unless AllowGitWrites.
 var ProtectedPaths = []string{
-	".git/hooks", ".git/config", ".gitconfig", ".gitmodules",
+	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox", "agentbox.yaml",
+}
+
+// ShellStartupFiles are kept read-only inside writable roots where they
+// exist. Where a writable root holds the home directory, the home's are
+// also held when missing, like ProtectedPaths: only there do shells and git
+// read them.
+var ShellStartupFiles = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc",
-	".vscode", ".idea", ".mcp.json", ".agentbox", "agentbox.yaml",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git",
 }
 
 // homeSecrets are the credential stores under the home directory that no

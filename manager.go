@@ -252,17 +252,23 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, e
 		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
 		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
 	}
+	home := ""
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		home = resolvePath(h)
+	}
 	if fsc.AutoProtectDangerousFiles {
-		for _, p := range ProtectedPaths {
-			if fsc.AllowGitConfig && p == ".git/config" {
-				continue
+		spec.Filesystem.Protected = protectedNames(fsc)
+		spec.Filesystem.ProtectedIfPresent = ShellStartupFiles
+		for _, w := range spec.Filesystem.Writable {
+			if home != "" && (w == home || strings.HasPrefix(home, w+"/") || w == "/") {
+				for _, p := range ShellStartupFiles {
+					spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, filepath.Join(home, p))
+				}
+				break
 			}
-			spec.Filesystem.Protected = append(spec.Filesystem.Protected, p)
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		spec.Filesystem.Home = resolvePath(home)
-	}
+	spec.Filesystem.Home = home
 	if spec.Network != NetworkFiltered {
 		return spec, nil, nil
 	}
@@ -272,6 +278,22 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, e
 		return nil, nil, err
 	}
 	return spec, run, nil
+}
+
+// protectedNames is what stays read-only inside every writable root.
+func protectedNames(fsc FilesystemConfig) []string {
+	var out []string
+	for _, p := range ProtectedPaths {
+		if p == ".git" && (fsc.AllowGitWrites || fsc.AllowGitConfig) {
+			out = append(out, ".git/hooks")
+			if !fsc.AllowGitConfig {
+				out = append(out, ".git/config")
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // workingDir is the command's working directory: the option, else the

@@ -81,9 +81,13 @@ type Filesystem struct {
 	// an unprivileged user on the host; it is shown its home, read-only and
 	// less DenyRead, as its own.
 	Home string
-	// Protected are paths relative to each writable root (".git/hooks",
-	// ".vscode") that are kept read-only where they exist.
+	// Protected are paths relative to each writable root (".git",
+	// ".vscode") that are kept read-only; one that does not exist yet, in a
+	// directory that does, is held by a placeholder directory for the run.
 	Protected []string
+	// ProtectedIfPresent are kept read-only where they exist, and left
+	// alone where they do not.
+	ProtectedIfPresent []string
 }
 
 // Limits are resource limits; zero means "no limit of this kind".

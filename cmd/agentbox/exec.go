@@ -28,6 +28,7 @@ type policyFlags struct {
 	allowDomains, denyDomains        []string
 	profile                          string
 	fallback                         string
+	allowGitWrites                   bool
 }
 
 func (f *policyFlags) register(c *cobra.Command) {
@@ -43,6 +44,7 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowDomains, "allow-domain", nil, "let the filtered network reach `PATTERN` (host, *.domain, host:port; repeatable)")
 	fl.StringArrayVar(&f.denyDomains, "deny-domain", nil, "refuse `PATTERN` even if allowed (repeatable)")
 	fl.StringVar(&f.profile, "profile", "default", "base policy: default, ci or dev")
+	fl.BoolVar(&f.allowGitWrites, "allow-git-writes", false, "let the command write .git in writable roots (commit, checkout); hooks and config stay read-only")
 	fl.StringVar(&f.fallback, "fallback", "", "when a layer is unavailable: strict (refuse, exit 125) or warn (run with what is there; default: the profile's)")
 }
 
@@ -103,6 +105,7 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		}
 	}
 	fs.WritableRoots = append(fs.WritableRoots, write...)
+	fs.AllowGitWrites = fs.AllowGitWrites || f.allowGitWrites
 	fs.AllowRead = append(fs.AllowRead, read...)
 	fs.DenyRead = append(fs.DenyRead, denyRead...)
 	fs.DenyWrite = append(fs.DenyWrite, denyWrite...)

@@ -263,6 +263,12 @@ func applyOp(op mountOp, idmapFDs []int) error {
 		}
 	}
 	if err := ensureMountpoint(dst, op.Dir); err != nil {
+		if errors.Is(err, unix.EACCES) {
+			// The init cannot reach it: it is a path whose owner is not mapped
+			// into the sandbox, and the program, with less, cannot reach it
+			// either (Landlock still judges it outside writable roots).
+			return nil
+		}
 		return err
 	}
 	dstFD, err := openNoSymlinks(dst)
@@ -272,6 +278,13 @@ func applyOp(op mountOp, idmapFDs []int) error {
 	defer unix.Close(dstFD)
 	const restrict = unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV
 	switch op.Kind {
+	case opPin:
+		tree, err := unix.OpenTree(dstFD, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+		if err != nil {
+			return fmt.Errorf("open_tree: %w", err)
+		}
+		defer unix.Close(tree)
+		return attachTree(tree, dstFD, restrict)
 	case opBindRW, opBindRO:
 		srcFD := dstFD
 		if op.Src != "" {
@@ -344,7 +357,7 @@ func ensureMountpoint(dst string, dir bool) error {
 		return nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return err
+		return err // EACCES included: the caller decides
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err

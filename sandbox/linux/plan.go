@@ -157,17 +157,35 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		return false
 	}
 
-	// Protected names inside writable roots stay read-only where they exist.
+	// Protected names inside writable roots stay read-only. Where one does
+	// not exist yet but its parent does, a placeholder directory takes its
+	// place for the run, so the command cannot create it either.
 	var readOnly []string
 	for _, w := range writable {
-		for _, rel := range fsSpec.Protected {
+		for _, rel := range fsSpec.ProtectedIfPresent {
 			p := filepath.Join(w, rel)
 			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
 				readOnly = append(readOnly, p)
 			}
 		}
+		for _, rel := range fsSpec.Protected {
+			p := filepath.Join(w, rel)
+			fi, err := os.Lstat(p)
+			switch {
+			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+				// A symlink cannot be a mountpoint; what it points to is judged
+				// where it lives.
+			case err == nil:
+				readOnly = append(readOnly, p)
+			case errors.Is(err, fs.ErrNotExist):
+				if pfi, err := os.Lstat(filepath.Dir(p)); err == nil && pfi.IsDir() {
+					readOnly = append(readOnly, p)
+				}
+			}
+		}
 	}
 	readOnly = append(readOnly, fsSpec.DenyWrite...)
+	var pinned []string // paths inside writable roots that get a mount of their own
 	for _, p := range readOnly {
 		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
 			continue // already read-only (or masked)
@@ -177,9 +195,15 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			return nil, err
 		}
 		ops = append(ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
+		if inWritable(p) {
+			pinned = append(pinned, p)
+		}
 	}
 
 	for _, d := range fsSpec.DenyRead {
+		if inWritable(d) {
+			pinned = append(pinned, d)
+		}
 		fi, err := os.Lstat(d)
 		switch {
 		case err == nil && fi.IsDir():
@@ -200,6 +224,8 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			return nil, fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 		}
 	}
+
+	ops = append(ops, pins(writable, pinned)...)
 
 	// Parents before children: a mask inside a writable root must land on
 	// top of the writable root's mount.
@@ -244,6 +270,35 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
 	return pl, nil
+}
+
+// pins returns a self-bind for every directory strictly between a writable
+// root and a path inside it that has a mount of its own. A mountpoint cannot
+// be renamed or removed, so a command cannot move a protected or hidden path
+// away by renaming one of its parents and then create a fresh one in its
+// place. A pin keeps the writability of the mount it is cloned from.
+func pins(writable, paths []string) []mountOp {
+	own := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		own[p] = true
+	}
+	seen := make(map[string]bool)
+	var ops []mountOp
+	for _, p := range paths {
+		for _, w := range writable {
+			if !within(p, w) || p == w {
+				continue
+			}
+			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
+				if own[d] || seen[d] {
+					continue
+				}
+				seen[d] = true
+				ops = append(ops, mountOp{Kind: opPin, Dst: d, Dir: true})
+			}
+		}
+	}
+	return ops
 }
 
 // systemReadPaths stay readable when a read allow-list is in force: what a

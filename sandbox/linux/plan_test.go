@@ -5,6 +5,7 @@ package linux
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -78,8 +79,13 @@ func TestBuildPlan(t *testing.T) {
 	if _, _, ok := opAt(pl, filepath.Join(secret, "inside")); ok {
 		t.Error("a writable root inside a denied path was kept: deny must win")
 	}
-	if _, _, ok := opAt(pl, filepath.Join(w, ".vscode")); ok {
-		t.Error("a protected path that does not exist got a mount")
+	// A missing protected name becomes a read-only placeholder; the
+	// directories between the writable root and what is protected are pinned.
+	if op, _, ok := opAt(pl, filepath.Join(w, ".vscode")); !ok || op.Kind != opBindRO {
+		t.Errorf("missing protected .vscode: %+v %v", op, ok)
+	}
+	if op, _, ok := opAt(pl, filepath.Join(w, ".git")); !ok || op.Kind != opPin {
+		t.Errorf(".git is not pinned: %+v %v", op, ok)
 	}
 	if _, _, ok := opAt(pl, filepath.Join(dir, "nowhere")); ok {
 		t.Error("a missing deny path outside writable areas got a mount")
@@ -91,7 +97,7 @@ func TestBuildPlan(t *testing.T) {
 			t.Errorf("%s is mounted before its writable root", p)
 		}
 	}
-	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later")} {
+	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later"), filepath.Join(w, ".vscode")} {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			t.Errorf("placeholder %s missing: %v", p, err)
 		}
@@ -102,7 +108,7 @@ func TestBuildPlan(t *testing.T) {
 		t.Errorf("landlock deny set %v", ll.DenyRead)
 	}
 	pl.removePlaceholders()
-	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later")} {
+	for _, p := range []string{filepath.Join(w, "not-yet"), filepath.Join(w, "later"), filepath.Join(w, ".vscode")} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("placeholder %s left behind: %v", p, err)
 		}
@@ -137,5 +143,20 @@ func TestPlaceholderRefcount(t *testing.T) {
 	placeholders.release(b)
 	if _, err := os.Stat(d); !os.IsNotExist(err) {
 		t.Fatal("not removed after the last release")
+	}
+}
+
+func TestPins(t *testing.T) {
+	got := pins([]string{"/w"}, []string{"/w/a/b/c", "/w/a/x", "/w/top", "/w/a"})
+	var dsts []string
+	for _, op := range got {
+		if op.Kind != opPin {
+			t.Fatalf("%+v", op)
+		}
+		dsts = append(dsts, op.Dst)
+	}
+	// /w/a has a mount of its own already; /w itself is the root's mount.
+	if want := []string{"/w/a/b"}; !reflect.DeepEqual(dsts, want) {
+		t.Fatalf("pins %v, want %v", dsts, want)
 	}
 }

@@ -148,6 +148,19 @@ func socketRule(o seccompOptions) argRule {
 	return r
 }
 
+// socketpairRule keeps socketpair from reaching what socket may not: an
+// AF_UNIX datagram socket from a pair can still connect or send to a path,
+// so only stream and seqpacket pairs (which are bound to each other) are
+// allowed while unix sockets are refused.
+func socketpairRule(o seccompOptions) []argRule {
+	if o.allowUnix {
+		return nil
+	}
+	r := rule(unix.SYS_SOCKETPAIR, 1, denyIfNotIn, unix.EPERM, unix.SOCK_STREAM, unix.SOCK_SEQPACKET)
+	r.tests[0].mask = 0xf // the type without SOCK_CLOEXEC and SOCK_NONBLOCK
+	return []argRule{r}
+}
+
 // seccompOptions vary the filter with the policy and the tier.
 type seccompOptions struct {
 	allowUnix  bool // AF_UNIX sockets may be created
@@ -164,7 +177,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := append(append([]argRule{socketRule(o)}, commonArgRules...), archArgRules...)
+	rules := append(append(append([]argRule{socketRule(o)}, socketpairRule(o)...), commonArgRules...), archArgRules...)
 	for _, r := range rules {
 		blk, err := r.assemble()
 		if err != nil {
