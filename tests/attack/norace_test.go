@@ -1,0 +1,5 @@
+//go:build linux && !race
+
+package attack_test
+
+const raceEnabled = false
