@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -287,7 +288,9 @@ func (a *Agent) register() error {
 		return fmt.Errorf("registry: %w", err)
 	}
 	a.record.InitPid = a.proc.Pid()
-	if a.record.InitStart, err = procStartTime(a.record.InitPid); err != nil {
+	if a.record.InitStart, err = procStartTime(a.record.InitPid); errors.Is(err, fs.ErrNotExist) {
+		return nil // the agent has ended already: nothing to list or kill
+	} else if err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
 	a.record.Started = a.started.UTC()
@@ -348,7 +351,7 @@ func (a *Agent) breach(cause Cause, rule, reason string, due time.Time) {
 	a.breached = true
 	a.mu.Unlock()
 	a.notify(Notice{Kind: NoticeKilling, Text: reason})
-	a.rec.emit(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(cause), Rule: rule, Reason: reason,
+	a.rec.emitAnnounced(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(cause), Rule: rule, Reason: reason,
 		Details: a.limitDetails(cause, due)}, false)
 }
 
@@ -475,7 +478,7 @@ func (a *Agent) wait() (*Result, error) {
 		// The kernel's OOM killer ended it before the watcher saw it.
 		kill = &KillInfo{Cause: CauseMemory, Reason: fmt.Sprintf("memory limit exceeded: %s (the kernel's OOM killer ended a process)", mib(a.MemoryLimit())), At: time.Now()}
 		a.notify(Notice{Kind: NoticeKilled, Text: kill.Reason})
-		a.rec.emit(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(CauseMemory),
+		a.rec.emitAnnounced(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(CauseMemory),
 			Rule: "limits.max_memory_mb", Reason: kill.Reason, Details: a.limitDetails(CauseMemory, time.Time{})}, true)
 		breached = true
 	}
@@ -496,7 +499,8 @@ func (a *Agent) wait() (*Result, error) {
 		if kill.By != nil {
 			d["by_pid"], d["by_uid"], d["requested"] = kill.By.ByPid, kill.By.ByUID, kill.By.Time
 		}
-		a.rec.emit(audit.Event{EventType: audit.AgentKilled, Allowed: false, Resource: a.m.Name,
+		// Every kill has printed its 🛑 line already.
+		a.rec.emitAnnounced(audit.Event{EventType: audit.AgentKilled, Allowed: false, Resource: a.m.Name,
 			Rule: string(kill.Cause), Reason: kill.Reason, Details: d}, true)
 	}
 	d := map[string]any{"exit_code": out.ExitCode, "duration": out.Duration.String(), "duration_ms": out.Duration.Milliseconds()}

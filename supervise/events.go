@@ -85,7 +85,13 @@ func newRecorder(log *audit.Log, m *policy.Manifest, id string, notify func(Noti
 // emit records e (if the level asks for it) and raises an alert when
 // alert_on names its type. durable events are on disk when emit returns;
 // the others are queued (proxy decisions: the proxy must not wait).
-func (r *recorder) emit(e audit.Event, durable bool) {
+func (r *recorder) emit(e audit.Event, durable bool) { r.record(e, durable, false) }
+
+// emitAnnounced is emit for an event the operator has just been shown in a
+// line of its own (a 🛑 kill line): its alert is logged, not printed twice.
+func (r *recorder) emitAnnounced(e audit.Event, durable bool) { r.record(e, durable, true) }
+
+func (r *recorder) record(e audit.Event, durable, announced bool) {
 	e.AgentID, e.AgentName = r.id, r.name
 	if r.log != nil && Records(r.level, e.EventType) {
 		var err error
@@ -99,18 +105,24 @@ func (r *recorder) emit(e audit.Event, durable bool) {
 		}
 	}
 	if r.alertOn[e.EventType] {
-		r.alert(e.EventType, summary(e), durable)
+		r.raise(e.EventType, summary(e), durable, !announced)
 	}
 }
 
 // alert prints one alert line and logs an alert event. kind is an alert_on
 // value: an event type or a budget threshold.
-func (r *recorder) alert(kind, text string, durable bool) {
-	r.mu.Lock()
-	r.alerts++
-	n := r.alerts
-	r.mu.Unlock()
+func (r *recorder) alert(kind, text string, durable bool) { r.raise(kind, text, durable, true) }
+
+func (r *recorder) raise(kind, text string, durable, print bool) {
+	n := 0
+	if print {
+		r.mu.Lock()
+		r.alerts++
+		n = r.alerts
+		r.mu.Unlock()
+	}
 	switch {
+	case !print:
 	case n <= maxAlertLines:
 		r.notify(Notice{Kind: NoticeAlert, Text: kind + ": " + text})
 	case n == maxAlertLines+1:

@@ -210,11 +210,18 @@ func findEvent(evs []audit.Event, typ string) *audit.Event {
 	return nil
 }
 
-// treeGone waits until no process of the pid namespace ns is left.
+// treeGone waits until no process of the pid namespace ns is left but
+// zombies (exited, waiting for their parent to reap them).
 func treeGone(ns string, within time.Duration) ([]int, bool) {
 	deadline := time.Now().Add(within)
 	for {
-		left, _ := namespaceProcs(ns, nil)
+		all, _ := namespaceProcs(ns, nil)
+		var left []int
+		for _, p := range all {
+			if st, err := procStartTime(p); err == nil && alive(p, st) {
+				left = append(left, p)
+			}
+		}
 		if len(left) == 0 {
 			return nil, true
 		}

@@ -157,7 +157,8 @@ func waitAgents(t *testing.T, n int) []supervise.Record {
 	}
 }
 
-// nsProcs lists the host pids in the pid namespace of pid.
+// nsProcs lists the host pids of the live processes in pid namespace ns
+// (a zombie has exited: it runs nothing and holds no memory).
 func nsProcs(t *testing.T, ns string) []int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
@@ -170,11 +171,20 @@ func nsProcs(t *testing.T, ns string) []int {
 		if err != nil {
 			continue
 		}
-		if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && l == ns {
+		if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && l == ns && !zombie(pid) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // gone
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 func TestRunExitStatusAndMessages(t *testing.T) {
