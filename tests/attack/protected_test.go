@@ -182,4 +182,18 @@ func TestDeniedPathParentRenamed(t *testing.T) {
 	if got := readOrEmpty(secretFile); got != secret {
 		t.Errorf("ESCAPE: deny-read file %s now reads %q on the host", secretFile, got)
 	}
+	// The next command, under the same policy: wherever the secret is now,
+	// it must stay unreadable.
+	next := []probe{
+		control("write_elsewhere", "write:"+w+"/conf/other2.toml", ""),
+		attack("read_secret_where_it_was_moved", "read:"+w+"/private.old/token.txt"),
+		attack("read_secret_path", "read:"+secretFile),
+	}
+	o, _ := runProbes(t, ciMgr, next, agentbox.WithWritableRoots(w),
+		agentbox.WithDenyWrite(roFile), agentbox.WithDenyRead(secretFile))
+	for label, r := range o.results {
+		if strings.Contains(r.detail, secret) {
+			t.Errorf("ESCAPE %s: the denied secret was read in the next command: %q", label, r.detail)
+		}
+	}
 }
