@@ -253,3 +253,28 @@ for i in $(seq 50); do curl -sf http://localhost:8765/index.html && exit 0; slee
 		t.Fatalf("got %+v", res)
 	}
 }
+
+// A read allow-list leaves nothing else in the sandbox's view: neither the
+// mount layer nor Landlock lets a path outside it be read.
+func TestReadAllowList(t *testing.T) {
+	t.Parallel()
+	allowed, other := hostDir(t), hostDir(t)
+	for _, d := range []string{allowed, other} {
+		if err := os.WriteFile(filepath.Join(d, "f"), []byte("content of "+filepath.Base(d)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := agentbox.CIConfig()
+	cfg.Filesystem.AllowRead = []string{allowed}
+	m := newManager(t, cfg)
+	res := run(t, m, "cat "+allowed+"/f && ls /usr/bin/env && cat "+other+"/f", agentbox.WithWorkingDir(allowed))
+	if !strings.Contains(res.Stdout, "content of "+filepath.Base(allowed)) || !strings.Contains(res.Stdout, "/usr/bin/env") {
+		t.Fatalf("the allowed path or the system directories are not readable: %+v", res)
+	}
+	if res.ExitCode == 0 || strings.Contains(res.Stdout, "content of "+filepath.Base(other)) {
+		t.Fatalf("a path outside the allow-list was read: %+v", res)
+	}
+	if res := run(t, m, "ls /home /root /var/tmp 2>&1; true", agentbox.WithWorkingDir(allowed)); strings.Contains(res.Stdout, filepath.Base(other)) {
+		t.Fatalf("the allow-list view lists paths outside it: %+v", res)
+	}
+}

@@ -121,6 +121,7 @@ func (s *initSpec) encode() []byte {
 	e.strs(s.Env)
 	e.str(s.Dir)
 	e.str(s.Hostname)
+	e.strs(s.ReadOnly)
 	e.uint(uint64(len(s.Mounts)))
 	for _, m := range s.Mounts {
 		e.str(string(m.Kind))
@@ -162,6 +163,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Env = d.strs()
 	s.Dir = d.str()
 	s.Hostname = d.str()
+	s.ReadOnly = d.strs()
 	n := d.count()
 	for range n {
 		s.Mounts = append(s.Mounts, mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int()})

@@ -10,7 +10,7 @@ import (
 func sampleSpec() *initSpec {
 	return &initSpec{
 		Path: "/bin/sh", Args: []string{"sh", "-c", "echo 'ü'"}, Env: []string{"A=1", "B="}, Dir: "/work",
-		Hostname: "agentbox",
+		Hostname: "agentbox", ReadOnly: []string{"/usr", "/etc"},
 		Mounts: []mountOp{
 			{Kind: opTmpfs, Dst: "/run", Dir: true},
 			{Kind: opIdmapRW, Src: "/w", Dst: "/w", Dir: true, FD: 2},

@@ -51,11 +51,15 @@ func buildRoot(s *initSpec, idmapFDs []int) error {
 		return stageErr("mount: mask file", err)
 	}
 
-	if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return stageErr("mount: bind host root", err)
-	}
-	if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
-		return stageErr("mount: read-only host root", err)
+	if len(s.ReadOnly) == 0 {
+		if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return stageErr("mount: bind host root", err)
+		}
+		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
+			return stageErr("mount: read-only host root", err)
+		}
+	} else if err := mountAllowList(s.ReadOnly); err != nil {
+		return err
 	}
 	if err := mountProc(); err != nil {
 		return err
@@ -73,6 +77,12 @@ func buildRoot(s *initSpec, idmapFDs []int) error {
 	}
 	if err := writeFiles(s.Files); err != nil {
 		return stageErr("files", err)
+	}
+	if len(s.ReadOnly) > 0 {
+		// The skeleton that holds the allowed paths gains nothing more.
+		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY, false); err != nil {
+			return stageErr("mount: read-only skeleton", err)
+		}
 	}
 
 	if err := unix.Chdir(newRoot); err != nil {
@@ -387,4 +397,84 @@ func writeFiles(files []fileSpec) error {
 		}
 	}
 	return nil
+}
+
+// skeletonDirs are the mountpoints every new root needs.
+var skeletonDirs = []string{"/proc", "/dev", "/tmp", "/run"}
+
+// mountAllowList builds a new root that holds only the given host paths,
+// read-only, on an empty tmpfs: what a read allow-list does not name is not
+// there at all. Symlinks among them (/bin -> usr/bin) are recreated as such.
+func mountAllowList(paths []string) error {
+	if err := unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+		return stageErr("mount: root skeleton", err)
+	}
+	for _, d := range skeletonDirs {
+		if err := os.MkdirAll(newRoot+d, 0o755); err != nil {
+			return stageErr("mount: root skeleton", err)
+		}
+	}
+	for _, p := range paths {
+		if p == "/" || contains(skeletonDirs, p) {
+			continue // mounted on their own
+		}
+		fi, err := os.Lstat(oldRoot + p)
+		if err != nil {
+			continue // not on this host
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if err := copySymlink(p); err != nil {
+				return stageErr("mount: read "+p, err)
+			}
+			continue
+		}
+		if _, err := os.Lstat(newRoot + p); err == nil {
+			continue // already inside a path bound before
+		}
+		if err := bindReadOnly(oldRoot+p, newRoot+p, fi.IsDir()); err != nil {
+			if errors.Is(err, unix.EACCES) {
+				continue // the program could not read it either
+			}
+			return stageErr("mount: read "+p, err)
+		}
+	}
+	return nil
+}
+
+func copySymlink(p string) error {
+	target, err := os.Readlink(oldRoot + p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(newRoot+p), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(target, newRoot+p); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// bindReadOnly binds the host tree at src read-only at dst, creating the
+// mountpoint in the skeleton.
+func bindReadOnly(src, dst string, dir bool) error {
+	srcFD, err := openNoSymlinks(src)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(srcFD)
+	if err := ensureMountpoint(dst, dir); err != nil {
+		return err
+	}
+	dstFD, err := openNoSymlinks(dst)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dstFD)
+	tree, err := unix.OpenTree(srcFD, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	return attachTree(tree, dstFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 }

@@ -142,7 +142,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	// A sandbox started by root runs as nobody on the host; its home is
 	// shown to it, read-only, as its own.
-	if h := fsSpec.Home; asRoot && h != "" && !denied(h) {
+	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && (len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
 			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
 			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
@@ -235,6 +235,11 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	readRoots := []string{"/"}
 	if len(fsSpec.Read) > 0 {
 		readRoots = append(append([]string(nil), systemReadPaths...), fsSpec.Read...)
+		// The mount layer builds the root from the same list: parents
+		// before children, so a child inside a bound parent is skipped.
+		allow := append([]string(nil), readRoots...)
+		sort.SliceStable(allow, func(i, j int) bool { return depth(allow[i]) < depth(allow[j]) })
+		pl.init.ReadOnly = allow
 		readRoots = append(readRoots, writable...)
 	}
 	var llDeny []string
@@ -304,6 +309,15 @@ func pins(writable, paths []string) []mountOp {
 // systemReadPaths stay readable when a read allow-list is in force: what a
 // process needs to load and run programs.
 var systemReadPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev", "/tmp"}
+
+func withinAny(p string, bases []string) bool {
+	for _, b := range bases {
+		if within(p, b) {
+			return true
+		}
+	}
+	return false
+}
 
 func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
 

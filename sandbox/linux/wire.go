@@ -76,7 +76,10 @@ type initSpec struct {
 	Env  []string
 	Dir  string
 
-	Hostname  string
+	Hostname string
+	// ReadOnly, when set, is the read allow-list: the new root holds only
+	// these host paths (sorted, parents first). Empty: the whole host tree.
+	ReadOnly  []string
 	Mounts    []mountOp
 	TmpfsSize int64
 	Network   string
