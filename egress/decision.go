@@ -12,6 +12,9 @@ const (
 	ProtoHTTP    = "http"    // a plain-HTTP request forwarded by the proxy
 	ProtoConnect = "connect" // an HTTP CONNECT tunnel
 	ProtoSOCKS5  = "socks5"  // a SOCKS5 CONNECT (or a refused BIND / UDP ASSOCIATE)
+	// ProtoHTTPS is a request inside an intercepted TLS tunnel (a tunnel to
+	// a host a Credential is bound to).
+	ProtoHTTPS = "https"
 )
 
 // Decision records one verdict of the proxy: a request or tunnel allowed or
@@ -19,7 +22,10 @@ const (
 //
 // A tunnel normally yields one Decision. A CONNECT or SOCKS5 tunnel that was
 // allowed and then refused because its TLS ClientHello named another host
-// yields a second, refusing Decision with Rule "sni-mismatch".
+// yields a second, refusing Decision with Rule "sni-mismatch". An
+// intercepted tunnel (see Credential) also yields a Decision, with Proto
+// ProtoHTTPS, for every credential injected and every request refused
+// inside it.
 type Decision struct {
 	Time  time.Time
 	Proto string // ProtoHTTP, ProtoConnect or ProtoSOCKS5
@@ -35,6 +41,14 @@ type Decision struct {
 	// constants).
 	Rule   string
 	Reason string // a short human explanation
+	// Credential names the credential a decision is about, never its
+	// value: with Rule RuleCredentialUse (Allowed) the value was injected
+	// into a request to Host (audit "credential_use"); with Rule
+	// RuleCredentialLeak (refused) a request to Host carried the
+	// credential's placeholder and was blocked (audit
+	// "credential_leak_blocked"); with RuleCredentialError the value could
+	// not be injected. Empty for every other decision.
+	Credential string
 }
 
 // Target returns "host:port" of the decision.

@@ -2,11 +2,13 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -60,6 +62,24 @@ func (u *httpUpstream) close(cs *connSet) {
 // reports whether the client connection may carry another request.
 func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	req := pr.req
+	if h.plainLeak(pr) {
+		return false
+	}
+	var scan *leakReader
+	if h.p.creds != nil && req.Body != http.NoBody {
+		scan = newLeakReader(req.Body, h.p.creds.all)
+		req.Body = scan
+		held, err := holdBody(scan, req.ContentLength)
+		if err != nil {
+			if scan.leak != nil {
+				h.refuseLeak(pr.target, netip.Addr{}, &leak{scan.leak, "the body"})
+			}
+			return false
+		}
+		if held != nil {
+			req.Body = io.NopCloser(bytes.NewReader(held))
+		}
+	}
 	reused := cache.up != nil && cache.t == pr.target
 	if reused {
 		d := cache.d
@@ -94,6 +114,10 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	}
 	if err != nil {
 		cache.close(h.cs)
+		if scan != nil && scan.leak != nil {
+			h.refuseLeak(pr.target, cache.d.Addr, &leak{scan.leak, "the body"})
+			return false
+		}
 		h.writeError(http.StatusBadGateway, "", "agentbox egress: "+err.Error()+"\n")
 		return false
 	}

@@ -39,6 +39,7 @@ type proxyRequest struct {
 	req     *http.Request
 	target  target
 	connect bool
+	head    []byte // the request line and header block as sent
 }
 
 // readProxyRequest reads one request from br and validates it as a proxy
@@ -54,6 +55,7 @@ func readProxyRequest(br *bufio.Reader) (*proxyRequest, error) {
 		return nil, err
 	}
 	hostHeaders := headerValues(block, "Host")
+	head := bytes.Clone(block)
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		if isConnError(err) {
@@ -92,7 +94,7 @@ func readProxyRequest(br *bufio.Reader) (*proxyRequest, error) {
 		}
 	}
 	req.URL.User = nil
-	return &proxyRequest{req: req, target: t}, nil
+	return &proxyRequest{req: req, target: t, head: head}, nil
 }
 
 // splitLoose splits host[:port] as far as it goes, for the record of a
@@ -254,6 +256,13 @@ func refusalText(d Decision) string {
 // writeError writes a short plain-text error response and asks the client
 // to close. rule, when set, goes into X-Agentbox-Deny.
 func (h *connHandler) writeError(status int, rule, body string) {
+	_ = h.client.SetWriteDeadline(time.Now().Add(h.p.handshake))
+	_, _ = io.WriteString(h.client, errorResponse(status, rule, body))
+}
+
+// errorResponse is a short plain-text error response that asks the client
+// to close. rule, when set, goes into X-Agentbox-Deny.
+func errorResponse(status int, rule, body string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
 	if rule != "" {
@@ -261,8 +270,7 @@ func (h *connHandler) writeError(status int, rule, body string) {
 	}
 	body = bodySafe(body)
 	fmt.Fprintf(&b, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
-	_ = h.client.SetWriteDeadline(time.Now().Add(h.p.handshake))
-	_, _ = io.WriteString(h.client, b.String())
+	return b.String()
 }
 
 // headerSafe drops bytes that cannot appear in a header value.

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,19 @@ type Config struct {
 	// IdleTimeout closes a tunnel or keep-alive connection after this long
 	// without a byte in either direction (default 5m).
 	IdleTimeout time.Duration
+
+	// Credentials are injected by the proxy into HTTPS requests toward the
+	// hosts each is bound to, in place of a placeholder the sandbox holds
+	// (see Credential). With at least one, the proxy has a CA of its own
+	// (CACertPEM) and intercepts TLS tunnels to the bound hosts.
+	Credentials []Credential
+	// UpstreamRoots verifies the certificates of intercepted upstreams.
+	// Default: the roots agentbox itself trusts (SystemRootsPEM).
+	UpstreamRoots *x509.CertPool
+	// CAValidity is how long the proxy's CA and the certificates it issues
+	// stay valid (default DefaultCAValidity). The CA lives as long as the
+	// Proxy; a Proxy that serves longer needs a longer validity.
+	CAValidity time.Duration
 }
 
 // Defaults used when a Config field is zero.
@@ -70,6 +84,7 @@ type Proxy struct {
 	handshake  time.Duration
 	idle       time.Duration
 	stats      counters
+	creds      *credSet // nil without Credentials
 }
 
 // New validates cfg (every pattern must parse) and returns a Proxy.
@@ -109,6 +124,11 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if p.idle <= 0 {
 		p.idle = DefaultIdleTimeout
+	}
+	if len(cfg.Credentials) > 0 {
+		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
+			return nil, fmt.Errorf("egress: %w", err)
+		}
 	}
 	return p, nil
 }
@@ -240,7 +260,7 @@ func (p *Proxy) record(d Decision) {
 	if p.log.Enabled(context.Background(), level) {
 		p.log.Log(context.Background(), level, "egress decision",
 			"proto", d.Proto, "target", d.Target(), "addr", d.Addr, "allowed", d.Allowed,
-			"rule", d.Rule, "reason", d.Reason)
+			"rule", d.Rule, "reason", d.Reason, "credential", d.Credential)
 	}
 }
 

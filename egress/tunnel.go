@@ -49,10 +49,13 @@ func (t *tunnel) closeBoth() {
 // the decision d approved. It returns when the tunnel is over.
 type tunnelFunc func(client net.Conn, pending []byte, up *upstream, tgt target, d Decision)
 
-// tunnelFor picks how the tunnel to tgt runs. Every tunnel is spliced
-// today; issue #6 adds TLS interception (credential injection, LLM
-// metering) for the hosts bound to credentials, selected here.
+// tunnelFor picks how the tunnel to tgt runs: tunnels to a host a
+// credential is bound to may be intercepted (interceptTunnel), every other
+// tunnel is spliced.
 func (p *Proxy) tunnelFor(tgt target, d Decision) tunnelFunc {
+	if p.creds != nil && p.creds.intercepts(tgt) {
+		return p.interceptTunnel
+	}
 	return p.spliceTunnel
 }
 
@@ -82,6 +85,15 @@ func (p *Proxy) spliceTunnel(client net.Conn, pending []byte, up *upstream, tgt 
 // firstFlight reads the client's first bytes, refuses a fronted TLS
 // ClientHello and forwards the rest. It reports whether to keep going.
 func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
+	raw, _, ok := t.inspectFirstFlight(pending, tgt, d)
+	return ok && t.forwardFirst(raw)
+}
+
+// inspectFirstFlight reads the client's first bytes (the whole ClientHello
+// if they start a TLS handshake) and refuses a fronted or malformed one,
+// closing both sides. raw holds every byte read and pending, to be
+// forwarded; hello is nil when the client does not speak TLS.
+func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw []byte, hello *clientHello, ok bool) {
 	pr := bytes.NewReader(pending)
 	src := io.MultiReader(pr, &idleReader{t: t, c: t.client})
 	raw, hello, err := readFirstFlight(src)
@@ -92,17 +104,23 @@ func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
 		} else {
 			t.closeBoth()
 		}
-		return false
+		return nil, nil, false
 	case err != nil:
 		t.refuse(d, RuleBadTLS, err.Error())
-		return false
+		return nil, nil, false
 	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
-		return false
+		return nil, nil, false
 	}
 	if rest := pending[len(pending)-pr.Len():]; len(rest) > 0 {
 		raw = append(raw, rest...) // read ahead by the handshake, not yet inspected
 	}
+	return raw, hello, true
+}
+
+// forwardFirst sends the inspected first flight upstream. It reports
+// whether to keep going.
+func (t *tunnel) forwardFirst(raw []byte) bool {
 	if _, err := t.up.Write(raw); err != nil {
 		t.closeBoth()
 		return false

@@ -8,6 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// waitDataBlocks reports that waitData waits for data: an intercepting
+// tunnel can use it to notice an upstream that speaks first.
+const waitDataBlocks = true
+
 // maxSplice caps one copy round; it matches the pipe size Go's splice uses.
 const maxSplice = 1 << 20
 

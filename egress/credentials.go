@@ -1,0 +1,334 @@
+package egress
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/textproto"
+	"strings"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// Credential is a secret the sandbox never sees. The sandbox holds
+// Placeholder instead (typically in an environment variable, from
+// NewPlaceholder); the proxy replaces it with the real value in the headers
+// of HTTPS requests toward Hosts, and only there:
+//
+//   - Tunnels (CONNECT and SOCKS5) to a host in Hosts are intercepted once
+//     the policy, the address guard and the SNI check allowed them: the
+//     proxy terminates TLS with a certificate from its own CA (CACertPEM,
+//     which the sandbox must trust), opens TLS to the checked upstream
+//     address verifying its certificate against UpstreamRoots, and relays
+//     HTTP/1.1 requests one by one. Every other tunnel is spliced and never
+//     looked into.
+//   - In an intercepted request, the placeholder is replaced in request
+//     header values (only in Header when set), also inside Basic
+//     credentials ("Authorization: Basic base64(user:placeholder)").
+//     Elsewhere in a request to a bound host it passes unchanged.
+//   - A request that carries the placeholder (request line, headers, Basic
+//     credentials, body, trailers) toward a host the credential is not
+//     bound to is refused with 403 and rule RuleCredentialLeak, wherever the
+//     proxy can see it: plain-HTTP requests (never injected, whatever the
+//     host) and intercepted tunnels. The check finds the placeholder as
+//     written; an agent that encodes it differently only sends a worthless
+//     string.
+//   - TRACE and TRACK are refused in intercepted tunnels (405), and the Host
+//     header and request target must name the tunnel's host, so an
+//     injected request cannot be reflected or routed elsewhere by a shared
+//     front end.
+//
+// The value is fetched for each request that needs it and wiped once
+// written; it never appears in a Decision, a log record or an error.
+type Credential struct {
+	// Name identifies the credential in decisions and logs (e.g.
+	// "GITHUB_TOKEN").
+	Name string
+	// Placeholder is what the sandbox holds: at least 16 bytes of
+	// [A-Za-z0-9._~-], so it is safe in headers and URLs. No placeholder may
+	// contain another.
+	Placeholder string
+	// Value returns the real value; the proxy wipes the Secret after use. Its
+	// bytes must be valid in an HTTP header value (no control characters
+	// but tab). See ProviderValue.
+	Value func(ctx context.Context) (vault.Secret, error)
+	// Hosts are the hosts the value may go to, as Policy patterns (ports
+	// included: "api.example.com" means ports 80 and 443). "*" is refused:
+	// it would send the value wherever the sandbox asks. Without Hosts the
+	// credential is never injected and its placeholder is blocked
+	// everywhere.
+	Hosts []string
+	// Header, when set, is the only request header the value is injected
+	// into (e.g. "Authorization"); empty means any request header.
+	Header string
+}
+
+// ProviderValue returns a Credential.Value that asks p for name each time.
+func ProviderValue(p vault.Provider, name string) func(context.Context) (vault.Secret, error) {
+	return func(ctx context.Context) (vault.Secret, error) { return p.Credential(ctx, name) }
+}
+
+// PlaceholderPrefix starts every placeholder NewPlaceholder makes.
+const PlaceholderPrefix = "agentbox-placeholder-"
+
+// Limits on credentials.
+const (
+	maxCredentialName = 128
+	minPlaceholderLen = 16
+	maxPlaceholderLen = 256
+)
+
+// ErrInvalidCredential is wrapped by every error about a Credential or a
+// credential name.
+var ErrInvalidCredential = errors.New("invalid credential")
+
+// NewPlaceholder returns a fresh placeholder for the credential name:
+// "agentbox-placeholder-NAME-" and 32 random hex digits, unique per call,
+// recognisable, and safe in headers and URLs. name must be 1 to 128 bytes
+// of [A-Za-z0-9_].
+func NewPlaceholder(name string) (string, error) {
+	if err := checkCredentialName(name); err != nil {
+		return "", err
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("egress: placeholder: %w", err)
+	}
+	return PlaceholderPrefix + name + "-" + hex.EncodeToString(b[:]), nil
+}
+
+func checkCredentialName(name string) error {
+	if name == "" || len(name) > maxCredentialName {
+		return fmt.Errorf("%w: a name must be 1 to %d bytes long", ErrInvalidCredential, maxCredentialName)
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c == '_' || isAlnum(c)) {
+			return fmt.Errorf("%w: name %q: only letters, digits and _ are allowed", ErrInvalidCredential, name)
+		}
+	}
+	return nil
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// placeholderByte reports the bytes a placeholder may hold: URL
+// "unreserved" characters, which are also header token characters.
+func placeholderByte(c byte) bool {
+	return isAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// Rules of the decisions about credentials and intercepted requests.
+const (
+	RuleCredentialUse   = "credential-use"         // a value was injected
+	RuleCredentialLeak  = "credential-leak"        // a placeholder went toward a host not bound to it
+	RuleCredentialError = "credential-unavailable" // the value could not be fetched or is not a valid header value
+	RuleUpstreamTLS     = "upstream-tls"           // an intercepted upstream failed TLS verification
+	RuleMethod          = "method-refused"         // TRACE, TRACK or CONNECT inside an intercepted tunnel
+)
+
+// DefaultCAValidity is how long a proxy's CA is valid by default.
+const DefaultCAValidity = 24 * time.Hour
+
+// credential is a validated Credential.
+type credential struct {
+	name   string
+	ph     []byte
+	value  func(ctx context.Context) (vault.Secret, error)
+	hosts  patternIndex
+	bound  string // the host patterns, for reasons
+	header string // canonical header name; "" for any
+}
+
+// binds reports whether the credential may go to t.
+func (c *credential) binds(t target) bool {
+	_, ok := c.hosts.lookup(t, true)
+	return ok
+}
+
+// credSet is the compiled Credentials of a Proxy with the CA and the trust
+// that interception needs.
+type credSet struct {
+	all      []*credential
+	ca       *ca
+	roots    *x509.CertPool
+	sessions tls.ClientSessionCache
+	server   *tls.Config // shared base of the client-facing TLS configs
+}
+
+func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration) (*credSet, error) {
+	cs := &credSet{roots: roots, sessions: tls.NewLRUClientSessionCache(64)}
+	var bound []Pattern
+	names := map[string]bool{}
+	for i, c := range list {
+		cr, pats, err := compileCredential(c)
+		if err != nil {
+			return nil, fmt.Errorf("credential %d: %w", i+1, err)
+		}
+		if names[cr.name] {
+			return nil, fmt.Errorf("%w: %s is listed twice", ErrInvalidCredential, cr.name)
+		}
+		names[cr.name] = true
+		for _, o := range cs.all {
+			if strings.Contains(string(o.ph), string(cr.ph)) || strings.Contains(string(cr.ph), string(o.ph)) {
+				return nil, fmt.Errorf("%w: the placeholders of %s and %s contain one another", ErrInvalidCredential, o.name, cr.name)
+			}
+		}
+		cs.all = append(cs.all, cr)
+		bound = append(bound, pats...)
+	}
+	if cs.roots == nil {
+		rs, err := systemRoots()
+		if err != nil {
+			return nil, err
+		}
+		cs.roots = rs.pool
+	}
+	if validity <= 0 {
+		validity = DefaultCAValidity
+	}
+	var err error
+	if cs.ca, err = newCA(validity, bound); err != nil {
+		return nil, err
+	}
+	cs.server = &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	return cs, nil
+}
+
+func compileCredential(c Credential) (*credential, []Pattern, error) {
+	if err := checkCredentialName(c.Name); err != nil {
+		return nil, nil, err
+	}
+	cr := &credential{name: c.Name, value: c.Value}
+	if c.Value == nil {
+		return nil, nil, fmt.Errorf("%w: %s has no Value", ErrInvalidCredential, c.Name)
+	}
+	if n := len(c.Placeholder); n < minPlaceholderLen || n > maxPlaceholderLen {
+		return nil, nil, fmt.Errorf("%w: %s: a placeholder must be %d to %d bytes long", ErrInvalidCredential, c.Name, minPlaceholderLen, maxPlaceholderLen)
+	}
+	for i := 0; i < len(c.Placeholder); i++ {
+		if !placeholderByte(c.Placeholder[i]) {
+			return nil, nil, fmt.Errorf("%w: %s: a placeholder may hold only letters, digits and -._~", ErrInvalidCredential, c.Name)
+		}
+	}
+	cr.ph = []byte(c.Placeholder)
+	if c.Header != "" {
+		if !validHeaderName(c.Header) {
+			return nil, nil, fmt.Errorf("%w: %s: %q is not a header name", ErrInvalidCredential, c.Name, c.Header)
+		}
+		cr.header = textproto.CanonicalMIMEHeaderKey(c.Header)
+	}
+	var pats []Pattern
+	var shown []string
+	for _, h := range c.Hosts {
+		p, err := ParsePattern(h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidCredential, c.Name, err)
+		}
+		if p.matchesEveryHost() {
+			return nil, nil, fmt.Errorf("%w: %s: host %q would send the value to every host; name the hosts", ErrInvalidCredential, c.Name, h)
+		}
+		cr.hosts.add(p)
+		pats = append(pats, p)
+		shown = append(shown, p.String())
+	}
+	cr.bound = strings.Join(shown, ", ")
+	if cr.bound == "" {
+		cr.bound = "no host"
+	}
+	return cr, pats, nil
+}
+
+// validHeaderName reports whether s is an HTTP field name (a token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isAlnum(c) && !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// intercepts reports whether tunnels to t are intercepted: some credential
+// is bound to t.
+func (cs *credSet) intercepts(t target) bool {
+	for _, c := range cs.all {
+		if c.binds(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// split returns the credentials bound to t and the others.
+func (cs *credSet) split(t target) (bound, others []*credential) {
+	for _, c := range cs.all {
+		if c.binds(t) {
+			bound = append(bound, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	return bound, others
+}
+
+// CACertPEM returns the PEM certificate of the proxy's CA, which sandboxed
+// programs must trust for intercepted tunnels, or nil when the proxy has no
+// Credentials. Its private key never leaves the Proxy's memory.
+func (p *Proxy) CACertPEM() []byte {
+	if p.creds == nil {
+		return nil
+	}
+	return append([]byte(nil), p.creds.ca.certPEM...)
+}
+
+// TrustBundle returns the roots agentbox trusts (SystemRootsPEM) followed
+// by the proxy's CA (when it has one): the CA file a sandboxed program
+// should use (see TrustEnv).
+func (p *Proxy) TrustBundle() ([]byte, error) {
+	rs, err := systemRoots()
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(nil), rs.pem...)
+	return append(out, p.CACertPEM()...), nil
+}
+
+// plainLeak refuses a plain-HTTP request that carries a placeholder in its
+// request line or headers: values are never injected into plain HTTP, so
+// a placeholder there is a leak whatever the host. It reports whether it
+// refused.
+func (h *connHandler) plainLeak(pr *proxyRequest) bool {
+	if h.p.creds == nil {
+		return false
+	}
+	l := findLeak(h.p.creds.all, pr.head, pr.req.Header)
+	if l == nil {
+		return false
+	}
+	h.refuseLeak(pr.target, netip.Addr{}, l)
+	return true
+}
+
+// refuseLeak records and answers a plain-HTTP request that carried a
+// placeholder.
+func (h *connHandler) refuseLeak(t target, addr netip.Addr, l *leak) {
+	d := Decision{Time: time.Now(), Proto: ProtoHTTP, Host: t.host(), Port: t.port, Addr: addr,
+		Rule: RuleCredentialLeak, Credential: l.cred.name,
+		Reason: fmt.Sprintf("the placeholder of credential %s is in %s of a plain-HTTP request; credentials are injected only over HTTPS, to %s",
+			l.cred.name, l.where, l.cred.bound)}
+	h.p.record(d)
+	h.writeError(http.StatusForbidden, d.Rule, refusalText(d))
+}

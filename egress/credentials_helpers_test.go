@@ -1,0 +1,312 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// quietLog drops the test servers' complaints about handshakes the tests
+// make fail on purpose.
+var quietLog = log.New(io.Discard, "", 0)
+
+// testRoot is a root CA standing in for the public roots upstreams chain
+// to.
+type testRoot struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pool *x509.CertPool
+	pem  []byte
+}
+
+func newTestRoot(t testing.TB, name string) *testRoot {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(time.Now().UnixNano()),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &testRoot{cert: cert, key: key, pool: pool, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// issue returns a server certificate for names signed by the root.
+func (r *testRoot) issue(t testing.TB, names ...string) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: names[0]},
+		DNSNames:     names,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, r.cert, &key.PublicKey, r.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// seenRequest is what an upstream received.
+type seenRequest struct {
+	Host, Method, URI, Remote string
+	Header, Trailer           http.Header
+	Body                      string
+}
+
+// upstreamLog records the requests an upstream received.
+type upstreamLog struct {
+	mu   sync.Mutex
+	reqs []seenRequest
+}
+
+func (l *upstreamLog) add(s seenRequest) {
+	l.mu.Lock()
+	l.reqs = append(l.reqs, s)
+	l.mu.Unlock()
+}
+
+func (l *upstreamLog) all() []seenRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]seenRequest(nil), l.reqs...)
+}
+
+// recordingHandler records each request and answers "ok HOST".
+func recordingHandler(log *upstreamLog) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		log.add(seenRequest{Host: r.Host, Method: r.Method, URI: r.RequestURI, Remote: r.RemoteAddr,
+			Header: r.Header.Clone(), Trailer: r.Trailer.Clone(), Body: string(body)})
+		fmt.Fprintf(w, "ok %s", r.Host)
+	}
+}
+
+// lockedBuffer is a concurrency-safe log sink.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Test hosts and their checked addresses.
+var (
+	addrAPI    = addrAllowed                         // api.test: API_KEY is bound to it
+	addrOther2 = addrOther                           // other.test: OTHER_KEY is bound to it
+	addrThird  = netip.MustParseAddr("203.0.113.30") // third.test: no credential
+)
+
+// Real values the tests inject; they must never show up anywhere but at
+// the bound upstream.
+const (
+	apiValue   = "sk-REAL-api-value-6f1d0c2a9b"
+	otherValue = "gh-REAL-other-value-88e1b7c4"
+)
+
+// credEnv is a proxy with two credentials, an HTTPS upstream per host and
+// a capture of everything the proxy says.
+type credEnv struct {
+	h        *harness
+	root     *testRoot
+	logs     *lockedBuffer
+	ph       map[string]string // credential name → placeholder
+	up       map[string]*upstreamLog
+	fetches  atomic.Int64
+	clientCA *x509.CertPool // the run CA and the test root
+}
+
+// credOption adjusts the credentials or config of a credEnv.
+type credOption func(*Config)
+
+func newCredEnv(t *testing.T, opts ...credOption) *credEnv {
+	t.Helper()
+	e := &credEnv{root: newTestRoot(t, "test root"), logs: &lockedBuffer{},
+		ph: map[string]string{}, up: map[string]*upstreamLog{}}
+	for _, n := range []string{"API_KEY", "OTHER_KEY"} {
+		ph, err := NewPlaceholder(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.ph[n] = ph
+	}
+	cfg := Config{
+		Policy:        Policy{Allowed: []string{"api.test", "other.test", "third.test"}},
+		Logger:        slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		UpstreamRoots: e.root.pool,
+		Credentials: []Credential{
+			{Name: "API_KEY", Placeholder: e.ph["API_KEY"], Hosts: []string{"api.test"}, Value: e.value(apiValue)},
+			{Name: "OTHER_KEY", Placeholder: e.ph["OTHER_KEY"], Hosts: []string{"other.test"}, Header: "Authorization", Value: e.value(otherValue)},
+		},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e.h = newHarness(t, cfg)
+	e.h.res.mu.Lock()
+	e.h.res.answers["api.test"] = []netip.Addr{addrAPI}
+	e.h.res.answers["other.test"] = []netip.Addr{addrOther2}
+	e.h.res.answers["third.test"] = []netip.Addr{addrThird}
+	e.h.res.mu.Unlock()
+	for host, a := range map[string]netip.Addr{"api.test": addrAPI, "other.test": addrOther2, "third.test": addrThird} {
+		e.up[host] = &upstreamLog{}
+		srv := httptest.NewUnstartedServer(recordingHandler(e.up[host]))
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
+		srv.Config.ErrorLog = quietLog
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+		plain := httptest.NewServer(recordingHandler(e.up[host]))
+		t.Cleanup(plain.Close)
+		e.h.dial.route(ap(a, 80), plain.Listener.Addr().String())
+	}
+	e.clientCA = x509.NewCertPool()
+	if !e.clientCA.AppendCertsFromPEM(e.h.p.CACertPEM()) {
+		t.Fatal("CACertPEM holds no certificate")
+	}
+	e.clientCA.AddCert(e.root.cert)
+	return e
+}
+
+// value returns a Credential.Value that hands out a fresh copy each time.
+func (e *credEnv) value(v string) func(context.Context) (vault.Secret, error) {
+	return func(context.Context) (vault.Secret, error) {
+		e.fetches.Add(1)
+		return vault.NewSecret([]byte(v)), nil
+	}
+}
+
+// client returns an HTTP client that reaches the proxy by CONNECT
+// ("http") or SOCKS5 ("socks5") and trusts the run CA and the test root.
+func (e *credEnv) client(scheme string) *http.Client {
+	return &http.Client{
+		Timeout: 5 * time.Second,
+		Transport: &http.Transport{
+			Proxy:           http.ProxyURL(&url.URL{Scheme: scheme, Host: e.h.addr}),
+			TLSClientConfig: &tls.Config{RootCAs: e.clientCA},
+		},
+	}
+}
+
+// do sends a request and returns the response with its body read.
+func do(t *testing.T, c *http.Client, method, u string, hdr map[string]string, body io.Reader) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// assertNoValue fails if a real value shows up in a decision, a log record
+// or any of texts.
+func (e *credEnv) assertNoValue(t *testing.T, texts ...string) {
+	t.Helper()
+	var all []string
+	for _, d := range e.h.sink.all() {
+		all = append(all, fmt.Sprintf("%+v %#v", d, d))
+	}
+	all = append(all, e.logs.String())
+	all = append(all, texts...)
+	for _, s := range all {
+		for _, v := range []string{apiValue, otherValue} {
+			if strings.Contains(s, v) {
+				t.Fatalf("a real value leaked into %q", s)
+			}
+		}
+	}
+}
+
+// decisionsWith returns the decisions with rule.
+func (e *credEnv) decisionsWith(rule string) []Decision {
+	var out []Decision
+	for _, d := range e.h.sink.all() {
+		if d.Rule == rule {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// waitRule waits for n decisions with rule.
+func (e *credEnv) waitRule(t *testing.T, rule string, n int) []Decision {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		ds := e.decisionsWith(rule)
+		if len(ds) >= n || time.Now().After(deadline) {
+			if len(ds) < n {
+				t.Fatalf("want %d %s decisions, got %d: %+v", n, rule, len(ds), e.h.sink.all())
+			}
+			return ds
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

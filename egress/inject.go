@@ -1,0 +1,333 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// readTunnelRequest reads one request inside an intercepted tunnel to tgt
+// and checks it: HTTP/1.x, not TRACE, TRACK or CONNECT, and a Host header
+// and request target (origin form, or an https URI) that name tgt, so the
+// request cannot be routed to another host by a front end shared with
+// tgt. head is the request line and header block as sent. Connection
+// errors are returned as they are; anything else is a *requestError.
+func readTunnelRequest(br *bufio.Reader, tgt target) (req *http.Request, head []byte, err error) {
+	block, err := peekHeader(br)
+	if err != nil {
+		if errors.Is(err, errHeaderTooLarge) {
+			return nil, nil, &requestError{status: http.StatusRequestHeaderFieldsTooLarge, rule: RuleBadRequest, msg: err.Error(), err: err}
+		}
+		return nil, nil, err
+	}
+	head = bytes.Clone(block)
+	hosts := headerValues(block, "Host")
+	req, err = http.ReadRequest(br)
+	if err != nil {
+		if isConnError(err) {
+			return nil, nil, err
+		}
+		return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest, msg: "malformed request: " + err.Error(), err: err}
+	}
+	if req.ProtoMajor != 1 {
+		return nil, nil, &requestError{status: http.StatusHTTPVersionNotSupported, rule: RuleBadRequest,
+			msg: "only HTTP/1.x is relayed on an intercepted connection"}
+	}
+	switch req.Method {
+	case "TRACE", "TRACK":
+		return nil, nil, &requestError{status: http.StatusMethodNotAllowed, rule: RuleMethod,
+			msg: req.Method + " is refused: it would echo injected credentials back"}
+	case http.MethodConnect:
+		return nil, nil, &requestError{status: http.StatusMethodNotAllowed, rule: RuleMethod,
+			msg: "CONNECT inside an intercepted tunnel is refused"}
+	}
+	if req.URL.Host != "" || req.URL.Scheme != "" {
+		if req.URL.Scheme != "https" {
+			return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest,
+				msg: "an absolute request target inside TLS must be an https:// URI"}
+		}
+		hosts = append(hosts, req.URL.Host)
+	}
+	for _, hv := range hosts {
+		ht, err := parseHostPort(hv, 443)
+		if err != nil || ht != tgt {
+			return nil, nil, &requestError{status: http.StatusForbidden, rule: RuleHostMismatch,
+				msg: fmt.Sprintf("Host %q does not name the tunnel's host %s", hv, tgt)}
+		}
+	}
+	if !validRequestURI(req.RequestURI) {
+		return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest, msg: "invalid request target"}
+	}
+	if req.Host == "" { // HTTP/1.0 without Host
+		req.Host = tgt.String()
+	}
+	return req, head, nil
+}
+
+// validRequestURI reports whether s can go on a request line as it is.
+func validRequestURI(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v can go into a header field as it is:
+// no control characters but tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func validSecretValue(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// injection is a credential injected into a request, and where.
+type injection struct {
+	cred    *credential
+	headers []string
+}
+
+// credentialError is a credential that could not be injected. Its text
+// names the credential, never the value.
+type credentialError struct {
+	cred *credential
+	msg  string
+	err  error
+}
+
+func (e *credentialError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("credential %s: %s: %v", e.cred.name, e.msg, e.err)
+	}
+	return fmt.Sprintf("credential %s: %s", e.cred.name, e.msg)
+}
+
+func (e *credentialError) Unwrap() error { return e.err }
+
+// headBuilder serialises a request head for the upstream, injecting the
+// values of the bound credentials.
+type headBuilder struct {
+	ctx     context.Context
+	bound   []*credential
+	b       *wipeBuf
+	secrets map[*credential]vault.Secret
+	used    []injection
+}
+
+// buildHead serialises req's head (hop-by-hop headers already removed)
+// with canonical framing, replacing the placeholders of bound in the
+// header values each may go into. The buffer holds values: the caller
+// writes it and wipes it. The fetched values are wiped before buildHead
+// returns.
+func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string) (*wipeBuf, []injection, error) {
+	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024)}
+	defer hb.wipeSecrets()
+	b := hb.b
+	b.str(req.Method)
+	b.str(" ")
+	b.str(req.RequestURI)
+	b.str(" HTTP/1.1\r\nHost: ")
+	b.str(req.Host)
+	b.str("\r\n")
+	keys := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		switch k {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade":
+			continue
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range req.Header[k] {
+			if !validHeaderName(k) || !validHeaderValue(v) {
+				b.wipe()
+				return nil, nil, fmt.Errorf("invalid header %q", k)
+			}
+			b.str(k)
+			b.str(": ")
+			if err := hb.value(k, v); err != nil {
+				b.wipe()
+				return nil, nil, err
+			}
+			b.str("\r\n")
+		}
+	}
+	switch {
+	case req.ContentLength > 0 || req.ContentLength == 0 && req.Header.Get("Content-Length") != "":
+		fmt.Fprintf(b, "Content-Length: %d\r\n", req.ContentLength)
+	case req.ContentLength < 0:
+		b.str("Transfer-Encoding: chunked\r\n")
+	}
+	switch {
+	case upgrade != "" && validHeaderValue(upgrade):
+		b.str("Connection: Upgrade\r\nUpgrade: ")
+		b.str(upgrade)
+		b.str("\r\n")
+	case req.Close:
+		b.str("Connection: close\r\n")
+	}
+	b.str("\r\n")
+	return b, hb.used, nil
+}
+
+// Write lets fmt write into a wipeBuf.
+func (w *wipeBuf) Write(p []byte) (int, error) {
+	w.write(p)
+	return len(p), nil
+}
+
+// value writes the header value v of header k, with the placeholders of
+// the credentials that may go into k replaced by their values, directly or
+// inside Basic credentials.
+func (hb *headBuilder) value(k, v string) error {
+	var eligible []*credential
+	for _, c := range hb.bound {
+		if c.header == "" || c.header == k {
+			eligible = append(eligible, c)
+		}
+	}
+	if len(eligible) == 0 {
+		hb.b.str(v)
+		return nil
+	}
+	rest, found := v, false
+	for {
+		i, c := firstPlaceholder(rest, eligible)
+		if c == nil {
+			break
+		}
+		sec, err := hb.secret(c, true)
+		if err != nil {
+			return err
+		}
+		hb.b.str(rest[:i])
+		hb.b.write(sec)
+		rest = rest[i+len(c.ph):]
+		hb.note(c, k)
+		found = true
+	}
+	if !found {
+		if ok, err := hb.basic(k, v, eligible); ok || err != nil {
+			return err
+		}
+	}
+	hb.b.str(rest)
+	return nil
+}
+
+// basic writes v, Basic credentials, with placeholders replaced inside the
+// decoded text; it reports false (writing nothing) when v holds none.
+func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) {
+	dec := decodeBasic(v)
+	if dec == nil {
+		return false, nil
+	}
+	defer clear(dec)
+	plain := newWipeBuf(len(dec) + 64)
+	defer plain.wipe()
+	rest, found := dec, false
+	for {
+		i, c := firstPlaceholder(string(rest), eligible)
+		if c == nil {
+			break
+		}
+		sec, err := hb.secret(c, false)
+		if err != nil {
+			return false, err
+		}
+		plain.write(rest[:i])
+		plain.write(sec)
+		rest = rest[i+len(c.ph):]
+		hb.note(c, k+" (Basic)")
+		found = true
+	}
+	if !found {
+		return false, nil
+	}
+	plain.write(rest)
+	enc := newWipeBuf(base64.StdEncoding.EncodedLen(len(plain.b)))
+	defer enc.wipe()
+	enc.b = enc.b[:cap(enc.b)]
+	base64.StdEncoding.Encode(enc.b, plain.b)
+	hb.b.str("Basic ")
+	hb.b.write(enc.b)
+	return true, nil
+}
+
+// firstPlaceholder returns the earliest placeholder of creds in s.
+func firstPlaceholder(s string, creds []*credential) (int, *credential) {
+	best, bc := -1, (*credential)(nil)
+	for _, c := range creds {
+		if i := strings.Index(s, string(c.ph)); i >= 0 && (best < 0 || i < best) {
+			best, bc = i, c
+		}
+	}
+	return best, bc
+}
+
+// secret fetches c's value once per request. inHeader requires it to be a
+// valid header value (a value with CR or LF would split the header).
+func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
+	s, ok := hb.secrets[c]
+	if !ok {
+		var err error
+		s, err = c.value(hb.ctx)
+		if err != nil {
+			return nil, &credentialError{cred: c, msg: "fetching the value failed", err: err}
+		}
+		if hb.secrets == nil {
+			hb.secrets = make(map[*credential]vault.Secret)
+		}
+		hb.secrets[c] = s
+	}
+	if s.Len() == 0 {
+		return nil, &credentialError{cred: c, msg: "the value is empty"}
+	}
+	if inHeader && !validSecretValue(s.Bytes()) {
+		return nil, &credentialError{cred: c, msg: "the value holds control characters and cannot go into a header"}
+	}
+	return s.Bytes(), nil
+}
+
+func (hb *headBuilder) note(c *credential, header string) {
+	for i := range hb.used {
+		if hb.used[i].cred == c {
+			if !slices.Contains(hb.used[i].headers, header) {
+				hb.used[i].headers = append(hb.used[i].headers, header)
+			}
+			return
+		}
+	}
+	hb.used = append(hb.used, injection{cred: c, headers: []string{header}})
+}
+
+func (hb *headBuilder) wipeSecrets() {
+	for _, s := range hb.secrets {
+		s.Wipe()
+	}
+}

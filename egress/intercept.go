@@ -1,0 +1,144 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// Who spoke first in an intercepted tunnel.
+const (
+	undecided int32 = iota
+	upstreamFirst
+	clientFirst
+)
+
+// interceptTunnel runs a tunnel to a host a credential is bound to. The
+// client's first flight is inspected as in every tunnel (a fronted or
+// malformed ClientHello is refused). If it is a TLS ClientHello, the
+// tunnel is intercepted (intercept); if it is something else, or the
+// upstream speaks first (a protocol that is not TLS), the tunnel is spliced
+// like any other and the proxy does not look into it.
+func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision) {
+	t := newTunnel(p, client, up)
+	_ = client.SetDeadline(time.Time{})
+	_ = up.SetDeadline(time.Time{})
+
+	// While the client's first flight is awaited, watch the upstream: if
+	// it sends first, relay it from then on like a spliced tunnel.
+	var state atomic.Int32
+	down := make(chan struct{})
+	go func() {
+		defer close(down)
+		if !waitDataBlocks {
+			return
+		}
+		_, _ = waitData(rawConn(up))
+		if state.CompareAndSwap(undecided, upstreamFirst) {
+			t.pump(client, up, &p.stats.bytesDown)
+		}
+	}()
+
+	raw, hello, ok := t.inspectFirstFlight(pending, tgt, d)
+	if !ok {
+		<-down
+		t.closeBoth()
+		return
+	}
+	if !state.CompareAndSwap(undecided, clientFirst) {
+		if t.forwardFirst(raw) {
+			t.pump(up, client, &p.stats.bytesUp)
+		}
+		<-down
+		t.closeBoth()
+		return
+	}
+	_ = up.SetReadDeadline(time.Unix(1, 0)) // wake the watcher
+	<-down
+	_ = up.SetReadDeadline(time.Time{})
+
+	if hello == nil {
+		p.spliceRest(t, raw)
+		return
+	}
+	p.intercept(t, raw, tgt, d)
+}
+
+// spliceRest runs a tunnel whose first flight was read but not forwarded.
+func (p *Proxy) spliceRest(t *tunnel, raw []byte) {
+	down := make(chan struct{})
+	go func() {
+		defer close(down)
+		t.pump(t.client, t.up, &p.stats.bytesDown)
+	}()
+	if t.forwardFirst(raw) {
+		t.pump(t.up, t.client, &p.stats.bytesUp)
+	}
+	<-down
+	t.closeBoth()
+}
+
+// intercept terminates the client's TLS with a certificate for tgt from
+// the proxy's CA, opens TLS to the checked upstream (verified against the
+// upstream roots, tgt as the server name) and relays HTTP/1.1 requests.
+// raw is the client's first flight (its ClientHello), not yet answered.
+func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
+	defer t.closeBoth()
+	leaf, err := p.creds.ca.leafFor(tgt)
+	if err != nil {
+		p.log.Error("egress: cannot intercept", "target", tgt.String(), "err", err)
+		return
+	}
+	scfg := p.creds.server.Clone()
+	scfg.Certificates = []tls.Certificate{*leaf}
+	client := tls.Server(&idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}, scfg)
+	if err := p.tlsHandshake(client); err != nil {
+		p.log.Info("egress: TLS handshake with the client failed (does it trust the proxy's CA?)",
+			"target", tgt.String(), "err", err)
+		return
+	}
+	defer client.Close()
+	cbr := bufio.NewReaderSize(client, 4096)
+
+	upstream := tls.Client(&idleConn{Conn: t.up.Conn, idle: p.idle}, &tls.Config{
+		ServerName:         tgt.host(),
+		RootCAs:            p.creds.roots,
+		NextProtos:         []string{"http/1.1"},
+		MinVersion:         tls.VersionTLS12,
+		ClientSessionCache: p.creds.sessions,
+	})
+	r := &relay{p: p, tgt: tgt, d: d, client: client, cbr: cbr}
+	if err := p.tlsHandshake(upstream); err != nil {
+		r.refuseUpstream(err)
+		return
+	}
+	defer upstream.Close()
+	r.up, r.ubr = upstream, bufio.NewReaderSize(upstream, 4096)
+	r.bound, r.others = p.creds.split(tgt)
+	r.serve()
+}
+
+// tlsHandshake runs a TLS handshake bounded by the handshake timeout.
+func (p *Proxy) tlsHandshake(c *tls.Conn) error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
+	defer cancel()
+	return c.HandshakeContext(ctx)
+}
+
+// prefixConn reads pre before reading the connection.
+type prefixConn struct {
+	net.Conn
+	pre []byte
+}
+
+func (c *prefixConn) Read(b []byte) (int, error) {
+	if len(c.pre) > 0 {
+		n := copy(b, c.pre)
+		c.pre = c.pre[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
+}

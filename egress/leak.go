@@ -1,0 +1,219 @@
+package egress
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// leak is a placeholder found in a request toward a host its credential is
+// not bound to.
+type leak struct {
+	cred  *credential
+	where string
+}
+
+// findLeak looks for the placeholders of creds in a request head as sent
+// (request line and header block) and in the Basic credentials of its
+// header values.
+func findLeak(creds []*credential, head []byte, h http.Header) *leak {
+	for _, c := range creds {
+		if bytes.Contains(head, c.ph) {
+			return &leak{c, "the request line or headers"}
+		}
+	}
+	for _, vs := range h {
+		for _, v := range vs {
+			if l := basicLeak(creds, v); l != nil {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// findLeakIn looks for the placeholders of creds in header values (a
+// request's trailers).
+func findLeakIn(creds []*credential, h http.Header, where string) *leak {
+	for _, vs := range h {
+		for _, v := range vs {
+			for _, c := range creds {
+				if strings.Contains(v, string(c.ph)) {
+					return &leak{c, where}
+				}
+			}
+			if l := basicLeak(creds, v); l != nil {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+func basicLeak(creds []*credential, v string) *leak {
+	dec := decodeBasic(v)
+	if dec == nil {
+		return nil
+	}
+	defer clear(dec)
+	for _, c := range creds {
+		if bytes.Contains(dec, c.ph) {
+			return &leak{c, "Basic credentials"}
+		}
+	}
+	return nil
+}
+
+// decodeBasic returns the decoded credentials of a header value of the
+// form "Basic base64", or nil.
+func decodeBasic(v string) []byte {
+	scheme, rest, ok := strings.Cut(strings.TrimLeft(v, " \t"), " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return nil
+	}
+	rest = strings.Trim(rest, " \t")
+	if rest == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(rest)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(rest); err != nil {
+			return nil
+		}
+	}
+	return b
+}
+
+// errPlaceholder is what a leakReader returns once it found a placeholder.
+var errPlaceholder = errors.New("a credential placeholder in the body")
+
+// leakReader passes a body through, scanning it for the placeholders of
+// creds before any byte leaves: it holds back the last len(placeholder)-1
+// bytes until more arrive, so a placeholder split across reads (or chunks)
+// is found before its first byte is returned. Once one is found it returns
+// errPlaceholder and leak names the credential.
+type leakReader struct {
+	r          io.Reader
+	creds      []*credential
+	keep       int
+	buf        []byte
+	start, end int   // buf[start:end] is scanned and not yet returned
+	err        error // from r, returned once the buffer is drained
+	leak       *credential
+}
+
+const leakBufSize = 32 << 10
+
+func newLeakReader(r io.Reader, creds []*credential) *leakReader {
+	keep := 0
+	for _, c := range creds {
+		keep = max(keep, len(c.ph)-1)
+	}
+	return &leakReader{r: r, creds: creds, keep: keep, buf: make([]byte, leakBufSize+keep)}
+}
+
+func (l *leakReader) Read(p []byte) (int, error) {
+	if l.leak != nil {
+		return 0, errPlaceholder
+	}
+	for {
+		ready := l.end - l.start
+		if l.err == nil {
+			ready -= l.keep
+		}
+		if ready > 0 {
+			n := copy(p, l.buf[l.start:l.start+ready])
+			l.start += n
+			return n, nil
+		}
+		if l.err != nil {
+			return 0, l.err
+		}
+		if l.end == len(l.buf) {
+			l.end = copy(l.buf, l.buf[l.start:l.end])
+			l.start = 0
+		}
+		n, err := l.r.Read(l.buf[l.end:])
+		if n > 0 {
+			// A match ending in the new bytes starts at most keep bytes
+			// before them, within what is still held back.
+			from := max(l.end-l.keep, 0)
+			l.end += n
+			for _, c := range l.creds {
+				if bytes.Contains(l.buf[from:l.end], c.ph) {
+					l.leak = c
+					clear(l.buf)
+					return 0, errPlaceholder
+				}
+			}
+		}
+		if err != nil {
+			l.err = err
+		}
+	}
+}
+
+// Close closes the underlying reader if it is a Closer.
+func (l *leakReader) Close() error {
+	if c, ok := l.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// wipeBuf is a byte buffer for data that holds secrets: when it grows it
+// wipes the array it leaves, and wipe clears it all.
+type wipeBuf struct{ b []byte }
+
+func newWipeBuf(n int) *wipeBuf { return &wipeBuf{b: make([]byte, 0, n)} }
+
+func (w *wipeBuf) grow(n int) {
+	if len(w.b)+n <= cap(w.b) {
+		return
+	}
+	nb := make([]byte, len(w.b), 2*cap(w.b)+n)
+	copy(nb, w.b)
+	clear(w.b[:cap(w.b)])
+	w.b = nb
+}
+
+func (w *wipeBuf) write(p []byte) {
+	w.grow(len(p))
+	w.b = append(w.b, p...)
+}
+
+func (w *wipeBuf) str(s string) {
+	w.grow(len(s))
+	w.b = append(w.b, s...)
+}
+
+func (w *wipeBuf) bytes() []byte { return w.b }
+
+func (w *wipeBuf) wipe() {
+	clear(w.b[:cap(w.b)])
+	w.b = w.b[:0]
+}
+
+// maxHeldBody bounds the request bodies of known length that are read
+// whole and checked before any byte of the request leaves: such a request
+// with a placeholder reaches the upstream not even in part. Longer and
+// chunked bodies are checked as they stream (the request is cut off before
+// the placeholder).
+const maxHeldBody = 1 << 20
+
+// holdBody reads a body of known length up to maxHeldBody through scan.
+// It returns the body (nil when it is not held), or errPlaceholder with
+// scan.leak set.
+func holdBody(scan *leakReader, length int64) ([]byte, error) {
+	if length <= 0 || length > maxHeldBody {
+		return nil, nil
+	}
+	b := make([]byte, length)
+	if _, err := io.ReadFull(scan, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

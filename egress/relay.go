@@ -1,0 +1,322 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"time"
+)
+
+// relay carries the HTTP/1.1 requests of one intercepted tunnel, one at a
+// time, over one upstream TLS connection.
+type relay struct {
+	p             *Proxy
+	tgt           target
+	d             Decision // the tunnel's
+	bound, others []*credential
+	client        *tls.Conn
+	cbr           *bufio.Reader
+	up            *tls.Conn
+	ubr           *bufio.Reader
+}
+
+// serve relays requests until either side closes or a request is refused.
+func (r *relay) serve() {
+	for {
+		req, head, err := r.readRequest()
+		if err != nil {
+			var re *requestError
+			if errors.As(err, &re) {
+				r.refuse(re.status, re.rule, re.msg, "")
+			}
+			return
+		}
+		if !r.exchange(req, head) {
+			return
+		}
+	}
+}
+
+// readRequest reads the next request, growing the buffer once for large
+// headers.
+func (r *relay) readRequest() (*http.Request, []byte, error) {
+	req, head, err := readTunnelRequest(r.cbr, r.tgt)
+	if errors.Is(err, errHeaderTooLarge) && r.cbr.Size() < maxHeaderBytes {
+		r.cbr = bufio.NewReaderSize(r.cbr, maxHeaderBytes)
+		req, head, err = readTunnelRequest(r.cbr, r.tgt)
+	}
+	return req, head, err
+}
+
+// exchange relays one request and its response. It reports whether the
+// connection may carry another request.
+func (r *relay) exchange(req *http.Request, head []byte) bool {
+	p := r.p
+	if l := findLeak(r.others, head, req.Header); l != nil {
+		r.refuseLeak(l)
+		return false
+	}
+	var scan *leakReader
+	body := io.Reader(req.Body)
+	if len(r.others) > 0 && req.Body != http.NoBody {
+		scan = newLeakReader(req.Body, r.others)
+		body = scan
+	}
+	if strings.EqualFold(strings.TrimSpace(req.Header.Get("Expect")), "100-continue") {
+		req.Header.Del("Expect")
+		if _, err := io.WriteString(r.client, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+			return false
+		}
+	}
+	if scan != nil {
+		held, err := holdBody(scan, req.ContentLength)
+		if err != nil {
+			if scan.leak != nil {
+				r.refuseLeak(&leak{scan.leak, "the body"})
+			}
+			return false
+		}
+		if held != nil {
+			body = bytes.NewReader(held)
+		}
+	}
+	upgrade := upgradeProtocol(req.Header)
+	stripHopByHop(req.Header)
+
+	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
+	hb, used, err := buildHead(ctx, req, r.bound, upgrade)
+	cancel()
+	if err != nil {
+		var ce *credentialError
+		if errors.As(err, &ce) {
+			p.log.Warn("egress: credential not injected", "credential", ce.cred.name, "target", r.tgt.String(), "err", ce.Error())
+			r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
+		} else {
+			r.refuse(http.StatusBadRequest, RuleBadRequest, err.Error(), "")
+		}
+		return false
+	}
+	_, err = r.upw().Write(hb.bytes())
+	hb.wipe()
+	if err != nil {
+		return false
+	}
+	for _, u := range used {
+		p.record(r.decision(true, RuleCredentialUse,
+			fmt.Sprintf("%s injected into %s (bound to %s)", u.cred.name, strings.Join(u.headers, ", "), u.cred.bound),
+			u.cred.name))
+	}
+
+	if err := r.sendBody(req, body); err != nil {
+		var le *leakError
+		switch {
+		case scan != nil && scan.leak != nil:
+			r.refuseLeak(&leak{scan.leak, "the body"})
+		case errors.As(err, &le):
+			r.refuseLeak(le.leak)
+		}
+		return false
+	}
+
+	resp, err := r.readResponse(req)
+	if err != nil {
+		r.refuse(http.StatusBadGateway, "", "reading the upstream response failed: "+err.Error(), "")
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		if upgrade == "" {
+			r.refuse(http.StatusBadGateway, "", "the upstream switched protocols unasked", "")
+			return false
+		}
+		r.switchProtocols(resp)
+		return false
+	}
+	upstreamClose := resp.Close || resp.ContentLength < 0 && !chunked(resp.TransferEncoding) && resp.Body != http.NoBody
+	stripHopByHop(resp.Header)
+	resp.Close = upstreamClose || req.Close
+	bw := bufio.NewWriterSize(&countWriter{w: r.client, n: &p.stats.bytesDown}, 16<<10)
+	if resp.Body != http.NoBody {
+		resp.Body = &flushReader{ReadCloser: resp.Body, w: bw}
+	}
+	if err := resp.Write(writerOnly{bw}); err != nil || bw.Flush() != nil {
+		return false
+	}
+	return !resp.Close
+}
+
+// upw writes to the upstream, counting.
+func (r *relay) upw() io.Writer { return &countWriter{w: r.up, n: &r.p.stats.bytesUp} }
+
+// sendBody sends the request body with its own framing: exactly
+// Content-Length bytes, or chunks and then the trailers (checked for
+// placeholders).
+func (r *relay) sendBody(req *http.Request, body io.Reader) error {
+	if req.Body == http.NoBody {
+		return nil
+	}
+	bw := bufio.NewWriterSize(r.upw(), 16<<10)
+	src := &flushReader{ReadCloser: io.NopCloser(body), w: bw}
+	if req.ContentLength > 0 {
+		n, err := io.Copy(writerOnly{bw}, src)
+		if err == nil && n != req.ContentLength {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	cw := httputil.NewChunkedWriter(bw)
+	if _, err := io.Copy(cw, src); err != nil {
+		return err
+	}
+	if l := findLeakIn(r.others, req.Trailer, "a trailer"); l != nil {
+		return &leakError{l}
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	for k, vs := range req.Trailer {
+		for _, v := range vs {
+			if validHeaderName(k) && validHeaderValue(v) {
+				fmt.Fprintf(bw, "%s: %s\r\n", k, v)
+			}
+		}
+	}
+	_, _ = io.WriteString(bw, "\r\n")
+	return bw.Flush()
+}
+
+// readResponse reads the final response (or 101) to req; the proxy
+// answered any 100-continue itself.
+func (r *relay) readResponse(req *http.Request) (*http.Response, error) {
+	for {
+		resp, err := http.ReadResponse(r.ubr, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			_ = resp.Body.Close()
+			continue
+		}
+		return resp, nil
+	}
+}
+
+// switchProtocols passes a 101 response on and then relays bytes both
+// ways until both sides are done (WebSocket and other upgrades).
+func (r *relay) switchProtocols(resp *http.Response) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", resp.Status)
+	_ = resp.Header.Write(&b)
+	b.WriteString("\r\n")
+	if _, err := io.WriteString(r.client, b.String()); err != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := io.Copy(r.upw(), r.cbr)
+		if err == nil {
+			_ = r.up.CloseWrite()
+		} else {
+			_ = r.up.Close()
+			_ = r.client.Close()
+		}
+	}()
+	_, err := io.Copy(&countWriter{w: r.client, n: &r.p.stats.bytesDown}, r.ubr)
+	if err == nil {
+		_ = r.client.CloseWrite()
+	} else {
+		_ = r.up.Close()
+		_ = r.client.Close()
+	}
+	<-done
+}
+
+// decision is a Decision about a request in this tunnel.
+func (r *relay) decision(allowed bool, rule, reason, cred string) Decision {
+	return Decision{Time: time.Now(), Proto: ProtoHTTPS, Host: r.tgt.host(), Port: r.tgt.port,
+		Addr: r.d.Addr, Allowed: allowed, Rule: rule, Reason: reason, Credential: cred}
+}
+
+// refuse records a refusal and answers the client with status.
+func (r *relay) refuse(status int, rule, reason, cred string) {
+	d := r.decision(false, rule, reason, cred)
+	if rule != "" {
+		r.p.record(d)
+	}
+	text := "agentbox egress: " + reason + "\n"
+	if rule != "" {
+		text = refusalText(d)
+	}
+	_, _ = io.WriteString(r.client, errorResponse(status, rule, text))
+}
+
+func (r *relay) refuseLeak(l *leak) {
+	r.refuse(http.StatusForbidden, RuleCredentialLeak,
+		fmt.Sprintf("the placeholder of credential %s is in %s, and %s may go only to %s",
+			l.cred.name, l.where, l.cred.name, l.cred.bound),
+		l.cred.name)
+}
+
+// refuseUpstream records that TLS to the upstream failed and answers the
+// client's first request with 502.
+func (r *relay) refuseUpstream(err error) {
+	d := refuse(r.d, RuleUpstreamTLS, "TLS to the upstream failed: "+err.Error())
+	d.Time = time.Now()
+	r.p.record(d)
+	_ = r.client.SetReadDeadline(time.Now().Add(r.p.handshake))
+	if _, _, err := readTunnelRequest(r.cbr, r.tgt); err != nil && isConnError(err) {
+		return
+	}
+	_, _ = io.WriteString(r.client, errorResponse(http.StatusBadGateway, RuleUpstreamTLS, refusalText(d)))
+}
+
+// leakError carries a leak out of sendBody.
+type leakError struct{ leak *leak }
+
+func (e *leakError) Error() string { return "credential placeholder in " + e.leak.where }
+
+// writerOnly hides a bufio.Writer's ReadFrom, which reads into the buffer
+// a flushReader flushes.
+type writerOnly struct{ io.Writer }
+
+// flushReader flushes w before each read of the body it wraps: what was
+// written so far leaves before the relay waits for more (streamed
+// responses such as server-sent events arrive as they come), and a read
+// that returns much at once still goes out in few TLS records.
+type flushReader struct {
+	io.ReadCloser
+	w *bufio.Writer
+}
+
+func (f *flushReader) Read(b []byte) (int, error) {
+	if f.w.Buffered() > 0 {
+		if err := f.w.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	return f.ReadCloser.Read(b)
+}
+
+// upgradeProtocol returns the Upgrade header of a request that asks to
+// switch protocols (Connection: upgrade), or "".
+func upgradeProtocol(h http.Header) string {
+	for _, v := range h.Values("Connection") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return h.Get("Upgrade")
+			}
+		}
+	}
+	return ""
+}
