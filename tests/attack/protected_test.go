@@ -49,105 +49,220 @@ func hookScript(marker string) string {
 	return strconv.Quote("#!/bin/sh\ntouch " + marker + "\n")
 }
 
-// TestProtectedGitHooksAndConfig attacks the protected .git/hooks and
-// .git/config of a repository in a writable root: directly, and by renaming
-// their unprotected parent .git away and building a new one in its place.
-// Afterwards the host's git must not run anything the sandbox planted.
+// gitManagers are the two ways a Manager treats .git in writable roots:
+// read-only whole (the default) and AllowGitWrites (hooks and config
+// read-only, the rest writable, so that agents can commit).
+func gitManagers(t *testing.T) map[string]*agentbox.Manager {
+	t.Helper()
+	cfg := ciConfig()
+	cfg.Filesystem.AllowGitWrites = true
+	return map[string]*agentbox.Manager{"default": ciMgr, "allow_git_writes": newManager(t, cfg)}
+}
+
+// hostGitRuns runs git args in dir on the host, as the developer does after
+// the agent's command, and reports whether marker appeared (the planted
+// code ran).
+func hostGitRuns(dir, marker string, args ...string) bool {
+	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*"}, args...)...)
+	cmd.Dir, cmd.Env = dir, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"))
+	_ = cmd.Run() // a repository the attack broke may make git fail; the marker is the question
+	_, err := os.Stat(marker)
+	return err == nil
+}
+
+// fsmonitorConfig is a git configuration whose core.fsmonitor runs a
+// command on the next git status or commit.
+func fsmonitorConfig(prefix, marker string) string {
+	return strconv.Quote(prefix + "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch " + marker + " #\"\n")
+}
+
+// TestProtectedGitHooksAndConfig attacks the .git of a repository in a
+// writable root, under both git policies: the protected hooks and config
+// directly, by renaming them or their parent .git away and rebuilding it,
+// and by planting .git/commondir (which makes git read its configuration
+// from a directory the sandbox controls). Afterwards the host's git must
+// run nothing the sandbox planted.
 func TestProtectedGitHooksAndConfig(t *testing.T) {
 	t.Parallel()
-	w := newRepo(t)
-	marker := filepath.Join(newDir(t, 0o777), "pwned")
-	config := filepath.Join(w, ".git", "config")
-	configBefore := readOrEmpty(config)
-	evilConfig := strconv.Quote(configBefore + "[core]\n\tfsmonitor = \"touch " + marker + " #\"\n")
-	ps := []probe{
-		control("write_source", "write:"+w+"/main.txt", ""),
-		control("git_objects_writable", "mkdir:"+w+"/.git/objects/agentbox-attack", ""),
-		attack("hook_direct", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
-		attack("config_direct", "put:"+config+"|"+evilConfig),
-		attack("rename_hooks", "rename:"+w+"/.git/hooks|"+w+"/hooks.old"),
-		attack("rename_config", "rename:"+config+"|"+w+"/config.old"),
-		attack("rename_dotgit", "rename:"+w+"/.git|"+w+"/.git.orig"),
-		// Meaningful only when the rename went through: rebuild .git as a
-		// copy the sandbox owns, then plant a hook and a configuration.
-		attack("rebuild_dotgit", "exec:/bin/cp|-a|"+w+"/.git.orig/.|"+w+"/.git"),
-		attack("new_hook", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
-		attack("new_hook_executable", "chmod:755|"+w+"/.git/hooks/pre-commit"),
-		attack("new_config", "put:"+config+"|"+evilConfig),
-	}
-	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	for mode, m := range gitManagers(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newRepo(t)
+			marker := filepath.Join(newDir(t, 0o777), "pwned")
+			config := filepath.Join(w, ".git", "config")
+			configBefore := readOrEmpty(config)
+			evil := filepath.Join(w, "build", "cache")
+			objects := attack("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack")
+			if mode == "allow_git_writes" {
+				objects = control("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack", "")
+			}
+			ps := []probe{
+				control("write_source", "write:"+w+"/main.txt", ""),
+				objects,
+				attack("hook_direct", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
+				attack("config_direct", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
+				attack("rename_hooks", "rename:"+w+"/.git/hooks|"+w+"/hooks.old"),
+				attack("rename_config", "rename:"+config+"|"+w+"/config.old"),
+				attack("rename_dotgit", "rename:"+w+"/.git|"+w+"/.git.orig"),
+				// Meaningful only when the rename went through: rebuild .git as a
+				// copy the sandbox owns, then plant a hook and a configuration.
+				attack("rebuild_dotgit", "exec:/bin/cp|-a|"+w+"/.git.orig/.|"+w+"/.git"),
+				attack("new_hook", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
+				attack("new_hook_executable", "chmod:755|"+w+"/.git/hooks/pre-commit"),
+				attack("new_config", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
+				// .git/commondir: git then reads evil/config instead of .git/config.
+				control("evil_dirs", "mkdir:"+w+"/build", ""),
+				control("evil_dir", "mkdir:"+evil, ""),
+				control("evil_objects", "mkdir:"+evil+"/objects", ""),
+				control("evil_refs", "mkdir:"+evil+"/refs", ""),
+				control("evil_config", "put:"+evil+"/config|"+fsmonitorConfig("", marker), ""),
+				attack("commondir", "put:"+w+"/.git/commondir|"+strconv.Quote(evil+"\n")),
+			}
+			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
 
-	if got := readOrEmpty(config); got != configBefore {
-		t.Errorf("ESCAPE: .git/config on the host now reads:\n%s", got)
-	}
-	if strings.Contains(readOrEmpty(filepath.Join(w, ".git/hooks/pre-commit")), marker) {
-		t.Errorf("ESCAPE: the sandbox planted .git/hooks/pre-commit on the host")
-	}
-	// What the developer does next.
-	cmd := exec.Command("git", "-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "after the agent")
-	cmd.Dir, cmd.Env = w, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"))
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("ESCAPE: the host's git ran code the sandbox planted (%s exists)", marker)
+			if got := readOrEmpty(config); got != configBefore {
+				t.Errorf("ESCAPE: .git/config on the host now reads:\n%s", got)
+			}
+			if strings.Contains(readOrEmpty(filepath.Join(w, ".git/hooks/pre-commit")), marker) {
+				t.Errorf("ESCAPE: the sandbox planted .git/hooks/pre-commit on the host")
+			}
+			if _, err := os.Stat(filepath.Join(w, ".git", "commondir")); err == nil {
+				t.Errorf("ESCAPE: the sandbox created .git/commondir on the host")
+			}
+			if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
+				t.Errorf("ESCAPE: `git commit` on the host ran code the sandbox planted (%s exists)", marker)
+			}
+		})
 	}
 }
 
-// TestProtectedGitCommondir plants .git/commondir, which makes git read its
-// configuration from a directory the sandbox controls, without touching the
-// protected .git/config.
-func TestProtectedGitCommondir(t *testing.T) {
+// TestNestedRepository attacks a repository below the writable root (a
+// workspace of several projects is a common writable root): its .git is as
+// dangerous as the root's own.
+func TestNestedRepository(t *testing.T) {
 	t.Parallel()
-	w := newRepo(t)
-	marker := filepath.Join(newDir(t, 0o777), "pwned")
-	evil := filepath.Join(w, "build", "cache")
-	ps := []probe{
-		control("mkdir_build", "mkdir:"+w+"/build", ""),
-		control("mkdir_evil", "mkdir:"+evil, ""),
-		control("mkdir_evil_objects", "mkdir:"+evil+"/objects", ""),
-		control("mkdir_evil_refs", "mkdir:"+evil+"/refs", ""),
-		control("evil_config", "put:"+evil+"/config|"+strconv.Quote("[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch "+marker+" #\"\n"), ""),
-		attack("commondir", "put:"+w+"/.git/commondir|"+strconv.Quote(evil+"\n")),
-	}
-	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
-
-	if _, err := os.Stat(filepath.Join(w, ".git", "commondir")); err == nil {
-		t.Errorf("ESCAPE: the sandbox created .git/commondir on the host")
-	}
-	cmd := exec.Command("git", "-c", "safe.directory=*", "status", "--short")
-	cmd.Dir, cmd.Env = w, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"))
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("ESCAPE: `git status` on the host ran a command planted by the sandbox (%s exists)", marker)
+	for mode, m := range gitManagers(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newDir(t, 0o755)
+			app := filepath.Join(w, "projects", "app")
+			writeFile(t, filepath.Join(app, "main.txt"), "code\n", 0o644)
+			hostGit(t, app, "init", "-q")
+			hostGit(t, app, "add", "main.txt")
+			hostGit(t, app, "commit", "-q", "-m", "first")
+			marker := filepath.Join(newDir(t, 0o777), "pwned")
+			config := filepath.Join(app, ".git", "config")
+			configBefore := readOrEmpty(config)
+			ps := []probe{
+				control("write_source", "write:"+app+"/main.txt", ""),
+				attack("nested_hook", "put:"+app+"/.git/hooks/pre-commit|"+hookScript(marker)),
+				attack("nested_hook_executable", "chmod:755|"+app+"/.git/hooks/pre-commit"),
+				attack("nested_config", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
+			}
+			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+			if got := readOrEmpty(config); got != configBefore {
+				t.Errorf("ESCAPE: the nested repository's .git/config on the host now reads:\n%s", got)
+			}
+			if hostGitRuns(app, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
+				t.Errorf("ESCAPE: `git commit` in the nested repository on the host ran code the sandbox planted")
+			}
+		})
 	}
 }
 
-// TestProtectedPathsNotYetExisting creates protected paths (DESIGN.md:
-// "inside writable roots, protected paths stay read-only") that do not
-// exist yet when the sandbox starts: a missing .git/hooks in an existing
-// repository, editor and agent settings, shell start-up files.
-func TestProtectedPathsNotYetExisting(t *testing.T) {
+// TestPlantedRepository creates, in a subdirectory of the writable root, a
+// repository of the sandbox's making (a .git directory, and a .git file
+// pointing at a git directory elsewhere) whose configuration runs a
+// command. A developer whose shell prompt or editor runs `git status` on
+// entering the directory runs it on the host.
+func TestPlantedRepository(t *testing.T) {
 	t.Parallel()
-	w := newRepo(t)
-	if err := os.RemoveAll(filepath.Join(w, ".git", "hooks")); err != nil {
-		t.Fatal(err)
+	w := newDir(t, 0o755)
+	for _, d := range []string{"src", "lib"} {
+		writeFile(t, filepath.Join(w, d, "code.txt"), "code\n", 0o644)
 	}
-	ps := []probe{
-		control("write_source", "write:"+w+"/notes.txt", ""),
-		attack("git_hooks_dir", "mkdir:"+w+"/.git/hooks"),
-		attack("git_hook", "put:"+w+"/.git/hooks/post-checkout|"+hookScript("/nonexistent")),
-		attack("vscode_dir", "mkdir:"+w+"/.vscode"),
-		attack("vscode_tasks", "write:"+w+"/.vscode/tasks.json"),
-		attack("mcp_json", "write:"+w+"/.mcp.json"),
-		attack("envrc", "write:"+w+"/.envrc"),
-		attack("bashrc", "write:"+w+"/.bashrc"),
-		attack("gitmodules", "write:"+w+"/.gitmodules"),
+	marker := filepath.Join(newDir(t, 0o777), "pwned")
+	dotgit := filepath.Join(w, "src", ".git")
+	hidden := filepath.Join(w, ".cache", "g")
+	ps := []probe{control("write_source", "write:"+w+"/src/code.txt", "")}
+	for _, g := range []string{dotgit, hidden} {
+		ps = append(ps,
+			attack("mkdir_"+filepath.Base(g), "mkdir:"+g),
+			attack("head_"+filepath.Base(g), "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n")),
+			attack("objects_"+filepath.Base(g), "mkdir:"+g+"/objects"),
+			attack("refs_"+filepath.Base(g), "mkdir:"+g+"/refs"),
+			attack("config_"+filepath.Base(g), "put:"+g+"/config|"+fsmonitorConfig("", marker)),
+		)
 	}
+	ps = append([]probe{control("mkdir_cache", "mkdir:"+w+"/.cache", "")}, ps...)
+	ps = append(ps, attack("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n")))
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
-	for _, rel := range []string{".git/hooks", ".vscode", ".mcp.json", ".envrc", ".bashrc", ".gitmodules"} {
-		if _, err := os.Lstat(filepath.Join(w, rel)); err == nil {
-			t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
+	for _, d := range []string{"src", "lib"} {
+		if hostGitRuns(filepath.Join(w, d), marker, "status", "--short") {
+			t.Errorf("ESCAPE: `git status` in %s on the host ran a command from a repository the sandbox planted", d)
+			os.Remove(marker)
 		}
 	}
+}
+
+// TestProtectedPathsNotYetExisting creates protected paths that do not
+// exist yet when the sandbox starts: editor and agent settings in a
+// writable root, a missing .git/hooks of an existing repository (with git
+// writes allowed), and shell start-up files in a writable root that is the
+// home directory.
+func TestProtectedPathsNotYetExisting(t *testing.T) {
+	t.Parallel()
+	t.Run("project", func(t *testing.T) {
+		t.Parallel()
+		w := newRepo(t)
+		if err := os.RemoveAll(filepath.Join(w, ".git", "hooks")); err != nil {
+			t.Fatal(err)
+		}
+		ps := []probe{
+			control("write_source", "write:"+w+"/notes.txt", ""),
+			attack("git_hooks_dir", "mkdir:"+w+"/.git/hooks"),
+			attack("git_hook", "put:"+w+"/.git/hooks/post-checkout|"+hookScript("/nonexistent")),
+			attack("vscode_dir", "mkdir:"+w+"/.vscode"),
+			attack("vscode_tasks", "write:"+w+"/.vscode/tasks.json"),
+			attack("idea_dir", "mkdir:"+w+"/.idea"),
+			attack("mcp_json", "write:"+w+"/.mcp.json"),
+			attack("envrc", "write:"+w+"/.envrc"),
+			attack("gitmodules", "write:"+w+"/.gitmodules"),
+		}
+		cfg := ciConfig()
+		cfg.Filesystem.AllowGitWrites = true
+		runProbes(t, newManager(t, cfg), ps, agentbox.WithWritableRoots(w))
+		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules"} {
+			if fi, err := os.Lstat(filepath.Join(w, rel)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w, rel))) {
+				t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
+			}
+		}
+	})
+	t.Run("home", func(t *testing.T) {
+		t.Parallel()
+		note := filepath.Join(fakeHome, "notes-"+filepath.Base(newDir(t, 0o755)))
+		t.Cleanup(func() { os.Remove(note) })
+		before := snapshotOf(t, fakeHome, true)
+		ps := []probe{
+			control("write_note", "write:"+note, ""),
+			attack("bashrc", "write:"+fakeHome+"/.bashrc"),
+			attack("zshrc", "write:"+fakeHome+"/.zshrc"),
+			attack("profile", "write:"+fakeHome+"/.profile"),
+			attack("gitconfig", "write:"+fakeHome+"/.gitconfig"),
+			attack("git_config_dir", "mkdir:"+fakeHome+"/.config/git"),
+		}
+		runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(fakeHome))
+		after := snapshotOf(t, fakeHome, true)
+		delete(after, filepath.Base(note))
+		for _, d := range diffSnapshots(before, after) {
+			t.Errorf("ESCAPE: a shell or git start-up file in the home changed on the host: %s", d)
+		}
+	})
+}
+
+func isEmptyDir(p string) bool {
+	ents, err := os.ReadDir(p)
+	return err == nil && len(ents) == 0
 }
 
 // TestDeniedPathParentRenamed renames the unprotected parent of a deny-write

@@ -29,6 +29,10 @@ func gitEnv(home string) []string {
 func TestLegitimateWork(t *testing.T) {
 	t.Parallel()
 	goBin, _ := exec.LookPath("go")
+	// Committing needs writes inside .git, which is read-only by default.
+	cfg := ciConfig()
+	cfg.Filesystem.AllowGitWrites = true
+	gitWriter := newManager(t, cfg)
 	cases := []struct {
 		name   string
 		setup  func(t *testing.T, w string)
@@ -107,7 +111,7 @@ func TestLegitimateWork(t *testing.T) {
 			if c.env != nil {
 				env = append(env, c.env(w)...)
 			}
-			res, err := ciMgr.Exec(context.Background(), c.script, agentbox.WithWritableRoots(w),
+			res, err := gitWriter.Exec(context.Background(), c.script, agentbox.WithWritableRoots(w),
 				agentbox.WithEnv(env...), agentbox.WithWorkingDir(w))
 			if err != nil {
 				t.Fatalf("Exec: %v", err)

@@ -23,6 +23,14 @@ const writeMarker = "written-by-sandbox"
 // sizes, times and content hashes.
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
+	return snapshotOf(t, root, false)
+}
+
+// snapshotOf is snapshot, without the times of directories if
+// ignoreDirTimes (placeholders that agentbox creates and removes for a run
+// change them).
+func snapshotOf(t *testing.T, root string, ignoreDirTimes bool) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -33,6 +41,9 @@ func snapshot(t *testing.T, root string) map[string]string {
 			return err
 		}
 		desc := fmt.Sprintf("mode=%o uid=%d gid=%d size=%d mtime=%d.%d", st.Mode, st.Uid, st.Gid, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
+		if ignoreDirTimes && d.IsDir() {
+			desc = fmt.Sprintf("mode=%o uid=%d gid=%d", st.Mode, st.Uid, st.Gid)
+		}
 		if d.Type().IsRegular() {
 			b, err := os.ReadFile(p)
 			if err != nil {
