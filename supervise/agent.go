@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -87,6 +86,8 @@ type Result struct {
 	// ExitCode follows DESIGN.md: the program's own status, 128+N for
 	// signal N, 137 when agentbox killed it (Killed says why).
 	ExitCode int
+	// Started is when the program was running in its sandbox; Duration
+	// runs from there to its end. Limits count from Started too.
 	Started  time.Time
 	Duration time.Duration
 	Killed   *KillInfo
@@ -246,32 +247,28 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
 		Runtime: string(policy.RuntimeNative), AuditLog: a.logPath, Limits: limitsOf(m)}
-	a.started = time.Now()
 	a.proc, err = a.mgr.Start(ctx, cmd, callOpts...)
 	if err != nil {
 		a.rec.started(a.refusal(err))
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			_ = a.proc.Kill()
-			_, _ = a.proc.Wait()
-		}
-	}()
+	// The program runs: its duration counts from here, not from before the
+	// sandbox was built.
+	a.started = time.Now()
 	a.armDuration()
-	layers := a.proc.Layers()
-	a.record.Memory = memoryMechanism(layers)
-	limit := cfg.ResourceLimits.MaxMemoryBytes
-	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), limit, opts.SampleInterval, func(reason string) {
+	a.record.Memory = memoryMechanism(a.proc.Layers())
+	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), cfg.ResourceLimits.MaxMemoryBytes, opts.SampleInterval, func(reason string) {
 		a.breach(CauseMemory, "limits.max_memory_mb", reason, time.Time{})
 	})
+	if err == nil {
+		err = a.register()
+	}
 	if err != nil {
 		a.stopTimers()
-		return nil, err
-	}
-	if err := a.register(); err != nil {
-		a.stopTimers()
 		a.mem.close()
+		_ = a.proc.Kill()
+		_, _ = a.proc.Wait()
+		a.rec.started(a.startEvent(false, err.Error()))
 		return nil, err
 	}
 	a.rec.started(a.startEvent(true, "started"))
@@ -288,7 +285,7 @@ func (a *Agent) register() error {
 		return fmt.Errorf("registry: %w", err)
 	}
 	a.record.InitPid = a.proc.Pid()
-	if a.record.InitStart, err = procStartTime(a.record.InitPid); errors.Is(err, fs.ErrNotExist) {
+	if a.record.InitStart, err = procStartTime(a.record.InitPid); errors.Is(err, ErrGone) {
 		return nil // the agent has ended already: nothing to list or kill
 	} else if err != nil {
 		return fmt.Errorf("registry: %w", err)
@@ -456,6 +453,7 @@ func (a *Agent) Wait() (*Result, error) {
 
 func (a *Agent) wait() (*Result, error) {
 	res, werr := a.proc.Wait()
+	ended := time.Now()
 	a.stopTimers()
 	a.mem.close()
 	defer a.mgr.Close()
@@ -468,7 +466,7 @@ func (a *Agent) wait() (*Result, error) {
 		a.setKill(&KillInfo{Cause: CauseKill, Reason: "context ended: " + werr.Error(), At: time.Now()})
 		werr = nil
 	}
-	out := &Result{ID: a.record.ID, Name: a.m.Name, ExitCode: res.ExitCode, Started: a.started, Duration: res.Duration,
+	out := &Result{ID: a.record.ID, Name: a.m.Name, ExitCode: res.ExitCode, Started: a.started, Duration: ended.Sub(a.started),
 		Layers: res.Layers, Memory: a.record.Memory, MemoryPeak: a.mem.peakBytes(), AuditLog: a.logPath}
 	a.mu.Lock()
 	kill, breached := a.kill, a.breached

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/audit"
 	"github.com/agentbox-dev/agentbox/egress"
@@ -68,10 +69,17 @@ type recorder struct {
 	logger  *slog.Logger
 
 	mu      sync.Mutex
-	opened  bool          // agent_start is written
-	pending []audit.Event // proxy decisions that came before agent_start
+	opened  bool           // agent_start is written
+	pending []pendingEvent // events that came before agent_start
 	alerts  int
 	errs    []error
+}
+
+// pendingEvent is an event held back until agent_start is in the log, so
+// that the log always begins a run with its agent_start.
+type pendingEvent struct {
+	e                  audit.Event
+	durable, announced bool
 }
 
 func newRecorder(log *audit.Log, m *policy.Manifest, id string, notify func(Notice), logger *slog.Logger) *recorder {
@@ -93,6 +101,18 @@ func (r *recorder) emitAnnounced(e audit.Event, durable bool) { r.record(e, dura
 
 func (r *recorder) record(e audit.Event, durable, announced bool) {
 	e.AgentID, e.AgentName = r.id, r.name
+	if e.Timestamp.IsZero() {
+		e.Timestamp = time.Now()
+	}
+	if e.EventType != audit.AgentStart && e.EventType != audit.CommandRefused {
+		r.mu.Lock()
+		if !r.opened {
+			r.pending = append(r.pending, pendingEvent{e, durable, announced})
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+	}
 	if r.log != nil && Records(r.level, e.EventType) {
 		var err error
 		if durable {
@@ -144,7 +164,8 @@ func (r *recorder) raise(kind, text string, durable, print bool) {
 	}
 }
 
-// started writes agent_start, then the proxy decisions that came before it.
+// started writes agent_start (or the refusal that stands for it), then the
+// events that came before it.
 func (r *recorder) started(e audit.Event) {
 	r.emit(e, true)
 	r.mu.Lock()
@@ -152,7 +173,7 @@ func (r *recorder) started(e audit.Event) {
 	r.pending, r.opened = nil, true
 	r.mu.Unlock()
 	for _, p := range pending {
-		r.emit(p, false)
+		r.record(p.e, p.durable, p.announced)
 	}
 }
 
@@ -167,13 +188,6 @@ func (r *recorder) network(d egress.Decision) {
 	if d.Addr.IsValid() {
 		e.Details["addr"] = d.Addr.String()
 	}
-	r.mu.Lock()
-	if !r.opened {
-		r.pending = append(r.pending, e)
-		r.mu.Unlock()
-		return
-	}
-	r.mu.Unlock()
 	r.emit(e, false)
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,8 +27,12 @@ import (
 // procStartTime returns the start time of pid in clock ticks since boot
 // (field 22 of /proc/PID/stat). Together with the pid it names one process
 // for the lifetime of the machine.
+// It fails with ErrGone when the process no longer exists.
 func procStartTime(pid int) (uint64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ESRCH) {
+		return 0, fmt.Errorf("%w: %w", ErrGone, err)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// runRaceEnabled: this test binary is built with the race detector.
+const runRaceEnabled = true
