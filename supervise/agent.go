@@ -87,7 +87,8 @@ type Result struct {
 	// signal N, 137 when agentbox killed it (Killed says why).
 	ExitCode int
 	// Started is when the program was running in its sandbox; Duration
-	// runs from there to its end. Limits count from Started too.
+	// runs from there to its end (to the SIGKILL when agentbox killed it:
+	// nothing of it ran after that). Limits count from Started too.
 	Started  time.Time
 	Duration time.Duration
 	Killed   *KillInfo
@@ -257,41 +258,50 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 	a.started = time.Now()
 	a.armDuration()
 	a.record.Memory = memoryMechanism(a.proc.Layers())
-	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), cfg.ResourceLimits.MaxMemoryBytes, opts.SampleInterval, func(reason string) {
-		a.breach(CauseMemory, "limits.max_memory_mb", reason, time.Time{})
-	})
-	if err == nil {
-		err = a.register()
-	}
+	ended, err := a.identify()
 	if err != nil {
 		a.stopTimers()
-		a.mem.close()
 		_ = a.proc.Kill()
 		_, _ = a.proc.Wait()
 		a.rec.started(a.startEvent(false, err.Error()))
 		return nil, err
 	}
+	// agent_start is on disk before the agent is listed anywhere.
 	a.rec.started(a.startEvent(true, "started"))
+	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), cfg.ResourceLimits.MaxMemoryBytes, opts.SampleInterval, func(reason string) {
+		a.breach(CauseMemory, "limits.max_memory_mb", reason, time.Time{})
+	})
+	if err == nil && !ended {
+		err = a.reg.Register(a.record)
+	}
+	if err != nil {
+		// Logged as a kill: agent_start is in the log already.
+		a.killNow(CauseKill, err.Error())
+		_, _ = a.Wait()
+		return nil, err
+	}
 	if un := Unenforced(m); len(un) > 0 {
 		notify(Notice{Kind: NoticeWarning, Text: "not enforced yet: " + strings.Join(un, ", ") + " (carried into the run and logged)"})
 	}
 	return a, nil
 }
 
-// register records the running agent with both processes' start times.
-func (a *Agent) register() error {
-	var err error
+// identify fills the record with both processes' start times. ended is
+// set when the agent is gone already (a program that ran for an instant).
+func (a *Agent) identify() (ended bool, err error) {
 	if a.record.PidStart, err = procStartTime(a.record.Pid); err != nil {
-		return fmt.Errorf("registry: %w", err)
+		return false, fmt.Errorf("registry: %w", err)
 	}
 	a.record.InitPid = a.proc.Pid()
-	if a.record.InitStart, err = procStartTime(a.record.InitPid); errors.Is(err, ErrGone) {
-		return nil // the agent has ended already: nothing to list or kill
-	} else if err != nil {
-		return fmt.Errorf("registry: %w", err)
-	}
 	a.record.Started = a.started.UTC()
-	return a.reg.Register(a.record)
+	a.record.InitStart, err = procStartTime(a.record.InitPid)
+	if errors.Is(err, ErrGone) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("registry: %w", err)
+	}
+	return false, nil
 }
 
 // armDuration starts the duration limit's timer (and the 80% alert).
@@ -493,6 +503,11 @@ func (a *Agent) wait() (*Result, error) {
 	}
 	if kill != nil {
 		out.ExitCode, out.Killed = killed, kill
+		if kill.At.After(a.started) && kill.At.Before(ended) && kill.By == nil {
+			// Nothing of the agent ran after the SIGKILL; the kernel's
+			// teardown of the tree is not the agent's time.
+			out.Duration = kill.At.Sub(a.started)
+		}
 		d := map[string]any{"cause": string(kill.Cause), "limit_breached": breached}
 		if kill.By != nil {
 			d["by_pid"], d["by_uid"], d["requested"] = kill.By.ByPid, kill.By.ByUID, kill.By.Time

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -71,7 +72,11 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 			w.oomBase, _ = oomKills(w.oomFile)
 		}
 	default:
-		ns, err := pidNamespace(initPid)
+		ns, err := sandboxNamespace(initPid)
+		if errors.Is(err, ErrGone) {
+			close(w.done) // the agent has ended: nothing to watch
+			return w, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("memory monitor: cannot see the sandbox's processes: %w", err)
 		}
@@ -79,6 +84,29 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 	}
 	go w.run()
 	return w, nil
+}
+
+// sandboxNamespace reads the pid namespace of the sandbox's init. An init
+// that is exiting may refuse the read for a moment; one that has exited
+// yields ErrGone.
+func sandboxNamespace(initPid int) (string, error) {
+	start, err := procStartTime(initPid)
+	if err != nil {
+		return "", err
+	}
+	for try := 0; ; try++ {
+		ns, err := pidNamespace(initPid)
+		if err == nil {
+			return ns, nil
+		}
+		if !alive(initPid, start) {
+			return "", fmt.Errorf("%w: %w", ErrGone, err)
+		}
+		if try == 20 {
+			return "", err
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (w *memoryWatch) run() {
