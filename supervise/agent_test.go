@@ -77,7 +77,7 @@ func jsonNumber(n int) any { return json.Number(strconv.Itoa(n)) }
 
 func TestDurationLimitPrecision(t *testing.T) {
 	f := newFixture(t)
-	m := f.manifest("name: slow\nlimits: {max_duration: 300ms}\naudit: {alert_on: [limit_breached]}\n")
+	m := f.manifest("name: slow\nlimits: {max_duration: 300ms}\naudit: {alert_on: [limit_breached, duration_budget_80pct]}\n")
 	var late []time.Duration
 	for i := 0; i < 5; i++ {
 		r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30; wait")
@@ -93,16 +93,18 @@ func TestDurationLimitPrecision(t *testing.T) {
 		if want := "duration limit exceeded: 300ms"; !slices.Contains(r.notices.of(NoticeKilling), want) {
 			t.Errorf("notices %q lack %q", r.notices.of(NoticeKilling), want)
 		}
-		// The 🛑 line is the operator's alert: no second line, but an
-		// alert event in the log.
-		if a := r.notices.of(NoticeAlert); len(a) != 0 {
-			t.Errorf("alert lines %q besides the kill line", a)
+		// The 🛑 line is the operator's alert for the breach: no second
+		// line, but an alert event in the log. The 80% alert has its line.
+		if a := r.notices.of(NoticeAlert); len(a) != 1 || a[0] != "duration_budget_80pct: 80% of limits.max_duration (300ms) has passed" {
+			t.Errorf("alert lines %q, want only the 80%% one", a)
 		}
 		if i == 0 {
 			evs := f.events(res.AuditLog, res.ID)
-			want := []string{audit.AgentStart, audit.LimitBreached, audit.Alert, audit.AgentKilled, audit.AgentExit}
+			want := []string{audit.AgentStart, audit.Alert, audit.LimitBreached, audit.Alert, audit.AgentKilled, audit.AgentExit}
 			if got := eventTypes(evs); !slices.Equal(got, want) {
 				t.Errorf("events %q, want %q", got, want)
+			} else if evs[1].Resource != "duration_budget_80pct" || evs[3].Resource != audit.LimitBreached {
+				t.Errorf("alerts for %q and %q", evs[1].Resource, evs[3].Resource)
 			}
 			if e := findEvent(evs, audit.AgentKilled); e == nil || e.Rule != string(CauseDuration) || e.Allowed {
 				t.Errorf("agent_killed %+v", e)

@@ -208,6 +208,8 @@ func TestRunExitStatusAndMessages(t *testing.T) {
 		{"forbidden program", []string{"--manifest", m, "--approve", "--", "/bin/sh", "-c", "rm -rf / --no-preserve-root"}, exitRefused, []string{`forbidden`}},
 		{"escalated without approval", []string{"--manifest", m, "--", "/bin/sh", "-c", "kill -9 1"}, exitRefused, []string{`--approve`}},
 		{"bad grace", []string{"--manifest", m, "--grace", "0s", "--", "/bin/true"}, exitInternal, []string{`--grace`}},
+		{"unenforced limits", []string{"--manifest", writeManifest(t, "name: budget\nlimits: {max_tokens: 5, max_requests: 9}\n"), "--", "/bin/true"}, 0, []string{
+			`(?m)\A⚠️  Agent budget: not enforced yet: limits.max_tokens \(5\), limits.max_requests \(9\) \(carried into the run and logged\)\n🚀 `}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.ReplaceAll(tt.name, " ", "_"), func(t *testing.T) {
