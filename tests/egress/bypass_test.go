@@ -47,7 +47,9 @@ func TestNetBypass(t *testing.T) {
 			argv:     func(*testing.T) []string { return curlArgv("--noproxy", "*", "http://"+privateAddr+"/") },
 			curlExit: 7, unreached: []string{privateAddr + ":80"}},
 		{name: "curl_noproxy_metadata",
-			argv:     func(*testing.T) []string { return curlArgv("--noproxy", "*", "http://"+metadataAddr+"/latest/meta-data/") },
+			argv: func(*testing.T) []string {
+				return curlArgv("--noproxy", "*", "http://"+metadataAddr+"/latest/meta-data/")
+			},
 			curlExit: 7, unreached: []string{metadataAddr + ":80"}},
 		{name: "curl_noproxy_host_address",
 			argv:     func(*testing.T) []string { return curlArgv("--noproxy", "*", "http://"+hostAddr+"/") },

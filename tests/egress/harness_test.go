@@ -28,6 +28,9 @@ var testNames = map[string][]netip.Addr{
 	"private.test":     {netip.MustParseAddr(privateAddr)},
 	"meta.test":        {netip.MustParseAddr(metadataAddr)},
 	"hostaddr.test":    {netip.MustParseAddr(hostAddr)},
+	"late.test":        {netip.MustParseAddr(lateHostAddr)},
+	"zero.test":        {netip.MustParseAddr("0.0.0.0")},
+	"mappedhost.test":  {netip.MustParseAddr("::ffff:" + hostAddr)},
 	"mapped.test":      {netip.MustParseAddr("::ffff:127.0.0.1")},
 	"localhost":        {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")},
 	// Blocked addresses first: the proxy must skip them and dial the good one.

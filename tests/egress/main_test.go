@@ -104,7 +104,12 @@ func runHost(m *testing.M) int {
 		code := runChild()
 		// The TestNet tests ran in the child; here only the TestHost ones.
 		_ = flag.Set("test.skip", addSkip(flagValue("test.skip"), "^"+netnsPrefix))
-		return max(code, m.Run())
+		code = max(code, m.Run())
+		if err := checkNoChildren(); err != nil {
+			fmt.Fprintln(os.Stderr, "egress e2e:", err)
+			code = max(code, 1)
+		}
+		return code
 	}()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		fmt.Fprintf(os.Stderr, "egress e2e: %s left behind (%v)\n", dir, err)

@@ -77,6 +77,11 @@ func TestNetRefused(t *testing.T) {
 			decisionWant{"http", "meta.test", 80, "guard:metadata", metadataAddr}, nil, []string{metadataAddr + ":80"}},
 		{"name_to_host_address", allow("hostaddr.test"), []string{"https://hostaddr.test/r"},
 			decisionWant{"connect", "hostaddr.test", 443, "guard:host-address", hostAddr}, nil, []string{hostAddr + ":443"}},
+		// Linux connects 0.0.0.0 to the local host.
+		{"name_to_unspecified", allow("zero.test"), []string{"http://zero.test/r"},
+			decisionWant{"http", "zero.test", 80, "guard:unspecified", "0.0.0.0"}, nil, []string{"127.0.0.1:80", hostAddr + ":80"}},
+		{"name_to_mapped_host_address", allow("mappedhost.test"), []string{"http://mappedhost.test/r"},
+			decisionWant{"http", "mappedhost.test", 80, "guard:host-address", ""}, nil, []string{hostAddr + ":80"}},
 		// ...and IP literals listed explicitly.
 		{"literal_loopback_http", allow("127.0.0.1"), []string{viaProxy, "", "http://127.0.0.1/r"},
 			decisionWant{"http", "127.0.0.1", 80, "guard:loopback", ""}, nil, []string{"127.0.0.1:80"}},
@@ -90,6 +95,11 @@ func TestNetRefused(t *testing.T) {
 			decisionWant{"http", metadataAddr, 80, "guard:metadata", ""}, nil, []string{metadataAddr + ":80"}},
 		{"literal_host_address", allow(hostAddr), []string{"http://" + hostAddr + "/r"},
 			decisionWant{"http", hostAddr, 80, "guard:host-address", ""}, nil, []string{hostAddr + ":80"}},
+		{"literal_unspecified", allow("0.0.0.0"), []string{"http://0.0.0.0/r"},
+			decisionWant{"http", "0.0.0.0", 80, "guard:unspecified", ""}, nil, []string{"127.0.0.1:80", hostAddr + ":80"}},
+		// Plain-HTTP fronting: the Host header must name the request target.
+		{"host_header_mismatch", allow("allowed.test"), []string{"-H", "Host: other.test", "http://allowed.test/host-mismatch"},
+			decisionWant{"http", "allowed.test", 80, "host-mismatch", ""}, []string{"other.test"}, []string{otherAddr + ":80"}},
 		// Whatever curl makes of a decimal host, the proxy must refuse it.
 		{"decimal_loopback", allow("127.0.0.1"), []string{viaProxy, "", "--path-as-is", "http://2130706433/r"},
 			decisionWant{"http", "", 80, "", ""}, []string{"2130706433"}, []string{"127.0.0.1:80"}},

@@ -72,7 +72,48 @@ func runNetns(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "egress e2e: teardown:", err)
 		code = max(code, 1)
 	}
+	if err := checkNoChildren(); err != nil {
+		fmt.Fprintln(os.Stderr, "egress e2e: teardown:", err)
+		code = max(code, 1)
+	}
 	return code
+}
+
+// checkNoChildren fails if a process this one started (a sandbox's init, the
+// upstream helper, a CLI) is still there once every test and the topology
+// have ended.
+func checkNoChildren() error {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		kids, err := children()
+		if err != nil || len(kids) == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes left behind: %v", kids)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// children lists this process's child processes as "pid (command)".
+func children() ([]string, error) {
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, pid := range strings.Fields(string(b)) {
+			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+			out = append(out, pid+" ("+strings.TrimSpace(string(comm))+")")
+		}
+	}
+	return out, nil
 }
 
 // checkPristine makes sure this process is in a user namespace of its own

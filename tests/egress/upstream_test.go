@@ -28,6 +28,8 @@ const (
 	upIf     = "abx1" // in the upstream namespace
 	hostCIDR = "198.51.100.1/24"
 	hostAddr = "198.51.100.1"
+	// lateHostAddr is added to the netns side while a Manager lives.
+	lateHostAddr = "198.51.100.77"
 
 	allowedAddr  = "198.51.100.10" // allowed.test, sub.allowed.test
 	otherAddr    = "198.51.100.11" // other.test: never allowed by any test
