@@ -163,10 +163,10 @@ type Agent struct {
 }
 
 // Start runs opts.Program as the agent m declares: policy compiled into the
-// library Config (Compile), audit log opened, limits armed, the agent
-// recorded in the registry and agent_start logged. Wait must be called.
+// library Config (Compile), audit log opened, limits armed, agent_start
+// logged and the agent recorded in the registry. Wait must be called.
 // ctx ending kills the agent.
-func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err error) {
+func Start(ctx context.Context, m *policy.Manifest, opts Options) (*Agent, error) {
 	if opts.Program == "" {
 		return nil, ErrNoProgram
 	}
@@ -176,82 +176,97 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	notify := opts.Notify
-	if notify == nil {
-		notify = func(Notice) {}
+	if opts.Notify == nil {
+		opts.Notify = func(Notice) {}
 	}
-	resolved, err := m.Resolve()
+	a, cfg, err := prepare(m, opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := a.launch(ctx, cfg); err != nil {
+		_ = a.rec.close()
+		return nil, err
+	}
+	if un := Unenforced(m); len(un) > 0 {
+		a.notify(Notice{Kind: NoticeWarning, Text: "not enforced yet: " + strings.Join(un, ", ") + " (carried into the run and logged)"})
+	}
+	return a, nil
+}
+
+// prepare compiles the manifest, picks the agent's ID and opens its audit
+// log.
+func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) {
+	resolved, err := m.Resolve()
+	if err != nil {
+		return nil, agentbox.Config{}, err
 	}
 	cfg, err := Compile(m, resolved)
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	reg := opts.Registry
 	if reg == nil {
 		if reg, err = OpenRegistry(""); err != nil {
-			return nil, err
+			return nil, cfg, err
 		}
 	}
 	id, err := reg.reserveID()
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
-	a := &Agent{m: m, opts: opts, reg: reg, notify: notify}
-	a.logPath, err = auditLogPath(m, reg)
-	if err != nil {
-		return nil, err
+	a := &Agent{m: m, opts: opts, reg: reg, notify: opts.Notify}
+	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
+		Runtime: string(policy.RuntimeNative), Limits: limitsOf(m)}
+	if a.logPath, err = auditLogPath(m, reg); err != nil {
+		return nil, cfg, err
 	}
 	if err := a.protectAuditLog(&cfg, resolved); err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {
 		if log, err = audit.Open(a.logPath, audit.Options{StateDir: reg.StateDir, Logger: opts.Logger}); err != nil {
-			return nil, fmt.Errorf("audit log: %w", err)
+			return nil, cfg, fmt.Errorf("audit log: %w", err)
 		}
 	} else {
 		a.logPath = ""
 	}
-	a.rec = newRecorder(log, m, id, notify, opts.Logger)
-	defer func() {
-		if err != nil {
-			_ = a.rec.close()
-		}
-	}()
+	a.record.AuditLog = a.logPath
+	a.rec = newRecorder(log, m, id, opts.Notify, opts.Logger)
 	cfg.Network.OnDecision = a.rec.network
 	cfg.ApprovalCallback = opts.Approval
 	cfg.Logger = opts.Logger
-	a.mgr, err = agentbox.NewManager(cfg)
-	if err != nil {
-		return nil, err
+	return a, cfg, nil
+}
+
+// launch starts the program in its sandbox, arms the limits, logs
+// agent_start and registers the agent.
+func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
+	if a.mgr, err = agentbox.NewManager(cfg); err != nil {
+		return err
 	}
 	defer func() {
 		if err != nil {
 			a.mgr.Close()
 		}
 	}()
-
-	callOpts := []agentbox.Option{agentbox.WithEnv(append([]string{"AGENTBOX_AGENT_ID=" + id, "AGENTBOX_AGENT_NAME=" + m.Name}, opts.Env...)...)}
+	opts := a.opts
+	callOpts := []agentbox.Option{agentbox.WithEnv(append([]string{"AGENTBOX_AGENT_ID=" + a.record.ID, "AGENTBOX_AGENT_NAME=" + a.m.Name}, opts.Env...)...)}
 	if opts.Approved {
 		callOpts = append(callOpts, agentbox.WithApproved())
 	}
 	if opts.Dir != "" {
 		dir, err := filepath.Abs(opts.Dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		callOpts = append(callOpts, agentbox.WithWorkingDir(dir))
 	}
 	cmd := &exec.Cmd{Path: opts.Program, Args: append([]string{opts.Program}, opts.Args...),
 		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
-	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
-		Runtime: string(policy.RuntimeNative), AuditLog: a.logPath, Limits: limitsOf(m)}
-	a.proc, err = a.mgr.Start(ctx, cmd, callOpts...)
-	if err != nil {
+	if a.proc, err = a.mgr.Start(ctx, cmd, callOpts...); err != nil {
 		a.rec.started(a.refusal(err))
-		return nil, err
+		return err
 	}
 	// The program runs: its duration counts from here, not from before the
 	// sandbox was built.
@@ -264,7 +279,7 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 		_ = a.proc.Kill()
 		_, _ = a.proc.Wait()
 		a.rec.started(a.startEvent(false, err.Error()))
-		return nil, err
+		return err
 	}
 	// agent_start is on disk before the agent is listed anywhere.
 	a.rec.started(a.startEvent(true, "started"))
@@ -275,15 +290,13 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (_ *Agent, err
 		err = a.reg.Register(a.record)
 	}
 	if err != nil {
-		// Logged as a kill: agent_start is in the log already.
+		// Logged as a kill: agent_start is in the log already. Wait closes
+		// the Manager and the log.
 		a.killNow(CauseKill, err.Error())
 		_, _ = a.Wait()
-		return nil, err
+		return err
 	}
-	if un := Unenforced(m); len(un) > 0 {
-		notify(Notice{Kind: NoticeWarning, Text: "not enforced yet: " + strings.Join(un, ", ") + " (carried into the run and logged)"})
-	}
-	return a, nil
+	return nil
 }
 
 // identify fills the record with both processes' start times. ended is
