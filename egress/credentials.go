@@ -161,7 +161,7 @@ type credSet struct {
 	ca       *ca
 	roots    *x509.CertPool
 	sessions tls.ClientSessionCache
-	server   *tls.Config // shared base of the client-facing TLS configs
+	server   *tls.Config // the client-facing TLS config of every intercepted tunnel
 }
 
 func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration) (*credSet, error) {
@@ -199,7 +199,7 @@ func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration)
 	if cs.ca, err = newCA(validity, bound); err != nil {
 		return nil, err
 	}
-	cs.server = &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	cs.server = &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}, GetCertificate: leafOf}
 	return cs, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"log"
 	"log/slog"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -79,11 +80,17 @@ func (r *testRoot) issue(t testing.TB, names ...string) tls.Certificate {
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:      pkix.Name{CommonName: names[0]},
-		DNSNames:     names,
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, r.cert, &key.PublicKey, r.key)
 	if err != nil {
@@ -204,14 +211,9 @@ func newCredEnv(t *testing.T, opts ...credOption) *credEnv {
 	e.h.res.answers["third.test"] = []netip.Addr{addrThird}
 	e.h.res.mu.Unlock()
 	for host, a := range map[string]netip.Addr{"api.test": addrAPI, "other.test": addrOther2, "third.test": addrThird} {
-		e.up[host] = &upstreamLog{}
-		srv := httptest.NewUnstartedServer(recordingHandler(e.up[host]))
-		srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-		srv.Config.ErrorLog = quietLog
-		srv.StartTLS()
-		t.Cleanup(srv.Close)
-		e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+		e.routeTLS(t, host, a)
 		plain := httptest.NewServer(recordingHandler(e.up[host]))
+		plain.Config.ErrorLog = quietLog
 		t.Cleanup(plain.Close)
 		e.h.dial.route(ap(a, 80), plain.Listener.Addr().String())
 	}
@@ -221,6 +223,26 @@ func newCredEnv(t *testing.T, opts ...credOption) *credEnv {
 	}
 	e.clientCA.AddCert(e.root.cert)
 	return e
+}
+
+// routeTLS starts an HTTPS upstream for host with a certificate from
+// e.root, records its requests in e.up[host] and routes a:443 to it.
+func (e *credEnv) routeTLS(t *testing.T, host string, a netip.Addr) {
+	e.routeTLSNames(t, a, host)
+}
+
+// routeTLSNames is routeTLS with a certificate for names (names[0] names
+// the log).
+func (e *credEnv) routeTLSNames(t *testing.T, a netip.Addr, names ...string) {
+	t.Helper()
+	log := &upstreamLog{}
+	e.up[names[0]] = log
+	srv := httptest.NewUnstartedServer(recordingHandler(log))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, names...)}}
+	srv.Config.ErrorLog = quietLog
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
 }
 
 // value returns a Credential.Value that hands out a fresh copy each time.

@@ -39,4 +39,17 @@
 //
 // Tunnels copy with splice(2) between the two TCP connections, so their
 // bytes do not pass through this process's memory.
+//
+// Credentials (Config.Credentials, see Credential) are the exception: a
+// tunnel to a host a credential is bound to is intercepted once the policy,
+// the guard and the SNI check allowed it. The proxy presents a certificate
+// from its own short-lived CA (ECDSA P-256, key only in memory, name
+// constraints naming the bound hosts; CACertPEM, TrustBundle, TrustEnv),
+// verifies the upstream against the roots agentbox trusts (SystemRootsPEM:
+// SSL_CERT_FILE, SSL_CERT_DIR or the system bundle), and relays HTTP/1.1
+// requests one by one, replacing the sandbox's placeholder with the real
+// value in request headers. A placeholder headed anywhere else — any
+// plain-HTTP request, or an intercepted request to a host the credential is
+// not bound to — is refused (rule "credential-leak"). Every injection and
+// every such refusal is a Decision naming the credential, never its value.
 package egress

@@ -164,6 +164,7 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range req.Header[k] {
+			v = strings.Trim(v, " \t") // what a folded line may leave
 			if !validHeaderName(k) || !validHeaderValue(v) {
 				b.wipe()
 				return nil, nil, fmt.Errorf("invalid header %q", k)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync/atomic"
 	"time"
@@ -92,9 +93,8 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 		p.log.Error("egress: cannot intercept", "target", tgt.String(), "err", err)
 		return
 	}
-	scfg := p.creds.server.Clone()
-	scfg.Certificates = []tls.Certificate{*leaf}
-	client := tls.Server(&idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}, scfg)
+	cc := &clientConn{idleConn: idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}, leaf: leaf}
+	client := tls.Server(cc, p.creds.server)
 	if err := p.tlsHandshake(client); err != nil {
 		p.log.Info("egress: TLS handshake with the client failed (does it trust the proxy's CA?)",
 			"target", tgt.String(), "err", err)
@@ -112,6 +112,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 	})
 	r := &relay{p: p, tgt: tgt, d: d, client: client, cbr: cbr}
 	if err := p.tlsHandshake(upstream); err != nil {
+		cc.idle = p.handshake // wait that long for the request to refuse
 		r.refuseUpstream(err)
 		return
 	}
@@ -126,6 +127,22 @@ func (p *Proxy) tlsHandshake(c *tls.Conn) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
 	defer cancel()
 	return c.HandshakeContext(ctx)
+}
+
+// clientConn is the client side of an intercepted tunnel: the shared
+// server config finds the tunnel's certificate on it (one config for all
+// tunnels lets clients resume TLS sessions).
+type clientConn struct {
+	idleConn
+	leaf *tls.Certificate
+}
+
+// leafOf is the shared server config's GetCertificate.
+func leafOf(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c, ok := h.Conn.(*clientConn); ok {
+		return c.leaf, nil
+	}
+	return nil, errors.New("egress: not an intercepted connection")
 }
 
 // prefixConn reads pre before reading the connection.

@@ -354,6 +354,21 @@ func TestKeepAliveIntercepted(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 	}
+	// HEAD and an Expect: 100-continue upload keep the framing right.
+	fmt.Fprintf(conn, "HEAD /head HTTP/1.1\r\nHost: api.test\r\n\r\n")
+	if resp, err := http.ReadResponse(br, &http.Request{Method: "HEAD"}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("HEAD: %v %v", resp, err)
+	}
+	fmt.Fprintf(conn, "PUT /put HTTP/1.1\r\nHost: api.test\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusContinue {
+		t.Fatalf("want 100 Continue: %v %v", resp, err)
+	}
+	fmt.Fprintf(conn, "data")
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("PUT: %v %v", resp, err)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
 	var pipelined strings.Builder
 	for i := range 3 {
 		fmt.Fprintf(&pipelined, "GET /pipe/%d HTTP/1.1\r\nHost: api.test\r\nX-Key: %s\r\n\r\n", i, e.ph["API_KEY"])
@@ -369,14 +384,17 @@ func TestKeepAliveIntercepted(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 	}
 	reqs := e.up["api.test"].all()
-	if len(reqs) != 6 {
+	if len(reqs) != 8 {
 		t.Fatalf("upstream saw %d requests", len(reqs))
 	}
 	for i, r := range reqs {
 		if r.Remote != reqs[0].Remote {
 			t.Errorf("request %d on another upstream connection (%s, %s)", i, r.Remote, reqs[0].Remote)
 		}
-		if r.Header.Get("Authorization") != "Bearer "+apiValue && r.Header.Get("X-Key") != apiValue {
+		if r.Method == "PUT" && r.Body != "data" {
+			t.Errorf("PUT body %q", r.Body)
+		}
+		if r.Method == "GET" && r.Header.Get("Authorization") != "Bearer "+apiValue && r.Header.Get("X-Key") != apiValue {
 			t.Errorf("request %d not injected: %v", i, r.Header)
 		}
 	}
@@ -608,4 +626,29 @@ func TestFrontedTunnelToBoundHostStillRefused(t *testing.T) {
 		t.Fatal("handshake with a fronted SNI succeeded")
 	}
 	e.waitRule(t, RuleSNIMismatch, 1)
+}
+
+// TestInterceptResumesSessions: the client-facing TLS config is shared, so
+// a client resumes its session on the next intercepted connection.
+func TestInterceptResumesSessions(t *testing.T) {
+	e := newCredEnv(t)
+	cache := tls.NewLRUClientSessionCache(8)
+	for i := range 2 {
+		c := mustDialProxy(t, e.h.addr)
+		fmt.Fprintf(c, "CONNECT api.test:443 HTTP/1.1\r\n\r\n")
+		br := bufio.NewReader(c)
+		if resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("CONNECT: %v %v", resp, err)
+		}
+		tc := tls.Client(c, &tls.Config{ServerName: "api.test", RootCAs: e.clientCA, ClientSessionCache: cache})
+		fmt.Fprintf(tc, "GET / HTTP/1.1\r\nHost: api.test\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(tc), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("request %d: %v %v", i, resp, err)
+		}
+		if got := tc.ConnectionState().DidResume; got != (i == 1) {
+			t.Errorf("connection %d: resumed %v", i, got)
+		}
+		tc.Close()
+	}
 }

@@ -274,7 +274,6 @@ func (r *relay) refuseUpstream(err error) {
 	d := refuse(r.d, RuleUpstreamTLS, "TLS to the upstream failed: "+err.Error())
 	d.Time = time.Now()
 	r.p.record(d)
-	_ = r.client.SetReadDeadline(time.Now().Add(r.p.handshake))
 	if _, _, err := readTunnelRequest(r.cbr, r.tgt); err != nil && isConnError(err) {
 		return
 	}
