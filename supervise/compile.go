@@ -120,10 +120,9 @@ func appendUnique(list []string, more ...string) []string {
 }
 
 // pruneNested drops deny paths that lie under another denied directory:
-// the directory's mask covers them already, and the native sandbox fails to
-// set up a mask inside another mask (it tries to create the inner mount
-// point on the outer mask's read-only tmpfs). A parent that is a symlink
-// does not count: the sandbox does not mask symlinks themselves.
+// the directory's mask covers them already, and every mask is a mount the
+// sandbox builds and the kernel tears down. A parent that is a symlink does
+// not count: the sandbox does not mask symlinks themselves.
 func pruneNested(list []string) []string {
 	var dirs []string
 	for _, p := range list {

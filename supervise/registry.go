@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
@@ -108,9 +107,6 @@ func OpenRegistry(stateDir string) (*Registry, error) {
 		stateDir = d
 	}
 	r := &Registry{StateDir: stateDir, Dir: filepath.Join(stateDir, "agents")}
-	if err := traversableRootBase(stateDir); err != nil {
-		return nil, err
-	}
 	if err := paths.Ensure(stateDir); err != nil {
 		return nil, err
 	}
@@ -118,34 +114,6 @@ func OpenRegistry(stateDir string) (*Registry, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// traversableRootBase works around a sandbox limitation: a deny-read path
-// below a directory the sandbox cannot search (root's default state
-// directory, /var/lib/agentbox/state, whose parent paths.Ensure creates with
-// mode 0700) makes the sandbox's mount set-up fail. For root's default state
-// directory, the parent is made searchable (0711: others may traverse it but
-// not list it; the state and data directories in it stay 0700).
-func traversableRootBase(stateDir string) error {
-	if os.Geteuid() != 0 || os.Getenv(paths.EnvStateDir) != "" {
-		return nil
-	}
-	def, err := paths.StateDir()
-	if err != nil || def != stateDir {
-		return nil
-	}
-	base := filepath.Dir(stateDir)
-	if err := os.MkdirAll(base, 0o711); err != nil {
-		return fmt.Errorf("supervise: %w", err)
-	}
-	fi, err := os.Lstat(base)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return nil
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 {
-		return nil
-	}
-	return os.Chmod(base, 0o711)
 }
 
 // newID returns a short random hex ID.
