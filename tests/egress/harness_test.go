@@ -29,12 +29,21 @@ var testNames = map[string][]netip.Addr{
 	"meta.test":        {netip.MustParseAddr(metadataAddr)},
 	"hostaddr.test":    {netip.MustParseAddr(hostAddr)},
 	"late.test":        {netip.MustParseAddr(lateHostAddr)},
+	"anyip.test":       {netip.MustParseAddr(anyIPAddr)},
 	"zero.test":        {netip.MustParseAddr("0.0.0.0")},
 	"mappedhost.test":  {netip.MustParseAddr("::ffff:" + hostAddr)},
 	"mapped.test":      {netip.MustParseAddr("::ffff:127.0.0.1")},
 	"localhost":        {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")},
 	// Blocked addresses first: the proxy must skip them and dial the good one.
 	"mixed.test": {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr(privateAddr), netip.MustParseAddr(allowedAddr)},
+}
+
+// rebinding are names whose answer changes with every lookup (a DNS
+// rebinding attacker's server, with a zero TTL): the n-th lookup gets the
+// n-th answer, round robin. They are not in /etc/hosts.
+var rebinding = map[string][][]netip.Addr{
+	"rebind-good-first.test": {{netip.MustParseAddr(allowedAddr)}, {netip.MustParseAddr("127.0.0.1")}},
+	"rebind-bad-first.test":  {{netip.MustParseAddr("127.0.0.1")}, {netip.MustParseAddr(allowedAddr)}},
 }
 
 func sortedNames() []string {
@@ -59,9 +68,14 @@ func (r *fixedResolver) LookupNetIP(_ context.Context, network, host string) ([]
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	r.mu.Lock()
 	r.lookups[host]++
+	n := r.lookups[host]
 	r.mu.Unlock()
+	addrs := testNames[host]
+	if seq, ok := rebinding[host]; ok {
+		addrs = seq[(n-1)%len(seq)]
+	}
 	var out []netip.Addr
-	for _, a := range testNames[host] {
+	for _, a := range addrs {
 		switch {
 		case network == "ip4" && !a.Unmap().Is4(), network == "ip6" && !a.Is6():
 		default:

@@ -12,8 +12,9 @@ import (
 
 // probePy is a small client for what curl cannot do: raw TCP and UDP
 // connections that ignore every proxy setting, a CONNECT or SOCKS5 tunnel
-// whose TLS ClientHello names another host than the tunnel's target, and a
-// SOCKS5 UDP ASSOCIATE. It prints one line per step.
+// whose TLS ClientHello names another host than the tunnel's target,
+// pipelined requests on one proxy connection, and SOCKS5 BIND and UDP
+// ASSOCIATE. It prints one line per step.
 const probePy = `import errno, socket, ssl, struct, sys
 
 PROXY = ("127.0.0.1", 3128)
@@ -102,6 +103,28 @@ def direct(kind, host, port):
     except OSError as e:
         print("error " + err_name(e))
 
+def pipeline(*targets):
+    # Several absolute-URI requests on one proxy connection, sent at once.
+    s = socket.create_connection(PROXY, timeout=10)
+    req = ""
+    for t in targets:
+        host = t.split("/")[2]
+        req += "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (t, host)
+    s.sendall(req.encode())
+    data = b""
+    try:
+        while True:
+            c = s.recv(4096)
+            if not c:
+                break
+            data += c
+    except socket.timeout:
+        pass
+    for line in data.decode("latin-1").split("\r\n"):
+        for l in line.split("\n"):
+            if l.startswith("HTTP/") or l.startswith("upstream ") or l.lower().startswith("x-agentbox-deny:"):
+                print("response " + l.strip())
+
 def socks_cmd(cmd):
     s = socket.create_connection(PROXY, timeout=10)
     socks_request(s, int(cmd), "allowed.test", 443)
@@ -112,6 +135,8 @@ def main():
         front(*a[1:])
     elif a[0] in ("tcp", "udp"):
         direct(*a)
+    elif a[0] == "pipeline":
+        pipeline(*a[1:])
     elif a[0] == "socks-cmd":
         socks_cmd(a[1])
     else:

@@ -30,6 +30,10 @@ const (
 	hostAddr = "198.51.100.1"
 	// lateHostAddr is added to the netns side while a Manager lives.
 	lateHostAddr = "198.51.100.77"
+	// anyIPPrefix is routed to the netns's own loopback (an AnyIP local
+	// route); anyIPAddr, in it, is the host's without being on an interface.
+	anyIPPrefix = "198.51.100.128/25"
+	anyIPAddr   = "198.51.100.200"
 
 	allowedAddr  = "198.51.100.10" // allowed.test, sub.allowed.test
 	otherAddr    = "198.51.100.11" // other.test: never allowed by any test
