@@ -32,6 +32,10 @@ func TestNetGuardLateHostAddress(t *testing.T) {
 	// A command that is running when the address appears: it makes one
 	// request, waits for the go file, then asks for late.test.
 	goFile := filepath.Join(workDir, "late-go")
+	if err := os.Remove(goFile); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(goFile) })
 	running, runningR, runningDecisions := newManager(t, pol)
 	script := "/usr/bin/curl -sS -o /dev/null http://allowed.test/late-running-1 && " +
 		"while [ ! -e " + goFile + " ]; do sleep 0.05; done && " +

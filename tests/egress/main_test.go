@@ -1,11 +1,12 @@
 //go:build linux
 
 // Package egress_test is the end-to-end suite of agentbox's filtered network
-// (issue #3 item 8): a sandboxed curl (and python, openssl-free TLS probes)
-// must reach the hosts the policy allows, through the egress proxy, and
-// nothing else: not a denied name, not a name resolving to a blocked address,
-// not a fronted SNI, not a direct connection that bypasses the proxy, not
-// the host's loopback services.
+// (issue #3 item 8): a sandboxed curl (and a small python client, for raw
+// sockets, fronted TLS and pipelining) must reach the hosts the policy
+// allows, through the egress proxy, and nothing else: not a denied name,
+// not a name resolving to a blocked address, not a fronted SNI, not a
+// direct connection that bypasses the proxy, not the host's loopback
+// services, nor the host's own addresses.
 //
 // The test binary runs in three roles, told apart by an environment
 // variable:
