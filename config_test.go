@@ -133,3 +133,22 @@ func TestProxyEnvLeavesTheSandboxLoopbackDirect(t *testing.T) {
 		}
 	}
 }
+
+func TestUnsafeGitKey(t *testing.T) {
+	for _, tc := range []struct{ config, key string }{
+		{"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n", ""},
+		{"[remote \"origin\"]\n\turl = https://example.test/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n", ""},
+		{"[core]\n\tfsmonitor = \"touch /tmp/pwned #\"\n", "core.fsmonitor"},
+		{"[CORE]\n\tHooksPath = /x\n", "core.hookspath"},
+		{"[alias]\n\tst = !sh -c x\n", "alias.st"},
+		{"[filter \"lfs\"]\n\tsmudge = evil\n", "filter.smudge"},
+		{"[include]\n\tpath = /elsewhere\n", "include.path"},
+		{"[core] fsmonitor = x\n", "core.fsmonitor"},
+		{"[core.x]\nurl=y\n", "core.url"},
+		{"[broken\n", "[broken"},
+	} {
+		if got := unsafeGitKey(tc.config); got != tc.key {
+			t.Errorf("%q: got %q, want %q", tc.config, got, tc.key)
+		}
+	}
+}

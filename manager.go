@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ type Manager struct {
 
 	guardOnce sync.Once
 	guard     *egress.Guard // shared by the egress proxies of every command
+	gitRepos  gitRepoCache
 }
 
 // NewManager validates cfg and returns a Manager for it.
@@ -231,6 +233,13 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 // spec compiles the Config and the call's options into a sandbox.Spec, with
 // the egress proxy of the command when its network is filtered.
 func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, error) {
+	spec, egr, _, err := m.specWithRepos(cfg, o)
+	return spec, egr, err
+}
+
+// specWithRepos is spec, also returning the repositories found in the
+// writable roots before the command runs.
+func (m *Manager) specWithRepos(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, map[string][]string, error) {
 	fsc := cfg.Filesystem
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
@@ -256,7 +265,9 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, e
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
 		home = resolvePath(h)
 	}
+	var repos map[string][]string
 	if fsc.AutoProtectDangerousFiles {
+		repos = m.protectRepositories(spec, fsc)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = ShellStartupFiles
 		for _, w := range spec.Filesystem.Writable {
@@ -270,14 +281,43 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, e
 	}
 	spec.Filesystem.Home = home
 	if spec.Network != NetworkFiltered {
-		return spec, nil, nil
+		return spec, nil, repos, nil
 	}
 	m.guardOnce.Do(func() { m.guard = egress.NewGuard() })
 	run, err := newEgressRun(cfg, m.guard, spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return spec, run, nil
+	return spec, run, repos, nil
+}
+
+// protectRepositories protects the git repositories of the writable roots:
+// the top one's commondir (the rest of its .git is in Protected), and every
+// repository found below. It returns what it found, so that repositories the
+// command plants can be told apart afterwards (sweepNewRepos).
+func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig) map[string][]string {
+	holds := make(map[string][]byte)
+	before := make(map[string][]string)
+	for _, w := range spec.Filesystem.Writable {
+		top := filepath.Join(w, ".git")
+		if _, h := gitProtection(top, fsc); h != nil {
+			maps.Copy(holds, h)
+		}
+		nested := m.gitRepos.nested(w, true)
+		before[w] = nested
+		if _, err := os.Lstat(top); err == nil {
+			before[w] = append(append([]string(nil), nested...), top)
+		}
+		for _, g := range nested {
+			ro, h := gitProtection(g, fsc)
+			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
+			maps.Copy(holds, h)
+		}
+	}
+	if len(holds) > 0 {
+		spec.Filesystem.Holds = holds
+	}
+	return before
 }
 
 // protectedNames is what stays read-only inside every writable root.

@@ -22,8 +22,9 @@ type Process struct {
 	ctx     context.Context
 	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
 
-	stdout, stderr *capBuffer // set when Exec and ExecArgs capture
-	egress         *egressRun // nil unless the network is filtered
+	stdout, stderr *capBuffer          // set when Exec and ExecArgs capture
+	egress         *egressRun          // nil unless the network is filtered
+	repos          map[string][]string // repositories in the writable roots before the command
 	verdict        ClassifyResult
 
 	once   sync.Once
@@ -80,14 +81,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	spec, egr, err := m.spec(cfg, o)
+	spec, egr, repos, err := m.specWithRepos(cfg, o)
 	if err != nil {
 		return nil, err
 	}
 	if egr != nil {
 		env = mergeEnv(env, proxyEnv())
 	}
-	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, repos: repos}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}
 	var childEnds []*os.File
 	closeChildEnds := func() {
@@ -222,6 +223,13 @@ func (p *Process) wait() (*ExecResult, error) {
 		Layers:         p.p.Layers(),
 		Violations:     p.egress.takeViolations(),
 		Classification: p.verdict,
+	}
+	if p.repos != nil {
+		roots := make([]string, 0, len(p.repos))
+		for w := range p.repos {
+			roots = append(roots, w)
+		}
+		res.Violations = append(res.Violations, sweepNewRepos(p.repos, roots)...)
 	}
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})

@@ -38,7 +38,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if _, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) }); err != nil {
 		return nil, err
 	}
-	spec, egr, err := m.spec(cfg, o)
+	spec, egr, repos, err := m.specWithRepos(cfg, o)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +65,15 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		close(stop)
 		m.untrack(h)
 		egr.close()
+		if repos != nil {
+			roots := make([]string, 0, len(repos))
+			for w := range repos {
+				roots = append(roots, w)
+			}
+			for _, v := range sweepNewRepos(repos, roots) {
+				m.log.Warn("disabled a planted repository", "detail", v.Detail)
+			}
+		}
 	}, nil
 }
 

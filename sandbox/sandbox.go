@@ -88,6 +88,10 @@ type Filesystem struct {
 	// ProtectedIfPresent are kept read-only where they exist, and left
 	// alone where they do not.
 	ProtectedIfPresent []string
+	// Holds are files inside writable roots kept read-only; one that does
+	// not exist is created with the given content for the run (and removed
+	// afterwards), so a command can neither change nor plant it.
+	Holds map[string][]byte
 }
 
 // Limits are resource limits; zero means "no limit of this kind".

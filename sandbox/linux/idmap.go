@@ -206,6 +206,44 @@ func (r *placeholderRegistry) create(missing []string) ([]string, error) {
 	return taken, nil
 }
 
+// share takes a reference on p if it is a placeholder of this process, and
+// returns it to be released with the plan's own.
+func (r *placeholderRegistry) share(p string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs[p] > 0 {
+		r.refs[p]++
+		return []string{p}
+	}
+	return nil
+}
+
+// createFile creates the file p with content (exclusively) unless this
+// process already holds it, and takes a reference on it.
+func (r *placeholderRegistry) createFile(p string, content []byte) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs == nil {
+		r.refs = make(map[string]int)
+	}
+	if _, ours := r.refs[p]; !ours {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		_, werr := f.Write(content)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(p)
+			return nil, werr
+		}
+	}
+	r.refs[p]++
+	return []string{p}, nil
+}
+
 // release drops references and removes unused placeholders, deepest first,
 // when they are still empty.
 func (r *placeholderRegistry) release(ds []string) {

@@ -173,6 +173,12 @@ func setUp() (int, []string, error) {
 		return 0, nil, stageErr("exec", err)
 	}
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
+	if err == nil {
+		if lerr := limitMemory(pid, spec.Limits.MemoryBytes); lerr != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			err = stageErr("rlimits", lerr)
+		}
+	}
 	if stdio != nil {
 		// Only the program holds its streams now, so its readers see EOF
 		// when it is done, whatever the init does.

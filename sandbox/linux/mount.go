@@ -267,12 +267,32 @@ func maskFile(p string) error {
 // planned it makes the step fail instead of mounting the wrong place.
 func applyOp(op mountOp, idmapFDs []int) error {
 	dst := newRoot + op.Dst
+	if op.Kind == opMaskAuto {
+		fi, err := os.Lstat(dst)
+		switch {
+		case errors.Is(err, os.ErrNotExist), err == nil && fi.Mode()&os.ModeSymlink != 0:
+			return nil
+		case err != nil:
+			return err
+		case fi.IsDir():
+			op.Kind, op.Dir = opMaskDir, true
+		default:
+			op.Kind = opMaskFile
+		}
+	}
 	if op.Kind == opTmpfs {
 		if _, err := os.Lstat(dst); err != nil {
 			return nil // nothing to hide
 		}
 	}
 	if err := ensureMountpoint(dst, op.Dir); err != nil {
+		isMask := op.Kind == opMaskDir || op.Kind == opMaskFile
+		if isMask && errors.Is(err, unix.EROFS) {
+			// Gone since the plan (another sandbox's placeholder, removed):
+			// there is nothing to hide, and nothing here can create it; if the
+			// host does, Landlock still refuses it.
+			return nil
+		}
 		if errors.Is(err, unix.EACCES) {
 			// The init cannot reach it: it is a path whose owner is not mapped
 			// into the sandbox, and the program, with less, cannot reach it
@@ -323,10 +343,15 @@ func applyOp(op mountOp, idmapFDs []int) error {
 			return fmt.Errorf("move_mount: %w", err)
 		}
 		return nil
-	case opMaskDir:
-		return maskDirFD(dstFD)
-	case opMaskFile:
-		return maskFileFD(dstFD)
+	case opMaskDir, opMaskFile:
+		mask := maskDirFD
+		if op.Kind == opMaskFile {
+			mask = maskFileFD
+		}
+		if err := mask(dstFD); err != nil && !errors.Is(err, unix.ENOENT) {
+			return err
+		}
+		return nil // ENOENT: removed since it was opened; nothing left to hide
 	case opTmpfs:
 		return newTmpfsAt(dstFD, [][2]string{{"mode", "0755"}, {"size", "16m"}}, restrict)
 	}

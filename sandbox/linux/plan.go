@@ -142,7 +142,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	// A sandbox started by root runs as nobody on the host; its home is
 	// shown to it, read-only, as its own.
-	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && (len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
+	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && !withinAny(h, writable) && (len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
 			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
 			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
@@ -185,11 +185,33 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 	}
 	readOnly = append(readOnly, fsSpec.DenyWrite...)
+	holds := make([]string, 0, len(fsSpec.Holds))
+	for p := range fsSpec.Holds {
+		holds = append(holds, p)
+	}
+	sort.Strings(holds)
+	for _, p := range holds {
+		if !inWritable(p) || denied(p) {
+			continue
+		}
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			if pfi, err := os.Stat(filepath.Dir(p)); err != nil || !pfi.IsDir() {
+				continue
+			}
+			taken, err := placeholders.createFile(p, fsSpec.Holds[p])
+			if err != nil {
+				return nil, fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
+			}
+			pl.placeholders = append(pl.placeholders, taken...)
+		}
+		readOnly = append(readOnly, p)
+	}
 	var pinned []string // paths inside writable roots that get a mount of their own
 	for _, p := range readOnly {
 		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
 			continue // already read-only (or masked)
 		}
+		pl.placeholders = append(pl.placeholders, placeholders.share(p)...)
 		isDir, err := pl.ensureExists(p, inWritable(p))
 		if err != nil {
 			return nil, err
@@ -205,6 +227,11 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			pinned = append(pinned, d)
 		}
 		fi, err := os.Lstat(d)
+		if err == nil {
+			// A placeholder another sandbox of this process made must stay
+			// until this one is done with it too.
+			pl.placeholders = append(pl.placeholders, placeholders.share(d)...)
+		}
 		switch {
 		case err == nil && fi.IsDir():
 			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
@@ -220,6 +247,11 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			// Nothing can create it here (read-only); Landlock denies it if the
 			// host creates it while the sandbox runs.
+		case errors.Is(err, fs.ErrPermission):
+			// agentbox cannot look (a parent it may not search). The init,
+			// with the user namespace's capabilities over the caller's own
+			// files, can: it masks whatever it finds there.
+			ops = append(ops, mountOp{Kind: opMaskAuto, Dst: d})
 		default:
 			return nil, fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 		}

@@ -15,9 +15,9 @@ import (
 // forks the program, which inherits them. Core dumps are always off: a core
 // file could carry secrets out of a process's memory.
 //
-// Memory is bounded with RLIMIT_DATA rather than RLIMIT_AS: runtimes such as
-// V8, the JVM and Go reserve far more address space than they use, and an
-// address-space limit breaks them long before it stops a memory bomb.
+// The memory limit is not among them: the init itself (a copy of the host
+// program, which may link cgo) can need more than a small limit allows, so
+// limitMemory applies it to the program alone, right after the fork.
 func setRlimits(l limitsSpec) error {
 	set := []struct {
 		res  int
@@ -27,7 +27,6 @@ func setRlimits(l limitsSpec) error {
 		{unix.RLIMIT_CORE, "core", 0},
 		{unix.RLIMIT_NPROC, "nproc", l.Processes},
 		{unix.RLIMIT_NOFILE, "nofile", l.FileDescriptors},
-		{unix.RLIMIT_DATA, "data", l.MemoryBytes},
 		{unix.RLIMIT_CPU, "cpu", l.CPUSeconds},
 	}
 	for _, s := range set {
@@ -37,6 +36,25 @@ func setRlimits(l limitsSpec) error {
 		if err := unix.Setrlimit(s.res, &unix.Rlimit{Cur: s.v, Max: s.v}); err != nil {
 			return fmt.Errorf("%s=%d: %w", s.name, s.v, err)
 		}
+	}
+	return nil
+}
+
+// limitMemory bounds the program's memory with RLIMIT_DATA (soft and hard),
+// from the outside: the program cannot have allocated much between its
+// exec and this call, and a cgroup, where there is one, bounds the whole
+// tree from the start.
+//
+// RLIMIT_DATA rather than RLIMIT_AS: runtimes such as V8, the JVM and Go
+// reserve far more address space than they use, and an address-space limit
+// breaks them long before it stops a memory bomb.
+func limitMemory(pid int, bytes uint64) error {
+	if bytes == 0 {
+		return nil
+	}
+	lim := unix.Rlimit{Cur: bytes, Max: bytes}
+	if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &lim, nil); err != nil {
+		return fmt.Errorf("data=%d: %w", bytes, err)
 	}
 	return nil
 }

@@ -189,7 +189,6 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		return nil, err
 	}
 	h.cmd, h.ctl = w.cmd, w.ctl
-	h.start()
 	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
@@ -201,7 +200,9 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		h.Close()
 		return nil, err
 	}
-	if err := h.sendSpec(&[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr}); err != nil {
+	err = h.sendSpec(&[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr})
+	h.start() // serve owns the control socket from here on
+	if err != nil {
 		_ = h.Kill()
 		h.Close()
 		return nil, err

@@ -30,6 +30,7 @@ const (
 	opMaskDir  opKind = "mask-dir"  // empty, read-only, mode 000 tmpfs at Dst
 	opMaskFile opKind = "mask-file" // empty, mode 000 file bound read-only at Dst
 	opTmpfs    opKind = "tmpfs"     // empty, writable, private tmpfs at Dst (if Dst exists)
+	opMaskAuto opKind = "mask"      // mask-dir or mask-file, whichever Dst is; nothing if it is missing
 	opPin      opKind = "pin"       // bind Dst onto itself, keeping its writability, so it cannot be renamed
 	opIdmapRW  opKind = "idmap-rw"  // attach idmapped mount number FD read-write at Dst
 	opIdmapRO  opKind = "idmap-ro"  // attach idmapped mount number FD read-only at Dst

@@ -184,24 +184,48 @@ func TestPlantedRepository(t *testing.T) {
 	marker := filepath.Join(newDir(t, 0o777), "pwned")
 	dotgit := filepath.Join(w, "src", ".git")
 	hidden := filepath.Join(w, ".cache", "g")
-	ps := []probe{control("write_source", "write:"+w+"/src/code.txt", "")}
+	// No mount can forbid a new name in a writable directory: the planting
+	// itself succeeds inside the sandbox. What must not happen is the host's
+	// git running it afterwards: agentbox disables such repositories when
+	// the command ends and reports them.
+	ps := []probe{control("write_source", "write:"+w+"/src/code.txt", ""), control("mkdir_cache", "mkdir:"+w+"/.cache", "")}
 	for _, g := range []string{dotgit, hidden} {
 		ps = append(ps,
-			attack("mkdir_"+filepath.Base(g), "mkdir:"+g),
-			attack("head_"+filepath.Base(g), "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n")),
-			attack("objects_"+filepath.Base(g), "mkdir:"+g+"/objects"),
-			attack("refs_"+filepath.Base(g), "mkdir:"+g+"/refs"),
-			attack("config_"+filepath.Base(g), "put:"+g+"/config|"+fsmonitorConfig("", marker)),
+			control("mkdir_"+filepath.Base(g), "mkdir:"+g, ""),
+			control("head_"+filepath.Base(g), "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
+			control("objects_"+filepath.Base(g), "mkdir:"+g+"/objects", ""),
+			control("refs_"+filepath.Base(g), "mkdir:"+g+"/refs", ""),
+			control("config_"+filepath.Base(g), "put:"+g+"/config|"+fsmonitorConfig("", marker), ""),
 		)
 	}
-	ps = append([]probe{control("mkdir_cache", "mkdir:"+w+"/.cache", "")}, ps...)
-	ps = append(ps, attack("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n")))
-	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	ps = append(ps, control("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n"), ""))
+	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
 	for _, d := range []string{"src", "lib"} {
 		if hostGitRuns(filepath.Join(w, d), marker, "status", "--short") {
 			t.Errorf("ESCAPE: `git status` in %s on the host ran a command from a repository the sandbox planted", d)
 			os.Remove(marker)
 		}
+	}
+	reported := 0
+	for _, v := range res.Violations {
+		if v.Rule == "planted-repository" {
+			reported++
+		}
+	}
+	if reported != 2 {
+		t.Errorf("want the two planted repositories reported, got violations %+v", res.Violations)
+	}
+	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git")} {
+		if _, err := os.Lstat(g + ".agentbox-quarantine"); err != nil {
+			t.Errorf("%s was not disabled: %v", g, err)
+		}
+	}
+	// A repository with nothing but what git itself writes is left alone.
+	clean := filepath.Join(w, "fresh")
+	writeFile(t, filepath.Join(clean, "f"), "x\n", 0o644)
+	_, res = runProbes(t, ciMgr, []probe{control("clean_repo", "exec:/usr/bin/git|init|-q|"+clean, "")}, agentbox.WithWritableRoots(w), agentbox.WithEnv("HOME="+w))
+	if _, err := os.Stat(filepath.Join(clean, ".git")); err != nil || len(res.Violations) != 0 {
+		t.Errorf("a clean `git init` was disabled: %v %+v", err, res.Violations)
 	}
 }
 
@@ -255,6 +279,12 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 		after := snapshotOf(t, fakeHome, true)
 		delete(after, filepath.Base(note))
 		for _, d := range diffSnapshots(before, after) {
+			// Sandboxes running at the same time with this home writable hold
+			// its missing deny paths (.ssh, .aws, ...) with empty placeholder
+			// directories; those are not changes the sandbox made.
+			if rel, ok := strings.CutPrefix(d, "created "); ok && isEmptyDir(filepath.Join(fakeHome, rel)) {
+				continue
+			}
 			t.Errorf("ESCAPE: a shell or git start-up file in the home changed on the host: %s", d)
 		}
 	})

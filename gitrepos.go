@@ -1,0 +1,244 @@
+package agentbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A writable root may hold git repositories below its top (a workspace of
+// several projects). Their hooks and config make the host's git run code as
+// surely as the top one's, so they are protected the same way. Finding them
+// takes a walk, bounded in depth and size and cached for a while per root.
+
+const (
+	gitScanDepth    = 5
+	gitScanMaxDirs  = 5000
+	gitScanLifetime = 30 * time.Second
+)
+
+// gitScanSkip are directories that hold dependencies or build output, not
+// the user's repositories; walking them would cost much and find nothing
+// a person runs git in.
+var gitScanSkip = map[string]bool{
+	"node_modules": true, ".git": true, ".cache": true, "vendor": true, "target": true,
+	"dist": true, "build": true, "__pycache__": true, ".venv": true, "venv": true,
+	".tox": true, ".mypy_cache": true, ".next": true, ".gradle": true,
+}
+
+type gitScan struct {
+	found []string
+	at    time.Time
+}
+
+// gitRepoCache remembers the repositories found below each writable root.
+type gitRepoCache struct {
+	mu    sync.Mutex
+	roots map[string]gitScan
+}
+
+// nested returns the .git entries (directories or gitlink files) below
+// root, not root's own; fresh asks for a new walk rather than the cache.
+func (c *gitRepoCache) nested(root string, fresh bool) []string {
+	c.mu.Lock()
+	s, ok := c.roots[root]
+	c.mu.Unlock()
+	if ok && !fresh && time.Since(s.at) < gitScanLifetime {
+		return s.found
+	}
+	found := scanGitRepos(root)
+	c.mu.Lock()
+	if c.roots == nil {
+		c.roots = make(map[string]gitScan)
+	}
+	c.roots[root] = gitScan{found: found, at: time.Now()}
+	c.mu.Unlock()
+	return found
+}
+
+// scanGitRepos walks root breadth first for .git entries.
+func scanGitRepos(root string) []string {
+	type dir struct {
+		path  string
+		depth int
+	}
+	queue := []dir{{root, 0}}
+	var found []string
+	for visited := 0; len(queue) > 0 && visited < gitScanMaxDirs; visited++ {
+		d := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(d.path)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(d.path, e.Name())
+			if e.Name() == ".git" && d.path != root && (e.IsDir() || e.Type().IsRegular()) {
+				found = append(found, p)
+				continue
+			}
+			if e.IsDir() && d.depth < gitScanDepth && !gitScanSkip[e.Name()] {
+				queue = append(queue, dir{p, d.depth + 1})
+			}
+		}
+	}
+	return found
+}
+
+// gitProtection is what stays read-only of one .git: the whole of it by
+// default, or (when commands may write to git) its hooks and config, plus a
+// held commondir (see commondirHold).
+func gitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
+	if !fsc.AllowGitWrites && !fsc.AllowGitConfig {
+		return []string{gitPath}, nil
+	}
+	if fi, err := os.Stat(gitPath); err != nil || !fi.IsDir() {
+		return []string{gitPath}, nil // a gitlink file: it names where the repository is
+	}
+	readOnly = []string{filepath.Join(gitPath, "hooks")}
+	if !fsc.AllowGitConfig {
+		readOnly = append(readOnly, filepath.Join(gitPath, "config"))
+	}
+	return readOnly, map[string][]byte{filepath.Join(gitPath, "commondir"): commondirHold}
+}
+
+// commondirHold is what a missing .git/commondir is held with while a
+// command may write .git: a commondir names the directory git takes its
+// config and hooks from, and "." names the repository's own, so git behaves
+// exactly as without one, while a command cannot plant another.
+var commondirHold = []byte(".\n")
+
+// A command may also create a repository anywhere it may write, and a
+// repository's config can make the host's git run commands (core.fsmonitor,
+// hooks, aliases, filters …) as soon as a person or a shell prompt runs git
+// there. No mount can forbid a new name in a writable directory, so after
+// each command agentbox looks for repositories that were not there before,
+// and disables (renames) those whose config sets anything beyond plain
+// bookkeeping, whose hooks are more than git's samples, or that are gitlink
+// files pointing elsewhere. The walk has the same bounds as the scan.
+
+// safeGitKeys are the config keys a freshly initialised or cloned
+// repository has; anything else in a new repository's config is suspect.
+var safeGitKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true,
+	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
+	"core.symlinks": true, "core.autocrlf": true, "init.defaultbranch": true,
+	"user.name": true, "user.email": true, "extensions.objectformat": true,
+}
+
+// safeGitSubsectionKeys are allowed in any subsection (remote "origin").
+var safeGitSubsectionKeys = map[string]bool{
+	"remote.url": true, "remote.fetch": true, "remote.pushurl": true,
+	"branch.remote": true, "branch.merge": true, "branch.rebase": true,
+}
+
+// quarantineSuffix is appended to a disabled repository's .git.
+const quarantineSuffix = ".agentbox-quarantine"
+
+// sweepNewRepos disables repositories below the writable roots that were
+// not there before the command, if they could run code on the host, and
+// reports each as a violation.
+func sweepNewRepos(before map[string][]string, roots []string) []Violation {
+	var out []Violation
+	for _, w := range roots {
+		old := make(map[string]bool)
+		for _, g := range before[w] {
+			old[g] = true
+		}
+		candidates := append(scanGitRepos(w), filepath.Join(w, ".git"))
+		for _, g := range candidates {
+			if old[g] {
+				continue
+			}
+			reason := riskyRepo(g)
+			if reason == "" {
+				continue
+			}
+			v := Violation{Kind: "filesystem", Rule: "planted-repository",
+				Detail: fmt.Sprintf("%s was created by the command and %s", g, reason)}
+			if err := os.Rename(g, g+quarantineSuffix); err != nil {
+				v.Detail += "; agentbox could not disable it: " + err.Error()
+			} else {
+				v.Detail += "; agentbox renamed it to " + filepath.Base(g) + quarantineSuffix
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// riskyRepo says why the repository at gitPath could run code on the host,
+// or "" when it holds only what git itself writes.
+func riskyRepo(gitPath string) string {
+	fi, err := os.Lstat(gitPath)
+	if err != nil {
+		return ""
+	}
+	if !fi.IsDir() {
+		return "is a gitlink naming another directory's repository"
+	}
+	if hooks, err := os.ReadDir(filepath.Join(gitPath, "hooks")); err == nil {
+		for _, h := range hooks {
+			if !strings.HasSuffix(h.Name(), ".sample") {
+				return "has a hook (" + h.Name() + ")"
+			}
+		}
+	}
+	for _, f := range []string{"commondir", "config.worktree"} {
+		if _, err := os.Lstat(filepath.Join(gitPath, f)); err == nil {
+			return "has a " + f
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(gitPath, "config"))
+	if err != nil {
+		return ""
+	}
+	if key := unsafeGitKey(string(b)); key != "" {
+		return "sets " + key + " in its config"
+	}
+	return ""
+}
+
+// unsafeGitKey returns the first key of a git config text that is not plain
+// bookkeeping. It reads the format loosely, on purpose: anything it does not
+// understand counts as unsafe.
+func unsafeGitKey(config string) string {
+	section, sub := "", false
+	for _, line := range strings.Split(config, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return line
+			}
+			head := strings.TrimSpace(line[1:end])
+			name, _, hasSub := strings.Cut(head, " ")
+			if n, _, dotted := strings.Cut(name, "."); dotted {
+				name, hasSub = n, true
+			}
+			section, sub = strings.ToLower(name), hasSub
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" {
+				line = rest // "[core] key = value" on one line
+			} else {
+				continue
+			}
+		}
+		key, _, _ := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		full := section + "." + key
+		if sub {
+			if !safeGitSubsectionKeys[full] {
+				return full
+			}
+		} else if !safeGitKeys[full] {
+			return full
+		}
+	}
+	return ""
+}
