@@ -20,6 +20,7 @@ import (
 type Guard struct {
 	rules     []blockRule
 	hostAddrs func() ([]netip.Addr, error)
+	local     func(netip.Addr) bool // nil: deliveredLocally
 	host      atomic.Pointer[map[netip.Addr]struct{}]
 }
 
@@ -40,6 +41,13 @@ func WithBlockedPrefixes(class string, prefixes ...netip.Prefix) GuardOption {
 // every address of every interface, from net.InterfaceAddrs).
 func WithHostAddrs(f func() ([]netip.Addr, error)) GuardOption {
 	return func(g *Guard) { g.hostAddrs = f }
+}
+
+// WithLocalCheck replaces the routing-table question "would a packet to
+// this address stay on the host?" (tests use it to run without touching
+// the host's routes).
+func WithLocalCheck(f func(netip.Addr) bool) GuardOption {
+	return func(g *Guard) { g.local = f }
 }
 
 // NewGuard returns a guard with the default table and the host's interface
@@ -104,6 +112,39 @@ func (g *Guard) Check(a netip.Addr) (rule string, blocked bool) {
 
 // check is Check that also explains an embedded IPv4 address.
 func (g *Guard) check(a netip.Addr) (rule, detail string, blocked bool) {
+	rule, detail, blocked = g.checkTable(a)
+	if blocked {
+		return rule, detail, blocked
+	}
+	// Last, the kernel's own answer: the snapshot of interface addresses
+	// misses one the host gains later, and ranges routed to the host
+	// itself (ip route add local ...) that no interface carries.
+	local := g.local
+	if local == nil {
+		local = deliveredLocally
+	}
+	if local(a.WithZone("").Unmap()) {
+		return "guard:" + classHostAddress, "the host's routing table delivers it locally", true
+	}
+	return "", "", false
+}
+
+// deliveredLocally asks the routing table whether a packet to a would stay
+// on this host. Connecting a UDP socket sends nothing; for a local route the
+// kernel picks the destination itself as the source address.
+func deliveredLocally(a netip.Addr) bool {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
+	if err != nil {
+		return false // no route: nothing to reach, here or elsewhere
+	}
+	defer c.Close()
+	src, ok := c.LocalAddr().(*net.UDPAddr)
+	return ok && src.AddrPort().Addr().Unmap() == a
+}
+
+// checkTable judges a against the fixed ranges and the host's interface
+// addresses, unwrapping IPv4 embedded in IPv6.
+func (g *Guard) checkTable(a netip.Addr) (rule, detail string, blocked bool) {
 	if !a.IsValid() {
 		return "guard:" + classInvalid, "", true
 	}

@@ -193,3 +193,20 @@ func TestZeroGuardStillGuards(t *testing.T) {
 		}
 	}
 }
+
+func TestGuardAsksTheRoutingTable(t *testing.T) {
+	doc := netip.MustParseAddr("203.0.113.7")
+	local := NewGuard(WithHostAddrs(func() ([]netip.Addr, error) { return nil, nil }),
+		WithLocalCheck(func(a netip.Addr) bool { return a == doc }))
+	if rule, blocked := local.Check(doc); !blocked || rule != "guard:"+classHostAddress {
+		t.Fatalf("a locally delivered address: %q %v", rule, blocked)
+	}
+	if _, blocked := local.Check(netip.MustParseAddr("203.0.113.8")); blocked {
+		t.Fatal("an address routed elsewhere was refused")
+	}
+	// The real routing table: the host's own loopback and addresses are
+	// local; the guard refuses loopback by its table before asking.
+	if !deliveredLocally(netip.MustParseAddr("127.0.0.1")) {
+		t.Fatal("127.0.0.1 is not delivered locally?")
+	}
+}
