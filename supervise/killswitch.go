@@ -42,8 +42,10 @@ func (r *Registry) KillRecord(rec Record, reason string) (KillResult, error) {
 	if err != nil {
 		return res, err
 	}
-	if err := writeAtomic(r.markerPath(rec.ID), append(b, '\n')); err != nil {
-		return res, err
+	// One write(2) of a small file: the run reads it only after the kill
+	// below has landed, so it never sees a part of it.
+	if err := os.WriteFile(r.markerPath(rec.ID), append(b, '\n'), 0o600); err != nil {
+		return res, fmt.Errorf("supervise: kill marker: %w", err)
 	}
 	fd, err := openPidfd(rec.InitPid, rec.InitStart)
 	if errors.Is(err, ErrGone) {

@@ -236,6 +236,12 @@ func (r *Registry) read(id string) (Record, error) {
 // Find returns the running agent whose ID or name is key. An ID wins over a
 // name; a name several agents share is an *AmbiguousError.
 func (r *Registry) Find(key string) (Record, error) {
+	if validID(key) {
+		// The kill switch's fast path: one file, no directory scan.
+		if rec, err := r.read(key); err == nil && (alive(rec.Pid, rec.PidStart) || alive(rec.InitPid, rec.InitStart)) {
+			return rec, nil
+		}
+	}
 	list, err := r.List()
 	if err != nil {
 		return Record{}, err
