@@ -148,20 +148,8 @@ func (r *recorder) raise(kind, text string, durable, print bool) {
 	case n == maxAlertLines+1:
 		r.notify(Notice{Kind: NoticeWarning, Text: fmt.Sprintf("more than %d alerts: further alerts are only logged", maxAlertLines)})
 	}
-	e := audit.Event{EventType: audit.Alert, AgentID: r.id, AgentName: r.name, Allowed: false,
-		Resource: kind, Rule: "alert_on:" + kind, Reason: text}
-	if r.log == nil || !Records(r.level, audit.Alert) {
-		return
-	}
-	var err error
-	if durable {
-		err = r.log.Append(context.Background(), e)
-	} else {
-		err = r.log.AppendAsync(e)
-	}
-	if err != nil {
-		r.fail(err)
-	}
+	// "alert" is not an alert_on value, so this does not recurse.
+	r.record(audit.Event{EventType: audit.Alert, Allowed: false, Resource: kind, Rule: "alert_on:" + kind, Reason: text}, durable, true)
 }
 
 // started writes agent_start (or the refusal that stands for it), then the
