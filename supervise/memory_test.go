@@ -114,3 +114,32 @@ func TestMemoryMonitorSeesTheTree(t *testing.T) {
 		}
 	}
 }
+
+func TestCgroupPathHelpers(t *testing.T) {
+	tests := []struct {
+		path, root string
+		want       string
+		ok         bool
+	}{
+		{"/a/b", "/", "/a/b", true},
+		{"/a/b", "/a", "/b", true},
+		{"/a", "/a", "/", true},
+		{"/ab", "/a", "", false},
+		{"/x", "/a", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := underRoot(tt.path, tt.root)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("underRoot(%q, %q) = %q, %v", tt.path, tt.root, got, ok)
+		}
+	}
+	if !hasOption("rw,memory", "memory") || hasOption("rw,memoryx", "memory") {
+		t.Error("hasOption")
+	}
+	// This process's own memory cgroup, where the machine has one.
+	if f := memoryCgroupOOMFile(os.Getpid()); f != "" {
+		if _, err := oomKills(f); err != nil {
+			t.Errorf("oom counter of %s: %v", f, err)
+		}
+	}
+}
