@@ -66,6 +66,12 @@ type Config struct {
 	ApprovalCallback ApprovalCallback `json:"-"`
 	// ApprovalCache remembers ApprovalAlways answers.
 	ApprovalCache ApprovalCache `json:"-"`
+	// Credentials are secrets commands use without seeing them (see
+	// Credential); they need the filtered network and a CredentialProvider.
+	Credentials []Credential `json:"credentials,omitempty"`
+	// CredentialProvider gives the credentials' real values, e.g. an open
+	// *vault.Vault.
+	CredentialProvider CredentialProvider `json:"-"`
 	// ColdStart starts every sandbox when its command comes. Otherwise the
 	// Manager keeps one sandbox started ahead of need, which takes namespace
 	// creation and process start-up off each command's path; one-shot
@@ -283,6 +289,9 @@ func (c *Config) Validate() error {
 		if l.v < 0 {
 			return configErr(l.name, "must not be negative, got %d", l.v)
 		}
+	}
+	if err := c.checkCredentials(); err != nil {
+		return err
 	}
 	if c.Shell != "" && !filepath.IsAbs(c.Shell) {
 		return configErr("Shell", "must be an absolute path, got %q", c.Shell)

@@ -21,6 +21,8 @@ type egressRun struct {
 	cancel context.CancelFunc
 	ctx    context.Context
 
+	env []string // placeholders and CA trust for the command
+
 	mu         sync.Mutex
 	violations []Violation
 	forward    func(NetworkDecision)
@@ -29,9 +31,13 @@ type egressRun struct {
 // Record implements egress.Sink.
 func (r *egressRun) Record(d egress.Decision) {
 	if !d.Allowed {
+		kind := "network"
+		if d.Rule == egress.RuleCredentialLeak {
+			kind = "credential"
+		}
 		r.mu.Lock()
 		if len(r.violations) < maxViolations {
-			r.violations = append(r.violations, Violation{Kind: "network", Detail: d.Target(), Rule: d.Rule})
+			r.violations = append(r.violations, Violation{Kind: kind, Detail: d.Target(), Rule: d.Rule})
 		}
 		r.mu.Unlock()
 	}
@@ -62,7 +68,12 @@ func (r *egressRun) close() {
 // spec. guard is shared by every command of the Manager.
 func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressRun, error) {
 	r := &egressRun{forward: cfg.Network.OnDecision}
+	creds, credEnv, err := proxyCredentials(cfg)
+	if err != nil {
+		return nil, err
+	}
 	p, err := egress.New(egress.Config{
+		Credentials: creds,
 		Policy: egress.Policy{
 			Allowed:   cfg.Network.AllowedDomains,
 			Denied:    cfg.Network.DeniedDomains,
@@ -77,6 +88,14 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 		return nil, fmt.Errorf("%w: %w", ErrConfigInvalid, err)
 	}
 	r.proxy = p
+	if len(creds) > 0 {
+		bundle, err := p.TrustBundle()
+		if err != nil {
+			return nil, fmt.Errorf("agentbox: credentials: %w", err)
+		}
+		spec.Files = map[string][]byte{trustBundleName: bundle}
+		r.env = append(credEnv, trustEnv()...)
+	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	spec.ProxyPort = proxyaddr.Port
 	spec.Proxy = func(l net.Listener) { _ = p.Serve(r.ctx, l) }

@@ -86,7 +86,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		return nil, err
 	}
 	if egr != nil {
-		env = mergeEnv(env, proxyEnv())
+		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
 	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, repos: repos}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}

@@ -48,7 +48,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		cmd.Env = mergeEnv(cmd.Env, o.env)
 	}
 	if egr != nil {
-		cmd.Env = mergeEnv(cmd.Env, proxyEnv())
+		cmd.Env = mergeEnv(cmd.Env, append(proxyEnv(), egr.env...))
 	}
 	if cmd.Dir == "" {
 		cmd.Dir = workingDir(o)

@@ -134,6 +134,9 @@ type Spec struct {
 	Hostname string
 }
 
+// FilesDir is where Spec.Files appear inside a sandbox.
+const FilesDir = "/run/agentbox"
+
 // Runtime starts sandboxed processes.
 type Runtime interface {
 	// Name is the runtime's name ("native", "gvisor", ...).

@@ -4,6 +4,7 @@ package linux
 
 import (
 	"fmt"
+	"github.com/agentbox-dev/agentbox/sandbox"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -55,7 +56,7 @@ type fileSpec struct {
 }
 
 // FilesDir is where Spec.Files appear inside a sandbox: in its private /run.
-const FilesDir = "/run/agentbox"
+const FilesDir = sandbox.FilesDir
 
 // landlockSpec is the input of the Landlock layer, in sandbox paths.
 type landlockSpec struct {

@@ -202,6 +202,11 @@ func runUpstream() int {
 func echoHandler(rec *recorder, scheme, local string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec.event("http %s host=%s path=%s", local, r.Host, r.URL.Path)
+		if a := r.Header.Get("Authorization"); a != "" {
+			// Recorded, never echoed: the client must not see what the
+			// proxy injected.
+			rec.event("auth %s host=%s value=%s", local, r.Host, a)
+		}
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintf(w, "upstream %s %s host=%s path=%s\n", scheme, local, r.Host, r.URL.Path)
 	})

@@ -1,0 +1,104 @@
+package agentbox
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/sandbox"
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// Credential is a secret a sandboxed command uses without ever seeing it.
+// The command's environment gets NAME=<placeholder>, a string unique to the
+// command; the egress proxy replaces the placeholder with the real value in
+// the headers of HTTPS requests to Hosts, and only there, and refuses any
+// request that carries the placeholder anywhere else it can see.
+type Credential struct {
+	// Name is the environment variable the command sees ([A-Z_][A-Z0-9_]*).
+	Name string `json:"name"`
+	// Hosts are the hosts the value may go to (egress patterns). Empty: the
+	// network's allowed domains, except "*".
+	Hosts []string `json:"hosts,omitempty"`
+	// Header, when set, is the only request header the value goes into
+	// (e.g. "Authorization").
+	Header string `json:"header,omitempty"`
+}
+
+// CredentialProvider gives the real values; *vault.Vault is one.
+type CredentialProvider = vault.Provider
+
+var credentialName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// checkCredentials validates the credential part of a Config.
+func (c *Config) checkCredentials() error {
+	if len(c.Credentials) == 0 {
+		return nil
+	}
+	if c.CredentialProvider == nil {
+		return configErr("CredentialProvider", "credentials need a provider (a vault) for their values")
+	}
+	if c.Network.Mode != NetworkFiltered {
+		return configErr("Credentials", "credentials need the filtered network (the proxy injects them), not %s", c.Network.Mode)
+	}
+	seen := make(map[string]bool)
+	for i, cr := range c.Credentials {
+		field := fmt.Sprintf("Credentials[%d]", i)
+		switch {
+		case !credentialName.MatchString(cr.Name):
+			return configErr(field, "name %q must match [A-Z_][A-Z0-9_]*", cr.Name)
+		case seen[cr.Name]:
+			return configErr(field, "%s is listed twice", cr.Name)
+		case envAllowed(cr.Name) || strings.HasPrefix(cr.Name, "LD_") || cr.Name == "TMPDIR":
+			return configErr(field, "%s is a variable the sandbox sets itself", cr.Name)
+		}
+		seen[cr.Name] = true
+		for j, h := range cr.Hosts {
+			if h == "*" {
+				return configErr(fmt.Sprintf("%s.Hosts[%d]", field, j), `"*" would send the value anywhere; name the hosts`)
+			}
+			if _, err := egress.ParsePattern(h); err != nil {
+				return configErr(fmt.Sprintf("%s.Hosts[%d]", field, j), "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// trustBundleName is the CA bundle's file in the sandbox's private /run.
+const trustBundleName = "ca-bundle.pem"
+
+// proxyCredentials builds the proxy's credentials for one command and the
+// environment the command gets for them (placeholders).
+func proxyCredentials(cfg Config) ([]egress.Credential, []string, error) {
+	var creds []egress.Credential
+	var env []string
+	for _, c := range cfg.Credentials {
+		ph, err := egress.NewPlaceholder(c.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		hosts := c.Hosts
+		if len(hosts) == 0 {
+			for _, h := range cfg.Network.AllowedDomains {
+				if h != "*" {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+		creds = append(creds, egress.Credential{
+			Name: c.Name, Placeholder: ph, Hosts: hosts, Header: c.Header,
+			Value: egress.ProviderValue(cfg.CredentialProvider, c.Name),
+		})
+		env = append(env, c.Name+"="+ph)
+	}
+	return creds, env, nil
+}
+
+// trustEnv points the command's tools at the bundle of the system's roots
+// and the proxy's CA.
+func trustEnv() []string {
+	return egress.TrustEnv(path.Join(sandbox.FilesDir, trustBundleName))
+}

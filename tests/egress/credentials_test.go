@@ -1,0 +1,117 @@
+//go:build linux
+
+package egress_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// testSecret is the real value; it must reach allowed.test and nothing
+// else, and never appear inside the sandbox.
+const testSecret = "s3cr3t-value-9f2c41d7"
+
+type fixedProvider struct{}
+
+func (fixedProvider) Credential(_ context.Context, name string) (vault.Secret, error) {
+	if name != "API_TOKEN" {
+		return vault.Secret{}, vault.ErrNotFound
+	}
+	return vault.NewSecret([]byte(testSecret)), nil
+}
+
+// TestNetCredentials: a sandboxed curl sends "Authorization: Bearer
+// $API_TOKEN". The environment holds a placeholder; the proxy puts the real
+// value in for the host the credential is bound to, and only there.
+func TestNetCredentials(t *testing.T) {
+	inNetns(t)
+	// The proxy verifies the upstream it intercepts against agentbox's own
+	// roots, which here are the test CA.
+	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
+	r := newResolver()
+	var decisions []agentbox.NetworkDecision
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	cfg.Network.AllowedDomains = []string{"allowed.test", "other.test"}
+	cfg.Network.Resolver = r
+	cfg.Network.OnDecision = func(d agentbox.NetworkDecision) { decisions = append(decisions, d) }
+	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{"allowed.test"}, Header: "Authorization"}}
+	cfg.CredentialProvider = fixedProvider{}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	run := func(script string) *agentbox.ExecResult {
+		t.Helper()
+		// The classifier rightly escalates reading the environment for
+		// secrets; the test approves, the sandbox still applies.
+		res, err := m.ExecArgs(ctxT(t, 60e9), "/bin/sh", []string{"-c", script}, agentbox.WithApproved())
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		if strings.Contains(res.Stdout+res.Stderr, testSecret) {
+			t.Fatalf("the real value reached the sandbox:\n%s\n%s", res.Stdout, res.Stderr)
+		}
+		return res
+	}
+
+	// The environment holds a placeholder only.
+	res := run(`echo "$API_TOKEN"; env | grep -c ` + testSecret + ` || true`)
+	ph := strings.SplitN(res.Stdout, "\n", 2)[0]
+	if !strings.HasPrefix(ph, "agentbox-placeholder-API_TOKEN-") || !strings.Contains(res.Stdout, "\n0\n") {
+		t.Fatalf("environment: %q", res.Stdout)
+	}
+
+	// To the bound host the real value arrives (curl trusts the run CA
+	// through the variables agentbox sets; no --cacert).
+	res = run(`curl -sS --max-time 20 -H "Authorization: Bearer $API_TOKEN" https://allowed.test/cred-bound`)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "path=/cred-bound") {
+		t.Fatalf("bound host: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if got := upstreamEvents(t, "host=allowed.test value="); !slices.Contains(got, "auth "+allowedAddr+":443 host=allowed.test value=Bearer "+testSecret) {
+		t.Fatalf("the bound host did not receive the value: %q", got)
+	}
+	used := false
+	for _, d := range decisions {
+		used = used || d.Credential == "API_TOKEN" && d.Host == "allowed.test" && d.Allowed
+		if strings.Contains(d.Reason+d.Rule, testSecret) {
+			t.Fatalf("a decision holds the value: %+v", d)
+		}
+	}
+	if !used {
+		t.Fatalf("no credential-use decision: %+v", decisions)
+	}
+
+	// Another allowed host gets only the worthless placeholder (each command
+	// has its own): its tunnel is not intercepted (curl verifies it with the
+	// test CA itself).
+	run(`curl -sS --max-time 20 --cacert ` + caFile() + ` -H "Authorization: Bearer $API_TOKEN" https://other.test/cred-other`)
+	for _, e := range upstreamEvents(t, "host=other.test value=") {
+		if strings.Contains(e, testSecret) || !strings.Contains(e, "Bearer agentbox-placeholder-API_TOKEN-") {
+			t.Fatalf("other.test received %q", e)
+		}
+	}
+
+	// Plain HTTP never carries a credential: the placeholder is refused.
+	res = run(`curl -sS --max-time 20 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $API_TOKEN" http://allowed.test/cred-plain`)
+	if res.Stdout != "403" {
+		t.Fatalf("plain HTTP with the placeholder: %q %q", res.Stdout, res.Stderr)
+	}
+	leak := false
+	for _, v := range res.Violations {
+		leak = leak || v.Kind == "credential"
+	}
+	if !leak {
+		t.Fatalf("no credential violation: %+v", res.Violations)
+	}
+	if got := upstreamEvents(t, "path=/cred-plain"); len(got) != 0 {
+		t.Fatalf("the plain request reached the upstream: %q", got)
+	}
+}
