@@ -1,9 +1,12 @@
 package agentbox
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentbox-dev/agentbox/vault"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -150,5 +153,50 @@ func TestUnsafeGitKey(t *testing.T) {
 		if got := unsafeGitKey(tc.config); got != tc.key {
 			t.Errorf("%q: got %q, want %q", tc.config, got, tc.key)
 		}
+	}
+}
+
+type noProvider struct{}
+
+func (noProvider) Credential(context.Context, string) (vault.Secret, error) {
+	return vault.Secret{}, vault.ErrNotFound
+}
+
+func TestCredentialConfig(t *testing.T) {
+	ok := Credential{Name: "API_TOKEN", Hosts: []string{"api.example.com"}}
+	tests := []struct {
+		name  string
+		edit  func(*Config)
+		field string
+	}{
+		{"valid", func(c *Config) { c.Credentials = []Credential{ok}; c.CredentialProvider = noProvider{} }, ""},
+		{"no provider", func(c *Config) { c.Credentials = []Credential{ok} }, "CredentialProvider"},
+		{"blocked network", func(c *Config) {
+			c.Credentials, c.CredentialProvider, c.Network.Mode = []Credential{ok}, noProvider{}, NetworkBlocked
+		}, "Credentials"},
+		{"bad name", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "api-token"}}, noProvider{}
+		}, "Credentials[0]"},
+		{"a variable agentbox sets", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "PATH"}}, noProvider{}
+		}, "Credentials[0]"},
+		{"twice", func(c *Config) { c.Credentials, c.CredentialProvider = []Credential{ok, ok}, noProvider{} }, "Credentials[1]"},
+		{"anywhere", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"*"}}}, noProvider{}
+		}, "Credentials[0].Hosts[0]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			var ce *ConfigError
+			switch {
+			case tc.field == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.field != "" && (!errors.As(err, &ce) || ce.Field != tc.field):
+				t.Fatalf("got %v, want a ConfigError on %s", err, tc.field)
+			}
+		})
 	}
 }
