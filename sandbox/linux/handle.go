@@ -327,6 +327,7 @@ func (h *handle) joinCgroup(w *warmInit) error {
 		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 	}
 	h.cgroup = cg
+	h.plan.cgroupMemory()
 	return nil
 }
 
@@ -356,6 +357,7 @@ func (h *handle) cgroupForClone(attr *syscall.SysProcAttr) error {
 		return fmt.Errorf("%w: cgroup: %w", sandbox.ErrSetup, err)
 	}
 	h.cgroup, h.cgDir = cg, d
+	h.plan.cgroupMemory()
 	attr.UseCgroupFD, attr.CgroupFD = true, int(d.Fd())
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // plan is the parent's translation of a sandbox.Spec into what the init
@@ -213,6 +214,9 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		pl.placeholders = append(pl.placeholders, placeholders.share(p)...)
 		isDir, err := pl.ensureExists(p, inWritable(p))
+		if errors.Is(err, errCannotCreate) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +244,9 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		case err == nil:
 			ops = append(ops, mountOp{Kind: opMaskFile, Dst: d})
 		case errors.Is(err, fs.ErrNotExist) && (inWritable(d) || inPrivateArea(d)):
-			if _, err := pl.ensureExists(d, inWritable(d)); err != nil {
+			if _, err := pl.ensureExists(d, inWritable(d)); errors.Is(err, errCannotCreate) {
+				continue
+			} else if err != nil {
 				return nil, err
 			}
 			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
@@ -357,6 +363,10 @@ func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
 // writable root) a missing path becomes a placeholder directory that the
 // handle removes again; inside a private area the init creates it in its own
 // tmpfs.
+//
+// errCannotCreate means the caller itself may not create the path there
+// (the directory is not writable by it): neither can the sandbox, so
+// nothing needs holding.
 func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	fi, err := os.Lstat(p)
 	if err == nil {
@@ -364,6 +374,9 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	}
 	if !errors.Is(err, fs.ErrNotExist) || !onHost {
 		return true, nil
+	}
+	if unix.Access(filepath.Dir(p), unix.W_OK) != nil && os.Geteuid() != 0 {
+		return true, errCannotCreate
 	}
 	var missing []string
 	for q := p; ; q = filepath.Dir(q) {
@@ -380,8 +393,15 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	return true, nil
 }
 
+var errCannotCreate = errors.New("the caller cannot create it either")
+
 // removePlaceholders releases the placeholders the plan created.
 func (pl *plan) removePlaceholders() {
 	placeholders.release(pl.placeholders)
 	pl.placeholders = nil
 }
+
+// cgroupMemory notes that a cgroup bounds the sandbox's memory as a whole:
+// the per-process RLIMIT_DATA would only add a limit that runtimes such as
+// Go's (which map more than a small limit at start) cannot live with.
+func (pl *plan) cgroupMemory() { pl.init.Limits.MemoryBytes = 0 }

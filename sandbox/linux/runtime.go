@@ -146,17 +146,20 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	}
 	h.ctl = ctl
 	h.files = append(h.files, child)
+	attr := r.initAttr(kind)
+	if kind != kindReduced {
+		if err := h.cgroupForClone(attr); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
 	if err := h.sendSpec(nil); err != nil {
 		h.Close()
 		return nil, err
 	}
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
-	cmd.SysProcAttr = r.initAttr(kind)
-	if err := h.cgroupForClone(cmd.SysProcAttr); err != nil {
-		h.Close()
-		return nil, err
-	}
+	cmd.SysProcAttr = attr
 	h.cmd = cmd
 	h.start()
 	return h, nil
