@@ -104,6 +104,9 @@ type Result struct {
 
 // Options configure Start.
 type Options struct {
+	// Credentials give the values of the manifest's credentials (an open
+	// vault); required when the manifest declares any.
+	Credentials agentbox.CredentialProvider
 	// Program and Args are what runs inside the sandbox (Program is looked
 	// up in the sandbox's PATH unless it holds a slash).
 	Program string
@@ -200,7 +203,7 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 	if err != nil {
 		return nil, agentbox.Config{}, err
 	}
-	cfg, err := Compile(m, resolved)
+	cfg, err := Compile(m, resolved, opts.Credentials)
 	if err != nil {
 		return nil, cfg, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/policy"
@@ -13,6 +12,10 @@ import (
 // ErrRuntimeUnavailable is matched (errors.Is) by a *RuntimeError: the
 // manifest names a runtime this agentbox cannot run. The CLI exits 125.
 var ErrRuntimeUnavailable = errors.New("runtime not available")
+
+// ErrNoVault refuses a manifest that declares credentials when no vault
+// was opened to give their values.
+var ErrNoVault = errors.New("the manifest declares credentials, but no vault is open for their values (set AGENTBOX_VAULT_PASSPHRASE or pass --passphrase-file)")
 
 // RuntimeError refuses a manifest whose runtime is not built yet. agentbox
 // never falls back to another runtime silently.
@@ -41,11 +44,13 @@ func (e *RuntimeError) Unwrap() error { return ErrRuntimeUnavailable }
 //     filtered mode ("*" in deny: everything not allowed).
 //   - limits.max_memory_mb → ResourceLimits.MaxMemoryBytes (else the
 //     default 2 GiB).
+//   - permissions.credentials → Credentials, their values from creds (the
+//     vault); a manifest with credentials and no provider is refused.
 //   - runtime: native only; anything else is a *RuntimeError.
 //
 // The Config starts cold (one agent per Manager). The run adds its own audit
 // log and agentbox's state directory to DenyRead (see Start).
-func Compile(m *policy.Manifest, resolved policy.ResolvedPaths) (agentbox.Config, error) {
+func Compile(m *policy.Manifest, resolved policy.ResolvedPaths, creds agentbox.CredentialProvider) (agentbox.Config, error) {
 	if m == nil {
 		return agentbox.Config{}, errors.New("supervise: nil manifest")
 	}
@@ -72,6 +77,19 @@ func Compile(m *policy.Manifest, resolved policy.ResolvedPaths) (agentbox.Config
 	if b := m.Limits.MaxMemoryBytes(); b > 0 {
 		cfg.ResourceLimits.MaxMemoryBytes = b
 	}
+	if len(m.Permissions.Credentials) > 0 {
+		if creds == nil {
+			return agentbox.Config{}, fmt.Errorf("%s: %w", m.File, ErrNoVault)
+		}
+		cfg.CredentialProvider = creds
+		for _, c := range m.Permissions.Credentials {
+			cr := agentbox.Credential{Name: c.Name, Header: c.Header}
+			for _, h := range c.Hosts {
+				cr.Hosts = append(cr.Hosts, h.String())
+			}
+			cfg.Credentials = append(cfg.Credentials, cr)
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		return agentbox.Config{}, fmt.Errorf("%s: %w", m.File, err)
 	}
@@ -94,13 +112,6 @@ func Unenforced(m *policy.Manifest) []string {
 	}
 	if t := m.Permissions.Tools; len(t.Allow)+len(t.Deny) > 0 {
 		out = append(out, "permissions.tools")
-	}
-	if c := m.Permissions.Credentials; len(c) > 0 {
-		names := make([]string, len(c))
-		for i, cr := range c {
-			names[i] = cr.Name
-		}
-		out = append(out, "permissions.credentials ("+strings.Join(names, ", ")+": not injected)")
 	}
 	return out
 }

@@ -1,9 +1,12 @@
 package supervise
 
 import (
+	"context"
 	"errors"
+	"github.com/agentbox-dev/agentbox/vault"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -32,7 +35,7 @@ func TestCompileEmailSorter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := Compile(m, resolved)
+	cfg, err := Compile(m, resolved, stubProvider{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +82,7 @@ func coveredBy(list []string, p string) bool {
 
 func TestCompileDefaults(t *testing.T) {
 	m := parse(t, t.TempDir(), "name: plain\n")
-	cfg, err := Compile(m, policy.ResolvedPaths{})
+	cfg, err := Compile(m, policy.ResolvedPaths{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +101,7 @@ func TestCompileDefaults(t *testing.T) {
 func TestCompileRefusesOtherRuntimes(t *testing.T) {
 	for _, rt := range []string{"gvisor", "docker", "firecracker"} {
 		m := parse(t, t.TempDir(), "name: x\nruntime: "+rt+"\n")
-		_, err := Compile(m, policy.ResolvedPaths{})
+		_, err := Compile(m, policy.ResolvedPaths{}, nil)
 		var re *RuntimeError
 		if !errors.As(err, &re) || !errors.Is(err, ErrRuntimeUnavailable) || string(re.Runtime) != rt {
 			t.Errorf("runtime %s: err %v, want a *RuntimeError", rt, err)
@@ -126,7 +129,7 @@ func TestPruneNested(t *testing.T) {
 func TestUnenforced(t *testing.T) {
 	m := parse(t, t.TempDir(), "name: x\nlimits: {max_tokens: 5, max_requests: 7, max_duration: 1m}\npermissions: {tools: {allow: [a]}, credentials: [TOKEN]}\n")
 	got := Unenforced(m)
-	want := []string{"limits.max_tokens (5)", "limits.max_requests (7)", "permissions.tools", "permissions.credentials (TOKEN: not injected)"}
+	want := []string{"limits.max_tokens (5)", "limits.max_requests (7)", "permissions.tools"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Unenforced = %q, want %q", got, want)
 	}
@@ -169,5 +172,26 @@ func TestMemoryMechanism(t *testing.T) {
 		if got := memoryMechanism(tt.layers); got != tt.want {
 			t.Errorf("memoryMechanism(%q) = %q, want %q", tt.layers, got, tt.want)
 		}
+	}
+}
+
+type stubProvider struct{}
+
+func (stubProvider) Credential(context.Context, string) (vault.Secret, error) {
+	return vault.NewSecret([]byte("v")), nil
+}
+
+func TestCompileCredentials(t *testing.T) {
+	m := parse(t, t.TempDir(), "name: x\npermissions:\n  network: {allow: [api.example.com, other.example.com]}\n  credentials:\n    - API_KEY\n    - {name: GH_TOKEN, hosts: [other.example.com], header: Authorization}\n")
+	if _, err := Compile(m, policy.ResolvedPaths{}, nil); !errors.Is(err, ErrNoVault) {
+		t.Fatalf("without a vault: %v", err)
+	}
+	cfg, err := Compile(m, policy.ResolvedPaths{}, stubProvider{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []agentbox.Credential{{Name: "API_KEY"}, {Name: "GH_TOKEN", Hosts: []string{"other.example.com"}, Header: "Authorization"}}
+	if !reflect.DeepEqual(cfg.Credentials, want) || cfg.CredentialProvider == nil {
+		t.Fatalf("credentials %+v", cfg.Credentials)
 	}
 }

@@ -170,8 +170,16 @@ func (r *recorder) started(e audit.Event) {
 func (r *recorder) network(d egress.Decision) {
 	e := audit.Event{EventType: audit.NetworkDeny, Timestamp: d.Time, Allowed: d.Allowed,
 		Resource: d.Target(), Rule: d.Rule, Reason: d.Reason, Details: map[string]any{"proto": d.Proto}}
-	if d.Allowed {
+	switch {
+	case d.Rule == egress.RuleCredentialUse:
+		e.EventType = audit.CredentialUse
+	case d.Rule == egress.RuleCredentialLeak:
+		e.EventType = audit.CredentialLeakBlocked
+	case d.Allowed:
 		e.EventType = audit.NetworkAllow
+	}
+	if d.Credential != "" {
+		e.Details["credential"] = d.Credential // the name only: never a value
 	}
 	if d.Addr.IsValid() {
 		e.Details["addr"] = d.Addr.String()

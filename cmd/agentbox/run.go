@@ -25,6 +25,7 @@ func newRunCmd() *cobra.Command {
 	var manifest string
 	var grace time.Duration
 	var approve bool
+	vf := &vaultFlags{}
 	c := &cobra.Command{
 		Use:   "run --manifest MANIFEST [--] PROGRAM [ARGS...]",
 		Short: "Run an agent under a manifest's policy, limits and audit log",
@@ -56,9 +57,11 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 			if grace <= 0 {
 				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
 			}
-			return runAgent(cmd, manifest, grace, approve, args)
+			return runAgent(cmd, manifest, grace, approve, vf, args)
 		},
 	}
+	c.Flags().StringVar(&vf.path, "vault", "", "the vault `FILE` holding the manifest's credentials (default: the data directory's)")
+	c.Flags().StringVar(&vf.passFile, "passphrase-file", "", "read the vault passphrase from `FILE` (else $AGENTBOX_VAULT_PASSPHRASE, else a prompt)")
 	c.Flags().StringVar(&manifest, "manifest", "", "the agent's manifest `FILE` (YAML)")
 	c.Flags().DurationVar(&grace, "grace", supervise.DefaultGrace, "how long the agent has to exit after SIGINT/SIGTERM before its tree is killed")
 	// Everything after PROGRAM is the program's, even words that look like
@@ -68,7 +71,7 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 	return c
 }
 
-func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, approve bool, args []string) error {
+func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, approve bool, vf *vaultFlags, args []string) error {
 	stderr := cmd.ErrOrStderr()
 	if _, ok := stderr.(*os.File); !ok {
 		// The agent's stderr is copied in from a pipe while notices are
@@ -92,6 +95,14 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
 		Grace:  grace,
 		Notify: p.print,
+	}
+	if len(m.Permissions.Credentials) > 0 {
+		v, err := vf.openForRun(cmd.Context())
+		if err != nil {
+			return exitWith(exitInternal, err)
+		}
+		defer v.Close() // wipes the key
+		opts.Credentials = v
 	}
 	if approve {
 		opts.Approved = true

@@ -487,3 +487,27 @@ func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error
 		return nil, errors.New("interrupted; nothing was changed")
 	}
 }
+
+// openForRun opens the vault that gives a manifest's credentials their
+// values, for the length of a run: agentbox itself, never the agent, holds
+// it, and no core dump may carry it away.
+func (f *vaultFlags) openForRun(ctx context.Context) (*vault.Vault, error) {
+	_ = vault.LimitCoreDumps()
+	path, err := f.vaultPath()
+	if err != nil {
+		return nil, err
+	}
+	if !paths.Exists(path) {
+		return nil, vaultMissingError(path)
+	}
+	pass, src, err := f.passphrase(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("the manifest declares credentials: %w", err)
+	}
+	defer clear(pass)
+	v, err := vault.Open(path, pass)
+	if err != nil {
+		return nil, fmt.Errorf("vault %s (passphrase from %s): %w", path, src, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,51 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox/vault"
+)
+
+// A manifest's credentials come from the vault: the agent's environment
+// holds a placeholder, never the value; without the vault's passphrase the
+// run is refused before anything starts.
+func TestRunCredentialsFromVault(t *testing.T) {
+	runEnv(t)
+	dir := t.TempDir()
+	vaultFile := filepath.Join(dir, "vault", "vault.json")
+	const pass, secret = "correct horse battery", "tok-5d1e8a0b"
+	v, err := vault.Create(vaultFile, []byte(pass), vault.WithKDFParams(vault.KDFParams{Time: 1, MemoryKiB: 64, Threads: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Put("API_KEY", []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	manifest := filepath.Join(dir, "agent.yaml")
+	src := "name: cred-agent\npermissions:\n  network: {allow: [api.example.com]}\n  credentials: [API_KEY]\n"
+	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"run", "--manifest", manifest, "--vault", vaultFile, "--approve", "--", "/bin/sh", "-c", `echo "key=$API_KEY"`}
+
+	t.Setenv("AGENTBOX_VAULT_PASSPHRASE", pass)
+	code, out, errOut := runCLI(t, argv...)
+	if code != 0 || !strings.HasPrefix(out, "key=agentbox-placeholder-API_KEY-") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, secret) {
+		t.Fatal("the value reached the agent or the terminal")
+	}
+
+	t.Setenv("AGENTBOX_VAULT_PASSPHRASE", "wrong")
+	code, out, errOut = runCLI(t, argv...)
+	if code != exitInternal || out != "" || !strings.Contains(errOut, "wrong vault passphrase") {
+		t.Fatalf("wrong passphrase: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
