@@ -17,3 +17,8 @@ func nativeRuntime(cfg Config) (sandbox.Runtime, error) {
 func MaybeSandboxInit() { linux.MaybeInit() }
 
 func probe() []Capability { return linux.Probe() }
+
+// MemoryMechanism names how sandboxes' memory limits are enforced on this
+// machine: "cgroup v2", "cgroup v1" (a limit on the whole process tree) or
+// "rlimit" (RLIMIT_DATA on each process).
+func MemoryMechanism() string { return linux.MemoryMechanism() }

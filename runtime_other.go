@@ -12,3 +12,6 @@ func MaybeSandboxInit() {}
 func probe() []Capability {
 	return []Capability{{Name: "platform", Detail: "no native sandbox for this operating system yet", Required: true}}
 }
+
+// MemoryMechanism reports that no sandbox runs here.
+func MemoryMechanism() string { return "none" }

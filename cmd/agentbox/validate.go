@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentbox-dev/agentbox"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,9 @@ func printValidate(stdout, stderr io.Writer, m *policy.Manifest, err error) erro
 	if err := m.Describe(stdout); err != nil {
 		return err
 	}
+	if m.Limits.MaxMemoryMB > 0 {
+		fmt.Fprintf(stdout, "\nmax_memory_mb is enforced here by %s.\n", memoryMechanismText(agentbox.MemoryMechanism()))
+	}
 	for _, w := range m.Warnings {
 		fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", w.File, w.Line, w.Col, w.Msg)
 	}
@@ -66,10 +70,12 @@ func printValidate(stdout, stderr io.Writer, m *policy.Manifest, err error) erro
 
 // validateResult is the --json output.
 type validateResult struct {
-	Valid    bool              `json:"valid"`
-	Errors   []validateProblem `json:"errors"`
-	Warnings []validateProblem `json:"warnings"`
-	Manifest *policy.Manifest  `json:"manifest,omitempty"`
+	Valid bool `json:"valid"`
+	// MemoryMechanism says how max_memory_mb is enforced on this machine.
+	MemoryMechanism string            `json:"memory_mechanism,omitempty"`
+	Errors          []validateProblem `json:"errors"`
+	Warnings        []validateProblem `json:"warnings"`
+	Manifest        *policy.Manifest  `json:"manifest,omitempty"`
 }
 
 type validateProblem struct {
@@ -99,6 +105,7 @@ func printValidateJSON(stdout io.Writer, file string, m *policy.Manifest, err er
 	default:
 		res.Manifest = m
 		res.Warnings = problems(m.Warnings)
+		res.MemoryMechanism = agentbox.MemoryMechanism()
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
@@ -117,4 +124,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// memoryMechanismText explains agentbox.MemoryMechanism's answer.
+func memoryMechanismText(m string) string {
+	if m == "rlimit" {
+		return "RLIMIT_DATA on each process plus a resident-memory monitor over the tree (no cgroup is available)"
+	}
+	return "a " + m + " memory limit on the whole process tree"
 }

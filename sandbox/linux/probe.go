@@ -96,23 +96,28 @@ func probeSeccomp() sandbox.Check {
 	return c
 }
 
-// probeCgroup says whether a cgroup v2 subtree with the memory and pids
-// controllers is delegated to this user.
+// probeCgroup says whether sandboxes get a cgroup for memory and
+// processes (v2 delegated or as root, v1 as root), or rlimits only.
 func probeCgroup() sandbox.Check {
 	c := sandbox.Check{Name: "cgroup limits"}
-	dir, err := ownCgroupV2()
-	if err != nil {
-		c.Detail = "no cgroup v2 hierarchy: " + err.Error() + "; memory is bounded by RLIMIT_DATA and processes by RLIMIT_NPROC"
+	cgroups.find()
+	if cgroups.version == 0 {
+		c.Detail = "no cgroup for sandboxes (" + cgroups.reason + "); memory is bounded per process by RLIMIT_DATA and processes by RLIMIT_NPROC"
 		return c
 	}
-	ctrl, _ := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
-	have := strings.Fields(string(ctrl))
-	if !contains(have, "memory") || !contains(have, "pids") || unix.Access(dir, unix.W_OK) != nil {
-		c.Detail = fmt.Sprintf("cgroup v2 at %s is not delegated with memory and pids (controllers: %q); memory is bounded by RLIMIT_DATA and processes by RLIMIT_NPROC", dir, strings.TrimSpace(string(ctrl)))
-		return c
-	}
-	c.OK, c.Detail = true, "cgroup v2 memory and pids delegated at "+dir
+	c.OK = true
+	c.Detail = fmt.Sprintf("cgroup v%d memory and pids limits per sandbox, under %s", cgroups.version, cgroups.bases[0])
 	return c
+}
+
+// MemoryMechanism names how a sandbox's memory limit is enforced on this
+// machine: "cgroup v2", "cgroup v1" or "rlimit" (RLIMIT_DATA per process).
+func MemoryMechanism() string {
+	cgroups.find()
+	if cgroups.version == 0 {
+		return "rlimit"
+	}
+	return fmt.Sprintf("cgroup v%d", cgroups.version)
 }
 
 // ownCgroupV2 returns the directory of this process's cgroup v2.
