@@ -38,7 +38,9 @@ func TestNetCredentials(t *testing.T) {
 	var decisions []agentbox.NetworkDecision
 	cfg := agentbox.DefaultConfig()
 	cfg.ColdStart = true
-	cfg.Network.AllowedDomains = []string{"allowed.test", "other.test"}
+	// The other allowed host is sub.allowed.test, on the same upstream
+	// address: other tests check that other.test's address is never reached.
+	cfg.Network.AllowedDomains = []string{"allowed.test", "sub.allowed.test"}
 	cfg.Network.Resolver = r
 	cfg.Network.OnDecision = func(d agentbox.NetworkDecision) { decisions = append(decisions, d) }
 	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{"allowed.test"}, Header: "Authorization"}}
@@ -92,10 +94,14 @@ func TestNetCredentials(t *testing.T) {
 	// Another allowed host gets only the worthless placeholder (each command
 	// has its own): its tunnel is not intercepted (curl verifies it with the
 	// test CA itself).
-	run(`curl -sS --max-time 20 --cacert ` + caFile() + ` -H "Authorization: Bearer $API_TOKEN" https://other.test/cred-other`)
-	for _, e := range upstreamEvents(t, "host=other.test value=") {
+	res = run(`curl -sS --max-time 20 --cacert ` + caFile() + ` -H "Authorization: Bearer $API_TOKEN" https://sub.allowed.test/cred-other`)
+	other := upstreamEvents(t, "host=sub.allowed.test value=")
+	if res.ExitCode != 0 || len(other) == 0 {
+		t.Fatalf("the other host: exit %d %q, events %q", res.ExitCode, res.Stderr, other)
+	}
+	for _, e := range other {
 		if strings.Contains(e, testSecret) || !strings.Contains(e, "Bearer agentbox-placeholder-API_TOKEN-") {
-			t.Fatalf("other.test received %q", e)
+			t.Fatalf("sub.allowed.test received %q", e)
 		}
 	}
 
