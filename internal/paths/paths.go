@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -45,7 +46,7 @@ func resolve(override, xdg, homeRel, rootSub string) (string, error) {
 	if d := os.Getenv(override); d != "" {
 		return absClean(override, d)
 	}
-	if os.Geteuid() == 0 {
+	if isHostRoot() {
 		return filepath.Join(rootBase, rootSub), nil
 	}
 	if d := os.Getenv(xdg); d != "" {
@@ -99,4 +100,20 @@ func Ensure(dir string) error {
 func Exists(p string) bool {
 	_, err := os.Lstat(p)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// isHostRoot reports whether this process is root of the host: uid 0 in the
+// initial user namespace. Root inside a user namespace (a rootless
+// container, a test's unshare -U) owns nothing of the host's /var/lib and
+// keeps its state in its home like any user.
+func isHostRoot() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return true // no user namespaces at all: the host's root
+	}
+	f := strings.Fields(string(b))
+	return len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295"
 }

@@ -270,7 +270,8 @@ func applyOp(op mountOp, idmapFDs []int) error {
 	if op.Kind == opMaskAuto {
 		fi, err := os.Lstat(dst)
 		switch {
-		case errors.Is(err, os.ErrNotExist), err == nil && fi.Mode()&os.ModeSymlink != 0:
+		case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission), err == nil && fi.Mode()&os.ModeSymlink != 0:
+			// Missing, or out of reach of the init and so of the program too.
 			return nil
 		case err != nil:
 			return err
