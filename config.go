@@ -316,3 +316,11 @@ func checkPaths(field string, ps []string) error {
 	}
 	return nil
 }
+
+// logger is the Config's Logger, or one that discards.
+func (c *Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,7 +99,16 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	spec.ProxyPort = proxyaddr.Port
-	spec.Proxy = func(l net.Listener) { _ = p.Serve(r.ctx, l) }
+	spec.Proxy = func(f *os.File) {
+		l, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			cfg.logger().Error("egress proxy: the sandbox's listener", "err", err)
+			return
+		}
+		defer l.Close()
+		_ = p.Serve(r.ctx, l)
+	}
 	return r, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"syscall"
@@ -110,11 +109,14 @@ type Spec struct {
 	Network    NetworkMode
 	Limits     Limits
 
-	// Proxy receives the listener that carries the sandbox's outbound
-	// connections when Network is NetworkFiltered. It is called once, in a
-	// goroutine of its own, before the program starts, and serves the
-	// listener until the sandbox closes it.
-	Proxy func(l net.Listener)
+	// Proxy receives the listening socket that carries the sandbox's
+	// outbound connections when Network is NetworkFiltered (a TCP socket on
+	// the sandbox's own loopback, created inside its network namespace). It
+	// is called once, in a goroutine of its own, before the program starts;
+	// it owns the socket and serves it until the sandbox ends. (An *os.File
+	// rather than a net.Listener keeps package net, which every sandbox's
+	// init would otherwise have to initialise, out of the runtimes.)
+	Proxy func(l *os.File)
 	// ProxyPort is the loopback port the proxy listens on inside the
 	// sandbox; 0 picks the default.
 	ProxyPort int

@@ -4,6 +4,7 @@ package linux
 
 import (
 	"fmt"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,15 +20,15 @@ const (
 	secbitNoCapAmbientRaiseLocked = 1 << 7
 )
 
-// lastCap is the highest capability number the kernel knows.
-func lastCap() int {
+// lastCap is the highest capability number the kernel knows (found once).
+var lastCap = sync.OnceValue(func() int {
 	for c := 63; c >= 0; c-- {
 		if _, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil {
 			return c
 		}
 	}
 	return unix.CAP_LAST_CAP
-}
+})
 
 // dropCapabilities removes every capability from the current thread for
 // good: the bounding and ambient sets are emptied, the securebits are locked
@@ -37,7 +38,8 @@ func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient: %w", err)
 	}
-	for c := 0; c <= lastCap(); c++ {
+	last := lastCap()
+	for c := 0; c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
 			return fmt.Errorf("drop bounding cap %d: %w", c, err)
 		}

@@ -5,8 +5,6 @@ package linux
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -198,6 +197,9 @@ func v1Path(cgroupFile []byte, controller string) string {
 	return ""
 }
 
+// cgroupSeq numbers this process's sandbox cgroups.
+var cgroupSeq atomic.Uint64
+
 // newSandboxCgroup creates an empty cgroup for one sandbox, or returns the
 // reason cgroups are unavailable.
 func newSandboxCgroup() (*sandboxCgroup, error) {
@@ -205,9 +207,7 @@ func newSandboxCgroup() (*sandboxCgroup, error) {
 	if cgroups.version == 0 {
 		return nil, fmt.Errorf("cgroups unavailable: %s", cgroups.reason)
 	}
-	var id [6]byte
-	_, _ = rand.Read(id[:])
-	name := "sandbox-" + hex.EncodeToString(id[:])
+	name := fmt.Sprintf("sandbox-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	cg := &sandboxCgroup{version: cgroups.version}
 	for _, base := range cgroups.bases {
 		d := filepath.Join(base, name)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -36,12 +35,11 @@ type handle struct {
 	reaped  chan struct{} // closed when the init was waited for (Start only)
 	waitErr error
 
-	mu       sync.Mutex
-	layers   []string
-	exit     *ctlMsg
-	listener net.Listener
-	serving  bool
-	closed   bool
+	mu      sync.Mutex
+	layers  []string
+	exit    *ctlMsg
+	serving bool
+	closed  bool
 }
 
 // sendSpec sends the spec, the program's standard streams (nil: the init's
@@ -147,21 +145,14 @@ func (h *handle) isReady() bool {
 }
 
 // serveProxy hands the listening socket created inside the sandbox's network
-// namespace to the proxy.
+// namespace to the proxy, which owns it from then on.
 func (h *handle) serveProxy(fd int) {
 	f := os.NewFile(uintptr(fd), "agentbox-proxy")
-	l, err := net.FileListener(f)
-	f.Close()
-	if err != nil || h.spec.Proxy == nil {
-		if l != nil {
-			l.Close()
-		}
+	if h.spec.Proxy == nil {
+		f.Close()
 		return
 	}
-	h.mu.Lock()
-	h.listener = l
-	h.mu.Unlock()
-	go h.spec.Proxy(l)
+	go h.spec.Proxy(f)
 }
 
 // Ready implements sandbox.Handle.
@@ -271,7 +262,6 @@ func (h *handle) Close() error {
 		return nil
 	}
 	h.closed = true
-	l := h.listener
 	h.mu.Unlock()
 	h.closeChildFiles()
 	for _, f := range h.idmaps {
@@ -281,9 +271,6 @@ func (h *handle) Close() error {
 		h.cgDir.Close()
 	}
 	h.cgroup.closeAsync()
-	if l != nil {
-		l.Close()
-	}
 	if !h.serving && h.ctl != nil {
 		h.ctl.Close()
 	}

@@ -4,9 +4,10 @@ package linux
 
 import (
 	"fmt"
-	"github.com/agentbox-dev/agentbox/sandbox"
 	"os"
+	"sync"
 
+	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -146,8 +147,9 @@ func sendMsg(fd int, m ctlMsg, fds ...int) error {
 // recvMsg reads one message and the descriptors that came with it.
 func recvMsg(fd int) (ctlMsg, []int, error) {
 	var m ctlMsg
-	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(64*4))
+	bufs := msgBufs.Get().(*[2][]byte)
+	defer msgBufs.Put(bufs)
+	buf, oob := bufs[0], bufs[1]
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
@@ -182,6 +184,12 @@ func recvMsg(fd int) (ctlMsg, []int, error) {
 }
 
 var errClosed = fmt.Errorf("control socket closed")
+
+// msgBufs holds receive buffers, so that reading a message does not
+// allocate (and zero) 64 KiB each time.
+var msgBufs = sync.Pool{New: func() any {
+	return &[2][]byte{make([]byte, 64<<10), make([]byte, unix.CmsgSpace(64*4))}
+}}
 
 func closeAll(fds []int) {
 	for _, fd := range fds {
