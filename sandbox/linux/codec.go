@@ -205,6 +205,7 @@ func (m *ctlMsg) encode() []byte {
 	e.int(m.Signal)
 	e.bool(m.Stdio)
 	e.int(m.Idmaps)
+	e.str(string(m.Payload))
 	return e.b
 }
 
@@ -212,6 +213,9 @@ func decodeCtlMsg(b []byte) (ctlMsg, error) {
 	d := &decoder{b: b}
 	m := ctlMsg{Type: d.str(), Layers: d.strs(), Stage: d.str(), Err: d.str(), Unavailable: d.bool(),
 		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int()}
+	if p := d.str(); p != "" {
+		m.Payload = []byte(p)
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errors.New("trailing bytes in message")
 	}

@@ -45,25 +45,26 @@ type handle struct {
 // sendSpec sends the spec, the program's standard streams (nil: the init's
 // own) and the idmapped trees to the init.
 func (h *handle) sendSpec(stdio *[3]*os.File) error {
-	memfd, err := specMemfd(&h.plan.init)
-	if err != nil {
-		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
-	}
-	defer memfd.Close()
-	fds := []int{int(memfd.Fd())}
 	m := ctlMsg{Type: msgSpec, Idmaps: len(h.idmaps)}
+	var fds []int
+	if spec := h.plan.init.encode(); len(spec) <= maxInlineSpec {
+		m.Payload = spec // the usual case: no memfd to make
+	} else {
+		memfd, err := specMemfd(spec)
+		if err != nil {
+			return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+		}
+		defer memfd.Close()
+		fds = append(fds, int(memfd.Fd()))
+	}
 	if stdio != nil {
 		m.Stdio = true
-		var devNull *os.File
 		for _, f := range stdio {
 			if f == nil {
-				if devNull == nil {
-					if devNull, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
-						return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
-					}
-					defer devNull.Close()
+				var err error
+				if f, err = devNull(); err != nil {
+					return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 				}
-				f = devNull
 			}
 			fds = append(fds, int(f.Fd()))
 		}
@@ -80,6 +81,9 @@ func (h *handle) sendSpec(stdio *[3]*os.File) error {
 	h.idmaps = nil
 	return nil
 }
+
+// devNull is /dev/null, opened once for every sandbox's missing streams.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_RDWR, 0) })
 
 // start begins reading the init's messages.
 func (h *handle) start() {

@@ -206,27 +206,34 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	want := 1 + m.Idmaps
+	want := m.Idmaps
 	if m.Stdio {
 		want += 3
+	}
+	if m.Payload == nil {
+		want++ // the memfd
 	}
 	if m.Type != msgSpec || len(fds) != want {
 		closeAll(fds)
 		return nil, nil, nil, fmt.Errorf("unexpected message %q with %d descriptors", m.Type, len(fds))
 	}
-	f := os.NewFile(uintptr(fds[0]), "spec")
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
-	f.Close()
-	if err != nil {
-		closeAll(fds[1:])
-		return nil, nil, nil, err
+	b := m.Payload
+	rest := fds
+	if b == nil {
+		f := os.NewFile(uintptr(fds[0]), "spec")
+		b, err = io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+		f.Close()
+		rest = fds[1:]
+		if err != nil {
+			closeAll(rest)
+			return nil, nil, nil, err
+		}
 	}
 	s, err := decodeInitSpec(b)
 	if err != nil {
-		closeAll(fds[1:])
+		closeAll(rest)
 		return nil, nil, nil, err
 	}
-	rest := fds[1:]
 	var stdio *[3]int
 	if m.Stdio {
 		stdio = &[3]int{rest[0], rest[1], rest[2]}

@@ -124,7 +124,14 @@ type ctlMsg struct {
 	// Stdio and Idmaps describe the descriptors that came with msgSpec.
 	Stdio  bool
 	Idmaps int
+	// Payload is msgSpec's encoded initSpec when it fits the message;
+	// otherwise the spec comes in a sealed memfd, the first descriptor.
+	Payload []byte
 }
+
+// maxInlineSpec is the largest spec sent in the message itself, well
+// under the receive buffer (a CA bundle for credentials goes by memfd).
+const maxInlineSpec = 48 << 10
 
 const (
 	msgReady = "ready"
@@ -198,8 +205,7 @@ func closeAll(fds []int) {
 }
 
 // specMemfd returns a sealed memfd holding spec, for the init to read.
-func specMemfd(spec *initSpec) (*os.File, error) {
-	b := spec.encode()
+func specMemfd(b []byte) (*os.File, error) {
 	fd, err := unix.MemfdCreate("agentbox-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
