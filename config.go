@@ -159,8 +159,12 @@ const (
 // for the length of the command (removed afterwards), so it cannot be
 // created either. .git is read-only whole unless AllowGitWrites.
 var ProtectedPaths = []string{
-	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox", "agentbox.yaml",
+	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox",
 }
+
+// ProtectedIfPresent are kept read-only inside writable roots where they
+// exist: a visible name is not held with a placeholder when missing.
+var ProtectedIfPresent = []string{"agentbox.yaml"}
 
 // ShellStartupFiles are kept read-only inside writable roots where they
 // exist. Where a writable root holds the home directory, the home's are

@@ -269,7 +269,7 @@ func (m *Manager) specWithRepos(cfg Config, o *callOptions) (*sandbox.Spec, *egr
 	if fsc.AutoProtectDangerousFiles {
 		repos = m.protectRepositories(spec, fsc)
 		spec.Filesystem.Protected = protectedNames(fsc)
-		spec.Filesystem.ProtectedIfPresent = ShellStartupFiles
+		spec.Filesystem.ProtectedIfPresent = append(append([]string(nil), ShellStartupFiles...), ProtectedIfPresent...)
 		for _, w := range spec.Filesystem.Writable {
 			if home != "" && (w == home || strings.HasPrefix(home, w+"/") || w == "/") {
 				for _, p := range ShellStartupFiles {
@@ -334,6 +334,29 @@ func protectedNames(fsc FilesystemConfig) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// privateDirs are replaced inside every sandbox by an empty directory of
+// its own.
+var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
+
+// checkWorkingDir refuses a working directory the sandbox would not see: one
+// inside a private directory that no writable root brings in. (Elsewhere the
+// sandbox's init checks it, in the sandbox's own view.)
+func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
+	for _, p := range privateDirs {
+		if dir != p && !strings.HasPrefix(dir, p+"/") {
+			continue
+		}
+		for _, w := range append(append([]string(nil), cfg.Filesystem.WritableRoots...), o.writable...) {
+			w = resolvePath(w)
+			if dir == w || strings.HasPrefix(dir, w+"/") {
+				return nil
+			}
+		}
+		return configErr("working directory", "%s is inside %s, which every sandbox replaces with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, p, dir)
+	}
+	return nil
 }
 
 // workingDir is the command's working directory: the option, else the

@@ -78,6 +78,9 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if dir == "" {
 		dir = workingDir(o)
 	}
+	if err := checkWorkingDir(dir, cfg, o); err != nil {
+		return nil, err
+	}
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
