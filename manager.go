@@ -232,14 +232,10 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 
 // spec compiles the Config and the call's options into a sandbox.Spec, with
 // the egress proxy of the command when its network is filtered.
-func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, error) {
-	spec, egr, _, err := m.specWithRepos(cfg, o)
-	return spec, egr, err
-}
-
-// specWithRepos is spec, also returning the repositories found in the
-// writable roots before the command runs.
-func (m *Manager) specWithRepos(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, map[string][]string, error) {
+//
+// It also returns the repositories found in the writable roots before the
+// command runs (see sweepNewRepos).
+func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, map[string][]string, error) {
 	fsc := cfg.Filesystem
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,

@@ -38,7 +38,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if _, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) }); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.specWithRepos(cfg, o)
+	spec, egr, repos, err := m.spec(cfg, o)
 	if err != nil {
 		return nil, err
 	}

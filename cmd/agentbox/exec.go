@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
@@ -222,25 +221,13 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		prog = args[0]
 	}
 	c := &exec.Cmd{Path: prog, Args: argv, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	sigs := interruptSignals()
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
+		signal.Stop(sigs)
 		return execFailure(err)
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				_ = p.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
+	defer relaySignals(sigs, p)()
 	res, err := p.Wait()
 	if res == nil {
 		return execFailure(err)

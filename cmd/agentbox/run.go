@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -112,28 +111,16 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 	}
 	// Signals are caught from before the start, so that none that comes
 	// while the agent starts is lost; they are forwarded once it runs.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
+	sigs := interruptSignals()
 	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
+		signal.Stop(sigs)
 		return runFailure(err)
 	}
 	p.printf("🚀 Agent %s started (id %s): runtime native · memory %s via %s%s%s",
 		m.Name, ag.ID(), mibString(ag.MemoryLimit()), ag.MemoryMechanism(), durationPart(m), auditPart(ag.AuditLog()))
 
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				_ = ag.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
+	defer relaySignals(sigs, ag)()
 
 	res, err := ag.Wait()
 	if res == nil {
