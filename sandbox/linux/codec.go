@@ -146,7 +146,7 @@ func (s *initSpec) encode() []byte {
 	e.uint(s.Limits.CPUSeconds)
 	e.bool(s.AllowUnixSockets)
 	e.str(s.Reduced)
-	e.bool(s.WaitParent)
+	e.bool(s.MissingLayers)
 	e.uint(uint64(len(s.Files)))
 	for _, f := range s.Files {
 		e.str(f.Name)
@@ -184,7 +184,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Limits.CPUSeconds = d.uint()
 	s.AllowUnixSockets = d.bool()
 	s.Reduced = d.str()
-	s.WaitParent = d.bool()
+	s.MissingLayers = d.bool()
 	for range d.count() {
 		s.Files = append(s.Files, fileSpec{Name: d.str(), Data: []byte(d.str())})
 	}

@@ -110,13 +110,6 @@ func setUp() (int, []string, error) {
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
 	}
-	if spec.WaitParent {
-		m, fds, err := recvMsg(ctlFD)
-		closeAll(fds)
-		if err != nil || m.Type != msgGo {
-			return 0, nil, stageErr("handshake", fmt.Errorf("no go-ahead from agentbox: %v", err))
-		}
-	}
 	var layers []string
 	if spec.Reduced != "" {
 		// No namespaces: the program's orphans come back to the init, which
@@ -142,7 +135,12 @@ func setUp() (int, []string, error) {
 	}
 
 	ll, err := prepareLandlock(&spec.Landlock)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoLandlock) && spec.MissingLayers:
+		ll = nil // the warn fallback: say so in the layers, run without it
+	case errors.Is(err, errNoLandlock):
+		return 0, nil, &initError{stage: "landlock", err: fmt.Errorf("%w; the strict fallback policy refuses to run without it", err), unavailable: true}
+	case err != nil:
 		return 0, nil, stageErr("landlock", err)
 	}
 	defer ll.close()
@@ -151,7 +149,7 @@ func setUp() (int, []string, error) {
 	}
 	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
 	// refuses to create them unless the policy allows them.
-	allowUnix := spec.AllowUnixSockets || ll.abi >= 9
+	allowUnix := spec.AllowUnixSockets || ll.confinesUnixSockets()
 	filter, err := buildSeccomp(seccompOptions{
 		allowUnix:  allowUnix,
 		streamOnly: spec.Reduced != "" && spec.Network != "allowed",
@@ -189,7 +187,7 @@ func setUp() (int, []string, error) {
 	}
 	seccompLayer := LayerSeccomp + "(unix sockets: blocked)"
 	switch {
-	case ll.abi >= 9:
+	case ll.confinesUnixSockets():
 		seccompLayer = LayerSeccomp + "(unix sockets: confined by landlock)"
 	case allowUnix:
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"

@@ -74,13 +74,23 @@ func (r *landlockRuleset) close() {
 }
 
 func (r *landlockRuleset) layer() string {
+	if r == nil {
+		return "landlock(UNAVAILABLE: the kernel offers none; warn fallback)"
+	}
 	if r.abi >= 6 {
 		return fmt.Sprintf("landlock(abi %d: filesystem, signal and abstract-socket scoping)", r.abi)
 	}
 	return fmt.Sprintf("landlock(abi %d: filesystem)", r.abi)
 }
 
+// confinesUnixSockets reports whether the ruleset restricts connecting to
+// path sockets (LANDLOCK_ACCESS_FS_RESOLVE_UNIX, ABI 9).
+func (r *landlockRuleset) confinesUnixSockets() bool { return r != nil && r.abi >= 9 }
+
 func (r *landlockRuleset) restrictThread() error {
+	if r == nil {
+		return nil // no Landlock: the layer list says so
+	}
 	_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(r.fd), 0, 0)
 	if errno != 0 {
 		return errno
@@ -178,6 +188,12 @@ func (r *landlockRuleset) addPort(port int) error {
 
 // netLayer describes the network restriction of the reduced tier.
 func (r *landlockRuleset) netLayer(s *landlockSpec) string {
+	if r == nil {
+		if s.TCP {
+			return "network(UNRESTRICTED TCP: no Landlock)"
+		}
+		return "network(host: allowed)"
+	}
 	switch {
 	case !s.TCP:
 		return "network(host: allowed)"

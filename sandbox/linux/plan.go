@@ -298,6 +298,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	sort.Slice(pl.init.Files, func(i, j int) bool { return pl.init.Files[i].Name < pl.init.Files[j].Name })
 	pl.init.Network = spec.Network.String()
 	pl.init.AllowUnixSockets = spec.AllowUnixSockets
+	pl.init.MissingLayers = spec.AllowReduced
 	pl.init.ProxyPort = spec.ProxyPort
 	if pl.init.ProxyPort == 0 {
 		pl.init.ProxyPort = DefaultProxyPort

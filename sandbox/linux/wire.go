@@ -98,9 +98,9 @@ type initSpec struct {
 	// Reduced, when set, says why the reduced tier runs (no namespaces:
 	// Landlock, seccomp and rlimits only).
 	Reduced string
-	// WaitParent makes the init wait for the parent's go-ahead (cgroup
-	// placement, idmapped mounts) before building the root.
-	WaitParent bool
+	// MissingLayers lets the init run without a layer the kernel lacks
+	// (Landlock) instead of failing: the warn fallback.
+	MissingLayers bool
 }
 
 type limitsSpec struct {
@@ -111,7 +111,7 @@ type limitsSpec struct {
 }
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
-// when the program has ended; the parent sends msgGo when WaitParent is set.
+// when the program has ended.
 type ctlMsg struct {
 	Type   string
 	Layers []string
@@ -137,7 +137,6 @@ const (
 	msgReady = "ready"
 	msgError = "error"
 	msgExit  = "exit"
-	msgGo    = "go"
 	msgSpec  = "spec"
 )
 
