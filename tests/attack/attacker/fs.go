@@ -166,31 +166,23 @@ func probeSymlink(arg string) (string, error) {
 
 // probeChmod: "MODE|PATH", MODE in octal (fchmodat).
 func probeChmod(arg string) (string, error) {
-	a, err := splitArgs(arg, 2)
+	mode, path, err := modeAndPath(arg)
 	if err != nil {
 		return "", err
 	}
-	mode, err := strconv.ParseUint(a[0], 8, 32)
-	if err != nil {
-		return "", err
-	}
-	return "", unix.Chmod(a[1], uint32(mode))
+	return "", unix.Chmod(path, mode)
 }
 
 // probeChmodLegacy uses the old chmod(2) system call (amd64).
 func probeChmodLegacy(arg string) (string, error) {
-	a, err := splitArgs(arg, 2)
-	if err != nil {
-		return "", err
-	}
-	mode, err := strconv.ParseUint(a[0], 8, 32)
+	mode, path, err := modeAndPath(arg)
 	if err != nil {
 		return "", err
 	}
 	if sysChmod < 0 {
 		return "no legacy chmod on this architecture", nil
 	}
-	p, err := unix.BytePtrFromString(a[1])
+	p, err := unix.BytePtrFromString(path)
 	if err != nil {
 		return "", err
 	}
@@ -215,15 +207,11 @@ func probeChown(arg string) (string, error) {
 
 // probeCreat: "MODE|PATH", open(O_CREAT|O_EXCL) with that mode (openat).
 func probeCreat(arg string) (string, error) {
-	a, err := splitArgs(arg, 2)
+	mode, path, err := modeAndPath(arg)
 	if err != nil {
 		return "", err
 	}
-	mode, err := strconv.ParseUint(a[0], 8, 32)
-	if err != nil {
-		return "", err
-	}
-	fd, err := unix.Open(a[1], unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(mode))
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, mode)
 	if err == nil {
 		unix.Close(fd)
 	}
@@ -241,18 +229,14 @@ func probeCreatLegacy(arg string) (string, error) {
 }
 
 func legacyCreate(arg string, nr int, flags int) (string, error) {
-	a, err := splitArgs(arg, 2)
-	if err != nil {
-		return "", err
-	}
-	mode, err := strconv.ParseUint(a[0], 8, 32)
+	mode, path, err := modeAndPath(arg)
 	if err != nil {
 		return "", err
 	}
 	if nr < 0 {
 		return "no legacy call on this architecture", nil
 	}
-	p, err := unix.BytePtrFromString(a[1])
+	p, err := unix.BytePtrFromString(path)
 	if err != nil {
 		return "", err
 	}
@@ -456,4 +440,17 @@ func probeSleep(arg string) (string, error) {
 	}
 	time.Sleep(d)
 	return "", nil
+}
+
+// modeAndPath parses a "MODE|PATH" argument (MODE in octal).
+func modeAndPath(arg string) (uint32, string, error) {
+	a, err := splitArgs(arg, 2)
+	if err != nil {
+		return 0, "", err
+	}
+	mode, err := strconv.ParseUint(a[0], 8, 32)
+	if err != nil {
+		return 0, "", err
+	}
+	return uint32(mode), a[1], nil
 }
