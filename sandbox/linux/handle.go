@@ -26,14 +26,19 @@ type handle struct {
 	idmaps []*os.File // idmapped mount trees, sent with the spec
 	cgroup *sandboxCgroup
 	cgDir  *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
+	// spareCgroup is the warm init's cgroup when the spec sets no limits.
+	spareCgroup *sandboxCgroup
 
 	ready    chan struct{} // closed once the init reported ready or failed
 	readyErr error
 
-	done    chan struct{} // closed when serve returns
-	exited  chan struct{} // closed when the program's exit is known
-	reaped  chan struct{} // closed when the init was waited for (Start only)
-	waitErr error
+	done   chan struct{} // closed when serve returns
+	exited chan struct{} // closed when the program's exit is known
+	// released, if set, runs when the handle is closed: the runtime
+	// starts the next warm init then, not while this sandbox runs.
+	released func()
+	reaped   chan struct{} // closed when the init was waited for (Start only)
+	waitErr  error
 
 	mu      sync.Mutex
 	layers  []string
@@ -275,12 +280,16 @@ func (h *handle) Close() error {
 		h.cgDir.Close()
 	}
 	h.cgroup.closeAsync()
+	h.spareCgroup.closeAsync()
 	if !h.serving && h.ctl != nil {
 		h.ctl.Close()
 	}
 	placeholders.release(h.plan.placeholders)
 	if h.plan.tmpDir != "" {
 		_ = os.RemoveAll(h.plan.tmpDir)
+	}
+	if h.released != nil {
+		h.released()
 	}
 	return nil
 }
@@ -300,7 +309,9 @@ func (h *handle) joinCgroup(w *warmInit) error {
 	cg := w.cg
 	w.cg = nil
 	if !want {
-		cg.closeAsync()
+		// The init sits in it and cannot leave (closing it would kill the
+		// init): keep it, without limits, until the sandbox is released.
+		h.spareCgroup = cg
 		return nil
 	}
 	if cg == nil {

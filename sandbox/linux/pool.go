@@ -36,9 +36,11 @@ type pool struct {
 	closed  bool
 }
 
-// take returns a warm init of the kind, or starts one now, and (if
-// replenish) starts the next one in the background.
-func (p *pool) take(r *Runtime, kind initKind, replenish bool) (*warmInit, error) {
+// take returns a warm init of the kind, or starts one now. The caller
+// starts the next one (warm) once its sandbox is released: an init starting
+// beside a running sandbox competes with it for the CPU, and its fork
+// stalls the caller's other threads (a new user namespace rules out vfork).
+func (p *pool) take(r *Runtime, kind initKind) (*warmInit, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -61,9 +63,6 @@ func (p *pool) take(r *Runtime, kind initKind, replenish bool) (*warmInit, error
 		if w, err = startInit(r, kind); err != nil {
 			return nil, err
 		}
-	}
-	if replenish {
-		p.warm(r, kind)
 	}
 	return w, nil
 }

@@ -173,14 +173,14 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.pool.take(r, kind, !r.ColdStart && kind != kindReduced)
+	w, err := r.pool.take(r, kind)
 	var noNS *noNamespacesError
 	if errors.As(err, &noNS) {
 		r.mu.Lock()
 		r.nsReason = noNS.Error()
 		r.mu.Unlock()
 		if kind, err = r.kindFor(spec); err == nil {
-			w, err = r.pool.take(r, kind, false)
+			w, err = r.pool.take(r, kind)
 		}
 	}
 	if err != nil {
@@ -192,6 +192,9 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		return nil, err
 	}
 	h.cmd, h.ctl = w.cmd, w.ctl
+	if !r.ColdStart && kind != kindReduced {
+		h.released = func() { r.pool.warm(r, kind) }
+	}
 	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
