@@ -29,6 +29,7 @@ func main() {
 	n := flag.Int("n", 200, "runs of each variant")
 	bin := flag.String("agentbox", "", "path of the agentbox binary (the cold CLI variant is skipped without it)")
 	bwrap := flag.String("bwrap", "bwrap", "path of bubblewrap")
+	pause := flag.Duration("pause", 50*time.Millisecond, "idle time after every run, so that no run pays for the background work of the one before")
 	flag.Parse()
 
 	m, err := agentbox.NewManager(agentbox.DefaultConfig())
@@ -76,6 +77,10 @@ func main() {
 				os.Exit(1)
 			}
 			v.d = append(v.d, time.Since(t))
+			// A Manager starts its next warm init once a command is done,
+			// and every variant leaves reaping and teardown behind: let it
+			// settle, as the pause between an agent's commands would.
+			time.Sleep(*pause)
 		}
 	}
 	base := median(vs[1].d)
