@@ -3,11 +3,13 @@
 package supervise
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -24,8 +26,21 @@ const treeScript = "sleep 1000 & sleep 1000 & sleep 1000 & echo ready; wait"
 // kill marker, pidfd SIGKILL of the sandbox's init) until every process of
 // the agent's tree has exited, as seen through a pidfd of each process
 // opened before the kill. It reports the median and the 99th percentile.
-// Run with -benchtime=200x for a meaningful p99.
+// "settled" kills a tree whose processes all sleep, as a running agent's
+// mostly do; "starting" kills it as soon as its processes exist, while the
+// sleeps are still being executed. Run with -benchtime=200x for a
+// meaningful p99.
 func BenchmarkKillToGone(b *testing.B) {
+	for _, settle := range []bool{true, false} {
+		name := "settled"
+		if !settle {
+			name = "starting"
+		}
+		b.Run(name, func(b *testing.B) { benchKill(b, settle) })
+	}
+}
+
+func benchKill(b *testing.B, settle bool) {
 	reg, err := OpenRegistry(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -39,7 +54,7 @@ func BenchmarkKillToGone(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fds := pinTree(b, ag.Pid(), 5) // init, sh, three sleeps
+		fds := pinTree(b, ag.Pid(), 5, settle) // init, sh, three sleeps
 		b.StartTimer()
 		t0 := time.Now()
 		res, err := reg.Kill(ag.ID(), "benchmark")
@@ -80,7 +95,7 @@ func BenchmarkKillToGoneBaseline(b *testing.B) {
 		if _, err := out.Read(buf); err != nil {
 			b.Fatal(err)
 		}
-		fds := pinGroup(b, c.Process.Pid, 4)
+		fds := pinGroup(b, c.Process.Pid, 4) // sh, three sleeps, all asleep
 		b.StartTimer()
 		t0 := time.Now()
 		if err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL); err != nil {
@@ -109,8 +124,9 @@ func benchManifest(b *testing.B) *policy.Manifest {
 	return m
 }
 
-// pinTree opens a pidfd for every process of the sandbox once it has n.
-func pinTree(b *testing.B, initPid, n int) []int {
+// pinTree opens a pidfd for every process of the sandbox once it has n (and,
+// if settle, once all of them sleep).
+func pinTree(b *testing.B, initPid, n int, settle bool) []int {
 	b.Helper()
 	ns, err := pidNamespace(initPid)
 	if err != nil {
@@ -119,7 +135,7 @@ func pinTree(b *testing.B, initPid, n int) []int {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		pids, _ := namespaceProcs(ns, nil)
-		if len(pids) >= n {
+		if len(pids) >= n && (!settle || asleep(pids)) {
 			return pidfds(b, pids)
 		}
 		if time.Now().After(deadline) {
@@ -141,7 +157,7 @@ func pinGroup(b *testing.B, pgid, n int) []int {
 				pids = append(pids, p)
 			}
 		}
-		if len(pids) >= n {
+		if len(pids) >= n && asleep(pids) {
 			return pidfds(b, pids)
 		}
 		if time.Now().After(deadline) {
@@ -195,4 +211,19 @@ func reportPercentiles(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(float64(pct(0.50).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(pct(0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(samples[len(samples)-1].Microseconds())/1000, "max-ms")
+}
+
+// asleep reports whether every process of pids is in state S.
+func asleep(pids []int) bool {
+	for _, p := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			return false
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'S' {
+			return false
+		}
+	}
+	return true
 }
