@@ -67,6 +67,9 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 // when the init exits.
 func killOrphans() {
 	for range 100 {
+		if !reapExited() {
+			return // no child at all: the common case, without reading /proc
+		}
 		kids := childPids()
 		if len(kids) == 0 {
 			return
@@ -74,10 +77,21 @@ func killOrphans() {
 		for _, k := range kids {
 			_ = unix.Kill(k, unix.SIGKILL)
 		}
-		for {
-			if wpid, _ := unix.Wait4(-1, nil, unix.WNOHANG, nil); wpid <= 0 {
-				break
-			}
+	}
+}
+
+// reapExited reaps the init's children that have exited and reports
+// whether any child is left.
+func reapExited() bool {
+	for {
+		wpid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return false // ECHILD
+		case wpid == 0:
+			return true
 		}
 	}
 }
