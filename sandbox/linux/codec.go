@@ -25,17 +25,15 @@ func (e *encoder) bool(v bool) {
 		e.uint(0)
 	}
 }
-func (e *encoder) str(s string) { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *encoder) strs(ss []string) {
-	e.uint(uint64(len(ss)))
-	for _, s := range ss {
-		e.str(s)
-	}
-}
-func (e *encoder) ints(vs []int) {
+func (e *encoder) str(s string)     { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) strs(ss []string) { encodeList(e, ss, e.str) }
+func (e *encoder) ints(vs []int)    { encodeList(e, vs, e.int) }
+
+// encodeList writes the count of vs, then each item with one.
+func encodeList[T any](e *encoder, vs []T, one func(T)) {
 	e.uint(uint64(len(vs)))
 	for _, v := range vs {
-		e.int(v)
+		one(v)
 	}
 }
 
@@ -96,22 +94,25 @@ func (d *decoder) count() int {
 	return int(n)
 }
 
-func (d *decoder) strs() []string {
+func (d *decoder) strs() []string { return decodeList(d, d.str) }
+func (d *decoder) ints() []int    { return decodeList(d, d.int) }
+
+// decodeList reads a count, then that many items with one.
+func decodeList[T any](d *decoder, one func() T) []T {
 	n := d.count()
-	out := make([]string, 0, n)
+	out := make([]T, 0, n)
 	for range n {
-		out = append(out, d.str())
+		out = append(out, one())
 	}
 	return out
 }
 
-func (d *decoder) ints() []int {
-	n := d.count()
-	out := make([]int, 0, n)
-	for range n {
-		out = append(out, d.int())
+// finish reports the first error, or leftover bytes: a message is read whole.
+func (d *decoder) finish() error {
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errors.New("trailing bytes in message")
 	}
-	return out
+	return d.err
 }
 
 func (s *initSpec) encode() []byte {
@@ -122,14 +123,13 @@ func (s *initSpec) encode() []byte {
 	e.str(s.Dir)
 	e.str(s.Hostname)
 	e.strs(s.ReadOnly)
-	e.uint(uint64(len(s.Mounts)))
-	for _, m := range s.Mounts {
+	encodeList(&e, s.Mounts, func(m mountOp) {
 		e.str(string(m.Kind))
 		e.str(m.Src)
 		e.str(m.Dst)
 		e.bool(m.Dir)
 		e.int(m.FD)
-	}
+	})
 	e.uint(uint64(s.TmpfsSize))
 	e.str(s.Network)
 	e.int(s.ProxyPort)
@@ -147,11 +147,10 @@ func (s *initSpec) encode() []byte {
 	e.bool(s.AllowUnixSockets)
 	e.str(s.Reduced)
 	e.bool(s.MissingLayers)
-	e.uint(uint64(len(s.Files)))
-	for _, f := range s.Files {
+	encodeList(&e, s.Files, func(f fileSpec) {
 		e.str(f.Name)
 		e.str(string(f.Data))
-	}
+	})
 	return e.b
 }
 
@@ -164,10 +163,9 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Dir = d.str()
 	s.Hostname = d.str()
 	s.ReadOnly = d.strs()
-	n := d.count()
-	for range n {
-		s.Mounts = append(s.Mounts, mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int()})
-	}
+	s.Mounts = decodeList(d, func() mountOp {
+		return mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int()}
+	})
 	s.TmpfsSize = int64(d.uint())
 	s.Network = d.str()
 	s.ProxyPort = d.int()
@@ -185,13 +183,8 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.AllowUnixSockets = d.bool()
 	s.Reduced = d.str()
 	s.MissingLayers = d.bool()
-	for range d.count() {
-		s.Files = append(s.Files, fileSpec{Name: d.str(), Data: []byte(d.str())})
-	}
-	if d.err == nil && len(d.b) != 0 {
-		d.err = errors.New("trailing bytes in message")
-	}
-	return s, d.err
+	s.Files = decodeList(d, func() fileSpec { return fileSpec{Name: d.str(), Data: []byte(d.str())} })
+	return s, d.finish()
 }
 
 func (m *ctlMsg) encode() []byte {
@@ -216,8 +209,5 @@ func decodeCtlMsg(b []byte) (ctlMsg, error) {
 	if p := d.str(); p != "" {
 		m.Payload = []byte(p)
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.err = errors.New("trailing bytes in message")
-	}
-	return m, d.err
+	return m, d.finish()
 }
