@@ -107,22 +107,7 @@ type seenRequest struct {
 }
 
 // upstreamLog records the requests an upstream received.
-type upstreamLog struct {
-	mu   sync.Mutex
-	reqs []seenRequest
-}
-
-func (l *upstreamLog) add(s seenRequest) {
-	l.mu.Lock()
-	l.reqs = append(l.reqs, s)
-	l.mu.Unlock()
-}
-
-func (l *upstreamLog) all() []seenRequest {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]seenRequest(nil), l.reqs...)
-}
+type upstreamLog = syncList[seenRequest]
 
 // recordingHandler records each request and answers "ok HOST".
 func recordingHandler(log *upstreamLog) http.HandlerFunc {

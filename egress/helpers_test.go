@@ -97,23 +97,29 @@ func (d *redirectDialer) dials() []netip.AddrPort {
 	return append([]netip.AddrPort(nil), d.dialed...)
 }
 
+// syncList is a list that goroutines append to while a test reads it.
+type syncList[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (l *syncList[T]) add(v T) {
+	l.mu.Lock()
+	l.items = append(l.items, v)
+	l.mu.Unlock()
+}
+
+// all returns a copy of the items so far.
+func (l *syncList[T]) all() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]T(nil), l.items...)
+}
+
 // recorder is a Sink that keeps every decision.
-type recorder struct {
-	mu sync.Mutex
-	ds []Decision
-}
+type recorder struct{ syncList[Decision] }
 
-func (r *recorder) Record(d Decision) {
-	r.mu.Lock()
-	r.ds = append(r.ds, d)
-	r.mu.Unlock()
-}
-
-func (r *recorder) all() []Decision {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Decision(nil), r.ds...)
-}
+func (r *recorder) Record(d Decision) { r.add(d) }
 
 // waitFor polls until n decisions are recorded or a second passes.
 func (r *recorder) waitFor(t *testing.T, n int) []Decision {
