@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -56,24 +55,11 @@ func newBenchCreds(b *testing.B) *benchCreds {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = p.Serve(ctx, l)
-	}()
-	b.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	addr := serveBench(b, p)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(p.CACertPEM())
 	pool.AddCert(root.cert)
-	return &benchCreds{proxy: l.Addr().String(), ca: pool, ph: ph}
+	return &benchCreds{proxy: addr, ca: pool, ph: ph}
 }
 
 func (bc *benchCreds) client(keepAlive bool) *http.Client {

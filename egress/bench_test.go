@@ -25,21 +25,7 @@ func benchProxy(b *testing.B, upstream string, policy Policy) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = p.Serve(ctx, l)
-	}()
-	b.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return l.Addr().String()
+	return serveBench(b, p)
 }
 
 // tunnelTo opens a CONNECT tunnel to bench.test:7000.
@@ -294,4 +280,25 @@ func openFDs() int64 {
 		return 0
 	}
 	return int64(len(ents))
+}
+
+// serveBench serves p on a loopback port until the benchmark ends and
+// returns its address.
+func serveBench(b *testing.B, p *Proxy) string {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = p.Serve(ctx, l)
+	}()
+	b.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return l.Addr().String()
 }
