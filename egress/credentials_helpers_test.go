@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -21,11 +20,11 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/vault"
 )
 
@@ -119,24 +118,6 @@ func recordingHandler(log *upstreamLog) http.HandlerFunc {
 	}
 }
 
-// lockedBuffer is a concurrency-safe log sink.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // Test hosts and their checked addresses.
 var (
 	addrAPI    = addrAllowed                         // api.test: API_KEY is bound to it
@@ -156,7 +137,7 @@ const (
 type credEnv struct {
 	h        *harness
 	root     *testRoot
-	logs     *lockedBuffer
+	logs     *syncbuf.Buffer
 	ph       map[string]string // credential name → placeholder
 	up       map[string]*upstreamLog
 	fetches  atomic.Int64
@@ -168,7 +149,7 @@ type credOption func(*Config)
 
 func newCredEnv(t *testing.T, opts ...credOption) *credEnv {
 	t.Helper()
-	e := &credEnv{root: newTestRoot(t, "test root"), logs: &lockedBuffer{},
+	e := &credEnv{root: newTestRoot(t, "test root"), logs: &syncbuf.Buffer{},
 		ph: map[string]string{}, up: map[string]*upstreamLog{}}
 	for _, n := range []string{"API_KEY", "OTHER_KEY"} {
 		ph, err := NewPlaceholder(n)

@@ -3,7 +3,6 @@
 package supervise
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/policy"
 )
 
@@ -108,14 +108,14 @@ func (n *notices) of(kind NoticeKind) []string {
 // run is one started agent with its captured output.
 type run struct {
 	ag      *Agent
-	stdout  *syncBuffer
+	stdout  *syncbuf.Buffer
 	notices *notices
 }
 
 // start starts program under m with captured output.
 func (f *fixture) start(m *policy.Manifest, program string, args ...string) *run {
 	f.t.Helper()
-	r := &run{stdout: &syncBuffer{}, notices: &notices{}}
+	r := &run{stdout: &syncbuf.Buffer{}, notices: &notices{}}
 	ag, err := Start(context.Background(), m, Options{
 		Program: program, Args: args,
 		Stdout: r.stdout, Stderr: r.stdout,
@@ -156,24 +156,6 @@ func (r *run) wait(t *testing.T, within time.Duration) *Result {
 		t.Fatalf("agent still running after %v; output %q", within, r.stdout.String())
 		return nil
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the copy goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // events reads an audit log's events of one agent and checks the chain.

@@ -8,14 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox/audit"
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/supervise"
 )
 
@@ -51,7 +50,7 @@ func runEnv(t *testing.T) string {
 // cliProcess starts the CLI as a process with args; its output is captured.
 type cliProcess struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *syncbuf.Buffer
 	done           chan struct{}
 	err            error
 }
@@ -62,7 +61,7 @@ func startCLI(t *testing.T, args ...string) *cliProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &cliProcess{cmd: exec.Command(exe, args...), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	p := &cliProcess{cmd: exec.Command(exe, args...), stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), cliEnv+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -108,23 +107,6 @@ func (p *cliProcess) waitOutput(t *testing.T, s string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // agentsRunning lists the registry through "agentbox ps --json".
@@ -529,5 +511,3 @@ func TestRunCrash(t *testing.T) {
 		t.Errorf("audit log after the next run: %+v %v", rep, err)
 	}
 }
-
-var _ io.Writer = (*lockedBuffer)(nil)
