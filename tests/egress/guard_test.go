@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,22 +60,7 @@ func TestNetGuardLateHostAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ipCmd("addr", "del", lateHostAddr+"/32", "dev", hostIf) })
-	l, err := net.Listen("tcp4", net.JoinHostPort(lateHostAddr, "80"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	var hits atomic.Int64
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			hits.Add(1)
-			c.Close()
-		}
-	}()
+	hits := listenCounting(t, net.JoinHostPort(lateHostAddr, "80"))
 	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -125,22 +109,7 @@ func TestNetGuardLocalRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ipCmd("route", "del", "local", anyIPPrefix, "dev", "lo") })
-	l, err := net.Listen("tcp4", net.JoinHostPort(anyIPAddr, "80"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	var hits atomic.Int64
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			hits.Add(1)
-			c.Close()
-		}
-	}()
+	hits := listenCounting(t, net.JoinHostPort(anyIPAddr, "80"))
 	// A Manager made after the route, so no staleness is involved.
 	o := runSandboxed(t, netPolicy{allow: []string{"anyip.test"}}, curlArgv("http://anyip.test/local-route"))
 	time.Sleep(20 * time.Millisecond) // let the accept loop count

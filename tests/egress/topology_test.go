@@ -396,16 +396,34 @@ func (s *localServices) add(l net.Listener) {
 	s.ls = append(s.ls, l)
 	n := new(atomic.Int64)
 	s.hits.Store(l.Addr().String(), n)
-	s.wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			_ = c.Close()
+	s.wg.Go(func() { countAccepts(l, n) })
+}
+
+// countAccepts accepts connections on l until it closes, counting them in
+// n and closing each at once.
+func countAccepts(l net.Listener, n *atomic.Int64) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
 		}
-	})
+		n.Add(1)
+		_ = c.Close()
+	}
+}
+
+// listenCounting listens on the TCP4 address addr for the length of the
+// test and returns the count of connections it accepts.
+func listenCounting(t *testing.T, addr string) *atomic.Int64 {
+	t.Helper()
+	l, err := net.Listen("tcp4", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	n := new(atomic.Int64)
+	go countAccepts(l, n)
+	return n
 }
 
 func (s *localServices) addrs() []string {
