@@ -239,28 +239,38 @@ func probeSetns(name string) (string, error) {
 // status and output.
 func probeExec(arg string) (string, error) {
 	argv := strings.Split(arg, "|")
-	r, w, err := os.Pipe()
+	st, output, err := runCaptured(argv)
 	if err != nil {
 		return "", err
+	}
+	detail := fmt.Sprintf("exit %d: %s", st.ExitCode(), output)
+	if !st.Success() {
+		return detail, errNotObtained
+	}
+	return detail, nil
+}
+
+// runCaptured runs argv with stdout and stderr in one pipe, and returns how
+// it ended and what it wrote (trimmed).
+func runCaptured(argv []string) (*os.ProcessState, string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, "", err
 	}
 	p, err := os.StartProcess(argv[0], argv, &os.ProcAttr{Files: []*os.File{nil, w, w}})
 	w.Close()
 	if err != nil {
 		r.Close()
-		return "", unwrap(err)
+		return nil, "", unwrap(err)
 	}
 	var buf bytes.Buffer
 	_, _ = buf.ReadFrom(r)
 	r.Close()
 	st, err := p.Wait()
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	detail := fmt.Sprintf("exit %d: %s", st.ExitCode(), strings.TrimSpace(buf.String()))
-	if !st.Success() {
-		return detail, errNotObtained
-	}
-	return detail, nil
+	return st, strings.TrimSpace(buf.String()), nil
 }
 
 func probeExit(arg string) (string, error) {
@@ -297,24 +307,10 @@ func childProbe(name string) (string, error) {
 	if err != nil {
 		self = "/proc/self/exe"
 	}
-	r, w, err := os.Pipe()
+	st, detail, err := runCaptured([]string{self, "child", name})
 	if err != nil {
 		return "", err
 	}
-	p, err := os.StartProcess(self, []string{self, "child", name}, &os.ProcAttr{Files: []*os.File{nil, w, w}})
-	w.Close()
-	if err != nil {
-		r.Close()
-		return "", unwrap(err)
-	}
-	var buf bytes.Buffer
-	_, _ = buf.ReadFrom(r)
-	r.Close()
-	st, err := p.Wait()
-	if err != nil {
-		return "", err
-	}
-	detail := strings.TrimSpace(buf.String())
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return detail, &signalError{sig: unix.Signal(ws.Signal())}
 	}
