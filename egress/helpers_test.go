@@ -233,8 +233,12 @@ func tcpServer(t testing.TB, handle func(net.Conn)) string {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	conns := map[net.Conn]bool{}
+	accepting := make(chan struct{})
 	t.Cleanup(func() {
 		_ = l.Close()
+		// Only once the accept loop is over may Wait run: a connection
+		// accepted during the Close would otherwise Add to wg beside it.
+		<-accepting
 		mu.Lock()
 		for c := range conns {
 			_ = c.Close()
@@ -243,6 +247,7 @@ func tcpServer(t testing.TB, handle func(net.Conn)) string {
 		wg.Wait()
 	})
 	go func() {
+		defer close(accepting)
 		for {
 			c, err := l.Accept()
 			if err != nil {
