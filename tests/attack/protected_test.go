@@ -3,6 +3,8 @@
 package attack_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentbox-dev/agentbox"
+	"golang.org/x/sys/unix"
 )
 
 // newRepo makes a git repository in a fresh writable root on the host,
@@ -281,13 +284,25 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 		for _, d := range diffSnapshots(before, after) {
 			// Sandboxes running at the same time with this home writable hold
 			// its missing deny paths (.ssh, .aws, ...) with empty placeholder
-			// directories; those are not changes the sandbox made.
-			if rel, ok := strings.CutPrefix(d, "created "); ok && isEmptyDir(filepath.Join(fakeHome, rel)) {
+			// directories, and remove them when done; those are not changes
+			// the sandbox made.
+			if rel, ok := strings.CutPrefix(d, "created "); ok && isPlaceholder(after[rel], filepath.Join(fakeHome, rel)) {
 				continue
 			}
 			t.Errorf("ESCAPE: a shell or git start-up file in the home changed on the host: %s", d)
 		}
 	})
+}
+
+// isPlaceholder reports whether p, described as desc by snapshotOf, was a
+// directory that is now empty or gone again.
+func isPlaceholder(desc, p string) bool {
+	field, _, _ := strings.Cut(strings.TrimPrefix(desc, "mode="), " ")
+	if mode, err := strconv.ParseUint(field, 8, 32); err != nil || mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	_, err := os.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist) || isEmptyDir(p)
 }
 
 func isEmptyDir(p string) bool {

@@ -4,6 +4,7 @@ package attack_test
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,12 +33,20 @@ func snapshot(t *testing.T, root string) map[string]string {
 func snapshotOf(t *testing.T, root string, ignoreDirTimes bool) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	// Entries that vanish during the walk (placeholders of sandboxes that
+	// run beside the test, say) are left out, not errors.
+	gone := func(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if gone(err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
+		if err := unix.Lstat(p, &st); gone(err) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		desc := fmt.Sprintf("mode=%o uid=%d gid=%d size=%d mtime=%d.%d", st.Mode, st.Uid, st.Gid, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
@@ -46,7 +55,9 @@ func snapshotOf(t *testing.T, root string, ignoreDirTimes bool) map[string]strin
 		}
 		if d.Type().IsRegular() {
 			b, err := os.ReadFile(p)
-			if err != nil {
+			if gone(err) {
+				return nil
+			} else if err != nil {
 				return err
 			}
 			desc += fmt.Sprintf(" sha256=%x", sha256.Sum256(b))
