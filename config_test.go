@@ -200,3 +200,39 @@ func TestCredentialConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkingDirInPrivateDir checks how a working directory inside the
+// directories every sandbox replaces is treated: the directory itself is
+// refused unless a writable root brings it in; one inside is shown to the
+// sandbox (read-only, by the runtime).
+func TestWorkingDirInPrivateDir(t *testing.T) {
+	inTmp := t.TempDir()
+	if !strings.HasPrefix(inTmp, "/tmp/") {
+		t.Skipf("the test's temporary directory %s is not in /tmp", inTmp)
+	}
+	for _, c := range []struct {
+		dir      string
+		writable []string
+		refused  bool
+		visible  bool
+	}{
+		{dir: "/tmp", refused: true},
+		{dir: "/dev/shm", refused: true},
+		{dir: "/tmp", writable: []string{"/tmp"}},
+		{dir: inTmp, visible: true},
+		{dir: inTmp, writable: []string{inTmp}, visible: true}, // the runtime skips it then
+		{dir: inTmp + "/missing"},                              // the init reports it
+		{dir: "/var/tmp"},
+		{dir: "/"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Filesystem.WritableRoots = c.writable
+		err := checkWorkingDir(c.dir, cfg, &callOptions{})
+		if refused := errors.Is(err, ErrConfigInvalid); refused != c.refused {
+			t.Errorf("%s (writable %v): got %v, want refused %v", c.dir, c.writable, err, c.refused)
+		}
+		if got := visibleDir(c.dir); (len(got) == 1 && got[0] == c.dir) != c.visible {
+			t.Errorf("%s: visible %v, want %v", c.dir, got, c.visible)
+		}
+	}
+}

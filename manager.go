@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -235,7 +236,7 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 //
 // It also returns the repositories found in the writable roots before the
 // command runs (see sweepNewRepos).
-func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, map[string][]string, error) {
+func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *egressRun, map[string][]string, error) {
 	fsc := cfg.Filesystem
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
@@ -256,6 +257,7 @@ func (m *Manager) spec(cfg Config, o *callOptions) (*sandbox.Spec, *egressRun, m
 		Writable:  resolveAll(append(append([]string(nil), fsc.WritableRoots...), o.writable...), false),
 		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
 		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
+		Visible:   visibleDir(dir),
 	}
 	home := ""
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
@@ -336,21 +338,34 @@ func protectedNames(fsc FilesystemConfig) []string {
 // its own.
 var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
 
-// checkWorkingDir refuses a working directory the sandbox would not see: one
-// inside a private directory that no writable root brings in. (Elsewhere the
-// sandbox's init checks it, in the sandbox's own view.)
+// checkWorkingDir refuses a working directory the sandbox would not see: a
+// private directory itself, which every sandbox replaces with an empty one,
+// unless a writable root brings it in. A directory inside one is shown to
+// the sandbox read-only (visibleDir). (Elsewhere the sandbox's init checks
+// it, in the sandbox's own view.)
 func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
+	if !slices.Contains(privateDirs, dir) {
+		return nil
+	}
+	for _, w := range append(append([]string(nil), cfg.Filesystem.WritableRoots...), o.writable...) {
+		if w = resolvePath(w); dir == w || strings.HasPrefix(dir, w+"/") {
+			return nil
+		}
+	}
+	return configErr("working directory", "every sandbox replaces %s with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, dir)
+}
+
+// visibleDir returns the working directory when it lies inside a private
+// directory, where the sandbox would not see it unless shown it.
+func visibleDir(dir string) []string {
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	dir = resolvePath(dir)
 	for _, p := range privateDirs {
-		if dir != p && !strings.HasPrefix(dir, p+"/") {
-			continue
+		if fi, err := os.Stat(dir); strings.HasPrefix(dir, p+"/") && err == nil && fi.IsDir() {
+			return []string{dir}
 		}
-		for _, w := range append(append([]string(nil), cfg.Filesystem.WritableRoots...), o.writable...) {
-			w = resolvePath(w)
-			if dir == w || strings.HasPrefix(dir, w+"/") {
-				return nil
-			}
-		}
-		return configErr("working directory", "%s is inside %s, which every sandbox replaces with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, p, dir)
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o)
+	spec, egr, repos, err := m.spec(cfg, o, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,13 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if _, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) }); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o)
+	if cmd.Dir == "" {
+		cmd.Dir = workingDir(o)
+	}
+	if err := checkWorkingDir(cmd.Dir, cfg, o); err != nil {
+		return nil, err
+	}
+	spec, egr, repos, err := m.spec(cfg, o, cmd.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +55,6 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	}
 	if egr != nil {
 		cmd.Env = mergeEnv(cmd.Env, append(proxyEnv(), egr.env...))
-	}
-	if cmd.Dir == "" {
-		cmd.Dir = workingDir(o)
 	}
 	h, err := m.rt.Prepare(spec, cmd)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,7 +101,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 // clean; the caller has resolved symlinks.
 func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	fsSpec := spec.Filesystem
-	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite} {
+	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite, fsSpec.Visible} {
 		for _, p := range group {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 				return nil, fmt.Errorf("%w: path %q must be absolute and clean", sandbox.ErrSetup, p)
@@ -156,6 +157,20 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			}
 		}
 		return false
+	}
+	// A directory of the host shown inside a private area, read-only, as
+	// the rest of the host is; masks inside it land on top.
+	for _, v := range fsSpec.Visible {
+		if !inPrivateArea(v) || slices.Contains(privateAreas, v) || inWritable(v) || denied(v) ||
+			len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
+			continue
+		}
+		if fi, err := os.Stat(v); err != nil {
+			return nil, fmt.Errorf("%w: visible directory: %w", sandbox.ErrSetup, err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, v)
+		}
+		ops = append(ops, mountOp{Kind: opBindRO, Src: v, Dst: v, Dir: true})
 	}
 
 	// Protected names inside writable roots stay read-only. Where one does

@@ -160,3 +160,70 @@ func TestPins(t *testing.T) {
 		t.Fatalf("pins %v, want %v", dsts, want)
 	}
 }
+
+// TestBuildPlanVisible checks which directories inside the private areas
+// the plan shows read-only, and that masks inside one land on top of it.
+func TestBuildPlanVisible(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "agentbox-visible-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	keys := filepath.Join(dir, "keys")
+	file := filepath.Join(dir, "file")
+	if err := os.Mkdir(keys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := hostTempDir(t)
+	for _, c := range []struct {
+		name    string
+		fs      sandbox.Filesystem
+		visible string // the directory bound read-only, "" for none
+		err     bool
+	}{
+		{name: "inside /tmp", fs: sandbox.Filesystem{Visible: []string{dir}}, visible: dir},
+		{name: "the private area itself", fs: sandbox.Filesystem{Visible: []string{"/tmp"}}},
+		{name: "outside the private areas", fs: sandbox.Filesystem{Visible: []string{outside}}},
+		{name: "in a writable root already", fs: sandbox.Filesystem{Visible: []string{keys}, Writable: []string{dir}}},
+		{name: "denied", fs: sandbox.Filesystem{Visible: []string{keys}, DenyRead: []string{dir}}},
+		{name: "outside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{outside}}},
+		{name: "inside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{dir}}, visible: dir},
+		{name: "a file", fs: sandbox.Filesystem{Visible: []string{file}}, err: true},
+		{name: "missing", fs: sandbox.Filesystem{Visible: []string{dir + "/missing"}}, err: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl, err := buildPlan(&sandbox.Spec{Filesystem: c.fs}, false)
+			if c.err {
+				if err == nil {
+					pl.removePlaceholders()
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pl.removePlaceholders()
+			for _, v := range c.fs.Visible {
+				op, _, ok := opAt(pl, v)
+				shown := ok && op.Kind == opBindRO && op.Src == v
+				if shown != (v == c.visible) {
+					t.Errorf("%s: got %+v (found %v), want shown %v", v, op, ok, v == c.visible)
+				}
+			}
+		})
+	}
+	pl, err := buildPlan(&sandbox.Spec{Filesystem: sandbox.Filesystem{Visible: []string{dir}, DenyRead: []string{keys}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	_, bind, _ := opAt(pl, dir)
+	mask, at, ok := opAt(pl, keys)
+	if !ok || mask.Kind != opMaskDir || at < bind {
+		t.Errorf("deny path inside the visible directory: %+v at step %d, the bind at %d; want a mask after the bind", mask, at, bind)
+	}
+}

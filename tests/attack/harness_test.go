@@ -137,6 +137,8 @@ func checkProbes(t *testing.T, o outcome, ps []probe) {
 func checkOne(t *testing.T, p probe, r result) {
 	t.Helper()
 	switch {
+	case r.errno == "BADPROBE":
+		t.Errorf("%s: malformed probe %s: %s", p.label, p.spec, r.detail)
 	case r.verdict != p.want && p.want == blocked:
 		t.Errorf("ESCAPE %s: %s was allowed inside the sandbox (detail %q)", p.label, p.spec, r.detail)
 	case r.verdict != p.want:

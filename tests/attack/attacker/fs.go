@@ -450,7 +450,7 @@ func modeAndPath(arg string) (uint32, string, error) {
 	}
 	mode, err := strconv.ParseUint(a[0], 8, 32)
 	if err != nil {
-		return 0, "", err
+		return 0, "", badArgs(fmt.Sprintf("mode %q: %v", a[0], err))
 	}
 	return uint32(mode), a[1], nil
 }

@@ -107,8 +107,18 @@ func errnoName(err error) string {
 	if errors.As(err, &sig) {
 		return unix.SignalName(sig.sig)
 	}
+	var bad badArgs
+	if errors.As(err, &bad) {
+		return "BADPROBE"
+	}
 	return "ERROR"
 }
+
+// badArgs is a probe argument the probe cannot parse: a mistake in the
+// test's table, which the suite fails on rather than count as blocked.
+type badArgs string
+
+func (b badArgs) Error() string { return string(b) }
 
 // signalError is a child probe killed by a signal (SIGSYS from seccomp).
 type signalError struct{ sig unix.Signal }
@@ -119,7 +129,7 @@ func (e *signalError) Error() string { return "killed by " + unix.SignalName(e.s
 func splitArgs(arg string, n int) ([]string, error) {
 	parts := strings.Split(arg, "|")
 	if len(parts) != n {
-		return nil, fmt.Errorf("want %d |-separated arguments, got %q", n, arg)
+		return nil, badArgs(fmt.Sprintf("want %d |-separated arguments, got %q", n, arg))
 	}
 	return parts, nil
 }

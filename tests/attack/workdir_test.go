@@ -1,0 +1,76 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// hostTmpDir creates a fresh directory in the host's /tmp, which every
+// sandbox replaces with a private one of its own.
+func hostTmpDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/tmp", "agentbox-attack-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// TestWorkingDirInHostTmp runs the attacker from a directory inside the
+// host's /tmp. The sandbox is shown that directory, read-only, as it is the
+// rest of the host; it must not change it, nor see anything else of the
+// host's /tmp, and its own writes to /tmp stay in its private one.
+func TestWorkingDirInHostTmp(t *testing.T) {
+	t.Parallel()
+	work := hostTmpDir(t)
+	secret := uniqueSecret("workdir")
+	writeFile(t, filepath.Join(work, "notes.txt"), secret, 0o644)
+	writeFile(t, filepath.Join(work, "sub", "more.txt"), secret, 0o644)
+	sibling := hostTmpDir(t)
+	writeFile(t, filepath.Join(sibling, "other.txt"), uniqueSecret("tmp-sibling"), 0o644)
+	scratch := filepath.Join("/tmp", "agentbox-scratch-"+filepath.Base(work))
+	t.Cleanup(func() { os.Remove(scratch) })
+	before := snapshot(t, work)
+
+	ps := []probe{
+		control("read_relative", "read:notes.txt", secret),
+		control("read_nested", "read:sub/more.txt", secret),
+		control("write_private_tmp", "write:"+scratch, ""),
+		attack("write_new", "write:"+work+"/new.txt"),
+		attack("overwrite", "write:"+work+"/notes.txt"),
+		attack("mkdir", "mkdir:"+work+"/dir"),
+		attack("unlink", "unlink:"+work+"/notes.txt"),
+		attack("rename_away", "rename:"+work+"/sub|"+work+"/moved"),
+		attack("chmod", "chmod:4777|"+work+"/notes.txt"),
+		attack("read_tmp_sibling", "read:"+sibling+"/other.txt", "ENOENT"),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWorkingDir(work))
+
+	for _, d := range diffSnapshots(before, snapshot(t, work)) {
+		t.Errorf("ESCAPE: the working directory in the host's /tmp changed: %s", d)
+	}
+	if _, err := os.Lstat(scratch); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ESCAPE: the sandbox's private /tmp reached the host: %s (%v)", scratch, err)
+	}
+}
+
+// TestWorkingDirIsHostTmp checks that the host's /tmp itself is refused as
+// a working directory, with a reason, rather than shown to the sandbox.
+func TestWorkingDirIsHostTmp(t *testing.T) {
+	t.Parallel()
+	_, err := ciMgr.ExecArgs(t.Context(), "/bin/true", nil, agentbox.WithWorkingDir("/tmp"))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Fatalf("working directory /tmp: got %v, want ErrConfigInvalid", err)
+	}
+}
