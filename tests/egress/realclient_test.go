@@ -46,7 +46,15 @@ func TestHostRealClients(t *testing.T) {
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			root := filepath.Join(workDir, "real-"+c.name)
+			// Fresh for every run (also under -count): a cache left by an
+			// earlier one would spare the client the network.
+			root, err := os.MkdirTemp(workDir, "real-"+c.name+"-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
 				t.Fatal(err)
 			}
