@@ -202,9 +202,10 @@ func TestCredentialConfig(t *testing.T) {
 }
 
 // TestWorkingDirInPrivateDir checks how a working directory inside the
-// directories every sandbox replaces is treated: the directory itself is
-// refused unless a writable root brings it in; one inside is shown to the
-// sandbox (read-only, by the runtime).
+// directories every sandbox replaces is treated: /tmp and /dev/shm
+// themselves, and all of /run, are refused unless a writable root brings
+// them in; a directory inside /tmp is shown to the sandbox (read-only, by
+// the runtime).
 func TestWorkingDirInPrivateDir(t *testing.T) {
 	inTmp := t.TempDir()
 	if !strings.HasPrefix(inTmp, "/tmp/") {
@@ -218,6 +219,9 @@ func TestWorkingDirInPrivateDir(t *testing.T) {
 	}{
 		{dir: "/tmp", refused: true},
 		{dir: "/dev/shm", refused: true},
+		{dir: "/run", refused: true},
+		{dir: "/run/user", refused: true},
+		{dir: "/run/user", writable: []string{"/run/user"}},
 		{dir: "/tmp", writable: []string{"/tmp"}},
 		{dir: inTmp, visible: true},
 		{dir: inTmp, writable: []string{inTmp}, visible: true}, // the runtime skips it then

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -338,13 +337,20 @@ func protectedNames(fsc FilesystemConfig) []string {
 // its own.
 var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
 
-// checkWorkingDir refuses a working directory the sandbox would not see: a
-// private directory itself, which every sandbox replaces with an empty one,
-// unless a writable root brings it in. A directory inside one is shown to
-// the sandbox read-only (visibleDir). (Elsewhere the sandbox's init checks
-// it, in the sandbox's own view.)
+// checkWorkingDir refuses a working directory the sandbox would not see,
+// unless a writable root brings it in: /tmp or /dev/shm themselves, which
+// every sandbox replaces with empty ones, and anything in /run, whose host
+// service sockets no sandbox is shown. A directory inside /tmp or /dev/shm
+// is shown read-only (visibleDir). (Elsewhere the sandbox's init checks it,
+// in the sandbox's own view.)
 func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
-	if !slices.Contains(privateDirs, dir) {
+	private := ""
+	for _, p := range privateDirs {
+		if dir == p || p == "/run" && strings.HasPrefix(dir, p+"/") {
+			private = p
+		}
+	}
+	if private == "" {
 		return nil
 	}
 	for _, w := range append(append([]string(nil), cfg.Filesystem.WritableRoots...), o.writable...) {
@@ -352,17 +358,17 @@ func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
 			return nil
 		}
 	}
-	return configErr("working directory", "every sandbox replaces %s with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, dir)
+	return configErr("working directory", "%s is inside %s, which every sandbox replaces with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, private, dir)
 }
 
-// visibleDir returns the working directory when it lies inside a private
-// directory, where the sandbox would not see it unless shown it.
+// visibleDir returns the working directory when it lies inside /tmp or
+// /dev/shm, where the sandbox would not see it unless shown it.
 func visibleDir(dir string) []string {
 	if !filepath.IsAbs(dir) {
 		return nil
 	}
 	dir = resolvePath(dir)
-	for _, p := range privateDirs {
+	for _, p := range []string{"/tmp", "/dev/shm"} {
 		if fi, err := os.Stat(dir); strings.HasPrefix(dir, p+"/") && err == nil && fi.IsDir() {
 			return []string{dir}
 		}

@@ -76,9 +76,9 @@ type Filesystem struct {
 	// DenyWrite stay read-only even inside a writable root, also when they do
 	// not exist yet.
 	DenyWrite []string
-	// Visible are directories inside the areas every sandbox replaces with
-	// private ones (/tmp, /dev/shm, /run) that it is shown, read-only: the
-	// caller's working directory, say. DenyRead and Read still apply.
+	// Visible are directories inside /tmp or /dev/shm, which every sandbox
+	// replaces with private ones, that it is shown, read-only: the caller's
+	// working directory, say. DenyRead and Read still apply.
 	Visible []string
 	// Home is the user's home directory. A sandbox started by root runs as
 	// an unprivileged user on the host; it is shown its home, read-only and

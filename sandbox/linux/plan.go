@@ -158,10 +158,11 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		return false
 	}
-	// A directory of the host shown inside a private area, read-only, as
-	// the rest of the host is; masks inside it land on top.
+	// A directory of the host shown inside the private /tmp or /dev/shm,
+	// read-only, as the rest of the host is; masks inside it land on top.
+	// Nothing of the host's /run, where service sockets live, is shown.
 	for _, v := range fsSpec.Visible {
-		if !inPrivateArea(v) || slices.Contains(privateAreas, v) || inWritable(v) || denied(v) ||
+		if !withinAny(v, []string{"/tmp", "/dev/shm"}) || slices.Contains(privateAreas, v) || inWritable(v) || denied(v) ||
 			len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
 			continue
 		}

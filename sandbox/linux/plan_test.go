@@ -186,6 +186,7 @@ func TestBuildPlanVisible(t *testing.T) {
 	}{
 		{name: "inside /tmp", fs: sandbox.Filesystem{Visible: []string{dir}}, visible: dir},
 		{name: "the private area itself", fs: sandbox.Filesystem{Visible: []string{"/tmp"}}},
+		{name: "inside /run", fs: sandbox.Filesystem{Visible: []string{"/run/user"}}},
 		{name: "outside the private areas", fs: sandbox.Filesystem{Visible: []string{outside}}},
 		{name: "in a writable root already", fs: sandbox.Filesystem{Visible: []string{keys}, Writable: []string{dir}}},
 		{name: "denied", fs: sandbox.Filesystem{Visible: []string{keys}, DenyRead: []string{dir}}},
