@@ -358,7 +358,11 @@ func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
 			return nil
 		}
 	}
-	return configErr("working directory", "%s is inside %s, which every sandbox replaces with an empty one of its own; make it a writable root (--write %s) or work from another directory", dir, private, dir)
+	const fix = "make it a writable root (--write %s) or work from another directory"
+	if dir == private {
+		return configErr("working directory", "every sandbox replaces %s with an empty one of its own; "+fix, dir, dir)
+	}
+	return configErr("working directory", "%s is inside %s, which every sandbox replaces with an empty one of its own; "+fix, dir, private, dir)
 }
 
 // visibleDir returns the working directory when it lies inside /tmp or
