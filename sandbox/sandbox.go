@@ -66,7 +66,8 @@ func (m *NetworkMode) UnmarshalText(b []byte) error {
 type Filesystem struct {
 	// Read, when not empty, restricts reads to these paths plus the system
 	// directories a process needs to run. Empty means the whole filesystem is
-	// readable, except DenyRead.
+	// readable, except DenyRead. Entries inside /tmp, /dev/shm or /run are
+	// shown, read-only, inside the sandbox's private ones.
 	Read []string
 	// Writable are the roots the sandbox may write to.
 	Writable []string

@@ -158,20 +158,43 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		return false
 	}
-	// A directory of the host shown inside the private /tmp or /dev/shm,
-	// read-only, as the rest of the host is; masks inside it land on top.
-	// Nothing of the host's /run, where service sockets live, is shown.
+	// Paths of the host shown inside the private areas, read-only, as the
+	// rest of the host is: the caller's working directory inside /tmp or
+	// /dev/shm (Visible; nothing of /run, where service sockets live), and
+	// the read allow-list's entries in any of them, which the private areas
+	// would otherwise hide. Masks inside them land on top.
+	shown := make(map[string]bool)
+	show := func(p string, mustBeDir bool) error {
+		if shown[p] || slices.Contains(privateAreas, p) || inWritable(p) || denied(p) {
+			return nil
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil && mustBeDir:
+			return fmt.Errorf("%w: visible directory: %w", sandbox.ErrSetup, err)
+		case err != nil:
+			return nil // not on this host, as elsewhere in the allow-list
+		case mustBeDir && !fi.IsDir():
+			return fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, p)
+		}
+		shown[p] = true
+		ops = append(ops, mountOp{Kind: opBindRO, Src: p, Dst: p, Dir: fi.IsDir()})
+		return nil
+	}
 	for _, v := range fsSpec.Visible {
-		if !withinAny(v, []string{"/tmp", "/dev/shm"}) || slices.Contains(privateAreas, v) || inWritable(v) || denied(v) ||
-			len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
+		if !withinAny(v, []string{"/tmp", "/dev/shm"}) || len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
 			continue
 		}
-		if fi, err := os.Stat(v); err != nil {
-			return nil, fmt.Errorf("%w: visible directory: %w", sandbox.ErrSetup, err)
-		} else if !fi.IsDir() {
-			return nil, fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, v)
+		if err := show(v, true); err != nil {
+			return nil, err
 		}
-		ops = append(ops, mountOp{Kind: opBindRO, Src: v, Dst: v, Dir: true})
+	}
+	for _, r := range fsSpec.Read {
+		if inPrivateArea(r) {
+			if err := show(r, false); err != nil {
+				return nil, err
+			}
+		}
 	}
 
 	// Protected names inside writable roots stay read-only. Where one does

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -161,8 +162,9 @@ func TestPins(t *testing.T) {
 	}
 }
 
-// TestBuildPlanVisible checks which directories inside the private areas
-// the plan shows read-only, and that masks inside one land on top of it.
+// TestBuildPlanVisible checks which paths inside the private areas the plan
+// shows read-only (the working directory, the read allow-list's entries),
+// and that masks inside one land on top of it.
 func TestBuildPlanVisible(t *testing.T) {
 	dir, err := os.MkdirTemp("/tmp", "agentbox-visible-")
 	if err != nil {
@@ -178,22 +180,24 @@ func TestBuildPlanVisible(t *testing.T) {
 		t.Fatal(err)
 	}
 	outside := hostTempDir(t)
+	missing := filepath.Join(dir, "missing")
 	for _, c := range []struct {
-		name    string
-		fs      sandbox.Filesystem
-		visible string // the directory bound read-only, "" for none
-		err     bool
+		name  string
+		fs    sandbox.Filesystem
+		shown []string // bound read-only from the host
+		err   bool
 	}{
-		{name: "inside /tmp", fs: sandbox.Filesystem{Visible: []string{dir}}, visible: dir},
+		{name: "working directory inside /tmp", fs: sandbox.Filesystem{Visible: []string{dir}}, shown: []string{dir}},
 		{name: "the private area itself", fs: sandbox.Filesystem{Visible: []string{"/tmp"}}},
-		{name: "inside /run", fs: sandbox.Filesystem{Visible: []string{"/run/user"}}},
+		{name: "working directory inside /run", fs: sandbox.Filesystem{Visible: []string{"/run/user"}}},
 		{name: "outside the private areas", fs: sandbox.Filesystem{Visible: []string{outside}}},
 		{name: "in a writable root already", fs: sandbox.Filesystem{Visible: []string{keys}, Writable: []string{dir}}},
 		{name: "denied", fs: sandbox.Filesystem{Visible: []string{keys}, DenyRead: []string{dir}}},
 		{name: "outside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{outside}}},
-		{name: "inside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{dir}}, visible: dir},
-		{name: "a file", fs: sandbox.Filesystem{Visible: []string{file}}, err: true},
-		{name: "missing", fs: sandbox.Filesystem{Visible: []string{dir + "/missing"}}, err: true},
+		{name: "inside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{dir}}, shown: []string{dir}},
+		{name: "read allow-list entries", fs: sandbox.Filesystem{Read: []string{outside, keys, file, missing}}, shown: []string{keys, file}},
+		{name: "working directory a file", fs: sandbox.Filesystem{Visible: []string{file}}, err: true},
+		{name: "working directory missing", fs: sandbox.Filesystem{Visible: []string{missing}}, err: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pl, err := buildPlan(&sandbox.Spec{Filesystem: c.fs}, false)
@@ -208,11 +212,11 @@ func TestBuildPlanVisible(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pl.removePlaceholders()
-			for _, v := range c.fs.Visible {
-				op, _, ok := opAt(pl, v)
-				shown := ok && op.Kind == opBindRO && op.Src == v
-				if shown != (v == c.visible) {
-					t.Errorf("%s: got %+v (found %v), want shown %v", v, op, ok, v == c.visible)
+			for _, p := range append(append([]string(nil), c.fs.Visible...), c.fs.Read...) {
+				op, _, ok := opAt(pl, p)
+				got, want := ok && op.Kind == opBindRO && op.Src == p, slices.Contains(c.shown, p)
+				if got != want {
+					t.Errorf("%s: got %+v (found %v), want shown %v", p, op, ok, want)
 				}
 			}
 		})

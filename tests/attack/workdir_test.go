@@ -74,3 +74,33 @@ func TestWorkingDirIsHostTmp(t *testing.T) {
 		t.Fatalf("working directory /tmp: got %v, want ErrConfigInvalid", err)
 	}
 }
+
+// TestReadAllowListInHostTmp gives the sandbox a read allow-list whose only
+// entry lies in the host's /tmp: the private /tmp must not hide it, and it
+// must stay read-only, with nothing else of the host's /tmp or of the rest
+// of the host's files beside it.
+func TestReadAllowListInHostTmp(t *testing.T) {
+	t.Parallel()
+	data := hostTmpDir(t)
+	secret := uniqueSecret("allowed-read")
+	writeFile(t, filepath.Join(data, "input.txt"), secret, 0o644)
+	sibling := hostTmpDir(t)
+	writeFile(t, filepath.Join(sibling, "other.txt"), uniqueSecret("tmp-sibling"), 0o644)
+	unlisted := newDir(t, 0o755)
+	writeFile(t, filepath.Join(unlisted, "private.txt"), uniqueSecret("unlisted"), 0o644)
+	before := snapshot(t, data)
+
+	cfg := ciConfig()
+	cfg.Filesystem.AllowRead = []string{data, attackerBin}
+	ps := []probe{
+		control("read_listed", "read:"+data+"/input.txt", secret),
+		attack("write_listed", "write:"+data+"/new.txt"),
+		attack("unlink_listed", "unlink:"+data+"/input.txt"),
+		attack("read_tmp_sibling", "read:"+sibling+"/other.txt", "ENOENT"),
+		attack("read_unlisted", "read:"+unlisted+"/private.txt"),
+	}
+	runProbes(t, newManager(t, cfg), ps)
+	for _, d := range diffSnapshots(before, snapshot(t, data)) {
+		t.Errorf("ESCAPE: the allowed directory in the host's /tmp changed: %s", d)
+	}
+}
