@@ -142,10 +142,12 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		ops = append(ops, op)
 	}
+	shown := make(map[string]bool) // host paths bound read-only, by path
 	// A sandbox started by root runs as nobody on the host; its home is
 	// shown to it, read-only, as its own.
 	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && !withinAny(h, writable) && (len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
+			shown[h] = true
 			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
 			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
 		}
@@ -163,7 +165,6 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	// /dev/shm (Visible; nothing of /run, where service sockets live), and
 	// the read allow-list's entries in any of them, which the private areas
 	// would otherwise hide. Masks inside them land on top.
-	shown := make(map[string]bool)
 	show := func(p string, mustBeDir bool) error {
 		if shown[p] || slices.Contains(privateAreas, p) || inWritable(p) || denied(p) {
 			return nil
@@ -186,6 +187,14 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			continue
 		}
 		if err := show(v, true); err != nil {
+			return nil, err
+		}
+	}
+	// So is a home there (HOME=/tmp/... on some CI runners); root's sandbox
+	// has it idmapped above.
+	if h := fsSpec.Home; h != "" && !asRoot && withinAny(h, []string{"/tmp", "/dev/shm"}) &&
+		(len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
+		if err := show(h, false); err != nil {
 			return nil, err
 		}
 	}

@@ -196,6 +196,8 @@ func TestBuildPlanVisible(t *testing.T) {
 		{name: "outside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{outside}}},
 		{name: "inside the read allow-list", fs: sandbox.Filesystem{Visible: []string{dir}, Read: []string{dir}}, shown: []string{dir}},
 		{name: "read allow-list entries", fs: sandbox.Filesystem{Read: []string{outside, keys, file, missing}}, shown: []string{keys, file}},
+		{name: "home inside /tmp", fs: sandbox.Filesystem{Home: dir}, shown: []string{dir}},
+		{name: "home outside the read allow-list", fs: sandbox.Filesystem{Home: dir, Read: []string{outside}}},
 		{name: "working directory a file", fs: sandbox.Filesystem{Visible: []string{file}}, err: true},
 		{name: "working directory missing", fs: sandbox.Filesystem{Visible: []string{missing}}, err: true},
 	} {
@@ -212,7 +214,7 @@ func TestBuildPlanVisible(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pl.removePlaceholders()
-			for _, p := range append(append([]string(nil), c.fs.Visible...), c.fs.Read...) {
+			for _, p := range append(append([]string{c.fs.Home}, c.fs.Visible...), c.fs.Read...) {
 				op, _, ok := opAt(pl, p)
 				got, want := ok && op.Kind == opBindRO && op.Src == p, slices.Contains(c.shown, p)
 				if got != want {

@@ -37,6 +37,7 @@ func TestWorkingDirInHostTmp(t *testing.T) {
 	secret := uniqueSecret("workdir")
 	writeFile(t, filepath.Join(work, "notes.txt"), secret, 0o644)
 	writeFile(t, filepath.Join(work, "sub", "more.txt"), secret, 0o644)
+	writeFile(t, filepath.Join(work, "keys", "id"), uniqueSecret("denied-in-workdir"), 0o644)
 	sibling := hostTmpDir(t)
 	writeFile(t, filepath.Join(sibling, "other.txt"), uniqueSecret("tmp-sibling"), 0o644)
 	scratch := filepath.Join("/tmp", "agentbox-scratch-"+filepath.Base(work))
@@ -54,8 +55,9 @@ func TestWorkingDirInHostTmp(t *testing.T) {
 		attack("rename_away", "rename:"+work+"/sub|"+work+"/moved"),
 		attack("chmod", "chmod:4777|"+work+"/notes.txt"),
 		attack("read_tmp_sibling", "read:"+sibling+"/other.txt", "ENOENT"),
+		attack("read_denied_inside", "read:keys/id"),
 	}
-	runProbes(t, ciMgr, ps, agentbox.WithWorkingDir(work))
+	runProbes(t, ciMgr, ps, agentbox.WithWorkingDir(work), agentbox.WithDenyRead(filepath.Join(work, "keys")))
 
 	for _, d := range diffSnapshots(before, snapshot(t, work)) {
 		t.Errorf("ESCAPE: the working directory in the host's /tmp changed: %s", d)
