@@ -337,6 +337,11 @@ func protectedNames(fsc FilesystemConfig) []string {
 // its own.
 var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
 
+// visibleDirs are the private directories inside which the working
+// directory is shown to the sandbox, read-only; /run, with the host's
+// service sockets, is not one of them.
+var visibleDirs = []string{"/tmp", "/dev/shm"}
+
 // checkWorkingDir refuses a working directory the sandbox would not see,
 // unless a writable root brings it in: /tmp or /dev/shm themselves, which
 // every sandbox replaces with empty ones, and anything in /run, whose host
@@ -372,10 +377,14 @@ func visibleDir(dir string) []string {
 		return nil
 	}
 	dir = resolvePath(dir)
-	for _, p := range []string{"/tmp", "/dev/shm"} {
-		if fi, err := os.Stat(dir); strings.HasPrefix(dir, p+"/") && err == nil && fi.IsDir() {
+	for _, p := range visibleDirs {
+		if !strings.HasPrefix(dir, p+"/") {
+			continue
+		}
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return []string{dir}
 		}
+		break // missing: the sandbox's init says so
 	}
 	return nil
 }

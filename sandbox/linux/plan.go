@@ -39,6 +39,11 @@ type idmapMount struct {
 // entries may be created there without touching the host.
 var privateAreas = []string{"/tmp", "/dev/shm", "/run"}
 
+// visibleAreas are the private areas in which a working directory or home
+// of the host is shown (read-only); /run, with the host's service sockets,
+// is not one of them.
+var visibleAreas = []string{"/tmp", "/dev/shm"}
+
 func inPrivateArea(p string) bool {
 	for _, a := range privateAreas {
 		if within(p, a) {
@@ -183,7 +188,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		return nil
 	}
 	for _, v := range fsSpec.Visible {
-		if !withinAny(v, []string{"/tmp", "/dev/shm"}) || len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
+		if !withinAny(v, visibleAreas) || len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
 			continue
 		}
 		if err := show(v, true); err != nil {
@@ -192,7 +197,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	// So is a home there (HOME=/tmp/... on some CI runners); root's sandbox
 	// has it idmapped above.
-	if h := fsSpec.Home; h != "" && !asRoot && withinAny(h, []string{"/tmp", "/dev/shm"}) &&
+	if h := fsSpec.Home; h != "" && !asRoot && withinAny(h, visibleAreas) &&
 		(len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
 		if err := show(h, false); err != nil {
 			return nil, err
