@@ -164,8 +164,15 @@ func newManager(t *testing.T, cfg agentbox.Config) *agentbox.Manager {
 // newDir creates a fresh directory under baseDir with mode perm.
 func newDir(t *testing.T, perm os.FileMode) string {
 	t.Helper()
+	return newDirIn(t, baseDir, perm)
+}
+
+// newDirIn creates a fresh directory in parent with mode perm, removed
+// when the test ends.
+func newDirIn(t *testing.T, parent string, perm os.FileMode) string {
+	t.Helper()
 	name := strings.NewReplacer("/", "-", " ", "_").Replace(t.Name())
-	d, err := os.MkdirTemp(baseDir, name+"-")
+	d, err := os.MkdirTemp(parent, name+"-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,15 +16,7 @@ import (
 // sandbox replaces with a private one of its own.
 func hostTmpDir(t *testing.T) string {
 	t.Helper()
-	d, err := os.MkdirTemp("/tmp", "agentbox-attack-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
+	return newDirIn(t, "/tmp", 0o755)
 }
 
 // TestWorkingDirInHostTmp runs the attacker from a directory inside the
