@@ -195,11 +195,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 // testCert returns a self-signed certificate for names and its pool.
 func testCert(t testing.TB, names ...string) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
+	key, der, leaf, pool := selfSign(t, &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: names[0]},
 		DNSNames:              names,
@@ -209,18 +205,29 @@ func testCert(t testing.TB, names ...string) (tls.Certificate, *x509.CertPool) {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
+	})
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// selfSign makes a fresh P-256 key and signs tmpl with it, returning the
+// key, the certificate (DER and parsed) and a pool that trusts it.
+func selfSign(t testing.TB, tmpl *x509.Certificate) (*ecdsa.PrivateKey, []byte, *x509.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf, err := x509.ParseCertificate(der)
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+	pool.AddCert(cert)
+	return key, der, cert, pool
 }
 
 // tcpServer accepts on loopback and runs handle for each connection.
