@@ -3,13 +3,19 @@
 package attack_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox"
 )
@@ -147,4 +153,74 @@ func hostBaseline(t *testing.T, args ...string) map[string]result {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// TestPrivilegedPrograms runs programs that would give their caller more
+// privilege outside a sandbox: set-user-ID and set-group-ID root copies of
+// the attacker, and copies carrying file capabilities (CAP_DAC_OVERRIDE,
+// CAP_DAC_READ_SEARCH, CAP_SYS_ADMIN), as a host's sudo or a helper with
+// file capabilities would be. (Running the host's own sudo or su would
+// prove little: they also want a password.) Exec'd in the sandbox they must gain no user,
+// group or capability and still not read /etc/shadow; the controls show
+// each copy runs. Planting root-owned programs needs root, so the suite's
+// unprivileged run skips this test.
+func TestPrivilegedPrograms(t *testing.T) {
+	t.Parallel()
+	if !isRoot {
+		t.Skip("planting set-user-ID root programs needs root")
+	}
+	dir := newDir(t, 0o755)
+	bin, err := os.ReadFile(attackerBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := func(name string, mode os.FileMode, caps []byte) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, string(bin), 0o755)
+		if err := os.Chown(p, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if caps != nil {
+			if err := unix.Setxattr(p, "security.capability", caps, 0); err != nil {
+				t.Fatalf("set file capabilities on %s: %v", p, err)
+			}
+		}
+		return p
+	}
+	fileCaps := func(bits ...uint) []byte {
+		// struct vfs_cap_data, revision 2, effective: magic, then
+		// permitted and inheritable for capabilities 0-31 and 32-63.
+		var permitted uint32
+		for _, b := range bits {
+			permitted |= 1 << b
+		}
+		b := make([]byte, 20)
+		binary.LittleEndian.PutUint32(b[0:], 0x02000000|0x1)
+		binary.LittleEndian.PutUint32(b[4:], permitted)
+		return b
+	}
+	programs := map[string]string{
+		"setuid_root": plant("suid", os.ModeSetuid|0o755, nil),
+		"setgid_root": plant("sgid", os.ModeSetgid|0o755, nil),
+		"file_caps": plant("fcaps", 0o755, fileCaps(unix.CAP_DAC_OVERRIDE,
+			unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_ADMIN)),
+	}
+	// The planted modes and capabilities are really there, or the attack
+	// below proves nothing.
+	if fi, err := os.Stat(programs["setuid_root"]); err != nil || fi.Mode()&os.ModeSetuid == 0 {
+		t.Fatalf("setuid copy: %v %v", fi.Mode(), err)
+	}
+	var ps []probe
+	for _, name := range slices.Sorted(maps.Keys(programs)) {
+		p := programs[name]
+		ps = append(ps,
+			control(name+"_runs", "exec:"+p+"|child|ids", "euid="),
+			attack(name+"_gains_privilege", "exec:"+p+"|child|privileged"),
+			attack(name+"_reads_shadow", "exec:"+p+"|child|read:/etc/shadow"),
+		)
+	}
+	runProbes(t, ciMgr, ps)
 }

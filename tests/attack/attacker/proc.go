@@ -326,6 +326,15 @@ func runChild(name string) int {
 	if mb, ok := strings.CutPrefix(name, "hold:"); ok {
 		return holdMemory(mb)
 	}
+	if path, ok := strings.CutPrefix(name, "read:"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		fmt.Printf("read %d bytes\n", len(b))
+		return 0
+	}
 	switch name {
 	case "x32":
 		if x32Bit == 0 {
@@ -347,6 +356,17 @@ func runChild(name string) int {
 		if r < 0 {
 			return 1
 		}
+	case "ids":
+		fmt.Println(identity())
+	case "privileged":
+		// Success means the exec gave the program more than its caller had:
+		// another user or group, or any capability.
+		id := identity()
+		fmt.Println(id)
+		if !strings.Contains(id, "gained=no") {
+			return 0
+		}
+		return 1
 	default:
 		fmt.Println("unknown child probe", name)
 		return 2
@@ -365,4 +385,30 @@ func probeForkBomb(string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("forked %d", n), nil
+}
+
+// identity describes the process's real and effective IDs and capability
+// sets, and whether the effective ones differ from what its caller had.
+func identity() string {
+	uid, euid, gid, egid := os.Getuid(), os.Geteuid(), os.Getgid(), os.Getegid()
+	caps := map[string]string{}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && (k == "CapEff" || k == "CapPrm" || k == "CapAmb") {
+				caps[k] = strings.TrimSpace(v)
+			}
+		}
+	}
+	gained := "no"
+	if euid != uid || egid != gid || len(caps) != 3 {
+		gained = "yes"
+	}
+	for _, v := range caps {
+		if strings.Trim(v, "0") != "" {
+			gained = "yes"
+		}
+	}
+	return fmt.Sprintf("uid=%d euid=%d gid=%d egid=%d CapPrm=%s CapEff=%s CapAmb=%s gained=%s",
+		uid, euid, gid, egid, caps["CapPrm"], caps["CapEff"], caps["CapAmb"], gained)
 }
