@@ -262,6 +262,17 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 	go func() {
 		runtime.LockOSThread()
 		// No UnlockOSThread: see above.
+		if !keepThread {
+			// The init was cloned into a cgroup namespace, but a warm init
+			// (and any init on cgroup v1) joins the sandbox's cgroups only
+			// later, before its spec arrives. A namespace made now, on the
+			// thread that forks the program, is rooted at them: the program
+			// sees "/" and nothing of the host's cgroup tree.
+			if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+				done <- result{err: stageErr("cgroup namespace", err)}
+				return
+			}
+		}
 		if err := lockDownThread(ll, filter); err != nil {
 			done <- result{err: err}
 			return

@@ -224,3 +224,32 @@ func TestPrivilegedPrograms(t *testing.T) {
 	}
 	runProbes(t, ciMgr, ps)
 }
+
+// TestCgroupNamespace reads the sandbox's own cgroup membership: behind its
+// cgroup namespace every hierarchy must show as "/", so the program learns
+// nothing of the host's cgroup tree, nor agentbox's process ID, which
+// names the sandbox's cgroup. Both a new sandbox and a warm one (placed in
+// its cgroup after it was started) are checked.
+func TestCgroupNamespace(t *testing.T) {
+	t.Parallel()
+	for _, m := range []struct {
+		name string
+		mgr  *agentbox.Manager
+	}{{"warm", ciMgr}, {"cold", newManager(t, coldConfig())}} {
+		t.Run(m.name, func(t *testing.T) {
+			o, _ := runProbes(t, m.mgr, []probe{control("own_cgroup", "read:/proc/self/cgroup", "::")})
+			for _, line := range strings.Split(strings.TrimSpace(o.results["own_cgroup"].detail), "\n") {
+				f := strings.SplitN(line, ":", 3)
+				if len(f) != 3 || f[2] != "/" {
+					t.Errorf("LEAK: the sandbox sees its cgroup as %q", line)
+				}
+			}
+		})
+	}
+}
+
+func coldConfig() agentbox.Config {
+	cfg := ciConfig()
+	cfg.ColdStart = true
+	return cfg
+}
