@@ -240,16 +240,18 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 	return s, stdio, rest, nil
 }
 
-// startLocked applies the per-thread layers (no_new_privs, capabilities,
-// Landlock, seccomp) to one locked OS thread and forks the program from it,
-// so that the program inherits them while the init's other threads do not.
+// startLocked applies the per-thread layers (a cgroup namespace of its own,
+// no_new_privs, capabilities, Landlock, seccomp) to one locked OS thread and
+// forks the program from it, so that the program inherits them while the
+// init's other threads do not.
 // The thread is never handed back to the Go scheduler: its goroutine exits
 // while still locked, which makes the runtime terminate the thread.
 //
-// In the reduced tier the thread stays alive instead, so that the program's
-// parent-death signal (which follows the forking thread) fires only when the
-// init itself dies: there is no pid namespace to end the program then.
-func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter, keepThread bool) (int, error) {
+// In the reduced tier (no namespaces) the thread stays alive instead, so
+// that the program's parent-death signal (which follows the forking thread)
+// fires only when the init itself dies: there is no pid namespace to end the
+// program then.
+func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter, reduced bool) (int, error) {
 	files := []uintptr{0, 1, 2}
 	if stdio != nil {
 		files = []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
@@ -262,7 +264,7 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 	go func() {
 		runtime.LockOSThread()
 		// No UnlockOSThread: see above.
-		if !keepThread {
+		if !reduced {
 			// The init was cloned into a cgroup namespace, but a warm init
 			// (and any init on cgroup v1) joins the sandbox's cgroups only
 			// later, before its spec arrives. A namespace made now, on the
@@ -283,7 +285,7 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 			Files: files,
 			Sys:   &syscall.SysProcAttr{Setsid: true},
 		}
-		if keepThread {
+		if reduced {
 			attr.Sys.Pdeathsig = syscall.SIGKILL
 		}
 		pid, err := syscall.ForkExec(path, spec.Args, attr)
@@ -291,7 +293,7 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 			err = stageErr("exec", fmt.Errorf("%s: %w", spec.Args[0], err))
 		}
 		done <- result{pid, err}
-		if keepThread && err == nil {
+		if reduced && err == nil {
 			select {} // keep the thread, and the program's pdeathsig with it
 		}
 	}()
