@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -252,4 +254,49 @@ func coldConfig() agentbox.Config {
 	cfg := ciConfig()
 	cfg.ColdStart = true
 	return cfg
+}
+
+// TestHostIPC attacks the host's System V and POSIX IPC objects from the
+// sandbox: a shared memory segment holding a secret and a message queue,
+// both open to everyone on the host, so that only the sandbox's IPC
+// namespace stands between them and the program. The control creates and
+// uses a segment of the sandbox's own.
+func TestHostIPC(t *testing.T) {
+	t.Parallel()
+	secret := uniqueSecret("shm")
+	key := int(time.Now().UnixNano()&0x3fffffff) | 1
+	id, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
+	if err != nil {
+		t.Fatalf("host segment: %v", err)
+	}
+	t.Cleanup(func() { _, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil) })
+	b, err := unix.SysvShmAttach(id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b, secret)
+	_ = unix.SysvShmDetach(b)
+
+	queue := fmt.Sprintf("/agentbox-attack-%d", key)
+	name, _ := unix.BytePtrFromString(queue[1:])
+	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(name)),
+		unix.O_CREAT|unix.O_EXCL|unix.O_RDWR|unix.O_CLOEXEC, 0o666, 0, 0, 0)
+	if errno != 0 {
+		t.Fatalf("host message queue: %v", errno)
+	}
+	unix.Close(int(fd))
+	t.Cleanup(func() { _, _, _ = unix.Syscall(unix.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(name)), 0, 0) })
+
+	// The same probes on the host reach both: they can fail.
+	host := exec.Command(attackerBin, "shm=sysvshm:"+strconv.Itoa(key), "mq=mqopen:"+queue)
+	out, err := host.Output()
+	if err != nil || !strings.Contains(string(out), secret) || !strings.Contains(string(out), "opened "+queue) {
+		t.Fatalf("the probes do not reach the host's IPC from outside a sandbox: %v\n%s", err, out)
+	}
+
+	runProbes(t, ciMgr, []probe{
+		control("own_sysv_shm", "sysvshmown", "own segment"),
+		attack("host_sysv_shm", "sysvshm:"+strconv.Itoa(key)),
+		attack("host_posix_mq", "mqopen:"+queue),
+	})
 }
