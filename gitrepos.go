@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,39 +207,61 @@ func riskyRepo(gitPath string) string {
 // bookkeeping. It reads the format loosely, on purpose: anything it does not
 // understand counts as unsafe.
 func unsafeGitKey(config string) string {
-	section, sub := "", false
-	for _, line := range strings.Split(config, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return line
-			}
-			head := strings.TrimSpace(line[1:end])
-			name, _, hasSub := strings.Cut(head, " ")
-			if n, _, dotted := strings.Cut(name, "."); dotted {
-				name, hasSub = n, true
-			}
-			section, sub = strings.ToLower(name), hasSub
-			if rest := strings.TrimSpace(line[end+1:]); rest != "" {
-				line = rest // "[core] key = value" on one line
-			} else {
-				continue
-			}
-		}
-		key, _, _ := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		full := section + "." + key
-		if sub {
-			if !safeGitSubsectionKeys[full] {
-				return full
-			}
-		} else if !safeGitKeys[full] {
-			return full
+	for e := range gitConfigEntries(config) {
+		switch {
+		case e.bad != "":
+			return e.bad
+		case e.sub && !safeGitSubsectionKeys[e.section+"."+e.key]:
+			return e.section + "." + e.key
+		case !e.sub && !safeGitKeys[e.section+"."+e.key]:
+			return e.section + "." + e.key
 		}
 	}
 	return ""
+}
+
+// gitConfigEntry is one "key = value" line of a git config text.
+type gitConfigEntry struct {
+	section string // lower case, without its subsection
+	sub     bool   // in a subsection ([remote "origin"], [core.x])
+	key     string // lower case
+	value   string // raw: quoted, maybe with a trailing comment
+	bad     string // a line that is not understood (and nothing else)
+}
+
+// gitConfigEntries reads a git config text line by line.
+func gitConfigEntries(config string) iter.Seq[gitConfigEntry] {
+	return func(yield func(gitConfigEntry) bool) {
+		section, sub := "", false
+		for _, line := range strings.Split(config, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' || line[0] == ';' {
+				continue
+			}
+			if line[0] == '[' {
+				end := strings.IndexByte(line, ']')
+				if end < 0 {
+					if !yield(gitConfigEntry{bad: line}) {
+						return
+					}
+					section, sub = "", false
+					continue
+				}
+				head := strings.TrimSpace(line[1:end])
+				name, _, hasSub := strings.Cut(head, " ")
+				if n, _, dotted := strings.Cut(name, "."); dotted {
+					name, hasSub = n, true
+				}
+				section, sub = strings.ToLower(name), hasSub
+				if line = strings.TrimSpace(line[end+1:]); line == "" {
+					continue // "[core] key = value" on one line goes on
+				}
+			}
+			key, value, _ := strings.Cut(line, "=")
+			e := gitConfigEntry{section: section, sub: sub, key: strings.ToLower(strings.TrimSpace(key)), value: strings.TrimSpace(value)}
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }

@@ -264,7 +264,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	}
 	var repos map[string][]string
 	if fsc.AutoProtectDangerousFiles {
-		repos = m.protectRepositories(spec, fsc)
+		repos = m.protectRepositories(spec, fsc, home)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = append(append([]string(nil), ShellStartupFiles...), ProtectedIfPresent...)
 		for _, w := range spec.Filesystem.Writable {
@@ -292,9 +292,10 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 // the top one's commondir (the rest of its .git is in Protected), and every
 // repository found below. It returns what it found, so that repositories the
 // command plants can be told apart afterwards (sweepNewRepos).
-func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig) map[string][]string {
+func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) map[string][]string {
 	holds := make(map[string][]byte)
 	before := make(map[string][]string)
+	global := globalHooksPaths(home)
 	for _, w := range spec.Filesystem.Writable {
 		top := filepath.Join(w, ".git")
 		if _, h := gitProtection(top, fsc); h != nil {
@@ -309,6 +310,13 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig) 
 			ro, h := gitProtection(g, fsc)
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
+		}
+		// The hook directories of the repositories in, below and around the
+		// root (core.hooksPath may name one in the root's work tree).
+		for _, g := range append(append([]string{top}, nested...), enclosingRepos(w)...) {
+			if _, err := os.Lstat(g); err == nil {
+				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(g, global, home)...)
+			}
 		}
 	}
 	if len(holds) > 0 {

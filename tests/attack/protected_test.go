@@ -139,6 +139,67 @@ func TestProtectedGitHooksAndConfig(t *testing.T) {
 	}
 }
 
+// TestHooksPathInWorktree attacks a repository whose core.hooksPath names a
+// directory of its work tree, as husky sets it up (.husky/_): git runs the
+// hooks from there, not from .git/hooks. The sandbox tries to change the
+// hook that exists, add one and move the directory away; the developer's
+// next commit must run none of it.
+func TestHooksPathInWorktree(t *testing.T) {
+	t.Parallel()
+	for mode, m := range gitManagers(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newDir(t, 0o755)
+			marker := filepath.Join(newDir(t, 0o777), "pwned")
+			writeFile(t, filepath.Join(w, "main.txt"), "code\n", 0o644)
+			writeFile(t, filepath.Join(w, ".husky", "_", "pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+			hostGit(t, w, "init", "-q")
+			hostGit(t, w, "config", "core.hooksPath", ".husky/_")
+			hostGit(t, w, "add", "main.txt")
+			hostGit(t, w, "commit", "-q", "-m", "first")
+			ps := []probe{
+				control("write_source", "write:"+w+"/main.txt", ""),
+				control("write_husky_readme", "put:"+w+"/.husky/README|\"notes\"", ""),
+				attack("change_hook", "put:"+w+"/.husky/_/pre-commit|"+hookScript(marker)),
+				attack("new_hook", "put:"+w+"/.husky/_/post-commit|"+hookScript(marker)),
+				attack("rename_hooks_dir", "rename:"+w+"/.husky/_|"+w+"/.husky/old"),
+			}
+			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+			if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
+				t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .husky/_")
+			}
+		})
+	}
+}
+
+// TestHooksPathFromGlobalConfig attacks a repository that takes
+// core.hooksPath from the user's global git configuration (a relative
+// .githooks, which does not exist yet in the repository): the sandbox must
+// not create the directory nor a hook in it. Not parallel: it points
+// GIT_CONFIG_GLOBAL, for agentbox and the host's git, at its own file.
+func TestHooksPathFromGlobalConfig(t *testing.T) {
+	gitconfig := filepath.Join(newDir(t, 0o755), "gitconfig")
+	writeFile(t, gitconfig, "[core]\n\thooksPath = .githooks  # every project's own\n", 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
+	w := newRepo(t)
+	marker := filepath.Join(newDir(t, 0o777), "pwned")
+	ps := []probe{
+		control("write_source", "write:"+w+"/main.txt", ""),
+		attack("hooks_dir", "mkdir:"+w+"/.githooks"),
+		attack("hook", "put:"+w+"/.githooks/pre-commit|"+hookScript(marker)),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	if _, err := os.Stat(filepath.Join(w, ".githooks")); err == nil {
+		t.Errorf("ESCAPE: the sandbox created .githooks on the host")
+	}
+	cmd := exec.Command("git", "-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "after the agent")
+	cmd.Dir, cmd.Env = w, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"), "GIT_CONFIG_GLOBAL="+gitconfig)
+	_ = cmd.Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .githooks")
+	}
+}
+
 // TestNestedRepository attacks a repository below the writable root (a
 // workspace of several projects is a common writable root): its .git is as
 // dangerous as the root's own.

@@ -1,0 +1,168 @@
+package agentbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Git runs hooks from core.hooksPath when it is set, not from .git/hooks:
+// husky points it at .husky/_, and projects that version their hooks at a
+// directory such as .githooks. Inside a writable root such a directory is
+// as dangerous as .git/hooks, so it is kept read-only too (held by an empty
+// placeholder while it does not exist).
+
+// hooksDirs returns the hook directories git would use for the repository
+// whose .git entry is gitPath: core.hooksPath of the repository's own
+// configuration and the values of the user's and system's (global), each
+// resolved as git does: "~/" is home, a relative path is relative to the
+// work tree.
+func hooksDirs(gitPath string, global []string, home string) []string {
+	values := append([]string(nil), global...)
+	for _, f := range repoConfigFiles(gitPath) {
+		if b, err := os.ReadFile(f); err == nil {
+			values = append(values, gitConfigValues(string(b), "core", "hookspath")...)
+		}
+	}
+	worktree := filepath.Dir(gitPath)
+	var out []string
+	for _, v := range values {
+		switch {
+		case v == "":
+			continue
+		case v == "~" || strings.HasPrefix(v, "~/"):
+			if home == "" {
+				continue
+			}
+			v = filepath.Join(home, v[1:])
+		case strings.HasPrefix(v, "~"):
+			continue // ~user: another user's home, outside any writable root of ours
+		case !filepath.IsAbs(v):
+			v = filepath.Join(worktree, v)
+		}
+		out = append(out, resolvePath(v))
+	}
+	return out
+}
+
+// repoConfigFiles returns the configuration files of the repository whose
+// .git entry is gitPath: a directory, or a gitlink file naming the git
+// directory (a linked work tree or a submodule), whose commondir holds the
+// shared configuration.
+func repoConfigFiles(gitPath string) []string {
+	dir := gitPath
+	if fi, err := os.Stat(gitPath); err != nil {
+		return nil
+	} else if !fi.IsDir() {
+		b, err := os.ReadFile(gitPath)
+		if err != nil {
+			return nil
+		}
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if !ok {
+			return nil
+		}
+		dir = strings.TrimSpace(d)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(gitPath), dir)
+		}
+	}
+	files := []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}
+	if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		files = append(files, filepath.Join(common, "config"))
+	}
+	return files
+}
+
+// globalHooksPaths returns core.hooksPath as set in the system's and the
+// user's git configuration, found the way git finds them.
+func globalHooksPaths(home string) []string {
+	var files []string
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
+			files = append(files, f)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	if f := os.Getenv("GIT_CONFIG_GLOBAL"); f != "" {
+		files = append(files, f)
+	} else {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	var out []string
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			out = append(out, gitConfigValues(string(b), "core", "hookspath")...)
+		}
+	}
+	return out
+}
+
+// gitConfigValues returns every value of section.key (both lower case,
+// outside subsections) in a git configuration text, unquoted.
+func gitConfigValues(config, section, key string) []string {
+	var out []string
+	for e := range gitConfigEntries(config) {
+		if e.bad == "" && !e.sub && e.section == section && e.key == key {
+			out = append(out, gitConfigValue(e.value))
+		}
+	}
+	return out
+}
+
+// gitConfigValue unquotes a raw value and drops a trailing comment.
+func gitConfigValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(v[i])
+			}
+		case (c == '#' || c == ';') && !quoted:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// enclosingRepos returns the .git entries of the directories above dir: a
+// writable root may be part of a repository whose hooks live inside it.
+func enclosingRepos(dir string) []string {
+	var out []string
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if g := filepath.Join(d, ".git"); d != dir {
+			if _, err := os.Lstat(g); err == nil {
+				out = append(out, g)
+			}
+		}
+		if d == "/" || d == "." {
+			return out
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package agentbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestGitConfigValues(t *testing.T) {
+	tests := []struct {
+		name, config string
+		want         []string
+	}{
+		{"plain", "[core]\n\thooksPath = .husky/_\n", []string{".husky/_"}},
+		{"case and spacing", "[CORE]\nHooksPath=.githooks\n", []string{".githooks"}},
+		{"quoted with comment", "[core]\n\thookspath = \"my hooks\" ; note\n", []string{"my hooks"}},
+		{"trailing comment", "[core]\n\thooksPath = .githooks  # every project\n", []string{".githooks"}},
+		{"escaped quote", "[core]\n\thooksPath = \"a\\\"b\"\n", []string{`a"b`}},
+		{"one-line section", "[core] hooksPath = x\n", []string{"x"}},
+		{"every value", "[core]\nhooksPath = a\n[user]\nname = n\n[core]\nhooksPath = b\n", []string{"a", "b"}},
+		{"other section", "[alias]\nhooksPath = a\n", nil},
+		{"subsection", "[core \"x\"]\nhooksPath = a\n", nil},
+		{"comment lines", "# [core]\n; hooksPath = a\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := gitConfigValues(tt.config, "core", "hookspath"); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHooksDirs(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	repo := filepath.Join(dir, "repo")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(repo, ".git", "config"), "[core]\n\thooksPath = .husky/_\n")
+	// A linked work tree: a gitlink file naming a git directory whose
+	// commondir holds the shared configuration.
+	linked := filepath.Join(dir, "linked")
+	write(filepath.Join(linked, ".git"), "gitdir: "+filepath.Join(repo, ".git", "worktrees", "linked")+"\n")
+	write(filepath.Join(repo, ".git", "worktrees", "linked", "commondir"), "../..\n")
+
+	tests := []struct {
+		name    string
+		gitPath string
+		global  []string
+		want    []string
+	}{
+		{"own config, relative to the work tree", filepath.Join(repo, ".git"), nil, []string{filepath.Join(repo, ".husky/_")}},
+		{"global values too", filepath.Join(repo, ".git"), []string{"~/hooks", "/abs/hooks", "~other/x", ""},
+			[]string{filepath.Join(home, "hooks"), "/abs/hooks", filepath.Join(repo, ".husky/_")}},
+		{"linked work tree", filepath.Join(linked, ".git"), nil, []string{filepath.Join(linked, ".husky/_")}},
+		{"no repository", filepath.Join(dir, "none", ".git"), []string{"h"}, []string{filepath.Join(dir, "none", "h")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := hooksDirs(tt.gitPath, tt.global, home)
+			want := make([]string, len(tt.want))
+			for i, w := range tt.want {
+				want[i] = resolvePath(w)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestGlobalHooksPaths(t *testing.T) {
+	dir := t.TempDir()
+	sys, global := filepath.Join(dir, "system"), filepath.Join(dir, "global")
+	if err := os.WriteFile(sys, []byte("[core]\nhooksPath = /sys/hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(global, []byte("[core]\nhooksPath = ~/hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_SYSTEM", sys)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	if got, want := globalHooksPaths(dir), []string{"/sys/hooks", "~/hooks"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	if got, want := globalHooksPaths(dir), []string{"~/hooks"}; !slices.Equal(got, want) {
+		t.Errorf("GIT_CONFIG_NOSYSTEM: got %q, want %q", got, want)
+	}
+}
