@@ -162,12 +162,16 @@ func TestHooksPathInWorktree(t *testing.T) {
 				control("write_husky_readme", "put:"+w+"/.husky/README|\"notes\"", ""),
 				attack("change_hook", "put:"+w+"/.husky/_/pre-commit|"+hookScript(marker)),
 				attack("new_hook", "put:"+w+"/.husky/_/post-commit|"+hookScript(marker)),
-				attack("rename_hooks_dir", "rename:"+w+"/.husky/_|"+w+"/.husky/old"),
+				attack("new_hook_executable", "chmod:755|"+w+"/.husky/_/post-commit"),
 			}
 			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
 			if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
 				t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .husky/_")
 			}
+			// Moving the directory away would let a later command put a
+			// directory of its own in its place.
+			runProbes(t, m, []probe{attack("rename_hooks_dir", "rename:"+w+"/.husky/_|"+w+"/.husky/old")},
+				agentbox.WithWritableRoots(w))
 		})
 	}
 }
@@ -187,6 +191,7 @@ func TestHooksPathFromGlobalConfig(t *testing.T) {
 		control("write_source", "write:"+w+"/main.txt", ""),
 		attack("hooks_dir", "mkdir:"+w+"/.githooks"),
 		attack("hook", "put:"+w+"/.githooks/pre-commit|"+hookScript(marker)),
+		attack("hook_executable", "chmod:755|"+w+"/.githooks/pre-commit"),
 	}
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
 	if _, err := os.Stat(filepath.Join(w, ".githooks")); err == nil {
