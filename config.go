@@ -154,12 +154,16 @@ const (
 
 // ProtectedPaths are kept read-only inside every writable root when
 // AutoProtectDangerousFiles is on: files that make other programs run code
-// (git's, editors' and agents' settings) and agentbox's own policy files.
+// (git's, editors' and agents' settings: VS Code tasks, dev container
+// commands that run on the host, Claude Code hooks, the MCP servers of
+// Cursor, Gemini CLI and .mcp.json, Zed tasks) and agentbox's own policy
+// files.
 // One that does not exist yet is held by an empty placeholder directory
 // for the length of the command (removed afterwards), so it cannot be
 // created either. .git is read-only whole unless AllowGitWrites.
 var ProtectedPaths = []string{
 	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox",
+	".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
 }
 
 // ProtectedIfPresent are kept read-only inside writable roots where they

@@ -321,11 +321,17 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("mcp_json", "write:"+w+"/.mcp.json"),
 			attack("envrc", "write:"+w+"/.envrc"),
 			attack("gitmodules", "write:"+w+"/.gitmodules"),
+			attack("devcontainer", "mkdir:"+w+"/.devcontainer"),
+			attack("claude_settings", "mkdir:"+w+"/.claude"),
+			attack("cursor_mcp", "mkdir:"+w+"/.cursor"),
+			attack("gemini_settings", "mkdir:"+w+"/.gemini"),
+			attack("zed_tasks", "mkdir:"+w+"/.zed"),
 		}
 		cfg := ciConfig()
 		cfg.Filesystem.AllowGitWrites = true
 		runProbes(t, newManager(t, cfg), ps, agentbox.WithWritableRoots(w))
-		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules"} {
+		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules",
+			".devcontainer", ".claude", ".cursor", ".gemini", ".zed"} {
 			if fi, err := os.Lstat(filepath.Join(w, rel)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w, rel))) {
 				t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
 			}
