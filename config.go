@@ -170,6 +170,19 @@ var ProtectedPaths = []string{
 // exist: a visible name is not held with a placeholder when missing.
 var ProtectedIfPresent = []string{"agentbox.yaml"}
 
+// HookManagerFiles are kept read-only inside writable roots where they
+// exist: the hooks that husky, the pre-commit framework and lefthook put in
+// .git/hooks (or core.hooksPath) run the scripts and commands these name at
+// every commit. A project without them has no such hook to fool, so they
+// are not held where missing.
+var HookManagerFiles = []string{
+	".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml",
+	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
+	".lefthook.yml", ".lefthook.yaml", ".lefthook.json", ".lefthook.toml",
+	"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml",
+	".lefthook",
+}
+
 // ShellStartupFiles are kept read-only inside writable roots where they
 // exist. Where a writable root holds the home directory, the home's are
 // also held when missing, like ProtectedPaths: only there do shells and git

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -266,7 +267,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	if fsc.AutoProtectDangerousFiles {
 		repos = m.protectRepositories(spec, fsc, home)
 		spec.Filesystem.Protected = protectedNames(fsc)
-		spec.Filesystem.ProtectedIfPresent = append(append([]string(nil), ShellStartupFiles...), ProtectedIfPresent...)
+		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles)
 		for _, w := range spec.Filesystem.Writable {
 			if home != "" && (w == home || strings.HasPrefix(home, w+"/") || w == "/") {
 				for _, p := range ShellStartupFiles {

@@ -139,11 +139,16 @@ func TestProtectedGitHooksAndConfig(t *testing.T) {
 	}
 }
 
+// huskyWrapper is what husky (v9) puts in .husky/_ for every hook: it
+// runs the project's script of the same name in .husky, if there is one.
+const huskyWrapper = "#!/bin/sh\nh=\"$(dirname \"$0\")/../$(basename \"$0\")\"\n[ -f \"$h\" ] && sh \"$h\"\nexit 0\n"
+
 // TestHooksPathInWorktree attacks a repository whose core.hooksPath names a
-// directory of its work tree, as husky sets it up (.husky/_): git runs the
-// hooks from there, not from .git/hooks. The sandbox tries to change the
-// hook that exists, add one and move the directory away; the developer's
-// next commit must run none of it.
+// directory of its work tree, as husky sets it up: git runs .husky/_/NAME,
+// which runs the project's .husky/NAME. The sandbox tries to change a hook
+// and its wrapper, to add a hook, and to change the pre-commit framework's
+// and lefthook's configuration (which the hooks they install read at every
+// commit); the developer's next commit must run none of it.
 func TestHooksPathInWorktree(t *testing.T) {
 	t.Parallel()
 	for mode, m := range gitManagers(t) {
@@ -152,26 +157,36 @@ func TestHooksPathInWorktree(t *testing.T) {
 			w := newDir(t, 0o755)
 			marker := filepath.Join(newDir(t, 0o777), "pwned")
 			writeFile(t, filepath.Join(w, "main.txt"), "code\n", 0o644)
-			writeFile(t, filepath.Join(w, ".husky", "_", "pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+			for _, h := range []string{"pre-commit", "post-commit"} {
+				writeFile(t, filepath.Join(w, ".husky", "_", h), huskyWrapper, 0o755)
+			}
+			writeFile(t, filepath.Join(w, ".husky", "pre-commit"), "exit 0\n", 0o644)
+			writeFile(t, filepath.Join(w, ".pre-commit-config.yaml"), "repos: []\n", 0o644)
+			writeFile(t, filepath.Join(w, "lefthook.yml"), "pre-commit:\n  commands: {}\n", 0o644)
 			hostGit(t, w, "init", "-q")
 			hostGit(t, w, "config", "core.hooksPath", ".husky/_")
 			hostGit(t, w, "add", "main.txt")
 			hostGit(t, w, "commit", "-q", "-m", "first")
+			localHook := strconv.Quote("touch " + marker + "\n")
 			ps := []probe{
 				control("write_source", "write:"+w+"/main.txt", ""),
-				control("write_husky_readme", "put:"+w+"/.husky/README|\"notes\"", ""),
-				attack("change_hook", "put:"+w+"/.husky/_/pre-commit|"+hookScript(marker)),
-				attack("new_hook", "put:"+w+"/.husky/_/post-commit|"+hookScript(marker)),
-				attack("new_hook_executable", "chmod:755|"+w+"/.husky/_/post-commit"),
+				attack("change_wrapper", "put:"+w+"/.husky/_/pre-commit|"+hookScript(marker)),
+				attack("new_wrapper", "put:"+w+"/.husky/_/post-merge|"+hookScript(marker)),
+				attack("change_project_hook", "put:"+w+"/.husky/pre-commit|"+localHook),
+				attack("new_project_hook", "put:"+w+"/.husky/post-commit|"+localHook),
+				attack("pre_commit_config", "put:"+w+"/.pre-commit-config.yaml|"+strconv.Quote("repos:\n- repo: local\n  hooks: []\n")),
+				attack("lefthook_config", "put:"+w+"/lefthook.yml|"+strconv.Quote("pre-commit:\n  commands:\n    x:\n      run: touch "+marker+"\n")),
 			}
 			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
 			if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
-				t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .husky/_")
+				t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .husky")
 			}
-			// Moving the directory away would let a later command put a
-			// directory of its own in its place.
-			runProbes(t, m, []probe{attack("rename_hooks_dir", "rename:"+w+"/.husky/_|"+w+"/.husky/old")},
-				agentbox.WithWritableRoots(w))
+			// Moving the directories away would let a later command put
+			// directories of its own in their place.
+			runProbes(t, m, []probe{
+				attack("rename_wrappers", "rename:"+w+"/.husky/_|"+w+"/.husky/old"),
+				attack("rename_husky", "rename:"+w+"/.husky|"+w+"/husky.old"),
+			}, agentbox.WithWritableRoots(w))
 		})
 	}
 }
