@@ -183,13 +183,17 @@ var HookManagerFiles = []string{
 	".lefthook",
 }
 
-// ShellStartupFiles are kept read-only inside writable roots where they
-// exist. Where a writable root holds the home directory, the home's are
-// also held when missing, like ProtectedPaths: only there do shells and git
-// read them.
+// ShellStartupFiles are the files and directories that shells, git and a
+// login session run code from: kept read-only inside writable roots where
+// they exist. Where a writable root holds the home directory, the home's
+// are also held when missing, like ProtectedPaths: only there are they
+// read.
 var ShellStartupFiles = []string{
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc",
+	".mkshrc", ".config/fish", ".gitconfig", ".config/git",
+	".xprofile", ".xsessionrc", ".pam_environment", ".config/environment.d",
+	".config/autostart", ".config/systemd/user",
 }
 
 // homeSecrets are the credential stores under the home directory that no

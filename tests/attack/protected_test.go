@@ -364,6 +364,10 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("profile", "write:"+fakeHome+"/.profile"),
 			attack("gitconfig", "write:"+fakeHome+"/.gitconfig"),
 			attack("git_config_dir", "mkdir:"+fakeHome+"/.config/git"),
+			attack("bash_aliases", "write:"+fakeHome+"/.bash_aliases"),
+			attack("fish_config", "mkdir:"+fakeHome+"/.config/fish"),
+			attack("systemd_user_unit", "mkdir:"+fakeHome+"/.config/systemd/user"),
+			attack("autostart_entry", "mkdir:"+fakeHome+"/.config/autostart"),
 		}
 		runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(fakeHome))
 		after := snapshotOf(t, fakeHome, true)
