@@ -19,7 +19,8 @@ import (
 // work tree.
 func hooksDirs(gitPath string, global []string, home string) []string {
 	values := append([]string(nil), global...)
-	for _, f := range repoConfigFiles(gitPath) {
+	files, _ := gitConfigClosure(repoConfigFiles(gitPath), home)
+	for _, f := range files {
 		if b, err := os.ReadFile(f); err == nil {
 			values = append(values, gitConfigValues(string(b), "core", "hookspath")...)
 		}
@@ -79,8 +80,21 @@ func repoConfigFiles(gitPath string) []string {
 }
 
 // globalHooksPaths returns core.hooksPath as set in the system's and the
-// user's git configuration, found the way git finds them.
+// user's git configuration (and the files they include).
 func globalHooksPaths(home string) []string {
+	files, _ := gitConfigClosure(globalConfigFiles(home), home)
+	var out []string
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			out = append(out, gitConfigValues(string(b), "core", "hookspath")...)
+		}
+	}
+	return out
+}
+
+// globalConfigFiles returns the system's and the user's git configuration
+// files, found the way git finds them.
+func globalConfigFiles(home string) []string {
 	var files []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
@@ -103,13 +117,65 @@ func globalHooksPaths(home string) []string {
 			files = append(files, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	var out []string
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			out = append(out, gitConfigValues(string(b), "core", "hookspath")...)
+	return files
+}
+
+// maxIncludeDepth bounds how deep gitConfigClosure follows includes, as
+// git itself does.
+const maxIncludeDepth = 10
+
+// gitConfigClosure returns files and, after them, every file they include
+// (include.path and includeIf.*.path, whatever the condition: agentbox
+// cannot tell which conditions will hold when git next runs), each once.
+// included is the part that came from includes: git reads it as
+// configuration as surely as .git/config, wherever it lives.
+func gitConfigClosure(files []string, home string) (all, included []string) {
+	seen := make(map[string]bool)
+	var walk func(f string, depth int, isInclude bool)
+	walk = func(f string, depth int, isInclude bool) {
+		f = resolvePath(f)
+		if seen[f] || depth > maxIncludeDepth {
+			return
+		}
+		seen[f] = true
+		all = append(all, f)
+		if isInclude {
+			included = append(included, f)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return
+		}
+		for e := range gitConfigEntries(string(b)) {
+			if e.bad != "" || e.key != "path" || !(e.section == "include" && !e.sub || e.section == "includeif" && e.sub) {
+				continue
+			}
+			v := gitConfigValue(e.value)
+			switch {
+			case v == "":
+				continue
+			case strings.HasPrefix(v, "~/"):
+				if home == "" {
+					continue
+				}
+				v = filepath.Join(home, v[2:])
+			case !filepath.IsAbs(v):
+				v = filepath.Join(filepath.Dir(f), v)
+			}
+			walk(v, depth+1, true)
 		}
 	}
-	return out
+	for _, f := range files {
+		walk(f, 0, false)
+	}
+	return all, included
+}
+
+// gitIncludedFiles returns the files that the repository whose .git entry
+// is gitPath includes into its configuration.
+func gitIncludedFiles(gitPath, home string) []string {
+	_, included := gitConfigClosure(repoConfigFiles(gitPath), home)
+	return included
 }
 
 // gitConfigValues returns every value of section.key (both lower case,

@@ -1,6 +1,7 @@
 package agentbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,5 +96,49 @@ func TestGlobalHooksPaths(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	if got, want := globalHooksPaths(dir), []string{"~/hooks"}; !slices.Equal(got, want) {
 		t.Errorf("GIT_CONFIG_NOSYSTEM: got %q, want %q", got, want)
+	}
+}
+
+func TestGitConfigClosure(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	write := func(p, s string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	top := write(filepath.Join(dir, "repo", ".git", "config"),
+		"[include]\n\tpath = ../shared.gitconfig\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = ~/cond.gitconfig\n"+
+			"[include]\n\tpath = /abs/missing\n")
+	shared := write(filepath.Join(dir, "repo", "shared.gitconfig"), "[include]\n\tpath = .git/config\n\tpath = nested/more\n")
+	more := write(filepath.Join(dir, "repo", "nested", "more"), "[core]\n\thooksPath = x\n[include]\n\tpath = more\n")
+	cond := filepath.Join(home, "cond.gitconfig")
+
+	all, included := gitConfigClosure([]string{top}, home)
+	// Depth first, each file once: shared.gitconfig's include of
+	// .git/config and more's of itself add nothing.
+	wantIncluded := []string{shared, more, cond, "/abs/missing"}
+	for i, p := range wantIncluded {
+		wantIncluded[i] = resolvePath(p)
+	}
+	if !slices.Equal(included, wantIncluded) {
+		t.Errorf("included %q, want %q", included, wantIncluded)
+	}
+	if want := append([]string{resolvePath(top)}, wantIncluded...); !slices.Equal(all, want) {
+		t.Errorf("all %q, want %q", all, want)
+	}
+
+	// A chain longer than git follows ends at maxIncludeDepth.
+	chain := filepath.Join(dir, "chain")
+	for i := range maxIncludeDepth + 5 {
+		write(filepath.Join(chain, fmt.Sprint(i)), fmt.Sprintf("[include]\n\tpath = %d\n", i+1))
+	}
+	if _, inc := gitConfigClosure([]string{filepath.Join(chain, "0")}, home); len(inc) != maxIncludeDepth {
+		t.Errorf("a long chain gave %d included files, want %d", len(inc), maxIncludeDepth)
 	}
 }

@@ -297,6 +297,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	holds := make(map[string][]byte)
 	before := make(map[string][]string)
 	global := globalHooksPaths(home)
+	// A file the user's own configuration includes is configuration too.
+	_, globalIncluded := gitConfigClosure(globalConfigFiles(home), home)
+	protectConfigFiles(spec, holds, globalIncluded)
 	for _, w := range spec.Filesystem.Writable {
 		top := filepath.Join(w, ".git")
 		if _, h := gitProtection(top, fsc); h != nil {
@@ -312,11 +315,13 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
 		}
-		// The hook directories of the repositories in, below and around the
-		// root (core.hooksPath may name one in the root's work tree).
+		// The hook directories and included configuration files of the
+		// repositories in, below and around the root: core.hooksPath and
+		// include.path may name files of the root's work tree.
 		for _, g := range append(append([]string{top}, nested...), enclosingRepos(w)...) {
 			if _, err := os.Lstat(g); err == nil {
 				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(g, global, home)...)
+				protectConfigFiles(spec, holds, gitIncludedFiles(g, home))
 			}
 		}
 	}
@@ -324,6 +329,20 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		spec.Filesystem.Holds = holds
 	}
 	return before
+}
+
+// protectConfigFiles keeps git configuration files read-only: those that
+// exist with a mount, a missing one with an empty held file (git fails on a
+// directory where it expects a file, so a placeholder directory would
+// break it).
+func protectConfigFiles(spec *sandbox.Spec, holds map[string][]byte, files []string) {
+	for _, f := range files {
+		if _, err := os.Lstat(f); err == nil {
+			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, f)
+		} else {
+			holds[f] = nil
+		}
+	}
 }
 
 // protectedNames is what stays read-only inside every writable root.

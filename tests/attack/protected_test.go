@@ -62,6 +62,19 @@ func gitManagers(t *testing.T) map[string]*agentbox.Manager {
 	return map[string]*agentbox.Manager{"default": ciMgr, "allow_git_writes": newManager(t, cfg)}
 }
 
+// eachGitMode runs attack in a parallel subtest for each of gitManagers,
+// with a fresh repository (see newRepo) and the path of a marker file that
+// planted code would create.
+func eachGitMode(t *testing.T, attack func(t *testing.T, m *agentbox.Manager, mode, repo, marker string)) {
+	t.Helper()
+	for mode, m := range gitManagers(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			attack(t, m, mode, newRepo(t), filepath.Join(newDir(t, 0o777), "pwned"))
+		})
+	}
+}
+
 // hostGitRuns runs git args in dir on the host, as the developer does after
 // the agent's command, and reports whether marker appeared (the planted
 // code ran).
@@ -87,56 +100,51 @@ func fsmonitorConfig(prefix, marker string) string {
 // run nothing the sandbox planted.
 func TestProtectedGitHooksAndConfig(t *testing.T) {
 	t.Parallel()
-	for mode, m := range gitManagers(t) {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			w := newRepo(t)
-			marker := filepath.Join(newDir(t, 0o777), "pwned")
-			config := filepath.Join(w, ".git", "config")
-			configBefore := readOrEmpty(config)
-			evil := filepath.Join(w, "build", "cache")
-			objects := attack("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack")
-			if mode == "allow_git_writes" {
-				objects = control("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack", "")
-			}
-			ps := []probe{
-				control("write_source", "write:"+w+"/main.txt", ""),
-				objects,
-				attack("hook_direct", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
-				attack("config_direct", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
-				attack("rename_hooks", "rename:"+w+"/.git/hooks|"+w+"/hooks.old"),
-				attack("rename_config", "rename:"+config+"|"+w+"/config.old"),
-				attack("rename_dotgit", "rename:"+w+"/.git|"+w+"/.git.orig"),
-				// Meaningful only when the rename went through: rebuild .git as a
-				// copy the sandbox owns, then plant a hook and a configuration.
-				attack("rebuild_dotgit", "exec:/bin/cp|-a|"+w+"/.git.orig/.|"+w+"/.git"),
-				attack("new_hook", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
-				attack("new_hook_executable", "chmod:755|"+w+"/.git/hooks/pre-commit"),
-				attack("new_config", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
-				// .git/commondir: git then reads evil/config instead of .git/config.
-				control("evil_dirs", "mkdir:"+w+"/build", ""),
-				control("evil_dir", "mkdir:"+evil, ""),
-				control("evil_objects", "mkdir:"+evil+"/objects", ""),
-				control("evil_refs", "mkdir:"+evil+"/refs", ""),
-				control("evil_config", "put:"+evil+"/config|"+fsmonitorConfig("", marker), ""),
-				attack("commondir", "put:"+w+"/.git/commondir|"+strconv.Quote(evil+"\n")),
-			}
-			runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+	eachGitMode(t, func(t *testing.T, m *agentbox.Manager, mode, w, marker string) {
+		config := filepath.Join(w, ".git", "config")
+		configBefore := readOrEmpty(config)
+		evil := filepath.Join(w, "build", "cache")
+		objects := attack("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack")
+		if mode == "allow_git_writes" {
+			objects = control("git_objects_write", "mkdir:"+w+"/.git/objects/agentbox-attack", "")
+		}
+		ps := []probe{
+			control("write_source", "write:"+w+"/main.txt", ""),
+			objects,
+			attack("hook_direct", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
+			attack("config_direct", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
+			attack("rename_hooks", "rename:"+w+"/.git/hooks|"+w+"/hooks.old"),
+			attack("rename_config", "rename:"+config+"|"+w+"/config.old"),
+			attack("rename_dotgit", "rename:"+w+"/.git|"+w+"/.git.orig"),
+			// Meaningful only when the rename went through: rebuild .git as a
+			// copy the sandbox owns, then plant a hook and a configuration.
+			attack("rebuild_dotgit", "exec:/bin/cp|-a|"+w+"/.git.orig/.|"+w+"/.git"),
+			attack("new_hook", "put:"+w+"/.git/hooks/pre-commit|"+hookScript(marker)),
+			attack("new_hook_executable", "chmod:755|"+w+"/.git/hooks/pre-commit"),
+			attack("new_config", "put:"+config+"|"+fsmonitorConfig(configBefore, marker)),
+			// .git/commondir: git then reads evil/config instead of .git/config.
+			control("evil_dirs", "mkdir:"+w+"/build", ""),
+			control("evil_dir", "mkdir:"+evil, ""),
+			control("evil_objects", "mkdir:"+evil+"/objects", ""),
+			control("evil_refs", "mkdir:"+evil+"/refs", ""),
+			control("evil_config", "put:"+evil+"/config|"+fsmonitorConfig("", marker), ""),
+			attack("commondir", "put:"+w+"/.git/commondir|"+strconv.Quote(evil+"\n")),
+		}
+		runProbes(t, m, ps, agentbox.WithWritableRoots(w))
 
-			if got := readOrEmpty(config); got != configBefore {
-				t.Errorf("ESCAPE: .git/config on the host now reads:\n%s", got)
-			}
-			if strings.Contains(readOrEmpty(filepath.Join(w, ".git/hooks/pre-commit")), marker) {
-				t.Errorf("ESCAPE: the sandbox planted .git/hooks/pre-commit on the host")
-			}
-			if _, err := os.Stat(filepath.Join(w, ".git", "commondir")); err == nil {
-				t.Errorf("ESCAPE: the sandbox created .git/commondir on the host")
-			}
-			if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
-				t.Errorf("ESCAPE: `git commit` on the host ran code the sandbox planted (%s exists)", marker)
-			}
-		})
-	}
+		if got := readOrEmpty(config); got != configBefore {
+			t.Errorf("ESCAPE: .git/config on the host now reads:\n%s", got)
+		}
+		if strings.Contains(readOrEmpty(filepath.Join(w, ".git/hooks/pre-commit")), marker) {
+			t.Errorf("ESCAPE: the sandbox planted .git/hooks/pre-commit on the host")
+		}
+		if _, err := os.Stat(filepath.Join(w, ".git", "commondir")); err == nil {
+			t.Errorf("ESCAPE: the sandbox created .git/commondir on the host")
+		}
+		if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
+			t.Errorf("ESCAPE: `git commit` on the host ran code the sandbox planted (%s exists)", marker)
+		}
+	})
 }
 
 // huskyWrapper is what husky (v9) puts in .husky/_ for every hook: it
@@ -189,6 +197,38 @@ func TestHooksPathInWorktree(t *testing.T) {
 			}, agentbox.WithWritableRoots(w))
 		})
 	}
+}
+
+// TestIncludedGitConfig attacks a repository whose config includes a file
+// of the work tree (include.path and includeIf, a common way to share
+// settings in a project): git reads that file as its own config, so a
+// core.fsmonitor planted there runs at the developer's next git status.
+func TestIncludedGitConfig(t *testing.T) {
+	t.Parallel()
+	eachGitMode(t, func(t *testing.T, m *agentbox.Manager, _, w, marker string) {
+		writeFile(t, filepath.Join(w, "config", "project.gitconfig"), "[core]\n\tautocrlf = false\n", 0o644)
+		hostGit(t, w, "config", "include.path", "../config/project.gitconfig")
+		hostGit(t, w, "config", "includeIf.gitdir:"+w+"/.path", "../config/main.gitconfig")
+		hostGit(t, w, "config", "--add", "include.path", "../config/missing.gitconfig")
+		ps := []probe{
+			control("write_source", "write:"+w+"/main.txt", ""),
+			control("write_other_config", "put:"+w+"/config/other.gitconfig|\"x\"", ""),
+			attack("included_config", "put:"+w+"/config/project.gitconfig|"+fsmonitorConfig("", marker)),
+			attack("included_if_config", "put:"+w+"/config/main.gitconfig|"+fsmonitorConfig("", marker)),
+			attack("missing_included_config", "put:"+w+"/config/missing.gitconfig|"+fsmonitorConfig("", marker)),
+			// git inside still reads the configuration, held files included.
+			control("git_status_inside", "exec:/usr/bin/git|-c|safe.directory=*|-C|"+w+"|status|--short", "exit 0"),
+		}
+		runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+		if hostGitRuns(w, marker, "status") {
+			t.Errorf("ESCAPE: `git status` on the host ran a command the sandbox planted in an included config")
+		}
+		if _, err := os.Lstat(filepath.Join(w, "config", "missing.gitconfig")); err == nil {
+			t.Errorf("the held include target was left on the host")
+		}
+		runProbes(t, m, []probe{attack("rename_included", "rename:"+w+"/config/project.gitconfig|"+w+"/config/old")},
+			agentbox.WithWritableRoots(w))
+	})
 }
 
 // TestHooksPathFromGlobalConfig attacks a repository that takes
