@@ -285,6 +285,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := checkWritable("Filesystem.WritableRoots", c.Filesystem.WritableRoots); err != nil {
+		return err
+	}
 	for i, p := range c.Network.AllowedDomains {
 		if _, err := egress.ParsePattern(p); err != nil {
 			return configErr(fmt.Sprintf("Network.AllowedDomains[%d]", i), "%v", err)
@@ -337,6 +340,18 @@ func checkPaths(field string, ps []string) error {
 			return configErr(name, "empty path")
 		case !filepath.IsAbs(p):
 			return configErr(name, "%q is not an absolute path", p)
+		}
+	}
+	return nil
+}
+
+// checkWritable refuses writable roots in a kernel filesystem (after
+// resolving symlinks, so that a link to one is refused too).
+func checkWritable(field string, ps []string) error {
+	for i, p := range ps {
+		r := resolvePath(p)
+		if k, ok := sandbox.KernelFilesystem(r); ok {
+			return configErr(fmt.Sprintf("%s[%d]", field, i), "%s", sandbox.KernelFilesystemError(p, r, k))
 		}
 	}
 	return nil

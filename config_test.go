@@ -3,6 +3,8 @@ package agentbox
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +20,12 @@ func TestConfigValidate(t *testing.T) {
 		{"default", func(*Config) {}, ""},
 		{"zero fallback means strict", func(c *Config) { c.FallbackPolicy = "" }, ""},
 		{"relative writable root", func(c *Config) { c.Filesystem.WritableRoots = []string{"build"} }, "Filesystem.WritableRoots[0]"},
+		{"writable /proc", func(c *Config) { c.Filesystem.WritableRoots = []string{"/work", "/proc"} }, "Filesystem.WritableRoots[1]"},
+		{"writable in /sys", func(c *Config) { c.Filesystem.WritableRoots = []string{"/sys/fs/cgroup"} }, "Filesystem.WritableRoots[0]"},
+		{"writable /dev", func(c *Config) { c.Filesystem.WritableRoots = []string{"/dev"} }, "Filesystem.WritableRoots[0]"},
+		{"writable /dev/pts", func(c *Config) { c.Filesystem.WritableRoots = []string{"/dev/pts"} }, "Filesystem.WritableRoots[0]"},
+		{"writable /dev/shm", func(c *Config) { c.Filesystem.WritableRoots = []string{"/dev/shm"} }, ""},
+		{"writable /devices", func(c *Config) { c.Filesystem.WritableRoots = []string{"/devices"} }, ""},
 		{"empty deny path", func(c *Config) { c.Filesystem.DenyRead = append(c.Filesystem.DenyRead, "") }, "Filesystem.DenyRead["},
 		{"relative allow-read", func(c *Config) { c.Filesystem.AllowRead = []string{"/ok", "./no"} }, "Filesystem.AllowRead[1]"},
 		{"negative memory", func(c *Config) { c.ResourceLimits.MaxMemoryBytes = -1 }, "ResourceLimits.MaxMemoryBytes"},
@@ -77,7 +85,7 @@ func TestProfiles(t *testing.T) {
 
 func TestOptionsValidate(t *testing.T) {
 	bad := []Option{
-		WithWritableRoots("rel"), WithDenyRead(""), WithDenyWrite("x/y"), WithEnv("NOEQUALS"), WithEnv("=v"),
+		WithWritableRoots("rel"), WithWritableRoots("/proc/sys"), WithDenyRead(""), WithDenyWrite("x/y"), WithEnv("NOEQUALS"), WithEnv("=v"),
 		WithWorkingDir("rel"), WithTimeout(0), WithShell("sh"), WithMaxOutputBytes(0), WithNetwork(NetworkMode(7)), nil,
 	}
 	for i, o := range bad {
@@ -238,5 +246,17 @@ func TestWorkingDirInPrivateDir(t *testing.T) {
 		if got := visibleDir(c.dir); (len(got) == 1 && got[0] == c.dir) != c.visible {
 			t.Errorf("%s: visible %v, want %v", c.dir, got, c.visible)
 		}
+	}
+}
+
+func TestWritableRootLinkToKernelFS(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "proc")
+	if err := os.Symlink("/proc", link); err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultConfig()
+	c.Filesystem.WritableRoots = []string{link}
+	if err := c.Validate(); !errors.Is(err, ErrConfigInvalid) || !strings.Contains(err.Error(), link+" is inside /proc") && !strings.Contains(err.Error(), link+" is a kernel") {
+		t.Errorf("a link to /proc as a writable root: got %v, want ErrConfigInvalid naming it", err)
 	}
 }

@@ -31,6 +31,9 @@ func WithWritableRoots(paths ...string) Option {
 		if err := checkPaths("WithWritableRoots", paths); err != nil {
 			return err
 		}
+		if err := checkWritable("WithWritableRoots", paths); err != nil {
+			return err
+		}
 		o.writable = append(o.writable, paths...)
 		return nil
 	}

@@ -73,6 +73,12 @@ func TestManifestErrors(t *testing.T) {
 		{"case typo", "name: a\naudit: {Log_Level: full}\n",
 			[]wantErr{{2, 9, `(did you mean "log_level"?)`}}},
 
+		// Writable paths in kernel filesystems.
+		{"writable /proc", "name: a\npermissions:\n  filesystem:\n    write: [./out, /proc/sys]\n",
+			[]wantErr{{4, 20, "permissions.filesystem.write: /proc/sys is inside /proc, a kernel filesystem, which cannot be writable"}}},
+		{"writable /dev but /dev/shm", "name: a\npermissions:\n  filesystem:\n    write: [/dev/shm/x, /dev]\n",
+			[]wantErr{{4, 25, "permissions.filesystem.write: /dev is a kernel filesystem"}}},
+
 		// Wrong types.
 		{"name is an integer", "name: 123\n", []wantErr{{1, 7, "name must be a string such as my-agent, not the integer 123"}}},
 		{"permissions is a list", "name: a\npermissions: [a]\n", []wantErr{{2, 14, "permissions must be a mapping of keys to values, not a list"}}},

@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // This file holds the schema of the manifest's sections: which keys each
@@ -20,7 +22,7 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 		{"filesystem", func(v *yaml.Node, w string) {
 			d.mapping(v, w, []field{
 				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
-				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.paths(v, w) }},
+				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writablePaths(v, w) }},
 				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
 			})
 		}},
@@ -38,6 +40,21 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 		}},
 		{"credentials", d.credentials},
 	})
+}
+
+// writablePaths decodes the write list: paths, none in a kernel
+// filesystem (the sandbox has its own /proc and /dev, and no /sys).
+func (d *decoder) writablePaths(n *yaml.Node, where string) []PathRule {
+	rules := d.paths(n, where)
+	out := rules[:0]
+	for _, r := range rules {
+		if k, ok := sandbox.KernelFilesystem(r.Path); ok {
+			d.errorAt(r.Pos.Line, r.Pos.Col, "%s: %s", where, sandbox.KernelFilesystemError(r.Raw, r.Path, k))
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func (d *decoder) paths(n *yaml.Node, where string) []PathRule {
