@@ -222,6 +222,7 @@ func TestWorkingDirInPrivateDir(t *testing.T) {
 	for _, c := range []struct {
 		dir      string
 		writable []string
+		deny     []string
 		refused  bool
 		visible  bool
 	}{
@@ -236,9 +237,13 @@ func TestWorkingDirInPrivateDir(t *testing.T) {
 		{dir: inTmp + "/missing"},                              // the init reports it
 		{dir: "/var/tmp"},
 		{dir: "/"},
+		{dir: "/sys/fs", refused: true},                                      // in the default deny set
+		{dir: "/srv/secret/x", deny: []string{"/srv/secret"}, refused: true}, // denied, even if missing
+		{dir: "/srv/secretive", deny: []string{"/srv/secret"}},
 	} {
 		cfg := DefaultConfig()
 		cfg.Filesystem.WritableRoots = c.writable
+		cfg.Filesystem.DenyRead = append(cfg.Filesystem.DenyRead, c.deny...)
 		err := checkWorkingDir(c.dir, cfg, &callOptions{})
 		if refused := errors.Is(err, ErrConfigInvalid); refused != c.refused {
 			t.Errorf("%s (writable %v): got %v, want refused %v", c.dir, c.writable, err, c.refused)

@@ -370,13 +370,21 @@ var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
 // service sockets, is not one of them.
 var visibleDirs = []string{"/tmp", "/dev/shm"}
 
-// checkWorkingDir refuses a working directory the sandbox would not see,
-// unless a writable root brings it in: /tmp or /dev/shm themselves, which
-// every sandbox replaces with empty ones, and anything in /run, whose host
-// service sockets no sandbox is shown. A directory inside /tmp or /dev/shm
-// is shown read-only (visibleDir). (Elsewhere the sandbox's init checks it,
-// in the sandbox's own view.)
+// checkWorkingDir refuses a working directory the sandbox would not see: a
+// denied one, and, unless a writable root brings them in, /tmp or /dev/shm
+// themselves, which every sandbox replaces with empty ones, and anything in
+// /run, whose host service sockets no sandbox is shown. A directory inside
+// /tmp or /dev/shm is shown read-only (visibleDir). (Elsewhere the
+// sandbox's init checks it, in the sandbox's own view.)
 func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
+	if filepath.IsAbs(dir) {
+		r := resolvePath(dir)
+		for _, d := range append(append([]string(nil), cfg.Filesystem.DenyRead...), o.denyRead...) {
+			if d = resolvePath(d); r == d || strings.HasPrefix(r, d+"/") {
+				return configErr("working directory", "%s is denied to every sandbox of this policy (deny-read %s); work from another directory", dir, d)
+			}
+		}
+	}
 	private := ""
 	for _, p := range privateDirs {
 		if dir == p || p == "/run" && strings.HasPrefix(dir, p+"/") {
