@@ -249,7 +249,17 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			continue
 		}
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			if pfi, err := os.Stat(filepath.Dir(p)); err != nil || !pfi.IsDir() {
+			pfi, err := os.Lstat(filepath.Dir(p))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				// Its directory is missing too: hold that with placeholders,
+				// or the command could make both.
+				if _, err := pl.ensureExists(filepath.Dir(p), true); errors.Is(err, errCannotCreate) {
+					continue
+				} else if err != nil {
+					return nil, err
+				}
+			case err != nil || !pfi.IsDir():
 				continue
 			}
 			taken, err := placeholders.createFile(p, fsSpec.Holds[p])

@@ -210,12 +210,16 @@ func TestIncludedGitConfig(t *testing.T) {
 		hostGit(t, w, "config", "include.path", "../config/project.gitconfig")
 		hostGit(t, w, "config", "includeIf.gitdir:"+w+"/.path", "../config/main.gitconfig")
 		hostGit(t, w, "config", "--add", "include.path", "../config/missing.gitconfig")
+		hostGit(t, w, "config", "--add", "include.path", "../local/git/extra.gitconfig")
 		ps := []probe{
 			control("write_source", "write:"+w+"/main.txt", ""),
 			control("write_other_config", "put:"+w+"/config/other.gitconfig|\"x\"", ""),
 			attack("included_config", "put:"+w+"/config/project.gitconfig|"+fsmonitorConfig("", marker)),
 			attack("included_if_config", "put:"+w+"/config/main.gitconfig|"+fsmonitorConfig("", marker)),
 			attack("missing_included_config", "put:"+w+"/config/missing.gitconfig|"+fsmonitorConfig("", marker)),
+			attack("included_config_dir", "mkdir:"+w+"/local"),
+			attack("included_config_subdir", "mkdir:"+w+"/local/git"),
+			attack("included_config_missing_dir", "put:"+w+"/local/git/extra.gitconfig|"+fsmonitorConfig("", marker)),
 			// git inside still reads the configuration, held files included.
 			control("git_status_inside", "exec:/usr/bin/git|-c|safe.directory=*|-C|"+w+"|status|--short", "exit 0"),
 		}
@@ -223,8 +227,10 @@ func TestIncludedGitConfig(t *testing.T) {
 		if hostGitRuns(w, marker, "status") {
 			t.Errorf("ESCAPE: `git status` on the host ran a command the sandbox planted in an included config")
 		}
-		if _, err := os.Lstat(filepath.Join(w, "config", "missing.gitconfig")); err == nil {
-			t.Errorf("the held include target was left on the host")
+		for _, held := range []string{"config/missing.gitconfig", "local"} {
+			if _, err := os.Lstat(filepath.Join(w, held)); err == nil {
+				t.Errorf("the held %s was left on the host", held)
+			}
 		}
 		runProbes(t, m, []probe{attack("rename_included", "rename:"+w+"/config/project.gitconfig|"+w+"/config/old")},
 			agentbox.WithWritableRoots(w))
