@@ -439,15 +439,17 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	if !errors.Is(err, fs.ErrNotExist) || !onHost {
 		return true, nil
 	}
-	if unix.Access(filepath.Dir(p), unix.W_OK) != nil && os.Geteuid() != 0 {
-		return true, errCannotCreate
-	}
 	var missing []string
 	for q := p; ; q = filepath.Dir(q) {
 		if _, err := os.Lstat(q); err == nil {
 			break
 		}
 		missing = append([]string{q}, missing...)
+	}
+	// The caller must be able to create the outermost missing directory (root
+	// can anyway); then it can create the rest.
+	if unix.Access(filepath.Dir(missing[0]), unix.W_OK) != nil && os.Geteuid() != 0 {
+		return true, errCannotCreate
 	}
 	taken, err := placeholders.create(missing)
 	if err != nil {

@@ -412,6 +412,7 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("git_config_dir", "mkdir:"+fakeHome+"/.config/git"),
 			attack("bash_aliases", "write:"+fakeHome+"/.bash_aliases"),
 			attack("fish_config", "mkdir:"+fakeHome+"/.config/fish"),
+			attack("systemd_dir", "mkdir:"+fakeHome+"/.config/systemd"),
 			attack("systemd_user_unit", "mkdir:"+fakeHome+"/.config/systemd/user"),
 			attack("autostart_entry", "mkdir:"+fakeHome+"/.config/autostart"),
 		}
