@@ -106,6 +106,68 @@ func gitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, hol
 	return readOnly, map[string][]byte{filepath.Join(gitPath, "commondir"): commondirHold}
 }
 
+// gitDirScanMax bounds the walk for the git directories a repository keeps
+// inside its own (submodules, linked work trees, and theirs).
+const gitDirScanMax = 1000
+
+// innerGitProtection is what stays read-only of the git directories kept
+// inside the one at gitPath, when commands may write to git: a
+// submodule's (modules/NAME, nested as deep as submodules go) is protected
+// like the top one (hooks, config, a held commondir); a linked work
+// tree's (worktrees/NAME) keeps its commondir, which names where its
+// config and hooks come from. config.worktree, read when the
+// worktreeConfig extension is on, is kept (or held empty) everywhere.
+func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
+	if !fsc.AllowGitWrites && !fsc.AllowGitConfig {
+		return nil, nil // the whole .git is read-only
+	}
+	if fi, err := os.Stat(gitPath); err != nil || !fi.IsDir() {
+		return nil, nil // none, or a gitlink file (read-only whole)
+	}
+	holds = make(map[string][]byte)
+	keep := func(p string, missing []byte) {
+		if _, err := os.Lstat(p); err == nil {
+			readOnly = append(readOnly, p)
+		} else {
+			holds[p] = missing
+		}
+	}
+	if !fsc.AllowGitConfig {
+		keep(filepath.Join(gitPath, "config.worktree"), nil)
+	}
+	queue := []string{gitPath}
+	for n := 0; len(queue) > 0 && n < gitDirScanMax; n++ {
+		dir := queue[0]
+		queue = queue[1:]
+		for _, kind := range []string{"modules", "worktrees"} {
+			entries, err := os.ReadDir(filepath.Join(dir, kind))
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if !e.IsDir() {
+					continue
+				}
+				d := filepath.Join(dir, kind, e.Name())
+				if kind == "worktrees" {
+					keep(filepath.Join(d, "commondir"), commondirHold)
+				} else {
+					readOnly = append(readOnly, filepath.Join(d, "hooks"))
+					if !fsc.AllowGitConfig {
+						keep(filepath.Join(d, "config"), nil)
+					}
+					holds[filepath.Join(d, "commondir")] = commondirHold
+				}
+				if !fsc.AllowGitConfig {
+					keep(filepath.Join(d, "config.worktree"), nil)
+				}
+				queue = append(queue, d) // a submodule's submodules and work trees
+			}
+		}
+	}
+	return readOnly, holds
+}
+
 // commondirHold is what a missing .git/commondir is held with while a
 // command may write .git: a commondir names the directory git takes its
 // config and hooks from, and "." names the repository's own, so git behaves

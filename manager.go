@@ -315,6 +315,11 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
 		}
+		for _, g := range append([]string{top}, nested...) {
+			ro, h := innerGitProtection(g, fsc)
+			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
+			maps.Copy(holds, h)
+		}
 		// The hook directories and included configuration files of the
 		// repositories in, below and around the root: core.hooksPath and
 		// include.path may name files of the root's work tree.

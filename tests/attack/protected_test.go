@@ -237,6 +237,56 @@ func TestIncludedGitConfig(t *testing.T) {
 	})
 }
 
+// TestSubmoduleAndWorktreeGitDirs attacks the git directories a
+// repository keeps for its submodules (.git/modules/NAME) and linked work
+// trees (.git/worktrees/NAME): their hooks, config and commondir are as
+// dangerous as the top ones. With AllowGitWrites the rest of .git is
+// writable, so each must be protected on its own; by default .git is
+// read-only whole.
+func TestSubmoduleAndWorktreeGitDirs(t *testing.T) {
+	t.Parallel()
+	eachGitMode(t, func(t *testing.T, m *agentbox.Manager, _, w, marker string) {
+		lib := newRepo(t)
+		hostGit(t, w, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+		hostGit(t, w, "commit", "-q", "-m", "add lib")
+		hostGit(t, w, "config", "extensions.worktreeConfig", "true")
+		wt := filepath.Join(newDir(t, 0o755), "wt")
+		hostGit(t, w, "worktree", "add", "-q", wt)
+		mod := filepath.Join(w, ".git", "modules", "lib")
+		wtGit := filepath.Join(w, ".git", "worktrees", "wt")
+		evil := filepath.Join(w, "build", "evil")
+		ps := []probe{
+			control("write_source", "write:"+w+"/main.txt", ""),
+			attack("submodule_hook", "put:"+mod+"/hooks/pre-commit|"+hookScript(marker)),
+			attack("submodule_hook_executable", "chmod:755|"+mod+"/hooks/pre-commit"),
+			attack("submodule_config", "put:"+mod+"/config|"+fsmonitorConfig(readOrEmpty(mod+"/config"), marker)),
+			attack("worktree_config", "put:"+wtGit+"/config.worktree|"+fsmonitorConfig("", marker)),
+			// A commondir makes git take config and hooks from a directory
+			// the sandbox builds.
+			control("evil_dirs", "mkdir:"+w+"/build", ""),
+			control("evil_dir", "mkdir:"+evil, ""),
+			control("evil_objects", "mkdir:"+evil+"/objects", ""),
+			control("evil_refs", "mkdir:"+evil+"/refs", ""),
+			control("evil_config", "put:"+evil+"/config|"+fsmonitorConfig("[extensions]\n\tworktreeConfig = true\n", marker), ""),
+			attack("submodule_commondir", "put:"+mod+"/commondir|"+strconv.Quote(evil+"\n")),
+			attack("worktree_commondir", "put:"+wtGit+"/commondir|"+strconv.Quote(evil+"\n")),
+		}
+		runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+		if hostGitRuns(filepath.Join(w, "lib"), marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
+			t.Errorf("ESCAPE: `git commit` in the submodule on the host ran code the sandbox planted")
+		}
+		if hostGitRuns(wt, marker, "status") {
+			t.Errorf("ESCAPE: `git status` in the linked work tree on the host ran code the sandbox planted")
+		}
+		// Moving a git directory away would let a later command put one of
+		// its own in its place.
+		runProbes(t, m, []probe{
+			attack("rename_submodule_gitdir", "rename:"+mod+"|"+w+"/.git/modules/old"),
+			attack("rename_worktree_gitdir", "rename:"+wtGit+"|"+w+"/.git/worktrees/old"),
+		}, agentbox.WithWritableRoots(w))
+	})
+}
+
 // TestHooksPathFromGlobalConfig attacks a repository that takes
 // core.hooksPath from the user's global git configuration (a relative
 // .githooks, which does not exist yet in the repository): the sandbox must
