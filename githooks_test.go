@@ -2,7 +2,6 @@ package agentbox
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,60 +140,5 @@ func TestGitConfigClosure(t *testing.T) {
 	}
 	if _, inc := gitConfigClosure([]string{filepath.Join(chain, "0")}, home); len(inc) != maxIncludeDepth {
 		t.Errorf("a long chain gave %d included files, want %d", len(inc), maxIncludeDepth)
-	}
-}
-
-func TestInnerGitProtection(t *testing.T) {
-	git := filepath.Join(t.TempDir(), ".git")
-	for _, d := range []string{"hooks", "modules/a/hooks", "modules/a/modules/b", "worktrees/wt", "modules/a/worktrees/w2"} {
-		if err := os.MkdirAll(filepath.Join(git, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"config", "modules/a/config", "worktrees/wt/commondir", "modules/a/worktrees/w2/commondir"} {
-		if err := os.WriteFile(filepath.Join(git, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rel := func(ps []string) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i], _ = filepath.Rel(git, p)
-		}
-		slices.Sort(out)
-		return out
-	}
-	tests := []struct {
-		name      string
-		fsc       FilesystemConfig
-		ro, holds []string
-	}{
-		{"read-only .git", FilesystemConfig{}, nil, nil},
-		{"git writes", FilesystemConfig{AllowGitWrites: true},
-			[]string{"modules/a/config", "modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "worktrees/wt/commondir"},
-			[]string{"config.worktree", "modules/a/commondir", "modules/a/config.worktree", "modules/a/modules/b/commondir",
-				"modules/a/modules/b/config", "modules/a/modules/b/config.worktree", "modules/a/worktrees/w2/config.worktree", "worktrees/wt/config.worktree"}},
-		{"git config", FilesystemConfig{AllowGitConfig: true},
-			[]string{"modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "worktrees/wt/commondir"},
-			[]string{"modules/a/commondir", "modules/a/modules/b/commondir"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ro, holds := innerGitProtection(git, tt.fsc)
-			if got := rel(ro); !slices.Equal(got, tt.ro) {
-				t.Errorf("read-only %q, want %q", got, tt.ro)
-			}
-			if got := rel(slices.Collect(maps.Keys(holds))); !slices.Equal(got, tt.holds) {
-				t.Errorf("held %q, want %q", got, tt.holds)
-			}
-		})
-	}
-	// A gitlink file has no inner directories.
-	link := filepath.Join(t.TempDir(), ".git")
-	if err := os.WriteFile(link, []byte("gitdir: "+git+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if ro, holds := innerGitProtection(link, FilesystemConfig{AllowGitWrites: true}); len(ro)+len(holds) != 0 {
-		t.Errorf("gitlink: %q %q", ro, holds)
 	}
 }

@@ -60,7 +60,9 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 	return found
 }
 
-// scanGitRepos walks root breadth first for .git entries.
+// scanGitRepos walks root breadth first for .git entries and bare
+// repositories (git directories of their own: a bare repository used as a
+// local remote runs its hooks at every push to it).
 func scanGitRepos(root string) []string {
 	type dir struct {
 		path  string
@@ -75,6 +77,10 @@ func scanGitRepos(root string) []string {
 		if err != nil {
 			continue
 		}
+		if d.path != root && isGitDir(entries) {
+			found = append(found, d.path)
+			continue
+		}
 		for _, e := range entries {
 			p := filepath.Join(d.path, e.Name())
 			if e.Name() == ".git" && d.path != root && (e.IsDir() || e.Type().IsRegular()) {
@@ -87,6 +93,21 @@ func scanGitRepos(root string) []string {
 		}
 	}
 	return found
+}
+
+// isGitDir reports whether a directory with these entries is a git
+// directory, by git's own test: a HEAD file, an objects and a refs
+// directory.
+func isGitDir(entries []os.DirEntry) bool {
+	n := 0
+	for _, e := range entries {
+		switch {
+		case e.Name() == "HEAD" && e.Type().IsRegular(),
+			(e.Name() == "objects" || e.Name() == "refs") && e.IsDir():
+			n++
+		}
+	}
+	return n == 3
 }
 
 // gitProtection is what stays read-only of one .git: the whole of it by

@@ -350,6 +350,29 @@ func TestNestedRepository(t *testing.T) {
 	}
 }
 
+// TestBareRepository attacks a bare repository inside the writable root,
+// used as the project's local remote: git runs its hooks (post-receive)
+// at every push to it, so they must be as read-only as a work tree's. The
+// developer's next push must run nothing the sandbox planted.
+func TestBareRepository(t *testing.T) {
+	t.Parallel()
+	eachGitMode(t, func(t *testing.T, m *agentbox.Manager, _, w, marker string) {
+		remote := filepath.Join(w, "remote.git")
+		hostGit(t, w, "init", "-q", "--bare", remote)
+		hostGit(t, w, "remote", "add", "origin", remote)
+		ps := []probe{
+			control("write_source", "write:"+w+"/main.txt", ""),
+			attack("remote_hook", "put:"+remote+"/hooks/post-receive|"+hookScript(marker)),
+			attack("remote_hook_executable", "chmod:755|"+remote+"/hooks/post-receive"),
+			attack("remote_config", "put:"+remote+"/config|"+fsmonitorConfig(readOrEmpty(remote+"/config"), marker)),
+		}
+		runProbes(t, m, ps, agentbox.WithWritableRoots(w))
+		if hostGitRuns(w, marker, "push", "-q", "origin", "HEAD") {
+			t.Errorf("ESCAPE: `git push` to the bare repository on the host ran a hook the sandbox planted")
+		}
+	})
+}
+
 // TestPlantedRepository creates, in a subdirectory of the writable root, a
 // repository of the sandbox's making (a .git directory, and a .git file
 // pointing at a git directory elsewhere) whose configuration runs a
@@ -379,6 +402,16 @@ func TestPlantedRepository(t *testing.T) {
 		)
 	}
 	ps = append(ps, control("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n"), ""))
+	// A bare repository with a hook: run at the next push to it.
+	bare := filepath.Join(w, "tools.git")
+	ps = append(ps,
+		control("mkdir_bare", "mkdir:"+bare, ""),
+		control("head_bare", "put:"+bare+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
+		control("objects_bare", "mkdir:"+bare+"/objects", ""),
+		control("refs_bare", "mkdir:"+bare+"/refs", ""),
+		control("hooks_bare", "mkdir:"+bare+"/hooks", ""),
+		control("hook_bare", "put:"+bare+"/hooks/post-receive|"+hookScript(marker), ""),
+	)
 	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
 	for _, d := range []string{"src", "lib"} {
 		if hostGitRuns(filepath.Join(w, d), marker, "status", "--short") {
@@ -392,10 +425,10 @@ func TestPlantedRepository(t *testing.T) {
 			reported++
 		}
 	}
-	if reported != 2 {
-		t.Errorf("want the two planted repositories reported, got violations %+v", res.Violations)
+	if reported != 3 {
+		t.Errorf("want the three planted repositories reported, got violations %+v", res.Violations)
 	}
-	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git")} {
+	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git"), bare} {
 		if _, err := os.Lstat(g + ".agentbox-quarantine"); err != nil {
 			t.Errorf("%s was not disabled: %v", g, err)
 		}
