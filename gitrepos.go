@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func scanGitRepos(root string) []string {
 		}
 		for _, e := range entries {
 			p := filepath.Join(d.path, e.Name())
-			if e.Name() == ".git" && d.path != root && (e.IsDir() || e.Type().IsRegular()) {
+			if e.Name() == ".git" && d.path != root && (e.IsDir() || e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
 				found = append(found, p)
 				continue
 			}
@@ -234,7 +235,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 		}
 		candidates := append(scanGitRepos(w), filepath.Join(w, ".git"))
 		for _, g := range candidates {
-			if old[g] {
+			if old[repoKey(g)] {
 				continue
 			}
 			reason := riskyRepo(g)
@@ -254,12 +255,26 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 	return out
 }
 
+// repoKey names a repository found by the scan for the comparison of
+// before and after a command: its path, and for a .git that is a symbolic
+// link (which cannot be kept read-only) also the link's target, so that
+// a command repointing one is caught like one planting it.
+func repoKey(gitPath string) string {
+	if target, err := os.Readlink(gitPath); err == nil {
+		return gitPath + " -> " + target
+	}
+	return gitPath
+}
+
 // riskyRepo says why the repository at gitPath could run code on the host,
 // or "" when it holds only what git itself writes.
 func riskyRepo(gitPath string) string {
 	fi, err := os.Lstat(gitPath)
 	if err != nil {
 		return ""
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "is a symbolic link to a git directory elsewhere"
 	}
 	if !fi.IsDir() {
 		return "is a gitlink naming another directory's repository"

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,48 @@ func TestScanGitRepos(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not node_modules, not deeper than %d)", got, want, gitScanDepth)
+	}
+}
+
+// TestSweepRepointedGitLink: a .git that is a symbolic link cannot be kept
+// read-only, so one that a command points somewhere else is swept like a
+// planted one, while one left as it was is not.
+func TestSweepRepointedGitLink(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"real/objects", "real/refs", "evil/objects", "evil/refs", "kept", "moved"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"real/HEAD", "evil/HEAD"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"kept", "moved"} {
+		if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, d, ".git")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before []string
+	for _, g := range scanGitRepos(root) {
+		before = append(before, repoKey(g))
+	}
+	moved := filepath.Join(root, "moved", ".git")
+	if err := os.Remove(moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "evil"), moved); err != nil {
+		t.Fatal(err)
+	}
+	vs := sweepNewRepos(map[string][]string{root: before}, []string{root})
+	if len(vs) != 1 || !strings.Contains(vs[0].Detail, moved) {
+		t.Fatalf("got %+v, want the repointed link alone", vs)
+	}
+	if _, err := os.Lstat(moved + quarantineSuffix); err != nil {
+		t.Errorf("the repointed link was not disabled: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "kept", ".git")); err != nil {
+		t.Errorf("the untouched link was disabled: %v", err)
 	}
 }

@@ -306,9 +306,12 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			maps.Copy(holds, h)
 		}
 		nested := m.gitRepos.nested(w, true)
-		before[w] = nested
+		before[w] = make([]string, 0, len(nested)+1) // every root is swept, with or without repositories
+		for _, g := range nested {
+			before[w] = append(before[w], repoKey(g))
+		}
 		if _, err := os.Lstat(top); err == nil {
-			before[w] = append(append([]string(nil), nested...), top)
+			before[w] = append(before[w], repoKey(top))
 		}
 		for _, g := range nested {
 			ro, h := gitProtection(g, fsc)

@@ -402,6 +402,9 @@ func TestPlantedRepository(t *testing.T) {
 		)
 	}
 	ps = append(ps, control("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n"), ""))
+	// A .git that is a symbolic link to the planted git directory: git
+	// follows it.
+	ps = append(ps, control("mkdir_docs", "mkdir:"+w+"/docs", ""), control("gitlink_symlink", "symlink:"+hidden+"|"+w+"/docs/.git", ""))
 	// A bare repository with a hook: run at the next push to it.
 	bare := filepath.Join(w, "tools.git")
 	ps = append(ps,
@@ -413,7 +416,7 @@ func TestPlantedRepository(t *testing.T) {
 		control("hook_bare", "put:"+bare+"/hooks/post-receive|"+hookScript(marker), ""),
 	)
 	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
-	for _, d := range []string{"src", "lib"} {
+	for _, d := range []string{"src", "lib", "docs"} {
 		if hostGitRuns(filepath.Join(w, d), marker, "status", "--short") {
 			t.Errorf("ESCAPE: `git status` in %s on the host ran a command from a repository the sandbox planted", d)
 			os.Remove(marker)
@@ -425,10 +428,10 @@ func TestPlantedRepository(t *testing.T) {
 			reported++
 		}
 	}
-	if reported != 3 {
-		t.Errorf("want the three planted repositories reported, got violations %+v", res.Violations)
+	if reported != 4 {
+		t.Errorf("want the four planted repositories reported, got violations %+v", res.Violations)
 	}
-	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git"), bare} {
+	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git"), filepath.Join(w, "docs", ".git"), bare} {
 		if _, err := os.Lstat(g + ".agentbox-quarantine"); err != nil {
 			t.Errorf("%s was not disabled: %v", g, err)
 		}
