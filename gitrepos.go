@@ -24,7 +24,7 @@ const (
 
 // gitScanSkip are directories that hold dependencies or build output, not
 // the user's repositories; walking them would cost much and find nothing
-// a person runs git in.
+// a person runs git in (only a .git right inside one is looked for).
 var gitScanSkip = map[string]bool{
 	"node_modules": true, ".git": true, ".cache": true, "vendor": true, "target": true,
 	"dist": true, "build": true, "__pycache__": true, ".venv": true, "venv": true,
@@ -88,7 +88,15 @@ func scanGitRepos(root string) []string {
 				found = append(found, p)
 				continue
 			}
-			if e.IsDir() && d.depth < gitScanDepth && !gitScanSkip[e.Name()] {
+			switch {
+			case !e.IsDir() || e.Name() == ".git":
+			case gitScanSkip[e.Name()]:
+				// Not walked, but a repository made right there (build/.git)
+				// is one a person may cd into.
+				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+					found = append(found, filepath.Join(p, ".git"))
+				}
+			case d.depth < gitScanDepth:
 				queue = append(queue, dir{p, d.depth + 1})
 			}
 		}

@@ -80,13 +80,13 @@ func TestScanGitRepos(t *testing.T) {
 		}
 	}
 	mk([]string{".git/objects", "app/.git/objects", "remote.git/objects", "remote.git/refs", "remote.git/hooks",
-		"half.git/objects", "node_modules/x/.git", "deep/a/b/c/d/e/f/.git", "lib"},
+		"half.git/objects", "node_modules/x/.git", "build/.git", "deep/a/b/c/d/e/f/.git", "lib"},
 		"remote.git/HEAD", "half.git/HEAD", "lib/.git")
 	got := scanGitRepos(root)
-	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
+	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "build/.git"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not node_modules, not deeper than %d)", got, want, gitScanDepth)
+		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not inside node_modules, not deeper than %d)", got, want, gitScanDepth)
 	}
 }
 

@@ -386,19 +386,21 @@ func TestPlantedRepository(t *testing.T) {
 	}
 	marker := filepath.Join(newDir(t, 0o777), "pwned")
 	dotgit := filepath.Join(w, "src", ".git")
+	inBuild := filepath.Join(w, "build", ".git") // build output is not walked, but a repository right in it is found
 	hidden := filepath.Join(w, ".cache", "g")
 	// No mount can forbid a new name in a writable directory: the planting
 	// itself succeeds inside the sandbox. What must not happen is the host's
 	// git running it afterwards: agentbox disables such repositories when
 	// the command ends and reports them.
-	ps := []probe{control("write_source", "write:"+w+"/src/code.txt", ""), control("mkdir_cache", "mkdir:"+w+"/.cache", "")}
-	for _, g := range []string{dotgit, hidden} {
+	ps := []probe{control("write_source", "write:"+w+"/src/code.txt", ""), control("mkdir_cache", "mkdir:"+w+"/.cache", ""),
+		control("mkdir_build", "mkdir:"+w+"/build", "")}
+	for _, g := range []string{dotgit, hidden, inBuild} {
 		ps = append(ps,
-			control("mkdir_"+filepath.Base(g), "mkdir:"+g, ""),
-			control("head_"+filepath.Base(g), "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
-			control("objects_"+filepath.Base(g), "mkdir:"+g+"/objects", ""),
-			control("refs_"+filepath.Base(g), "mkdir:"+g+"/refs", ""),
-			control("config_"+filepath.Base(g), "put:"+g+"/config|"+fsmonitorConfig("", marker), ""),
+			control("mkdir_"+g, "mkdir:"+g, ""),
+			control("head_"+g, "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
+			control("objects_"+g, "mkdir:"+g+"/objects", ""),
+			control("refs_"+g, "mkdir:"+g+"/refs", ""),
+			control("config_"+g, "put:"+g+"/config|"+fsmonitorConfig("", marker), ""),
 		)
 	}
 	ps = append(ps, control("gitfile", "put:"+w+"/lib/.git|"+strconv.Quote("gitdir: "+hidden+"\n"), ""))
@@ -416,7 +418,7 @@ func TestPlantedRepository(t *testing.T) {
 		control("hook_bare", "put:"+bare+"/hooks/post-receive|"+hookScript(marker), ""),
 	)
 	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
-	for _, d := range []string{"src", "lib", "docs"} {
+	for _, d := range []string{"src", "lib", "docs", "build"} {
 		if hostGitRuns(filepath.Join(w, d), marker, "status", "--short") {
 			t.Errorf("ESCAPE: `git status` in %s on the host ran a command from a repository the sandbox planted", d)
 			os.Remove(marker)
@@ -428,10 +430,10 @@ func TestPlantedRepository(t *testing.T) {
 			reported++
 		}
 	}
-	if reported != 4 {
-		t.Errorf("want the four planted repositories reported, got violations %+v", res.Violations)
+	if reported != 5 {
+		t.Errorf("want the five planted repositories reported, got violations %+v", res.Violations)
 	}
-	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git"), filepath.Join(w, "docs", ".git"), bare} {
+	for _, g := range []string{dotgit, filepath.Join(w, "lib", ".git"), filepath.Join(w, "docs", ".git"), inBuild, bare} {
 		if _, err := os.Lstat(g + ".agentbox-quarantine"); err != nil {
 			t.Errorf("%s was not disabled: %v", g, err)
 		}
