@@ -51,7 +51,7 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 	if ok && !fresh && time.Since(s.at) < gitScanLifetime {
 		return s.found
 	}
-	found := scanGitRepos(root)
+	found, _ := scanGitRepos(root)
 	c.mu.Lock()
 	if c.roots == nil {
 		c.roots = make(map[string]gitScan)
@@ -64,14 +64,17 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 // scanGitRepos walks root breadth first for .git entries and bare
 // repositories (git directories of their own: a bare repository used as a
 // local remote runs its hooks at every push to it).
-func scanGitRepos(root string) []string {
+// truncated says that it stopped at gitScanMaxDirs with directories left.
+func scanGitRepos(root string) (found []string, truncated bool) {
 	type dir struct {
 		path  string
 		depth int
 	}
 	queue := []dir{{root, 0}}
-	var found []string
-	for visited := 0; len(queue) > 0 && visited < gitScanMaxDirs; visited++ {
+	for visited := 0; len(queue) > 0; visited++ {
+		if visited == gitScanMaxDirs {
+			return found, true
+		}
 		d := queue[0]
 		queue = queue[1:]
 		entries, err := os.ReadDir(d.path)
@@ -101,7 +104,7 @@ func scanGitRepos(root string) []string {
 			}
 		}
 	}
-	return found
+	return found, false
 }
 
 // isGitDir reports whether a directory with these entries is a git
@@ -241,8 +244,14 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 		for _, g := range before[w] {
 			old[g] = true
 		}
-		candidates := append(scanGitRepos(w), filepath.Join(w, ".git"))
-		for _, g := range candidates {
+		candidates, truncated := scanGitRepos(w)
+		if truncated {
+			// Many directories are no reason to trust what lies beyond
+			// them: say that the check stopped.
+			out = append(out, Violation{Kind: "filesystem", Rule: "planted-repository",
+				Detail: fmt.Sprintf("%s holds more than %d directories: repositories the command made beyond them were not checked", w, gitScanMaxDirs)})
+		}
+		for _, g := range append(candidates, filepath.Join(w, ".git")) {
 			if old[repoKey(g)] {
 				continue
 			}

@@ -82,7 +82,10 @@ func TestScanGitRepos(t *testing.T) {
 	mk([]string{".git/objects", "app/.git/objects", "remote.git/objects", "remote.git/refs", "remote.git/hooks",
 		"half.git/objects", "node_modules/x/.git", "build/.git", "deep/a/b/c/d/e/f/.git", "lib"},
 		"remote.git/HEAD", "half.git/HEAD", "lib/.git")
-	got := scanGitRepos(root)
+	got, truncated := scanGitRepos(root)
+	if truncated {
+		t.Error("a small tree was reported as truncated")
+	}
 	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "build/.git"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
@@ -111,7 +114,8 @@ func TestSweepRepointedGitLink(t *testing.T) {
 		}
 	}
 	var before []string
-	for _, g := range scanGitRepos(root) {
+	found, _ := scanGitRepos(root)
+	for _, g := range found {
 		before = append(before, repoKey(g))
 	}
 	moved := filepath.Join(root, "moved", ".git")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -235,7 +236,28 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	if res.TimedOut {
 		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: killed after --timeout %v\n", res.Duration.Round(time.Millisecond))
 	}
+	printViolations(cmd.ErrOrStderr(), res.Violations)
 	return exitWith(res.ExitCode, nil)
+}
+
+// maxViolationLines bounds what printViolations writes; --json has all.
+const maxViolationLines = 10
+
+// printViolations tells the user, a line each, what the sandbox refused or
+// changed on their behalf (a planted repository disabled, a connection
+// refused), so that it is not learnt from --json alone.
+func printViolations(w io.Writer, vs []agentbox.Violation) {
+	for i, v := range vs {
+		if i == maxViolationLines {
+			fmt.Fprintf(w, "agentbox: … and %d more (see --json)\n", len(vs)-i)
+			return
+		}
+		rule := v.Kind
+		if v.Rule != "" {
+			rule += " " + v.Rule
+		}
+		fmt.Fprintf(w, "agentbox: %s: %s\n", rule, v.Detail)
+	}
 }
 
 // execFailure maps an error that stopped the command from running to the

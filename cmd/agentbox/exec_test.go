@@ -27,6 +27,7 @@ func TestExecExitStatuses(t *testing.T) {
 		{"both forms", []string{"exec", "-c", "true", "--", "true"}, 125, "", "either -- PROGRAM"},
 		{"bad domain", []string{"exec", "--allow-domain", "a b", "--", "true"}, 125, "", "AllowedDomains"},
 		{"relative write is made absolute", []string{"exec", "--profile", "ci", "--write", ".", "-c", "true"}, 0, "", ""},
+		{"kernel filesystem as writable root", []string{"exec", "--write", "/proc", "--", "true"}, 125, "", "/proc is a kernel filesystem"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +36,19 @@ func TestExecExitStatuses(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstdout %q\nstderr %q", code, tc.code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestExecReportsViolations: what agentbox refused or changed for the user
+// (here, a repository the command planted, disabled) is said on stderr,
+// not only in --json.
+func TestExecReportsViolations(t *testing.T) {
+	dir := t.TempDir()
+	plant := "mkdir -p sub/.git/objects sub/.git/refs && echo 'ref: refs/heads/main' > sub/.git/HEAD && " +
+		"printf '[core]\\n\\tfsmonitor = x\\n' > sub/.git/config"
+	code, _, errOut := runCLI(t, "exec", "--profile", "ci", "--approve", "--write", dir, "--workdir", dir, "-c", plant)
+	if code != 0 || !strings.Contains(errOut, "agentbox: filesystem planted-repository: "+dir+"/sub/.git") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
 

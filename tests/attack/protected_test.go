@@ -373,6 +373,30 @@ func TestBareRepository(t *testing.T) {
 	})
 }
 
+// TestPlantedRepositoryBeyondTheWalk hides a planted repository behind
+// more directories than agentbox walks after a command. A bounded walk
+// cannot find it; what must not happen is silence: the result says that
+// the check stopped.
+func TestPlantedRepositoryBeyondTheWalk(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	g := filepath.Join(w, "zzz", ".git")
+	ps := []probe{
+		control("many_dirs", "exec:/bin/sh|-c|cd "+w+" && mkdir $(seq -f d%05g 5001) zzz", "exit 0"),
+		control("mkdir_git", "mkdir:"+g, ""),
+		control("head", "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
+		control("objects", "mkdir:"+g+"/objects", ""),
+		control("refs", "mkdir:"+g+"/refs", ""),
+	}
+	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	for _, v := range res.Violations {
+		if v.Rule == "planted-repository" && strings.Contains(v.Detail, "were not checked") {
+			return
+		}
+	}
+	t.Errorf("ESCAPE UNREPORTED: the check for planted repositories stopped without saying so: %+v", res.Violations)
+}
+
 // TestPlantedRepository creates, in a subdirectory of the writable root, a
 // repository of the sandbox's making (a .git directory, and a .git file
 // pointing at a git directory elsewhere) whose configuration runs a
