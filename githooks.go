@@ -25,25 +25,49 @@ func hooksDirs(gitPath string, global []string, home string) []string {
 			values = append(values, gitConfigValues(string(b), "core", "hookspath")...)
 		}
 	}
-	worktree := filepath.Dir(gitPath)
 	var out []string
 	for _, v := range values {
-		switch {
-		case v == "":
-			continue
-		case v == "~" || strings.HasPrefix(v, "~/"):
-			if home == "" {
-				continue
-			}
-			v = filepath.Join(home, v[1:])
-		case strings.HasPrefix(v, "~"):
-			continue // ~user: another user's home, outside any writable root of ours
-		case !filepath.IsAbs(v):
-			v = filepath.Join(worktree, v)
+		if p, ok := resolveHooksPath(v, filepath.Dir(gitPath), home); ok {
+			out = append(out, p)
 		}
-		out = append(out, resolvePath(v))
 	}
 	return out
+}
+
+// globalHooksDirs returns the hook directories that global values of
+// core.hooksPath name for every repository alike (absolute, or in the
+// home): they matter even where no writable root holds a repository.
+func globalHooksDirs(global []string, home string) []string {
+	var out []string
+	for _, v := range global {
+		if p, ok := resolveHooksPath(v, "", home); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// resolveHooksPath resolves a value of core.hooksPath as git does: "~/" is
+// home, a relative path is relative to the work tree (when worktree is ""
+// a relative value is skipped: it names a directory per repository).
+func resolveHooksPath(v, worktree, home string) (string, bool) {
+	switch {
+	case v == "":
+		return "", false
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if home == "" {
+			return "", false
+		}
+		v = filepath.Join(home, v[1:])
+	case strings.HasPrefix(v, "~"):
+		return "", false // ~user: another user's home, outside any writable root of ours
+	case !filepath.IsAbs(v):
+		if worktree == "" {
+			return "", false
+		}
+		v = filepath.Join(worktree, v)
+	}
+	return resolvePath(v), true
 }
 
 // repoConfigFiles returns the configuration files of the repository whose

@@ -142,3 +142,12 @@ func TestGitConfigClosure(t *testing.T) {
 		t.Errorf("a long chain gave %d included files, want %d", len(inc), maxIncludeDepth)
 	}
 }
+
+func TestGlobalHooksDirs(t *testing.T) {
+	home := t.TempDir()
+	got := globalHooksDirs([]string{"/abs/hooks", "~/hooks", ".githooks", "~other/h", ""}, home)
+	want := []string{resolvePath("/abs/hooks"), resolvePath(filepath.Join(home, "hooks"))}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q (relative values are per repository)", got, want)
+	}
+}

@@ -297,6 +297,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	holds := make(map[string][]byte)
 	before := make(map[string][]string)
 	global := globalHooksPaths(home)
+	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, globalHooksDirs(global, home)...)
 	// A file the user's own configuration includes is configuration too.
 	_, globalIncluded := gitConfigClosure(globalConfigFiles(home), home)
 	protectConfigFiles(spec, holds, globalIncluded)

@@ -607,3 +607,32 @@ func TestDeniedPathParentRenamed(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalHooksDirWritable attacks the hooks directory that the user's
+// global git configuration names by absolute path, for every repository:
+// when it lies in a writable root (a writable home with ~/.githooks), a
+// hook planted there runs at the next commit in any repository on the
+// host, even when the writable root holds no repository of its own. Not
+// parallel: it points GIT_CONFIG_GLOBAL at its own file.
+func TestGlobalHooksDirWritable(t *testing.T) {
+	hooksHome := newDir(t, 0o755) // the writable root: no repository in it
+	hooks := filepath.Join(hooksHome, "githooks")
+	gitconfig := filepath.Join(newDir(t, 0o755), "gitconfig")
+	writeFile(t, gitconfig, "[core]\n\thooksPath = "+hooks+"\n", 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
+	marker := filepath.Join(newDir(t, 0o777), "pwned")
+	ps := []probe{
+		control("write_note", "write:"+hooksHome+"/notes.txt", ""),
+		attack("hooks_dir", "mkdir:"+hooks),
+		attack("hook", "put:"+hooks+"/pre-commit|"+hookScript(marker)),
+		attack("hook_executable", "chmod:755|"+hooks+"/pre-commit"),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(hooksHome))
+	elsewhere := newRepo(t) // any repository of the user's, outside the writable root
+	cmd := exec.Command("git", "-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "after the agent")
+	cmd.Dir, cmd.Env = elsewhere, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"), "GIT_CONFIG_GLOBAL="+gitconfig)
+	_ = cmd.Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in the global hooks directory")
+	}
+}
