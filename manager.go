@@ -270,12 +270,12 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles)
 		for _, w := range spec.Filesystem.Writable {
 			if home != "" && (w == home || strings.HasPrefix(home, w+"/") || w == "/") {
-				for _, p := range ShellStartupFiles {
-					spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, filepath.Join(home, p))
-				}
+				holdStartupFiles(spec, home)
 				break
 			}
 		}
+		// Several protections may name one path; one mount is enough.
+		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))
 	}
 	spec.Filesystem.Home = home
 	if spec.Network != NetworkFiltered {
@@ -298,9 +298,10 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	before := make(map[string][]string)
 	global := globalHooksPaths(home)
 	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, globalHooksDirs(global, home)...)
-	// A file the user's own configuration includes is configuration too.
-	_, globalIncluded := gitConfigClosure(globalConfigFiles(home), home)
-	protectConfigFiles(spec, holds, globalIncluded)
+	// The user's own configuration, wherever GIT_CONFIG_GLOBAL or
+	// XDG_CONFIG_HOME put it, and every file it includes.
+	globalFiles, _ := gitConfigClosure(globalConfigFiles(home), home)
+	protectConfigFiles(spec, holds, globalFiles)
 	for _, w := range spec.Filesystem.Writable {
 		top := filepath.Join(w, ".git")
 		if _, h := gitProtection(top, fsc); h != nil {
@@ -338,6 +339,32 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		spec.Filesystem.Holds = holds
 	}
 	return before
+}
+
+// startupDirs are the ShellStartupFiles that are directories; the rest are
+// files.
+var startupDirs = map[string]bool{
+	".config/fish": true, ".config/git": true, ".config/environment.d": true,
+	".config/autostart": true, ".config/systemd/user": true,
+}
+
+// holdStartupFiles keeps the home's ShellStartupFiles read-only when a
+// writable root holds the home, holding missing ones for the run: a
+// directory with a placeholder directory, a file with an empty file (a
+// directory where a shell or git expects a file makes them fail: git
+// refuses to run at all with a directory as ~/.gitconfig).
+func holdStartupFiles(spec *sandbox.Spec, home string) {
+	for _, rel := range ShellStartupFiles {
+		p := filepath.Join(home, rel)
+		if _, err := os.Lstat(p); err == nil || startupDirs[rel] {
+			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, p)
+			continue
+		}
+		if spec.Filesystem.Holds == nil {
+			spec.Filesystem.Holds = make(map[string][]byte)
+		}
+		spec.Filesystem.Holds[p] = nil
+	}
 }
 
 // protectConfigFiles keeps git configuration files read-only: those that

@@ -517,6 +517,10 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 		before := snapshotOf(t, fakeHome, true)
 		ps := []probe{
 			control("write_note", "write:"+note, ""),
+			// git and shells still run: a missing ~/.gitconfig or ~/.bashrc
+			// is held by an empty file, not a directory they cannot read.
+			control("git_global_config", "exec:/usr/bin/git|config|--global|--list", "exit 0"),
+			control("shell_rc", "exec:/bin/bash|-c|. ~/.bashrc && . ~/.bash_aliases && echo shell ok", "exit 0: shell ok"),
 			attack("bashrc", "write:"+fakeHome+"/.bashrc"),
 			attack("zshrc", "write:"+fakeHome+"/.zshrc"),
 			attack("profile", "write:"+fakeHome+"/.profile"),
@@ -608,8 +612,9 @@ func TestDeniedPathParentRenamed(t *testing.T) {
 	}
 }
 
-// TestGlobalHooksDirWritable attacks the hooks directory that the user's
-// global git configuration names by absolute path, for every repository:
+// TestGlobalHooksDirWritable attacks the user's global git configuration
+// (GIT_CONFIG_GLOBAL) and the hooks directory it names by absolute path,
+// for every repository:
 // when it lies in a writable root (a writable home with ~/.githooks), a
 // hook planted there runs at the next commit in any repository on the
 // host, even when the writable root holds no repository of its own. Not
@@ -617,7 +622,7 @@ func TestDeniedPathParentRenamed(t *testing.T) {
 func TestGlobalHooksDirWritable(t *testing.T) {
 	hooksHome := newDir(t, 0o755) // the writable root: no repository in it
 	hooks := filepath.Join(hooksHome, "githooks")
-	gitconfig := filepath.Join(newDir(t, 0o755), "gitconfig")
+	gitconfig := filepath.Join(hooksHome, "gitconfig") // GIT_CONFIG_GLOBAL in the writable root too
 	writeFile(t, gitconfig, "[core]\n\thooksPath = "+hooks+"\n", 0o644)
 	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
 	marker := filepath.Join(newDir(t, 0o777), "pwned")
@@ -626,6 +631,7 @@ func TestGlobalHooksDirWritable(t *testing.T) {
 		attack("hooks_dir", "mkdir:"+hooks),
 		attack("hook", "put:"+hooks+"/pre-commit|"+hookScript(marker)),
 		attack("hook_executable", "chmod:755|"+hooks+"/pre-commit"),
+		attack("global_config", "put:"+gitconfig+"|"+fsmonitorConfig("[core]\n\thooksPath = "+hooks+"\n", marker)),
 	}
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(hooksHome))
 	elsewhere := newRepo(t) // any repository of the user's, outside the writable root
