@@ -348,11 +348,22 @@ var startupDirs = map[string]bool{
 	".config/autostart": true, ".config/systemd/user": true,
 }
 
+// startupHolds is what a missing start-up file is held with when empty
+// would change what a shell does: a login bash reads the first of
+// .bash_profile, .bash_login and .profile that exists, so a held
+// .bash_profile reads on as bash would without it.
+var startupHolds = map[string][]byte{
+	".bash_profile": []byte("# Held by agentbox while a sandboxed command runs; reads on as bash does without it.\n" +
+		"if [ -f ~/.bash_login ]; then . ~/.bash_login; elif [ -f ~/.profile ]; then . ~/.profile; fi\n"),
+	".bash_login": []byte("# Held by agentbox while a sandboxed command runs; reads on as bash does without it.\n" +
+		"if [ -f ~/.profile ]; then . ~/.profile; fi\n"),
+}
+
 // holdStartupFiles keeps the home's ShellStartupFiles read-only when a
 // writable root holds the home, holding missing ones for the run: a
-// directory with a placeholder directory, a file with an empty file (a
-// directory where a shell or git expects a file makes them fail: git
-// refuses to run at all with a directory as ~/.gitconfig).
+// directory with a placeholder directory, a file with a file that changes
+// nothing (a directory where a shell or git expects a file makes them
+// fail: git refuses to run at all with a directory as ~/.gitconfig).
 func holdStartupFiles(spec *sandbox.Spec, home string) {
 	for _, rel := range ShellStartupFiles {
 		p := filepath.Join(home, rel)
@@ -363,7 +374,7 @@ func holdStartupFiles(spec *sandbox.Spec, home string) {
 		if spec.Filesystem.Holds == nil {
 			spec.Filesystem.Holds = make(map[string][]byte)
 		}
-		spec.Filesystem.Holds[p] = nil
+		spec.Filesystem.Holds[p] = startupHolds[rel]
 	}
 }
 

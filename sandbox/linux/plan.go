@@ -261,6 +261,8 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 				}
 			case err != nil || !pfi.IsDir():
 				continue
+			case os.Geteuid() != 0 && unix.Access(filepath.Dir(p), unix.W_OK) != nil:
+				continue // the caller, and so the command, cannot create it either
 			}
 			taken, err := placeholders.createFile(p, fsSpec.Holds[p])
 			if err != nil {

@@ -122,7 +122,7 @@ const (
 	homeSSHKey   = "-----BEGIN OPENSSH PRIVATE KEY----- attack-ssh-secret"
 	homeAWSCreds = "aws_secret_access_key = attack-aws-secret"
 	homeGHToken  = "oauth_token: attack-gh-secret"
-	homeProfile  = "# a harmless profile file"
+	homeProfile  = "# a harmless profile file\nexport AGENTBOX_TEST_PROFILE=read\n"
 )
 
 // stateSecret is in the fake agentbox state directory.

@@ -521,6 +521,8 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			// is held by an empty file, not a directory they cannot read.
 			control("git_global_config", "exec:/usr/bin/git|config|--global|--list", "exit 0"),
 			control("shell_rc", "exec:/bin/bash|-c|. ~/.bashrc && . ~/.bash_aliases && echo shell ok", "exit 0: shell ok"),
+			// A login bash still reads ~/.profile past the held .bash_profile.
+			control("login_shell", "exec:/bin/bash|-lc|echo profile=$AGENTBOX_TEST_PROFILE", "exit 0: profile=read"),
 			attack("bashrc", "write:"+fakeHome+"/.bashrc"),
 			attack("zshrc", "write:"+fakeHome+"/.zshrc"),
 			attack("profile", "write:"+fakeHome+"/.profile"),
