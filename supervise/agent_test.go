@@ -173,7 +173,7 @@ func TestKillSwitchFromAnotherProcess(t *testing.T) {
 	m := f.manifest("name: target\naudit: {log_level: minimal, alert_on: [agent_killed]}\n")
 	r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
 	r.waitOutput(t, "ready")
-	ns, before := waitProcs(t, r.ag.Pid(), 4) // init, sh, two sleeps
+	_, before := waitProcs(t, r.ag.Pid(), 4) // init, sh, two sleeps
 	if list, err := f.reg.List(); err != nil || len(list) != 1 || list[0].ID != r.ag.ID() || list[0].InitPid != r.ag.Pid() {
 		t.Fatalf("registry: %+v, %v", list, err)
 	}
@@ -182,7 +182,7 @@ func TestKillSwitchFromAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kill from another process: %v\n%s", err, out)
 	}
-	if left, ok := treeGone(ns, 0); !ok {
+	if left, ok := treeGone(before, 0); !ok {
 		t.Errorf("processes %v (of %v) outlived the kill", left, before)
 	}
 	res := r.wait(t, 10*time.Second)

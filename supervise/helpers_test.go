@@ -192,15 +192,23 @@ func findEvent(evs []audit.Event, typ string) *audit.Event {
 	return nil
 }
 
-// treeGone waits until no process of the pid namespace ns is left but
-// zombies (exited, waiting for their parent to reap them).
-func treeGone(ns string, within time.Duration) ([]int, bool) {
+// treeGone waits up to within until none of pids (the tree's processes,
+// as waitProcs found them) runs any more, and returns those still running.
+// It checks the processes themselves, by pid and start time, not the
+// namespace: once the tree is gone, the kernel may hand the namespace's
+// number to a new sandbox of a test running beside this one.
+func treeGone(pids []int, within time.Duration) ([]int, bool) {
+	starts := make(map[int]uint64, len(pids))
+	for _, p := range pids {
+		if st, err := procStartTime(p); err == nil {
+			starts[p] = st
+		}
+	}
 	deadline := time.Now().Add(within)
 	for {
-		all, _ := namespaceProcs(ns, nil)
 		var left []int
-		for _, p := range all {
-			if st, err := procStartTime(p); err == nil && alive(p, st) {
+		for p, st := range starts {
+			if alive(p, st) {
 				left = append(left, p)
 			}
 		}
