@@ -13,18 +13,10 @@ import (
 // placeholder while it does not exist).
 
 // hooksDirs returns the hook directories git would use for the repository
-// whose .git entry is gitPath: core.hooksPath of the repository's own
-// configuration and the values of the user's and system's (global), each
-// resolved as git does: "~/" is home, a relative path is relative to the
-// work tree.
-func hooksDirs(gitPath string, global []string, home string) []string {
-	values := append([]string(nil), global...)
-	files, _ := gitConfigClosure(repoConfigFiles(gitPath), home)
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			values = append(values, gitConfigValues(string(b), "core", "hookspath")...)
-		}
-	}
+// whose .git entry is gitPath, given the values of core.hooksPath that
+// apply to it (the global ones and the repository's own), each resolved
+// as git does: "~/" is home, a relative path is relative to the work tree.
+func hooksDirs(gitPath string, values []string, home string) []string {
 	var out []string
 	for _, v := range values {
 		if p, ok := resolveHooksPath(v, filepath.Dir(gitPath), home); ok {
@@ -103,19 +95,6 @@ func repoConfigFiles(gitPath string) []string {
 	return files
 }
 
-// globalHooksPaths returns core.hooksPath as set in the system's and the
-// user's git configuration (and the files they include).
-func globalHooksPaths(home string) []string {
-	files, _ := gitConfigClosure(globalConfigFiles(home), home)
-	var out []string
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			out = append(out, gitConfigValues(string(b), "core", "hookspath")...)
-		}
-	}
-	return out
-}
-
 // globalConfigFiles returns the system's and the user's git configuration
 // files, found the way git finds them.
 func globalConfigFiles(home string) []string {
@@ -148,12 +127,21 @@ func globalConfigFiles(home string) []string {
 // git itself does.
 const maxIncludeDepth = 10
 
-// gitConfigClosure returns files and, after them, every file they include
-// (include.path and includeIf.*.path, whatever the condition: agentbox
-// cannot tell which conditions will hold when git next runs), each once.
-// included is the part that came from includes: git reads it as
-// configuration as surely as .git/config, wherever it lives.
-func gitConfigClosure(files []string, home string) (all, included []string) {
+// gitConfig is what agentbox needs of a set of git configuration files
+// and the files they include.
+type gitConfig struct {
+	files      []string // every file, the given ones first
+	included   []string // the ones reached through an include
+	hooksPaths []string // the values of core.hooksPath, in order
+}
+
+// readGitConfig reads files and every file they include (include.path and
+// includeIf.*.path, whatever the condition: agentbox cannot tell which
+// conditions will hold when git next runs), each once, to git's depth. An
+// included file is configuration as surely as .git/config, wherever it
+// lives.
+func readGitConfig(files []string, home string) gitConfig {
+	var c gitConfig
 	seen := make(map[string]bool)
 	var walk func(f string, depth int, isInclude bool)
 	walk = func(f string, depth int, isInclude bool) {
@@ -162,56 +150,40 @@ func gitConfigClosure(files []string, home string) (all, included []string) {
 			return
 		}
 		seen[f] = true
-		all = append(all, f)
+		c.files = append(c.files, f)
 		if isInclude {
-			included = append(included, f)
+			c.included = append(c.included, f)
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return
 		}
 		for e := range gitConfigEntries(string(b)) {
-			if e.bad != "" || e.key != "path" || !(e.section == "include" && !e.sub || e.section == "includeif" && e.sub) {
-				continue
-			}
-			v := gitConfigValue(e.value)
 			switch {
-			case v == "":
-				continue
-			case strings.HasPrefix(v, "~/"):
-				if home == "" {
+			case e.bad != "":
+			case e.section == "core" && !e.sub && e.key == "hookspath":
+				c.hooksPaths = append(c.hooksPaths, gitConfigValue(e.value))
+			case e.key == "path" && (e.section == "include" && !e.sub || e.section == "includeif" && e.sub):
+				v := gitConfigValue(e.value)
+				switch {
+				case v == "":
 					continue
+				case strings.HasPrefix(v, "~/"):
+					if home == "" {
+						continue
+					}
+					v = filepath.Join(home, v[2:])
+				case !filepath.IsAbs(v):
+					v = filepath.Join(filepath.Dir(f), v)
 				}
-				v = filepath.Join(home, v[2:])
-			case !filepath.IsAbs(v):
-				v = filepath.Join(filepath.Dir(f), v)
+				walk(v, depth+1, true)
 			}
-			walk(v, depth+1, true)
 		}
 	}
 	for _, f := range files {
 		walk(f, 0, false)
 	}
-	return all, included
-}
-
-// gitIncludedFiles returns the files that the repository whose .git entry
-// is gitPath includes into its configuration.
-func gitIncludedFiles(gitPath, home string) []string {
-	_, included := gitConfigClosure(repoConfigFiles(gitPath), home)
-	return included
-}
-
-// gitConfigValues returns every value of section.key (both lower case,
-// outside subsections) in a git configuration text, unquoted.
-func gitConfigValues(config, section, key string) []string {
-	var out []string
-	for e := range gitConfigEntries(config) {
-		if e.bad == "" && !e.sub && e.section == section && e.key == key {
-			out = append(out, gitConfigValue(e.value))
-		}
-	}
-	return out
+	return c
 }
 
 // gitConfigValue unquotes a raw value and drops a trailing comment.

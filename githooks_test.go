@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-func TestGitConfigValues(t *testing.T) {
+// TestGitConfigHooksPath: the values of core.hooksPath that readGitConfig
+// finds, as git would read them.
+func TestGitConfigHooksPath(t *testing.T) {
 	tests := []struct {
 		name, config string
 		want         []string
@@ -26,7 +28,11 @@ func TestGitConfigValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := gitConfigValues(tt.config, "core", "hookspath"); !slices.Equal(got, tt.want) {
+			f := filepath.Join(t.TempDir(), "config")
+			if err := os.WriteFile(f, []byte(tt.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := readGitConfig([]string{f}, "").hooksPaths; !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -67,7 +73,8 @@ func TestHooksDirs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := hooksDirs(tt.gitPath, tt.global, home)
+			values := append(tt.global, readGitConfig(repoConfigFiles(tt.gitPath), home).hooksPaths...)
+			got := hooksDirs(tt.gitPath, values, home)
 			want := make([]string, len(tt.want))
 			for i, w := range tt.want {
 				want[i] = resolvePath(w)
@@ -79,7 +86,7 @@ func TestHooksDirs(t *testing.T) {
 	}
 }
 
-func TestGlobalHooksPaths(t *testing.T) {
+func TestGlobalConfigFiles(t *testing.T) {
 	dir := t.TempDir()
 	sys, global := filepath.Join(dir, "system"), filepath.Join(dir, "global")
 	if err := os.WriteFile(sys, []byte("[core]\nhooksPath = /sys/hooks\n"), 0o644); err != nil {
@@ -90,16 +97,16 @@ func TestGlobalHooksPaths(t *testing.T) {
 	}
 	t.Setenv("GIT_CONFIG_SYSTEM", sys)
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	if got, want := globalHooksPaths(dir), []string{"/sys/hooks", "~/hooks"}; !slices.Equal(got, want) {
+	if got, want := readGitConfig(globalConfigFiles(dir), dir).hooksPaths, []string{"/sys/hooks", "~/hooks"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	if got, want := globalHooksPaths(dir), []string{"~/hooks"}; !slices.Equal(got, want) {
+	if got, want := readGitConfig(globalConfigFiles(dir), dir).hooksPaths, []string{"~/hooks"}; !slices.Equal(got, want) {
 		t.Errorf("GIT_CONFIG_NOSYSTEM: got %q, want %q", got, want)
 	}
 }
 
-func TestGitConfigClosure(t *testing.T) {
+func TestReadGitConfigIncludes(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	write := func(p, s string) string {
@@ -119,7 +126,11 @@ func TestGitConfigClosure(t *testing.T) {
 	more := write(filepath.Join(dir, "repo", "nested", "more"), "[core]\n\thooksPath = x\n[include]\n\tpath = more\n")
 	cond := filepath.Join(home, "cond.gitconfig")
 
-	all, included := gitConfigClosure([]string{top}, home)
+	c := readGitConfig([]string{top}, home)
+	all, included := c.files, c.included
+	if !slices.Equal(c.hooksPaths, []string{"x"}) {
+		t.Errorf("hooksPaths %q, want the included file's", c.hooksPaths)
+	}
 	// Depth first, each file once: shared.gitconfig's include of
 	// .git/config and more's of itself add nothing.
 	wantIncluded := []string{shared, more, cond, "/abs/missing"}
@@ -138,7 +149,7 @@ func TestGitConfigClosure(t *testing.T) {
 	for i := range maxIncludeDepth + 5 {
 		write(filepath.Join(chain, fmt.Sprint(i)), fmt.Sprintf("[include]\n\tpath = %d\n", i+1))
 	}
-	if _, inc := gitConfigClosure([]string{filepath.Join(chain, "0")}, home); len(inc) != maxIncludeDepth {
+	if inc := readGitConfig([]string{filepath.Join(chain, "0")}, home).included; len(inc) != maxIncludeDepth {
 		t.Errorf("a long chain gave %d included files, want %d", len(inc), maxIncludeDepth)
 	}
 }

@@ -296,12 +296,12 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) map[string][]string {
 	holds := make(map[string][]byte)
 	before := make(map[string][]string)
-	global := globalHooksPaths(home)
-	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, globalHooksDirs(global, home)...)
 	// The user's own configuration, wherever GIT_CONFIG_GLOBAL or
-	// XDG_CONFIG_HOME put it, and every file it includes.
-	globalFiles, _ := gitConfigClosure(globalConfigFiles(home), home)
-	protectConfigFiles(spec, holds, globalFiles)
+	// XDG_CONFIG_HOME put it, every file it includes, and the hooks
+	// directory it names for every repository.
+	global := readGitConfig(globalConfigFiles(home), home)
+	protectConfigFiles(spec, holds, global.files)
+	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, globalHooksDirs(global.hooksPaths, home)...)
 	for _, w := range spec.Filesystem.Writable {
 		top := filepath.Join(w, ".git")
 		if _, h := gitProtection(top, fsc); h != nil {
@@ -330,8 +330,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		// include.path may name files of the root's work tree.
 		for _, g := range append(append([]string{top}, nested...), enclosingRepos(w)...) {
 			if _, err := os.Lstat(g); err == nil {
-				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(g, global, home)...)
-				protectConfigFiles(spec, holds, gitIncludedFiles(g, home))
+				repo := readGitConfig(repoConfigFiles(g), home)
+				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(g, slices.Concat(global.hooksPaths, repo.hooksPaths), home)...)
+				protectConfigFiles(spec, holds, repo.included)
 			}
 		}
 	}
