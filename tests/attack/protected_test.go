@@ -81,6 +81,9 @@ func eachGitMode(t *testing.T, attack func(t *testing.T, m *agentbox.Manager, mo
 func hostGitRuns(dir, marker string, args ...string) bool {
 	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*"}, args...)...)
 	cmd.Dir, cmd.Env = dir, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"))
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		cmd.Env = append(cmd.Env, "GIT_CONFIG_GLOBAL="+g) // a (non-parallel) test's own, as agentbox sees it
+	}
 	_ = cmd.Run() // a repository the attack broke may make git fail; the marker is the question
 	_, err := os.Stat(marker)
 	return err == nil
@@ -308,10 +311,7 @@ func TestHooksPathFromGlobalConfig(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w, ".githooks")); err == nil {
 		t.Errorf("ESCAPE: the sandbox created .githooks on the host")
 	}
-	cmd := exec.Command("git", "-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "after the agent")
-	cmd.Dir, cmd.Env = w, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"), "GIT_CONFIG_GLOBAL="+gitconfig)
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err == nil {
+	if hostGitRuns(w, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
 		t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in .githooks")
 	}
 }
@@ -637,10 +637,7 @@ func TestGlobalHooksDirWritable(t *testing.T) {
 	}
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(hooksHome))
 	elsewhere := newRepo(t) // any repository of the user's, outside the writable root
-	cmd := exec.Command("git", "-c", "safe.directory=*", "commit", "-q", "--allow-empty", "-m", "after the agent")
-	cmd.Dir, cmd.Env = elsewhere, append(gitEnv(fakeHome), "PATH="+os.Getenv("PATH"), "GIT_CONFIG_GLOBAL="+gitconfig)
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err == nil {
+	if hostGitRuns(elsewhere, marker, "commit", "-q", "--allow-empty", "-m", "after the agent") {
 		t.Errorf("ESCAPE: `git commit` on the host ran a hook the sandbox planted in the global hooks directory")
 	}
 }
