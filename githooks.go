@@ -12,27 +12,15 @@ import (
 // as dangerous as .git/hooks, so it is kept read-only too (held by an empty
 // placeholder while it does not exist).
 
-// hooksDirs returns the hook directories git would use for the repository
-// whose .git entry is gitPath, given the values of core.hooksPath that
-// apply to it (the global ones and the repository's own), each resolved
-// as git does: "~/" is home, a relative path is relative to the work tree.
-func hooksDirs(gitPath string, values []string, home string) []string {
+// hooksDirs resolves values of core.hooksPath to the hook directories git
+// would use, as git does: "~/" is home, a relative path is relative to the
+// work tree. With worktree "" (the global values, for every repository
+// alike) relative values are left out: they name a directory per
+// repository.
+func hooksDirs(values []string, worktree, home string) []string {
 	var out []string
 	for _, v := range values {
-		if p, ok := resolveHooksPath(v, filepath.Dir(gitPath), home); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// globalHooksDirs returns the hook directories that global values of
-// core.hooksPath name for every repository alike (absolute, or in the
-// home): they matter even where no writable root holds a repository.
-func globalHooksDirs(global []string, home string) []string {
-	var out []string
-	for _, v := range global {
-		if p, ok := resolveHooksPath(v, "", home); ok {
+		if p, ok := resolveHooksPath(v, worktree, home); ok {
 			out = append(out, p)
 		}
 	}

@@ -74,7 +74,7 @@ func TestHooksDirs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			values := append(tt.global, readGitConfig(repoConfigFiles(tt.gitPath), home).hooksPaths...)
-			got := hooksDirs(tt.gitPath, values, home)
+			got := hooksDirs(values, filepath.Dir(tt.gitPath), home)
 			want := make([]string, len(tt.want))
 			for i, w := range tt.want {
 				want[i] = resolvePath(w)
@@ -154,9 +154,9 @@ func TestReadGitConfigIncludes(t *testing.T) {
 	}
 }
 
-func TestGlobalHooksDirs(t *testing.T) {
+func TestHooksDirsGlobal(t *testing.T) {
 	home := t.TempDir()
-	got := globalHooksDirs([]string{"/abs/hooks", "~/hooks", ".githooks", "~other/h", ""}, home)
+	got := hooksDirs([]string{"/abs/hooks", "~/hooks", ".githooks", "~other/h", ""}, "", home)
 	want := []string{resolvePath("/abs/hooks"), resolvePath(filepath.Join(home, "hooks"))}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (relative values are per repository)", got, want)

@@ -301,7 +301,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	// directory it names for every repository.
 	global := readGitConfig(globalConfigFiles(home), home)
 	protectConfigFiles(spec, holds, global.files)
-	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, globalHooksDirs(global.hooksPaths, home)...)
+	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(global.hooksPaths, "", home)...)
 	for _, w := range spec.Filesystem.Writable {
 		top := filepath.Join(w, ".git")
 		if _, h := gitProtection(top, fsc); h != nil {
@@ -331,7 +331,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		for _, g := range append(append([]string{top}, nested...), enclosingRepos(w)...) {
 			if _, err := os.Lstat(g); err == nil {
 				repo := readGitConfig(repoConfigFiles(g), home)
-				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(g, slices.Concat(global.hooksPaths, repo.hooksPaths), home)...)
+				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(slices.Concat(global.hooksPaths, repo.hooksPaths), filepath.Dir(g), home)...)
 				protectConfigFiles(spec, holds, repo.included)
 			}
 		}
