@@ -557,8 +557,9 @@ func isPlaceholder(desc, p string) bool {
 	if mode, err := strconv.ParseUint(field, 8, 32); err != nil || mode&unix.S_IFMT != unix.S_IFDIR {
 		return false
 	}
-	_, err := os.Lstat(p)
-	return errors.Is(err, fs.ErrNotExist) || isEmptyDir(p)
+	// One read: a placeholder may vanish between two looks at it.
+	ents, err := os.ReadDir(p)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && len(ents) == 0
 }
 
 func isEmptyDir(p string) bool {
