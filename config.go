@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -196,13 +197,6 @@ var ShellStartupFiles = []string{
 	".config/autostart", ".config/systemd/user",
 }
 
-// homeSecrets are the credential stores under the home directory that no
-// sandbox may read.
-var homeSecrets = []string{
-	".ssh", ".aws", ".gnupg", ".git-credentials", ".npmrc", ".netrc", ".docker",
-	".pypirc", ".kube", ".config/gcloud", ".config/gh", ".azure",
-}
-
 // systemDenied are host paths no sandbox may read: kernel and device state,
 // and the control sockets of daemons that would hand out root.
 var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/lxd/unix.socket"}
@@ -214,8 +208,8 @@ var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/va
 func DefaultDenyRead() []string {
 	var out []string
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		for _, s := range homeSecrets {
-			out = append(out, filepath.Join(home, s))
+		for _, s := range credpaths.Home {
+			out = append(out, filepath.Join(home, filepath.FromSlash(s)))
 		}
 	}
 	out = append(out, systemDenied...)

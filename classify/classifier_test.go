@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 )
 
 func TestDecisionText(t *testing.T) {
@@ -360,6 +362,19 @@ func TestRuleConstants(t *testing.T) {
 		}
 		if ident != want {
 			t.Errorf("rule %q: constant %s, want %s", name, ident, want)
+		}
+	}
+}
+
+// TestHomeCredentialStores checks that naming any store the sandbox denies
+// by default is escalated too: the two layers read one list.
+func TestHomeCredentialStores(t *testing.T) {
+	c := Default()
+	for _, p := range credpaths.Home {
+		for _, cmd := range []string{"cat ~/" + p, "cat ~/" + p + "/x", `cat "$HOME/` + p + `"`} {
+			if r := c.Classify(cmd); r.Decision != Escalated || r.Rule != "credential-access" {
+				t.Errorf("%s: got %s (rule %s), want escalated by credential-access", cmd, r.Decision, r.Rule)
+			}
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 )
 
 // Matchers for remote access, transfers, downloads, databases, scanners,
@@ -181,23 +183,26 @@ func matchNetworkScan(u *unit, _ *Classifier) bool {
 	return false
 }
 
-// secretPaths are path globs (after ~ normalisation) that hold credentials.
-var secretPaths = [][]string{
-	{"~", ".ssh"}, {"~user", ".ssh"}, {"home", "*", ".ssh"}, {"root", ".ssh"}, {"Users", "*", ".ssh"},
-	{"~", ".aws"}, {"~", ".gnupg"}, {"~", ".git-credentials"}, {"~", ".netrc"}, {"~", ".npmrc"}, {"~", ".pypirc"},
-	{"~", ".docker", "config.json"}, {"~", ".kube"}, {"~", ".config", "gcloud"}, {"~", ".config", "gh"}, {"~", ".azure"},
-	{"~", ".vault-token"}, {"~", ".terraform.d", "credentials.tfrc.json"}, {"~", ".cargo", "credentials"},
-	{"~", ".cargo", "credentials.toml"}, {"~", ".gem", "credentials"}, {"~", ".config", "hub"}, {"~", ".password-store"},
-	{"~", ".local", "share", "keyrings"}, {"~", ".pgpass"}, {"~", ".my.cnf"}, {"~", ".config", "op"},
-	{"~", ".config", "rclone", "rclone.conf"}, {"~", ".s3cfg"}, {"~", ".boto"}, {"~", ".oci"}, {"~", ".config", "doctl"},
-	{"~", ".docker", ".token_seed"}, {"~", ".config", "git", "credentials"}, {"~", ".mozilla"}, {"~", ".config", "google-chrome"},
-	{"~", "Library", "Keychains"}, {"~", ".local", "share", "atuin"},
+// secretPaths are path globs (after ~ normalisation) that hold credentials:
+// the home's credential stores the sandbox denies too, then other homes'
+// and the system's.
+var secretPaths = append(homeSecretPaths(), [][]string{
+	{"~user", ".ssh"}, {"home", "*", ".ssh"}, {"root", ".ssh"}, {"Users", "*", ".ssh"},
 	{"home", "*", ".aws"}, {"home", "*", ".gnupg"}, {"home", "*", ".git-credentials"}, {"home", "*", ".netrc"},
 	{"root", ".aws"}, {"root", ".gnupg"}, {"root", ".git-credentials"}, {"root", ".netrc"},
 	{"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "shadow-"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
 	{"etc", "master.passwd"}, {"etc", "security", "opasswd"}, {"var", "run", "secrets"}, {"run", "secrets"},
 	{"proc", "*", "environ"}, {"proc", "*", "mem"}, {"etc", "ssl", "private"}, {"etc", "pki", "tls", "private"},
 	{"etc", "kubernetes", "admin.conf"}, {"var", "lib", "kubelet", "pki"},
+}...)
+
+// homeSecretPaths turns credpaths.Home into globs below "~".
+func homeSecretPaths() [][]string {
+	out := make([][]string, 0, len(credpaths.Home))
+	for _, p := range credpaths.Home {
+		out = append(out, append([]string{"~"}, strings.Split(p, "/")...))
+	}
+	return out
 }
 
 // secretNames are file names that hold private keys or tokens wherever

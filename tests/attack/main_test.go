@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 )
 
 // Fixtures shared by the tests, set up once by TestMain.
@@ -166,5 +167,38 @@ func makeFakeHome() error {
 			return err
 		}
 	}
-	return os.Chmod(filepath.Join(fakeHome, ".ssh"), 0o700)
+	if err := os.Chmod(filepath.Join(fakeHome, ".ssh"), 0o700); err != nil {
+		return err
+	}
+	// Every other store of the default deny set holds a credential too, and
+	// beside some of them sit files that tools must still read.
+	for _, p := range credpaths.Home {
+		if _, err := os.Stat(filepath.Join(fakeHome, p)); err == nil {
+			continue
+		}
+		if err := writeHomeFile(p, homeCredentialContent(p), 0o600); err != nil {
+			return err
+		}
+	}
+	for _, p := range homeNeighbours {
+		if err := writeHomeFile(p, homeNeighbourContent, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// homeNeighbours are ordinary files beside denied credential stores.
+var homeNeighbours = []string{".cargo/config.toml", ".claude/settings.json", ".config/rclone/README"}
+
+const homeNeighbourContent = "# configuration a tool must still read\n"
+
+func homeCredentialContent(p string) string { return "attack-credential-in " + p }
+
+func writeHomeFile(rel, content string, mode os.FileMode) error {
+	p := filepath.Join(fakeHome, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), mode)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 	"golang.org/x/sys/unix"
 )
 
@@ -214,9 +215,24 @@ func TestDefaultPolicy(t *testing.T) {
 		attack("write_home", "write:"+fakeHome+"/.bashrc"),
 		attack("host_loopback_tcp", "tcp:"+host.tcp),
 	}
+	// Every credential store of the default deny set, with the ordinary
+	// files beside some of them as controls.
+	leaks := []string{homeSSHKey, homeAWSCreds, homeGHToken, stateSecret}
+	for _, p := range credpaths.Home {
+		target := filepath.Join(fakeHome, p)
+		op := "read:"
+		if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+			op = "readdir:"
+		}
+		ps = append(ps, attack("store_"+p, op+target))
+		leaks = append(leaks, homeCredentialContent(p))
+	}
+	for _, p := range homeNeighbours {
+		ps = append(ps, control("neighbour_"+p, "read:"+filepath.Join(fakeHome, p), homeNeighbourContent))
+	}
 	o, _ := runProbes(t, m, ps)
 	for label, r := range o.results {
-		for _, s := range []string{homeSSHKey, homeAWSCreds, homeGHToken, stateSecret} {
+		for _, s := range leaks {
 			if r.verdict == allowed && r.detail != "" && containsAny(r.detail, s) {
 				t.Errorf("ESCAPE %s: a credential leaked: %q", label, r.detail)
 			}
