@@ -1,0 +1,80 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// TestPlaceholderCleanupThroughSymlink attacks agentbox's own clean-up. A
+// deny path whose directories are missing in a writable root is held by
+// placeholder directories that agentbox creates on the host and removes,
+// unconfined, when the command ends. Inside that command the placeholders
+// are pinned, but a second sandbox on the same writable root, under a policy
+// without the deny path, can replace the outer placeholder with a symbolic
+// link to a host directory. Removing "W/sub/secret" through it would delete
+// the host's file of that name: agentbox must not follow the link.
+func TestPlaceholderCleanupThroughSymlink(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o777)
+	victim := newDir(t, 0o755)
+	const victimContent = "a host file outside every writable root\n"
+	writeFile(t, filepath.Join(victim, "secret"), victimContent, 0o644)
+	if err := os.Mkdir(filepath.Join(victim, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deny := []string{filepath.Join(w, "sub", "secret"), filepath.Join(w, "sub", "empty")}
+	goFile := filepath.Join(w, "go")
+
+	// The first sandbox holds the placeholders until the second is done.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() {
+		res, err := ciMgr.ExecArgs(ctx, attackerBin, probeArgs([]probe{control("wait", "waitexist:"+goFile, "")}),
+			agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(w), agentbox.WithDenyRead(deny...))
+		if err == nil && res.ExitCode != 0 {
+			t.Logf("first sandbox: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+		}
+		first <- err
+	}()
+	waitFor(t, filepath.Join(w, "sub", "secret"))
+
+	ps := []probe{
+		control("write_root", "write:"+w+"/ok", ""),
+		control("move_placeholder_parent", "rename:"+w+"/sub|"+w+"/sub.old", ""),
+		control("link_to_host_dir", "symlink:"+victim+"|"+w+"/sub", ""),
+		control("let_the_first_end", "write:"+goFile, ""),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	if err := <-first; err != nil {
+		t.Fatalf("first sandbox: %v", err)
+	}
+
+	if got := readOrEmpty(filepath.Join(victim, "secret")); got != victimContent {
+		t.Errorf("ESCAPE: agentbox's clean-up removed the host file %s/secret through a planted link (now %q)", victim, got)
+	}
+	if fi, err := os.Stat(filepath.Join(victim, "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("ESCAPE: agentbox's clean-up removed the host directory %s/empty through a planted link (%v)", victim, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(w, "sub")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the planted link %s/sub is gone or changed (%v); it is the sandbox's own file and must stay", w, err)
+	}
+}
+
+// waitFor waits until p exists.
+func waitFor(t *testing.T, p string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Lstat(p); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear", p)
+}
