@@ -261,7 +261,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			}
 			v := Violation{Kind: "filesystem", Rule: "planted-repository",
 				Detail: fmt.Sprintf("%s was created by the command and %s", g, reason)}
-			if err := os.Rename(g, g+quarantineSuffix); err != nil {
+			if err := quarantine(w, g); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()
 			} else {
 				v.Detail += "; agentbox renamed it to " + filepath.Base(g) + quarantineSuffix
@@ -270,6 +270,23 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 		}
 	}
 	return out
+}
+
+// quarantine renames the repository gitPath inside the writable root w
+// through an os.Root, so that a directory on the way that another sandbox
+// on the same root replaced with a link to a host directory cannot turn
+// the rename into one of the host's repositories.
+func quarantine(w, gitPath string) error {
+	rel, err := filepath.Rel(w, gitPath)
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(w)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Rename(rel, rel+quarantineSuffix)
 }
 
 // repoKey names a repository found by the scan for the comparison of
