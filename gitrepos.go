@@ -2,12 +2,14 @@ package agentbox
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -313,6 +315,14 @@ func riskyRepo(gitPath string) string {
 	if !fi.IsDir() {
 		return "is a gitlink naming another directory's repository"
 	}
+	// agentbox looks unconfined and reports what it finds to the caller:
+	// it must not follow a link the command planted to a denied file or
+	// directory, or the report would carry what lies behind it.
+	for _, f := range []string{"hooks", "config"} {
+		if fi, err := os.Lstat(filepath.Join(gitPath, f)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "has a " + f + " that is a symbolic link"
+		}
+	}
 	if hooks, err := os.ReadDir(filepath.Join(gitPath, "hooks")); err == nil {
 		for _, h := range hooks {
 			if !strings.HasSuffix(h.Name(), ".sample") {
@@ -325,7 +335,7 @@ func riskyRepo(gitPath string) string {
 			return "has a " + f
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(gitPath, "config"))
+	b, err := readNoFollow(filepath.Join(gitPath, "config"))
 	if err != nil {
 		return ""
 	}
@@ -333,6 +343,16 @@ func riskyRepo(gitPath string) string {
 		return "sets " + key + " in its config"
 	}
 	return ""
+}
+
+// readNoFollow reads the file p, refusing a symbolic link.
+func readNoFollow(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // unsafeGitKey returns the first key of a git config text that is not plain

@@ -256,7 +256,7 @@ func printViolations(w io.Writer, vs []agentbox.Violation) {
 		if v.Rule != "" {
 			rule += " " + v.Rule
 		}
-		fmt.Fprintf(w, "agentbox: %s: %s\n", rule, v.Detail)
+		fmt.Fprintf(w, "agentbox: %s: %s\n", rule, escapeControls(v.Detail))
 	}
 }
 

@@ -50,6 +50,19 @@ func TestExecReportsViolations(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "agentbox: filesystem planted-repository: "+dir+"/sub/.git") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+
+	// The command chooses the names a report quotes: a newline must not
+	// forge a line of agentbox's, nor an escape sequence reach the terminal.
+	evil := `"$(printf 'e\033]0;owned\007\nagentbox: all clear')"`
+	plant = "mkdir -p " + evil + "/.git/objects " + evil + "/.git/refs && echo 'ref: refs/heads/main' > " + evil + "/.git/HEAD && " +
+		"printf '[core]\\n\\tfsmonitor = x\\n' > " + evil + "/.git/config"
+	code, _, errOut = runCLI(t, "exec", "--profile", "ci", "--approve", "--write", dir, "--workdir", dir, "-c", plant)
+	if code != 0 || !strings.Contains(errOut, `/e\x1b]0;owned\x07\x0aagentbox: all clear/.git`) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.ContainsRune(errOut, 0x1b) || strings.Contains(errOut, "\nagentbox: all clear") {
+		t.Errorf("stderr carries the command's control characters: %q", errOut)
+	}
 }
 
 func TestExecJSON(t *testing.T) {

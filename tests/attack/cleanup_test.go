@@ -4,8 +4,11 @@ package attack_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +80,50 @@ func waitFor(t *testing.T, p string) {
 		}
 	}
 	t.Fatalf("%s did not appear", p)
+}
+
+// TestPlantedRepositoryReportLeak plants git directories whose config and
+// hooks are symbolic links to denied files and directories. agentbox
+// inspects planted repositories unconfined after the command and reports
+// why each is risky; that report goes back to the caller, so it must not
+// carry what lies behind the links: the first line of a denied file
+// (~/.git-credentials is one URL with its token) or the names in a denied
+// directory.
+func TestPlantedRepositoryReportLeak(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	private := newDir(t, 0o755)
+	secret := uniqueSecret("first-line")
+	secretFile := filepath.Join(private, "token")
+	writeFile(t, secretFile, "https://user:"+secret+"@git.example\n", 0o600)
+	secretName := uniqueSecret("name")
+	writeFile(t, filepath.Join(private, "keys", secretName), "k\n", 0o600)
+
+	var ps []probe
+	for i, link := range [][2]string{{"config", secretFile}, {"hooks", filepath.Join(private, "keys")}} {
+		g := filepath.Join(w, fmt.Sprintf("r%d", i), ".git")
+		ps = append(ps,
+			control("mkdir_"+link[0], "mkdir:"+filepath.Dir(g), ""),
+			control("mkdir_git_"+link[0], "mkdir:"+g, ""),
+			control("head_"+link[0], "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
+			control("objects_"+link[0], "mkdir:"+g+"/objects", ""),
+			control("refs_"+link[0], "mkdir:"+g+"/refs", ""),
+			control("link_"+link[0], "symlink:"+link[1]+"|"+g+"/"+link[0], ""),
+			attack("read_through_"+link[0], "read:"+g+"/"+link[0]),
+		)
+	}
+	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w), agentbox.WithDenyRead(private))
+	reported := 0
+	for _, v := range res.Violations {
+		d := strings.ToLower(v.Detail) // the report lower-cases config keys
+		if strings.Contains(d, strings.ToLower(secret)) || strings.Contains(d, strings.ToLower(secretName)) {
+			t.Errorf("ESCAPE: the report on a planted repository carries a denied secret: %q", v.Detail)
+		}
+		if v.Rule == "planted-repository" {
+			reported++
+		}
+	}
+	if reported != 2 {
+		t.Errorf("want both planted repositories reported, got %+v", res.Violations)
+	}
 }
