@@ -10,30 +10,85 @@ import (
 // resolvePath returns p with every symlink resolved. For a path that does not
 // exist yet, the deepest existing ancestor is resolved and the rest appended,
 // so that a deny rule follows the place a symlinked parent points to.
-func resolvePath(p string) string {
+func resolvePath(p string) string { return new(resolver).resolve(p) }
+
+// resolver resolves symbolic links in paths, remembering each directory it
+// has resolved: the many deny paths under one home directory then cost
+// about one lstat each, where filepath.EvalSymlinks would walk every one
+// from the root (and twice for a path that does not exist).
+type resolver struct {
+	memo    map[string]string // cleaned absolute path → resolved
+	missing map[string]bool   // resolved paths that do not exist
+}
+
+// maxLinks bounds the links followed for one path, like the kernel's 40.
+const maxLinks = 40
+
+func (r *resolver) resolve(p string) string {
+	if !filepath.IsAbs(p) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		p = abs
+	}
 	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+	links := 0
+	if out, ok := r.walk(p, &links); ok {
+		return out
 	}
-	var rest []string
-	for q := p; ; q = filepath.Dir(q) {
-		if q == "/" || q == "." {
-			return p
-		}
-		if _, err := os.Lstat(q); err == nil {
-			r, err := filepath.EvalSymlinks(q)
-			if err != nil {
-				return p
-			}
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		rest = append(rest, filepath.Base(q))
+	return p // a loop of links: leave it as it is named
+}
+
+// walk resolves the cleaned absolute path p. It reports false when more
+// than maxLinks links were followed.
+func (r *resolver) walk(p string, links *int) (string, bool) {
+	if p == "/" {
+		return p, true
 	}
+	if out, ok := r.memo[p]; ok {
+		return out, true
+	}
+	dir, ok := r.walk(filepath.Dir(p), links)
+	if !ok {
+		return "", false
+	}
+	out := filepath.Join(dir, filepath.Base(p))
+	var fi fs.FileInfo
+	var err error
+	if r.missing[dir] {
+		err = fs.ErrNotExist // nothing below a missing directory
+	} else {
+		fi, err = os.Lstat(out)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if r.missing == nil {
+			r.missing = make(map[string]bool)
+		}
+		r.missing[out] = true
+	}
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(out)
+		if err != nil {
+			return out, true
+		}
+		if *links++; *links > maxLinks {
+			return "", false
+		}
+		if !filepath.IsAbs(target) {
+			// dir has no links left, so ".." in the target is lexical.
+			target = filepath.Join(dir, target)
+		}
+		if out, ok = r.walk(filepath.Clean(target), links); !ok {
+			return "", false
+		}
+	}
+	// Missing, unreadable or resolved: remember it.
+	if r.memo == nil {
+		r.memo = make(map[string]string)
+	}
+	r.memo[p] = out
+	return out, true
 }
 
 // resolveAll resolves each path. When keepLinks is set, a path that is
@@ -49,11 +104,12 @@ func resolveAll(ps []string, keepLinks bool) []string {
 			out = append(out, p)
 		}
 	}
+	var res resolver
 	for _, p := range ps {
-		r := resolvePath(p)
+		r := res.resolve(p)
 		add(r)
 		c := filepath.Clean(p)
-		if keepLinks && r != c && resolvePath(filepath.Dir(c)) == filepath.Dir(c) {
+		if keepLinks && r != c && res.resolve(filepath.Dir(c)) == filepath.Dir(c) {
 			add(c)
 		}
 	}
