@@ -118,7 +118,16 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	pr.p = p
 	m.track(p)
+	m.warnDegraded(p.Degraded())
 	return pr, nil
+}
+
+// warnDegraded logs that the warn fallback ran a command without a layer
+// its policy needs.
+func (m *Manager) warnDegraded(missing []string) {
+	if len(missing) > 0 {
+		m.log.Warn("the sandbox ran degraded (warn fallback): the policy is not fully enforced", "missing", missing)
+	}
 }
 
 // input returns the file the program reads: r itself when it is a file,
@@ -170,6 +179,10 @@ func (p *Process) Pid() int { return p.p.Pid() }
 
 // Layers lists the isolation layers applied.
 func (p *Process) Layers() []string { return p.p.Layers() }
+
+// Degraded lists the layers of Layers that say the policy was not fully
+// enforced (see ExecResult.Degraded).
+func (p *Process) Degraded() []string { return p.p.Degraded() }
 
 // Signal forwards sig to the program's process group inside the sandbox.
 func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
@@ -224,6 +237,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		TimedOut:       timedOut,
 		Sandboxed:      true,
 		Layers:         p.p.Layers(),
+		Degraded:       p.p.Degraded(),
 		Violations:     p.egress.takeViolations(),
 		Classification: p.verdict,
 	}

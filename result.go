@@ -25,6 +25,10 @@ type ExecResult struct {
 	Sandboxed bool `json:"sandboxed"`
 	// Layers are the isolation layers that were actually applied.
 	Layers []string `json:"layers"`
+	// Degraded lists the layers of Layers that say the policy was not
+	// fully enforced: the warn fallback ran without something it needs
+	// (the reduced tier, no Landlock). Empty for a full sandbox.
+	Degraded []string `json:"degraded,omitempty"`
 	// Violations are the policy refusals agentbox knows of (for example a
 	// connection the egress proxy refused).
 	Violations []Violation `json:"violations,omitempty"`

@@ -68,6 +68,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		close(stop)
 		m.untrack(h)
 		egr.close()
+		m.warnDegraded(h.Degraded())
 		if repos != nil {
 			roots := make([]string, 0, len(repos))
 			for w := range repos {

@@ -178,6 +178,10 @@ type Process interface {
 	Pid() int
 	// Layers lists the isolation layers applied.
 	Layers() []string
+	// Degraded lists the layers of Layers that say the policy was not
+	// fully enforced (the warn fallback ran without something it needs);
+	// empty for a full sandbox.
+	Degraded() []string
 	// Signal forwards sig to the program's process group.
 	Signal(sig os.Signal) error
 	// Kill ends the sandbox's whole process tree at once.
@@ -196,6 +200,10 @@ type Handle interface {
 	Ready(ctx context.Context) error
 	// Layers lists the isolation layers applied.
 	Layers() []string
+	// Degraded lists the layers of Layers that say the policy was not
+	// fully enforced (the warn fallback ran without something it needs);
+	// empty for a full sandbox.
+	Degraded() []string
 	// Kill ends the sandbox's whole process tree at once.
 	Kill() error
 	// ExitStatus decodes the state of the finished cmd into the program's

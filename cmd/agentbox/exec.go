@@ -204,6 +204,7 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 	if res == nil {
 		return execFailure(err)
 	}
+	printDegraded(cmd.ErrOrStderr(), res.Degraded)
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(res); err != nil {
@@ -229,6 +230,7 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		return execFailure(err)
 	}
 	defer relaySignals(sigs, p)()
+	printDegraded(cmd.ErrOrStderr(), p.Degraded())
 	res, err := p.Wait()
 	if res == nil {
 		return execFailure(err)
@@ -238,6 +240,14 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	}
 	printViolations(cmd.ErrOrStderr(), res.Violations)
 	return exitWith(res.ExitCode, nil)
+}
+
+// printDegraded warns, a line each, of what the warn fallback ran without:
+// the user chose to run degraded, not to be left unaware of it.
+func printDegraded(w io.Writer, missing []string) {
+	for _, d := range missing {
+		fmt.Fprintf(w, "agentbox: warning: the policy is not fully enforced: %s\n", d)
+	}
 }
 
 // maxViolationLines bounds what printViolations writes; --json has all.

@@ -2,7 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -123,5 +128,50 @@ func TestDoctor(t *testing.T) {
 	}
 	if !r.Sandbox.OK || len(r.Layers) == 0 {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+// cliNoUserns makes the test binary the CLI on a machine whose user
+// namespaces are off: in a user namespace of its own that may make none.
+const cliNoUserns = "no-userns"
+
+// TestExecDegraded runs exec where namespaces are unavailable. The strict
+// default refuses with exit 125 and one line saying why; the dev profile
+// (the warn fallback) runs in the reduced tier and says so on stderr, with
+// what that leaves unenforced.
+func TestExecDegraded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) (int, string, string) {
+		c := exec.Command(os.Args[0], args...)
+		c.Env = append(os.Environ(), cliEnv+"="+cliNoUserns)
+		c.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
+		var out, errOut strings.Builder
+		c.Stdout, c.Stderr = &out, &errOut
+		err := c.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return c.ProcessState.ExitCode(), out.String(), errOut.String()
+	}
+
+	code, _, errOut := cli("exec", "--approve", "--workdir", dir, "--", "/bin/true")
+	if code != 125 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "namespaces") || !strings.Contains(errOut, "strict") {
+		t.Errorf("strict: exit %d, stderr %q; want 125 and one line naming the namespaces and the strict fallback", code, errOut)
+	}
+
+	code, out, errOut := cli("exec", "--profile", "dev", "--approve", "--write", dir, "--workdir", dir, "--", "/bin/echo", "ran")
+	if code != 0 || out != "ran\n" {
+		t.Fatalf("warn fallback: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "agentbox: warning: the policy is not fully enforced: reduced tier") || !strings.Contains(errOut, filepath.Join(dir, ".git")) {
+		t.Errorf("warn fallback: stderr %q does not warn of the reduced tier and what it leaves open", errOut)
 	}
 }

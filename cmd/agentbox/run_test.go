@@ -32,7 +32,15 @@ import (
 const cliEnv = "AGENTBOX_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(cliEnv) == "1" {
+	switch os.Getenv(cliEnv) {
+	case "1":
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	case cliNoUserns:
+		// As on a machine without user namespaces (see TestExecDegraded).
+		if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

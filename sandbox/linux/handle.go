@@ -197,6 +197,9 @@ func (h *handle) Layers() []string {
 	return append([]string(nil), h.layers...)
 }
 
+// Degraded implements sandbox.Handle.
+func (h *handle) Degraded() []string { return degradedLayers(h.Layers()) }
+
 // Signal sends sig to the init, which forwards it to the program's process
 // group.
 func (h *handle) Signal(sig os.Signal) error {

@@ -75,7 +75,7 @@ func (r *landlockRuleset) close() {
 
 func (r *landlockRuleset) layer() string {
 	if r == nil {
-		return "landlock(UNAVAILABLE: the kernel offers none; warn fallback)"
+		return LayerNoLandlock
 	}
 	if r.abi >= 6 {
 		return fmt.Sprintf("landlock(abi %d: filesystem, signal and abstract-socket scoping)", r.abi)

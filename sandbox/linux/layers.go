@@ -2,6 +2,8 @@
 
 package linux
 
+import "strings"
+
 // Names of the isolation layers reported in ExecResult.Layers and by
 // agentbox doctor.
 const (
@@ -17,4 +19,19 @@ const (
 	// LayerReduced marks the reduced tier: no namespaces, Landlock and
 	// seccomp only.
 	LayerReduced = "reduced tier (no namespaces)"
+	// LayerNoLandlock marks a run without Landlock (the warn fallback on a
+	// kernel that has none).
+	LayerNoLandlock = "landlock(UNAVAILABLE: the kernel offers none; warn fallback)"
 )
+
+// degradedLayers picks the layers that say the policy was not fully
+// enforced: the warn fallback ran without something it needs.
+func degradedLayers(layers []string) []string {
+	var out []string
+	for _, l := range layers {
+		if strings.HasPrefix(l, LayerReduced) || l == LayerNoLandlock {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -66,6 +66,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 		return nil, err
 	}
 	pl.removePlaceholders()
+	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
 	pl.init.Mounts = nil
 	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
 	if err != nil {
@@ -96,10 +97,38 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	}
 	ll.TCP = spec.Network != sandbox.NetworkAllowed
 	pl.init.Reduced = reason
+	if len(unenforced) > 0 {
+		pl.init.Reduced += fmt.Sprintf("; Landlock grants writable roots whole, so %d protected or denied paths in them are writable and readable (%s)",
+			len(unenforced), strings.Join(unenforced[:min(3, len(unenforced))], ", "))
+		if len(unenforced) > 3 {
+			pl.init.Reduced += ", …"
+		}
+	}
 	if spec.Network == sandbox.NetworkFiltered {
 		pl.init.Reduced += "; the filtered network needs a network namespace, so no network at all"
 	}
 	return pl, nil
+}
+
+// unenforcedInWritable lists the read-only and masked paths of the full
+// tier's mounts that lie inside a writable root: the reduced tier cannot
+// keep them, because Landlock only adds rights.
+func unenforcedInWritable(ops []mountOp, writable []string) []string {
+	var out []string
+	for _, op := range ops {
+		switch op.Kind {
+		case opBindRO, opMaskDir, opMaskFile, opMaskAuto:
+		default:
+			continue
+		}
+		for _, w := range writable {
+			if w != "/tmp" && w != "/dev/shm" && within(op.Dst, w) && op.Dst != w {
+				out = append(out, op.Dst)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // buildPlan checks spec and lays out the mounts. Paths must be absolute and

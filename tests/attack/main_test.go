@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(peerEnv) != "" {
 		os.Exit(runPeer())
 	}
+	if os.Getenv(reducedEnv) != "" {
+		os.Exit(runReduced())
+	}
 	code, err := runSuite(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "attack suite set-up:", err)

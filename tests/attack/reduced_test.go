@@ -1,0 +1,135 @@
+//go:build linux
+
+package attack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// reducedEnv makes the test binary run the attacker once in agentbox's
+// reduced tier and print the ExecResult as JSON. It runs in a user
+// namespace of its own where no further user namespace may be made
+// (user.max_user_namespaces=0), as on a machine that turned them off. Its
+// arguments are the probes; reducedWriteEnv names the writable root.
+const (
+	reducedEnv      = "AGENTBOX_ATTACK_REDUCED"
+	reducedBinEnv   = "AGENTBOX_ATTACK_REDUCED_BIN"
+	reducedWriteEnv = "AGENTBOX_ATTACK_REDUCED_WRITE"
+)
+
+func runReduced() int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "reduced tier:", err)
+		return 1
+	}
+	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+		return fail(err)
+	}
+	cfg := ciConfig()
+	cfg.FallbackPolicy = agentbox.FallbackWarn
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := m.ExecArgs(ctx, os.Getenv(reducedBinEnv), os.Args[1:],
+		agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(os.Getenv(reducedWriteEnv)))
+	if err != nil {
+		return fail(err)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// TestReducedTier attacks the reduced tier, which the warn fallback runs
+// where user namespaces are unavailable: Landlock and seccomp without
+// namespaces. What it claims must hold: no read of the deny list outside
+// writable roots, no write outside them, no TCP to the host's loopback,
+// no UDP, raw or unix sockets, no signal, trace or /proc access to a host
+// process of the same user. What it cannot do (keep paths inside a
+// writable root read-only) must be said, in ExecResult.Degraded.
+func TestReducedTier(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o777)
+	writeFile(t, filepath.Join(w, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	outside := newDir(t, 0o777)
+	host := newHostListeners(t)
+	secret := uniqueSecret("reduced-env")
+	victim := exec.Command("/bin/sleep", "120")
+	victim.Env = []string{"VICTIM_SECRET=" + secret}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	pid := victim.Process.Pid
+
+	ps := []probe{
+		control("write_root", "write:"+w+"/ok", ""),
+		control("read_public", "read:"+fakeHome+"/.profile", homeProfile),
+		control("tcp_socket", "socket:inet:stream", ""),
+		attack("ssh_key", "read:"+fakeHome+"/.ssh/id_ed25519"),
+		attack("aws_credentials", "read:"+fakeHome+"/.aws/credentials"),
+		attack("agentbox_state", "read:"+stateDir+"/registry.json"),
+		attack("write_outside", "write:"+outside+"/x"),
+		attack("write_home", "write:"+fakeHome+"/.bashrc"),
+		attack("host_loopback_tcp", "tcp:"+host.tcp),
+		attack("udp_socket", "socket:inet:dgram"),
+		attack("netlink_socket", "socket:netlink:raw:0"),
+		attack("raw_socket", "socket:inet:raw:1"),
+		attack("kill_host", fmt.Sprintf("kill:%d:0", pid)),
+		attack("ptrace_host", fmt.Sprintf("ptrace:%d", pid)),
+		attack("environ_host", fmt.Sprintf("read:/proc/%d/environ", pid)),
+	}
+	ps = append(ps, host.unixProbes()...)
+
+	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
+	cmd.Env = append(os.Environ(), reducedEnv+"=1", reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+w)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the reduced-tier run failed: %v\n%s", err, stderr.String())
+	}
+	var res agentbox.ExecResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	o := parseOutput(res.Stdout)
+	if !o.started || !o.done {
+		t.Fatalf("attacker run incomplete (exit %d)\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	t.Logf("layers %q\nattacker output:\n%s", res.Layers, res.Stdout)
+	checkProbes(t, o, ps)
+	for label, r := range o.results {
+		if strings.Contains(r.detail, secret) || strings.Contains(r.detail, homeSSHKey) {
+			t.Errorf("ESCAPE %s: a secret leaked: %q", label, r.detail)
+		}
+	}
+	host.expectUntouched(t)
+
+	// The run says that it was degraded, and what that leaves open.
+	if len(res.Degraded) == 0 || !strings.Contains(res.Degraded[0], "reduced tier") ||
+		!strings.Contains(res.Degraded[0], filepath.Join(w, ".git")) {
+		t.Errorf("the reduced tier did not say what it leaves unenforced: Degraded %q", res.Degraded)
+	}
+}
