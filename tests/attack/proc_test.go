@@ -22,6 +22,20 @@ import (
 	"github.com/agentbox-dev/agentbox"
 )
 
+// startVictim starts a host process of the caller's user, with a secret in
+// its environment, for a sandbox to attack; it is killed when the test ends.
+func startVictim(t *testing.T) (pid int, secret string) {
+	t.Helper()
+	secret = uniqueSecret("env")
+	victim := exec.Command("/bin/sleep", "120")
+	victim.Env = []string{"VICTIM_SECRET=" + secret}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	return victim.Process.Pid, secret
+}
+
 // TestHostProcesses attacks a process running on the host (a sleep with a
 // secret in its environment, same user as the caller) and the sandbox's own
 // init: signals, ptrace, process_vm_readv, pidfd, /proc/PID/environ and
@@ -29,14 +43,7 @@ import (
 // to itself.
 func TestHostProcesses(t *testing.T) {
 	t.Parallel()
-	secret := uniqueSecret("env")
-	victim := exec.Command("/bin/sleep", "120")
-	victim.Env = []string{"VICTIM_SECRET=" + secret}
-	if err := victim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
-	pid := victim.Process.Pid
+	pid, secret := startVictim(t)
 	p := func(format string) string { return fmt.Sprintf(format, pid) }
 
 	ps := []probe{
@@ -71,7 +78,7 @@ func TestHostProcesses(t *testing.T) {
 			t.Errorf("ESCAPE %s: the host process's secret leaked: %q", label, r.detail)
 		}
 	}
-	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+	if err := syscall.Kill(pid, 0); err != nil {
 		t.Errorf("ESCAPE: the host process is gone after the attack: %v", err)
 	}
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil || !strings.Contains(string(b), secret) {

@@ -69,14 +69,7 @@ func TestReducedTier(t *testing.T) {
 	writeFile(t, filepath.Join(w, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
 	outside := newDir(t, 0o777)
 	host := newHostListeners(t)
-	secret := uniqueSecret("reduced-env")
-	victim := exec.Command("/bin/sleep", "120")
-	victim.Env = []string{"VICTIM_SECRET=" + secret}
-	if err := victim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
-	pid := victim.Process.Pid
+	pid, secret := startVictim(t)
 
 	ps := []probe{
 		control("write_root", "write:"+w+"/ok", ""),
