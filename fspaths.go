@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 )
 
 // resolvePath returns p with every symlink resolved. For a path that does not
@@ -114,4 +116,23 @@ func resolveAll(ps []string, keepLinks bool) []string {
 		}
 	}
 	return out
+}
+
+// selfExecutable is this process's executable, resolved; "" if unknown.
+var selfExecutable = sync.OnceValue(func() string {
+	p, err := os.Executable()
+	if err != nil || !filepath.IsAbs(p) {
+		return ""
+	}
+	return resolvePath(p)
+})
+
+// underAny reports whether p is one of roots or below one.
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if p == r || r == "/" || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -263,16 +263,18 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
 		home = resolvePath(h)
 	}
+	// The program that embeds agentbox (the CLI, or the caller's agent)
+	// runs unconfined: a command must not replace it for the next run.
+	if exe := selfExecutable(); exe != "" && underAny(exe, spec.Filesystem.Writable) {
+		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
+	}
 	var repos map[string][]string
 	if fsc.AutoProtectDangerousFiles {
 		repos = m.protectRepositories(spec, fsc, home)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles)
-		for _, w := range spec.Filesystem.Writable {
-			if home != "" && (w == home || strings.HasPrefix(home, w+"/") || w == "/") {
-				holdStartupFiles(spec, home)
-				break
-			}
+		if home != "" && underAny(home, spec.Filesystem.Writable) {
+			holdStartupFiles(spec, home)
 		}
 		// Several protections may name one path; one mount is enough.
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))

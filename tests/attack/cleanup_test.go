@@ -3,6 +3,7 @@
 package attack_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -125,5 +126,41 @@ func TestPlantedRepositoryReportLeak(t *testing.T) {
 	}
 	if reported != 2 {
 		t.Errorf("want both planted repositories reported, got %+v", res.Violations)
+	}
+}
+
+// TestOwnExecutable makes the directory of the program that embeds agentbox
+// (here, this test binary) a writable root, as a developer does who builds
+// agentbox into the project they let an agent work on. The next agentbox
+// run would start whatever a command put there, unconfined: the executable
+// must stay as it is, while the rest of the directory is writable.
+func TestOwnExecutable(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(exe)
+	scratch := filepath.Join(dir, "scratch-"+filepath.Base(newDir(t, 0o755)))
+	t.Cleanup(func() { os.Remove(scratch) })
+	ps := []probe{
+		control("write_beside", "write:"+scratch, ""),
+		attack("overwrite", "write:"+exe),
+		attack("truncate", "truncate:"+exe),
+		attack("unlink", "unlink:"+exe),
+		attack("rename_away", "rename:"+exe+"|"+exe+".old"),
+		attack("rename_over", "rename:"+scratch+"|"+exe),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(dir))
+	after, err := os.ReadFile(exe)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("ESCAPE: agentbox's own executable %s changed on the host (%v)", exe, err)
 	}
 }
