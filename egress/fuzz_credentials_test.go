@@ -54,7 +54,7 @@ func FuzzTunnelRequest(f *testing.F) {
 	tgt := target{name: "api.test", port: 443}
 	bound, others := fuzzCreds()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		req, head, err := readTunnelRequest(bufio.NewReaderSize(bytes.NewReader(b), 4096), tgt)
+		req, head, err := readTunnelRequest(bufio.NewReaderSize(bytes.NewReader(b), 4096), tgt, "https")
 		if err != nil {
 			var re *requestError
 			if !errors.As(err, &re) && !isConnError(err) {

@@ -14,13 +14,13 @@ import (
 	"github.com/agentbox-dev/agentbox/vault"
 )
 
-// readTunnelRequest reads one request inside an intercepted tunnel to tgt
-// and checks it: HTTP/1.x, not TRACE, TRACK or CONNECT, and a Host header
-// and request target (origin form, or an https URI) that name tgt, so the
-// request cannot be routed to another host by a front end shared with
-// tgt. head is the request line and header block as sent. Connection
+// readTunnelRequest reads one request inside a tunnel to tgt, carrying
+// scheme ("https" when intercepted, "http" in the clear) and checks it:
+// HTTP/1.x, not TRACE, TRACK or CONNECT, and a Host header and request
+// target (origin form, or a URI of scheme) that name tgt, so the request
+// cannot be routed to another host by a front end shared with tgt. head is the request line and header block as sent. Connection
 // errors are returned as they are; anything else is a *requestError.
-func readTunnelRequest(br *bufio.Reader, tgt target) (req *http.Request, head []byte, err error) {
+func readTunnelRequest(br *bufio.Reader, tgt target, scheme string) (req *http.Request, head []byte, err error) {
 	block, err := peekHeader(br)
 	if err != nil {
 		if errors.Is(err, errHeaderTooLarge) {
@@ -50,14 +50,14 @@ func readTunnelRequest(br *bufio.Reader, tgt target) (req *http.Request, head []
 			msg: "CONNECT inside an intercepted tunnel is refused"}
 	}
 	if req.URL.Host != "" || req.URL.Scheme != "" {
-		if req.URL.Scheme != "https" {
+		if req.URL.Scheme != scheme {
 			return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest,
-				msg: "an absolute request target inside TLS must be an https:// URI"}
+				msg: "an absolute request target in this tunnel must be an " + scheme + ":// URI"}
 		}
 		hosts = append(hosts, req.URL.Host)
 	}
 	for _, hv := range hosts {
-		ht, err := parseHostPort(hv, 443)
+		ht, err := parseHostPort(hv, defaultPort(scheme))
 		if err != nil || ht != tgt {
 			return nil, nil, &requestError{status: http.StatusForbidden, rule: RuleHostMismatch,
 				msg: fmt.Sprintf("Host %q does not name the tunnel's host %s", hv, tgt)}
@@ -331,4 +331,12 @@ func (hb *headBuilder) wipeSecrets() {
 	for _, s := range hb.secrets {
 		s.Wipe()
 	}
+}
+
+// defaultPort is the port a Host without one means for scheme.
+func defaultPort(scheme string) int {
+	if scheme == "http" {
+		return 80
+	}
+	return 443
 }

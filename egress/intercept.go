@@ -17,13 +17,19 @@ const (
 	clientFirst
 )
 
-// interceptTunnel runs a tunnel to a host a credential is bound to. The
-// client's first flight is inspected as in every tunnel (a fronted or
-// malformed ClientHello is refused). If it is a TLS ClientHello, the
-// tunnel is intercepted (intercept); if it is something else, or the
-// upstream speaks first (a protocol that is not TLS), the tunnel is spliced
-// like any other and the proxy does not look into it.
+// interceptTunnel runs a tunnel to a host a credential is bound to (see
+// runTunnel): a TLS ClientHello is intercepted.
 func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision) {
+	p.runTunnel(client, pending, up, tgt, d, true)
+}
+
+// runTunnel runs a tunnel for the allowed decision d. The client's first
+// flight is inspected before any of it goes upstream: a fronted or
+// malformed TLS ClientHello is refused; a TLS one is intercepted if
+// intercept is set; plain HTTP is relayed a request at a time, each
+// checked (relayPlain); anything else, or a tunnel whose upstream speaks
+// first (a protocol that is not TLS), is spliced and not looked into.
+func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision, intercept bool) {
 	t := newTunnel(p, client, up)
 	_ = client.SetDeadline(time.Time{})
 	_ = up.SetDeadline(time.Time{})
@@ -43,15 +49,21 @@ func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, t
 		}
 	}()
 
-	raw, hello, ok := t.inspectFirstFlight(pending, tgt, d)
+	raw, hello, line, ok := t.inspectFirstFlight(pending, tgt, d)
 	if !ok {
 		<-down
 		t.closeBoth()
 		return
 	}
+	plainHTTP := line != nil && line.http
 	if !state.CompareAndSwap(undecided, clientFirst) {
-		if t.forwardFirst(raw) {
-			t.pump(up, client, &p.stats.bytesUp)
+		if plainHTTP {
+			// Its responses already flow unparsed: no request can be checked.
+			d.Time = time.Now()
+			p.record(refuse(d, RulePlainHTTPTunnel, "plain HTTP inside a tunnel whose upstream spoke first"))
+			t.closeBoth()
+		} else {
+			t.upward(raw, line, d)
 		}
 		<-down
 		t.closeBoth()
@@ -61,23 +73,42 @@ func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, t
 	<-down
 	_ = up.SetReadDeadline(time.Time{})
 
-	if hello == nil {
-		p.spliceRest(t, raw)
-		return
+	switch {
+	case plainHTTP:
+		p.relayPlain(t, raw, tgt, d)
+	case hello != nil && intercept:
+		p.intercept(t, raw, tgt, d)
+	default:
+		p.spliceRest(t, raw, line, d)
 	}
-	p.intercept(t, raw, tgt, d)
+}
+
+// relayPlain carries the plain HTTP requests of a tunnel one at a time,
+// each checked like a request sent to the proxy itself: its Host and
+// target must name the tunnel's target, or a front end shared with it (a
+// CDN) would route the request to any host. raw is the client's first
+// flight, not yet forwarded. Credentials are never injected in the clear,
+// so a placeholder in a request is a leak.
+func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
+	defer t.closeBoth()
+	client := &idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}
+	up := &idleConn{Conn: t.up.Conn, idle: p.idle}
+	r := &relay{p: p, tgt: tgt, d: d, scheme: "http", client: client, cbr: bufio.NewReaderSize(client, 4096),
+		up: up, ubr: bufio.NewReaderSize(up, 4096)}
+	if p.creds != nil {
+		r.others = p.creds.all
+	}
+	r.serve()
 }
 
 // spliceRest runs a tunnel whose first flight was read but not forwarded.
-func (p *Proxy) spliceRest(t *tunnel, raw []byte) {
+func (p *Proxy) spliceRest(t *tunnel, raw []byte, line *requestLine, d Decision) {
 	down := make(chan struct{})
 	go func() {
 		defer close(down)
 		t.pump(t.client, t.up, &p.stats.bytesDown)
 	}()
-	if t.forwardFirst(raw) {
-		t.pump(t.up, t.client, &p.stats.bytesUp)
-	}
+	t.upward(raw, line, d)
 	<-down
 	t.closeBoth()
 }
@@ -110,7 +141,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 		MinVersion:         tls.VersionTLS12,
 		ClientSessionCache: p.creds.sessions,
 	})
-	r := &relay{p: p, tgt: tgt, d: d, client: client, cbr: cbr}
+	r := &relay{p: p, tgt: tgt, d: d, scheme: "https", client: client, cbr: cbr}
 	if err := p.tlsHandshake(upstream); err != nil {
 		cc.idle = p.handshake // wait that long for the request to refuse
 		r.refuseUpstream(err)

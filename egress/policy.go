@@ -40,12 +40,15 @@ const (
 	RuleCallbackError = "callback-error"
 	RuleSNIMismatch   = "sni-mismatch"
 	RuleBadTLS        = "tls-malformed"
-	RuleHostMismatch  = "host-mismatch"
-	RuleInvalidTarget = "invalid-target"
-	RuleBadRequest    = "bad-request"
-	RuleUnsupported   = "unsupported"
-	RuleLimitTunnels  = "limit:tunnels"
-	RuleResolveFailed = "resolve-failed"
+	// RulePlainHTTPTunnel refuses plain HTTP inside a CONNECT tunnel: its
+	// requests' Host headers would reach the upstream unchecked.
+	RulePlainHTTPTunnel = "plain-http-tunnel"
+	RuleHostMismatch    = "host-mismatch"
+	RuleInvalidTarget   = "invalid-target"
+	RuleBadRequest      = "bad-request"
+	RuleUnsupported     = "unsupported"
+	RuleLimitTunnels    = "limit:tunnels"
+	RuleResolveFailed   = "resolve-failed"
 )
 
 // verdict is the outcome of the name policy for one target.

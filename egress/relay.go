@@ -4,26 +4,28 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"strings"
 	"time"
 )
 
-// relay carries the HTTP/1.1 requests of one intercepted tunnel, one at a
-// time, over one upstream TLS connection.
+// relay carries the HTTP/1.1 requests of one tunnel, one at a time, over
+// one upstream connection: an intercepted tunnel (TLS on both sides,
+// scheme "https") or a tunnel that carries plain HTTP (scheme "http").
 type relay struct {
 	p             *Proxy
 	tgt           target
 	d             Decision // the tunnel's
+	scheme        string
 	bound, others []*credential
-	client        *tls.Conn
+	client        net.Conn
 	cbr           *bufio.Reader
-	up            *tls.Conn
+	up            net.Conn
 	ubr           *bufio.Reader
 }
 
@@ -47,10 +49,10 @@ func (r *relay) serve() {
 // readRequest reads the next request, growing the buffer once for large
 // headers.
 func (r *relay) readRequest() (*http.Request, []byte, error) {
-	req, head, err := readTunnelRequest(r.cbr, r.tgt)
+	req, head, err := readTunnelRequest(r.cbr, r.tgt, r.scheme)
 	if errors.Is(err, errHeaderTooLarge) && r.cbr.Size() < maxHeaderBytes {
 		r.cbr = bufio.NewReaderSize(r.cbr, maxHeaderBytes)
-		req, head, err = readTunnelRequest(r.cbr, r.tgt)
+		req, head, err = readTunnelRequest(r.cbr, r.tgt, r.scheme)
 	}
 	return req, head, err
 }
@@ -226,7 +228,7 @@ func (r *relay) switchProtocols(resp *http.Response) {
 		defer close(done)
 		_, err := io.Copy(r.upw(), r.cbr)
 		if err == nil {
-			_ = r.up.CloseWrite()
+			closeWrite(r.up)
 		} else {
 			_ = r.up.Close()
 			_ = r.client.Close()
@@ -234,7 +236,7 @@ func (r *relay) switchProtocols(resp *http.Response) {
 	}()
 	_, err := io.Copy(&countWriter{w: r.client, n: &r.p.stats.bytesDown}, r.ubr)
 	if err == nil {
-		_ = r.client.CloseWrite()
+		closeWrite(r.client)
 	} else {
 		_ = r.up.Close()
 		_ = r.client.Close()
@@ -244,7 +246,11 @@ func (r *relay) switchProtocols(resp *http.Response) {
 
 // decision is a Decision about a request in this tunnel.
 func (r *relay) decision(allowed bool, rule, reason, cred string) Decision {
-	return Decision{Time: time.Now(), Proto: ProtoHTTPS, Host: r.tgt.host(), Port: r.tgt.port,
+	proto := ProtoHTTPS
+	if r.scheme == "http" {
+		proto = ProtoHTTP
+	}
+	return Decision{Time: time.Now(), Proto: proto, Host: r.tgt.host(), Port: r.tgt.port,
 		Addr: r.d.Addr, Allowed: allowed, Rule: rule, Reason: reason, Credential: cred}
 }
 
@@ -274,7 +280,7 @@ func (r *relay) refuseUpstream(err error) {
 	d := refuse(r.d, RuleUpstreamTLS, "TLS to the upstream failed: "+err.Error())
 	d.Time = time.Now()
 	r.p.record(d)
-	if _, _, err := readTunnelRequest(r.cbr, r.tgt); err != nil && isConnError(err) {
+	if _, _, err := readTunnelRequest(r.cbr, r.tgt, r.scheme); err != nil && isConnError(err) {
 		return
 	}
 	_, _ = io.WriteString(r.client, errorResponse(http.StatusBadGateway, RuleUpstreamTLS, refusalText(d)))

@@ -245,11 +245,25 @@ func TestBoundHostWithoutTLS(t *testing.T) {
 	if resp, err := http.ReadResponse(br2, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("CONNECT: %v %v", resp, err)
 	}
-	msg := "GET / HTTP/1.1\r\nAuthorization: " + e.ph["API_KEY"] + "\r\n\r\n"
+	msg := "HELLO " + e.ph["API_KEY"] + "\r\n"
 	_, _ = io.WriteString(c2, msg)
 	buf = make([]byte, len(msg))
 	if _, err := io.ReadFull(br2, buf); err != nil || string(buf) != msg {
 		t.Fatalf("echo %q %v", buf, err)
+	}
+
+	// Plain HTTP in such a tunnel is relayed a request at a time, and a
+	// placeholder in one is a leak: values go only into HTTPS.
+	c3 := mustDialProxy(t, e.h.addr)
+	fmt.Fprintf(c3, "CONNECT api.test:443 HTTP/1.1\r\n\r\n")
+	br3 := bufio.NewReader(c3)
+	if resp, err := http.ReadResponse(br3, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	_, _ = io.WriteString(c3, "GET / HTTP/1.1\r\nHost: api.test:443\r\nAuthorization: "+e.ph["API_KEY"]+"\r\n\r\n")
+	resp, err := http.ReadResponse(br3, nil)
+	if err != nil || resp.StatusCode != http.StatusForbidden || resp.Header.Get("X-Agentbox-Deny") != RuleCredentialLeak {
+		t.Fatalf("plain HTTP with a placeholder: %v %v", resp, err)
 	}
 	if e.fetches.Load() != 0 {
 		t.Error("a value was fetched for a tunnel that is not TLS")

@@ -59,44 +59,33 @@ func (p *Proxy) tunnelFor(tgt target, d Decision) tunnelFunc {
 	return p.spliceTunnel
 }
 
-// spliceTunnel runs a transparent tunnel for the allowed decision d. Before
-// any client byte reaches upstream, the first flight is inspected: if it is
-// a TLS ClientHello whose SNI names another host than d's target, the tunnel
-// is refused (rule "sni-mismatch") and closed. Upstream bytes flow to the
-// client from the start, so server-speaks-first protocols work.
+// spliceTunnel runs a transparent tunnel for the allowed decision d (see
+// runTunnel).
 func (p *Proxy) spliceTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision) {
-	t := newTunnel(p, client, up)
-	_ = client.SetDeadline(time.Time{})
-	_ = up.SetDeadline(time.Time{})
-
-	down := make(chan struct{})
-	go func() {
-		defer close(down)
-		t.pump(client, up, &p.stats.bytesDown)
-	}()
-
-	if t.firstFlight(pending, tgt, d) {
-		t.pump(up, client, &p.stats.bytesUp)
-	}
-	<-down
-	t.closeBoth()
+	p.runTunnel(client, pending, up, tgt, d, false)
 }
 
-// firstFlight reads the client's first bytes, refuses a fronted TLS
-// ClientHello and forwards the rest. It reports whether to keep going.
-func (t *tunnel) firstFlight(pending []byte, tgt target, d Decision) bool {
-	raw, _, ok := t.inspectFirstFlight(pending, tgt, d)
-	return ok && t.forwardFirst(raw)
-}
+// firstFlightQuiet is how long a client may pause in what could still be
+// an HTTP request line before its bytes go upstream, watched (watchLine).
+const firstFlightQuiet = 50 * time.Millisecond
 
 // inspectFirstFlight reads the client's first bytes (the whole ClientHello
-// if they start a TLS handshake) and refuses a fronted or malformed one,
+// if they start a TLS handshake; as much of a request line as the client
+// sends at once otherwise) and refuses a fronted or malformed ClientHello,
 // closing both sides. raw holds every byte read and pending, to be
-// forwarded; hello is nil when the client does not speak TLS.
-func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw []byte, hello *clientHello, ok bool) {
+// forwarded; hello is nil when the client does not speak TLS, and then
+// line tells whether it speaks HTTP.
+func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw []byte, hello *clientHello, line *requestLine, ok bool) {
 	pr := bytes.NewReader(pending)
 	src := io.MultiReader(pr, &idleReader{t: t, c: t.client})
 	raw, hello, err := readFirstFlight(src)
+	if err == nil && hello == nil {
+		line = new(requestLine)
+		line.feed(raw)
+		if raw, err = t.readLine(line, raw, pr); errors.Is(err, io.EOF) {
+			err = nil // the client is done: forward what it sent
+		}
+	}
 	switch {
 	case err != nil && isConnError(err):
 		if len(raw) == 0 && errors.Is(err, io.EOF) {
@@ -104,18 +93,103 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 		} else {
 			t.closeBoth()
 		}
-		return nil, nil, false
+		return nil, nil, nil, false
 	case err != nil:
 		t.refuse(d, RuleBadTLS, err.Error())
-		return nil, nil, false
+		return nil, nil, nil, false
 	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
-		return nil, nil, false
+		return nil, nil, nil, false
+	case hello != nil && !hello.hasSNI && !tgt.isIP():
+		// A front end would pick the host from the encrypted request.
+		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names no server name, for "+tgt.host())
+		return nil, nil, nil, false
 	}
 	if rest := pending[len(pending)-pr.Len():]; len(rest) > 0 {
 		raw = append(raw, rest...) // read ahead by the handshake, not yet inspected
 	}
-	return raw, hello, true
+	return raw, hello, line, true
+}
+
+// readLine reads on while line is undecided and the client keeps sending,
+// appending to raw. A client quiet for firstFlightQuiet leaves it undecided:
+// a protocol whose first message only looks like the start of a request
+// line must not wait for bytes it will never send.
+func (t *tunnel) readLine(line *requestLine, raw []byte, pending *bytes.Reader) ([]byte, error) {
+	buf := make([]byte, 2048)
+	for !line.decided {
+		var n int
+		var err error
+		if pending.Len() > 0 {
+			n, _ = pending.Read(buf)
+		} else {
+			_ = t.client.SetReadDeadline(time.Now().Add(firstFlightQuiet))
+			n, err = t.client.Read(buf)
+			_ = t.client.SetReadDeadline(time.Time{})
+		}
+		if n > 0 {
+			t.touch()
+			raw = append(raw, buf[:n]...)
+			line.feed(buf[:n])
+		}
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return raw, nil
+		case err != nil:
+			return raw, err
+		}
+	}
+	return raw, nil
+}
+
+// upward carries the client's side of a spliced tunnel: the first flight
+// raw, then the rest, watched while line is undecided.
+func (t *tunnel) upward(raw []byte, line *requestLine, d Decision) {
+	if line != nil && !line.decided {
+		t.watchLine(raw, line, d)
+		return
+	}
+	if t.forwardFirst(raw) {
+		t.pump(t.up, t.client, &t.p.stats.bytesUp)
+	}
+}
+
+// watchLine forwards the client's bytes while line is undecided. If they
+// turn out to be an HTTP request line sent in pieces, the tunnel is
+// refused before the piece that completes it goes out: the upstream holds
+// an incomplete request line, which no server acts on. Decided otherwise,
+// the tunnel is spliced on.
+func (t *tunnel) watchLine(raw []byte, line *requestLine, d Decision) {
+	if !t.forwardFirst(raw) {
+		return
+	}
+	src := &idleReader{t: t, c: t.client}
+	buf := make([]byte, 2048)
+	for !line.decided {
+		n, err := src.Read(buf)
+		if line.feed(buf[:n]); line.http {
+			d.Time = time.Now()
+			t.p.record(refuse(d, RulePlainHTTPTunnel, "an HTTP request line sent in pieces inside a tunnel, which the proxy cannot check"))
+			t.closeBoth()
+			return
+		}
+		if n > 0 {
+			if _, werr := t.up.Write(buf[:n]); werr != nil {
+				t.closeBoth()
+				return
+			}
+			t.p.stats.bytesUp.Add(uint64(n))
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			closeWrite(t.up)
+			return
+		case err != nil:
+			t.closeBoth()
+			return
+		}
+	}
+	t.pump(t.up, t.client, &t.p.stats.bytesUp)
 }
 
 // forwardFirst sends the inspected first flight upstream. It reports
@@ -198,13 +272,26 @@ func rawConn(c net.Conn) net.Conn {
 	return c
 }
 
-// closeWrite half-closes c if it supports it, and closes it otherwise.
+// closeWrite half-closes c, through the proxy's own wrappers, if it
+// supports it, and closes it otherwise.
 func closeWrite(c net.Conn) {
-	if cw, ok := rawConn(c).(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-		return
+	for {
+		if cw, ok := c.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+			return
+		}
+		switch w := c.(type) {
+		case *upstream:
+			c = w.Conn
+		case *idleConn:
+			c = w.Conn
+		case *prefixConn:
+			c = w.Conn
+		default:
+			_ = c.Close()
+			return
+		}
 	}
-	_ = c.Close()
 }
 
 // idleReader reads from a tunnel's connection, retrying read-deadline
