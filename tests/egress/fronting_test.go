@@ -37,6 +37,13 @@ func TestNetFronting(t *testing.T) {
 					"--connect-to", "other.test:443:allowed.test:443", "https://other.test/front-curl-socks")
 			},
 			refused: decisionWant{"socks5", "allowed.test", 443, "sni-mismatch", ""}},
+		// Plain HTTP through a CONNECT tunnel (curl -p) to the allowed
+		// host's port 80, asking the front end for another host.
+		{name: "curl_proxytunnel_host",
+			argv: func(*testing.T) []string {
+				return curlArgv("-f", "-p", "-H", "Host: other.test", "http://allowed.test/front-tunnel-host")
+			},
+			refused: decisionWant{"http", "allowed.test", 80, "host-mismatch", ""}},
 		// --resolve changes nothing: names go to the proxy unresolved.
 		{name: "curl_resolve",
 			argv: func(*testing.T) []string {
@@ -70,6 +77,13 @@ func TestNetFronting(t *testing.T) {
 				}
 			} else if !containsInOrder(lines(o.res.Stdout), c.want) {
 				t.Errorf("want lines starting with %q\n%s", c.want, o.dump())
+			}
+			if c.name == "curl_proxytunnel_host" {
+				// The same tunnel with the right Host goes through.
+				ok := runSandboxed(t, pol, curlArgv("-f", "-p", "http://allowed.test/front-tunnel-control"))
+				if r := ok.curl(t); r.exit != 0 || !strings.Contains(r.body, "upstream ") {
+					t.Errorf("control: plain HTTP through a tunnel with the right Host failed\n%s", ok.dump())
+				}
 			}
 			if c.refused.host == "" {
 				o.wantAllowed(t, decisionWant{host: "allowed.test", port: 443, rule: "allow:allowed.test", addr: allowedAddr})
