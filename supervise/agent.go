@@ -226,6 +226,11 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 	if err := a.protectAuditLog(&cfg, resolved); err != nil {
 		return nil, cfg, err
 	}
+	// The manifest states what the agent may do: an agent that may write
+	// beside it must not widen its own next run.
+	if mf := manifestPath(m); filepath.IsAbs(mf) {
+		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, mf)
+	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {
 		if log, err = audit.Open(a.logPath, audit.Options{StateDir: reg.StateDir, Logger: opts.Logger}); err != nil {

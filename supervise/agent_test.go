@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/policy"
 )
 
 const python = "/usr/bin/python3"
@@ -335,5 +336,36 @@ func TestClassifierRefusal(t *testing.T) {
 	}
 	if list, _ := f.reg.List(); len(list) != 0 {
 		t.Errorf("a refused agent is registered: %+v", list)
+	}
+}
+
+// TestAgentCannotRewriteItsManifest: an agent that may write in its
+// manifest's directory tries to widen its own next run by rewriting or
+// replacing the manifest; writing beside it works.
+func TestAgentCannotRewriteItsManifest(t *testing.T) {
+	f := newFixture(t)
+	src := "name: selfedit\npermissions: {filesystem: {write: [\".\"]}}\n"
+	dir := t.TempDir() // the agent's own directory, apart from the fixture's state
+	if err := os.WriteFile(filepath.Join(dir, "selfedit.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := policy.LoadManifest(filepath.Join(dir, "selfedit.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "name: selfedit\npermissions: {filesystem: {write: [\"/\"]}, network: {allow: [\"*\"]}}\n"
+	script := fmt.Sprintf(`printf '%%s' %q > %s && echo WROTE; mv %s %s.old && echo MOVED; printf '%%s' %q > %s.new && mv %s.new %s && echo REPLACED; echo ok > %s/legit && echo LEGIT`,
+		evil, m.File, m.File, m.File, evil, m.File, m.File, m.File, dir)
+	r := f.start(m, "/bin/sh", "-c", script)
+	res := r.wait(t, 20*time.Second)
+	out := r.stdout.String()
+	if strings.Contains(out, "WROTE") || strings.Contains(out, "MOVED") || strings.Contains(out, "REPLACED") {
+		t.Errorf("ESCAPE: the agent changed its manifest:\n%s", out)
+	}
+	if b, err := os.ReadFile(m.File); err != nil || string(b) != src {
+		t.Errorf("ESCAPE: the manifest now reads %q (%v)", b, err)
+	}
+	if !strings.Contains(out, "LEGIT") || res.ExitCode != 0 {
+		t.Errorf("control: writing beside the manifest failed (exit %d):\n%s", res.ExitCode, out)
 	}
 }
