@@ -107,6 +107,10 @@ type Options struct {
 	// Credentials give the values of the manifest's credentials (an open
 	// vault); required when the manifest declares any.
 	Credentials agentbox.CredentialProvider
+	// Secrets are files the agent must not read whatever its manifest
+	// says: where the credentials come from (the vault file, its
+	// passphrase file).
+	Secrets []string
 	// Program and Args are what runs inside the sandbox (Program is looked
 	// up in the sandbox's PATH unless it holds a slash).
 	Program string
@@ -230,6 +234,11 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 	// beside it must not widen its own next run.
 	if mf := manifestPath(m); filepath.IsAbs(mf) {
 		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, mf)
+	}
+	for _, f := range opts.Secrets {
+		if abs, err := filepath.Abs(f); err == nil {
+			cfg.Filesystem.DenyRead = appendUnique(cfg.Filesystem.DenyRead, abs)
+		}
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {

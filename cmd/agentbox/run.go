@@ -92,8 +92,9 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 	opts := supervise.Options{
 		Program: args[0], Args: args[1:],
 		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
-		Grace:  grace,
-		Notify: p.print,
+		Grace:   grace,
+		Notify:  p.print,
+		Secrets: vf.secretFiles(),
 	}
 	if len(m.Permissions.Credentials) > 0 {
 		v, err := vf.openForRun(cmd.Context())

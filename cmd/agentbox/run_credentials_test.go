@@ -49,3 +49,40 @@ func TestRunCredentialsFromVault(t *testing.T) {
 		t.Fatalf("wrong passphrase: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 }
+
+// TestRunHidesTheVaultAndPassphrase: a vault and a passphrase file kept in
+// the agent's own writable directory (where a project might keep them) are
+// where its credentials come from: together they give every value. The
+// agent reads neither, while the rest of the directory is its own.
+func TestRunHidesTheVaultAndPassphrase(t *testing.T) {
+	runEnv(t)
+	dir := t.TempDir()
+	vaultFile := filepath.Join(dir, "vault.json")
+	passFile := filepath.Join(dir, "passphrase")
+	const pass, secret = "correct horse battery", "tok-77c1f0a2"
+	v, err := vault.Create(vaultFile, []byte(pass), vault.WithKDFParams(vault.KDFParams{Time: 1, MemoryKiB: 64, Threads: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Put("API_KEY", []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	if err := os.WriteFile(passFile, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "agent.yaml")
+	src := "name: vault-reader\npermissions:\n  filesystem: {write: [.]}\n  network: {allow: [api.example.com]}\n  credentials: [API_KEY]\n"
+	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "cat " + passFile + " && echo READ-PASS; head -c 20 " + vaultFile + " && echo READ-VAULT; echo ok > " + dir + "/own && echo OWN"
+	code, out, errOut := runCLI(t, "run", "--manifest", manifest, "--vault", vaultFile, "--passphrase-file", passFile,
+		"--approve", "--", "/bin/sh", "-c", script)
+	if strings.Contains(out, "READ-") || strings.Contains(out, pass) {
+		t.Errorf("ESCAPE: the agent read where its credentials come from:\n%s", out)
+	}
+	if code != 0 || !strings.Contains(out, "OWN") {
+		t.Errorf("control: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -488,6 +488,19 @@ func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error
 	}
 }
 
+// secretFiles are the vault file and the passphrase file, if any: no agent
+// may read them.
+func (f *vaultFlags) secretFiles() []string {
+	var out []string
+	if p, err := f.vaultPath(); err == nil {
+		out = append(out, p)
+	}
+	if f.passFile != "" {
+		out = append(out, f.passFile)
+	}
+	return out
+}
+
 // openForRun opens the vault that gives a manifest's credentials their
 // values, for the length of a run: agentbox itself, never the agent, holds
 // it, and no core dump may carry it away.
