@@ -340,12 +340,17 @@ func checkPaths(field string, ps []string) error {
 }
 
 // checkWritable refuses writable roots in a kernel filesystem (after
-// resolving symlinks, so that a link to one is refused too).
+// resolving symlinks, so that a link to one is refused too), and ones that
+// only a symbolic link turns into a system or start-up directory.
 func checkWritable(field string, ps []string) error {
 	for i, p := range ps {
 		r := resolvePath(p)
+		name := fmt.Sprintf("%s[%d]", field, i)
 		if k, ok := sandbox.KernelFilesystem(r); ok {
-			return configErr(fmt.Sprintf("%s[%d]", field, i), "%s", sandbox.KernelFilesystemError(p, r, k))
+			return configErr(name, "%s", sandbox.KernelFilesystemError(p, r, k))
+		}
+		if what := linkedIntoSensitive(p, r); what != "" {
+			return configErr(name, "%s is a symbolic link to %s, %s: a command that may write somewhere can plant such a link; name %s itself if that is meant", p, r, what, r)
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/agentbox-dev/agentbox/internal/credpaths"
 )
 
 // resolvePath returns p with every symlink resolved. For a path that does not
@@ -135,4 +137,50 @@ func underAny(p string, roots []string) bool {
 		}
 	}
 	return false
+}
+
+// systemDirs are directories whose writing changes how the machine runs:
+// a writable root may be one only when named as such, not through a link.
+var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/root", "/opt"}
+
+// linkedIntoSensitive says why the writable root p, which resolves to r,
+// must be named by its real path: "" when p is no link, when r is
+// harmless, or when p itself names such a place (the caller means it). A
+// command that may write in one place can leave a link there for a later
+// writable root to follow: to /etc, to the home directory itself, or into
+// its start-up files, settings or credential stores.
+func linkedIntoSensitive(p, r string) string {
+	c := filepath.Clean(p)
+	if r == c {
+		return ""
+	}
+	var homes []string
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		homes = []string{filepath.Clean(h), resolvePath(h)}
+	}
+	if what := sensitivePlace(r, homes); what != "" && sensitivePlace(c, homes) == "" {
+		return what
+	}
+	return ""
+}
+
+// sensitivePlace says what p is when writing there changes how the machine
+// or the user's sessions run, or reaches their credentials; "" otherwise.
+func sensitivePlace(p string, homes []string) string {
+	if p == "/" || underAny(p, systemDirs) {
+		return "a system directory"
+	}
+	for _, home := range homes {
+		if underAny(home, []string{p}) {
+			return "the home directory or one holding it"
+		}
+		for _, group := range [][]string{ShellStartupFiles, ProtectedPaths, credpaths.Home} {
+			for _, rel := range group {
+				if underAny(p, []string{filepath.Join(home, filepath.FromSlash(rel))}) {
+					return "in the home's start-up files, settings or credentials (~/" + rel + ")"
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -1,8 +1,10 @@
 package agentbox
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +71,56 @@ func TestResolvePath(t *testing.T) {
 	t.Chdir(base)
 	if got := resolvePath("abs/sub"); got != filepath.Join(base, "real/sub") {
 		t.Errorf("relative: got %s", got)
+	}
+}
+
+// TestLinkedWritableRoot: a writable root that only a symbolic link (which
+// a command that could write there may have planted) turns into a system
+// directory, the home, or its start-up files or credentials is refused;
+// naming such a place outright, or a link to a harmless one, is not.
+func TestLinkedWritableRoot(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(base, "home")
+	for _, d := range []string{"home/.config/systemd/user", "home/.ssh", "home/proj", "elsewhere"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	links := map[string]string{
+		"to-etc": "/etc", "to-root": "/", "to-home": home, "to-units": filepath.Join(home, ".config/systemd/user"),
+		"to-ssh": filepath.Join(home, ".ssh"), "to-proj": filepath.Join(home, "proj"), "to-elsewhere": filepath.Join(base, "elsewhere"),
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(base, "home/proj", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		path    string
+		refused bool
+	}{
+		{"home/proj/to-etc", true},
+		{"home/proj/to-root", true},
+		{"home/proj/to-home", true},
+		{"home/proj/to-units", true},
+		{"home/proj/to-ssh", true},
+		{"home/proj/to-proj", false},
+		{"home/proj/to-elsewhere", false},
+		{"home", false},                      // the home, named outright
+		{"home/.config/systemd/user", false}, // named outright: the caller means it
+		{"home/proj", false},
+	} {
+		p := filepath.Join(base, tc.path)
+		err := checkWritable("WritableRoots", []string{p})
+		if (err != nil) != tc.refused {
+			t.Errorf("%s: %v, want refused=%v", tc.path, err, tc.refused)
+		}
+		if err != nil && (!errors.Is(err, ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link")) {
+			t.Errorf("%s: %v, want ErrConfigInvalid naming the link", tc.path, err)
+		}
 	}
 }

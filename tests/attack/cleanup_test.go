@@ -5,6 +5,7 @@ package attack_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,4 +164,36 @@ func TestOwnExecutable(t *testing.T) {
 	if err != nil || !bytes.Equal(before, after) {
 		t.Errorf("ESCAPE: agentbox's own executable %s changed on the host (%v)", exe, err)
 	}
+}
+
+// TestPlantedLinkAsWritableRoot: a command leaves links in its writable
+// root pointing at /etc and at the home's systemd user units. A later call
+// that makes one of those paths writable (an agent asked to write its
+// output to "out") must be refused, not hand over /etc; a link to a
+// harmless directory still works.
+func TestPlantedLinkAsWritableRoot(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	harmless := newDir(t, 0o777)
+	units := filepath.Join(fakeHome, ".config", "systemd", "user")
+	ps := []probe{
+		control("link_etc", "symlink:/etc|"+w+"/out", ""),
+		control("link_units", "symlink:"+units+"|"+w+"/units", ""),
+		control("link_harmless", "symlink:"+harmless+"|"+w+"/scratch", ""),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	for _, name := range []string{"out", "units"} {
+		_, err := ciMgr.ExecArgs(context.Background(), attackerBin,
+			probeArgs([]probe{attack("write_through", "write:"+w+"/"+name+"/agentbox-attack")}),
+			agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(filepath.Join(w, name)))
+		if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("ESCAPE: a writable root through the planted link %s was not refused: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat("/etc/agentbox-attack"); err == nil {
+		os.Remove("/etc/agentbox-attack")
+		t.Error("ESCAPE: a file was written in /etc")
+	}
+	runProbes(t, ciMgr, []probe{control("write_harmless", "write:"+w+"/scratch/ok", "")},
+		agentbox.WithWritableRoots(filepath.Join(w, "scratch")))
 }
