@@ -238,6 +238,12 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 // command runs (see sweepNewRepos).
 func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *egressRun, map[string][]string, error) {
 	fsc := cfg.Filesystem
+	// Checked again at every call: a command may have replaced a writable
+	// root of the Config with a link since the Config was validated.
+	writable := append(append([]string(nil), fsc.WritableRoots...), o.writable...)
+	if err := checkWritable("Filesystem.WritableRoots", writable); err != nil {
+		return nil, nil, nil, err
+	}
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
 		AllowUnixSockets: cfg.Network.AllowUnixSockets,
@@ -254,7 +260,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	}
 	spec.Filesystem = sandbox.Filesystem{
 		Read:      resolveAll(fsc.AllowRead, false),
-		Writable:  resolveAll(append(append([]string(nil), fsc.WritableRoots...), o.writable...), false),
+		Writable:  resolveAll(writable, false),
 		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
 		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
 		Visible:   visibleDir(dir),

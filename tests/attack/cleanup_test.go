@@ -196,4 +196,29 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 	}
 	runProbes(t, ciMgr, []probe{control("write_harmless", "write:"+w+"/scratch/ok", "")},
 		agentbox.WithWritableRoots(filepath.Join(w, "scratch")))
+
+	// A Manager whose Config names a writable root that is a real
+	// directory when the Config is validated; a command with the parent
+	// writable then swaps it for a link to /etc.
+	later := filepath.Join(w, "later")
+	if err := os.Mkdir(later, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ciConfig()
+	cfg.Filesystem.WritableRoots = []string{later}
+	m := newManager(t, cfg)
+	runProbes(t, m, []probe{control("write_later", "write:"+later+"/ok", "")})
+	runProbes(t, ciMgr, []probe{
+		control("move_later", "rename:"+later+"|"+w+"/later.old", ""),
+		control("link_later", "symlink:/etc|"+later, ""),
+	}, agentbox.WithWritableRoots(w))
+	_, err := m.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("write_etc", "write:"+later+"/agentbox-attack")}),
+		agentbox.WithWorkingDir("/"))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Errorf("ESCAPE: the Config's writable root, now a link to /etc, was used: %v", err)
+	}
+	if _, err := os.Lstat("/etc/agentbox-attack"); err == nil {
+		os.Remove("/etc/agentbox-attack")
+		t.Error("ESCAPE: a file was written in /etc")
+	}
 }
