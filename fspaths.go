@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,4 +184,41 @@ func sensitivePlace(p string, homes []string) string {
 		}
 	}
 	return ""
+}
+
+// plantableLink returns the first symbolic link on the way to p that lies
+// inside one of the (resolved) writable roots, where a command could have
+// planted it; "" if there is none.
+func plantableLink(p string, writable []string) string {
+	if len(writable) == 0 || !filepath.IsAbs(p) {
+		return ""
+	}
+	var res resolver
+	dir := "/"
+	for _, name := range strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/") {
+		if name == "" {
+			continue
+		}
+		q := filepath.Join(dir, name)
+		if fi, err := os.Lstat(q); err != nil {
+			return ""
+		} else if fi.Mode()&fs.ModeSymlink != 0 && underAny(q, writable) {
+			return q
+		}
+		dir = res.resolve(q)
+	}
+	return ""
+}
+
+// checkReadThroughLinks refuses read allow-list entries that reach their
+// target through a link inside a writable root: a command that may write
+// there could point it anywhere, and the next call would read there.
+func checkReadThroughLinks(read, writable []string) error {
+	for i, p := range read {
+		if l := plantableLink(p, writable); l != "" {
+			return configErr(fmt.Sprintf("Filesystem.AllowRead[%d]", i),
+				"%s goes through the symbolic link %s, inside a writable root where a command could have planted it; name its target itself", p, l)
+		}
+	}
+	return nil
 }

@@ -244,6 +244,10 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	if err := checkWritable("Filesystem.WritableRoots", writable); err != nil {
 		return nil, nil, nil, err
 	}
+	resolvedWritable := resolveAll(writable, false)
+	if err := checkReadThroughLinks(fsc.AllowRead, resolvedWritable); err != nil {
+		return nil, nil, nil, err
+	}
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
 		AllowUnixSockets: cfg.Network.AllowUnixSockets,
@@ -260,7 +264,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	}
 	spec.Filesystem = sandbox.Filesystem{
 		Read:      resolveAll(fsc.AllowRead, false),
-		Writable:  resolveAll(writable, false),
+		Writable:  resolvedWritable,
 		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
 		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
 		Visible:   visibleDir(dir),

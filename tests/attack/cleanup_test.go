@@ -222,3 +222,35 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 		t.Error("ESCAPE: a file was written in /etc")
 	}
 }
+
+// TestReadAllowListThroughPlantedLink: a policy that may read W/inbox and
+// write W (a manifest's read: [./data/inbox], write: [./data]). A command
+// swaps inbox for a link to a private directory outside the policy; the
+// next call would read there. It is refused instead.
+func TestReadAllowListThroughPlantedLink(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	inbox := filepath.Join(w, "inbox")
+	writeFile(t, filepath.Join(inbox, "mail.txt"), "hello\n", 0o644)
+	private := newDir(t, 0o755)
+	secret := uniqueSecret("outside-the-allow-list")
+	writeFile(t, filepath.Join(private, "mail.txt"), secret, 0o644)
+	cfg := ciConfig()
+	cfg.Filesystem.AllowRead = []string{inbox, filepath.Dir(attackerBin)}
+	cfg.Filesystem.WritableRoots = []string{w}
+	m := newManager(t, cfg)
+	runProbes(t, m, []probe{
+		control("read_inbox", "read:"+inbox+"/mail.txt", "hello"),
+		attack("read_private", "read:"+private+"/mail.txt"),
+		control("move_inbox", "rename:"+inbox+"|"+w+"/inbox.old", ""),
+		control("link_private", "symlink:"+private+"|"+inbox, ""),
+	})
+	res, err := m.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("read_through_link", "read:"+inbox+"/mail.txt")}),
+		agentbox.WithWorkingDir("/"))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ESCAPE: the read allow-list followed a planted link: %v", err)
+	}
+	if res != nil && strings.Contains(res.Stdout, secret) {
+		t.Errorf("ESCAPE: read %q", secret)
+	}
+}
