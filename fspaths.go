@@ -210,13 +210,14 @@ func plantableLink(p string, writable []string) string {
 	return ""
 }
 
-// checkReadThroughLinks refuses read allow-list entries that reach their
-// target through a link inside a writable root: a command that may write
-// there could point it anywhere, and the next call would read there.
-func checkReadThroughLinks(read, writable []string) error {
-	for i, p := range read {
+// checkThroughLinks refuses read allow-list entries and writable roots
+// that reach their target through a link inside a writable root: a command
+// that may write there could point it anywhere, and the next call would
+// read or write there.
+func checkThroughLinks(field string, ps, writable []string) error {
+	for i, p := range ps {
 		if l := plantableLink(p, writable); l != "" {
-			return configErr(fmt.Sprintf("Filesystem.AllowRead[%d]", i),
+			return configErr(fmt.Sprintf("%s[%d]", field, i),
 				"%s goes through the symbolic link %s, inside a writable root where a command could have planted it; name its target itself", p, l)
 		}
 	}

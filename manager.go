@@ -245,7 +245,10 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 		return nil, nil, nil, err
 	}
 	resolvedWritable := resolveAll(writable, false)
-	if err := checkReadThroughLinks(fsc.AllowRead, resolvedWritable); err != nil {
+	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, resolvedWritable); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkThroughLinks("Filesystem.WritableRoots", writable, resolvedWritable); err != nil {
 		return nil, nil, nil, err
 	}
 	spec := &sandbox.Spec{

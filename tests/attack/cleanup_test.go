@@ -253,4 +253,31 @@ func TestReadAllowListThroughPlantedLink(t *testing.T) {
 	if res != nil && strings.Contains(res.Stdout, secret) {
 		t.Errorf("ESCAPE: read %q", secret)
 	}
+
+	// The same with a writable root inside another (write: [., ./out]).
+	// In its own runs out is a mount and stays put; a command of another
+	// policy that may write the parent swaps it for a link.
+	out := filepath.Join(w, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wcfg := ciConfig()
+	wcfg.Filesystem.WritableRoots = []string{w, out}
+	wm := newManager(t, wcfg)
+	runProbes(t, wm, []probe{
+		control("write_out", "write:"+out+"/ok", ""),
+		attack("move_out_in_its_own_run", "rename:"+out+"|"+w+"/out.old"),
+	})
+	runProbes(t, ciMgr, []probe{
+		control("move_out", "rename:"+out+"|"+w+"/out.old", ""),
+		control("link_out", "symlink:"+private+"|"+out, ""),
+	}, agentbox.WithWritableRoots(w))
+	_, err = wm.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("write_through_link", "write:"+out+"/planted")}),
+		agentbox.WithWorkingDir("/"))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ESCAPE: a writable root followed a planted link: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(private, "planted")); err == nil {
+		t.Error("ESCAPE: a file was written in the private directory")
+	}
 }
