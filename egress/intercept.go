@@ -41,6 +41,12 @@ func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt tar
 	go func() {
 		defer close(down)
 		if !waitDataBlocks {
+			// No way to wait for data unread here: a tunnel that is not
+			// intercepted relays the upstream from the start, so that
+			// server-first protocols work (and plain HTTP is refused).
+			if !intercept && state.CompareAndSwap(undecided, upstreamFirst) {
+				t.pump(client, up, &p.stats.bytesDown)
+			}
 			return
 		}
 		_, _ = waitData(rawConn(up))
