@@ -131,11 +131,17 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
-// cliNoUserns makes the test binary the CLI on a machine whose user
-// namespaces are off: in a user namespace of its own that may make none.
-const cliNoUserns = "no-userns"
+// cliNoUserns and cliNoMount make the test binary the CLI on a machine
+// without usable user namespaces: in a user namespace of its own that may
+// make none (sysctl user.max_user_namespaces=0), or where they grant no
+// capability (a seccomp filter refuses mount, as Ubuntu's AppArmor
+// restriction does).
+const (
+	cliNoUserns = "no-userns"
+	cliNoMount  = "no-mount"
+)
 
-// TestExecDegraded runs exec where namespaces are unavailable. The strict
+// TestExecDegraded runs exec where namespaces are unusable. The strict
 // default refuses with exit 125 and one line saying why; the dev profile
 // (the warn fallback) runs in the reduced tier and says so on stderr, with
 // what that leaves unenforced.
@@ -144,34 +150,45 @@ func TestExecDegraded(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cli := func(args ...string) (int, string, string) {
-		c := exec.Command(os.Args[0], args...)
-		c.Env = append(os.Environ(), cliEnv+"="+cliNoUserns)
-		c.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	for _, tc := range []struct {
+		machine string
+		userns  bool   // in a user namespace of its own
+		reason  string // in the refusal
+	}{
+		{cliNoUserns, true, "max_user_namespaces=0"},
+		{cliNoMount, false, "grant no capability"},
+	} {
+		cli := func(args ...string) (int, string, string) {
+			c := exec.Command(os.Args[0], args...)
+			c.Env = append(os.Environ(), cliEnv+"="+tc.machine)
+			if tc.userns {
+				c.SysProcAttr = &syscall.SysProcAttr{
+					Cloneflags:  syscall.CLONE_NEWUSER,
+					UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+					GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+				}
+			}
+			var out, errOut strings.Builder
+			c.Stdout, c.Stderr = &out, &errOut
+			err := c.Run()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
+			return c.ProcessState.ExitCode(), out.String(), errOut.String()
 		}
-		var out, errOut strings.Builder
-		c.Stdout, c.Stderr = &out, &errOut
-		err := c.Run()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatal(err)
+
+		code, _, errOut := cli("exec", "--approve", "--workdir", dir, "--", "/bin/true")
+		if code != 125 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.reason) || !strings.Contains(errOut, "strict") {
+			t.Errorf("%s, strict: exit %d, stderr %q; want 125 and one line naming %q and the strict fallback", tc.machine, code, errOut, tc.reason)
 		}
-		return c.ProcessState.ExitCode(), out.String(), errOut.String()
-	}
 
-	code, _, errOut := cli("exec", "--approve", "--workdir", dir, "--", "/bin/true")
-	if code != 125 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "namespaces") || !strings.Contains(errOut, "strict") {
-		t.Errorf("strict: exit %d, stderr %q; want 125 and one line naming the namespaces and the strict fallback", code, errOut)
-	}
-
-	code, out, errOut := cli("exec", "--profile", "dev", "--approve", "--write", dir, "--workdir", dir, "--", "/bin/echo", "ran")
-	if code != 0 || out != "ran\n" {
-		t.Fatalf("warn fallback: exit %d, stdout %q, stderr %q", code, out, errOut)
-	}
-	if !strings.Contains(errOut, "agentbox: warning: the policy is not fully enforced: reduced tier") || !strings.Contains(errOut, filepath.Join(dir, ".git")) {
-		t.Errorf("warn fallback: stderr %q does not warn of the reduced tier and what it leaves open", errOut)
+		code, out, errOut := cli("exec", "--profile", "dev", "--approve", "--write", dir, "--workdir", dir, "--", "/bin/echo", "ran")
+		if code != 0 || out != "ran\n" {
+			t.Fatalf("%s, warn fallback: exit %d, stdout %q, stderr %q", tc.machine, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "agentbox: warning: the policy is not fully enforced: reduced tier") || !strings.Contains(errOut, filepath.Join(dir, ".git")) {
+			t.Errorf("%s, warn fallback: stderr %q does not warn of the reduced tier and what it leaves open", tc.machine, errOut)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/nomount"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/supervise"
@@ -38,6 +39,13 @@ func TestMain(m *testing.M) {
 	case cliNoUserns:
 		// As on a machine without user namespaces (see TestExecDegraded).
 		if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	case cliNoMount:
+		// As on a machine whose user namespaces grant no capability.
+		if err := nomount.Install(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -4,6 +4,7 @@ package linux
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -38,6 +39,26 @@ func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient: %w", err)
 	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective&(1<<unix.CAP_SETPCAP) == 0 {
+		// An unprivileged process without a user namespace (the reduced
+		// tier) may not change its bounding set or securebits, and need
+		// not: it is not root and, once the sets below are empty, holds no
+		// capability that execve could pass on, while no_new_privs keeps
+		// execve from granting one.
+		if os.Getuid() == 0 || os.Geteuid() == 0 {
+			return fmt.Errorf("root without CAP_SETPCAP cannot drop its bounding set")
+		}
+		data = [2]unix.CapUserData{}
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return fmt.Errorf("capset: %w", err)
+		}
+		return nil
+	}
 	last := lastCap()
 	for c := 0; c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
@@ -49,8 +70,7 @@ func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0); err != nil {
 		return fmt.Errorf("securebits: %w", err)
 	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
+	data = [2]unix.CapUserData{}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
 	}

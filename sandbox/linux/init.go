@@ -42,6 +42,10 @@ type initError struct {
 
 func (e *initError) Error() string { return e.stage + ": " + e.err.Error() }
 
+// stageNoCapabilities marks an init whose namespaces grant it nothing: the
+// runtime then treats namespaces as unavailable.
+const stageNoCapabilities = "namespaces"
+
 func stageErr(stage string, err error) error {
 	if err == nil {
 		return nil

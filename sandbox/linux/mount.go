@@ -31,6 +31,12 @@ const (
 //  6. pivot into /newroot and detach everything else.
 func buildRoot(s *initSpec, idmapFDs []int) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		if errors.Is(err, unix.EPERM) {
+			// The namespaces were made, but grant no capability in them
+			// (Ubuntu's AppArmor restriction): as good as none.
+			return &initError{stage: stageNoCapabilities, unavailable: true,
+				err: fmt.Errorf("user namespaces grant no capability in them here (a mount was refused: %w)%s", err, usernsHint())}
+		}
 		return stageErr("mount: make / private", err)
 	}
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {

@@ -5,12 +5,12 @@ package linux
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
@@ -20,8 +20,19 @@ import (
 // started in new namespaces.
 const probeArg0 = "agentbox-probe"
 
+// probeNoCaps is the probe's exit status when the namespaces could be
+// made but grant no capability in them.
+const probeNoCaps = 3
+
 func init() {
 	if len(os.Args) > 0 && os.Args[0] == probeArg0 {
+		// Usable, not only creatable: Ubuntu's AppArmor restriction lets an
+		// unprivileged process make a user namespace but grants it no
+		// capability there, so the sandbox's first mount would fail.
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			fmt.Fprint(os.Stderr, err)
+			os.Exit(probeNoCaps)
+		}
 		os.Exit(0)
 	}
 }
@@ -51,17 +62,23 @@ func Probe() []sandbox.Check {
 
 func probeUserns() sandbox.Check {
 	c := sandbox.Check{Name: "user namespaces", Required: true}
-	uid, gid := os.Geteuid(), os.Getegid()
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{probeArg0}
 	cmd.Env = []string{}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET |
-			syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-	}
-	if err := cmd.Run(); err != nil {
+	// Cloned as an init is, so that it has the capabilities an init has.
+	cmd.SysProcAttr = initAttrFor(kindNetns, os.Geteuid() == 0 && inInitialUserNS())
+	cmd.SysProcAttr.Pdeathsig = 0
+	cmd.SysProcAttr.Setpgid = false
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() == probeNoCaps:
+		c.Detail = "user namespaces can be made but grant no capability in them (a mount was refused: " +
+			strings.TrimSpace(stderr.String()) + ")" + usernsHint()
+		return c
+	case err != nil:
 		c.Detail = "cannot create user, mount, pid and network namespaces: " + err.Error() + usernsHint()
 		return c
 	}

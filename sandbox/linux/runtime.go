@@ -217,6 +217,15 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		_ = h.Kill()
 		<-h.reaped
 		h.Close()
+		var se *sandbox.SetupError
+		if errors.As(err, &se) && se.Stage == stageNoCapabilities {
+			// Namespaces that grant nothing are none: refuse, or take the
+			// reduced tier, as where they cannot be made at all.
+			r.mu.Lock()
+			r.nsReason = se.Msg
+			r.mu.Unlock()
+			return r.Start(ctx, spec, prog)
+		}
 		return nil, err
 	}
 	return h, nil
@@ -256,7 +265,11 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 var initEnv = []string{"GOMAXPROCS=1", "GOGC=off"}
 
 // initAttr is how every init is cloned.
-func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr {
+func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr { return initAttrFor(kind, r.asRoot) }
+
+// initAttrFor is how an init of kind is cloned by root (in the host's user
+// namespace) or by anyone else.
+func initAttrFor(kind initKind, asRoot bool) *syscall.SysProcAttr {
 	if kind == kindReduced {
 		return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	}
@@ -273,7 +286,7 @@ func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr {
 	if netns {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
-	if r.asRoot {
+	if asRoot {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: sandboxID, Size: 1}}
 		// Drop root's supplementary groups: the kernel would keep honouring

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/nomount"
 )
 
 // reducedEnv makes the test binary run the attacker once in agentbox's
-// reduced tier and print the ExecResult as JSON. It runs in a user
-// namespace of its own where no further user namespace may be made
-// (user.max_user_namespaces=0), as on a machine that turned them off. Its
+// reduced tier and print the ExecResult as JSON, on a machine without
+// usable user namespaces: its value says which (see reducedMachines). Its
 // arguments are the probes; reducedWriteEnv names the writable root.
 const (
 	reducedEnv      = "AGENTBOX_ATTACK_REDUCED"
@@ -28,12 +28,32 @@ const (
 	reducedWriteEnv = "AGENTBOX_ATTACK_REDUCED_WRITE"
 )
 
+// reducedMachines are the ways a machine lacks usable user namespaces.
+var reducedMachines = []struct {
+	name   string
+	userns bool // the test binary runs in a user namespace of its own
+}{
+	// Turned off (sysctl user.max_user_namespaces=0), set in a user
+	// namespace of the test's own, where the caller is root.
+	{"no-userns", true},
+	// Made but granting no capability (Ubuntu's AppArmor restriction),
+	// stood for by a seccomp filter refusing mount: the caller stays who
+	// it is, root or not.
+	{"no-capabilities", false},
+}
+
 func runReduced() int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "reduced tier:", err)
 		return 1
 	}
-	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+	var err error
+	if os.Getenv(reducedEnv) == "no-userns" {
+		err = os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0)
+	} else {
+		err = nomount.Install()
+	}
+	if err != nil {
 		return fail(err)
 	}
 	cfg := ciConfig()
@@ -57,7 +77,7 @@ func runReduced() int {
 }
 
 // TestReducedTier attacks the reduced tier, which the warn fallback runs
-// where user namespaces are unavailable: Landlock and seccomp without
+// where user namespaces are unusable: Landlock and seccomp without
 // namespaces. What it claims must hold: no read of the deny list outside
 // writable roots, no write outside them, no TCP to the host's loopback,
 // no UDP, raw or unix sockets, no signal, trace or /proc access to a host
@@ -65,6 +85,15 @@ func runReduced() int {
 // writable root read-only) must be said, in ExecResult.Degraded.
 func TestReducedTier(t *testing.T) {
 	t.Parallel()
+	for _, machine := range reducedMachines {
+		t.Run(machine.name, func(t *testing.T) {
+			t.Parallel()
+			attackReducedTier(t, machine.name, machine.userns)
+		})
+	}
+}
+
+func attackReducedTier(t *testing.T, machine string, userns bool) {
 	w := newDir(t, 0o777)
 	writeFile(t, filepath.Join(w, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
 	outside := newDir(t, 0o777)
@@ -91,11 +120,13 @@ func TestReducedTier(t *testing.T) {
 	ps = append(ps, host.unixProbes()...)
 
 	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
-	cmd.Env = append(os.Environ(), reducedEnv+"=1", reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+w)
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+w)
+	if userns {
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
