@@ -65,6 +65,26 @@ func inInitialUserNS() bool {
 	return len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295"
 }
 
+// ownsHostRootFiles reports whether this process is root over the host's
+// root-owned files: uid 0 here, mapped to uid 0 on the host (the host's
+// user namespace, or one that maps root to root).
+func ownsHostRootFiles() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return true // cannot tell: assume the worst
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "0" && f[1] == "0" {
+			return true
+		}
+	}
+	return false
+}
+
 // Name returns "native".
 func (*Runtime) Name() string { return "native" }
 
@@ -102,6 +122,12 @@ func (r *Runtime) kindFor(spec *sandbox.Spec) (initKind, error) {
 	if reason := r.noNamespaces(); reason != "" {
 		if !spec.AllowReduced {
 			return 0, fmt.Errorf("%w: %s; the strict fallback policy refuses to run without them", sandbox.ErrUnavailable, reason)
+		}
+		if ownsHostRootFiles() {
+			// Without a user namespace to run it as nobody, the command
+			// would be root, able to read root-only files by owner rights.
+			return 0, fmt.Errorf("%w: %s; the reduced tier would run the command as root, able to read root-only files such as /etc/shadow: run agentbox as an ordinary user, or make user namespaces available",
+				sandbox.ErrUnavailable, reason)
 		}
 		return kindReduced, nil
 	}
