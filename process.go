@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -130,6 +132,28 @@ func (m *Manager) warnDegraded(missing []string) {
 	}
 }
 
+// openByName lets the sandbox's user open the pipe f by name, as tools do
+// with /dev/stdout or /dev/stderr (a reopen through /proc/self/fd checks
+// the pipe's owner and mode): a pipe belongs to its creator, and a sandbox
+// started by root runs as nobody. Only processes that may look into the
+// program's /proc/PID/fd can reach it by name at all.
+func openByName(f *os.File) { _ = f.Chmod(0o666) }
+
+// openPipeByName does openByName for the caller's own f when it is an
+// anonymous pipe (a shell's |, os/exec's buffers), never for a terminal,
+// a named FIFO or a file, whose modes are the user's.
+func openPipeByName(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	var link string
+	_ = rc.Control(func(fd uintptr) { link, _ = os.Readlink("/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10)) })
+	if strings.HasPrefix(link, "pipe:") {
+		openByName(f)
+	}
+}
+
 // input returns the file the program reads: r itself when it is a file,
 // else a pipe fed from r.
 func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
@@ -137,12 +161,14 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 		return nil, nil
 	}
 	if f, ok := r.(*os.File); ok {
+		openPipeByName(f)
 		return f, nil
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	openByName(rd)
 	*childEnds = append(*childEnds, rd)
 	go func() {
 		_, _ = io.Copy(wr, r)
@@ -158,12 +184,14 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		return nil, nil
 	}
 	if f, ok := w.(*os.File); ok {
+		openPipeByName(f)
 		return f, nil
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	openByName(wr)
 	*childEnds = append(*childEnds, wr)
 	pr.copies.Add(1)
 	go func() {

@@ -131,6 +131,12 @@ func (r *Runtime) kindFor(spec *sandbox.Spec) (initKind, error) {
 		}
 		return kindReduced, nil
 	}
+	if !r.asRoot && ownsHostRootFiles() {
+		// Root in a user namespace that maps root to the host's root has
+		// no other uid to run the command as: it would stay root over the
+		// host's files.
+		return 0, fmt.Errorf("%w: agentbox runs as root in a user namespace that maps root to the host's root, where it cannot run the command as nobody: it would read root-only files such as /etc/shadow; run agentbox as an ordinary user, or in the host's user namespace", sandbox.ErrUnavailable)
+	}
 	if spec.Network == sandbox.NetworkAllowed {
 		return kindHostnet, nil
 	}

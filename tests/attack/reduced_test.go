@@ -51,9 +51,10 @@ func runReduced() int {
 		return 1
 	}
 	var err error
-	if os.Getenv(reducedEnv) == "no-userns" {
+	switch os.Getenv(reducedEnv) {
+	case "no-userns":
 		err = os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0)
-	} else {
+	case "no-capabilities":
 		err = nomount.Install()
 	}
 	if err != nil {
@@ -169,5 +170,41 @@ func attackReducedTier(t *testing.T, machine string, userns bool) {
 	if len(res.Degraded) == 0 || !strings.Contains(res.Degraded[0], "reduced tier") ||
 		!strings.Contains(res.Degraded[0], filepath.Join(w, ".git")) {
 		t.Errorf("the reduced tier did not say what it leaves unenforced: Degraded %q", res.Degraded)
+	}
+}
+
+// TestRootMappedToRoot runs agentbox as root in a user namespace that maps
+// root to the caller (the host's root when the suite runs as root). There
+// is no other uid to run commands as, so a root caller must be refused:
+// the command would read root-only files by owner rights. An unprivileged
+// caller's namespace root is that user, and gets the full sandbox.
+func TestRootMappedToRoot(t *testing.T) {
+	t.Parallel()
+	ps := []probe{control("ran", "sys:getpid", ""), attack("shadow", "read:/etc/shadow")}
+	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
+	cmd.Env = append(os.Environ(), reducedEnv+"=userns-only", reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+newDir(t, 0o755))
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if isRoot {
+		if !strings.HasPrefix(string(out), reducedRefused) || !strings.Contains(string(out), "maps root to the host's root") {
+			t.Errorf("ESCAPE: agentbox ran a command as the host's root: %s", out)
+		}
+		return
+	}
+	var res agentbox.ExecResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	o := parseOutput(res.Stdout)
+	checkProbes(t, o, ps)
+	if len(res.Degraded) != 0 {
+		t.Errorf("the full sandbox said it was degraded: %q", res.Degraded)
 	}
 }

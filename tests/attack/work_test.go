@@ -75,6 +75,14 @@ func TestLegitimateWork(t *testing.T) {
 			want:   "A,B",
 		},
 		{
+			// Tools open the standard streams by name (tee /dev/stderr,
+			// curl -D /dev/stderr, > /dev/stdout): agentbox's pipes must
+			// open for the sandbox's user, also when root started it.
+			name:   "streams_by_name",
+			script: `echo to-stdout > /dev/stdout && echo to-stderr > /dev/stderr && echo via-tee | tee /dev/stderr >/dev/null && echo ok`,
+			want:   "to-stdout\nok",
+		},
+		{
 			name:   "private_tmp",
 			script: `echo private > /tmp/agentbox-attack-private && cat /tmp/agentbox-attack-private && ls -A /tmp | wc -l`,
 			want:   "private\n1",

@@ -44,11 +44,12 @@ import (
 	"testing"
 )
 
-// Environment variables that carry a re-executed binary's role and the
-// working directory the host process made.
+// Environment variables that carry a re-executed binary's role, the
+// working directory the host process made and the host's network namespace.
 const (
-	envRole = "AGENTBOX_EGRESS_E2E_ROLE"
-	envDir  = "AGENTBOX_EGRESS_E2E_DIR"
+	envRole      = "AGENTBOX_EGRESS_E2E_ROLE"
+	envDir       = "AGENTBOX_EGRESS_E2E_DIR"
+	envHostNetns = "AGENTBOX_EGRESS_E2E_HOST_NETNS"
 
 	roleNetns    = "netns"
 	roleUpstream = "upstream"
@@ -132,14 +133,24 @@ func runChild() int {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cmd := exec.Command("/proc/self/exe", childArgs()...)
-	cmd.Env = append(os.Environ(), envRole+"="+roleNetns, envDir+"="+workDir)
+	hostNetns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "egress e2e:", err)
+		return 1
+	}
+	cmd.Env = append(os.Environ(), envRole+"="+roleNetns, envDir+"="+workDir, envHostNetns+"="+hostNetns)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-		GidMappingsEnableSetgroups: false,
-		Pdeathsig:                  syscall.SIGKILL,
+		Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	if os.Getuid() != 0 {
+		// An ordinary user needs a user namespace for the others. Root
+		// does not, and must not take one that maps root to root: agentbox
+		// refuses to run there (it could not run commands as nobody).
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
 	}
 	code := 0
 	if err := cmd.Run(); err != nil {

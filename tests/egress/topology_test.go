@@ -116,15 +116,27 @@ func children() ([]string, error) {
 	return out, nil
 }
 
-// checkPristine makes sure this process is in a user namespace of its own
-// (uid 0 mapped to one id) and a network namespace with nothing but lo, so
-// that nothing the suite does can reach a real network.
+// checkPristine makes sure this process is in a network namespace of its
+// own with nothing but lo, and either in a user namespace of its own (uid 0
+// mapped to one id) or root, so that nothing the suite does can reach a
+// real network.
 func checkPristine() error {
 	b, err := os.ReadFile("/proc/self/uid_map")
 	if err != nil {
 		return err
 	}
-	if f := strings.Fields(string(b)); len(f) != 3 || f[0] != "0" || f[2] != "1" {
+	f := strings.Fields(string(b))
+	switch {
+	case len(f) == 3 && f[0] == "0" && f[2] == "1":
+	case os.Getuid() == 0:
+		self, err := os.Readlink("/proc/self/ns/net")
+		if err != nil {
+			return err
+		}
+		if host := os.Getenv(envHostNetns); host == "" || self == host {
+			return fmt.Errorf("not in a network namespace of the suite's own (%s, the parent's %q)", self, host)
+		}
+	default:
 		return fmt.Errorf("not in the suite's own user namespace (uid_map %q)", b)
 	}
 	ifs, err := net.Interfaces()
