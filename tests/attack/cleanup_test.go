@@ -35,21 +35,22 @@ func TestPlaceholderCleanupThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	deny := []string{filepath.Join(w, "sub", "secret"), filepath.Join(w, "sub", "empty")}
-	goFile := filepath.Join(w, "go")
+	goFile, started := filepath.Join(w, "go"), filepath.Join(w, "started")
 
 	// The first sandbox holds the placeholders until the second is done.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	first := make(chan error, 1)
 	go func() {
-		res, err := ciMgr.ExecArgs(ctx, attackerBin, probeArgs([]probe{control("wait", "waitexist:"+goFile, "")}),
+		res, err := ciMgr.ExecArgs(ctx, attackerBin, probeArgs([]probe{
+			control("started", "write:"+started, ""), control("wait", "waitexist:"+goFile, "")}),
 			agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(w), agentbox.WithDenyRead(deny...))
 		if err == nil && res.ExitCode != 0 {
 			t.Logf("first sandbox: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 		}
 		first <- err
 	}()
-	waitFor(t, filepath.Join(w, "sub", "secret"))
+	waitFor(t, started) // the first sandbox runs: its placeholders are mounted
 
 	ps := []probe{
 		control("write_root", "write:"+w+"/ok", ""),
