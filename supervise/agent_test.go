@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/policy"
 )
 
@@ -367,5 +368,55 @@ func TestAgentCannotRewriteItsManifest(t *testing.T) {
 	}
 	if !strings.Contains(out, "LEGIT") || res.ExitCode != 0 {
 		t.Errorf("control: writing beside the manifest failed (exit %d):\n%s", res.ExitCode, out)
+	}
+}
+
+// TestAgentCannotRedirectItsReadPaths: a manifest lets the agent read
+// ./data/inbox and write ./data. The agent swaps inbox for a link to a
+// private directory; its next run must not read there.
+func TestAgentCannotRedirectItsReadPaths(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	inbox := filepath.Join(dir, "data", "inbox")
+	if err := os.MkdirAll(inbox, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	private, err := os.MkdirTemp("/var/tmp", "supervise-private-") // the sandbox's /tmp is its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(private) })
+	if err := os.Chmod(private, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(private, "mail"), []byte("private-mail-7f3a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "name: mailbox\npermissions: {filesystem: {read: [./data/inbox], write: [./data]}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "mailbox.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := policy.LoadManifest(filepath.Join(dir, "mailbox.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	var out syncbuf.Buffer
+	ag, err := Start(context.Background(), m, Options{Program: "/bin/sh", Dir: data, Stdout: &out, Stderr: &out, Registry: f.reg, Approved: true,
+		Args: []string{"-c", fmt.Sprintf("mv %s %s.old && ln -s %s %s && echo SWAPPED", inbox, inbox, private, inbox)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ag.Wait(); err != nil || res.ExitCode != 0 || !strings.Contains(out.String(), "SWAPPED") {
+		t.Fatalf("control: the agent could not rearrange its own data (%v): %s", err, out.String())
+	}
+	ag, err = Start(context.Background(), m, Options{Program: "/bin/cat", Args: []string{filepath.Join(inbox, "mail")},
+		Dir: data, Registry: f.reg, Approved: true})
+	if err == nil {
+		res, _ := ag.Wait()
+		t.Fatalf("ESCAPE: the next run started through the planted link (exit %d)", res.ExitCode)
+	}
+	if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("the next run failed, but not for the planted link: %v", err)
 	}
 }

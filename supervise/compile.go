@@ -38,8 +38,10 @@ func (e *RuntimeError) Unwrap() error { return ErrRuntimeUnavailable }
 // (Manifest.Resolve, called when the agent starts).
 //
 //   - permissions.filesystem.read → AllowRead (empty: read everywhere but
-//     the deny set), write → WritableRoots, deny → DenyRead, added to
-//     DefaultDenyRead; deny wins over read and write.
+//     the deny set) and write → WritableRoots, as the manifest names them
+//     (each call resolves them and refuses a planted link); deny → DenyRead,
+//     resolved and as named, added to DefaultDenyRead; deny wins over read
+//     and write.
 //   - permissions.network allow/deny → AllowedDomains/DeniedDomains in the
 //     filtered mode ("*" in deny: everything not allowed).
 //   - limits.max_memory_mb → ResourceLimits.MaxMemoryBytes (else the
@@ -60,8 +62,10 @@ func Compile(m *policy.Manifest, resolved policy.ResolvedPaths, creds agentbox.C
 	cfg := agentbox.DefaultConfig()
 	cfg.ColdStart = true
 	fs := &cfg.Filesystem
-	fs.AllowRead = append([]string(nil), resolved.Read...)
-	fs.WritableRoots = append([]string(nil), resolved.Write...)
+	// Read and write paths go in as the manifest names them: each call
+	// resolves them again and refuses one that a planted link redirects.
+	fs.AllowRead = rulePaths(m.Permissions.Filesystem.Read)
+	fs.WritableRoots = rulePaths(m.Permissions.Filesystem.Write)
 	fs.DenyRead = pruneNested(appendUnique(fs.DenyRead, resolved.Deny...))
 
 	cfg.Network.Mode = agentbox.NetworkFiltered
@@ -153,6 +157,15 @@ func pruneNested(list []string) []string {
 		if !nested {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// rulePaths returns the (absolute, clean) paths of rules.
+func rulePaths(rules []policy.PathRule) []string {
+	out := make([]string, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, r.Path)
 	}
 	return out
 }
