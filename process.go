@@ -132,40 +132,59 @@ func (m *Manager) warnDegraded(missing []string) {
 	}
 }
 
-// openByName lets the sandbox's user open the pipe f by name, as tools do
-// with /dev/stdout or /dev/stderr (a reopen through /proc/self/fd checks
-// the pipe's owner and mode): a pipe belongs to its creator, and a sandbox
-// started by root runs as nobody. Only processes that may look into the
-// program's /proc/PID/fd can reach it by name at all.
+// openByName lets the program open a pipe agentbox made for it by name, as
+// tools do with /dev/stdout or /dev/stderr (a reopen through /proc/self/fd
+// checks the pipe's owner and mode; a pipe belongs to its creator, and a
+// sandbox started by root runs as nobody). Some open them read-write
+// (curl -D /dev/stderr). Nothing but the program and agentbox's copy use
+// these pipes.
 func openByName(f *os.File) { _ = f.Chmod(0o666) }
 
-// openPipeByName does openByName for the caller's own f when it is an
-// anonymous pipe (a shell's |, os/exec's buffers), never for a terminal,
-// a named FIFO or a file, whose modes are the user's.
-func openPipeByName(f *os.File) {
+// relayedPipe returns a copy of the caller's f for agentbox to relay through
+// a pipe of its own, when the caller is root (the sandbox runs as nobody)
+// and f is an anonymous pipe, whose modes are its creator's and which may
+// carry other processes' bytes; nil when f goes to the program as it is
+// (terminals, FIFOs, files, and every file of an ordinary caller, whose
+// sandbox runs as their owner). The copy lets the caller close f after
+// Start, as with os/exec.
+func relayedPipe(f *os.File) *os.File {
+	if os.Geteuid() != 0 {
+		return nil
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return
+		return nil
 	}
-	var link string
-	_ = rc.Control(func(fd uintptr) { link, _ = os.Readlink("/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10)) })
-	if strings.HasPrefix(link, "pipe:") {
-		openByName(f)
-	}
+	var dup *os.File
+	_ = rc.Control(func(fd uintptr) {
+		link, _ := os.Readlink("/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10))
+		if !strings.HasPrefix(link, "pipe:") {
+			return
+		}
+		if nfd, err := syscall.Dup(int(fd)); err == nil {
+			syscall.CloseOnExec(nfd)
+			dup = os.NewFile(uintptr(nfd), f.Name())
+		}
+	})
+	return dup
 }
 
-// input returns the file the program reads: r itself when it is a file,
-// else a pipe fed from r.
+// input returns the file the program reads: r itself when it is a file
+// (see relayedPipe), else a pipe fed from r.
 func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	if r == nil {
 		return nil, nil
 	}
+	var relay *os.File
 	if f, ok := r.(*os.File); ok {
-		openPipeByName(f)
-		return f, nil
+		if relay = relayedPipe(f); relay == nil {
+			return f, nil
+		}
+		r = relay
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
+		closeRelay(relay)
 		return nil, err
 	}
 	openByName(rd)
@@ -173,22 +192,27 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	go func() {
 		_, _ = io.Copy(wr, r)
 		wr.Close()
+		closeRelay(relay)
 	}()
 	return rd, nil
 }
 
-// output returns the file the program writes: w itself when it is a file,
-// else a pipe drained into w.
+// output returns the file the program writes: w itself when it is a file
+// (see relayedPipe), else a pipe drained into w.
 func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) {
 	if w == nil {
 		return nil, nil
 	}
+	var relay *os.File
 	if f, ok := w.(*os.File); ok {
-		openPipeByName(f)
-		return f, nil
+		if relay = relayedPipe(f); relay == nil {
+			return f, nil
+		}
+		w = relay
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
+		closeRelay(relay)
 		return nil, err
 	}
 	openByName(wr)
@@ -198,8 +222,15 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		defer pr.copies.Done()
 		_, _ = io.Copy(w, rd)
 		rd.Close()
+		closeRelay(relay)
 	}()
 	return wr, nil
+}
+
+func closeRelay(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // Pid is the host pid of the sandbox's init (pid 1 inside).
