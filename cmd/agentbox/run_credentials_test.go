@@ -11,6 +11,20 @@ import (
 	"github.com/agentbox-dev/agentbox/vault"
 )
 
+// writeVault creates the vault file with one credential, with cheap key
+// derivation.
+func writeVault(t *testing.T, file, pass, name, value string) {
+	t.Helper()
+	v, err := vault.Create(file, []byte(pass), vault.WithKDFParams(vault.KDFParams{Time: 1, MemoryKiB: 64, Threads: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Put(name, []byte(value)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A manifest's credentials come from the vault: the agent's environment
 // holds a placeholder, never the value; without the vault's passphrase the
 // run is refused before anything starts.
@@ -19,14 +33,7 @@ func TestRunCredentialsFromVault(t *testing.T) {
 	dir := t.TempDir()
 	vaultFile := filepath.Join(dir, "vault", "vault.json")
 	const pass, secret = "correct horse battery", "tok-5d1e8a0b"
-	v, err := vault.Create(vaultFile, []byte(pass), vault.WithKDFParams(vault.KDFParams{Time: 1, MemoryKiB: 64, Threads: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Put("API_KEY", []byte(secret)); err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
+	writeVault(t, vaultFile, pass, "API_KEY", secret)
 	manifest := filepath.Join(dir, "agent.yaml")
 	src := "name: cred-agent\npermissions:\n  network: {allow: [api.example.com]}\n  credentials: [API_KEY]\n"
 	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
@@ -60,14 +67,7 @@ func TestRunHidesTheVaultAndPassphrase(t *testing.T) {
 	vaultFile := filepath.Join(dir, "vault.json")
 	passFile := filepath.Join(dir, "passphrase")
 	const pass, secret = "correct horse battery", "tok-77c1f0a2"
-	v, err := vault.Create(vaultFile, []byte(pass), vault.WithKDFParams(vault.KDFParams{Time: 1, MemoryKiB: 64, Threads: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Put("API_KEY", []byte(secret)); err != nil {
-		t.Fatal(err)
-	}
-	v.Close()
+	writeVault(t, vaultFile, pass, "API_KEY", secret)
 	if err := os.WriteFile(passFile, []byte(pass+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
