@@ -18,10 +18,11 @@ import (
 	"github.com/agentbox-dev/agentbox/internal/nomount"
 )
 
-// reducedEnv makes the test binary run the attacker once in agentbox's
-// reduced tier and print the ExecResult as JSON, on a machine without
-// usable user namespaces: its value says which (see reducedMachines). Its
-// arguments are the probes; reducedWriteEnv names the writable root.
+// reducedEnv makes the test binary run the attacker once through agentbox
+// and print the ExecResult as JSON (or reducedRefused and the error), on a
+// machine its value stands for: one of reducedMachines, or "userns-only"
+// (nothing missing). Its arguments are the probes; reducedWriteEnv names
+// the writable root. See runInChild.
 const (
 	reducedEnv      = "AGENTBOX_ATTACK_REDUCED"
 	reducedBinEnv   = "AGENTBOX_ATTACK_REDUCED_BIN"
@@ -128,30 +129,15 @@ func attackReducedTier(t *testing.T, machine string, userns bool) {
 	}
 	ps = append(ps, host.unixProbes()...)
 
-	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
-	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+w)
-	if userns {
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-		}
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the reduced-tier run failed: %v\n%s", err, stderr.String())
-	}
+	refused, res := runInChild(t, machine, userns, w, ps)
 	if isRoot {
-		if !strings.HasPrefix(string(out), reducedRefused) || !strings.Contains(string(out), "root-only files") {
-			t.Errorf("ESCAPE: the reduced tier ran a root caller's command: %s", out)
+		if !strings.Contains(refused, "root-only files") {
+			t.Errorf("ESCAPE: the reduced tier ran a root caller's command: %q %+v", refused, res)
 		}
 		return
 	}
-	var res agentbox.ExecResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if res == nil {
+		t.Fatalf("agentbox refused: %s", refused)
 	}
 	o := parseOutput(res.Stdout)
 	if !o.started || !o.done {
@@ -181,30 +167,50 @@ func attackReducedTier(t *testing.T, machine string, userns bool) {
 func TestRootMappedToRoot(t *testing.T) {
 	t.Parallel()
 	ps := []probe{control("ran", "sys:getpid", ""), attack("shadow", "read:/etc/shadow")}
-	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
-	cmd.Env = append(os.Environ(), reducedEnv+"=userns-only", reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+newDir(t, 0o755))
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-	}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	refused, res := runInChild(t, "userns-only", true, newDir(t, 0o755), ps)
 	if isRoot {
-		if !strings.HasPrefix(string(out), reducedRefused) || !strings.Contains(string(out), "maps root to the host's root") {
-			t.Errorf("ESCAPE: agentbox ran a command as the host's root: %s", out)
+		if !strings.Contains(refused, "maps root to the host's root") {
+			t.Errorf("ESCAPE: agentbox ran a command as the host's root: %q %+v", refused, res)
 		}
 		return
 	}
-	var res agentbox.ExecResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if res == nil {
+		t.Fatalf("agentbox refused: %s", refused)
 	}
 	o := parseOutput(res.Stdout)
 	checkProbes(t, o, ps)
 	if len(res.Degraded) != 0 {
 		t.Errorf("the full sandbox said it was degraded: %q", res.Degraded)
 	}
+}
+
+// runInChild runs the attacker with ps through agentbox in a child of the
+// test binary set up as machine (see runReduced), in a user namespace of
+// its own that maps root to the caller when userns. It returns agentbox's
+// refusal, or the result.
+func runInChild(t *testing.T, machine string, userns bool, writable string, ps []probe) (refused string, res *agentbox.ExecResult) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
+	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+writable)
+	if userns {
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the run in a child failed: %v\n%s", err, stderr.String())
+	}
+	if r, ok := strings.CutPrefix(string(out), reducedRefused); ok {
+		return strings.TrimSpace(r), nil
+	}
+	res = new(agentbox.ExecResult)
+	if err := json.Unmarshal(out, res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return "", res
 }
