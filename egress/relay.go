@@ -268,10 +268,12 @@ func (r *relay) refuse(status int, rule, reason, cred string) {
 }
 
 func (r *relay) refuseLeak(l *leak) {
+	why := fmt.Sprintf("%s may go only to %s", l.cred.name, l.cred.bound)
+	if r.scheme == "http" {
+		why = fmt.Sprintf("credentials are injected only over HTTPS, to %s", l.cred.bound)
+	}
 	r.refuse(http.StatusForbidden, RuleCredentialLeak,
-		fmt.Sprintf("the placeholder of credential %s is in %s, and %s may go only to %s",
-			l.cred.name, l.where, l.cred.name, l.cred.bound),
-		l.cred.name)
+		fmt.Sprintf("the placeholder of credential %s is in %s, and %s", l.cred.name, l.where, why), l.cred.name)
 }
 
 // refuseUpstream records that TLS to the upstream failed and answers the

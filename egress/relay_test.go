@@ -265,6 +265,9 @@ func TestBoundHostWithoutTLS(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusForbidden || resp.Header.Get("X-Agentbox-Deny") != RuleCredentialLeak {
 		t.Fatalf("plain HTTP with a placeholder: %v %v", resp, err)
 	}
+	if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), "only over HTTPS") {
+		t.Errorf("the refusal does not say why: %q", body)
+	}
 	if e.fetches.Load() != 0 {
 		t.Error("a value was fetched for a tunnel that is not TLS")
 	}
