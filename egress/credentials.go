@@ -66,7 +66,11 @@ type Credential struct {
 	// everywhere.
 	Hosts []string
 	// Header, when set, is the only request header the value is injected
-	// into (e.g. "Authorization"); empty means any request header.
+	// into (e.g. "X-Honeycomb-Team"). Empty means Authorization and the
+	// headers whose names have the word key, token, auth, secret or
+	// password (X-Api-Key, Private-Token, …): never one a server may
+	// repeat in its response, such as Origin. Wherever the response to a
+	// request repeats an injected value, it is masked.
 	Header string
 }
 
@@ -133,6 +137,11 @@ const (
 	RuleCredentialError = "credential-unavailable" // the value could not be fetched or is not a valid header value
 	RuleUpstreamTLS     = "upstream-tls"           // an intercepted upstream failed TLS verification
 	RuleMethod          = "method-refused"         // TRACE, TRACK or CONNECT inside an intercepted tunnel
+	// A placeholder in a header its value may not go into was sent as it is.
+	RuleCredentialHeader = "credential-header"
+	// A response to a request that carried a value could not be checked for
+	// it (compressed against the request's wish) and was refused.
+	RuleResponseUnchecked = "response-unchecked"
 )
 
 // DefaultCAValidity is how long a proxy's CA is valid by default.

@@ -136,15 +136,19 @@ type headBuilder struct {
 	b       *wipeBuf
 	secrets map[*credential]vault.Secret
 	used    []injection
+	unused  []injection // placeholders left as they are: headers their values may not go into
+	mask    *echoMask
 }
 
 // buildHead serialises req's head (hop-by-hop headers already removed)
 // with canonical framing, replacing the placeholders of bound in the
-// header values each may go into. The buffer holds values: the caller
-// writes it and wipes it. The fetched values are wiped before buildHead
-// returns.
-func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string) (*wipeBuf, []injection, error) {
-	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024)}
+// header values each may go into (see credential.mayCarry). The buffer
+// holds values: the caller writes it and wipes it; mask gets a copy of
+// each value as it went out, for the response. The fetched values are
+// wiped before buildHead returns. A request that carries a value asks for
+// an uncompressed response, so that mask can see into it.
+func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
+	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
 	defer hb.wipeSecrets()
 	b := hb.b
 	b.str(req.Method)
@@ -156,27 +160,19 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	keys := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		switch k {
-		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade":
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade", "Accept-Encoding":
 			continue
 		}
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range req.Header[k] {
-			v = strings.Trim(v, " \t") // what a folded line may leave
-			if !validHeaderName(k) || !validHeaderValue(v) {
-				b.wipe()
-				return nil, nil, fmt.Errorf("invalid header %q", k)
-			}
-			b.str(k)
-			b.str(": ")
-			if err := hb.value(k, v); err != nil {
-				b.wipe()
-				return nil, nil, err
-			}
-			b.str("\r\n")
-		}
+	if err := hb.fields(req.Header, keys); err != nil {
+		return nil, err
+	}
+	if len(hb.used) > 0 {
+		b.str("Accept-Encoding: identity\r\n")
+	} else if err := hb.fields(req.Header, []string{"Accept-Encoding"}); err != nil {
+		return nil, err
 	}
 	switch {
 	case req.ContentLength > 0 || req.ContentLength == 0 && req.Header.Get("Content-Length") != "":
@@ -193,7 +189,35 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 		b.str("Connection: close\r\n")
 	}
 	b.str("\r\n")
-	return b, hb.used, nil
+	return &builtHead{wipeBuf: b, used: hb.used, unused: hb.unused}, nil
+}
+
+// builtHead is a serialised request head and what went into it.
+type builtHead struct {
+	*wipeBuf
+	used, unused []injection
+}
+
+// fields writes the header fields keys of h, wiping the buffer on error.
+func (hb *headBuilder) fields(h http.Header, keys []string) error {
+	b := hb.b
+	for _, k := range keys {
+		for _, v := range h[k] {
+			v = strings.Trim(v, " \t") // what a folded line may leave
+			if !validHeaderName(k) || !validHeaderValue(v) {
+				b.wipe()
+				return fmt.Errorf("invalid header %q", k)
+			}
+			b.str(k)
+			b.str(": ")
+			if err := hb.value(k, v); err != nil {
+				b.wipe()
+				return err
+			}
+			b.str("\r\n")
+		}
+	}
+	return nil
 }
 
 // Write lets fmt write into a wipeBuf.
@@ -208,8 +232,10 @@ func (w *wipeBuf) Write(p []byte) (int, error) {
 func (hb *headBuilder) value(k, v string) error {
 	var eligible []*credential
 	for _, c := range hb.bound {
-		if c.header == "" || c.header == k {
+		if c.mayCarry(k) {
 			eligible = append(eligible, c)
+		} else if strings.Contains(v, string(c.ph)) {
+			hb.unused = noteIn(hb.unused, c, k)
 		}
 	}
 	if len(eligible) == 0 {
@@ -228,8 +254,9 @@ func (hb *headBuilder) value(k, v string) error {
 		}
 		hb.b.str(rest[:i])
 		hb.b.write(sec)
+		hb.mask.add(c, sec)
 		rest = rest[i+len(c.ph):]
-		hb.note(c, k)
+		hb.used = noteIn(hb.used, c, k)
 		found = true
 	}
 	if !found {
@@ -251,7 +278,7 @@ func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) 
 	defer clear(dec)
 	plain := newWipeBuf(len(dec) + 64)
 	defer plain.wipe()
-	rest, found := dec, false
+	rest, who := dec, (*credential)(nil)
 	for {
 		i, c := firstPlaceholder(string(rest), eligible)
 		if c == nil {
@@ -263,11 +290,12 @@ func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) 
 		}
 		plain.write(rest[:i])
 		plain.write(sec)
+		hb.mask.add(c, sec)
 		rest = rest[i+len(c.ph):]
-		hb.note(c, k+" (Basic)")
-		found = true
+		hb.used = noteIn(hb.used, c, k+" (Basic)")
+		who = c
 	}
-	if !found {
+	if who == nil {
 		return false, nil
 	}
 	plain.write(rest)
@@ -275,6 +303,7 @@ func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) 
 	defer enc.wipe()
 	enc.b = enc.b[:cap(enc.b)]
 	base64.StdEncoding.Encode(enc.b, plain.b)
+	hb.mask.add(who, enc.b) // echoed whole, the encoding hides the value from a search for it
 	hb.b.str("Basic ")
 	hb.b.write(enc.b)
 	return true, nil
@@ -315,16 +344,17 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 	return s.Bytes(), nil
 }
 
-func (hb *headBuilder) note(c *credential, header string) {
-	for i := range hb.used {
-		if hb.used[i].cred == c {
-			if !slices.Contains(hb.used[i].headers, header) {
-				hb.used[i].headers = append(hb.used[i].headers, header)
+// noteIn records in list that c's placeholder was in header.
+func noteIn(list []injection, c *credential, header string) []injection {
+	for i := range list {
+		if list[i].cred == c {
+			if !slices.Contains(list[i].headers, header) {
+				list[i].headers = append(list[i].headers, header)
 			}
-			return
+			return list
 		}
 	}
-	hb.used = append(hb.used, injection{cred: c, headers: []string{header}})
+	return append(list, injection{cred: c, headers: []string{header}})
 }
 
 func (hb *headBuilder) wipeSecrets() {

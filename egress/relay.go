@@ -93,7 +93,9 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	stripHopByHop(req.Header)
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
-	hb, used, err := buildHead(ctx, req, r.bound, upgrade)
+	mask := &echoMask{}
+	defer mask.wipe()
+	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
 	cancel()
 	if err != nil {
 		var ce *credentialError
@@ -110,10 +112,16 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	if err != nil {
 		return false
 	}
-	for _, u := range used {
+	for _, u := range hb.used {
 		p.record(r.decision(true, RuleCredentialUse,
 			fmt.Sprintf("%s injected into %s (bound to %s)", u.cred.name, strings.Join(u.headers, ", "), u.cred.bound),
 			u.cred.name))
+	}
+	for _, u := range hb.unused {
+		reason := fmt.Sprintf("%s's placeholder in %s was sent as it is: its value goes only into %s",
+			u.cred.name, strings.Join(u.headers, ", "), u.cred.headersText())
+		p.log.Warn("egress: "+reason, "target", r.tgt.String())
+		p.record(r.decision(true, RuleCredentialHeader, reason, u.cred.name))
 	}
 
 	if err := r.sendBody(req, body); err != nil {
@@ -133,12 +141,18 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		return false
 	}
 	defer resp.Body.Close()
+	if mask.active() {
+		defer r.reportEchoes(mask)
+		if !r.maskResponse(resp, mask) {
+			return false
+		}
+	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		if upgrade == "" {
 			r.refuse(http.StatusBadGateway, "", "the upstream switched protocols unasked", "")
 			return false
 		}
-		r.switchProtocols(resp)
+		r.switchProtocols(resp, mask)
 		return false
 	}
 	upstreamClose := resp.Close || resp.ContentLength < 0 && !chunked(resp.TransferEncoding) && resp.Body != http.NoBody
@@ -215,7 +229,7 @@ func (r *relay) readResponse(req *http.Request) (*http.Response, error) {
 
 // switchProtocols passes a 101 response on and then relays bytes both
 // ways until both sides are done (WebSocket and other upgrades).
-func (r *relay) switchProtocols(resp *http.Response) {
+func (r *relay) switchProtocols(resp *http.Response, mask *echoMask) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", resp.Status)
 	_ = resp.Header.Write(&b)
@@ -234,7 +248,13 @@ func (r *relay) switchProtocols(resp *http.Response) {
 			_ = r.client.Close()
 		}
 	}()
-	_, err := io.Copy(&countWriter{w: r.client, n: &r.p.stats.bytesDown}, r.ubr)
+	var down io.Reader = r.ubr
+	if mask.active() {
+		mr := mask.reader(r.ubr, "the upgraded stream")
+		defer mr.wipe()
+		down = mr
+	}
+	_, err := io.Copy(&countWriter{w: r.client, n: &r.p.stats.bytesDown}, down)
 	if err == nil {
 		closeWrite(r.client)
 	} else {

@@ -65,6 +65,8 @@ func (m *Manifest) Describe(w io.Writer) error {
 			}
 			if c.Header != "" {
 				to += ", header " + c.Header
+			} else {
+				to += ", Authorization or a key or token header"
 			}
 			more(c.Name + " → " + to)
 		}

@@ -250,7 +250,7 @@ func TestDescribe(t *testing.T) {
 		"  allow      api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3\n",
 		"  deny       evil.googleapis.com; and everything not allowed\n",
 		"  allow      read_file, list_*, mcp__github__*\n",
-		"             ANTHROPIC_API_KEY → the allowed hosts\n",
+		"             ANTHROPIC_API_KEY → the allowed hosts, Authorization or a key or token header\n",
 		"             GITHUB_TOKEN → api.github.com:443, header Authorization\n",
 		"Limits       tokens 1000000 · duration 1h30m · memory 512 MiB\n",
 		"             requests 16 · tool calls 200\n",

@@ -80,6 +80,13 @@ func TestNetCredentials(t *testing.T) {
 	if got := upstreamEvents(t, "host=allowed.test value="); !slices.Contains(got, "auth "+allowedAddr+":443 host=allowed.test value=Bearer "+testSecret) {
 		t.Fatalf("the bound host did not receive the value: %q", got)
 	}
+	// An upstream that repeats the request gives the value back masked
+	// (run fails the test if the value itself shows up).
+	res = run(`curl -sS --max-time 20 --compressed -D - -H "Authorization: Bearer $API_TOKEN" https://allowed.test/echo-auth`)
+	masked := "Bearer " + strings.Repeat("*", len(testSecret))
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "X-Echo: "+masked) || !strings.Contains(res.Stdout, "you sent "+masked) {
+		t.Fatalf("echo: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
 	used := false
 	for _, d := range decisions {
 		used = used || d.Credential == "API_TOKEN" && d.Host == "allowed.test" && d.Allowed

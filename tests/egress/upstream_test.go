@@ -208,6 +208,12 @@ func echoHandler(rec *recorder, scheme, local string) http.Handler {
 			rec.event("auth %s host=%s value=%s", local, r.Host, a)
 		}
 		w.Header().Set("Content-Type", "text/plain")
+		if r.URL.Path == "/echo-auth" {
+			// As echo services do: the proxy must mask what it injected.
+			w.Header().Set("X-Echo", r.Header.Get("Authorization"))
+			fmt.Fprintf(w, "you sent %s\n", r.Header.Get("Authorization"))
+			return
+		}
 		fmt.Fprintf(w, "upstream %s %s host=%s path=%s\n", scheme, local, r.Host, r.URL.Path)
 	})
 }

@@ -1,0 +1,238 @@
+package egress
+
+import (
+	"compress/gzip"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An upstream a credential is bound to may repeat what a request carried:
+// CORS reflects Origin, echo services and some error pages repeat the
+// headers. The sandbox chooses the request, so it must not be able to get
+// the injected value back in the clear that way.
+func TestEchoedValueMasked(t *testing.T) {
+	e := newCredEnv(t)
+	basic := func(ph string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+ph))
+	}
+	cases := []struct {
+		name, host, cred, path string
+		hdr                    func(ph string) map[string]string
+	}{
+		{"CORS Origin", "api.test", "API_KEY", "/", func(ph string) map[string]string {
+			return map[string]string{"Origin": ph, "Authorization": "Bearer " + ph}
+		}},
+		{"echoed Authorization", "api.test", "API_KEY", "/echo", func(ph string) map[string]string {
+			return map[string]string{"Authorization": "Bearer " + ph, "Accept-Encoding": "gzip"}
+		}},
+		{"echoed custom header", "api.test", "API_KEY", "/echo", func(ph string) map[string]string {
+			return map[string]string{"X-Api-Key": ph}
+		}},
+		{"echoed Basic credentials", "other.test", "OTHER_KEY", "/echo", func(ph string) map[string]string {
+			return map[string]string{"Authorization": basic(ph)}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body, trailer := doRaw(t, e, tc.host, tc.path, tc.hdr(e.ph[tc.cred]))
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %q", resp.StatusCode, body)
+			}
+			e.assertNoValue(t, body, fmt.Sprint(resp.Header), resp.Status, trailer,
+				base64.StdEncoding.EncodeToString([]byte("x-access-token:"+apiValue)))
+			for _, v := range []string{apiValue, otherValue} {
+				enc := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + v))
+				if strings.Contains(body, enc) || strings.Contains(fmt.Sprint(resp.Header), enc) || strings.Contains(trailer, enc) {
+					t.Fatalf("the Basic credentials came back in the clear")
+				}
+			}
+			// The control: the upstream did get the real value, and the
+			// response arrived whole.
+			reqs := e.up[tc.host].all()
+			last := reqs[len(reqs)-1]
+			var head strings.Builder
+			_ = last.Header.Write(&head)
+			if _, pass, ok := (&http.Request{Header: last.Header}).BasicAuth(); ok {
+				head.WriteString(pass)
+			}
+			want := otherValue
+			if tc.cred == "API_KEY" {
+				want = apiValue
+			}
+			if !strings.Contains(head.String(), want) {
+				t.Fatalf("the upstream did not get the value: %v", last.Header)
+			}
+			if tc.path == "/echo" && !strings.HasSuffix(body, "\n") || tc.path == "/" && body != "ok "+tc.host {
+				t.Errorf("body changed beyond the values: %q", body[max(0, len(body)-200):])
+			}
+			// A client's wish for compression is dropped where a value
+			// goes: the mask must see the body.
+			if ae := last.Header.Get("Accept-Encoding"); ae != "identity" {
+				t.Errorf("upstream Accept-Encoding %q, want identity", ae)
+			}
+		})
+	}
+	// Every echo is on record, by credential and place, as a blocked leak.
+	var reasons []string
+	for _, d := range e.decisionsWith(RuleCredentialLeak) {
+		if d.Allowed {
+			t.Errorf("echo decision allowed: %+v", d)
+		}
+		reasons = append(reasons, d.Credential+": "+d.Reason)
+	}
+	all := strings.Join(reasons, "\n")
+	for _, want := range []string{"API_KEY: the upstream repeated API_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
+		"OTHER_KEY: the upstream repeated OTHER_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no decision %q in\n%s", want, all)
+		}
+	}
+	e.assertNoValue(t)
+}
+
+// Origin is not a header a credential goes into by default (servers
+// reflect it); the placeholder goes out as it is, and the refusal to
+// inject is on record with what to change.
+func TestValueNotInjectedIntoOrigin(t *testing.T) {
+	e := newCredEnv(t)
+	ph := e.ph["API_KEY"]
+	resp, body, _ := doRaw(t, e, "api.test", "/", map[string]string{"Origin": ph, "X-Api-Key": ph, "Cookie": "s=" + ph})
+	if resp.StatusCode != 200 || body != "ok api.test" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	got := e.up["api.test"].all()[0].Header
+	if got.Get("Origin") != ph || got.Get("Cookie") != "s="+ph {
+		t.Errorf("the value went into Origin or Cookie: %v", got)
+	}
+	if got.Get("X-Api-Key") != apiValue {
+		t.Errorf("X-Api-Key %q, want the value", got.Get("X-Api-Key"))
+	}
+	if acao := resp.Header.Get("Access-Control-Allow-Origin"); acao != ph {
+		t.Errorf("reflected Origin %q, want the placeholder", acao)
+	}
+	d := e.waitRule(t, RuleCredentialHeader, 1)[0]
+	if d.Credential != "API_KEY" || !strings.Contains(d.Reason, "Cookie, Origin") || !strings.Contains(d.Reason, "name the header") {
+		t.Errorf("decision %+v", d)
+	}
+	e.assertNoValue(t, fmt.Sprint(resp.Header))
+}
+
+// A response compressed although the request asked for identity cannot be
+// looked into: refused, not passed on unchecked.
+func TestCompressedEchoRefused(t *testing.T) {
+	e := newCredEnv(t)
+	resp, body, _ := doRaw(t, e, "api.test", "/echo/gzip", map[string]string{"Authorization": "Bearer " + e.ph["API_KEY"]})
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("X-Agentbox-Deny") != RuleResponseUnchecked {
+		t.Fatalf("%d %v %q", resp.StatusCode, resp.Header, body)
+	}
+	if !strings.Contains(body, "Content-Encoding: gzip") {
+		t.Errorf("refusal %q does not say why", body)
+	}
+	// The control: without a value in it, a compressed answer passes.
+	resp, body, _ = doRaw(t, e, "api.test", "/echo/gzip", map[string]string{"Accept-Encoding": "gzip"})
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("plain compressed answer: %d %v", resp.StatusCode, resp.Header)
+	}
+	zr, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := io.ReadAll(zr); err != nil || !strings.Contains(string(text), "Accept-Encoding: gzip") {
+		t.Fatalf("%q %v", text, err)
+	}
+	e.assertNoValue(t)
+}
+
+// After a protocol switch the upstream's bytes are masked too.
+func TestEchoInUpgradedStreamMasked(t *testing.T) {
+	e := newCredEnv(t)
+	tc, br := e.interceptedConn(t, "api.test:443")
+	defer tc.Close()
+	fmt.Fprintf(tc, "GET /echo/upgrade HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\nAuthorization: Bearer %s\r\n\r\n", e.ph["API_KEY"])
+	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("%v %v", resp, err)
+	}
+	_ = tc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rest, _ := io.ReadAll(br)
+	if want := "frame: Bearer " + strings.Repeat("*", len(apiValue)) + "\n"; string(rest) != want {
+		t.Errorf("upgraded stream %q, want %q", rest, want)
+	}
+	e.assertNoValue(t, string(rest))
+}
+
+// The mask holds back only what could begin a value: a stream that
+// pauses is passed on up to the pause.
+func TestMaskReaderPassesPausedStream(t *testing.T) {
+	m := &echoMask{}
+	m.add(&credential{name: "K"}, []byte("secret-value"))
+	pr, pw := io.Pipe()
+	mr := m.reader(pr, "the body")
+	pieces := make(chan string, 8)
+	go func() {
+		for p := range pieces { // one writer: the pieces arrive in order
+			_, _ = io.WriteString(pw, p)
+		}
+		pw.Close()
+	}()
+	for _, tc := range []struct{ write, want string }{
+		{"data: 1\n\n", "data: 1\n\n"},
+		{"data: secret-value\n\n", "data: ************\n\n"},
+		{"data: secr", "data: "}, // "secr" could begin the value
+		{"et-valu", ""},          // nothing comes out yet
+		{"e!\n", "************!\n"},
+		{"data: secrets\n", "data: secrets\n"},
+	} {
+		pieces <- tc.write
+		if tc.want == "" {
+			continue // a read now would wait for the next piece
+		}
+		buf := make([]byte, 100)
+		n, err := mr.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(buf[:n]); got != tc.want {
+			t.Fatalf("after %q: read %q, want %q", tc.write, got, tc.want)
+		}
+	}
+	close(pieces)
+	if n, err := mr.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+		t.Fatalf("end: %d %v", n, err)
+	}
+	if got := m.hits[m.owners[0]]; len(got) != 1 || got[0] != "the body" {
+		t.Errorf("hits %v", got)
+	}
+}
+
+// doRaw sends one request through a CONNECT tunnel to host with the
+// headers as given (no transparent decompression) and returns the
+// response, its body and its trailer block.
+func doRaw(t *testing.T, e *credEnv, host, path string, hdr map[string]string) (*http.Response, string, string) {
+	t.Helper()
+	tc, br := e.interceptedConn(t, host+":443")
+	defer tc.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", path, host)
+	for k, v := range hdr {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	b.WriteString("\r\n")
+	if _, err := io.WriteString(tc, b.String()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body), fmt.Sprint(resp.Trailer)
+}
