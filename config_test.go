@@ -265,3 +265,28 @@ func TestWritableRootLinkToKernelFS(t *testing.T) {
 		t.Errorf("a link to /proc as a writable root: got %v, want ErrConfigInvalid naming it", err)
 	}
 }
+
+func TestProxyCredentialsDefaultHosts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Network.AllowedDomains = []string{"api.anthropic.com", "*.googleapis.com", "*"}
+	cfg.Credentials = []Credential{{Name: "ANTHROPIC_API_KEY"}, {Name: "GMAIL_TOKEN"}, {Name: "API_KEY"},
+		{Name: "OPENAI_API_KEY", Hosts: []string{"llm.example.com"}}}
+	creds, env, err := proxyCredentials(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"ANTHROPIC_API_KEY": "api.anthropic.com",
+		"GMAIL_TOKEN":       "gmail.googleapis.com www.googleapis.com",
+		"API_KEY":           "api.anthropic.com *.googleapis.com", // not a vendor's: every allowed host but "*"
+		"OPENAI_API_KEY":    "llm.example.com",                    // its own hosts win
+	}
+	for _, c := range creds {
+		if got := strings.Join(c.Hosts, " "); got != want[c.Name] {
+			t.Errorf("%s → %q, want %q", c.Name, got, want[c.Name])
+		}
+	}
+	if len(creds) != 4 || len(env) != 4 {
+		t.Fatalf("%d credentials, %d variables", len(creds), len(env))
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/policy"
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"github.com/agentbox-dev/agentbox/vault"
 )
@@ -20,10 +22,14 @@ type Credential struct {
 	// Name is the environment variable the command sees ([A-Z_][A-Z0-9_]*).
 	Name string `json:"name"`
 	// Hosts are the hosts the value may go to (egress patterns). Empty: the
-	// network's allowed domains, except "*".
+	// allowed domains of its vendor when Name is a well-known one
+	// (ANTHROPIC_API_KEY → api.anthropic.com, GITHUB_TOKEN → the GitHub
+	// API; see policy.CredentialHosts), otherwise every allowed domain but
+	// "*".
 	Hosts []string `json:"hosts,omitempty"`
 	// Header, when set, is the only request header the value goes into
-	// (e.g. "Authorization").
+	// (e.g. "X-Honeycomb-Team"). Empty: Authorization and headers named for
+	// a key, token or secret (see egress.Credential).
 	Header string `json:"header,omitempty"`
 }
 
@@ -67,6 +73,27 @@ func (c *Config) checkCredentials() error {
 	return nil
 }
 
+// defaultCredentialHosts is where a credential that names no hosts may go:
+// its vendor's allowed hosts when its name is a well-known one
+// (ANTHROPIC_API_KEY → api.anthropic.com), every allowed host otherwise
+// (see policy.CredentialHosts).
+func defaultCredentialHosts(name string, allowed []string) []string {
+	var pats []policy.HostPattern
+	for _, h := range allowed {
+		p, err := policy.ParseHostPattern(h)
+		if err != nil { // not expected: Validate checked the pattern
+			return slices.DeleteFunc(slices.Clone(allowed), func(h string) bool { return h == "*" })
+		}
+		pats = append(pats, p)
+	}
+	chosen, _ := policy.CredentialHosts(name, pats)
+	hosts := make([]string, len(chosen))
+	for i, p := range chosen {
+		hosts[i] = p.String()
+	}
+	return hosts
+}
+
 // trustBundleName is the CA bundle's file in the sandbox's private /run.
 const trustBundleName = "ca-bundle.pem"
 
@@ -82,11 +109,7 @@ func proxyCredentials(cfg Config) ([]egress.Credential, []string, error) {
 		}
 		hosts := c.Hosts
 		if len(hosts) == 0 {
-			for _, h := range cfg.Network.AllowedDomains {
-				if h != "*" {
-					hosts = append(hosts, h)
-				}
-			}
+			hosts = defaultCredentialHosts(c.Name, cfg.Network.AllowedDomains)
 		}
 		creds = append(creds, egress.Credential{
 			Name: c.Name, Placeholder: ph, Hosts: hosts, Header: c.Header,

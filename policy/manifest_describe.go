@@ -59,9 +59,17 @@ func (m *Manifest) Describe(w io.Writer) error {
 	} else {
 		line("Credentials", "from the vault; the agent sees placeholders, the proxy injects the values")
 		for _, c := range m.Permissions.Credentials {
-			to := "the allowed hosts"
-			if len(c.Hosts) > 0 {
-				to = joinHosts(c.Hosts)
+			to := joinHosts(c.Hosts)
+			if len(c.Hosts) == 0 {
+				hosts, byName := CredentialHosts(c.Name, m.Permissions.Network.Allow)
+				switch {
+				case byName:
+					to = joinHosts(hosts) + " (by its name)"
+				case len(hosts) > 0:
+					to = "every allowed host"
+				default:
+					to = "no host"
+				}
 			}
 			if c.Header != "" {
 				to += ", header " + c.Header

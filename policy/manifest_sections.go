@@ -308,6 +308,15 @@ func (d *decoder) crossChecks() {
 			}
 		}
 	}
+	for _, c := range p.Credentials {
+		if len(c.Hosts) > 0 {
+			continue
+		}
+		if hosts, byName := CredentialHosts(c.Name, p.Network.Allow); !byName && len(hosts) > 1 {
+			d.warnf(c.Pos, "permissions.credentials: %s names no hosts, so every allowed host may receive it (%s); bind it with {name: %s, hosts: [...]}",
+				c.Name, joinHosts(hosts), c.Name)
+		}
+	}
 	if len(p.Credentials) > 0 && len(p.Network.Allow) == 0 {
 		c := p.Credentials[0]
 		d.warnf(c.Pos, "permissions.credentials: no host is allowed (permissions.network.allow is empty), so no request can carry %s", c.Name)

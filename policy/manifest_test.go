@@ -98,6 +98,7 @@ func TestLoadFullManifest(t *testing.T) {
 	wantWarns := []string{
 		"testdata/full.yaml:10:32: permissions.filesystem.write: " + dir + "/secret/sub is under denied " + dir + "/secret (line 11); deny wins, so it is not writable",
 		"testdata/full.yaml:13:108: permissions.network.allow[5]: 10.1.2.3 is a private, loopback, link-local or metadata address; the egress proxy never connects to it, whatever the allow list says",
+		"testdata/full.yaml:19:7: permissions.credentials: ANTHROPIC_API_KEY names no hosts, so every allowed host may receive it (api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3); bind it with {name: ANTHROPIC_API_KEY, hosts: [...]}",
 	}
 	if !reflect.DeepEqual(warns, wantWarns) {
 		t.Errorf("warnings =\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(wantWarns, "\n"))
@@ -135,6 +136,7 @@ permissions:
 		"w.yaml:4:19: permissions.filesystem.read: /data is listed twice (also at line 4)",
 		"w.yaml:4:12: permissions.filesystem.read: /data is under denied /data (line 5); deny wins, so it is not readable",
 		"w.yaml:7:13: permissions.network.allow: api.x.com is also matched by deny *.x.com (line 8); deny wins, so it is not reachable",
+		"w.yaml:9:17: permissions.credentials: TOKEN names no hosts, so every allowed host may receive it (api.x.com, *.y.com); bind it with {name: TOKEN, hosts: [...]}",
 	}
 	// Warnings are sorted by position.
 	want[0], want[1] = want[1], want[0]
@@ -250,7 +252,7 @@ func TestDescribe(t *testing.T) {
 		"  allow      api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3\n",
 		"  deny       evil.googleapis.com; and everything not allowed\n",
 		"  allow      read_file, list_*, mcp__github__*\n",
-		"             ANTHROPIC_API_KEY → the allowed hosts, Authorization or a key or token header\n",
+		"             ANTHROPIC_API_KEY → every allowed host, Authorization or a key or token header\n",
 		"             GITHUB_TOKEN → api.github.com:443, header Authorization\n",
 		"Limits       tokens 1000000 · duration 1h30m · memory 512 MiB\n",
 		"             requests 16 · tool calls 200\n",

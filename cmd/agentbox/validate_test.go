@@ -41,7 +41,7 @@ func TestValidateShippedManifests(t *testing.T) {
 	for _, want := range []string{
 		"  allow      api.anthropic.com, *.googleapis.com\n",
 		"  deny       everything not allowed\n",
-		"             ANTHROPIC_API_KEY → the allowed hosts, Authorization or a key or token header\n",
+		"             ANTHROPIC_API_KEY → api.anthropic.com (by its name), Authorization or a key or token header\n",
 		"Limits       tokens 50000 · duration 30m · memory 256 MiB\n",
 		"Audit        level full · alerts on filesystem_deny, network_deny, token_budget_80pct\n",
 	} {
