@@ -24,6 +24,60 @@ func resolvePath(p string) string { return new(resolver).resolve(p) }
 type resolver struct {
 	memo    map[string]string // cleaned absolute path → resolved
 	missing map[string]bool   // resolved paths that do not exist
+	asked   map[string]int    // lookups below each resolved directory
+	listing map[string]map[string]fs.FileMode
+}
+
+// listAfter is the number of lookups below one directory after which the
+// resolver reads the directory once (names and types, one getdents for
+// most) instead of looking each name up: the deny set holds dozens of
+// names in the home directory and ~/.config, most of them missing.
+const listAfter = 4
+
+// lstat is os.Lstat of dir/name, answered from dir's listing when the
+// resolver has read it. Only the type of the FileInfo is meaningful.
+func (r *resolver) lstat(dir, name string) (fs.FileMode, error) {
+	if l, ok := r.listing[dir]; ok {
+		if m, ok := l[name]; ok {
+			return m, nil
+		}
+		return 0, fs.ErrNotExist
+	}
+	if r.asked == nil {
+		r.asked = make(map[string]int)
+	}
+	if r.asked[dir]++; r.asked[dir] == listAfter {
+		if l, err := readTypes(dir); err == nil {
+			if r.listing == nil {
+				r.listing = make(map[string]map[string]fs.FileMode)
+			}
+			r.listing[dir] = l
+			return r.lstat(dir, name)
+		}
+	}
+	fi, err := os.Lstat(filepath.Join(dir, name))
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode().Type(), nil
+}
+
+// readTypes lists dir: each name with its type.
+func readTypes(dir string) (map[string]fs.FileMode, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	l := make(map[string]fs.FileMode, len(ents))
+	for _, e := range ents {
+		l[e.Name()] = e.Type()
+	}
+	return l, nil
 }
 
 // maxLinks bounds the links followed for one path, like the kernel's 40.
@@ -59,12 +113,12 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 		return "", false
 	}
 	out := filepath.Join(dir, filepath.Base(p))
-	var fi fs.FileInfo
+	var mode fs.FileMode
 	var err error
 	if r.missing[dir] {
 		err = fs.ErrNotExist // nothing below a missing directory
 	} else {
-		fi, err = os.Lstat(out)
+		mode, err = r.lstat(dir, filepath.Base(p))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if r.missing == nil {
@@ -72,7 +126,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 		}
 		r.missing[out] = true
 	}
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	if err == nil && mode&fs.ModeSymlink != 0 {
 		target, err := os.Readlink(out)
 		if err != nil {
 			return out, true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,48 @@ func TestLinkedWritableRoot(t *testing.T) {
 		if err != nil && (!errors.Is(err, ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link")) {
 			t.Errorf("%s: %v, want ErrConfigInvalid naming the link", tc.path, err)
 		}
+	}
+}
+
+// A resolver that has read a directory's listing (after listAfter lookups
+// below it) resolves as one that looks each name up.
+func TestResolverListing(t *testing.T) {
+	dir := t.TempDir()
+	target := t.TempDir()
+	for _, d := range []string{"sub", "real"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"link": target, "rel": "real", "loop": "loop", "dangling": "nowhere/x"} {
+		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, n := range []string{"m1", "m2", "m3", "m4", "m5/x", "file", "sub/y", "link/z", "rel/w", "loop/v", "dangling", "link"} {
+		paths = append(paths, filepath.Join(dir, n))
+	}
+	got := resolveAll(paths, false)
+	var want []string
+	for _, p := range paths {
+		want = append(want, resolvePath(p)) // a fresh resolver: one lstat per name
+	}
+	want = slices.Compact(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("with the listing:\n%q\nwant\n%q", got, want)
+	}
+	var res resolver
+	for _, p := range paths {
+		res.resolve(p)
+	}
+	if res.listing[dir] == nil {
+		t.Fatalf("the directory was not listed after %d lookups", len(paths))
+	}
+	if res.resolve(filepath.Join(dir, "link", "z")) != filepath.Join(target, "z") {
+		t.Errorf("link not followed from the listing")
 	}
 }

@@ -22,16 +22,33 @@ var Home = []string{
 	".aws", ".azure", ".config/gcloud", ".oci", ".config/doctl", ".vault-token",
 	".terraform.d/credentials.tfrc.json", ".s3cfg", ".boto", ".config/rclone/rclone.conf",
 
+	// Deployment, CI and platform command-line tools' login tokens.
+	".config/stripe", ".fly/config.yml", ".config/netlify", ".netlify/config.json",
+	".local/share/com.vercel.cli", ".vercel/auth.json", ".config/configstore/firebase-tools.json",
+	".pulumi/credentials.json", ".wrangler/config", ".config/.wrangler", ".supabase/access-token",
+	".config/glab-cli", ".circleci/cli.yml", ".travis/config.yml", ".config/hcloud", ".config/linode-cli",
+	".config/ngrok", ".ngrok2", ".databrickscfg", ".passwd-s3fs", ".gitcookies", ".minikube",
+	".kaggle/kaggle.json", ".huggingface/token", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
+	".composer/auth.json", ".config/composer/auth.json", ".config/sops/age/keys.txt", ".android/adbkey",
+
 	// Database clients' stored passwords.
-	".pgpass", ".my.cnf",
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config",
 
 	// AI coding agents' own login tokens.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
 	".config/github-copilot",
 
-	// Browsers' cookies and saved passwords, and the macOS keychains.
-	".mozilla", ".config/google-chrome", ".config/chromium", "Library/Keychains",
+	// Browsers' and mail and chat clients' cookies, sessions and saved
+	// passwords; the desktop keyrings and the macOS keychains.
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	".config/microsoft-edge", ".thunderbird", ".config/Slack", ".config/discord",
+	".local/share/TelegramDesktop", ".local/share/kwalletd", "Library/Keychains",
 
-	// Shell histories: commands typed with a token in them.
-	".bash_history", ".zsh_history", ".local/share/atuin",
+	// Cryptocurrency wallets and keys.
+	".bitcoin", ".ethereum/keystore", ".electrum", ".config/solana", ".config/Exodus",
+
+	// Shell and interpreter histories: commands typed with a token in them.
+	".bash_history", ".zsh_history", ".local/share/atuin", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+	".rediscli_history", ".sqlite_history",
 }

@@ -192,7 +192,8 @@ func makeFakeHome() error {
 }
 
 // homeNeighbours are ordinary files beside denied credential stores.
-var homeNeighbours = []string{".cargo/config.toml", ".claude/settings.json", ".config/rclone/README"}
+var homeNeighbours = []string{".cargo/config.toml", ".claude/settings.json", ".config/rclone/README",
+	".cache/huggingface/hub/README", ".android/avd/README", ".config/composer/config.json", ".snowsql/README"}
 
 const homeNeighbourContent = "# configuration a tool must still read\n"
 
