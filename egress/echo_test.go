@@ -236,3 +236,19 @@ func doRaw(t *testing.T, e *credEnv, host, path string, hdr map[string]string) (
 	}
 	return resp, string(body), fmt.Sprint(resp.Trailer)
 }
+
+func TestIsCredentialHeader(t *testing.T) {
+	for k, want := range map[string]bool{
+		"Authorization": true, "X-Api-Key": true, "Api-Key": true, "Xi-Api-Key": true, "X-Goog-Api-Key": true,
+		"Private-Token": true, "X-Vault-Token": true, "X-Auth-Token": true, "Dd-Api-Key": true,
+		"Ocp-Apim-Subscription-Key": true, "X_apikey": true, "X-Client-Secret": true,
+		// Headers servers repeat or that carry no credential.
+		"Origin": false, "Referer": false, "Cookie": false, "User-Agent": false, "X-Request-Id": false,
+		"Accept-Encoding": false, "X-Keyboard-Layout": false, "X-Honeycomb-Team": false,
+		"Sec-Websocket-Key": false, "Access-Control-Request-Headers": false,
+	} {
+		if got := isCredentialHeader(k); got != want {
+			t.Errorf("isCredentialHeader(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
