@@ -89,7 +89,7 @@ func TestEchoedValueMasked(t *testing.T) {
 		reasons = append(reasons, d.Credential+": "+d.Reason)
 	}
 	all := strings.Join(reasons, "\n")
-	for _, want := range []string{"API_KEY: the upstream repeated API_KEY's value in its response (the status line)","API_KEY: the upstream repeated API_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
+	for _, want := range []string{"API_KEY: the upstream repeated API_KEY's value in its response (the status line)", "API_KEY: the upstream repeated API_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
 		"OTHER_KEY: the upstream repeated OTHER_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no decision %q in\n%s", want, all)

@@ -140,6 +140,7 @@ func (r *recorder) waitFor(t *testing.T, n int) []Decision {
 type harness struct {
 	p        *Proxy
 	addr     string
+	ln       *net.TCPListener
 	res      *fakeResolver
 	dial     *redirectDialer
 	sink     *recorder
@@ -175,7 +176,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h.p, h.addr, h.cancel = p, l.Addr().String(), cancel
+	h.p, h.addr, h.ln, h.cancel = p, l.Addr().String(), l.(*net.TCPListener), cancel
 	h.serveErr = make(chan error, 1)
 	go func() { h.serveErr <- p.Serve(ctx, l) }()
 	t.Cleanup(func() {
