@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +81,28 @@ func TestEchoedValueMasked(t *testing.T) {
 			}
 		})
 	}
-	// Every echo is on record, by credential and place, as a blocked leak.
-	var reasons []string
-	for _, d := range e.decisionsWith(RuleCredentialLeak) {
-		if d.Allowed {
-			t.Errorf("echo decision allowed: %+v", d)
-		}
-		reasons = append(reasons, d.Credential+": "+d.Reason)
+	// Every echo is on record, by credential and place, as a blocked leak
+	// (recorded once the response has gone out, so wait for them).
+	wants := []string{
+		"API_KEY: the upstream repeated API_KEY's value in its response (the status line)",
+		"API_KEY: the upstream repeated API_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
+		"OTHER_KEY: the upstream repeated OTHER_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
 	}
-	all := strings.Join(reasons, "\n")
-	for _, want := range []string{"API_KEY: the upstream repeated API_KEY's value in its response (the status line)", "API_KEY: the upstream repeated API_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)",
-		"OTHER_KEY: the upstream repeated OTHER_KEY's value in its response (header X-Echo-Authorization, the body, trailer X-Echo-Trailer)"} {
+	var all string
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var reasons []string
+		for _, d := range e.decisionsWith(RuleCredentialLeak) {
+			if d.Allowed {
+				t.Errorf("echo decision allowed: %+v", d)
+			}
+			reasons = append(reasons, d.Credential+": "+d.Reason)
+		}
+		all = strings.Join(reasons, "\n")
+		if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(all, w) }) || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
 		if !strings.Contains(all, want) {
 			t.Errorf("no decision %q in\n%s", want, all)
 		}
