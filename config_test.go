@@ -244,7 +244,7 @@ func TestWorkingDirInPrivateDir(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Filesystem.WritableRoots = c.writable
 		cfg.Filesystem.DenyRead = append(cfg.Filesystem.DenyRead, c.deny...)
-		err := checkWorkingDir(c.dir, cfg, &callOptions{})
+		err := checkWorkingDir(c.dir, cfg, &callOptions{}, new(resolver))
 		if refused := errors.Is(err, ErrConfigInvalid); refused != c.refused {
 			t.Errorf("%s (writable %v): got %v, want refused %v", c.dir, c.writable, err, c.refused)
 		}

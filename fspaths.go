@@ -154,7 +154,10 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 // itself a symlink is kept beside its target, so that a deny applies to both
 // names (a path whose parent is a symlink is only reachable through the
 // target, which is enough).
-func resolveAll(ps []string, keepLinks bool) []string {
+func resolveAll(ps []string, keepLinks bool) []string { return new(resolver).all(ps, keepLinks) }
+
+// all is resolveAll with r's memo, shared by every list of one call.
+func (r *resolver) all(ps []string, keepLinks bool) []string {
 	seen := make(map[string]bool)
 	var out []string
 	add := func(p string) {
@@ -163,12 +166,11 @@ func resolveAll(ps []string, keepLinks bool) []string {
 			out = append(out, p)
 		}
 	}
-	var res resolver
 	for _, p := range ps {
-		r := res.resolve(p)
-		add(r)
+		rp := r.resolve(p)
+		add(rp)
 		c := filepath.Clean(p)
-		if keepLinks && r != c && res.resolve(filepath.Dir(c)) == filepath.Dir(c) {
+		if keepLinks && rp != c && r.resolve(filepath.Dir(c)) == filepath.Dir(c) {
 			add(c)
 		}
 	}

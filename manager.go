@@ -236,7 +236,7 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 //
 // It also returns the repositories found in the writable roots before the
 // command runs (see sweepNewRepos).
-func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *egressRun, map[string][]string, error) {
+func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*sandbox.Spec, *egressRun, map[string][]string, error) {
 	fsc := cfg.Filesystem
 	// Checked again at every call: a command may have replaced a writable
 	// root of the Config with a link since the Config was validated.
@@ -244,7 +244,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 	if err := checkWritable("Filesystem.WritableRoots", writable); err != nil {
 		return nil, nil, nil, err
 	}
-	resolvedWritable := resolveAll(writable, false)
+	resolvedWritable := res.all(writable, false)
 	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, resolvedWritable); err != nil {
 		return nil, nil, nil, err
 	}
@@ -266,10 +266,10 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string) (*sandbox.Spec, *
 		spec.Network = *o.network
 	}
 	spec.Filesystem = sandbox.Filesystem{
-		Read:      resolveAll(fsc.AllowRead, false),
+		Read:      res.all(fsc.AllowRead, false),
 		Writable:  resolvedWritable,
-		DenyRead:  resolveAll(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
-		DenyWrite: resolveAll(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
+		DenyRead:  res.all(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
+		DenyWrite: res.all(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
 		Visible:   visibleDir(dir),
 	}
 	home := ""
@@ -439,11 +439,13 @@ var visibleDirs = []string{"/tmp", "/dev/shm"}
 // /run, whose host service sockets no sandbox is shown. A directory inside
 // /tmp or /dev/shm is shown read-only (visibleDir). (Elsewhere the
 // sandbox's init checks it, in the sandbox's own view.)
-func checkWorkingDir(dir string, cfg Config, o *callOptions) error {
+//
+// res is the call's resolver, which spec uses after it.
+func checkWorkingDir(dir string, cfg Config, o *callOptions, res *resolver) error {
 	if filepath.IsAbs(dir) {
-		r := resolvePath(dir)
+		r := res.resolve(dir)
 		for _, d := range append(append([]string(nil), cfg.Filesystem.DenyRead...), o.denyRead...) {
-			if d = resolvePath(d); r == d || strings.HasPrefix(r, d+"/") {
+			if d = res.resolve(d); r == d || strings.HasPrefix(r, d+"/") {
 				return configErr("working directory", "%s is denied to every sandbox of this policy (deny-read %s); work from another directory", dir, d)
 			}
 		}

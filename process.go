@@ -80,13 +80,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if dir == "" {
 		dir = workingDir(o)
 	}
-	if err := checkWorkingDir(dir, cfg, o); err != nil {
+	res := new(resolver) // one per call: the lists share their parents' lookups
+	if err := checkWorkingDir(dir, cfg, o, res); err != nil {
 		return nil, err
 	}
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o, dir)
+	spec, egr, repos, err := m.spec(cfg, o, dir, res)
 	if err != nil {
 		return nil, err
 	}

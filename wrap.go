@@ -41,10 +41,11 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if cmd.Dir == "" {
 		cmd.Dir = workingDir(o)
 	}
-	if err := checkWorkingDir(cmd.Dir, cfg, o); err != nil {
+	res := new(resolver) // one per call: the lists share their parents' lookups
+	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o, cmd.Dir)
+	spec, egr, repos, err := m.spec(cfg, o, cmd.Dir, res)
 	if err != nil {
 		return nil, err
 	}
