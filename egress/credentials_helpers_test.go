@@ -120,6 +120,16 @@ func echo(w http.ResponseWriter, r *http.Request) {
 	var head strings.Builder
 	_ = r.Header.Write(&head)
 	auth := r.Header.Get("Authorization")
+	if r.URL.Path == "/echo/malformed" { // a status line the client cannot parse
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(brw, "HTTP/1.1 %s\r\n\r\n", strings.ReplaceAll(auth, " ", "-"))
+		_ = brw.Flush()
+		return
+	}
 	if r.URL.Path == "/echo/status" { // in the reason phrase
 		conn, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {

@@ -137,6 +137,17 @@ func TestValueNotInjectedIntoOrigin(t *testing.T) {
 	e.assertNoValue(t, fmt.Sprint(resp.Header))
 }
 
+// An unreadable response is refused with the parser's error, which quotes
+// it: masked there too.
+func TestEchoInUnreadableResponseMasked(t *testing.T) {
+	e := newCredEnv(t)
+	resp, body, _ := doRaw(t, e, "api.test", "/echo/malformed", map[string]string{"Authorization": "Bearer " + e.ph["API_KEY"]})
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "malformed") || !strings.Contains(body, "Bearer-****") {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	e.assertNoValue(t, body)
+}
+
 // A response compressed although the request asked for identity cannot be
 // looked into: refused, not passed on unchecked.
 func TestCompressedEchoRefused(t *testing.T) {

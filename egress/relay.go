@@ -137,7 +137,9 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 
 	resp, err := r.readResponse(req)
 	if err != nil {
-		r.refuse(http.StatusBadGateway, "", "reading the upstream response failed: "+err.Error(), "")
+		// The error may quote the response (a malformed status line):
+		// what the request carried stays masked there too.
+		r.refuse(http.StatusBadGateway, "", mask.maskString("reading the upstream response failed: "+err.Error(), "an unreadable response"), "")
 		return false
 	}
 	defer resp.Body.Close()
