@@ -2,14 +2,12 @@ package agentbox
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -343,16 +341,6 @@ func riskyRepo(gitPath string) string {
 		return "sets " + key + " in its config"
 	}
 	return ""
-}
-
-// readNoFollow reads the file p, refusing a symbolic link.
-func readNoFollow(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // unsafeGitKey returns the first key of a git config text that is not plain

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -140,35 +138,6 @@ func (m *Manager) warnDegraded(missing []string) {
 // (curl -D /dev/stderr). Nothing but the program and agentbox's copy use
 // these pipes.
 func openByName(f *os.File) { _ = f.Chmod(0o666) }
-
-// relayedPipe returns a copy of the caller's f for agentbox to relay through
-// a pipe of its own, when the caller is root (the sandbox runs as nobody)
-// and f is an anonymous pipe, whose modes are its creator's and which may
-// carry other processes' bytes; nil when f goes to the program as it is
-// (terminals, FIFOs, files, and every file of an ordinary caller, whose
-// sandbox runs as their owner). The copy lets the caller close f after
-// Start, as with os/exec.
-func relayedPipe(f *os.File) *os.File {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	var dup *os.File
-	_ = rc.Control(func(fd uintptr) {
-		link, _ := os.Readlink("/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10))
-		if !strings.HasPrefix(link, "pipe:") {
-			return
-		}
-		if nfd, err := syscall.Dup(int(fd)); err == nil {
-			syscall.CloseOnExec(nfd)
-			dup = os.NewFile(uintptr(nfd), f.Name())
-		}
-	})
-	return dup
-}
 
 // input returns the file the program reads: r itself when it is a file
 // (see relayedPipe), else a pipe fed from r.

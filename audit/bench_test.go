@@ -6,9 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // BenchmarkAppend measures events/s of concurrent appenders, each waiting
@@ -117,13 +115,4 @@ func BenchmarkCheckLine(b *testing.B) {
 			b.Fatal("bad")
 		}
 	}
-}
-
-// cpuSeconds returns the user and system CPU time of this process.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

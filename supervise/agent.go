@@ -476,13 +476,6 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGKILL: "SIGKILL",
-	syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGALRM: "SIGALRM", syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
-	syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL", syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ",
-}
-
 // Wait waits for the agent to end, logs agent_killed (when agentbox ended
 // it) and agent_exit, closes the audit log (everything is on disk when Wait
 // returns) and removes the agent from the registry.

@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Environment variables that override the defaults (tests use them to keep
@@ -90,8 +89,8 @@ func Ensure(dir string) error {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("paths: %s: %w: writable by group or others (mode %v); run chmod 700 %s", dir, ErrUnsafeDir, fi.Mode().Perm(), dir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("paths: %s: %w: owned by uid %d, not %d", dir, ErrUnsafeDir, st.Uid, os.Geteuid())
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("paths: %s: %w: owned by uid %d, not %d", dir, ErrUnsafeDir, uid, os.Geteuid())
 	}
 	return nil
 }

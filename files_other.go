@@ -1,0 +1,12 @@
+//go:build !unix
+
+package agentbox
+
+import "os"
+
+// relayedPipe: no sandbox runs here (see MaybeSandboxInit), so no file
+// needs relaying.
+func relayedPipe(*os.File) *os.File { return nil }
+
+// readNoFollow reads the file p.
+func readNoFollow(p string) ([]byte, error) { return os.ReadFile(p) }
