@@ -50,8 +50,7 @@ func CredentialHosts(name string, allowed []HostPattern) (hosts []HostPattern, b
 			}
 			for _, a := range allowed {
 				switch {
-				case a.Any:
-				case a.Covers(vp):
+				case a.Covers(vp): // "*" too: the vendor's host, never "*" itself
 					hosts = appendHost(hosts, vp)
 				case vp.Covers(a):
 					hosts = appendHost(hosts, a)

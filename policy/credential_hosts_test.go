@@ -21,6 +21,9 @@ func TestCredentialHosts(t *testing.T) {
 		{"OPENAI_API_KEY", "llm.corp.example", "llm.corp.example", false},
 		{"API_KEY", "a.example b.example:8443 *", "a.example b.example:8443", false},
 		{"GH_TOKEN", "api.github.com:443 example.com", "api.github.com:443", true},
+		// Everything allowed: the vendor's hosts, never "*" itself.
+		{"ANTHROPIC_API_KEY", "*", "api.anthropic.com", true},
+		{"API_KEY", "*", "", false},
 	}
 	for _, tc := range cases {
 		var allowed []HostPattern
