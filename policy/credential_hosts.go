@@ -6,7 +6,8 @@ import (
 )
 
 // vendorHosts are the API hosts of well-known credentials, by the start of
-// their names. A credential that names no hosts of its own goes only to
+// their names: the hosts that take the credential, not every host of the
+// vendor (downloads they redirect to need none). A credential that names no hosts of its own goes only to
 // its vendor's hosts, so that in the seed's example (ANTHROPIC_API_KEY and
 // GMAIL_TOKEN, with api.anthropic.com and *.googleapis.com allowed) the
 // Anthropic key never goes to Google, nor the Gmail token to Anthropic.
@@ -28,9 +29,9 @@ var vendorHosts = []struct {
 	{"DEEPSEEK_", []string{"api.deepseek.com"}},
 	{"OPENROUTER_", []string{"openrouter.ai"}},
 	{"XAI_", []string{"api.x.ai"}},
-	{"HF_", []string{"huggingface.co", "*.huggingface.co"}},
-	{"HUGGINGFACE_", []string{"huggingface.co", "*.huggingface.co"}},
-	{"SLACK_", []string{"slack.com", "*.slack.com"}},
+	{"HF_", []string{"huggingface.co"}},
+	{"HUGGINGFACE_", []string{"huggingface.co"}},
+	{"SLACK_", []string{"slack.com"}}, // the API; workspaces' own names sit below it
 	{"STRIPE_", []string{"api.stripe.com"}},
 }
 
