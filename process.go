@@ -25,6 +25,7 @@ type Process struct {
 	stdout, stderr *capBuffer          // set when Exec and ExecArgs capture
 	egress         *egressRun          // nil unless the network is filtered
 	repos          map[string][]string // repositories in the writable roots before the command
+	shared         sharedFiles         // the caller's files handed over as they are
 	verdict        ClassifyResult
 
 	once   sync.Once
@@ -107,6 +108,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	if err != nil {
 		closeChildEnds()
+		pr.shared.restore()
 		egr.close()
 		return nil, err
 	}
@@ -114,6 +116,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	closeChildEnds() // the init holds its own copies now
 	if err != nil {
 		pr.copies.Wait()
+		pr.shared.restore()
 		egr.close()
 		return nil, wrapSandboxErr(err)
 	}
@@ -128,6 +131,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 func (m *Manager) warnDegraded(missing []string) {
 	if len(missing) > 0 {
 		m.log.Warn("the sandbox ran degraded (warn fallback): the policy is not fully enforced", "missing", missing)
+	}
+}
+
+// restoreShared puts the state of the caller's files back as it was before
+// the program started (see sharedFile) and logs what the program changed.
+func (m *Manager) restoreShared(sf *sharedFiles) {
+	if what := sf.restore(); len(what) > 0 {
+		m.log.Info("restored what the sandboxed program changed on the caller's terminal or files", "restored", what)
 	}
 }
 
@@ -148,6 +159,7 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	var relay *os.File
 	if f, ok := r.(*os.File); ok {
 		if relay = relayedPipe(f); relay == nil {
+			pr.shared.add(f)
 			return f, nil
 		}
 		r = relay
@@ -176,6 +188,7 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 	var relay *os.File
 	if f, ok := w.(*os.File); ok {
 		if relay = relayedPipe(f); relay == nil {
+			pr.shared.add(f)
 			return f, nil
 		}
 		w = relay
@@ -259,6 +272,8 @@ func (p *Process) wait() (*ExecResult, error) {
 		_ = p.p.Kill()
 		w = <-done
 	}
+	// The whole tree is gone: nothing can change the caller's files again.
+	p.m.restoreShared(&p.shared)
 	p.copies.Wait() // every byte the program wrote is in
 	res := &ExecResult{
 		ExitCode:       w.st.Code,

@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"time"
 
@@ -62,11 +63,18 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		egr.close()
 		return nil, wrapSandboxErr(err)
 	}
+	var shared sharedFiles
+	for _, s := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if f, ok := s.(*os.File); ok {
+			shared.add(f)
+		}
+	}
 	m.track(h)
 	stop := make(chan struct{})
 	go m.watch(ctx, h, o.timeout, stop)
 	return func() {
 		close(stop)
+		m.restoreShared(&shared)
 		m.untrack(h)
 		egr.close()
 		m.warnDegraded(h.Degraded())

@@ -14,7 +14,7 @@ import (
 //   - denied: syscalls refused outright (EPERM), the kernel attack surface a
 //     workload never needs;
 //   - argRules: syscalls refused only for some arguments (namespace flags
-//     to clone, TIOCSTI to ioctl, set-user-ID bits to chmod and open,
+//     to clone, TIOCSTI and TIOCSETD to ioctl, set-user-ID bits to chmod and open,
 //     exotic socket families).
 //
 // The filter first checks the architecture (anything but the native one is
@@ -61,7 +61,12 @@ const (
 // a host user might later run.
 var commonArgRules = []argRule{
 	rule(unix.SYS_OPENAT, 3, denyIfAnyBits, unix.EPERM, setIDBits),
-	rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, unix.TIOCSTI, unix.TIOCLINUX),
+	// TIOCSTI pushes input into a terminal, TIOCLINUX drives the console,
+	// TIOCSETD changes a terminal's line discipline: N_NULL on the user's
+	// terminal swallows everything written to it afterwards, and any
+	// number the kernel has not loaded makes it load that discipline's
+	// module (n_hdlc and n_gsm have had privilege escalations).
+	rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD),
 	rule(unix.SYS_CLONE, 0, denyIfAnyBits, unix.EPERM, nsCloneFlags),
 	rule(unix.SYS_FCHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_FCHMODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),

@@ -86,6 +86,8 @@ func TestSeccompDecisions(t *testing.T) {
 		{"TIOCSTI", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI}, eperm},
 		{"TIOCSTI with garbage in the high bits", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, 0xdead00000000 | unix.TIOCSTI}, eperm},
 		{"TIOCLINUX", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCLINUX}, eperm},
+		{"TIOCSETD", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSETD}, eperm},
+		{"TIOCGETD", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCGETD}, allow},
 		{"TCGETS", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.TCGETS}, allow},
 		{"inet socket", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM}, allow},
 		{"udp socket", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_DGRAM}, allow},

@@ -97,6 +97,94 @@ func TestTIOCSTI(t *testing.T) {
 	}
 }
 
+// TestLineDiscipline tries to change the line discipline of the terminal
+// the sandbox was handed (N_NULL swallows whatever the user's programs
+// write to it afterwards) and of pseudo-terminals the sandbox makes itself
+// (any number other than the built-in ones makes the kernel load that
+// discipline's module: n_hdlc and n_gsm have had privilege escalations).
+// The control: a pseudo-terminal of the sandbox's own carries a line.
+func TestLineDiscipline(t *testing.T) {
+	t.Parallel()
+	_, slave := openPty(t)
+	ps := []probe{
+		control("pty_round_trip", "ptyroundtrip", "pty-line"),
+		attack("ldisc_of_given_terminal", "setldisc:0|27", "EPERM"),
+		attack("ldisc_of_own_pty", "ptyldisc:27", "EPERM"),
+		attack("ldisc_module_load", "ptyldisc:13", "EPERM"), // N_HDLC
+	}
+	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+	if d, err := unix.IoctlGetInt(int(slave.Fd()), unix.TIOCGETD); err != nil || d != 0 {
+		t.Errorf("ESCAPE: the terminal's line discipline is %d (%v), want N_TTY", d, err)
+	}
+}
+
+// TestTerminalLeftAsFound has a sandboxed program do what outlives it on
+// a terminal it shares with the user: raw mode without echo, a
+// non-blocking file description (the user's shell then exits on its next
+// read), exclusive mode (later opens fail) and suspended output. The
+// program may do all of it while it runs (the controls), and once it has
+// ended the terminal must be as it was before.
+func TestTerminalLeftAsFound(t *testing.T) {
+	t.Parallel()
+	master, slave := openPty(t)
+	fd := int(slave.Fd())
+	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagsBefore, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []probe{
+		control("raw_mode", "ttyraw:0", "raw"),
+		control("nonblocking", "nonblock:0", "nonblocking"),
+		control("exclusive", "ttyexcl:0", "exclusive"),
+		control("output_stopped", "ttystop:0", "stopped"),
+	}
+	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+
+	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Oflag != before.Oflag || after.Cc != before.Cc {
+		t.Errorf("ESCAPE: the terminal's modes outlived the sandbox: lflag %#x, was %#x", after.Lflag, before.Lflag)
+	}
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl != flagsBefore {
+		t.Errorf("ESCAPE: the file status flags outlived the sandbox: %#o, were %#o (%v)", fl, flagsBefore, err)
+	}
+	if excl, err := unix.IoctlGetInt(fd, unix.TIOCGEXCL); err != nil || excl != 0 {
+		t.Errorf("ESCAPE: the terminal stayed in exclusive mode (%d, %v)", excl, err)
+	}
+	// Output flows: a line written to the terminal reaches its master.
+	go func() { _, _ = slave.Write([]byte("flowing\n")) }()
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, _ := master.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		if !strings.Contains(s, "flowing") {
+			t.Errorf("terminal output after the run: %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("ESCAPE: the terminal's output stayed suspended after the sandbox ended")
+	}
+}
+
 // TestHostIdentityAndSysctls tries to change the host's name and global
 // kernel settings: sethostname, /proc/sys writes (writing back the current
 // value, so that a failure of the sandbox would not change the machine),

@@ -1,0 +1,132 @@
+//go:build linux
+
+package agentbox
+
+import (
+	"os"
+	"runtime"
+	"slices"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// sharedFile is a file handed to the program as it is (a terminal, FIFO or
+// regular file the caller also holds), with the state a program can change
+// on it that outlives the program: the open file description's status
+// flags (O_NONBLOCK, O_APPEND, O_ASYNC: a terminal left non-blocking makes
+// the user's shell exit on its next read) and, for a terminal, its modes
+// (raw, no echo), exclusive mode (every later open by an ordinary user
+// fails) and suspended output. agentbox records it before the program
+// starts and puts it back once the program's whole tree is gone, so that a
+// sandboxed command changes nothing of the caller's terminal beyond its
+// own run, even when it is killed in the middle of a full-screen program.
+type sharedFile struct {
+	fd      int // a duplicate: the caller may close its file after Start
+	flags   int
+	termios *unix.Termios // nil: not a terminal
+	excl    int
+}
+
+// shareFile records f's state; nil when it cannot be read.
+func shareFile(f *os.File) *sharedFile {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	s := &sharedFile{fd: -1}
+	_ = rc.Control(func(fd uintptr) {
+		s.fd, _ = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if s.fd < 0 {
+		return nil
+	}
+	if s.flags, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err != nil {
+		unix.Close(s.fd)
+		return nil
+	}
+	if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil {
+		s.termios = t
+		s.excl, _ = unix.IoctlGetInt(s.fd, unix.TIOCGEXCL)
+	}
+	return s
+}
+
+// restore puts the recorded state back where it changed, releases the
+// duplicate, and names what it restored.
+func (s *sharedFile) restore() (restored []string) {
+	if s == nil {
+		return nil
+	}
+	defer unix.Close(s.fd)
+	if fl, err := unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err == nil && fl != s.flags {
+		if _, err := unix.FcntlInt(uintptr(s.fd), unix.F_SETFL, s.flags); err == nil {
+			restored = append(restored, "file status flags")
+		}
+	}
+	if s.termios == nil {
+		return restored
+	}
+	withoutSIGTTOU(func() {
+		if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil && *t != *s.termios {
+			if unix.IoctlSetTermios(s.fd, unix.TCSETS, s.termios) == nil {
+				restored = append(restored, "terminal modes")
+			}
+		}
+		if excl, err := unix.IoctlGetInt(s.fd, unix.TIOCGEXCL); err == nil && excl != s.excl {
+			req := uint(unix.TIOCNXCL)
+			if s.excl != 0 {
+				req = unix.TIOCEXCL
+			}
+			if unix.IoctlSetInt(s.fd, req, 0) == nil {
+				restored = append(restored, "terminal exclusive mode")
+			}
+		}
+		// Whether output is suspended cannot be read; resuming output that
+		// runs is a no-op.
+		_ = unix.IoctlSetInt(s.fd, unix.TCXONC, unix.TCOON)
+	})
+	return restored
+}
+
+// withoutSIGTTOU runs f on a thread that blocks SIGTTOU: a caller in a
+// background process group of the terminal would otherwise be stopped by
+// its own restoring ioctls (the kernel lets a process that blocks SIGTTOU
+// make them). f is skipped when the mask cannot be set.
+func withoutSIGTTOU(f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	const word = uint(unsafe.Sizeof(set.Val[0]) * 8)
+	bit := uint(unix.SIGTTOU - 1)
+	set.Val[bit/word] |= 1 << (bit % word)
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+		return
+	}
+	defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil) //nolint:errcheck // restoring the mask it just read
+	f()
+}
+
+// sharedFiles are the files of one program.
+type sharedFiles []*sharedFile
+
+// add records f, when it can.
+func (sf *sharedFiles) add(f *os.File) {
+	if s := shareFile(f); s != nil {
+		*sf = append(*sf, s)
+	}
+}
+
+// restore restores every file once; it returns what it restored.
+func (sf *sharedFiles) restore() []string {
+	var out []string
+	for _, s := range *sf {
+		for _, r := range s.restore() {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	*sf = nil
+	return out
+}
