@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,26 @@ func TestDoctor(t *testing.T) {
 	}
 	if !r.Sandbox.OK || len(r.Layers) == 0 {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+func TestBuildCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		info     *debug.BuildInfo
+		ok       bool
+		wantOK   bool
+		inDetail string
+	}{
+		{"static", &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "CGO_ENABLED", Value: "0"}}}, true, true, "static"},
+		{"cgo", &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "-compiler", Value: "gc"}, {Key: "CGO_ENABLED", Value: "1"}}}, true, false, "CGO_ENABLED=0 go build"},
+		{"no information", nil, false, true, "no build information"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildCheck(tc.info, tc.ok)
+			if c.OK != tc.wantOK || c.Required || !strings.Contains(c.Detail, tc.inDetail) {
+				t.Fatalf("got %+v", c)
+			}
+		})
 	}
 }
