@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -51,10 +50,7 @@ func printPsJSON(w io.Writer, list []supervise.Record) error {
 	if list == nil {
 		list = []supervise.Record{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(list)
+	return printJSON(w, list)
 }
 
 func printPs(w io.Writer, list []supervise.Record, now time.Time) error {

@@ -443,6 +443,11 @@ func TestPsAndKill(t *testing.T) {
 		!strings.Contains(errOut, list[0].ID) || !strings.Contains(errOut, list[1].ID) {
 		t.Fatalf("kill of an ambiguous name: exit %d\n%s", code, errOut)
 	}
+	code, out, _ = runCLI(t, "kill", "--json", "worker")
+	var amb killReport
+	if err := json.Unmarshal([]byte(out), &amb); code != exitFailure || err != nil || len(amb.Matches) != 2 || amb.Killed != nil {
+		t.Fatalf("kill --json of an ambiguous name: exit %d %v\n%s", code, err, out)
+	}
 
 	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", rec.InitPid))
 	if err != nil {
@@ -462,8 +467,11 @@ func TestPsAndKill(t *testing.T) {
 		t.Errorf("run's stderr lacks %q:\n%s", want, a.stderr.String())
 	}
 	// The other one is now the only "worker".
-	if code, _, errOut := runCLI(t, "kill", "worker"); code != 0 {
-		t.Fatalf("kill worker: exit %d %s", code, errOut)
+	code, out, errOut = runCLI(t, "kill", "--json", "worker")
+	var killed1 killReport
+	if err := json.Unmarshal([]byte(out), &killed1); code != 0 || err != nil || killed1.Killed == nil ||
+		killed1.Killed.ID == rec.ID || killed1.Killed.Name != "worker" || killed1.ElapsedMS <= 0 {
+		t.Fatalf("kill --json worker: exit %d %v %q %s", code, err, out, errOut)
 	}
 	if code := b.wait(t, 15*time.Second); code != exitKilled {
 		t.Errorf("second run exited %d", code)
