@@ -120,6 +120,9 @@ func (m *Manager) Exec(ctx context.Context, command string, opts ...Option) (*Ex
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseTerminal("Exec"); err != nil {
+		return nil, err
+	}
 	cfg := m.Config()
 	verdict, err := m.classify(ctx, cfg, o, command, func(c Classifier) ClassifyResult { return c.Classify(command) })
 	if err != nil {
@@ -156,6 +159,9 @@ func (m *Manager) ExecArgs(ctx context.Context, name string, args []string, opts
 	}
 	o, err := applyOptions(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.refuseTerminal("ExecArgs"); err != nil {
 		return nil, err
 	}
 	cfg := m.Config()

@@ -23,6 +23,7 @@ type callOptions struct {
 	classifier                    Classifier
 	classifyOpts                  []classify.Option
 	approved                      bool
+	terminal                      bool
 }
 
 // WithWritableRoots adds writable roots for this call.
@@ -133,6 +134,28 @@ func WithNetwork(mode NetworkMode) Option {
 		o.network = &mode
 		return nil
 	}
+}
+
+// WithTerminal gives the program started by Start a new pseudo-terminal
+// of the sandbox's own as its standard streams and controlling terminal,
+// as a login gives a shell one: /dev/tty, job control and ^C work inside,
+// and the program never holds a descriptor of the caller's terminal.
+// Process.Terminal returns its master, through which the caller reads the
+// program's output and writes its input. The exec.Cmd's Stdin, Stdout and
+// Stderr must be nil. Exec, ExecArgs and Wrap refuse it.
+func WithTerminal() Option {
+	return func(o *callOptions) error {
+		o.terminal = true
+		return nil
+	}
+}
+
+// refuseTerminal refuses WithTerminal for calls that pass other streams.
+func (o *callOptions) refuseTerminal(call string) error {
+	if o.terminal {
+		return configErr("WithTerminal", "%s does not give a terminal; use Start and Process.Terminal", call)
+	}
+	return nil
 }
 
 func applyOptions(opts []Option) (*callOptions, error) {

@@ -94,16 +94,23 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
 	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, repos: repos}
-	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir}
+	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal}
 	var childEnds []*os.File
 	closeChildEnds := func() {
 		for _, f := range childEnds {
 			f.Close()
 		}
 	}
-	if prog.Stdin, err = pr.input(cmd.Stdin, &childEnds); err == nil {
-		if prog.Stdout, err = pr.output(cmd.Stdout, &childEnds); err == nil {
-			prog.Stderr, err = pr.output(cmd.Stderr, &childEnds)
+	switch {
+	case o.terminal:
+		if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
+			err = configErr("WithTerminal", "the program's terminal is its standard streams: leave the command's Stdin, Stdout and Stderr nil and use Process.Terminal")
+		}
+	default:
+		if prog.Stdin, err = pr.input(cmd.Stdin, &childEnds); err == nil {
+			if prog.Stdout, err = pr.output(cmd.Stdout, &childEnds); err == nil {
+				prog.Stderr, err = pr.output(cmd.Stderr, &childEnds)
+			}
 		}
 	}
 	if err != nil {
@@ -221,6 +228,12 @@ func (p *Process) Pid() int { return p.p.Pid() }
 
 // Layers lists the isolation layers applied.
 func (p *Process) Layers() []string { return p.p.Layers() }
+
+// Terminal returns the master side of the program's terminal (see
+// WithTerminal), nil without one or once taken: the caller owns and closes
+// it. Reads from it fail with EIO once no process of the sandbox holds the
+// terminal, after the program and everything it started have ended.
+func (p *Process) Terminal() *os.File { return p.p.Terminal() }
 
 // Degraded lists the layers of Layers that say the policy was not fully
 // enforced (see ExecResult.Degraded).

@@ -29,6 +29,9 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseTerminal("Wrap"); err != nil {
+		return nil, err
+	}
 	m.mu.RLock()
 	closed, cfg := m.closed, m.cfg
 	m.mu.RUnlock()

@@ -170,6 +170,10 @@ type Program struct {
 	// Stdin, Stdout and Stderr are the program's standard streams; nil
 	// means /dev/null.
 	Stdin, Stdout, Stderr *os.File
+	// Terminal gives the program a new pseudo-terminal of the sandbox's
+	// own as its standard streams and controlling terminal (Stdin, Stdout
+	// and Stderr must be nil); Process.Terminal returns its master.
+	Terminal bool
 }
 
 // Process is a program Start runs in a sandbox.
@@ -186,6 +190,11 @@ type Process interface {
 	Signal(sig os.Signal) error
 	// Kill ends the sandbox's whole process tree at once.
 	Kill() error
+	// Terminal returns the master side of the program's terminal
+	// (Program.Terminal), nil without one. The caller owns it from then on:
+	// it carries the program's output and takes its input, and reads fail
+	// with EIO once no process of the sandbox holds the terminal.
+	Terminal() *os.File
 	// Wait waits for the program to end.
 	Wait() (ExitStatus, error)
 	// Close releases what the sandbox holds.

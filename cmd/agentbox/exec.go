@@ -144,7 +144,7 @@ func expandHome(p string) string {
 func newExecCmd() *cobra.Command {
 	var pf policyFlags
 	var shellString string
-	var asJSON, approve bool
+	var asJSON, approve, tty bool
 	c := &cobra.Command{
 		Use:   "exec [flags] (-- PROGRAM [ARGS...] | -c 'SHELL STRING')",
 		Short: "Run one command in a sandbox",
@@ -167,6 +167,15 @@ itself failed (bad flags, sandbox unavailable).`,
 			if err != nil {
 				return usageError(err)
 			}
+			var in *os.File
+			if tty {
+				if asJSON {
+					return usageError(errors.New("--tty and --json exclude each other: --json captures the output"))
+				}
+				if in, err = checkTerminal(cmd.InOrStdin()); err != nil {
+					return usageError(err)
+				}
+			}
 			if approve {
 				opts = append(opts, agentbox.WithApproved())
 			} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
@@ -181,12 +190,13 @@ itself failed (bad flags, sandbox unavailable).`,
 			if asJSON {
 				return execJSON(cmd, m, shellString, args, opts)
 			}
-			return execStream(cmd, m, cfg, shellString, args, opts)
+			return execStream(cmd, m, cfg, shellString, args, opts, in)
 		},
 	}
 	pf.register(c)
 	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
 	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
+	c.Flags().BoolVarP(&tty, "tty", "t", false, "give the command a terminal of its own, relayed to yours (interactive shells, editors, job control)")
 	c.Flags().BoolVar(&approve, "approve", false, "run a command the classifier escalates without asking (forbidden ones stay refused)")
 	return c
 }
@@ -214,8 +224,9 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 }
 
 // execStream runs the command with the terminal's streams, forwarding
-// signals, and exits with its status.
-func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, shell string, args []string, opts []agentbox.Option) error {
+// signals, and exits with its status. With tty (--tty), the command gets a
+// terminal of its own instead, relayed to tty.
+func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, shell string, args []string, opts []agentbox.Option, tty *os.File) error {
 	prog, argv := "", args
 	if shell != "" {
 		prog, argv = cfg.Shell, []string{cfg.Shell, "-c", shell}
@@ -223,6 +234,10 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		prog = args[0]
 	}
 	c := &exec.Cmd{Path: prog, Args: argv, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	if tty != nil {
+		c.Stdin, c.Stdout, c.Stderr = nil, nil, nil
+		opts = append(opts, agentbox.WithTerminal())
+	}
 	sigs := interruptSignals()
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
@@ -231,7 +246,23 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	}
 	defer relaySignals(sigs, p)()
 	printDegraded(cmd.ErrOrStderr(), p.Degraded())
+	if tty != nil {
+		relay, err := startRelay(tty, cmd.OutOrStdout(), p.Terminal())
+		if err != nil {
+			_ = p.Kill()
+			_, _ = p.Wait()
+			return exitWith(exitInternal, fmt.Errorf("--tty: %w", err))
+		}
+		res, err := p.Wait()
+		relay.finish()
+		return execDone(cmd, res, err)
+	}
 	res, err := p.Wait()
+	return execDone(cmd, res, err)
+}
+
+// execDone reports how the command ended and exits with its status.
+func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error) error {
 	if res == nil {
 		return execFailure(err)
 	}

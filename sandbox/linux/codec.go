@@ -151,6 +151,7 @@ func (s *initSpec) encode() []byte {
 		e.str(f.Name)
 		e.str(string(f.Data))
 	})
+	e.bool(s.Terminal)
 	return e.b
 }
 
@@ -184,6 +185,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Reduced = d.str()
 	s.MissingLayers = d.bool()
 	s.Files = decodeList(d, func() fileSpec { return fileSpec{Name: d.str(), Data: []byte(d.str())} })
+	s.Terminal = d.bool()
 	return s, d.finish()
 }
 
@@ -198,6 +200,7 @@ func (m *ctlMsg) encode() []byte {
 	e.int(m.Signal)
 	e.bool(m.Stdio)
 	e.int(m.Idmaps)
+	e.bool(m.Terminal)
 	e.str(string(m.Payload))
 	return e.b
 }
@@ -205,7 +208,7 @@ func (m *ctlMsg) encode() []byte {
 func decodeCtlMsg(b []byte) (ctlMsg, error) {
 	d := &decoder{b: b}
 	m := ctlMsg{Type: d.str(), Layers: d.strs(), Stage: d.str(), Err: d.str(), Unavailable: d.bool(),
-		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int()}
+		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int(), Terminal: d.bool()}
 	if p := d.str(); p != "" {
 		m.Payload = []byte(p)
 	}

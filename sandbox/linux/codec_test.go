@@ -20,7 +20,7 @@ func sampleSpec() *initSpec {
 		Landlock: landlockSpec{ReadRoots: []string{"/"}, DenyRead: []string{"/home/u/.ssh"}, WriteRoots: []string{"/w", "/tmp"},
 			Devices: []string{"/dev/null"}, TCP: true, ConnectPorts: []int{3128, 443}},
 		Limits:           limitsSpec{Processes: 1024, MemoryBytes: 2 << 30, FileDescriptors: 1024, CPUSeconds: 7},
-		AllowUnixSockets: true, Reduced: "no user namespaces", MissingLayers: true,
+		AllowUnixSockets: true, Reduced: "no user namespaces", MissingLayers: true, Terminal: true,
 		Files: []fileSpec{{Name: "ca.pem", Data: []byte("-----BEGIN\x00")}},
 	}
 }
@@ -43,7 +43,7 @@ func TestInitSpecRoundTrip(t *testing.T) {
 }
 
 func TestCtlMsgRoundTrip(t *testing.T) {
-	m := ctlMsg{Type: msgError, Layers: []string{"a", "b"}, Stage: "mount", Err: "boom", Unavailable: true, Code: -3, Signal: 9, Stdio: true, Idmaps: 2, Payload: []byte{0, 1, 2}}
+	m := ctlMsg{Type: msgError, Layers: []string{"a", "b"}, Stage: "mount", Err: "boom", Unavailable: true, Code: -3, Signal: 9, Stdio: true, Idmaps: 2, Terminal: true, Payload: []byte{0, 1, 2}}
 	got, err := decodeCtlMsg(m.encode())
 	if err != nil || !reflect.DeepEqual(got, m) {
 		t.Fatalf("got %+v, %v", got, err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // handle follows one sandbox over its control socket. It is the
@@ -40,11 +41,12 @@ type handle struct {
 	reaped   chan struct{} // closed when the init was waited for (Start only)
 	waitErr  error
 
-	mu      sync.Mutex
-	layers  []string
-	exit    *ctlMsg
-	serving bool
-	closed  bool
+	mu       sync.Mutex
+	terminal *os.File // the master of the program's terminal, until taken
+	layers   []string
+	exit     *ctlMsg
+	serving  bool
+	closed   bool
 }
 
 // sendSpec sends the spec, the program's standard streams (nil: the init's
@@ -116,6 +118,10 @@ func (h *handle) serve() {
 		}
 		switch m.Type {
 		case msgReady:
+			if m.Terminal && len(fds) > 0 {
+				h.setTerminal(fds[len(fds)-1])
+				fds = fds[:len(fds)-1]
+			}
 			if len(fds) == 1 {
 				h.serveProxy(fds[0])
 			} else {
@@ -151,6 +157,25 @@ func (h *handle) isReady() bool {
 	default:
 		return false
 	}
+}
+
+// setTerminal keeps the master of the program's terminal for Terminal.
+// It is made non-blocking, so that a read blocked in it ends when the
+// caller closes it.
+func (h *handle) setTerminal(fd int) {
+	_ = unix.SetNonblock(fd, true)
+	h.mu.Lock()
+	h.terminal = os.NewFile(uintptr(fd), "agentbox-terminal")
+	h.mu.Unlock()
+}
+
+// Terminal implements sandbox.Process.
+func (h *handle) Terminal() *os.File {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.terminal
+	h.terminal = nil
+	return t
 }
 
 // serveProxy hands the listening socket created inside the sandbox's network
@@ -274,6 +299,10 @@ func (h *handle) Close() error {
 		return nil
 	}
 	h.closed = true
+	if h.terminal != nil { // never taken
+		h.terminal.Close()
+		h.terminal = nil
+	}
 	h.mu.Unlock()
 	h.closeChildFiles()
 	for _, f := range h.idmaps {

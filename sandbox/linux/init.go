@@ -87,8 +87,9 @@ func runInit() int {
 		reportError(err, code)
 		return code
 	}
-	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers}, proxyListenerFD()...)
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0}, append(proxyListenerFD(), terminalFDs()...)...)
 	closeProxyListener()
+	closeTerminal()
 	code, sig := reap(pid, sigs)
 	killOrphans()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig)})
@@ -173,6 +174,14 @@ func setUp() (int, []string, error) {
 	path, err := lookPath(spec.Path, spec.Env)
 	if err != nil {
 		return 0, nil, stageErr("exec", err)
+	}
+	if spec.Terminal {
+		if stdio != nil {
+			closeAll(stdio[:])
+		}
+		if terminalFD, stdio, err = openTerminal(); err != nil {
+			return 0, nil, stageErr("terminal", err)
+		}
 	}
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
 	if err == nil {
@@ -287,7 +296,9 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 			Dir:   spec.Dir,
 			Env:   spec.Env,
 			Files: files,
-			Sys:   &syscall.SysProcAttr{Setsid: true},
+			// A terminal of its own becomes the program's controlling
+			// terminal: /dev/tty, job control and ^C work inside.
+			Sys: &syscall.SysProcAttr{Setsid: true, Setctty: spec.Terminal, Ctty: 0},
 		}
 		if reduced {
 			attr.Sys.Pdeathsig = syscall.SIGKILL

@@ -238,7 +238,11 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		h.Close()
 		return nil, err
 	}
-	err = h.sendSpec(&[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr})
+	stdio := &[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr}
+	if prog.Terminal {
+		stdio = nil // the init makes the program's terminal
+	}
+	err = h.sendSpec(stdio)
 	h.start() // serve owns the control socket from here on
 	if err != nil {
 		_ = h.Kill()
@@ -277,6 +281,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 	h := &handle{spec: spec, plan: pl, ready: make(chan struct{}), done: make(chan struct{}), reaped: make(chan struct{})}
 	s := &pl.init
 	s.Path, s.Args, s.Env, s.Dir = prog.Path, prog.Args, prog.Env, prog.Dir
+	s.Terminal = prog.Terminal
 	if len(s.Args) == 0 {
 		s.Args = []string{prog.Path}
 	}

@@ -101,6 +101,9 @@ type initSpec struct {
 	// MissingLayers lets the init run without a layer the kernel lacks
 	// (Landlock) instead of failing: the warn fallback.
 	MissingLayers bool
+	// Terminal gives the program a pseudo-terminal the init makes in the
+	// sandbox's own devpts; its master goes to the parent with msgReady.
+	Terminal bool
 }
 
 type limitsSpec struct {
@@ -124,6 +127,9 @@ type ctlMsg struct {
 	// Stdio and Idmaps describe the descriptors that came with msgSpec.
 	Stdio  bool
 	Idmaps int
+	// Terminal says that the last descriptor of msgReady is the master of
+	// the program's terminal.
+	Terminal bool
 	// Payload is msgSpec's encoded initSpec when it fits the message;
 	// otherwise the spec comes in a sealed memfd, the first descriptor.
 	Payload []byte

@@ -3,7 +3,11 @@
 package attack_test
 
 import (
+	"bufio"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,6 +186,60 @@ func TestTerminalLeftAsFound(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("ESCAPE: the terminal's output stayed suspended after the sandbox ended")
+	}
+}
+
+// TestOwnTerminal runs the attacker on a terminal of the sandbox's own
+// (WithTerminal). The controls: it is the program's controlling terminal
+// with the program in the foreground, it reopens by name (as /dev/stdout
+// does; a sandbox of a root caller cannot reopen the caller's terminal),
+// and it carries what the user types in and what the program writes out.
+// Injecting input and changing its line discipline stay refused.
+func TestOwnTerminal(t *testing.T) {
+	t.Parallel()
+	ps := []probe{
+		control("terminal", "ttyinfo:0", "/dev/pts/0 controlling terminal, foreground"),
+		control("reopen_by_name", "ttyreopen:0", "/dev/pts/0"),
+		control("input", "ttyreadline:0", "typed-by-the-user"),
+		attack("tiocsti_own_terminal", "tiocsti:0", "EPERM"),
+		attack("ldisc_own_terminal", "setldisc:0|27", "EPERM"),
+	}
+	cmd := &exec.Cmd{Path: attackerBin, Args: append([]string{attackerBin}, probeArgs(ps)...)}
+	p, err := ciMgr.Start(context.Background(), cmd, agentbox.WithWorkingDir("/"), agentbox.WithTerminal(), agentbox.WithTimeout(60*time.Second))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Kill(); _, _ = p.Wait() })
+	master := p.Terminal()
+	if master == nil {
+		t.Fatal("no terminal")
+	}
+	defer master.Close()
+	if p.Terminal() != nil {
+		t.Error("Terminal handed out its master twice")
+	}
+	// Typed ahead: the terminal keeps the line until the probe reads it.
+	if _, err := master.Write([]byte("typed-by-the-user\n")); err != nil {
+		t.Fatal(err)
+	}
+	run := &running{p: p, lines: make(chan string, 256), all: &strings.Builder{}}
+	go func() {
+		defer close(run.lines)
+		sc := bufio.NewScanner(master)
+		for sc.Scan() { // until EIO: nothing in the sandbox holds the terminal
+			run.lines <- strings.TrimRight(sc.Text(), "\r")
+		}
+	}()
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+	if !strings.Contains(run.all.String(), "AGENTBOX_TTY_REOPENED") {
+		t.Error("control: the line written to the reopened terminal did not arrive")
+	}
+	if _, err := ciMgr.ExecArgs(context.Background(), "true", nil, agentbox.WithTerminal()); !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Errorf("ExecArgs with WithTerminal: %v, want ErrConfigInvalid", err)
 	}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,65 @@ func init() {
 		"nonblock":     probeNonblock,
 		"ttyexcl":      probeTTYExcl,
 		"ttystop":      probeTTYStop,
+		"ttyinfo":      probeTTYInfo,
+		"ttyreopen":    probeTTYReopen,
+		"ttyreadline":  probeTTYReadLine,
 	})
+}
+
+// probeTTYInfo: "FD" reports the terminal on FD by name, and whether it is
+// the controlling terminal with the program in its foreground.
+func probeTTYInfo(arg string) (string, error) {
+	fd, err := fdArg(arg)
+	if err != nil {
+		return "", err
+	}
+	name, err := os.Readlink("/proc/self/fd/" + arg)
+	if err != nil {
+		return "", err
+	}
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		return name + " not a terminal", err
+	}
+	ctty := "no controlling terminal"
+	if t, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		t.Close()
+		ctty = "controlling terminal"
+		if fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && fg == unix.Getpgrp() {
+			ctty += ", foreground"
+		}
+	}
+	return name + " " + ctty, nil
+}
+
+// probeTTYReopen: "FD" opens the terminal on FD again by its name, as
+// programs do with /dev/stdout, and writes a line to it.
+func probeTTYReopen(arg string) (string, error) {
+	name, err := os.Readlink("/proc/self/fd/" + arg)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return name, err
+	}
+	defer f.Close()
+	_, err = f.WriteString("AGENTBOX_TTY_REOPENED\n")
+	return name, err
+}
+
+// probeTTYReadLine: "FD" reads one line from the terminal on FD.
+func probeTTYReadLine(arg string) (string, error) {
+	fd, err := fdArg(arg)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, 256)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(buf[:n])), nil
 }
 
 // fdArg parses a descriptor number.

@@ -1,0 +1,132 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+// TestExecTTY runs `agentbox exec --tty` on a pseudo-terminal standing for
+// the user's: the command gets a terminal of its own (its name, the user's
+// window size), what the user types reaches it, its exit status comes
+// back, and the user's terminal has its modes back afterwards, although
+// agentbox made it raw and the command turned echo off on its own.
+func TestExecTTY(t *testing.T) {
+	for _, tc := range []struct {
+		name, machine, profile string
+		ttyName                string // what tty prints inside
+	}{
+		{"namespaces", "1", "ci", "/dev/pts/0"},
+		// The reduced tier has no devpts of its own: the terminal is one
+		// of the host's.
+		{"reduced tier", cliNoMount, "dev", "/dev/pts/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.machine == cliNoMount && os.Getuid() == 0 {
+				t.Skip("the reduced tier refuses root")
+			}
+			execTTY(t, tc.machine, tc.profile, tc.ttyName)
+		})
+	}
+}
+
+func execTTY(t *testing.T, machine, profile, ttyName string) {
+	master, slave := openPTY(t)
+	fd := int(slave.Fd())
+	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 77}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, "exec", "--tty", "--profile", profile, "--workdir", "/", "--", "/bin/sh", "-c",
+		`echo "IN $(tty) $(stty size)"; stty -echo; read x; echo "GOT $x"; exit 4`)
+	c.Env = append(os.Environ(), cliEnv+"="+machine)
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(master)
+		for sc.Scan() {
+			lines <- strings.TrimRight(sc.Text(), "\r")
+		}
+	}()
+	var got []string
+	var in string
+	deadline := time.After(20 * time.Second)
+	for done := false; !done; {
+		select {
+		case l := <-lines:
+			got = append(got, l)
+			switch {
+			case strings.HasPrefix(l, "IN "):
+				in = l
+				if _, err := master.Write([]byte("typed\r")); err != nil {
+					t.Fatal(err)
+				}
+			case strings.HasPrefix(l, "GOT "):
+				done = true
+			}
+		case <-deadline:
+			t.Fatalf("no answer from the command; got %q", got)
+		}
+	}
+	err = c.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
+		t.Errorf("exit: %v, want status 4; output %q", err, got)
+	}
+	if !strings.HasPrefix(in, "IN "+ttyName) || !strings.HasSuffix(in, " 33 77") {
+		t.Errorf("inside: %q, want its own terminal %s with the user's size 33 77", in, ttyName)
+	}
+	if reduced := strings.Contains(strings.Join(got, "\n"), "not fully enforced: reduced tier"); reduced != (machine == cliNoMount) {
+		t.Errorf("reduced tier warned: %v, want %v; output %q", reduced, machine == cliNoMount, got)
+	}
+	if !slices.Contains(got, "GOT typed") {
+		t.Errorf("what the user typed did not arrive: %q", got)
+	}
+	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after != *before {
+		t.Errorf("the user's terminal after the run: lflag %#x iflag %#x, was %#x %#x", after.Lflag, after.Iflag, before.Lflag, before.Iflag)
+	}
+}
+
+func TestExecTTYRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"no terminal", []string{"exec", "--tty", "--", "true"}, "--tty needs a terminal on stdin"},
+		{"with --json", []string{"exec", "--tty", "--json", "--", "true"}, "--tty and --json exclude each other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "no terminal" && term.IsTerminal(int(os.Stdin.Fd())) {
+				t.Skip("the test's own stdin is a terminal")
+			}
+			code, _, errOut := runCLI(t, tc.args...)
+			if code != exitInternal || !strings.Contains(errOut, tc.msg) {
+				t.Errorf("exit %d, stderr %q", code, errOut)
+			}
+		})
+	}
+}
