@@ -19,6 +19,12 @@ const (
 	emptyFile = "/.agentbox-empty" // mode 000, bound over masked files
 )
 
+// maxPtys bounds the pseudo-terminals of a sandbox's own devpts: every
+// non-initial devpts instance draws on one machine-wide pool
+// (kernel.pty.max less kernel.pty.reserve), which one sandbox could
+// otherwise exhaust for every other sandbox and container.
+const maxPtys = 256
+
 // buildRoot builds the sandbox's filesystem and makes it the root:
 //
 //  1. stop mount propagation in both directions;
@@ -179,7 +185,7 @@ func mountDev(shmSize int64) error {
 		}
 	}
 	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
-		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		"newinstance,ptmxmode=0666,mode=0620,max="+strconv.Itoa(maxPtys)); err != nil {
 		return stageErr("mount: /dev/pts", err)
 	}
 	if err := mountTmpfs(dev+"/shm", "mode=1777", shmSize); err != nil {

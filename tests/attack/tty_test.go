@@ -106,7 +106,9 @@ func TestTIOCSTI(t *testing.T) {
 // write to it afterwards) and of pseudo-terminals the sandbox makes itself
 // (any number other than the built-in ones makes the kernel load that
 // discipline's module: n_hdlc and n_gsm have had privilege escalations).
-// The control: a pseudo-terminal of the sandbox's own carries a line.
+// The control: a pseudo-terminal of the sandbox's own carries a line. It
+// also tries to take every pty the machine has for sandboxes and
+// containers.
 func TestLineDiscipline(t *testing.T) {
 	t.Parallel()
 	_, slave := openPty(t)
@@ -115,6 +117,10 @@ func TestLineDiscipline(t *testing.T) {
 		attack("ldisc_of_given_terminal", "setldisc:0|27", "EPERM"),
 		attack("ldisc_of_own_pty", "ptyldisc:27", "EPERM"),
 		attack("ldisc_module_load", "ptyldisc:13", "EPERM"), // N_HDLC
+		// The machine's pool of ptys for sandboxes and containers is
+		// shared; a sandbox has 256 of them.
+		attack("pty_exhaustion", "ptyflood:1000", "ENOSPC"),
+		control("pty_after_flood", "ptyroundtrip", "pty-line"),
 	}
 	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
 	o, res, err := run.finish(t)

@@ -25,7 +25,33 @@ func init() {
 		"ttyinfo":      probeTTYInfo,
 		"ttyreopen":    probeTTYReopen,
 		"ttyreadline":  probeTTYReadLine,
+		"ptyflood":     probePtyFlood,
 	})
+}
+
+// probePtyFlood: "N" opens N pseudo-terminals at once (their masters),
+// then closes them. It fails with the error of the first one refused.
+func probePtyFlood(arg string) (string, error) {
+	n, err := strconv.Atoi(arg)
+	if err != nil {
+		return "", fmt.Errorf("bad count %q", arg)
+	}
+	var fds []int
+	defer func() { closeFDs(fds) }()
+	for range n {
+		fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Sprintf("opened %d", len(fds)), err
+		}
+		fds = append(fds, fd)
+	}
+	return fmt.Sprintf("opened %d", len(fds)), nil
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
 }
 
 // probeTTYInfo: "FD" reports the terminal on FD by name, and whether it is
