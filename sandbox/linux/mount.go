@@ -141,6 +141,9 @@ func mountProc() error {
 	if err := unix.Mount("proc", dst, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return stageErr("mount: /proc", err)
 	}
+	if err := limitUserCounts(dst + "/sys"); err != nil {
+		return stageErr("limits", err)
+	}
 	for _, p := range procReadOnly {
 		full := dst + "/" + p
 		if _, err := os.Lstat(full); err != nil {

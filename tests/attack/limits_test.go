@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/agentbox-dev/agentbox"
 )
 
@@ -53,6 +55,48 @@ func TestForkBomb(t *testing.T) {
 	if left := waitGone(tree, time.Second); len(left) > 0 {
 		t.Errorf("ESCAPE: %d processes of the bomb outlived the sandbox: %v", len(left), left)
 	}
+}
+
+// TestInotifyBomb makes inotify instances until the kernel refuses and
+// holds them. Each also counts against the per-user limit of the user the
+// sandbox runs as (128 by default): the sandbox must get at most a quarter
+// of it, and the host user must still get one while the bomb holds its own.
+func TestInotifyBomb(t *testing.T) {
+	t.Parallel()
+	global, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		t.Skipf("no inotify limit here: %v", err)
+	}
+	limit, err := strconv.Atoi(strings.TrimSpace(string(global)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goFile := filepath.Join(newDir(t, 0o755), "go")
+	ps := []probe{
+		attack("inotifybomb", "inotifybomb", "EMFILE"),
+		control("wait", "waitexist:"+goFile, ""),
+	}
+	run := startProbes(t, ciMgr, ps, nil)
+	line := run.waitLine(t, "RESULT inotifybomb ")
+	var got int
+	if _, err := fmt.Sscanf(line[strings.Index(line, `"held `):], `"held %d"`, &got); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if got > limit/4 || got < limit/8 {
+		t.Errorf("the sandbox held %d inotify instances; want at most %d, a quarter of the per-user %d (%s)", got, limit/4, limit, line)
+	}
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		t.Errorf("the host user gets no inotify instance while the sandbox holds its own: %v", err)
+	} else {
+		unix.Close(fd)
+	}
+	writeFile(t, goFile, "", 0o644)
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
 }
 
 // TestShellForkBomb runs the classic bash fork bomb under a small process

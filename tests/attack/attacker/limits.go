@@ -15,12 +15,29 @@ import (
 
 func init() {
 	register(map[string]probeFunc{
-		"alloc":     probeAlloc,
-		"membomb":   probeMemBomb,
-		"shmbomb":   probeShmBomb,
-		"memfdbomb": probeMemfdBomb,
-		"manyalloc": probeManyAlloc,
+		"alloc":       probeAlloc,
+		"membomb":     probeMemBomb,
+		"shmbomb":     probeShmBomb,
+		"memfdbomb":   probeMemfdBomb,
+		"manyalloc":   probeManyAlloc,
+		"inotifybomb": probeInotifyBomb,
 	})
+}
+
+// held keeps what a bomb took until the attacker exits.
+var held []int
+
+// probeInotifyBomb makes inotify instances until the kernel refuses, and
+// keeps them: they count against the caller's per-user limit too. It
+// reports how many it got.
+func probeInotifyBomb(string) (string, error) {
+	for {
+		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+		if err != nil {
+			return fmt.Sprintf("held %d", len(held)), err
+		}
+		held = append(held, fd)
+	}
 }
 
 const mib = 1 << 20
