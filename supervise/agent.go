@@ -119,6 +119,10 @@ type Options struct {
 	// terminal stays a terminal.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Terminal gives the agent a terminal of its own instead (see
+	// agentbox.WithTerminal); the streams must be nil, and Agent.Terminal
+	// returns its master.
+	Terminal bool
 	// Dir is the working directory (default: the caller's).
 	Dir string
 	// Env adds KEY=VALUE variables to the allow-listed environment.
@@ -271,6 +275,9 @@ func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
 	callOpts := []agentbox.Option{agentbox.WithEnv(append([]string{"AGENTBOX_AGENT_ID=" + a.record.ID, "AGENTBOX_AGENT_NAME=" + a.m.Name}, opts.Env...)...)}
 	if opts.Approved {
 		callOpts = append(callOpts, agentbox.WithApproved())
+	}
+	if opts.Terminal {
+		callOpts = append(callOpts, agentbox.WithTerminal())
 	}
 	if opts.Dir != "" {
 		dir, err := filepath.Abs(opts.Dir)
@@ -428,6 +435,10 @@ func (a *Agent) Record() Record { return a.record }
 
 // Layers lists the isolation layers applied.
 func (a *Agent) Layers() []string { return a.proc.Layers() }
+
+// Terminal returns the master of the agent's own terminal (Options.
+// Terminal), nil without one or once taken: the caller owns it.
+func (a *Agent) Terminal() *os.File { return a.proc.Terminal() }
 
 // MemoryMechanism is MemoryCgroup or MemoryMonitor.
 func (a *Agent) MemoryMechanism() string { return a.record.Memory }

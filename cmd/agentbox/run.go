@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -23,7 +24,7 @@ func init() { commands = append(commands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var manifest string
 	var grace time.Duration
-	var approve bool
+	var approve, tty bool
 	vf := &vaultFlags{}
 	c := &cobra.Command{
 		Use:   "run --manifest MANIFEST [--] PROGRAM [ARGS...]",
@@ -34,7 +35,9 @@ enforced by agentbox (a breach kills the whole process tree), every
 decision in its tamper-evident audit log. The agent is listed by
 "agentbox ps" and can be stopped from anywhere with "agentbox kill".
 
-Standard input and output are the agent's (a terminal stays a terminal).
+Standard input and output are the agent's (a terminal stays a terminal);
+with --tty it gets a terminal of its own instead, relayed to yours (/dev/tty
+and job control work inside, and ^C goes to the agent's terminal).
 SIGINT, SIGTERM and SIGHUP are forwarded to it; if it is still running
 --grace later, or on a second such signal, its whole tree is killed.
 
@@ -56,7 +59,14 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 			if grace <= 0 {
 				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
 			}
-			return runAgent(cmd, manifest, grace, approve, vf, args)
+			var in *os.File
+			if tty {
+				var err error
+				if in, err = checkTerminal(cmd.InOrStdin()); err != nil {
+					return usageError(err)
+				}
+			}
+			return runAgent(cmd, runFlags{manifest: manifest, grace: grace, approve: approve, tty: in}, vf, args)
 		},
 	}
 	c.Flags().StringVar(&vf.path, "vault", "", "the vault `FILE` holding the manifest's credentials (default: the data directory's)")
@@ -66,11 +76,21 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 	// Everything after PROGRAM is the program's, even words that look like
 	// agentbox flags.
 	c.Flags().BoolVar(&approve, "approve", false, "run a program the classifier escalates without asking (forbidden ones stay refused)")
+	c.Flags().BoolVarP(&tty, "tty", "t", false, "give the agent a terminal of its own, relayed to yours")
 	c.Flags().SetInterspersed(false)
 	return c
 }
 
-func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, approve bool, vf *vaultFlags, args []string) error {
+// runFlags are run's own flags.
+type runFlags struct {
+	manifest string
+	grace    time.Duration
+	approve  bool
+	tty      *os.File // --tty: the user's terminal, to relay the agent's to
+}
+
+func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) error {
+	manifestFile, grace, approve := f.manifest, f.grace, f.approve
 	stderr := cmd.ErrOrStderr()
 	if _, ok := stderr.(*os.File); !ok {
 		// The agent's stderr is copied in from a pipe while notices are
@@ -95,6 +115,9 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 		Grace:   grace,
 		Notify:  p.print,
 		Secrets: vf.secretFiles(),
+	}
+	if f.tty != nil {
+		opts.Stdin, opts.Stdout, opts.Stderr, opts.Terminal = nil, nil, nil, true
 	}
 	if len(m.Permissions.Credentials) > 0 {
 		v, err := vf.openForRun(cmd.Context())
@@ -123,7 +146,25 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 
 	defer relaySignals(sigs, ag)()
 
+	if f.tty != nil {
+		relay, err := startRelay(f.tty, cmd.OutOrStdout(), ag.Terminal())
+		if err != nil {
+			ag.Kill(err.Error())
+			_, _ = ag.Wait()
+			return exitWith(exitInternal, fmt.Errorf("--tty: %w", err))
+		}
+		p.raw.Store(true) // the user's terminal is raw: lines end in \r\n
+		res, err := ag.Wait()
+		relay.finish()
+		p.raw.Store(false)
+		return p.exited(m.Name, res, err)
+	}
 	res, err := ag.Wait()
+	return p.exited(m.Name, res, err)
+}
+
+// exited reports how the agent ended and exits with its status.
+func (p *noticePrinter) exited(name string, res *supervise.Result, err error) error {
 	if res == nil {
 		return exitWith(exitInternal, err)
 	}
@@ -131,7 +172,7 @@ func runAgent(cmd *cobra.Command, manifestFile string, grace time.Duration, appr
 	if res.ExitCode != 0 {
 		mark = "⚠️ "
 	}
-	p.printf("%s Agent %s exited code %d in %s", mark, m.Name, res.ExitCode, supervise.FormatElapsed(res.Duration))
+	p.printf("%s Agent %s exited code %d in %s", mark, name, res.ExitCode, supervise.FormatElapsed(res.Duration))
 	if res.AuditErr != nil {
 		p.printf("⚠️  audit log %s: %v", res.AuditLog, res.AuditErr)
 	}
@@ -163,6 +204,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 type noticePrinter struct {
 	w    io.Writer // a *os.File or a lockedWriter: safe for concurrent lines
 	name string
+	raw  atomic.Bool // the terminal is raw (--tty): end lines with \r\n
 }
 
 func (p *noticePrinter) print(n supervise.Notice) {
@@ -180,7 +222,11 @@ func (p *noticePrinter) print(n supervise.Notice) {
 }
 
 func (p *noticePrinter) printf(format string, args ...any) {
-	fmt.Fprintf(p.w, format+"\n", args...)
+	end := "\n"
+	if p.raw.Load() {
+		end = "\r\n"
+	}
+	fmt.Fprintf(p.w, format+end, args...)
 }
 
 // escapeControls keeps text that came from the agent (host names, reasons)

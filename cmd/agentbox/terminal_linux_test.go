@@ -130,3 +130,82 @@ func TestExecTTYRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTTY runs an agent with --tty under a one-second duration limit:
+// it gets a terminal of its own, reads what the user types, and agentbox's
+// notice that it kills the agent, printed while the user's terminal is
+// raw, still ends its line properly. The user's terminal has its modes back
+// afterwards.
+func TestRunTTY(t *testing.T) {
+	runEnv(t)
+	m := writeManifest(t, "name: tty\nlimits: {max_duration: 1s}\n")
+	master, slave := openPTY(t)
+	fd := int(slave.Fd())
+	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, "run", "--tty", "--manifest", m, "--", "/bin/sh", "-c",
+		`echo "IN $(tty)"; read x; echo "GOT $x"; sleep 30`)
+	c.Env = append(os.Environ(), cliEnv+"=1")
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 32)
+	go func() { // lines as sent, with their \r (a Scanner would drop it)
+		defer close(lines)
+		br := bufio.NewReader(master)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	var got []string
+	deadline := time.After(20 * time.Second)
+	for done := false; !done; {
+		select {
+		case l := <-lines:
+			got = append(got, l)
+			switch {
+			case strings.HasPrefix(l, "IN "):
+				if _, err := master.Write([]byte("typed\r")); err != nil {
+					t.Fatal(err)
+				}
+			case strings.Contains(l, "exited code 137"):
+				done = true
+			}
+		case <-deadline:
+			t.Fatalf("no end of the agent; got %q", got)
+		}
+	}
+	err = c.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitKilled {
+		t.Errorf("exit: %v, want 137; output %q", err, got)
+	}
+	want := map[string]bool{"IN /dev/pts/0\r": false, "GOT typed\r": false, "🛑 Killing agent tty: duration limit exceeded: 1s\r": false}
+	for _, l := range got {
+		if _, ok := want[l]; ok {
+			want[l] = true
+		}
+	}
+	for l, seen := range want {
+		if !seen {
+			t.Errorf("output lacks the line %q: %q", l, got)
+		}
+	}
+	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after != *before {
+		t.Errorf("the user's terminal after the run: lflag %#x, was %#x", after.Lflag, before.Lflag)
+	}
+}
