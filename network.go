@@ -29,16 +29,24 @@ type egressRun struct {
 	forward    func(NetworkDecision)
 }
 
-// Record implements egress.Sink.
+// Record implements egress.Sink. Refusals become violations, and so does
+// a credential withheld from a request that named it where its value may
+// not go (the request went out with the placeholder): the command's
+// authentication then fails, and the result says why.
 func (r *egressRun) Record(d egress.Decision) {
-	if !d.Allowed {
-		kind := "network"
-		if d.Rule == egress.RuleCredentialLeak {
-			kind = "credential"
-		}
+	var v *Violation
+	switch {
+	case d.Rule == egress.RuleCredentialHeader:
+		v = &Violation{Kind: "credential", Detail: d.Target() + ": " + d.Reason, Rule: d.Rule}
+	case !d.Allowed && d.Rule == egress.RuleCredentialLeak:
+		v = &Violation{Kind: "credential", Detail: d.Target(), Rule: d.Rule}
+	case !d.Allowed:
+		v = &Violation{Kind: "network", Detail: d.Target(), Rule: d.Rule}
+	}
+	if v != nil {
 		r.mu.Lock()
 		if len(r.violations) < maxViolations {
-			r.violations = append(r.violations, Violation{Kind: kind, Detail: d.Target(), Rule: d.Rule})
+			r.violations = append(r.violations, *v)
 		}
 		r.mu.Unlock()
 	}

@@ -30,7 +30,8 @@ type ExecResult struct {
 	// (the reduced tier, no Landlock). Empty for a full sandbox.
 	Degraded []string `json:"degraded,omitempty"`
 	// Violations are the policy refusals agentbox knows of (for example a
-	// connection the egress proxy refused).
+	// connection the egress proxy refused, or a credential withheld from a
+	// header its value may not go into).
 	Violations []Violation `json:"violations,omitempty"`
 	// Classification is the classifier's verdict on the command.
 	Classification ClassifyResult `json:"classification"`
@@ -38,7 +39,7 @@ type ExecResult struct {
 
 // Violation is one refusal observed while the command ran.
 type Violation struct {
-	Kind   string `json:"kind"` // "network", "filesystem", ...
+	Kind   string `json:"kind"` // "network", "credential", "filesystem", "memory"
 	Detail string `json:"detail"`
 	Rule   string `json:"rule,omitempty"`
 }

@@ -98,6 +98,17 @@ func TestNetCredentials(t *testing.T) {
 		t.Fatalf("no credential-use decision: %+v", decisions)
 	}
 
+	// A placeholder in a header its value may not go into is sent as it
+	// is, and the result says which header to name.
+	res = run(`curl -sS --max-time 20 -o /dev/null -H "X-Custom: $API_TOKEN" https://allowed.test/cred-wrong-header`)
+	withheld := false
+	for _, v := range res.Violations {
+		withheld = withheld || v.Kind == "credential" && v.Rule == "credential-header" && strings.Contains(v.Detail, "X-Custom")
+	}
+	if res.ExitCode != 0 || !withheld {
+		t.Fatalf("a placeholder in X-Custom: exit %d, violations %+v", res.ExitCode, res.Violations)
+	}
+
 	// Another allowed host gets only the worthless placeholder (each command
 	// has its own): its tunnel is not intercepted (curl verifies it with the
 	// test CA itself).
