@@ -144,7 +144,7 @@ func expandHome(p string) string {
 func newExecCmd() *cobra.Command {
 	var pf policyFlags
 	var shellString string
-	var asJSON, approve, tty bool
+	var asJSON, approve, ownTTY bool
 	c := &cobra.Command{
 		Use:   "exec [flags] (-- PROGRAM [ARGS...] | -c 'SHELL STRING')",
 		Short: "Run one command in a sandbox",
@@ -168,7 +168,7 @@ itself failed (bad flags, sandbox unavailable).`,
 				return usageError(err)
 			}
 			var in *os.File
-			if tty {
+			if ownTTY {
 				if asJSON {
 					return usageError(errors.New("--tty and --json exclude each other: --json captures the output"))
 				}
@@ -196,7 +196,7 @@ itself failed (bad flags, sandbox unavailable).`,
 	pf.register(c)
 	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
 	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
-	c.Flags().BoolVarP(&tty, "tty", "t", false, "give the command a terminal of its own, relayed to yours (interactive shells, editors, job control)")
+	c.Flags().BoolVarP(&ownTTY, "tty", "t", false, "give the command a terminal of its own, relayed to yours (interactive shells, editors, job control)")
 	c.Flags().BoolVar(&approve, "approve", false, "run a command the classifier escalates without asking (forbidden ones stay refused)")
 	return c
 }

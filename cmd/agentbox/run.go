@@ -24,7 +24,7 @@ func init() { commands = append(commands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var manifest string
 	var grace time.Duration
-	var approve, tty bool
+	var approve, ownTTY bool
 	vf := &vaultFlags{}
 	c := &cobra.Command{
 		Use:   "run --manifest MANIFEST [--] PROGRAM [ARGS...]",
@@ -60,7 +60,7 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
 			}
 			var in *os.File
-			if tty {
+			if ownTTY {
 				var err error
 				if in, err = checkTerminal(cmd.InOrStdin()); err != nil {
 					return usageError(err)
@@ -76,7 +76,7 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 	// Everything after PROGRAM is the program's, even words that look like
 	// agentbox flags.
 	c.Flags().BoolVar(&approve, "approve", false, "run a program the classifier escalates without asking (forbidden ones stay refused)")
-	c.Flags().BoolVarP(&tty, "tty", "t", false, "give the agent a terminal of its own, relayed to yours")
+	c.Flags().BoolVarP(&ownTTY, "tty", "t", false, "give the agent a terminal of its own, relayed to yours")
 	c.Flags().SetInterspersed(false)
 	return c
 }
@@ -147,13 +147,14 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 	defer relaySignals(sigs, ag)()
 
 	if f.tty != nil {
+		p.raw.Store(true) // the user's terminal goes raw: lines end in \r\n
 		relay, err := startRelay(f.tty, cmd.OutOrStdout(), ag.Terminal())
 		if err != nil {
+			p.raw.Store(false)
 			ag.Kill(err.Error())
 			_, _ = ag.Wait()
 			return exitWith(exitInternal, fmt.Errorf("--tty: %w", err))
 		}
-		p.raw.Store(true) // the user's terminal is raw: lines end in \r\n
 		res, err := ag.Wait()
 		relay.finish()
 		p.raw.Store(false)
