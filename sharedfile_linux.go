@@ -35,10 +35,10 @@ func shareFile(f *os.File) *sharedFile {
 		return nil
 	}
 	s := &sharedFile{fd: -1}
-	_ = rc.Control(func(fd uintptr) {
-		s.fd, _ = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	})
-	if s.fd < 0 {
+	var dupErr error
+	if err := rc.Control(func(fd uintptr) {
+		s.fd, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil || dupErr != nil {
 		return nil
 	}
 	if s.flags, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err != nil {
