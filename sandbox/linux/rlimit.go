@@ -13,24 +13,30 @@ import (
 
 // setRlimits applies the limits to the init (they are process-wide) before it
 // forks the program, which inherits them. Core dumps are always off: a core
-// file could carry secrets out of a process's memory.
+// file could carry secrets out of a process's memory. So are real-time
+// scheduling and raised priorities, which an unprivileged user may have
+// (limits.conf gives the audio group rtprio 95 on many desktops): a
+// SCHED_FIFO busy loop would take 95% of a CPU from everything else.
 //
 // The memory limit is not among them: the init itself (a copy of the host
 // program, which may link cgo) can need more than a small limit allows, so
 // limitMemory applies it to the program alone, right after the fork.
 func setRlimits(l limitsSpec) error {
 	set := []struct {
-		res  int
-		name string
-		v    uint64
+		res    int
+		name   string
+		v      uint64
+		always bool // also when v is 0
 	}{
-		{unix.RLIMIT_CORE, "core", 0},
-		{unix.RLIMIT_NPROC, "nproc", l.Processes},
-		{unix.RLIMIT_NOFILE, "nofile", l.FileDescriptors},
-		{unix.RLIMIT_CPU, "cpu", l.CPUSeconds},
+		{unix.RLIMIT_CORE, "core", 0, true},
+		{unix.RLIMIT_RTPRIO, "rtprio", 0, true},
+		{unix.RLIMIT_NICE, "nice", 0, true},
+		{unix.RLIMIT_NPROC, "nproc", l.Processes, false},
+		{unix.RLIMIT_NOFILE, "nofile", l.FileDescriptors, false},
+		{unix.RLIMIT_CPU, "cpu", l.CPUSeconds, false},
 	}
 	for _, s := range set {
-		if s.v == 0 && s.res != unix.RLIMIT_CORE {
+		if s.v == 0 && !s.always {
 			continue
 		}
 		if err := unix.Setrlimit(s.res, &unix.Rlimit{Cur: s.v, Max: s.v}); err != nil {

@@ -99,6 +99,35 @@ func TestInotifyBomb(t *testing.T) {
 	checkProbes(t, o, ps)
 }
 
+// TestRealTimeScheduling gives the caller the real-time and priority
+// limits limits.conf gives the audio group on many desktops, and has the
+// sandbox try SCHED_FIFO (a busy loop would then take a CPU from
+// everything else) and a raised priority. The control: the sandbox runs.
+// Not parallel: it raises the test process's own limits while it runs.
+func TestRealTimeScheduling(t *testing.T) {
+	for _, l := range []struct {
+		res int
+		v   uint64
+	}{{unix.RLIMIT_RTPRIO, 50}, {unix.RLIMIT_NICE, 30}} {
+		var old unix.Rlimit
+		if err := unix.Getrlimit(l.res, &old); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.v, Max: l.v}); err != nil {
+			t.Skipf("cannot raise the caller's limit %d here: %v", l.res, err)
+		}
+		t.Cleanup(func() { _ = unix.Setrlimit(l.res, &old) })
+	}
+	cfg := ciConfig()
+	cfg.ColdStart = true // an init started now inherits the raised limits
+	m := newManager(t, cfg)
+	runProbes(t, m, []probe{
+		control("own_hostname", "hostname", "agentbox"),
+		attack("sched_fifo", "rtsched", "EPERM"),
+		attack("raise_priority", "renice", "EACCES", "EPERM"),
+	})
+}
+
 // TestShellForkBomb runs the classic bash fork bomb under a small process
 // limit and a timeout: the call must come back, and the host must be fine.
 func TestShellForkBomb(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,29 @@ func init() {
 		"memfdbomb":   probeMemfdBomb,
 		"manyalloc":   probeManyAlloc,
 		"inotifybomb": probeInotifyBomb,
+		"rtsched":     probeRTSched,
+		"renice":      probeRenice,
 	})
+}
+
+// probeRTSched makes the process SCHED_FIFO: a busy loop would then take a
+// CPU from everything of normal priority.
+func probeRTSched(string) (string, error) {
+	type schedParam struct{ priority int32 }
+	p := schedParam{priority: 1}
+	_, _, e := unix.Syscall(unix.SYS_SCHED_SETSCHEDULER, 0, 1 /* SCHED_FIFO */, uintptr(unsafe.Pointer(&p)))
+	if e != 0 {
+		return "", e
+	}
+	return "SCHED_FIFO", nil
+}
+
+// probeRenice raises the process's priority above normal (nice -5).
+func probeRenice(string) (string, error) {
+	if err := unix.Setpriority(unix.PRIO_PROCESS, 0, -5); err != nil {
+		return "", err
+	}
+	return "nice -5", nil
 }
 
 // held keeps what a bomb took until the attacker exits.
