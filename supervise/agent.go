@@ -557,6 +557,7 @@ func (a *Agent) wait() (*Result, error) {
 	if out.MemoryPeak > 0 {
 		d["memory_peak_bytes"] = out.MemoryPeak
 	}
+	a.rec.flushNetwork() // every decision is in the log before agent_exit
 	a.rec.emit(audit.Event{EventType: audit.AgentExit, Allowed: true, Resource: a.opts.Program,
 		Reason: fmt.Sprintf("exited code %d in %s", out.ExitCode, FormatElapsed(out.Duration)), Details: d}, true)
 	out.AuditErr = a.rec.close()

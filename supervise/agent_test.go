@@ -271,6 +271,58 @@ print(s.recv(200).split(b"\r\n")[0].decode())`
 	}
 }
 
+// TestNetworkDecisionFlood has an agent make 3,000 refused connections as
+// fast as it can (a loop retrying a denied host, or an agent out to fill
+// the disk): the audit log holds the first ones and then about netRate a
+// second one by one, the rest as summaries that count them, so that every
+// decision is accounted for, and the log verifies.
+func TestNetworkDecisionFlood(t *testing.T) {
+	f := newFixture(t)
+	m := f.manifest("name: flood\npermissions: {network: {allow: [api.example.com], deny: [\"*\"]}}\n" +
+		"audit: {log_level: minimal}\n")
+	const n = 3000
+	script := fmt.Sprintf(`import os, socket
+h, p = os.environ["HTTPS_PROXY"][len("http://"):].rsplit(":", 1)
+for i in range(%d):
+    s = socket.create_connection((h, int(p)))
+    s.sendall(b"CONNECT d%%d.denied.example:443 HTTP/1.1\r\n\r\n" %% i)
+    s.recv(200)
+    s.close()
+print("done")`, n)
+	start := time.Now()
+	r := f.start(m, python, "-c", script)
+	res := r.wait(t, 120*time.Second)
+	took := time.Since(start)
+	if res.ExitCode != 0 || !strings.Contains(r.stdout.String(), "done") {
+		t.Fatalf("exit %d output %q", res.ExitCode, r.stdout.String())
+	}
+	evs := f.events(res.AuditLog, res.ID)
+	single, summarized, summaries := 0, 0, 0
+	for _, e := range evs {
+		if e.EventType != audit.NetworkDeny {
+			continue
+		}
+		c, ok := e.Details["summarized"]
+		if !ok {
+			single++
+			continue
+		}
+		k, err := c.(json.Number).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		summaries++
+		summarized += int(k)
+	}
+	if single+summarized != n {
+		t.Errorf("%d decisions logged one by one and %d in %d summaries; want %d in all", single, summarized, summaries, n)
+	}
+	if most := netBurst + int(took.Seconds()*netRate) + 1; single > most || summaries == 0 {
+		t.Errorf("%d decisions logged one by one in %v (at most %d), %d summaries", single, took.Round(time.Millisecond), most, summaries)
+	}
+	t.Logf("%d refused connections in %v: %d entries one by one, %d summaries", n, took.Round(time.Millisecond), single, summaries)
+}
+
 func TestAuditLogPlacement(t *testing.T) {
 	f := newFixture(t)
 	w := filepath.Join(f.dir, "work")

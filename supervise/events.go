@@ -68,6 +68,8 @@ type recorder struct {
 	notify  func(Notice)
 	logger  *slog.Logger
 
+	net *netLimiter // bounds the proxy's decisions logged one by one
+
 	mu      sync.Mutex
 	opened  bool           // agent_start is written
 	pending []pendingEvent // events that came before agent_start
@@ -84,6 +86,7 @@ type pendingEvent struct {
 
 func newRecorder(log *audit.Log, m *policy.Manifest, id string, notify func(Notice), logger *slog.Logger) *recorder {
 	r := &recorder{log: log, level: m.Audit.LogLevel, alertOn: map[string]bool{}, id: id, name: m.Name, notify: notify, logger: logger}
+	r.net = newNetLimiter(func(e audit.Event) { r.emit(e, false) })
 	for _, k := range m.Audit.AlertOn {
 		r.alertOn[k] = true
 	}
@@ -184,8 +187,16 @@ func (r *recorder) network(d egress.Decision) {
 	if d.Addr.IsValid() {
 		e.Details["addr"] = d.Addr.String()
 	}
-	r.emit(e, false)
+	if !Records(r.level, e.EventType) && !r.alertOn[e.EventType] {
+		return // neither logged nor alerted on: it must not use up the budget
+	}
+	if r.net.admit(e, time.Now()) {
+		r.emit(e, false)
+	}
 }
+
+// flushNetwork writes the summaries of decisions not yet logged.
+func (r *recorder) flushNetwork() { r.net.flush() }
 
 func (r *recorder) fail(err error) {
 	r.mu.Lock()
@@ -201,6 +212,7 @@ func (r *recorder) fail(err error) {
 // close makes every event durable (and signs a checkpoint) and returns the
 // first write error, if any.
 func (r *recorder) close() error {
+	r.flushNetwork()
 	var cerr error
 	if r.log != nil {
 		cerr = r.log.Close()
