@@ -165,7 +165,19 @@ const (
 var ProtectedPaths = []string{
 	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox",
 	".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
+	// Coding agents' project settings, which name MCP servers, hooks or
+	// plugins the agent starts when it opens the project.
+	".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
 }
+
+// AgentConfigFiles are coding agents' project configuration files that
+// name commands the agent runs (MCP servers, language servers, lint and
+// test commands), at the top of each writable root. They stay read-only
+// where they exist; a missing one is held for the run by a file that
+// configures nothing ("{}", valid JSON and YAML), so that the agent run
+// inside the sandbox still reads a file, while the command cannot plant
+// one for the next agent run outside it.
+var AgentConfigFiles = []string{"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml"}
 
 // ProtectedIfPresent are kept read-only inside writable roots where they
 // exist: a visible name is not held with a placeholder when missing.

@@ -295,6 +295,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		if home != "" && underAny(home, spec.Filesystem.Writable) {
 			holdStartupFiles(spec, home)
 		}
+		holdAgentConfigs(spec)
 		// Several protections may name one path; one mount is enough.
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))
 	}
@@ -399,6 +400,22 @@ func holdStartupFiles(spec *sandbox.Spec, home string) {
 		spec.Filesystem.Holds[p] = startupHolds[rel]
 	}
 }
+
+// holdAgentConfigs keeps the AgentConfigFiles of every writable root
+// read-only, holding missing ones with a file that configures nothing.
+func holdAgentConfigs(spec *sandbox.Spec) {
+	for _, w := range spec.Filesystem.Writable {
+		for _, name := range AgentConfigFiles {
+			if spec.Filesystem.Holds == nil {
+				spec.Filesystem.Holds = make(map[string][]byte)
+			}
+			spec.Filesystem.Holds[filepath.Join(w, name)] = agentConfigHold
+		}
+	}
+}
+
+// agentConfigHold is what a missing agent configuration file is held with.
+var agentConfigHold = []byte("{}\n")
 
 // protectConfigFiles keeps git configuration files read-only: those that
 // exist with a mount, a missing one with an empty held file (git fails on a

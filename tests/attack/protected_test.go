@@ -499,12 +499,30 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("cursor_mcp", "mkdir:"+w+"/.cursor"),
 			attack("gemini_settings", "mkdir:"+w+"/.gemini"),
 			attack("zed_tasks", "mkdir:"+w+"/.zed"),
+			// Coding agents' project settings: MCP servers, plugins, lint
+			// commands the next agent run outside the sandbox would start.
+			attack("roo_mcp", "mkdir:"+w+"/.roo"),
+			attack("kilocode_mcp", "mkdir:"+w+"/.kilocode"),
+			attack("continue_mcp", "mkdir:"+w+"/.continue"),
+			attack("amazonq_mcp", "mkdir:"+w+"/.amazonq"),
+			attack("junie_mcp", "mkdir:"+w+"/.junie"),
+			attack("qwen_settings", "mkdir:"+w+"/.qwen"),
+			attack("opencode_plugins", "mkdir:"+w+"/.opencode"),
+			attack("opencode_json", "put:"+w+"/opencode.json|"+strconv.Quote(`{"mcp":{"x":{"type":"local","command":["/nonexistent"]}}}`), "EROFS"),
+			attack("opencode_jsonc", "write:"+w+"/opencode.jsonc", "EROFS"),
+			attack("crush_json", "write:"+w+"/crush.json", "EROFS"),
+			attack("crush_dot_json", "write:"+w+"/.crush.json", "EROFS"),
+			attack("aider_conf", "put:"+w+"/.aider.conf.yml|"+strconv.Quote("lint-cmd: /nonexistent\n"), "EROFS"),
+			// The agent inside still reads a file, one that configures nothing.
+			control("opencode_json_held", "read:"+w+"/opencode.json", "{}"),
 		}
 		cfg := ciConfig()
 		cfg.Filesystem.AllowGitWrites = true
 		runProbes(t, newManager(t, cfg), ps, agentbox.WithWritableRoots(w))
 		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules",
-			".devcontainer", ".claude", ".cursor", ".gemini", ".zed"} {
+			".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
+			".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
+			"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml"} {
 			if fi, err := os.Lstat(filepath.Join(w, rel)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w, rel))) {
 				t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
 			}
