@@ -181,7 +181,13 @@ var AgentConfigFiles = []string{"opencode.json", "opencode.jsonc", "crush.json",
 
 // ProtectedIfPresent are kept read-only inside writable roots where they
 // exist: a visible name is not held with a placeholder when missing.
-var ProtectedIfPresent = []string{"agentbox.yaml"}
+var ProtectedIfPresent = []string{
+	"agentbox.yaml",
+	// mise runs a configuration's [hooks] and env scripts when the user's
+	// shell enters the directory, and a file once trusted stays trusted
+	// when it changes (trust goes by path). A new one asks for trust first.
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".config/mise", ".config/mise.toml",
+}
 
 // HookManagerFiles are kept read-only inside writable roots where they
 // exist: the hooks that husky, the pre-commit framework and lefthook put in

@@ -202,6 +202,36 @@ func TestHooksPathInWorktree(t *testing.T) {
 	}
 }
 
+// TestToolConfigsOnEnter attacks the configuration mise runs hooks and
+// env scripts from when the user's shell enters the project: a file the
+// user trusted once stays trusted when it changes, so a command must not
+// change it. A sibling file stays writable (the control).
+func TestToolConfigsOnEnter(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	marker := filepath.Join(newDir(t, 0o777), "pwned")
+	hook := strconv.Quote("[hooks]\nenter = \"touch " + marker + "\"\n")
+	for _, rel := range []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise/config.toml", ".config/mise/config.toml", ".config/mise.toml"} {
+		writeFile(t, filepath.Join(w, rel), "[tools]\n", 0o644)
+	}
+	ps := []probe{
+		control("write_source", "write:"+w+"/main.go", ""),
+		attack("mise_toml", "put:"+w+"/mise.toml|"+hook, "EROFS"),
+		attack("dot_mise_toml", "put:"+w+"/.mise.toml|"+hook, "EROFS"),
+		attack("mise_local_toml", "put:"+w+"/mise.local.toml|"+hook, "EROFS"),
+		attack("mise_dir_config", "put:"+w+"/.mise/config.toml|"+hook, "EROFS"),
+		attack("mise_dir_new_file", "put:"+w+"/.mise/local.toml|"+hook, "EROFS"),
+		attack("config_mise", "put:"+w+"/.config/mise/config.toml|"+hook, "EROFS"),
+		attack("config_mise_toml", "put:"+w+"/.config/mise.toml|"+hook, "EROFS"),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	for _, rel := range []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise/config.toml", ".config/mise/config.toml", ".config/mise.toml"} {
+		if b, err := os.ReadFile(filepath.Join(w, rel)); err != nil || string(b) != "[tools]\n" {
+			t.Errorf("ESCAPE: %s on the host is now %q (%v)", rel, b, err)
+		}
+	}
+}
+
 // TestIncludedGitConfig attacks a repository whose config includes a file
 // of the work tree (include.path and includeIf, a common way to share
 // settings in a project): git reads that file as its own config, so a
