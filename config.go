@@ -187,6 +187,10 @@ var ProtectedIfPresent = []string{
 	// shell enters the directory, and a file once trusted stays trusted
 	// when it changes (trust goes by path). A new one asks for trust first.
 	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".config/mise", ".config/mise.toml",
+	// Other version control systems' repositories, read-only like .git:
+	// Mercurial's and Sapling's config load extensions (Python) and run
+	// hooks, Jujutsu's names the pager and diff tools its commands run.
+	".hg", ".sl", ".jj",
 }
 
 // HookManagerFiles are kept read-only inside writable roots where they

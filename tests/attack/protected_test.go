@@ -232,6 +232,30 @@ func TestToolConfigsOnEnter(t *testing.T) {
 	}
 }
 
+// TestOtherVCSConfig attacks the repository configuration of Mercurial,
+// Sapling and Jujutsu, which runs code at the user's next hg, sl or jj
+// command (hooks, extensions, the pager), existing or added.
+func TestOtherVCSConfig(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	for _, rel := range []string{".hg/hgrc", ".sl/config", ".jj/repo/config.toml"} {
+		writeFile(t, filepath.Join(w, rel), "# settings\n", 0o644)
+	}
+	ps := []probe{
+		control("write_source", "write:"+w+"/main.go", ""),
+		attack("hgrc", "put:"+w+"/.hg/hgrc|"+strconv.Quote("[hooks]\npre-status = touch /tmp/pwned\n"), "EROFS"),
+		attack("hg_new_file", "write:"+w+"/.hg/hgrc-extra", "EROFS"),
+		attack("sapling_config", "put:"+w+"/.sl/config|"+strconv.Quote("[extensions]\nevil = /tmp/evil.py\n"), "EROFS"),
+		attack("jj_config", "put:"+w+"/.jj/repo/config.toml|"+strconv.Quote("[ui]\npager = \"sh -c 'touch /tmp/pwned'\"\n"), "EROFS"),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	for _, rel := range []string{".hg/hgrc", ".sl/config", ".jj/repo/config.toml"} {
+		if b, err := os.ReadFile(filepath.Join(w, rel)); err != nil || string(b) != "# settings\n" {
+			t.Errorf("ESCAPE: %s on the host is now %q (%v)", rel, b, err)
+		}
+	}
+}
+
 // TestIncludedGitConfig attacks a repository whose config includes a file
 // of the work tree (include.path and includeIf, a common way to share
 // settings in a project): git reads that file as its own config, so a
