@@ -173,10 +173,11 @@ var ProtectedPaths = []string{
 // AgentConfigFiles are coding agents' project configuration files that
 // name commands the agent runs (MCP servers, language servers, lint and
 // test commands), at the top of each writable root. They stay read-only
-// where they exist; a missing one is held for the run by a file that
-// configures nothing ("{}", valid JSON and YAML), so that the agent run
-// inside the sandbox still reads a file, while the command cannot plant
-// one for the next agent run outside it.
+// where they exist. One the command creates is renamed away after it and
+// reported (a planted-agent-config violation): holding missing ones for
+// the run would put files in the project that git and the agent inside
+// would see, and the command-line agents that read them do so when they
+// start, not while the command runs.
 var AgentConfigFiles = []string{"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml"}
 
 // ProtectedIfPresent are kept read-only inside writable roots where they

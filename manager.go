@@ -240,9 +240,9 @@ func (e *dependencyError) Unwrap() error        { return e.err }
 // spec compiles the Config and the call's options into a sandbox.Spec, with
 // the egress proxy of the command when its network is filtered.
 //
-// It also returns the repositories found in the writable roots before the
-// command runs (see sweepNewRepos).
-func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*sandbox.Spec, *egressRun, map[string][]string, error) {
+// It also returns what the writable roots held before the command runs,
+// for beforeRun.sweep (nil without AutoProtectDangerousFiles).
+func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*sandbox.Spec, *egressRun, *beforeRun, error) {
 	fsc := cfg.Filesystem
 	// Checked again at every call: a command may have replaced a writable
 	// root of the Config with a link since the Config was validated.
@@ -287,28 +287,27 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if exe := selfExecutable(); exe != "" && underAny(exe, spec.Filesystem.Writable) {
 		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
 	}
-	var repos map[string][]string
+	var before *beforeRun
 	if fsc.AutoProtectDangerousFiles {
-		repos = m.protectRepositories(spec, fsc, home)
+		before = newBeforeRun(m.protectRepositories(spec, fsc, home))
 		spec.Filesystem.Protected = protectedNames(fsc)
-		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles)
+		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
 		if home != "" && underAny(home, spec.Filesystem.Writable) {
 			holdStartupFiles(spec, home)
 		}
-		holdAgentConfigs(spec)
 		// Several protections may name one path; one mount is enough.
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))
 	}
 	spec.Filesystem.Home = home
 	if spec.Network != NetworkFiltered {
-		return spec, nil, repos, nil
+		return spec, nil, before, nil
 	}
 	m.guardOnce.Do(func() { m.guard = egress.NewGuard() })
 	run, err := newEgressRun(cfg, m.guard, spec)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return spec, run, repos, nil
+	return spec, run, before, nil
 }
 
 // protectRepositories protects the git repositories of the writable roots:
@@ -400,22 +399,6 @@ func holdStartupFiles(spec *sandbox.Spec, home string) {
 		spec.Filesystem.Holds[p] = startupHolds[rel]
 	}
 }
-
-// holdAgentConfigs keeps the AgentConfigFiles of every writable root
-// read-only, holding missing ones with a file that configures nothing.
-func holdAgentConfigs(spec *sandbox.Spec) {
-	for _, w := range spec.Filesystem.Writable {
-		for _, name := range AgentConfigFiles {
-			if spec.Filesystem.Holds == nil {
-				spec.Filesystem.Holds = make(map[string][]byte)
-			}
-			spec.Filesystem.Holds[filepath.Join(w, name)] = agentConfigHold
-		}
-	}
-}
-
-// agentConfigHold is what a missing agent configuration file is held with.
-var agentConfigHold = []byte("{}\n")
 
 // protectConfigFiles keeps git configuration files read-only: those that
 // exist with a mount, a missing one with an empty held file (git fails on a

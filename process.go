@@ -22,10 +22,10 @@ type Process struct {
 	ctx     context.Context
 	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
 
-	stdout, stderr *capBuffer          // set when Exec and ExecArgs capture
-	egress         *egressRun          // nil unless the network is filtered
-	repos          map[string][]string // repositories in the writable roots before the command
-	shared         sharedFiles         // the caller's files handed over as they are
+	stdout, stderr *capBuffer  // set when Exec and ExecArgs capture
+	egress         *egressRun  // nil unless the network is filtered
+	before         *beforeRun  // what the writable roots held before the command
+	shared         sharedFiles // the caller's files handed over as they are
 	verdict        ClassifyResult
 
 	once   sync.Once
@@ -86,14 +86,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o, dir, res)
+	spec, egr, before, err := m.spec(cfg, o, dir, res)
 	if err != nil {
 		return nil, err
 	}
 	if egr != nil {
 		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
-	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, repos: repos}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal}
 	var childEnds []*os.File
 	closeChildEnds := func() {
@@ -298,13 +298,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		Violations:     p.egress.takeViolations(),
 		Classification: p.verdict,
 	}
-	if p.repos != nil {
-		roots := make([]string, 0, len(p.repos))
-		for w := range p.repos {
-			roots = append(roots, w)
-		}
-		res.Violations = append(res.Violations, sweepNewRepos(p.repos, roots)...)
-	}
+	res.Violations = append(res.Violations, p.before.sweep()...)
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})
 	}

@@ -49,7 +49,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {
 		return nil, err
 	}
-	spec, egr, repos, err := m.spec(cfg, o, cmd.Dir, res)
+	spec, egr, before, err := m.spec(cfg, o, cmd.Dir, res)
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +81,8 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		m.untrack(h)
 		egr.close()
 		m.warnDegraded(h.Degraded())
-		if repos != nil {
-			roots := make([]string, 0, len(repos))
-			for w := range repos {
-				roots = append(roots, w)
-			}
-			for _, v := range sweepNewRepos(repos, roots) {
-				m.log.Warn("disabled a planted repository", "detail", v.Detail)
-			}
+		for _, v := range before.sweep() {
+			m.log.Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}, nil
 }

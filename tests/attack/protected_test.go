@@ -562,21 +562,13 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("junie_mcp", "mkdir:"+w+"/.junie"),
 			attack("qwen_settings", "mkdir:"+w+"/.qwen"),
 			attack("opencode_plugins", "mkdir:"+w+"/.opencode"),
-			attack("opencode_json", "put:"+w+"/opencode.json|"+strconv.Quote(`{"mcp":{"x":{"type":"local","command":["/nonexistent"]}}}`), "EROFS"),
-			attack("opencode_jsonc", "write:"+w+"/opencode.jsonc", "EROFS"),
-			attack("crush_json", "write:"+w+"/crush.json", "EROFS"),
-			attack("crush_dot_json", "write:"+w+"/.crush.json", "EROFS"),
-			attack("aider_conf", "put:"+w+"/.aider.conf.yml|"+strconv.Quote("lint-cmd: /nonexistent\n"), "EROFS"),
-			// The agent inside still reads a file, one that configures nothing.
-			control("opencode_json_held", "read:"+w+"/opencode.json", "{}"),
 		}
 		cfg := ciConfig()
 		cfg.Filesystem.AllowGitWrites = true
 		runProbes(t, newManager(t, cfg), ps, agentbox.WithWritableRoots(w))
 		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules",
 			".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
-			".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
-			"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml"} {
+			".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode"} {
 			if fi, err := os.Lstat(filepath.Join(w, rel)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w, rel))) {
 				t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
 			}
@@ -620,6 +612,49 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			t.Errorf("ESCAPE: a shell or git start-up file in the home changed on the host: %s", d)
 		}
 	})
+}
+
+// TestAgentConfigFiles attacks coding agents' configuration files at the
+// top of a writable root, which name commands (MCP servers, lint commands)
+// the agent starts when it is next run on the project, outside any
+// sandbox: an existing one stays read-only; one the command creates is
+// renamed away after the run and reported. The control: the command's
+// own work stays, and git inside sees no stray files.
+func TestAgentConfigFiles(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	writeFile(t, filepath.Join(w, "opencode.json"), "{}\n", 0o644)
+	planted := []string{"opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml"}
+	ps := []probe{
+		control("write_source", "write:"+w+"/main.go", ""),
+		attack("existing_opencode_json", "put:"+w+"/opencode.json|"+strconv.Quote(`{"mcp":{"x":{"type":"local","command":["/nonexistent"]}}}`), "EROFS"),
+	}
+	for _, name := range planted {
+		// Created during the run (nothing holds them): caught afterwards.
+		ps = append(ps, control("plant_"+name, "put:"+w+"/"+name+"|"+strconv.Quote("lint-cmd: /nonexistent\n"), ""))
+	}
+	_, res := runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	if b, err := os.ReadFile(filepath.Join(w, "opencode.json")); err != nil || string(b) != "{}\n" {
+		t.Errorf("ESCAPE: the existing opencode.json is now %q (%v)", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(w, "main.go")); err != nil {
+		t.Errorf("control: the command's own file is gone: %v", err)
+	}
+	for _, name := range planted {
+		if _, err := os.Lstat(filepath.Join(w, name)); err == nil {
+			t.Errorf("ESCAPE: %s planted by the command is still in place", name)
+		}
+		if _, err := os.Lstat(filepath.Join(w, name+".agentbox-quarantine")); err != nil {
+			t.Errorf("%s was not kept aside for the user: %v", name, err)
+		}
+		found := false
+		for _, v := range res.Violations {
+			found = found || v.Rule == "planted-agent-config" && strings.Contains(v.Detail, filepath.Join(w, name))
+		}
+		if !found {
+			t.Errorf("no planted-agent-config violation names %s: %+v", name, res.Violations)
+		}
+	}
 }
 
 // isPlaceholder reports whether p, described as desc by snapshotOf, was a

@@ -1,0 +1,67 @@
+package agentbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// beforeRun is what the writable roots held before a command that could
+// run code on the host later: git repositories and coding agents'
+// configuration files. After the command, what it planted is told apart
+// from what was there, disabled and reported (sweep).
+type beforeRun struct {
+	repos   map[string][]string // by writable root, every root a key (see protectRepositories)
+	configs map[string]bool     // the AgentConfigFiles paths that existed
+}
+
+// newBeforeRun records the AgentConfigFiles of every writable root beside
+// the repositories found.
+func newBeforeRun(repos map[string][]string) *beforeRun {
+	b := &beforeRun{repos: repos, configs: make(map[string]bool)}
+	for w := range repos {
+		for _, name := range AgentConfigFiles {
+			p := filepath.Join(w, name)
+			if _, err := os.Lstat(p); err == nil {
+				b.configs[p] = true
+			}
+		}
+	}
+	return b
+}
+
+// sweep disables what the command planted and reports it.
+func (b *beforeRun) sweep() []Violation {
+	if b == nil {
+		return nil
+	}
+	roots := slices.Sorted(func(yield func(string) bool) {
+		for w := range b.repos {
+			if !yield(w) {
+				return
+			}
+		}
+	})
+	out := sweepNewRepos(b.repos, roots)
+	for _, w := range roots {
+		for _, name := range AgentConfigFiles {
+			p := filepath.Join(w, name)
+			if b.configs[p] {
+				continue // there before: kept read-only for the run
+			}
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+			v := Violation{Kind: "filesystem", Rule: "planted-agent-config",
+				Detail: fmt.Sprintf("%s was created by the command: a coding agent run on the project would start the commands it names", p)}
+			if err := quarantine(w, p); err != nil {
+				v.Detail += "; agentbox could not disable it: " + err.Error()
+			} else {
+				v.Detail += "; agentbox renamed it to " + name + quarantineSuffix
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
