@@ -86,7 +86,7 @@ func TestProfiles(t *testing.T) {
 func TestOptionsValidate(t *testing.T) {
 	bad := []Option{
 		WithWritableRoots("rel"), WithWritableRoots("/proc/sys"), WithDenyRead(""), WithDenyWrite("x/y"), WithEnv("NOEQUALS"), WithEnv("=v"),
-		WithWorkingDir("rel"), WithTimeout(0), WithShell("sh"), WithMaxOutputBytes(0), WithNetwork(NetworkMode(7)), nil,
+		WithWorkingDir("rel"), WithTimeout(0), WithShell("sh"), WithMaxOutputBytes(0), WithNetwork(NetworkMode(7)), WithTerminalSize(0, 80), WithTerminalSize(24, 0), nil,
 	}
 	for i, o := range bad {
 		if _, err := applyOptions([]Option{o}); !errors.Is(err, ErrConfigInvalid) {

@@ -24,6 +24,7 @@ type callOptions struct {
 	classifyOpts                  []classify.Option
 	approved                      bool
 	terminal                      bool
+	terminalSize                  [2]uint16
 }
 
 // WithWritableRoots adds writable roots for this call.
@@ -146,6 +147,19 @@ func WithNetwork(mode NetworkMode) Option {
 func WithTerminal() Option {
 	return func(o *callOptions) error {
 		o.terminal = true
+		return nil
+	}
+}
+
+// WithTerminalSize is WithTerminal with the terminal's window size when the
+// program starts, in rows and columns (the caller's terminal's, typically,
+// read with TIOCGWINSZ). Later changes go to the master with TIOCSWINSZ.
+func WithTerminalSize(rows, cols uint16) Option {
+	return func(o *callOptions) error {
+		if rows == 0 || cols == 0 {
+			return configErr("WithTerminalSize", "%dx%d: rows and columns must be positive", rows, cols)
+		}
+		o.terminal, o.terminalSize = true, [2]uint16{rows, cols}
 		return nil
 	}
 }

@@ -94,7 +94,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
 	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before}
-	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal}
+	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal, TerminalSize: o.terminalSize}
 	var childEnds []*os.File
 	closeChildEnds := func() {
 		for _, f := range childEnds {

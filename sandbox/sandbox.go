@@ -174,6 +174,9 @@ type Program struct {
 	// own as its standard streams and controlling terminal (Stdin, Stdout
 	// and Stderr must be nil); Process.Terminal returns its master.
 	Terminal bool
+	// TerminalSize is the terminal's window size when the program starts,
+	// rows then columns; zero leaves the kernel's default (0x0).
+	TerminalSize [2]uint16
 }
 
 // Process is a program Start runs in a sandbox.

@@ -121,8 +121,10 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Terminal gives the agent a terminal of its own instead (see
 	// agentbox.WithTerminal); the streams must be nil, and Agent.Terminal
-	// returns its master.
-	Terminal bool
+	// returns its master. TerminalSize is its window size when the agent
+	// starts (rows, columns; zero: the kernel's default).
+	Terminal     bool
+	TerminalSize [2]uint16
 	// Dir is the working directory (default: the caller's).
 	Dir string
 	// Env adds KEY=VALUE variables to the allow-listed environment.
@@ -276,7 +278,10 @@ func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
 	if opts.Approved {
 		callOpts = append(callOpts, agentbox.WithApproved())
 	}
-	if opts.Terminal {
+	switch {
+	case opts.Terminal && opts.TerminalSize[0] > 0 && opts.TerminalSize[1] > 0:
+		callOpts = append(callOpts, agentbox.WithTerminalSize(opts.TerminalSize[0], opts.TerminalSize[1]))
+	case opts.Terminal:
 		callOpts = append(callOpts, agentbox.WithTerminal())
 	}
 	if opts.Dir != "" {

@@ -236,7 +236,7 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	c := &exec.Cmd{Path: prog, Args: argv, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if tty != nil {
 		c.Stdin, c.Stdout, c.Stderr = nil, nil, nil
-		opts = append(opts, agentbox.WithTerminal())
+		opts = append(opts, terminalOption(terminalSize(tty)))
 	}
 	sigs := interruptSignals()
 	p, err := m.Start(context.Background(), c, opts...)
@@ -259,6 +259,15 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	}
 	res, err := p.Wait()
 	return execDone(cmd, res, err)
+}
+
+// terminalOption gives the command a terminal of size (rows, columns),
+// or of the kernel's default size when that is unknown.
+func terminalOption(size [2]uint16) agentbox.Option {
+	if size[0] == 0 || size[1] == 0 {
+		return agentbox.WithTerminal()
+	}
+	return agentbox.WithTerminalSize(size[0], size[1])
 }
 
 // execDone reports how the command ended and exits with its status.

@@ -118,6 +118,7 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 	}
 	if f.tty != nil {
 		opts.Stdin, opts.Stdout, opts.Stderr, opts.Terminal = nil, nil, nil, true
+		opts.TerminalSize = terminalSize(f.tty)
 	}
 	if len(m.Permissions.Credentials) > 0 {
 		v, err := vf.openForRun(cmd.Context())

@@ -38,6 +38,16 @@ func checkTerminal(r io.Reader) (*os.File, error) {
 	return f, nil
 }
 
+// terminalSize is the window size of the user's terminal in, rows then
+// columns; zero when it cannot be read.
+func terminalSize(in *os.File) [2]uint16 {
+	ws, err := unix.IoctlGetWinsize(int(in.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return [2]uint16{}
+	}
+	return [2]uint16{ws.Row, ws.Col}
+}
+
 // startRelay puts in in raw mode and starts copying both ways.
 func startRelay(in *os.File, out io.Writer, master *os.File) (*terminalRelay, error) {
 	if master == nil {

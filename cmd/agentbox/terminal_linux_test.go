@@ -141,6 +141,9 @@ func TestRunTTY(t *testing.T) {
 	m := writeManifest(t, "name: tty\nlimits: {max_duration: 1s}\n")
 	master, slave := openPTY(t)
 	fd := int(slave.Fd())
+	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 77}); err != nil {
+		t.Fatal(err)
+	}
 	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +153,7 @@ func TestRunTTY(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := exec.Command(exe, "run", "--tty", "--manifest", m, "--", "/bin/sh", "-c",
-		`echo "IN $(tty)"; read x; echo "GOT $x"; sleep 30`)
+		`echo "IN $(tty) $(stty size)"; read x; echo "GOT $x"; sleep 30`)
 	c.Env = append(os.Environ(), cliEnv+"=1")
 	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
 	if err := c.Start(); err != nil {
@@ -190,7 +193,7 @@ func TestRunTTY(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitKilled {
 		t.Errorf("exit: %v, want 137; output %q", err, got)
 	}
-	want := map[string]bool{"IN /dev/pts/0\r": false, "GOT typed\r": false, "🛑 Killing agent tty: duration limit exceeded: 1s\r": false}
+	want := map[string]bool{"IN /dev/pts/0 33 77\r": false, "GOT typed\r": false, "🛑 Killing agent tty: duration limit exceeded: 1s\r": false}
 	for _, l := range got {
 		if _, ok := want[l]; ok {
 			want[l] = true

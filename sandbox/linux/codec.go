@@ -152,6 +152,8 @@ func (s *initSpec) encode() []byte {
 		e.str(string(f.Data))
 	})
 	e.bool(s.Terminal)
+	e.int(s.TermRows)
+	e.int(s.TermCols)
 	return e.b
 }
 
@@ -186,6 +188,8 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.MissingLayers = d.bool()
 	s.Files = decodeList(d, func() fileSpec { return fileSpec{Name: d.str(), Data: []byte(d.str())} })
 	s.Terminal = d.bool()
+	s.TermRows = d.int()
+	s.TermCols = d.int()
 	return s, d.finish()
 }
 

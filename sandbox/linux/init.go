@@ -179,7 +179,7 @@ func setUp() (int, []string, error) {
 		if stdio != nil {
 			closeAll(stdio[:])
 		}
-		if terminalFD, stdio, err = openTerminal(); err != nil {
+		if terminalFD, stdio, err = openTerminal(spec.TermRows, spec.TermCols); err != nil {
 			return 0, nil, stageErr("terminal", err)
 		}
 	}

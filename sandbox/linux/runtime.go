@@ -282,6 +282,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 	s := &pl.init
 	s.Path, s.Args, s.Env, s.Dir = prog.Path, prog.Args, prog.Env, prog.Dir
 	s.Terminal = prog.Terminal
+	s.TermRows, s.TermCols = int(prog.TerminalSize[0]), int(prog.TerminalSize[1])
 	if len(s.Args) == 0 {
 		s.Args = []string{prog.Path}
 	}

@@ -22,9 +22,12 @@ import (
 // it to the parent with msgReady, or -1.
 var terminalFD = -1
 
-// openTerminal makes the program's terminal: it returns the master and
-// three descriptors of the slave, for the program's standard streams.
-func openTerminal() (master int, slave *[3]int, err error) {
+// openTerminal makes the program's terminal, rows by cols (when not zero),
+// and returns the master and three descriptors of the slave, for the
+// program's standard streams. The size is set before the program starts,
+// so that its first look at it (stty size, a full-screen program's first
+// frame) sees the user's.
+func openTerminal(rows, cols int) (master int, slave *[3]int, err error) {
 	master, err = unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, nil, fmt.Errorf("open /dev/ptmx: %w", err)
@@ -35,6 +38,11 @@ func openTerminal() (master int, slave *[3]int, err error) {
 	}
 	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
 		return fail(fmt.Errorf("unlock the terminal: %w", err))
+	}
+	if rows > 0 && cols > 0 {
+		if err := unix.IoctlSetWinsize(master, unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(rows), Col: uint16(cols)}); err != nil {
+			return fail(fmt.Errorf("terminal size: %w", err))
+		}
 	}
 	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
 	if err != nil {

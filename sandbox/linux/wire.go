@@ -103,7 +103,9 @@ type initSpec struct {
 	MissingLayers bool
 	// Terminal gives the program a pseudo-terminal the init makes in the
 	// sandbox's own devpts; its master goes to the parent with msgReady.
-	Terminal bool
+	// TermRows and TermCols are its window size when the program starts.
+	Terminal           bool
+	TermRows, TermCols int
 }
 
 type limitsSpec struct {
