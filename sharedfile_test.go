@@ -4,40 +4,14 @@ package agentbox_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
 )
-
-// newPty returns the master and the slave of a new pseudo-terminal.
-func newPty(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	master = os.NewFile(uintptr(m), "ptmx")
-	t.Cleanup(func() { master.Close() })
-	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(m, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slave = os.NewFile(uintptr(s), "pts")
-	t.Cleanup(func() { slave.Close() })
-	return master, slave
-}
 
 // TestSharedTerminalRestored runs a program that leaves its terminal raw,
 // without echo and non-blocking, through Start and through Wrap: the
@@ -51,7 +25,7 @@ func TestSharedTerminalRestored(t *testing.T) {
 	const script = `stty raw -echo && python3 -c 'import fcntl,os; fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)' && stty -a | grep -q -- '-echo '`
 	for _, via := range []string{"start", "wrap"} {
 		t.Run(via, func(t *testing.T) {
-			_, slave := newPty(t)
+			_, slave := ptytest.Open(t)
 			fd := int(slave.Fd())
 			before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/agentbox-dev/agentbox/audit"
 	"github.com/agentbox-dev/agentbox/internal/nomount"
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
 	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/supervise"
 )
@@ -310,7 +311,7 @@ func publicTempDir(t *testing.T) string {
 func TestRunTerminal(t *testing.T) {
 	runEnv(t)
 	m := writeManifest(t, "name: tty\n")
-	master, slave := openPTY(t)
+	master, slave := ptytest.Open(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -363,28 +364,6 @@ func TestRunTerminal(t *testing.T) {
 	if !found {
 		t.Errorf("the agent did not get the terminal: %q", got)
 	}
-}
-
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(m, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	master, slave = os.NewFile(uintptr(m), "ptmx"), os.NewFile(uintptr(s), "pts")
-	t.Cleanup(func() { master.Close(); slave.Close() })
-	return master, slave
 }
 
 func TestRunForwardsSignals(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
 )
 
 // TestExecTTY runs `agentbox exec --tty` on a pseudo-terminal standing for
@@ -40,40 +42,16 @@ func TestExecTTY(t *testing.T) {
 }
 
 func execTTY(t *testing.T, machine, profile, ttyName string) {
-	master, slave := openPTY(t)
-	fd := int(slave.Fd())
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 77}); err != nil {
-		t.Fatal(err)
-	}
-	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, "exec", "--tty", "--profile", profile, "--workdir", "/", "--", "/bin/sh", "-c",
+	u := startOnTerminal(t, machine, "exec", "--tty", "--profile", profile, "--workdir", "/", "--", "/bin/sh", "-c",
 		`echo "IN $(tty) $(stty size)"; stty -echo; read x; echo "GOT $x"; exit 4`)
-	c.Env = append(os.Environ(), cliEnv+"="+machine)
-	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(master)
-		for sc.Scan() {
-			lines <- strings.TrimRight(sc.Text(), "\r")
-		}
-	}()
+	master, c, lines := u.master, u.cmd, u.lines
 	var got []string
 	var in string
 	deadline := time.After(20 * time.Second)
 	for done := false; !done; {
 		select {
 		case l := <-lines:
+			l = strings.TrimRight(l, "\r")
 			got = append(got, l)
 			switch {
 			case strings.HasPrefix(l, "IN "):
@@ -88,7 +66,7 @@ func execTTY(t *testing.T, machine, profile, ttyName string) {
 			t.Fatalf("no answer from the command; got %q", got)
 		}
 	}
-	err = c.Wait()
+	err := c.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
 		t.Errorf("exit: %v, want status 4; output %q", err, got)
 	}
@@ -101,13 +79,7 @@ func execTTY(t *testing.T, machine, profile, ttyName string) {
 	if !slices.Contains(got, "GOT typed") {
 		t.Errorf("what the user typed did not arrive: %q", got)
 	}
-	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *after != *before {
-		t.Errorf("the user's terminal after the run: lflag %#x iflag %#x, was %#x %#x", after.Lflag, after.Iflag, before.Lflag, before.Iflag)
-	}
+	u.modesRestored(t)
 }
 
 func TestExecTTYRefused(t *testing.T) {
@@ -139,38 +111,9 @@ func TestExecTTYRefused(t *testing.T) {
 func TestRunTTY(t *testing.T) {
 	runEnv(t)
 	m := writeManifest(t, "name: tty\nlimits: {max_duration: 1s}\n")
-	master, slave := openPTY(t)
-	fd := int(slave.Fd())
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 77}); err != nil {
-		t.Fatal(err)
-	}
-	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, "run", "--tty", "--manifest", m, "--", "/bin/sh", "-c",
+	u := startOnTerminal(t, "1", "run", "--tty", "--manifest", m, "--", "/bin/sh", "-c",
 		`echo "IN $(tty) $(stty size)"; read x; echo "GOT $x"; sleep 30`)
-	c.Env = append(os.Environ(), cliEnv+"=1")
-	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 32)
-	go func() { // lines as sent, with their \r (a Scanner would drop it)
-		defer close(lines)
-		br := bufio.NewReader(master)
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			lines <- strings.TrimSuffix(l, "\n")
-		}
-	}()
+	master, c, lines := u.master, u.cmd, u.lines
 	var got []string
 	deadline := time.After(20 * time.Second)
 	for done := false; !done; {
@@ -189,7 +132,7 @@ func TestRunTTY(t *testing.T) {
 			t.Fatalf("no end of the agent; got %q", got)
 		}
 	}
-	err = c.Wait()
+	err := c.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitKilled {
 		t.Errorf("exit: %v, want 137; output %q", err, got)
 	}
@@ -204,11 +147,67 @@ func TestRunTTY(t *testing.T) {
 			t.Errorf("output lacks the line %q: %q", l, got)
 		}
 	}
-	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	u.modesRestored(t)
+}
+
+// userTerminal is a pseudo-terminal standing for the user's (33 rows by
+// 77 columns), with the CLI started on it.
+type userTerminal struct {
+	master *os.File
+	fd     int // the slave's
+	before *unix.Termios
+	cmd    *exec.Cmd
+	// lines are what the terminal shows, a line at a time, with their \r
+	// (a Scanner would drop it).
+	lines chan string
+}
+
+// startOnTerminal starts the test binary as the CLI (cliEnv=machine) with
+// args, on a new user terminal.
+func startOnTerminal(t *testing.T, machine string, args ...string) *userTerminal {
+	t.Helper()
+	master, slave := ptytest.Open(t)
+	u := &userTerminal{master: master, fd: int(slave.Fd()), lines: make(chan string, 32)}
+	if err := unix.IoctlSetWinsize(u.fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 77}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if u.before, err = unix.IoctlGetTermios(u.fd, unix.TCGETS); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *after != *before {
-		t.Errorf("the user's terminal after the run: lflag %#x, was %#x", after.Lflag, before.Lflag)
+	u.cmd = exec.Command(exe, args...)
+	u.cmd.Env = append(os.Environ(), cliEnv+"="+machine)
+	u.cmd.Stdin, u.cmd.Stdout, u.cmd.Stderr = slave, slave, slave
+	if err := u.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(u.lines)
+		br := bufio.NewReader(master)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			u.lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	return u
+}
+
+// modesRestored checks that the user's terminal has the modes it had
+// before the CLI started.
+func (u *userTerminal) modesRestored(t *testing.T) {
+	t.Helper()
+	after, err := unix.IoctlGetTermios(u.fd, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after != *u.before {
+		t.Errorf("the user's terminal after the run: lflag %#x iflag %#x, was %#x %#x", after.Lflag, after.Iflag, u.before.Lflag, u.before.Iflag)
 	}
 }

@@ -15,34 +15,9 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
-
-// openPty returns the master and the slave of a new pseudo-terminal.
-func openPty(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
-		unix.Close(m)
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(m, unix.TIOCGPTN)
-	if err != nil {
-		unix.Close(m)
-		t.Fatalf("ptsname: %v", err)
-	}
-	s, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		unix.Close(m)
-		t.Fatalf("open slave: %v", err)
-	}
-	master, slave = os.NewFile(uintptr(m), "ptmx"), os.NewFile(uintptr(s), "pts")
-	t.Cleanup(func() { master.Close(); slave.Close() })
-	return master, slave
-}
 
 // TestTIOCSTI gives the sandbox a terminal (one no other process controls,
 // so the kernel itself would let the sandbox make it its controlling
@@ -51,7 +26,7 @@ func openPty(t *testing.T) (master, slave *os.File) {
 // upper bits set. The control writes to the terminal.
 func TestTIOCSTI(t *testing.T) {
 	t.Parallel()
-	master, slave := openPty(t)
+	master, slave := ptytest.Open(t)
 	var mu sync.Mutex
 	var seen strings.Builder
 	go func() {
@@ -111,7 +86,7 @@ func TestTIOCSTI(t *testing.T) {
 // containers.
 func TestLineDiscipline(t *testing.T) {
 	t.Parallel()
-	_, slave := openPty(t)
+	_, slave := ptytest.Open(t)
 	ps := []probe{
 		control("pty_round_trip", "ptyroundtrip", "pty-line"),
 		attack("ldisc_of_given_terminal", "setldisc:0|27", "EPERM"),
@@ -141,7 +116,7 @@ func TestLineDiscipline(t *testing.T) {
 // ended the terminal must be as it was before.
 func TestTerminalLeftAsFound(t *testing.T) {
 	t.Parallel()
-	master, slave := openPty(t)
+	master, slave := ptytest.Open(t)
 	fd := int(slave.Fd())
 	before, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
