@@ -18,6 +18,14 @@ import (
 // (limits.conf gives the audio group rtprio 95 on many desktops): a
 // SCHED_FIFO busy loop would take 95% of a CPU from everything else.
 //
+// Pending signals are counted per user, across user namespaces: those
+// queued inside count against the limit of the user who started the
+// sandbox too (the creator of its user namespace), and a sandbox that took
+// all of them would leave the user's other programs unable to queue one
+// while it runs (glibc's set*id across threads, thread cancellation and
+// POSIX timers need them). The sandbox gets a share of the caller's
+// allowance, as with inotify instances (ucounts.go).
+//
 // The memory limit is not among them: the init itself (a copy of the host
 // program, which may link cgo) can need more than a small limit allows, so
 // limitMemory applies it to the program alone, right after the fork.
@@ -43,7 +51,30 @@ func setRlimits(l limitsSpec) error {
 			return fmt.Errorf("%s=%d: %w", s.name, s.v, err)
 		}
 	}
+	for _, s := range rlimitShares {
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(s.res, &cur); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if cur.Cur == unix.RLIM_INFINITY {
+			continue // the caller's own allowance is unbounded: nothing to exhaust
+		}
+		v := max(1, cur.Cur/s.den)
+		if err := unix.Setrlimit(s.res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("%s=%d: %w", s.name, v, err)
+		}
+	}
 	return nil
+}
+
+// rlimitShares are the limits of per-user counts the sandbox shares with
+// its caller: it gets 1/den of the caller's own limit.
+var rlimitShares = []struct {
+	res  int
+	name string
+	den  uint64
+}{
+	{unix.RLIMIT_SIGPENDING, "sigpending", 4},
 }
 
 // limitMemory bounds the program's memory with RLIMIT_DATA (soft and hard),

@@ -99,6 +99,48 @@ func TestInotifyBomb(t *testing.T) {
 	checkProbes(t, o, ps)
 }
 
+// TestSignalQueueBomb queues real-time signals inside until the kernel
+// refuses and keeps them pending. They count against the pending-signal
+// limit of the user who started the sandbox too: the sandbox must get at
+// most a quarter of it, and a host process of that user must still queue
+// one while the bomb holds its own.
+func TestSignalQueueBomb(t *testing.T) {
+	t.Parallel()
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_SIGPENDING, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur == unix.RLIM_INFINITY || lim.Cur < 64 {
+		t.Skipf("pending-signal limit %d: nothing to share here", lim.Cur)
+	}
+	limit := int(lim.Cur)
+	goFile := filepath.Join(newDir(t, 0o755), "go")
+	ps := []probe{
+		attack("rtsigbomb", "rtsigbomb", "EAGAIN"),
+		control("wait", "waitexist:"+goFile, ""),
+	}
+	run := startProbes(t, ciMgr, ps, nil)
+	line := run.waitLine(t, "RESULT rtsigbomb ")
+	var got int
+	if _, err := fmt.Sscanf(line[strings.Index(line, `"queued `):], `"queued %d"`, &got); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if got > limit/4 || got < limit/8 {
+		t.Errorf("the sandbox queued %d signals; want at most %d, a quarter of the caller's %d (%s)", got, limit/4, limit, line)
+	}
+	// The victim: another process of the caller's user, outside.
+	out, err := exec.Command(attackerBin, "victim=rtsigbomb:1").Output()
+	if err != nil || !strings.Contains(string(out), "RESULT victim allowed") {
+		t.Errorf("a host process of the caller's user cannot queue a signal while the sandbox holds its own: %v\n%s", err, out)
+	}
+	writeFile(t, goFile, "", 0o644)
+	o, res, err := run.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+}
+
 // TestRealTimeScheduling gives the caller the real-time and priority
 // limits limits.conf gives the audio group on many desktops, and has the
 // sandbox try SCHED_FIFO (a busy loop would then take a CPU from
