@@ -371,7 +371,11 @@ func TestRuleConstants(t *testing.T) {
 func TestHomeCredentialStores(t *testing.T) {
 	c := Default()
 	for _, p := range credpaths.Home {
-		for _, cmd := range []string{"cat ~/" + p, "cat ~/" + p + "/x", `cat "$HOME/` + p + `"`} {
+		q := p // as a shell word after ~/
+		if strings.ContainsRune(p, ' ') {
+			q = "'" + p + "'"
+		}
+		for _, cmd := range []string{"cat ~/" + q, "cat ~/" + q + "/x", `cat "$HOME/` + p + `"`} {
 			if r := c.Classify(cmd); r.Decision != Escalated || r.Rule != "credential-access" {
 				t.Errorf("%s: got %s (rule %s), want escalated by credential-access", cmd, r.Decision, r.Rule)
 			}

@@ -31,6 +31,14 @@ var Home = []string{
 	".kaggle/kaggle.json", ".huggingface/token", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
 	".composer/auth.json", ".config/composer/auth.json", ".config/sops/age/keys.txt", ".android/adbkey",
 
+	// What acts for the user to whoever reaches it: password managers' SSH
+	// agents (their sockets), and the virtual machines that run container
+	// engines for the user, whose SSH keys and engine sockets give root in
+	// a machine with the user's home mounted.
+	".1password", ".bitwarden-ssh-agent.sock", "Library/Group Containers/2BUA8C4S2C.com.1password",
+	"Library/Containers/com.bitwarden.desktop", "Library/Containers/com.maxgoedjen.Secretive.SecretAgent",
+	".lima", ".colima", ".orbstack", ".rd/docker.sock",
+
 	// Database clients' stored passwords.
 	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config",
 

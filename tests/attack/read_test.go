@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -224,7 +225,7 @@ func TestDefaultPolicy(t *testing.T) {
 		if fi, err := os.Stat(target); err == nil && fi.IsDir() {
 			op = "readdir:"
 		}
-		ps = append(ps, attack("store_"+p, op+target))
+		ps = append(ps, attack("store_"+strings.ReplaceAll(p, " ", "_"), op+target))
 		leaks = append(leaks, homeCredentialContent(p))
 	}
 	for _, p := range homeNeighbours {
