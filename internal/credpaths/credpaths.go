@@ -13,7 +13,12 @@ var Home = []string{
 	// Keys and login tokens of the tools agents drive most.
 	".ssh", ".gnupg", ".git-credentials", ".config/git/credentials", ".netrc",
 	".config/gh", ".config/hub", ".docker", ".config/containers/auth.json",
-	".kube", ".password-store", ".local/share/keyrings", ".config/op",
+	".kube", ".password-store", ".local/share/keyrings", ".config/op", ".config/Bitwarden CLI",
+	// git credential-cache's daemon sockets: it hands out the passwords it holds.
+	".cache/git/credential", ".git-credential-cache",
+	// Erlang's distribution cookie: whoever has it runs code on the user's
+	// Erlang nodes (RabbitMQ, Elixir releases).
+	".erlang.cookie",
 
 	// Package registries' publishing tokens.
 	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
@@ -39,8 +44,9 @@ var Home = []string{
 	"Library/Containers/com.bitwarden.desktop", "Library/Containers/com.maxgoedjen.Secretive.SecretAgent",
 	".lima", ".colima", ".orbstack", ".rd/docker.sock",
 
-	// Database clients' stored passwords.
-	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config",
+	// Database, mail, file-transfer and remote-desktop clients' stored passwords.
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc",
+	".config/filezilla", ".vnc/passwd",
 
 	// AI coding agents' own login tokens.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
