@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // resolvePath returns p with every symlink resolved. For a path that does not
@@ -189,7 +190,7 @@ var selfExecutable = sync.OnceValue(func() string {
 // underAny reports whether p is one of roots or below one.
 func underAny(p string, roots []string) bool {
 	for _, r := range roots {
-		if p == r || r == "/" || strings.HasPrefix(p, r+"/") {
+		if paths.Within(p, r) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -283,7 +284,7 @@ func (d *decoder) crossChecks() {
 	}{{"read", p.Filesystem.Read}, {"write", p.Filesystem.Write}} {
 		for _, r := range list.rules {
 			for _, deny := range p.Filesystem.Deny {
-				if within(r.Path, deny.Path) {
+				if paths.Within(r.Path, deny.Path) {
 					d.warnf(r.Pos, "permissions.filesystem.%s: %s is under denied %s (line %d); deny wins, so it is not %s",
 						list.name, r.Path, deny.Path, deny.Pos.Line, map[string]string{"read": "readable", "write": "writable"}[list.name])
 					break
@@ -330,14 +331,6 @@ func anyCovers(list []HostPattern, h HostPattern) bool {
 		}
 	}
 	return false
-}
-
-// within reports whether p is dir or below it; both are clean and absolute.
-func within(p, dir string) bool {
-	if p == dir || dir == "/" {
-		return true
-	}
-	return strings.HasPrefix(p, dir) && p[len(dir)] == '/'
 }
 
 // httpTokenChars are the characters of an HTTP field name (RFC 9110 token).

@@ -642,7 +642,7 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 		return fmt.Errorf("audit log: %w", err)
 	}
 	for _, w := range resolved.Write {
-		if within(logPath, w) {
+		if paths.Within(logPath, w) {
 			return fmt.Errorf("%w: audit.log_path %s is inside the writable root %s, where the agent could rewrite it; put the log elsewhere", ErrAuditLogPlacement, a.logPath, w)
 		}
 	}
@@ -671,10 +671,10 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 	}
 	dedicated := true
 	for _, p := range needed {
-		if rp, err := policy.ResolvePath(p); err == nil && within(rp, dir) {
+		if rp, err := policy.ResolvePath(p); err == nil && paths.Within(rp, dir) {
 			dedicated = false
 		}
-		if abs, err := filepath.Abs(p); err == nil && within(abs, dir) {
+		if abs, err := filepath.Abs(p); err == nil && paths.Within(abs, dir) {
 			dedicated = false
 		}
 	}
@@ -683,14 +683,6 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 	}
 	cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, deny...))
 	return nil
-}
-
-// within reports whether p is dir or under it.
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 func manifestPath(m *policy.Manifest) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
 )
 
@@ -149,7 +150,7 @@ func pruneNested(list []string) []string {
 	for _, p := range list {
 		nested := false
 		for _, d := range dirs {
-			if p != d && within(p, d) {
+			if p != d && paths.Within(p, d) {
 				nested = true
 				break
 			}

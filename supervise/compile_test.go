@@ -3,7 +3,6 @@ package supervise
 import (
 	"context"
 	"errors"
-	"github.com/agentbox-dev/agentbox/vault"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
+	"github.com/agentbox-dev/agentbox/vault"
 )
 
 func parse(t *testing.T, base, src string) *policy.Manifest {
@@ -73,7 +74,7 @@ func TestCompileEmailSorter(t *testing.T) {
 
 func coveredBy(list []string, p string) bool {
 	for _, d := range list {
-		if within(p, d) {
+		if paths.Within(p, d) {
 			return true
 		}
 	}

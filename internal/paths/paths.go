@@ -116,3 +116,13 @@ func isHostRoot() bool {
 	f := strings.Fields(string(b))
 	return len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295"
 }
+
+// Within reports whether p is base or below it. Both must be clean and
+// absolute. It allocates nothing: sandbox set-up asks it for every pair of
+// a directory entry and a denied path.
+func Within(p, base string) bool {
+	if p == base || base == "/" {
+		return true
+	}
+	return len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
+}

@@ -8,10 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // Landlock access rights, grouped the way agentbox grants them.
@@ -221,19 +222,14 @@ func cleanAll(ps []string) []string {
 	return out
 }
 
-// within reports whether p is base or beneath it.
-func within(p, base string) bool {
-	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
-}
-
 // cover grants rights beneath p, except beneath denied paths.
 func (b *llBuilder) cover(p string, rights uint64) error {
 	hasDenyBelow := false
 	for _, d := range b.deny {
-		if within(p, d) {
+		if paths.Within(p, d) {
 			return nil // p itself is denied
 		}
-		if within(d, p) {
+		if paths.Within(d, p) {
 			hasDenyBelow = true
 		}
 	}
@@ -249,18 +245,18 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 		// An unreadable directory (DAC) grants nothing below it anyway.
 		return nil
 	}
-	names, err := f.Readdirnames(-1)
+	// The entries' types come with the directory (lstat only where the
+	// file system does not report them).
+	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
 		return nil
 	}
-	for _, n := range names {
-		child := filepath.Join(p, n)
-		fi, err := os.Lstat(child)
-		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 {
 			continue // a symlink's target is judged where it lives
 		}
-		if err := b.cover(child, rights); err != nil {
+		if err := b.cover(filepath.Join(p, e.Name()), rights); err != nil {
 			return err
 		}
 	}

@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // plan is the parent's translation of a sandbox.Spec into what the init
@@ -46,7 +48,7 @@ var visibleAreas = []string{"/tmp", "/dev/shm"}
 
 func inPrivateArea(p string) bool {
 	for _, a := range privateAreas {
-		if within(p, a) {
+		if paths.Within(p, a) {
 			return true
 		}
 	}
@@ -89,7 +91,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	for _, d := range spec.Filesystem.DenyRead {
 		inWrite := false
 		for _, w := range write {
-			inWrite = inWrite || within(d, w)
+			inWrite = inWrite || paths.Within(d, w)
 		}
 		if !inWrite {
 			ll.DenyRead = append(ll.DenyRead, d)
@@ -122,7 +124,7 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 			continue
 		}
 		for _, w := range writable {
-			if w != "/tmp" && w != "/dev/shm" && within(op.Dst, w) && op.Dst != w {
+			if w != "/tmp" && w != "/dev/shm" && paths.Within(op.Dst, w) && op.Dst != w {
 				out = append(out, op.Dst)
 				break
 			}
@@ -145,7 +147,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	pl := &plan{}
 	denied := func(p string) bool {
 		for _, d := range fsSpec.DenyRead {
-			if within(p, d) {
+			if paths.Within(p, d) {
 				return true
 			}
 		}
@@ -155,7 +157,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	var ops []mountOp
 	// The private /run hides the host's service sockets (docker, dbus, ...).
 	ops = append(ops, mountOp{Kind: opTmpfs, Dst: "/run", Dir: true})
-	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && within(target, "/run") {
+	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && paths.Within(target, "/run") {
 		ops = append(ops, mountOp{Kind: opBindRO, Src: target, Dst: target})
 	}
 
@@ -188,7 +190,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	inWritable := func(p string) bool {
 		for _, w := range writable {
-			if within(p, w) {
+			if paths.Within(p, w) {
 				return true
 			}
 		}
@@ -415,19 +417,19 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 // be renamed or removed, so a command cannot move a protected or hidden path
 // away by renaming one of its parents and then create a fresh one in its
 // place. A pin keeps the writability of the mount it is cloned from.
-func pins(writable, paths []string) []mountOp {
-	own := make(map[string]bool, len(paths))
-	for _, p := range paths {
+func pins(writable, ps []string) []mountOp {
+	own := make(map[string]bool, len(ps))
+	for _, p := range ps {
 		own[p] = true
 	}
 	seen := make(map[string]bool)
 	var ops []mountOp
-	for _, p := range paths {
+	for _, p := range ps {
 		for _, w := range writable {
-			if !within(p, w) || p == w {
+			if !paths.Within(p, w) || p == w {
 				continue
 			}
-			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
+			for d := filepath.Dir(p); d != w && paths.Within(d, w); d = filepath.Dir(d) {
 				if own[d] || seen[d] {
 					continue
 				}
@@ -445,7 +447,7 @@ var systemReadPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib6
 
 func withinAny(p string, bases []string) bool {
 	for _, b := range bases {
-		if within(p, b) {
+		if paths.Within(p, b) {
 			return true
 		}
 	}
