@@ -2,7 +2,6 @@ package classify
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -84,13 +83,13 @@ func (a *analyzer) script(text string, in *stream) stream {
 
 // forkBombText recognises fork bombs the parser rejects, such as
 // :(){:|:&};: written without the spaces bash needs.
-var forkBombText = regexp.MustCompile(`([^\s(){}|&;]+)\s*\(\)\s*\{\s*([^\s(){}|&;]+)\s*\|\s*([^\s(){}|&;]+)\s*&`)
+var forkBombText = lazyRegexp(`([^\s(){}|&;]+)\s*\(\)\s*\{\s*([^\s(){}|&;]+)\s*\|\s*([^\s(){}|&;]+)\s*&`)
 
 // salvage classifies what a shell would still run from text it cannot parse
 // as a whole: bash executes the complete lines before a syntax error, and a
 // fork bomb written without spaces is still recognised.
 func (a *analyzer) salvage(text string, err error) {
-	for _, m := range forkBombText.FindAllStringSubmatch(text, -1) {
+	for _, m := range forkBombText().FindAllStringSubmatch(text, -1) {
 		if m[1] == m[2] && m[2] == m[3] {
 			a.emit(&unit{kind: kFuncDecl, name: m[1], selfSpawn: true, info: "function " + m[1]})
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -160,11 +161,16 @@ func New(opts ...Option) (*Classifier, error) {
 	return c, nil
 }
 
-// defaultClassifier backs Default.
-var defaultClassifier, _ = New()
+// defaultClassifier backs Default, built on first use: programs that link
+// the package without classifying (every sandbox's init, agentbox kill)
+// do not pay for it.
+var defaultClassifier = sync.OnceValue(func() *Classifier {
+	c, _ := New()
+	return c
+})
 
 // Default returns a shared Classifier with the built-in rules and no options.
-func Default() *Classifier { return defaultClassifier }
+func Default() *Classifier { return defaultClassifier() }
 
 // Classify classifies a shell command line.
 func (c *Classifier) Classify(command string) Result {

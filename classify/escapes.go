@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -59,7 +58,7 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 			val = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(val), ":"), "silent ")
 			if u.name == "emacs" {
-				for _, s := range emacsShell.FindAllStringSubmatch(val, -1) {
+				for _, s := range emacsShell().FindAllStringSubmatch(val, -1) {
 					a.shellString(u, field{val: s[1]})
 				}
 				continue
@@ -85,10 +84,10 @@ func (a *analyzer) runExecOptions(u *unit) {
 	}
 }
 
-var emacsShell = regexp.MustCompile(`shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"`)
+var emacsShell = lazyRegexp(`shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"`)
 
 // sedExec finds GNU sed's e command (e CMD) in a script.
-var sedExec = regexp.MustCompile(`(?m)(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\s*e\s+([^;\n}]+)`)
+var sedExec = lazyRegexp(`(?m)(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\s*e\s+([^;\n}]+)`)
 
 // runSed classifies the commands of sed's e command; s///e runs the pattern
 // space, which is only known at run time.
@@ -114,7 +113,7 @@ func (a *analyzer) runSed(u *unit) (stream, bool) {
 		}
 	}
 	for _, s := range scripts {
-		for _, m := range sedExec.FindAllStringSubmatch(s.val, -1) {
+		for _, m := range sedExec().FindAllStringSubmatch(s.val, -1) {
 			a.shellString(u, field{val: m[1]})
 		}
 		if sedSubstExec(s.val) {

@@ -3,7 +3,9 @@ package classify
 import (
 	"errors"
 	"path"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // set is a set of strings.
@@ -313,4 +315,10 @@ func matchComps(g, p []string, prefix bool) bool {
 		return false
 	}
 	return matchComps(g[1:], p[1:], prefix)
+}
+
+// lazyRegexp compiles expr on first use: a program that links the package
+// but never classifies does not pay for it at start-up.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

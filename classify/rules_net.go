@@ -2,7 +2,6 @@ package classify
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
@@ -213,7 +212,7 @@ var secretNames = newSet("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa
 	".node_repl_history", ".lesshst")
 
 // secretPattern matches search patterns that hunt for secrets.
-var secretPattern = regexp.MustCompile(`(?i)passw|secret|token|api[_-]?key|private[_ ]key|BEGIN [A-Z ]*PRIVATE|aws_access|credential`)
+var secretPattern = lazyRegexp(`(?i)passw|secret|token|api[_-]?key|private[_ ]key|BEGIN [A-Z ]*PRIVATE|aws_access|credential`)
 
 // huntsSecrets reports whether a recursive search looks for secrets across
 // the home directory, a system directory or the whole disk.
@@ -228,7 +227,7 @@ func huntsSecrets(u *unit) bool {
 		return false
 	}
 	ops := u.operands()
-	if len(ops) < 2 || !secretPattern.MatchString(ops[0].val) {
+	if len(ops) < 2 || !secretPattern().MatchString(ops[0].val) {
 		return false
 	}
 	for _, f := range ops[1:] {
