@@ -72,7 +72,9 @@ func BenchmarkBareExec(b *testing.B) {
 
 // BenchmarkClassify is the classifier alone on a typical command.
 func BenchmarkClassify(b *testing.B) {
-	m := benchManager(b, agentbox.Config{ColdStart: true})
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	m := benchManager(b, cfg)
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := m.Check(ctx, "go test ./... && git status --short | head -20"); err != nil {

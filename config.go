@@ -44,8 +44,10 @@ const (
 	FallbackWarn FallbackPolicy = "warn"
 )
 
-// Config is the policy of a Manager. Use DefaultConfig, CIConfig or
-// DevelopmentConfig as a starting point: the zero Config is invalid.
+// Config is the policy of a Manager. Start from DefaultConfig, CIConfig or
+// DevelopmentConfig (decode a stored Config into DefaultConfig()): a Config
+// built from nothing, which would have no deny list and no limits, is
+// refused by Validate and NewManager with ErrConfigInvalid.
 type Config struct {
 	Filesystem     FilesystemConfig `json:"filesystem"`
 	Network        NetworkConfig    `json:"network"`
@@ -78,6 +80,11 @@ type Config struct {
 	// creation and process start-up off each command's path; one-shot
 	// programs (the CLI) set ColdStart so as not to start a spare for nothing.
 	ColdStart bool `json:"cold_start,omitempty"`
+
+	// profiled records that the Config started from a profile: the zero
+	// Config, which has no deny list and no limits, is refused rather than
+	// run as a policy nobody chose. (Decode a Config into DefaultConfig().)
+	profiled bool
 }
 
 // FilesystemConfig is the filesystem policy. Every path must be absolute;
@@ -263,6 +270,7 @@ func DefaultConfig() Config {
 		Shell:          DefaultShell,
 		MaxOutputBytes: DefaultMaxOutputBytes,
 		FallbackPolicy: FallbackStrict,
+		profiled:       true,
 	}
 }
 
@@ -288,6 +296,9 @@ func DevelopmentConfig() Config {
 
 // Validate reports the first invalid field as a *ConfigError.
 func (c *Config) Validate() error {
+	if !c.profiled {
+		return configErr("Config", "start from DefaultConfig, CIConfig or DevelopmentConfig: a Config built from nothing has no deny list and no limits")
+	}
 	lists := []struct {
 		name  string
 		paths []string

@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,6 +57,33 @@ func TestConfigValidate(t *testing.T) {
 				t.Fatalf("error names field %q, want %q", ce.Field, tc.field)
 			}
 		})
+	}
+}
+
+// TestZeroConfigRefused: a Config built from nothing has no deny list and
+// no limits; NewManager must refuse it rather than run that policy, and a
+// Config decoded into a profile is accepted.
+func TestZeroConfigRefused(t *testing.T) {
+	for name, c := range map[string]Config{
+		"zero":            {},
+		"network only":    {Network: NetworkConfig{Mode: NetworkBlocked}},
+		"cold start only": {ColdStart: true},
+	} {
+		m, err := NewManager(c)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !errors.Is(err, ErrConfigInvalid) || ce.Field != "Config" {
+			if m != nil {
+				m.Close()
+			}
+			t.Errorf("%s: NewManager gave %v, want a *ConfigError for Config", name, err)
+		}
+	}
+	c := DefaultConfig()
+	if err := json.Unmarshal([]byte(`{"network":{"mode":"blocked"}}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil || c.Network.Mode != NetworkBlocked || len(c.Filesystem.DenyRead) == 0 {
+		t.Errorf("a Config decoded into DefaultConfig: %v (mode %v, %d denied)", err, c.Network.Mode, len(c.Filesystem.DenyRead))
 	}
 }
 

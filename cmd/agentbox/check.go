@@ -34,7 +34,9 @@ Exit status: 0 allow or sandboxed, 1 escalated, 2 forbidden, 125 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := agentbox.NewManager(agentbox.Config{ColdStart: true})
+			cfg := agentbox.DefaultConfig()
+			cfg.ColdStart = true // it only classifies
+			m, err := agentbox.NewManager(cfg)
 			if err != nil {
 				return exitWith(exitInternal, err)
 			}
