@@ -27,7 +27,7 @@ const rtSig = 38
 // (RLIMIT_SIGPENDING) charged across user namespaces, so a sandbox that
 // could queue as many as its caller may would leave the user's other
 // programs unable to queue one (glibc's set*id across threads, POSIX
-// timers and thread cancellation need them). It reports how many it queued.
+// timers and thread cancellation need them). It reports how many it holds.
 func probeRTSigBomb(arg string) (string, error) {
 	limit := -1
 	if arg != "" {
@@ -70,5 +70,5 @@ func probeRTSigBomb(arg string) (string, error) {
 		select {}
 	}()
 	r := <-done
-	return fmt.Sprintf("queued %d", r.n), r.err
+	return fmt.Sprintf("held %d", r.n), r.err
 }
