@@ -162,8 +162,8 @@ func New(opts ...Option) (*Classifier, error) {
 }
 
 // defaultClassifier backs Default, built on first use: programs that link
-// the package without classifying (every sandbox's init, agentbox kill)
-// do not pay for it.
+// the package without classifying (agentbox kill, ps, verify) do not pay
+// for it.
 var defaultClassifier = sync.OnceValue(func() *Classifier {
 	c, _ := New()
 	return c
