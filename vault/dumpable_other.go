@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package vault
+
+func notDumpable() error { return nil }
