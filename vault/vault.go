@@ -20,7 +20,9 @@
 // it; the data directory is outside every sandbox.
 //
 // Values are returned as Secret, which never prints its contents. Names and
-// times are not secret and are not encrypted.
+// times are not secret and are not encrypted. A program that opens a vault
+// calls LimitCoreDumps first, so that no core dump carries the key or a
+// value away.
 package vault
 
 import (
