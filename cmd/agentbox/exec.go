@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/spf13/cobra"
 )
 
@@ -75,6 +76,16 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 			return cfg, nil, fmt.Errorf("invalid --network %q: want blocked, filtered or allowed", f.network)
 		}
 		cfg.Network.Mode = mode
+	}
+	for _, d := range []struct {
+		flag     string
+		patterns []string
+	}{{"allow-domain", f.allowDomains}, {"deny-domain", f.denyDomains}} {
+		for _, p := range d.patterns {
+			if _, err := egress.ParsePattern(p); err != nil {
+				return cfg, nil, fmt.Errorf("invalid --%s %q: %w", d.flag, p, err)
+			}
+		}
 	}
 	cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, f.allowDomains...)
 	cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, f.denyDomains...)

@@ -26,7 +26,8 @@ func TestExecExitStatuses(t *testing.T) {
 		{"bad profile", []string{"exec", "--profile", "prod", "--", "true"}, 125, "", "invalid --profile"},
 		{"neither form", []string{"exec"}, 125, "", "either -- PROGRAM"},
 		{"both forms", []string{"exec", "-c", "true", "--", "true"}, 125, "", "either -- PROGRAM"},
-		{"bad domain", []string{"exec", "--allow-domain", "a b", "--", "true"}, 125, "", "AllowedDomains"},
+		{"bad domain", []string{"exec", "--allow-domain", "a b", "--", "true"}, 125, "", `invalid --allow-domain "a b"`},
+		{"bad denied domain", []string{"exec", "--deny-domain", "*.*.com", "--", "true"}, 125, "", `invalid --deny-domain "*.*.com"`},
 		{"relative write is made absolute", []string{"exec", "--profile", "ci", "--write", ".", "-c", "true"}, 0, "", ""},
 		{"kernel filesystem as writable root", []string{"exec", "--write", "/proc", "--", "true"}, 125, "", "/proc is a kernel filesystem"},
 	}
