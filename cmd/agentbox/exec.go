@@ -115,6 +115,11 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 			return cfg, nil, err
 		}
 	}
+	for i, w := range write {
+		if _, err := os.Stat(w); errors.Is(err, os.ErrNotExist) {
+			return cfg, nil, fmt.Errorf("invalid --write %q: %s does not exist; create it first or name an existing directory", f.write[i], w)
+		}
+	}
 	fs.WritableRoots = append(fs.WritableRoots, write...)
 	fs.AllowGitWrites = fs.AllowGitWrites || f.allowGitWrites
 	fs.AllowRead = append(fs.AllowRead, read...)

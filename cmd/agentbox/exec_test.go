@@ -28,6 +28,7 @@ func TestExecExitStatuses(t *testing.T) {
 		{"both forms", []string{"exec", "-c", "true", "--", "true"}, 125, "", "either -- PROGRAM"},
 		{"bad domain", []string{"exec", "--allow-domain", "a b", "--", "true"}, 125, "", `invalid --allow-domain "a b"`},
 		{"bad denied domain", []string{"exec", "--deny-domain", "*.*.com", "--", "true"}, 125, "", `invalid --deny-domain "*.*.com"`},
+		{"missing writable root", []string{"exec", "--write", "no/such/dir", "--", "true"}, 125, "", `invalid --write "no/such/dir": `},
 		{"relative write is made absolute", []string{"exec", "--profile", "ci", "--write", ".", "-c", "true"}, 0, "", ""},
 		{"kernel filesystem as writable root", []string{"exec", "--write", "/proc", "--", "true"}, 125, "", "/proc is a kernel filesystem"},
 	}
