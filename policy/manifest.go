@@ -130,7 +130,8 @@ type Credential struct {
 	Pos    Position
 }
 
-// Limits are the agent's resource limits. A zero field means "no limit".
+// Limits are the agent's resource limits. A zero field means "no limit",
+// except MaxMemoryMB: without it a run applies DefaultMaxMemoryMB.
 type Limits struct {
 	MaxTokens    int64
 	MaxDuration  time.Duration
@@ -315,3 +316,8 @@ func ExpandPath(raw, home, base string) (string, error) {
 		return filepath.Join(base, raw), nil
 	}
 }
+
+// DefaultMaxMemoryMB is the memory limit a run applies when the manifest
+// sets no limits.max_memory_mb: the library's default
+// (agentbox.DefaultMaxMemoryBytes, which supervise checks it against).
+const DefaultMaxMemoryMB = 2048

@@ -298,8 +298,9 @@ func (d *decoder) strList(n *yaml.Node, where, want string, each func(s string, 
 	})
 }
 
-// positiveInt decodes an integer greater than zero, at most limit.
-func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64) (int64, bool) {
+// positiveInt decodes an integer greater than zero, at most limit; absent
+// says what leaving the key out gives.
+func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64, absent string) (int64, bool) {
 	if !d.plain(n, where) {
 		return 0, false
 	}
@@ -313,7 +314,7 @@ func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64) (int64, b
 		return 0, false
 	}
 	if v <= 0 {
-		d.errorf(n, "%s must be greater than 0, not %d; remove the key for no limit", where, v)
+		d.errorf(n, "%s must be greater than 0, not %d; remove the key for %s", where, v, absent)
 		return 0, false
 	}
 	return v, true

@@ -143,7 +143,7 @@ func intOrNone(n int64) string {
 
 func memOrNone(mb int64) string {
 	if mb == 0 {
-		return "no limit"
+		return fmt.Sprintf("%d MiB (the default)", DefaultMaxMemoryMB)
 	}
 	return fmt.Sprintf("%d MiB", mb)
 }

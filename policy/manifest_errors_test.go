@@ -128,7 +128,7 @@ func TestManifestErrors(t *testing.T) {
 		{"empty duration", "name: a\nlimits: {max_duration: \"\"}\n", []wantErr{{2, 24, `limits.max_duration: "" is not a duration`}}},
 
 		// Integers.
-		{"zero memory", "name: a\nlimits: {max_memory_mb: 0}\n", []wantErr{{2, 25, "limits.max_memory_mb must be greater than 0, not 0; remove the key for no limit"}}},
+		{"zero memory", "name: a\nlimits: {max_memory_mb: 0}\n", []wantErr{{2, 25, "limits.max_memory_mb must be greater than 0, not 0; remove the key for the default of 2048 MiB"}}},
 		{"negative requests", "name: a\nlimits: {max_requests: -3}\n", []wantErr{{2, 24, "limits.max_requests must be greater than 0, not -3"}}},
 		{"zero tool calls", "name: a\nlimits: {max_tool_calls: 0}\n", []wantErr{{2, 26, "limits.max_tool_calls must be greater than 0, not 0"}}},
 		{"memory overflows bytes", "name: a\nlimits: {max_memory_mb: 8796093022208}\n", []wantErr{{2, 25, "limits.max_memory_mb is too large (at most 8796093022207)"}}},

@@ -194,19 +194,19 @@ func (d *decoder) credential(n *yaml.Node, where string) (Credential, bool) {
 
 func (d *decoder) limits(n *yaml.Node, where string) {
 	l := &d.m.Limits
-	intField := func(key string, dst *int64, limit int64) field {
+	intField := func(key string, dst *int64, limit int64, absent string) field {
 		return field{key, func(v *yaml.Node, w string) {
-			if x, ok := d.positiveInt(v, w, limit); ok {
+			if x, ok := d.positiveInt(v, w, limit, absent); ok {
 				*dst = x
 			}
 		}}
 	}
 	d.mapping(n, where, []field{
-		intField("max_tokens", &l.MaxTokens, math.MaxInt64),
+		intField("max_tokens", &l.MaxTokens, math.MaxInt64, "no limit"),
 		{"max_duration", d.duration(&l.MaxDuration)},
-		intField("max_memory_mb", &l.MaxMemoryMB, maxMemoryMB),
-		intField("max_requests", &l.MaxRequests, math.MaxInt64),
-		intField("max_tool_calls", &l.MaxToolCalls, math.MaxInt64),
+		intField("max_memory_mb", &l.MaxMemoryMB, maxMemoryMB, fmt.Sprintf("the default of %d MiB", DefaultMaxMemoryMB)),
+		intField("max_requests", &l.MaxRequests, math.MaxInt64, "no limit"),
+		intField("max_tool_calls", &l.MaxToolCalls, math.MaxInt64, "no limit"),
 	})
 }
 

@@ -274,7 +274,7 @@ func TestDescribe(t *testing.T) {
 		"  write      nowhere (a private /tmp only)\n",
 		"  allow      no host: the agent has no network access\n",
 		"Credentials  none\n",
-		"Limits       tokens no limit · duration no limit · memory no limit\n",
+		"Limits       tokens no limit · duration no limit · memory 2048 MiB (the default)\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("minimal summary lacks %q:\n%s", want, b.String())

@@ -196,3 +196,19 @@ func TestCompileCredentials(t *testing.T) {
 		t.Fatalf("credentials %+v", cfg.Credentials)
 	}
 }
+
+// TestDefaultMemoryAgrees: validate describes a manifest without
+// max_memory_mb with policy.DefaultMaxMemoryMB; the run applies the
+// library's default. They must be the same number.
+func TestDefaultMemoryAgrees(t *testing.T) {
+	if got, want := int64(policy.DefaultMaxMemoryMB)<<20, int64(agentbox.DefaultMaxMemoryBytes); got != want {
+		t.Fatalf("policy.DefaultMaxMemoryMB is %d bytes, the library's default %d", got, want)
+	}
+	cfg, err := Compile(&policy.Manifest{Name: "a", File: "a.yaml"}, policy.ResolvedPaths{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ResourceLimits.MaxMemoryBytes != int64(policy.DefaultMaxMemoryMB)<<20 {
+		t.Errorf("a manifest without max_memory_mb runs with %d bytes, described as %d MiB", cfg.ResourceLimits.MaxMemoryBytes, policy.DefaultMaxMemoryMB)
+	}
+}

@@ -59,9 +59,7 @@ func printValidate(stdout, stderr io.Writer, m *policy.Manifest, err error) erro
 	if err := m.Describe(stdout); err != nil {
 		return err
 	}
-	if m.Limits.MaxMemoryMB > 0 {
-		fmt.Fprintf(stdout, "\nmax_memory_mb is enforced here by %s.\n", memoryMechanismText(agentbox.MemoryMechanism()))
-	}
+	fmt.Fprintf(stdout, "\nThe memory limit is enforced here by %s.\n", memoryMechanismText(agentbox.MemoryMechanism()))
 	for _, w := range m.Warnings {
 		fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", w.File, w.Line, w.Col, w.Msg)
 	}
