@@ -82,6 +82,31 @@ func TestProgramNotFound(t *testing.T) {
 	}
 }
 
+// TestRelativeProgramPath: a program named relative to the working
+// directory (./run.sh, sub/run.sh), as agents do (./gradlew,
+// ./node_modules/.bin/jest), is found there, not in the sandbox init's own
+// directory. It was refused as not found.
+func TestRelativeProgramPath(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	dir := hostDir(t)
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run.sh", "sub/run.sh"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("#!/bin/sh\necho ran "+f+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"./run.sh", "sub/run.sh"} {
+		res, err := m.ExecArgs(context.Background(), name, nil, agentbox.WithWorkingDir(dir))
+		want := "ran " + strings.TrimPrefix(name, "./") + "\n"
+		if err != nil || res.ExitCode != 0 || res.Stdout != want {
+			t.Errorf("%s in %s: %+v %v", name, dir, res, err)
+		}
+	}
+}
+
 // Each per-call option applies to that call only.
 func TestOptionsArePerCall(t *testing.T) {
 	t.Parallel()

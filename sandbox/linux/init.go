@@ -171,7 +171,7 @@ func setUp() (int, []string, error) {
 		}
 		return 0, nil, stageErr("workdir", fmt.Errorf("%s is not visible inside the sandbox (%v); make it a writable root or choose another working directory", spec.Dir, err))
 	}
-	path, err := lookPath(spec.Path, spec.Env)
+	path, err := lookPath(spec.Path, spec.Dir, spec.Env)
 	if err != nil {
 		return 0, nil, stageErr("exec", err)
 	}

@@ -4,9 +4,6 @@ package linux
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -92,55 +89,6 @@ func limitMemory(pid int, bytes uint64) error {
 	lim := unix.Rlimit{Cur: bytes, Max: bytes}
 	if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &lim, nil); err != nil {
 		return fmt.Errorf("data=%d: %w", bytes, err)
-	}
-	return nil
-}
-
-// lookPath finds the program the way a shell would, with the PATH of the
-// program's own environment, in the sandbox's view of the filesystem.
-func lookPath(file string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		return file, checkExecutable(file)
-	}
-	path := "/usr/local/bin:/usr/bin:/bin"
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	var denied error
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, file)
-		if _, err := os.Stat(p); err != nil {
-			continue // not here, or a directory we cannot search: as a shell does
-		}
-		err := checkExecutable(p)
-		if err == nil {
-			return p, nil
-		}
-		if denied == nil {
-			denied = err // found but not executable: 126 unless found elsewhere
-		}
-	}
-	if denied != nil {
-		return "", denied
-	}
-	return "", fmt.Errorf("%s: %w", file, unix.ENOENT)
-}
-
-func checkExecutable(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return fmt.Errorf("%s: is a directory: %w", p, unix.EACCES)
-	}
-	if err := unix.Access(p, unix.X_OK); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
 	}
 	return nil
 }
