@@ -4,23 +4,20 @@ package vault
 
 import "syscall"
 
-// LimitCoreDumps keeps a crash while a key or value is in memory from
-// dumping core: the soft RLIMIT_CORE goes to zero (children inherit it;
-// the hard limit is left alone), and on Linux the process is marked not
-// dumpable. The limit alone is not enough there: a core_pattern that pipes
-// dumps to a handler (systemd-coredump, apport) makes the kernel ignore it
-// and hand the whole memory image over. Not dumpable also keeps other
-// processes of the same user from reading the memory (ptrace,
-// /proc/PID/mem). Exec resets the mark, so programs started afterwards are
-// not affected.
+// LimitCoreDumps sets the soft RLIMIT_CORE of the calling process to zero, so
+// that a crash while a key or value is in memory writes no core file. The
+// hard limit is left alone. Children inherit the limit.
+//
+// Where core_pattern pipes cores to a handler (systemd-coredump, apport),
+// the kernel hands the dump over whatever the limit, and the handler's own
+// rules decide what is kept. Marking the process not dumpable would stop
+// that, but an unprivileged process that is not dumpable can no longer
+// re-execute itself (/proc/self/exe) as a sandbox's init.
 func LimitCoreDumps() error {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &rl); err != nil {
 		return err
 	}
 	rl.Cur = 0
-	if err := syscall.Setrlimit(syscall.RLIMIT_CORE, &rl); err != nil {
-		return err
-	}
-	return notDumpable()
+	return syscall.Setrlimit(syscall.RLIMIT_CORE, &rl)
 }

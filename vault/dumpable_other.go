@@ -1,5 +1,0 @@
-//go:build unix && !linux
-
-package vault
-
-func notDumpable() error { return nil }
