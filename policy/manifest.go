@@ -317,7 +317,13 @@ func ExpandPath(raw, home, base string) (string, error) {
 	}
 }
 
-// DefaultMaxMemoryMB is the memory limit a run applies when the manifest
-// sets no limits.max_memory_mb: the library's default
-// (agentbox.DefaultMaxMemoryBytes, which supervise checks it against).
-const DefaultMaxMemoryMB = 2048
+// Limits every run applies: the memory limit when the manifest sets no
+// limits.max_memory_mb, and the process and open-file limits, which a
+// manifest does not set. They are the library's defaults
+// (agentbox.DefaultMaxMemoryBytes, DefaultMaxProcesses,
+// DefaultMaxFileDescriptors), which supervise checks them against.
+const (
+	DefaultMaxMemoryMB  = 2048
+	DefaultMaxProcesses = 1024
+	DefaultMaxOpenFiles = 1024
+)

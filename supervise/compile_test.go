@@ -197,18 +197,18 @@ func TestCompileCredentials(t *testing.T) {
 	}
 }
 
-// TestDefaultMemoryAgrees: validate describes a manifest without
-// max_memory_mb with policy.DefaultMaxMemoryMB; the run applies the
-// library's default. They must be the same number.
-func TestDefaultMemoryAgrees(t *testing.T) {
-	if got, want := int64(policy.DefaultMaxMemoryMB)<<20, int64(agentbox.DefaultMaxMemoryBytes); got != want {
-		t.Fatalf("policy.DefaultMaxMemoryMB is %d bytes, the library's default %d", got, want)
-	}
+// TestDefaultLimitsAgree: validate describes every run's limits with
+// policy's numbers; what a manifest without max_memory_mb compiles to must
+// be the same.
+func TestDefaultLimitsAgree(t *testing.T) {
 	cfg, err := Compile(&policy.Manifest{Name: "a", File: "a.yaml"}, policy.ResolvedPaths{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ResourceLimits.MaxMemoryBytes != int64(policy.DefaultMaxMemoryMB)<<20 {
-		t.Errorf("a manifest without max_memory_mb runs with %d bytes, described as %d MiB", cfg.ResourceLimits.MaxMemoryBytes, policy.DefaultMaxMemoryMB)
+	got := cfg.ResourceLimits
+	want := agentbox.ResourceLimits{MaxMemoryBytes: policy.DefaultMaxMemoryMB << 20,
+		MaxProcesses: policy.DefaultMaxProcesses, MaxFileDescriptors: policy.DefaultMaxOpenFiles}
+	if got != want {
+		t.Errorf("a manifest without limits runs with %+v, described as %+v", got, want)
 	}
 }
