@@ -90,7 +90,7 @@ func (m *Manifest) Describe(w io.Writer) error {
 		"requests " + intOrNone(l.MaxRequests),
 		"tool calls " + intOrNone(l.MaxToolCalls),
 	}, " · "))
-	more(fmt.Sprintf("processes %d · open files %d (every run's)", DefaultMaxProcesses, DefaultMaxOpenFiles))
+	more(fmt.Sprintf("processes %d · open files %d (the same for every run)", DefaultMaxProcesses, DefaultMaxOpenFiles))
 
 	a := m.Audit
 	line("Audit", "level "+string(a.LogLevel)+" · alerts on "+orNone(strings.Join(a.AlertOn, ", ")))
