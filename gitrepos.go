@@ -1,6 +1,7 @@
 package agentbox
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"iter"
@@ -207,6 +208,10 @@ func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string
 // exactly as without one, while a command cannot plant another.
 var commondirHold = []byte(".\n")
 
+// noRepositoryHold holds a missing .git outside every repository: a gitlink
+// to a directory that does not exist.
+var noRepositoryHold = []byte("gitdir: /nonexistent/agentbox-holds-this-name\n")
+
 // A command may also create a repository anywhere it may write, and a
 // repository's config can make the host's git run commands (core.fsmonitor,
 // hooks, aliases, filters …) as soon as a person or a shell prompt runs git
@@ -311,6 +316,11 @@ func riskyRepo(gitPath string) string {
 		return "is a symbolic link to a git directory elsewhere"
 	}
 	if !fi.IsDir() {
+		if fi.Mode().IsRegular() && fi.Size() == int64(len(noRepositoryHold)) {
+			if b, err := os.ReadFile(gitPath); err == nil && bytes.Equal(b, noRepositoryHold) {
+				return "" // agentbox's own hold, naming no repository
+			}
+		}
 		return "is a gitlink naming another directory's repository"
 	}
 	// agentbox looks unconfined and reports what it finds to the caller:

@@ -328,6 +328,16 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		if _, h := gitProtection(top, fsc); h != nil {
 			maps.Copy(holds, h)
 		}
+		heldWhole := !fsc.AllowGitWrites && !fsc.AllowGitConfig // see protectedNames
+		if _, err := os.Lstat(top); heldWhole && os.IsNotExist(err) && len(enclosingRepos(w)) == 0 {
+			// Outside every repository the missing .git is held by a file
+			// that names none, not by an empty directory: tools that take
+			// any .git directory for a repository (go build's version
+			// stamping) would fail on that, and git answers "not a git
+			// repository" either way. Inside one, an empty directory lets
+			// git go on to the enclosing repository, and stays.
+			holds[top] = noRepositoryHold
+		}
 		nested := m.gitRepos.nested(w, true)
 		before[w] = make([]string, 0, len(nested)+1) // every root is swept, with or without repositories
 		for _, g := range nested {

@@ -304,7 +304,12 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		readOnly = append(readOnly, p)
 	}
 	var pinned []string // paths inside writable roots that get a mount of their own
+	mounted := make(map[string]bool, len(readOnly))
 	for _, p := range readOnly {
+		if mounted[p] {
+			continue // named by more than one protection: one mount holds it
+		}
+		mounted[p] = true
 		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
 			continue // already read-only (or masked)
 		}
