@@ -21,8 +21,9 @@
 //
 // Values are returned as Secret, which never prints its contents. Names and
 // times are not secret and are not encrypted. A program that opens a vault
-// calls LimitCoreDumps first, so that no core dump carries the key or a
-// value away.
+// calls LimitCoreDumps first, so that a crash writes no core file with the
+// key or a value in it (see LimitCoreDumps for what a core_pattern handler
+// still receives).
 package vault
 
 import (
