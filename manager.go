@@ -328,8 +328,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		if _, h := gitProtection(top, fsc); h != nil {
 			maps.Copy(holds, h)
 		}
+		enclosing := enclosingRepos(w)
 		heldWhole := !fsc.AllowGitWrites && !fsc.AllowGitConfig // see protectedNames
-		if _, err := os.Lstat(top); heldWhole && os.IsNotExist(err) && len(enclosingRepos(w)) == 0 {
+		if _, err := os.Lstat(top); heldWhole && os.IsNotExist(err) && len(enclosing) == 0 {
 			// Outside every repository the missing .git is held by a file
 			// that names none, not by an empty directory: tools that take
 			// any .git directory for a repository (go build's version
@@ -359,7 +360,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		// The hook directories and included configuration files of the
 		// repositories in, below and around the root: core.hooksPath and
 		// include.path may name files of the root's work tree.
-		for _, g := range append(append([]string{top}, nested...), enclosingRepos(w)...) {
+		for _, g := range append(append([]string{top}, nested...), enclosing...) {
 			if _, err := os.Lstat(g); err == nil {
 				repo := readGitConfig(repoConfigFiles(g), home)
 				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(slices.Concat(global.hooksPaths, repo.hooksPaths), filepath.Dir(g), home)...)
