@@ -377,7 +377,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		return stream{}
 	}
 	for _, e := range env {
-		if codeVars[e.name] && !e.val.dyn {
+		if codeVars.has(e.name) && !e.val.dyn {
 			a.script(e.val.val, nil)
 		}
 	}
@@ -509,7 +509,7 @@ func (a *analyzer) setVar(name string, v varVal) {
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
 	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
-	if codeVars[e.name] && !e.val.dyn {
+	if codeVars.has(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
 }

@@ -140,7 +140,7 @@ func New(opts ...Option) (*Classifier, error) {
 		c.userRules = append(c.userRules, ur)
 	}
 	for _, o := range cfg.overrides {
-		i, ok := ruleIndex[o.Rule]
+		i, ok := ruleIndex()[o.Rule]
 		if !ok {
 			return nil, fmt.Errorf("classify: override: %w %q", ErrUnknownRule, o.Rule)
 		}

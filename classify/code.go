@@ -2,6 +2,7 @@ package classify
 
 import (
 	"strings"
+	"sync"
 )
 
 // codeFacts is what a scan of interpreter code found.
@@ -52,23 +53,25 @@ type callSpec struct {
 
 // commandCalls are the call names whose string arguments run commands, per
 // language. An empty language key applies to all.
-var commandCalls = map[string][]callSpec{
-	"": {{"system", true}, {"popen", true}, {"spawnSync", true}, {"spawn", true}, {"execSync", true},
-		{"execFileSync", true}, {"execFile", true}, {"check_output", true}, {"check_call", true}, {"getoutput", true},
-		{"getstatusoutput", true}, {"Popen", true}, {"subprocess.run", true}, {"subprocess.call", true},
-		{"shell_exec", true}, {"passthru", true}, {"proc_open", true}, {"os.execute", true}, {"io.popen", true},
-		{"do shell script", true}, {"system2", true}, {"execv", true}, {"execvp", true}, {"execl", true}, {"execlp", true}},
-	"python":      {{"exec", false}, {"eval", false}},
-	"perl":        {{"exec", true}, {"qx", true}},
-	"ruby":        {{"exec", true}, {"%x", true}},
-	"php":         {{"exec", true}},
-	"node":        {{"exec", true}},
-	"awk":         {},
-	"r":           {},
-	"lua":         {},
-	"tcl":         {{"exec", true}},
-	"applescript": {},
-}
+var commandCalls = sync.OnceValue(func() map[string][]callSpec {
+	return map[string][]callSpec{
+		"": {{"system", true}, {"popen", true}, {"spawnSync", true}, {"spawn", true}, {"execSync", true},
+			{"execFileSync", true}, {"execFile", true}, {"check_output", true}, {"check_call", true}, {"getoutput", true},
+			{"getstatusoutput", true}, {"Popen", true}, {"subprocess.run", true}, {"subprocess.call", true},
+			{"shell_exec", true}, {"passthru", true}, {"proc_open", true}, {"os.execute", true}, {"io.popen", true},
+			{"do shell script", true}, {"system2", true}, {"execv", true}, {"execvp", true}, {"execl", true}, {"execlp", true}},
+		"python":      {{"exec", false}, {"eval", false}},
+		"perl":        {{"exec", true}, {"qx", true}},
+		"ruby":        {{"exec", true}, {"%x", true}},
+		"php":         {{"exec", true}},
+		"node":        {{"exec", true}},
+		"awk":         {},
+		"r":           {},
+		"lua":         {},
+		"tcl":         {{"exec", true}},
+		"applescript": {},
+	}
+})
 
 // deleteCalls recursively delete their argument.
 var deleteCalls = []string{"rmtree", "rm_rf", "rm_r", "remove_dir_all", "rmSync", "rmdirSync", "rimraf", "remove_tree",
@@ -114,7 +117,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			}
 		}
 	}
-	specs := append(append([]callSpec(nil), commandCalls[""]...), commandCalls[lang]...)
+	specs := append(append([]callSpec(nil), commandCalls()[""]...), commandCalls()[lang]...)
 	for _, cs := range specs {
 		for _, lits := range callArgs(code, cs.name) {
 			switch {

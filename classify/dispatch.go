@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // run analyses one unit: it follows whatever the unit runs (wrapper
 // payloads, shell strings, interpreter code), then judges the unit itself.
@@ -25,10 +28,20 @@ func (a *analyzer) run(u *unit) stream {
 type handler func(a *analyzer, u *unit) (out stream, judge bool)
 
 // handlers maps program names to special handling; everything else is
-// judged as is, and its output computed by produce.
-var handlers map[string]handler
+// judged as is, and its output computed by produce. It is built on first use
+// (see set), by buildHandlers: the handlers refer back to the table.
+var (
+	handlersOnce sync.Once
+	handlers     map[string]handler
+)
 
-func init() {
+func handlerFor(name string) (handler, bool) {
+	handlersOnce.Do(buildHandlers)
+	h, ok := handlers[name]
+	return h, ok
+}
+
+func buildHandlers() {
 	handlers = map[string]handler{
 		"eval":    (*analyzer).runEval,
 		"source":  (*analyzer).runSource,
@@ -50,10 +63,10 @@ func init() {
 		"batch":   (*analyzer).runScheduler,
 		"set":     (*analyzer).runSet,
 	}
-	for n := range shellNames {
+	for _, n := range shellNames.words {
 		handlers[n] = (*analyzer).runShell
 	}
-	for n := range interpreters {
+	for n := range interpreters() {
 		handlers[n] = (*analyzer).runInterpreter
 	}
 	for _, n := range []string{"powershell", "pwsh"} {
@@ -74,19 +87,19 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if u.dynName {
 		return stream{traits: trUnknown}, true
 	}
-	if _, ok := execOptions[u.name]; ok {
+	if _, ok := execOptions()[u.name]; ok {
 		a.runExecOptions(u)
 	}
-	if spec, ok := wrappers[u.name]; ok {
+	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)
 	}
 	if sub, i := u.sub(); i >= 0 {
-		if spec, ok := subWrappers[u.name+" "+sub]; ok {
+		if spec, ok := subWrappers()[u.name+" "+sub]; ok {
 			out, judge := a.runWrapper(u, u.name, spec, u.args[i+1:])
 			return out, judge
 		}
 	}
-	if h, ok := handlers[u.name]; ok {
+	if h, ok := handlerFor(u.name); ok {
 		return h(a, u)
 	}
 	if isInterpreterName(u.name) {

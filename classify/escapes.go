@@ -2,6 +2,7 @@ package classify
 
 import (
 	"strings"
+	"sync"
 )
 
 // Programs that run shell commands given in their options: tar's checkpoint
@@ -15,25 +16,27 @@ type execOption struct {
 	prefix string // strip this from the value ("exec=" in --checkpoint-action=exec=CMD)
 }
 
-var execOptions = map[string][]execOption{
-	"tar":   {{"--checkpoint-action=", "exec="}, {"--to-command", ""}, {"--use-compress-program", ""}, {"-I", ""}, {"--rsh-command", ""}, {"--info-script", ""}, {"--new-volume-script", ""}, {"-F", ""}},
-	"zip":   {{"-TT", ""}, {"--unzip-command", ""}},
-	"rsync": {{"-e", ""}, {"--rsh", ""}, {"--rsync-path", ""}},
-	"scp":   {{"-S", ""}},
-	"man":   {{"-P", ""}, {"--pager", ""}},
-	"vim":   {{"-c", "!"}, {"+", "!"}, {"--cmd", "!"}},
-	"vi":    {{"-c", "!"}, {"+", "!"}},
-	"nvim":  {{"-c", "!"}, {"+", "!"}, {"--cmd", "!"}},
-	"view":  {{"-c", "!"}, {"+", "!"}},
-	"ex":    {{"-c", "!"}, {"+", "!"}},
-	"less":  {{"+", "!"}},
-	"gdb":   {{"-ex", "shell "}, {"--eval-command", "shell "}, {"-ex", "!"}},
-	"emacs": {{"--eval", ""}},
-}
+var execOptions = sync.OnceValue(func() map[string][]execOption {
+	return map[string][]execOption{
+		"tar":   {{"--checkpoint-action=", "exec="}, {"--to-command", ""}, {"--use-compress-program", ""}, {"-I", ""}, {"--rsh-command", ""}, {"--info-script", ""}, {"--new-volume-script", ""}, {"-F", ""}},
+		"zip":   {{"-TT", ""}, {"--unzip-command", ""}},
+		"rsync": {{"-e", ""}, {"--rsh", ""}, {"--rsync-path", ""}},
+		"scp":   {{"-S", ""}},
+		"man":   {{"-P", ""}, {"--pager", ""}},
+		"vim":   {{"-c", "!"}, {"+", "!"}, {"--cmd", "!"}},
+		"vi":    {{"-c", "!"}, {"+", "!"}},
+		"nvim":  {{"-c", "!"}, {"+", "!"}, {"--cmd", "!"}},
+		"view":  {{"-c", "!"}, {"+", "!"}},
+		"ex":    {{"-c", "!"}, {"+", "!"}},
+		"less":  {{"+", "!"}},
+		"gdb":   {{"-ex", "shell "}, {"--eval-command", "shell "}, {"-ex", "!"}},
+		"emacs": {{"--eval", ""}},
+	}
+})
 
 // runExecOptions classifies the commands hidden in a program's options.
 func (a *analyzer) runExecOptions(u *unit) {
-	opts := execOptions[u.name]
+	opts := execOptions()[u.name]
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
 		for _, o := range opts {

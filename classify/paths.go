@@ -6,20 +6,42 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
-// set is a set of strings.
-type set map[string]struct{}
+// set is a set of strings whose map is built on first use, so that the
+// package's many word lists cost a program nothing until it classifies (the
+// sandbox's init re-executes the binary that embeds this package and never
+// does).
+type set = *lazySet
 
-func newSet(items ...string) set {
-	s := make(set, len(items))
-	for _, i := range items {
-		s[i] = struct{}{}
-	}
-	return s
+type lazySet struct {
+	words []string
+	m     atomic.Pointer[map[string]struct{}]
 }
 
-func (s set) has(v string) bool { _, ok := s[v]; return ok }
+func newSet(words ...string) set { return &lazySet{words: words} }
+
+func (s *lazySet) has(v string) bool {
+	m := s.m.Load()
+	if m == nil {
+		m = s.build()
+	}
+	_, ok := (*m)[v]
+	return ok
+}
+
+// build makes the map; of two goroutines that race to, one's is kept.
+func (s *lazySet) build() *map[string]struct{} {
+	m := make(map[string]struct{}, len(s.words))
+	for _, w := range s.words {
+		m[w] = struct{}{}
+	}
+	if s.m.CompareAndSwap(nil, &m) {
+		return &m
+	}
+	return s.m.Load()
+}
 
 // systemTops are top-level directories whose immediate children are also
 // too important to delete or re-permission recursively.

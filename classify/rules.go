@@ -1,5 +1,7 @@
 package classify
 
+import "sync"
+
 // rule is one built-in rule: a name, a default decision, a description that
 // becomes the Reason of a Result, and a matcher over an analysed unit.
 type rule struct {
@@ -124,13 +126,13 @@ var builtinRules = []rule{
 }
 
 // ruleIndex maps a rule name to its index in builtinRules.
-var ruleIndex = func() map[string]int {
+var ruleIndex = sync.OnceValue(func() map[string]int {
 	m := make(map[string]int, len(builtinRules))
 	for i, r := range builtinRules {
 		m[r.name] = i
 	}
 	return m
-}()
+})
 
 // BuiltinRuleNames returns the names of the built-in rules in table order.
 func BuiltinRuleNames() []string {

@@ -120,9 +120,8 @@ var (
 		"RUBYOPT", "NODE_OPTIONS", "PYTHONSTARTUP", "PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
 		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
 		"BROWSER", "GIT_PROXY_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "LD_LIBRARY_PATH")
-	codeVars = map[string]bool{"PROMPT_COMMAND": true, "GIT_SSH_COMMAND": true, "GIT_PAGER": true, "PAGER": true,
-		"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "LESSOPEN": true,
-		"LESSCLOSE": true, "GIT_PROXY_COMMAND": true, "PS4": true}
+	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4")
 )
 
 // riskyEnv reports whether an assignment changes what code later runs in a

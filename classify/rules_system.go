@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Matchers for the system families: power, kernel, privileges, users,
 // services, schedulers, firewalls, packages, containers, processes.
@@ -230,48 +233,50 @@ func matchFirewall(u *unit, _ *Classifier) bool {
 	return true
 }
 
-var pkgCmds = map[string]set{
-	"apt":                 newSet("install", "remove", "purge", "upgrade", "full-upgrade", "dist-upgrade", "autoremove", "update", "reinstall", "build-dep", "satisfy", "edit-sources"),
-	"apt-get":             newSet("install", "remove", "purge", "upgrade", "dist-upgrade", "autoremove", "update", "reinstall", "build-dep", "dselect-upgrade"),
-	"aptitude":            newSet("install", "remove", "purge", "upgrade", "full-upgrade", "safe-upgrade", "update", "reinstall", "build-dep"),
-	"yum":                 newSet("install", "remove", "erase", "update", "upgrade", "downgrade", "reinstall", "groupinstall", "groupremove", "autoremove", "localinstall", "distro-sync", "swap"),
-	"dnf":                 newSet("install", "remove", "erase", "update", "upgrade", "downgrade", "reinstall", "groupinstall", "groupremove", "autoremove", "distro-sync", "swap", "group", "module"),
-	"microdnf":            newSet("install", "remove", "update", "upgrade", "reinstall"),
-	"tdnf":                newSet("install", "remove", "erase", "update", "upgrade", "reinstall", "autoremove"),
-	"zypper":              newSet("in", "install", "rm", "remove", "up", "update", "dup", "dist-upgrade", "patch", "ar", "addrepo", "rr", "removerepo", "si", "source-install"),
-	"apk":                 newSet("add", "del", "upgrade", "update", "fix", "cache"),
-	"brew":                newSet("install", "uninstall", "remove", "rm", "upgrade", "reinstall", "tap", "untap", "link", "unlink", "update", "cleanup", "pin", "unpin", "autoremove"),
-	"port":                newSet("install", "uninstall", "upgrade", "selfupdate", "activate", "deactivate", "clean"),
-	"snap":                newSet("install", "remove", "refresh", "revert", "enable", "disable", "connect", "disconnect"),
-	"flatpak":             newSet("install", "uninstall", "update", "remove", "remote-add", "remote-delete"),
-	"choco":               newSet("install", "uninstall", "upgrade", "update"),
-	"winget":              newSet("install", "uninstall", "upgrade", "import"),
-	"scoop":               newSet("install", "uninstall", "update", "reset"),
-	"pkg":                 newSet("install", "add", "delete", "remove", "upgrade", "update", "autoremove"),
-	"pkgin":               newSet("install", "in", "remove", "rm", "upgrade", "full-upgrade", "update"),
-	"opkg":                newSet("install", "remove", "upgrade", "update"),
-	"xbps-install":        newSet(""),
-	"xbps-remove":         newSet(""),
-	"emerge":              newSet(""),
-	"swupd":               newSet("bundle-add", "bundle-remove", "update", "repair"),
-	"mas":                 newSet("install", "uninstall", "upgrade", "purchase"),
-	"nix-env":             newSet(""),
-	"pacman":              newSet(""),
-	"yay":                 newSet(""),
-	"paru":                newSet(""),
-	"dpkg":                newSet(""),
-	"rpm":                 newSet(""),
-	"add-apt-repository":  newSet(""),
-	"apt-key":             newSet("add", "del", "adv"),
-	"update-alternatives": newSet(""),
-	"nix":                 newSet(""),
-}
+var pkgCmds = sync.OnceValue(func() map[string]set {
+	return map[string]set{
+		"apt":                 newSet("install", "remove", "purge", "upgrade", "full-upgrade", "dist-upgrade", "autoremove", "update", "reinstall", "build-dep", "satisfy", "edit-sources"),
+		"apt-get":             newSet("install", "remove", "purge", "upgrade", "dist-upgrade", "autoremove", "update", "reinstall", "build-dep", "dselect-upgrade"),
+		"aptitude":            newSet("install", "remove", "purge", "upgrade", "full-upgrade", "safe-upgrade", "update", "reinstall", "build-dep"),
+		"yum":                 newSet("install", "remove", "erase", "update", "upgrade", "downgrade", "reinstall", "groupinstall", "groupremove", "autoremove", "localinstall", "distro-sync", "swap"),
+		"dnf":                 newSet("install", "remove", "erase", "update", "upgrade", "downgrade", "reinstall", "groupinstall", "groupremove", "autoremove", "distro-sync", "swap", "group", "module"),
+		"microdnf":            newSet("install", "remove", "update", "upgrade", "reinstall"),
+		"tdnf":                newSet("install", "remove", "erase", "update", "upgrade", "reinstall", "autoremove"),
+		"zypper":              newSet("in", "install", "rm", "remove", "up", "update", "dup", "dist-upgrade", "patch", "ar", "addrepo", "rr", "removerepo", "si", "source-install"),
+		"apk":                 newSet("add", "del", "upgrade", "update", "fix", "cache"),
+		"brew":                newSet("install", "uninstall", "remove", "rm", "upgrade", "reinstall", "tap", "untap", "link", "unlink", "update", "cleanup", "pin", "unpin", "autoremove"),
+		"port":                newSet("install", "uninstall", "upgrade", "selfupdate", "activate", "deactivate", "clean"),
+		"snap":                newSet("install", "remove", "refresh", "revert", "enable", "disable", "connect", "disconnect"),
+		"flatpak":             newSet("install", "uninstall", "update", "remove", "remote-add", "remote-delete"),
+		"choco":               newSet("install", "uninstall", "upgrade", "update"),
+		"winget":              newSet("install", "uninstall", "upgrade", "import"),
+		"scoop":               newSet("install", "uninstall", "update", "reset"),
+		"pkg":                 newSet("install", "add", "delete", "remove", "upgrade", "update", "autoremove"),
+		"pkgin":               newSet("install", "in", "remove", "rm", "upgrade", "full-upgrade", "update"),
+		"opkg":                newSet("install", "remove", "upgrade", "update"),
+		"xbps-install":        newSet(""),
+		"xbps-remove":         newSet(""),
+		"emerge":              newSet(""),
+		"swupd":               newSet("bundle-add", "bundle-remove", "update", "repair"),
+		"mas":                 newSet("install", "uninstall", "upgrade", "purchase"),
+		"nix-env":             newSet(""),
+		"pacman":              newSet(""),
+		"yay":                 newSet(""),
+		"paru":                newSet(""),
+		"dpkg":                newSet(""),
+		"rpm":                 newSet(""),
+		"add-apt-repository":  newSet(""),
+		"apt-key":             newSet("add", "del", "adv"),
+		"update-alternatives": newSet(""),
+		"nix":                 newSet(""),
+	}
+})
 
 func matchSystemPackage(u *unit, _ *Classifier) bool {
 	if u.kind != kCall || u.dynName {
 		return false
 	}
-	subs, ok := pkgCmds[u.name]
+	subs, ok := pkgCmds()[u.name]
 	if !ok {
 		return false
 	}

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"strings"
+	"sync"
 )
 
 // shellNames are programs that run shell code.
@@ -110,32 +111,34 @@ type interpSpec struct {
 	evalSub   string
 }
 
-var interpreters = map[string]*interpSpec{
-	"python":      {lang: "python", codeShort: "c", argShort: "WXQ", module: 'm'},
-	"pypy":        {lang: "python", codeShort: "c", argShort: "WX", module: 'm'},
-	"ipython":     {lang: "python", codeShort: "c", module: 'm'},
-	"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx"},
-	"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF"},
-	"irb":         {lang: "ruby"},
-	"node":        {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions"}},
-	"nodejs":      {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "r", argLong: []string{"--require", "--import"}},
-	"bun":         {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}},
-	"deno":        {lang: "node", evalSub: "eval"},
-	"php":         {lang: "php", codeShort: "rBRE", argShort: "cdz"},
-	"lua":         {lang: "lua", codeShort: "e", argShort: "l"},
-	"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
-	"Rscript":     {lang: "r", codeShort: "e"},
-	"R":           {lang: "r", codeShort: "e"},
-	"awk":         {lang: "awk", argShort: "fvF", progArg: true},
-	"gawk":        {lang: "awk", argShort: "fvF", progArg: true},
-	"mawk":        {lang: "awk", argShort: "fvF", progArg: true},
-	"nawk":        {lang: "awk", argShort: "fvF", progArg: true},
-	"busybox-awk": {lang: "awk", argShort: "fvF", progArg: true},
-	"osascript":   {lang: "applescript", codeShort: "e"},
-	"expect":      {lang: "tcl", codeShort: "c"},
-	"tclsh":       {lang: "tcl"},
-	"jjs":         {lang: "node"},
-}
+var interpreters = sync.OnceValue(func() map[string]*interpSpec {
+	return map[string]*interpSpec{
+		"python":      {lang: "python", codeShort: "c", argShort: "WXQ", module: 'm'},
+		"pypy":        {lang: "python", codeShort: "c", argShort: "WX", module: 'm'},
+		"ipython":     {lang: "python", codeShort: "c", module: 'm'},
+		"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx"},
+		"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF"},
+		"irb":         {lang: "ruby"},
+		"node":        {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions"}},
+		"nodejs":      {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "r", argLong: []string{"--require", "--import"}},
+		"bun":         {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}},
+		"deno":        {lang: "node", evalSub: "eval"},
+		"php":         {lang: "php", codeShort: "rBRE", argShort: "cdz"},
+		"lua":         {lang: "lua", codeShort: "e", argShort: "l"},
+		"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
+		"Rscript":     {lang: "r", codeShort: "e"},
+		"R":           {lang: "r", codeShort: "e"},
+		"awk":         {lang: "awk", argShort: "fvF", progArg: true},
+		"gawk":        {lang: "awk", argShort: "fvF", progArg: true},
+		"mawk":        {lang: "awk", argShort: "fvF", progArg: true},
+		"nawk":        {lang: "awk", argShort: "fvF", progArg: true},
+		"busybox-awk": {lang: "awk", argShort: "fvF", progArg: true},
+		"osascript":   {lang: "applescript", codeShort: "e"},
+		"expect":      {lang: "tcl", codeShort: "c"},
+		"tclsh":       {lang: "tcl"},
+		"jjs":         {lang: "node"},
+	}
+})
 
 // isInterpreterName recognises versioned names such as python3.12 or perl5.36.
 func isInterpreterName(n string) bool {
@@ -144,12 +147,12 @@ func isInterpreterName(n string) bool {
 }
 
 func interpreterFor(n string) (*interpSpec, bool) {
-	if s, ok := interpreters[n]; ok {
+	if s, ok := interpreters()[n]; ok {
 		return s, true
 	}
 	base := strings.TrimRight(n, "0123456789.")
 	if base != n && base != "" {
-		s, ok := interpreters[base]
+		s, ok := interpreters()[base]
 		return s, ok
 	}
 	return nil, false
