@@ -216,6 +216,9 @@ func TestCredentialConfig(t *testing.T) {
 		{"a variable agentbox sets", func(c *Config) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "PATH"}}, noProvider{}
 		}, "Credentials[0]"},
+		{"a variable that changes how programs load", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "BASH_ENV", Hosts: []string{"api.example.com"}}}, noProvider{}
+		}, "Credentials[0]"},
 		{"twice", func(c *Config) { c.Credentials, c.CredentialProvider = []Credential{ok, ok}, noProvider{} }, "Credentials[1]"},
 		{"anywhere", func(c *Config) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"*"}}}, noProvider{}

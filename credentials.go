@@ -3,7 +3,6 @@ package agentbox
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -36,8 +35,6 @@ type Credential struct {
 // CredentialProvider gives the real values; *vault.Vault is one.
 type CredentialProvider = vault.Provider
 
-var credentialName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
-
 // checkCredentials validates the credential part of a Config.
 func (c *Config) checkCredentials() error {
 	if len(c.Credentials) == 0 {
@@ -52,9 +49,10 @@ func (c *Config) checkCredentials() error {
 	seen := make(map[string]bool)
 	for i, cr := range c.Credentials {
 		field := fmt.Sprintf("Credentials[%d]", i)
+		if err := policy.CheckCredentialName(cr.Name); err != nil {
+			return configErr(field, "%v", err)
+		}
 		switch {
-		case !credentialName.MatchString(cr.Name):
-			return configErr(field, "name %q must match [A-Z_][A-Z0-9_]*", cr.Name)
 		case seen[cr.Name]:
 			return configErr(field, "%s is listed twice", cr.Name)
 		case envAllowed(cr.Name) || strings.HasPrefix(cr.Name, "LD_") || cr.Name == "TMPDIR":

@@ -48,7 +48,7 @@ func TestCredentialHosts(t *testing.T) {
 // Every vendor host parses and none matches every host.
 func TestVendorHostsWellFormed(t *testing.T) {
 	for _, v := range vendorHosts {
-		if !strings.HasSuffix(v.prefix, "_") || !credentialNameRE.MatchString(v.prefix) {
+		if !strings.HasSuffix(v.prefix, "_") || !isCredentialName(v.prefix) {
 			t.Errorf("prefix %q", v.prefix)
 		}
 		for _, h := range v.hosts {

@@ -3,13 +3,21 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// credentialNameRE is the syntax of credential (vault entry) names: they
-// become environment variable names inside the sandbox.
-var credentialNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+// isCredentialName reports whether name has the syntax of credential (vault
+// entry) names, [A-Z_][A-Z0-9_]*: they become environment variable names
+// inside the sandbox.
+func isCredentialName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('A' <= c && c <= 'Z' || c == '_' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // maxCredentialNameLen bounds credential names.
 const maxCredentialNameLen = 128
@@ -97,9 +105,9 @@ func CheckCredentialName(name string) error {
 		return errors.New("credential name is empty")
 	case len(name) > maxCredentialNameLen:
 		return fmt.Errorf("credential name is longer than %d characters", maxCredentialNameLen)
-	case !credentialNameRE.MatchString(name):
+	case !isCredentialName(name):
 		hint := ""
-		if up := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(name)); credentialNameRE.MatchString(up) {
+		if up := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(name)); isCredentialName(up) {
 			hint = fmt.Sprintf(" (e.g. %s)", up)
 		}
 		return fmt.Errorf("credential name %q is not valid: use upper-case letters, digits and _, not starting with a digit%s", name, hint)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -56,7 +57,7 @@ func posOf(n *yaml.Node) Position { return Position{Line: n.Line, Col: n.Column}
 
 // yamlLineRE extracts the line from the YAML parser's syntax errors, which
 // carry no column.
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // decode parses data and fills d.m.
 func (d *decoder) decode(data []byte) {
@@ -103,7 +104,7 @@ func (d *decoder) decode(data []byte) {
 func (d *decoder) syntaxError(err error) {
 	msg := err.Error()
 	line := 1
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	} else {
@@ -320,8 +321,17 @@ func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64, absent st
 	return v, true
 }
 
-// nameRE is the syntax of agent names (also a DNS label).
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+// isName reports whether name has the syntax of agent names,
+// [a-z0-9][a-z0-9-]* (a DNS label's).
+func isName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // maxNameLen is the longest agent name (a DNS label's limit).
 const maxNameLen = 63
@@ -333,7 +343,7 @@ func CheckName(name string) error {
 		return errors.New("name is empty; use lowercase letters, digits and hyphens (e.g. my-agent)")
 	case len(name) > maxNameLen:
 		return fmt.Errorf("name is %d characters long; the limit is %d", len(name), maxNameLen)
-	case !nameRE.MatchString(name):
+	case !isName(name):
 		msg := fmt.Sprintf("name %q is not valid: use lowercase letters, digits and hyphens, starting with a letter or digit", name)
 		if s := suggestName(name); s != "" && s != name {
 			msg += fmt.Sprintf(" (e.g. %q)", s)

@@ -206,7 +206,7 @@ func TestReservedNamesTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range reservedNames {
 		name := strings.TrimSuffix(r.name, "*")
-		if seen[r.name] || r.why == "" || name == "" || !credentialNameRE.MatchString(name) {
+		if seen[r.name] || r.why == "" || name == "" || !isCredentialName(name) {
 			t.Errorf("bad or duplicate entry %+v", r)
 		}
 		seen[r.name] = true
