@@ -93,6 +93,10 @@ type FilesystemPermissions struct {
 	Read  []PathRule
 	Write []PathRule
 	Deny  []PathRule
+	// GitWrites lets the agent write inside .git in its writable roots
+	// (commit, checkout, stash); hooks and git's configuration stay
+	// read-only. Off: .git is read-only whole.
+	GitWrites bool
 }
 
 // PathRule is one filesystem path of a manifest.
@@ -110,6 +114,11 @@ type NetworkPermissions struct {
 	Allow   []HostPattern
 	Deny    []HostPattern // without the "*" entry
 	DenyAll bool
+	// UnixSockets lets the agent create unix sockets (socketpair is always
+	// allowed): servers on a socket in /tmp, tmux, Python's forkserver. Off
+	// by default: before Landlock ABI 9 nothing keeps the agent from
+	// connecting to a host service's socket in a readable directory.
+	UnixSockets bool
 }
 
 // ToolPermissions lists tool-name globs (path.Match syntax). Deny wins over

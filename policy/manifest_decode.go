@@ -166,8 +166,12 @@ func describe(n *yaml.Node) string {
 
 func (d *decoder) wrongType(n *yaml.Node, where, want string) {
 	hint := ""
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && strings.Contains(want, "integer") {
+	switch {
+	case n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str":
+	case strings.Contains(want, "integer"):
 		hint = " (remove the quotes)"
+	case want == "true or false":
+		hint = " (write true or false, without quotes)"
 	}
 	d.errorf(n, "%s must be %s, not %s%s", where, want, describe(n), hint)
 }
@@ -258,6 +262,18 @@ func (d *decoder) str(n *yaml.Node, where, want string) (string, bool) {
 		return "", false
 	}
 	return n.Value, true
+}
+
+// boolean decodes true or false; anything else is an error and false.
+func (d *decoder) boolean(n *yaml.Node, where string) bool {
+	if !d.plain(n, where) {
+		return false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		d.wrongType(n, where, "true or false")
+		return false
+	}
+	return strings.EqualFold(n.Value, "true")
 }
 
 // list calls each for every item of a sequence. A null n is an empty list.

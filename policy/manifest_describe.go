@@ -32,6 +32,11 @@ func (m *Manifest) Describe(w io.Writer) error {
 	pathList(line, "  read", fsp.Read, "everywhere but the denied paths (default policy)")
 	pathList(line, "  write", fsp.Write, "nowhere (a private /tmp only)")
 	pathList(line, "  deny", fsp.Deny, "the built-in deny set only")
+	if fsp.GitWrites {
+		line("  .git", "writable in the writable roots (commit, checkout); hooks and git's configuration stay read-only")
+	} else {
+		line("  .git", "read-only in the writable roots (git_writes: true lets the agent commit)")
+	}
 
 	net := m.Permissions.Network
 	line("Network", "through the egress proxy only; deny wins over allow")
@@ -48,6 +53,11 @@ func (m *Manifest) Describe(w io.Writer) error {
 		deny += "; and everything not allowed"
 	}
 	line("  deny", deny)
+	if net.UnixSockets {
+		line("  unix", "sockets allowed: a host service's socket in a readable directory is reachable (confined to the writable roots and /tmp on Landlock ABI 9 and later)")
+	} else {
+		line("  unix", "no sockets but socketpair (unix_sockets: true allows them)")
+	}
 
 	tools := m.Permissions.Tools
 	line("Tools", "deny wins over allow")
@@ -195,14 +205,16 @@ type manifestJSON struct {
 	Runtime     string `json:"runtime"`
 	Permissions struct {
 		Filesystem struct {
-			Read  []pathJSON `json:"read"`
-			Write []pathJSON `json:"write"`
-			Deny  []pathJSON `json:"deny"`
+			Read      []pathJSON `json:"read"`
+			Write     []pathJSON `json:"write"`
+			Deny      []pathJSON `json:"deny"`
+			GitWrites bool       `json:"git_writes"`
 		} `json:"filesystem"`
 		Network struct {
-			Allow   []string `json:"allow"`
-			Deny    []string `json:"deny"`
-			DenyAll bool     `json:"deny_all"`
+			Allow       []string `json:"allow"`
+			Deny        []string `json:"deny"`
+			DenyAll     bool     `json:"deny_all"`
+			UnixSockets bool     `json:"unix_sockets"`
 		} `json:"network"`
 		Tools struct {
 			Allow []string `json:"allow"`
@@ -247,7 +259,9 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 	fsp := m.Permissions.Filesystem
 	p.Filesystem.Read, p.Filesystem.Write, p.Filesystem.Deny = pathsJSON(fsp.Read), pathsJSON(fsp.Write), pathsJSON(fsp.Deny)
 	p.Network.Allow, p.Network.Deny = hostsJSON(m.Permissions.Network.Allow), hostsJSON(m.Permissions.Network.Deny)
+	p.Filesystem.GitWrites = fsp.GitWrites
 	p.Network.DenyAll = m.Permissions.Network.DenyAll
+	p.Network.UnixSockets = m.Permissions.Network.UnixSockets
 	p.Tools.Allow = append([]string{}, m.Permissions.Tools.Allow...)
 	p.Tools.Deny = append([]string{}, m.Permissions.Tools.Deny...)
 	p.Credentials = []credentialJSON{}

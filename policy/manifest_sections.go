@@ -25,12 +25,14 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
 				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writablePaths(v, w) }},
 				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
+				{"git_writes", func(v *yaml.Node, w string) { p.Filesystem.GitWrites = d.boolean(v, w) }},
 			})
 		}},
 		{"network", func(v *yaml.Node, w string) {
 			d.mapping(v, w, []field{
 				{"allow", func(v *yaml.Node, w string) { p.Network.Allow, _ = d.hosts(v, w, false) }},
 				{"deny", func(v *yaml.Node, w string) { p.Network.Deny, p.Network.DenyAll = d.hosts(v, w, true) }},
+				{"unix_sockets", func(v *yaml.Node, w string) { p.Network.UnixSockets = d.boolean(v, w) }},
 			})
 		}},
 		{"tools", func(v *yaml.Node, w string) {

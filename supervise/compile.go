@@ -68,8 +68,10 @@ func Compile(m *policy.Manifest, resolved policy.ResolvedPaths, creds agentbox.C
 	fs.AllowRead = rulePaths(m.Permissions.Filesystem.Read)
 	fs.WritableRoots = rulePaths(m.Permissions.Filesystem.Write)
 	fs.DenyRead = pruneNested(appendUnique(fs.DenyRead, resolved.Deny...))
+	fs.AllowGitWrites = m.Permissions.Filesystem.GitWrites
 
 	cfg.Network.Mode = agentbox.NetworkFiltered
+	cfg.Network.AllowUnixSockets = m.Permissions.Network.UnixSockets
 	for _, h := range m.Permissions.Network.Allow {
 		cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, h.String())
 	}

@@ -30,6 +30,7 @@ type policyFlags struct {
 	profile                          string
 	fallback                         string
 	allowGitWrites                   bool
+	allowUnixSockets                 bool
 }
 
 func (f *policyFlags) register(c *cobra.Command) {
@@ -46,6 +47,7 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.denyDomains, "deny-domain", nil, "refuse `PATTERN` even if allowed (repeatable)")
 	fl.StringVar(&f.profile, "profile", "default", "base policy: default, ci or dev")
 	fl.BoolVar(&f.allowGitWrites, "allow-git-writes", false, "let the command write .git in writable roots (commit, checkout); hooks and config stay read-only")
+	fl.BoolVar(&f.allowUnixSockets, "allow-unix-sockets", false, "let the command create unix sockets (servers in /tmp, tmux); a host service's socket in a readable directory becomes reachable")
 	fl.StringVar(&f.fallback, "fallback", "", "when a layer is unavailable: strict (refuse, exit 125) or warn (run with what is there; default: the profile's)")
 }
 
@@ -87,6 +89,7 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 			}
 		}
 	}
+	cfg.Network.AllowUnixSockets = cfg.Network.AllowUnixSockets || f.allowUnixSockets
 	cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, f.allowDomains...)
 	cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, f.denyDomains...)
 	abs := func(flag string, ps []string) ([]string, error) {

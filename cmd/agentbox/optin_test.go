@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// unixSocketProgram serves and connects to a unix socket in the sandbox's
+// private /tmp, as a test server, tmux or Python's forkserver would.
+const unixSocketProgram = `import socket
+p = "/tmp/agentbox-optin.sock"
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen()
+c = socket.socket(socket.AF_UNIX); c.connect(p); a, _ = s.accept()
+c.send(b"served"); print(a.recv(6).decode())`
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+}
+
+// TestUnixSocketsOptIn: unix sockets are refused by default and allowed by
+// exec --allow-unix-sockets and a manifest's network.unix_sockets.
+func TestUnixSocketsOptIn(t *testing.T) {
+	needPython(t)
+	runEnv(t)
+	code, out, errOut := runCLI(t, "exec", "--profile", "ci", "--", "python3", "-c", unixSocketProgram)
+	if code == 0 || !strings.Contains(errOut, "Address family not supported") {
+		t.Fatalf("default: exit %d, stdout %q, stderr %q; want socket() refused", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "exec", "--profile", "ci", "--allow-unix-sockets", "--json", "--", "python3", "-c", unixSocketProgram)
+	if code != 0 || !strings.Contains(out, `"stdout": "served\n"`) || !strings.Contains(out, "unix sockets: ") {
+		t.Fatalf("--allow-unix-sockets: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	for _, tc := range []struct {
+		manifest string
+		want     int
+	}{
+		{"name: sockets\n", 1},
+		{"name: sockets\npermissions: {network: {unix_sockets: true}}\n", 0},
+	} {
+		code, _, errOut := runCLI(t, "run", "--manifest", writeManifest(t, tc.manifest), "--", "python3", "-c", unixSocketProgram)
+		if code != tc.want {
+			t.Errorf("run with %q: exit %d, want %d; stderr:\n%s", tc.manifest, code, tc.want, errOut)
+		}
+	}
+}
+
+// TestGitWritesOptIn: .git in a writable root is read-only by default and
+// writable with a manifest's filesystem.git_writes, which still keeps the
+// hooks read-only.
+func TestGitWritesOptIn(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	runEnv(t)
+	repo := publicTempDir(t)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	git("-c", "user.email=a@example.com", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "first")
+
+	commit := "git -c user.email=a@example.com -c user.name=agent -C " + repo + " commit -q --allow-empty -m agent && " +
+		"{ echo evil > " + filepath.Join(repo, ".git", "hooks", "pre-commit") + " && exit 9 || exit 0; }"
+	for _, tc := range []struct {
+		write string
+		want  int
+		log   string
+	}{
+		{"{write: [" + repo + "]}", 128, "first\n"},
+		{"{write: [" + repo + "], git_writes: true}", 0, "agent\nfirst\n"},
+	} {
+		m := writeManifest(t, "name: committer\npermissions: {filesystem: "+tc.write+"}\n")
+		code, _, errOut := runCLI(t, "run", "--manifest", m, "--approve", "--", "/bin/sh", "-c", commit)
+		if code != tc.want {
+			t.Errorf("filesystem %s: exit %d, want %d; stderr:\n%s", tc.write, code, tc.want, errOut)
+		}
+		if got := git("log", "--format=%s"); got != tc.log {
+			t.Errorf("filesystem %s: history %q, want %q", tc.write, got, tc.log)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the agent wrote a hook")
+	}
+}
