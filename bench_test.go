@@ -35,6 +35,21 @@ func BenchmarkManagerExecArgs(b *testing.B) {
 	}
 }
 
+// BenchmarkManagerExecArgsNoScratch is BenchmarkManagerExecArgs without
+// the scratch overlays of the tool caches: their cost is the difference.
+func BenchmarkManagerExecArgsNoScratch(b *testing.B) {
+	cfg := agentbox.DefaultConfig()
+	cfg.Filesystem.Scratch = nil
+	m := benchManager(b, cfg)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := m.ExecArgs(ctx, "/bin/echo", []string{"hello"})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatal(err, res)
+		}
+	}
+}
+
 // BenchmarkManagerExec adds the classifier and the shell.
 func BenchmarkManagerExec(b *testing.B) {
 	m := benchManager(b, agentbox.DefaultConfig())

@@ -96,6 +96,14 @@ type FilesystemConfig struct {
 	DenyWrite []string `json:"deny_write,omitempty"`
 	// DenyRead are neither readable nor writable.
 	DenyRead []string `json:"deny_read,omitempty"`
+	// Scratch may be written as if they were writable roots, but every
+	// change is discarded when the command ends: an overlay shows the
+	// host's directory with a private layer above it. DefaultConfig lists
+	// the home's tool caches (DefaultScratch). Missing directories, denied
+	// ones, and ones inside a writable root are left as they are; DenyRead
+	// still applies inside. The reduced tier, which cannot mount, leaves
+	// them read-only.
+	Scratch []string `json:"scratch,omitempty"`
 	// AllowRead, when not empty, restricts reads to these paths, the writable
 	// roots and the system directories programs need (/usr, /etc, /lib, ...).
 	AllowRead []string `json:"allow_read,omitempty"`
@@ -259,6 +267,7 @@ func DefaultConfig() Config {
 	return Config{
 		Filesystem: FilesystemConfig{
 			DenyRead:                  DefaultDenyRead(),
+			Scratch:                   DefaultScratch(),
 			AutoProtectDangerousFiles: true,
 		},
 		Network: NetworkConfig{Mode: NetworkFiltered},
@@ -307,6 +316,7 @@ func (c *Config) Validate() error {
 		{"Filesystem.DenyWrite", c.Filesystem.DenyWrite},
 		{"Filesystem.DenyRead", c.Filesystem.DenyRead},
 		{"Filesystem.AllowRead", c.Filesystem.AllowRead},
+		{"Filesystem.Scratch", c.Filesystem.Scratch},
 	}
 	for _, l := range lists {
 		if err := checkPaths(l.name, l.paths); err != nil {
@@ -314,6 +324,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := checkWritable("Filesystem.WritableRoots", c.Filesystem.WritableRoots); err != nil {
+		return err
+	}
+	if err := checkScratch("Filesystem.Scratch", c.Filesystem.Scratch); err != nil {
 		return err
 	}
 	for i, p := range c.Network.AllowedDomains {
@@ -385,6 +398,18 @@ func checkWritable(field string, ps []string) error {
 		}
 		if what := linkedIntoSensitive(p, r); what != "" {
 			return configErr(name, "%s is a symbolic link to %s, %s: a command that may write somewhere can plant such a link; name %s itself if that is meant", p, r, what, r)
+		}
+	}
+	return nil
+}
+
+// checkScratch refuses scratch directories in kernel filesystems: the
+// sandbox has its own /proc and /dev, and no /sys.
+func checkScratch(field string, ps []string) error {
+	for i, p := range ps {
+		r := resolvePath(p)
+		if k, ok := sandbox.KernelFilesystem(r); ok {
+			return configErr(fmt.Sprintf("%s[%d]", field, i), "%s", sandbox.KernelFilesystemError(p, r, k))
 		}
 	}
 	return nil

@@ -277,6 +277,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		DenyRead:  res.all(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
 		DenyWrite: res.all(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
 		Visible:   visibleDir(dir),
+		Scratch:   res.all(append(append([]string(nil), fsc.Scratch...), o.scratch...), false),
 	}
 	home := ""
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {

@@ -13,18 +13,18 @@ type Option func(*callOptions) error
 
 // callOptions are the per-call settings, on top of the Manager's Config.
 type callOptions struct {
-	writable, denyRead, denyWrite []string
-	env                           []string
-	dir                           string
-	timeout                       time.Duration
-	shell                         string
-	maxOutput                     int64
-	network                       *NetworkMode
-	classifier                    Classifier
-	classifyOpts                  []classify.Option
-	approved                      bool
-	terminal                      bool
-	terminalSize                  [2]uint16
+	writable, denyRead, denyWrite, scratch []string
+	env                                    []string
+	dir                                    string
+	timeout                                time.Duration
+	shell                                  string
+	maxOutput                              int64
+	network                                *NetworkMode
+	classifier                             Classifier
+	classifyOpts                           []classify.Option
+	approved                               bool
+	terminal                               bool
+	terminalSize                           [2]uint16
 }
 
 // WithWritableRoots adds writable roots for this call.
@@ -48,6 +48,22 @@ func WithDenyRead(paths ...string) Option {
 			return err
 		}
 		o.denyRead = append(o.denyRead, paths...)
+		return nil
+	}
+}
+
+// WithScratch adds scratch directories for this call: writable, with
+// every change discarded when the command ends (see
+// FilesystemConfig.Scratch).
+func WithScratch(paths ...string) Option {
+	return func(o *callOptions) error {
+		if err := checkPaths("WithScratch", paths); err != nil {
+			return err
+		}
+		if err := checkScratch("WithScratch", paths); err != nil {
+			return err
+		}
+		o.scratch = append(o.scratch, paths...)
 		return nil
 	}
 }

@@ -96,6 +96,12 @@ type Filesystem struct {
 	// not exist is created with the given content for the run (and removed
 	// afterwards), so a command can neither change nor plant it.
 	Holds map[string][]byte
+	// Scratch are directories the sandbox may write with every change
+	// discarded when it ends: an overlay with the host's directory below
+	// and a private layer above. Missing ones, and ones that are denied,
+	// unreadable or inside a writable root, are left as they are; DenyRead
+	// still applies inside them.
+	Scratch []string
 }
 
 // Limits are resource limits; zero means "no limit of this kind".

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/sandbox"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +23,7 @@ func init() { commands = append(commands, newExecCmd) }
 // policyFlags are the policy flags shared by exec (and later run).
 type policyFlags struct {
 	write, read, denyRead, denyWrite []string
+	scratch                          []string
 	env                              []string
 	workdir                          string
 	timeout                          time.Duration
@@ -39,6 +41,7 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.read, "read", nil, "restrict reads to `PATH` plus system directories (repeatable)")
 	fl.StringArrayVar(&f.denyRead, "deny-read", nil, "hide `PATH` entirely (repeatable)")
 	fl.StringArrayVar(&f.denyWrite, "deny-write", nil, "keep `PATH` read-only, even inside a writable root (repeatable)")
+	fl.StringArrayVar(&f.scratch, "scratch", nil, "let the command write `DIR`, its changes discarded when it ends (repeatable; the home's tool caches are by default)")
 	fl.StringArrayVar(&f.env, "env", nil, "pass `KEY=VALUE` to the command (repeatable)")
 	fl.StringVar(&f.workdir, "workdir", "", "working `DIR` of the command (default: the current directory)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after `DUR` (exit 137)")
@@ -108,12 +111,12 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 	}
 	var err error
 	fs := &cfg.Filesystem
-	var write, read, denyRead, denyWrite []string
+	var write, read, denyRead, denyWrite, scratch []string
 	for _, x := range []struct {
 		flag string
 		in   []string
 		out  *[]string
-	}{{"write", f.write, &write}, {"read", f.read, &read}, {"deny-read", f.denyRead, &denyRead}, {"deny-write", f.denyWrite, &denyWrite}} {
+	}{{"write", f.write, &write}, {"read", f.read, &read}, {"deny-read", f.denyRead, &denyRead}, {"deny-write", f.denyWrite, &denyWrite}, {"scratch", f.scratch, &scratch}} {
 		if *x.out, err = abs(x.flag, x.in); err != nil {
 			return cfg, nil, err
 		}
@@ -128,6 +131,12 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 	fs.AllowRead = append(fs.AllowRead, read...)
 	fs.DenyRead = append(fs.DenyRead, denyRead...)
 	fs.DenyWrite = append(fs.DenyWrite, denyWrite...)
+	for i, s := range scratch {
+		if k, ok := sandbox.KernelFilesystem(s); ok {
+			return cfg, nil, fmt.Errorf("invalid --scratch %q: %s", f.scratch[i], sandbox.KernelFilesystemError(f.scratch[i], s, k))
+		}
+	}
+	fs.Scratch = append(fs.Scratch, scratch...)
 
 	var opts []agentbox.Option
 	if len(f.env) > 0 {

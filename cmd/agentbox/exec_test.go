@@ -31,6 +31,7 @@ func TestExecExitStatuses(t *testing.T) {
 		{"missing writable root", []string{"exec", "--write", "no/such/dir", "--", "true"}, 125, "", `invalid --write "no/such/dir": `},
 		{"relative write is made absolute", []string{"exec", "--profile", "ci", "--write", ".", "-c", "true"}, 0, "", ""},
 		{"kernel filesystem as writable root", []string{"exec", "--write", "/proc", "--", "true"}, 125, "", "/proc is a kernel filesystem"},
+		{"kernel filesystem as scratch", []string{"exec", "--scratch", "/proc/sys", "--", "true"}, 125, "", `invalid --scratch "/proc/sys": /proc/sys is inside /proc`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

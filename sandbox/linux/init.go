@@ -124,11 +124,15 @@ func setUp() (int, []string, error) {
 		}
 		layers = append(layers, LayerReduced+": "+spec.Reduced)
 	} else {
-		if err := buildRoot(spec, idmapFDs); err != nil {
+		scratch, err := buildRoot(spec, idmapFDs)
+		if err != nil {
 			return 0, nil, err
 		}
 		closeAll(idmapFDs)
 		layers = append(layers, LayerNamespaces, LayerPivotRoot)
+		if scratch != "" {
+			layers = append(layers, scratch)
+		}
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 			return 0, nil, stageErr("hostname", err)
 		}

@@ -33,83 +33,96 @@ const maxPtys = 256
 //  3. bind the host tree recursively at /newroot and make every mount in it
 //     read-only, nosuid and nodev in one mount_setattr call;
 //  4. mount a fresh /proc, a minimal /dev and a private /tmp;
-//  5. apply the plan: writable roots, masks, read-only protected paths;
+//  5. apply the plan: writable roots, scratch overlays, masks, read-only
+//     protected paths;
 //  6. pivot into /newroot and detach everything else.
-func buildRoot(s *initSpec, idmapFDs []int) error {
+//
+// It returns the scratch directories' layer ("" without any). A scratch
+// overlay the kernel refuses leaves its directory read-only, and says so.
+func buildRoot(s *initSpec, idmapFDs []int) (string, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) {
 			// The namespaces were made, but grant no capability in them
 			// (Ubuntu's AppArmor restriction): as good as none.
-			return &initError{stage: stageNoCapabilities, unavailable: true,
+			return "", &initError{stage: stageNoCapabilities, unavailable: true,
 				err: fmt.Errorf("user namespaces grant no capability in them here (a mount was refused: %w)%s", err, usernsHint())}
 		}
-		return stageErr("mount: make / private", err)
+		return "", stageErr("mount: make / private", err)
 	}
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {
-		return stageErr("mount: scratch tmpfs", err)
+		return "", stageErr("mount: scratch tmpfs", err)
 	}
 	for _, d := range []string{"/tmp" + oldRoot, "/tmp" + newRoot} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			return stageErr("mount: scratch", err)
+			return "", stageErr("mount: scratch", err)
 		}
 	}
 	if err := unix.PivotRoot("/tmp", "/tmp"+oldRoot); err != nil {
-		return stageErr("pivot_root (scratch)", err)
+		return "", stageErr("pivot_root (scratch)", err)
 	}
 	if err := unix.Chdir("/"); err != nil {
-		return stageErr("chdir", err)
+		return "", stageErr("chdir", err)
 	}
 	if err := os.WriteFile(emptyFile, nil, 0); err != nil {
-		return stageErr("mount: mask file", err)
+		return "", stageErr("mount: mask file", err)
 	}
 
 	if len(s.ReadOnly) == 0 {
 		if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return stageErr("mount: bind host root", err)
+			return "", stageErr("mount: bind host root", err)
 		}
 		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
-			return stageErr("mount: read-only host root", err)
+			return "", stageErr("mount: read-only host root", err)
 		}
 	} else if err := mountAllowList(s.ReadOnly); err != nil {
-		return err
+		return "", err
 	}
 	if err := mountProc(); err != nil {
-		return err
+		return "", err
 	}
 	if err := mountDev(s.TmpfsSize); err != nil {
-		return err
+		return "", err
 	}
 	if err := mountTmpfs(newRoot+"/tmp", "mode=1777", s.TmpfsSize); err != nil {
-		return stageErr("mount: private /tmp", err)
+		return "", stageErr("mount: private /tmp", err)
 	}
+	scratch := &overlays{size: s.TmpfsSize}
 	for _, op := range s.Mounts {
+		if op.Kind == opOverlay {
+			if err := scratch.mount(newRoot + op.Dst); err != nil {
+				scratch.fail(s, op.Dst, err)
+			} else {
+				scratch.made = append(scratch.made, op.Dst)
+			}
+			continue
+		}
 		if err := applyOp(op, idmapFDs); err != nil {
-			return stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
+			return "", stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
 		}
 	}
 	if err := writeFiles(s.Files); err != nil {
-		return stageErr("files", err)
+		return "", stageErr("files", err)
 	}
 	if len(s.ReadOnly) > 0 {
 		// The skeleton that holds the allowed paths gains nothing more.
 		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY, false); err != nil {
-			return stageErr("mount: read-only skeleton", err)
+			return "", stageErr("mount: read-only skeleton", err)
 		}
 	}
 
 	if err := unix.Chdir(newRoot); err != nil {
-		return stageErr("chdir", err)
+		return "", stageErr("chdir", err)
 	}
 	if err := unix.PivotRoot(".", "."); err != nil {
-		return stageErr("pivot_root", err)
+		return "", stageErr("pivot_root", err)
 	}
 	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return stageErr("detach old root", err)
+		return "", stageErr("detach old root", err)
 	}
 	if err := unix.Chdir("/"); err != nil {
-		return stageErr("chdir", err)
+		return "", stageErr("chdir", err)
 	}
-	return nil
+	return scratch.layer(), nil
 }
 
 // setAttr changes mount attributes of the mount at path (and, if recursive,
@@ -303,9 +316,10 @@ func applyOp(op mountOp, idmapFDs []int) error {
 	}
 	if err := ensureMountpoint(dst, op.Dir); err != nil {
 		isMask := op.Kind == opMaskDir || op.Kind == opMaskFile
-		if isMask && errors.Is(err, unix.EROFS) {
-			// Gone since the plan (another sandbox's placeholder, removed):
-			// there is nothing to hide, and nothing here can create it; if the
+		if (isMask || op.Kind == opPin) && errors.Is(err, unix.EROFS) {
+			// Gone since the plan (another sandbox's placeholder, removed), or
+			// to be made in a scratch overlay the kernel refused: there is
+			// nothing to hide or pin, and nothing here can create it; if the
 			// host does, Landlock still refuses it.
 			return nil
 		}

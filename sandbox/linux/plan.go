@@ -137,7 +137,7 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 // clean; the caller has resolved symlinks.
 func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	fsSpec := spec.Filesystem
-	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite, fsSpec.Visible} {
+	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite, fsSpec.Visible, fsSpec.Scratch} {
 		for _, p := range group {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 				return nil, fmt.Errorf("%w: path %q must be absolute and clean", sandbox.ErrSetup, p)
@@ -196,6 +196,11 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		return false
 	}
+	scratch := scratchDirs(fsSpec, writable, denied)
+	for _, s := range scratch {
+		ops = append(ops, mountOp{Kind: opOverlay, Dst: s, Dir: true})
+	}
+	inScratch := func(p string) bool { return withinAny(p, scratch) }
 	// Paths of the host shown inside the private areas, read-only, as the
 	// rest of the host is: the caller's working directory inside /tmp or
 	// /dev/shm (Visible; nothing of /run, where service sockets live), and
@@ -328,7 +333,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 
 	for _, d := range fsSpec.DenyRead {
-		if inWritable(d) {
+		if inWritable(d) || inScratch(d) {
 			pinned = append(pinned, d)
 		}
 		fi, err := os.Lstat(d)
@@ -344,7 +349,9 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			// The caller denies the target too; a symlink cannot be a mountpoint.
 		case err == nil:
 			ops = append(ops, mountOp{Kind: opMaskFile, Dst: d})
-		case errors.Is(err, fs.ErrNotExist) && (inWritable(d) || inPrivateArea(d)):
+		case errors.Is(err, fs.ErrNotExist) && (inWritable(d) || inPrivateArea(d) || inScratch(d)):
+			// Inside a scratch directory the init makes it in the overlay's
+			// private layer, which also hides one the host makes later.
 			if _, err := pl.ensureExists(d, inWritable(d)); errors.Is(err, errCannotCreate) {
 				continue
 			} else if err != nil {
@@ -364,7 +371,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 	}
 
-	ops = append(ops, pins(writable, pinned)...)
+	ops = append(ops, pins(append(slices.Clip(writable), scratch...), pinned)...)
 
 	// Parents before children: a mask inside a writable root must land on
 	// top of the writable root's mount.
@@ -383,14 +390,14 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	var llDeny []string
 	for _, d := range fsSpec.DenyRead {
-		if !inWritable(d) && !inPrivateArea(d) {
+		if !inWritable(d) && !inPrivateArea(d) && !inScratch(d) {
 			llDeny = append(llDeny, d)
 		}
 	}
 	pl.init.Landlock = landlockSpec{
 		ReadRoots:  readRoots,
 		DenyRead:   llDeny,
-		WriteRoots: append(append([]string(nil), writable...), "/tmp", "/dev/shm"),
+		WriteRoots: slices.Concat(writable, scratch, []string{"/tmp", "/dev/shm"}),
 		Devices:    devicePaths,
 	}
 	for name, data := range spec.Files {
@@ -415,6 +422,27 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
 	return pl, nil
+}
+
+// scratchDirs picks the scratch directories that get an overlay: existing
+// directories, readable under the policy, neither denied (deny wins) nor
+// inside a writable root (already writable) or a private area, and not
+// inside another scratch directory. The overlay's options name its layers
+// by path, so a path with a character they reserve is left out.
+func scratchDirs(fsSpec sandbox.Filesystem, writable []string, denied func(string) bool) []string {
+	var out []string
+	for _, s := range slices.Sorted(slices.Values(fsSpec.Scratch)) {
+		switch {
+		case denied(s), withinAny(s, writable), inPrivateArea(s), withinAny(s, out),
+			len(fsSpec.Read) > 0 && !withinAny(s, fsSpec.Read), strings.ContainsAny(s, `,:\=`):
+			continue
+		}
+		if fi, err := os.Lstat(s); err != nil || !fi.IsDir() {
+			continue // missing, or a symlink: the caller resolves links
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // pins returns a self-bind for every directory strictly between a writable

@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -232,5 +233,86 @@ func TestBuildPlanVisible(t *testing.T) {
 	mask, at, ok := opAt(pl, keys)
 	if !ok || mask.Kind != opMaskDir || at < bind {
 		t.Errorf("deny path inside the visible directory: %+v at step %d, the bind at %d; want a mask after the bind", mask, at, bind)
+	}
+}
+
+func TestScratchDirs(t *testing.T) {
+	dir := hostTempDir(t)
+	mk := func(rel string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cache, npm, denied, work, nested := mk("cache"), mk("npm"), mk("denied"), mk("work"), mk("cache/sub")
+	inWork, restricted, file, link := mk("work/cache"), mk("outside-read"), filepath.Join(dir, "file"), filepath.Join(dir, "link")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(cache, link); err != nil {
+		t.Fatal(err)
+	}
+	comma := mk("a,b")
+	fsSpec := sandbox.Filesystem{
+		Scratch: []string{npm, cache, nested, denied, inWork, file, link, filepath.Join(dir, "missing"), comma, "/tmp/x", restricted},
+		Read:    []string{cache, npm, denied, work, file, link, comma, "/tmp"},
+	}
+	isDenied := func(p string) bool { return p == denied }
+	got := scratchDirs(fsSpec, []string{work}, isDenied)
+	if want := []string{cache, npm}; !reflect.DeepEqual(got, want) {
+		t.Errorf("scratchDirs = %q, want %q", got, want)
+	}
+
+	// In the plan: an overlay each, write rights in Landlock, and a deny
+	// path inside one masked (the init makes a missing one in the overlay)
+	// rather than left to Landlock.
+	token := filepath.Join(cache, "token")
+	pl, err := buildPlan(&sandbox.Spec{Filesystem: sandbox.Filesystem{Scratch: []string{cache}, DenyRead: []string{token}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	ov, i, ok := opAt(pl, cache)
+	mask, j, okMask := opAt(pl, token)
+	switch {
+	case !ok || ov.Kind != opOverlay:
+		t.Errorf("no overlay for %s: %+v", cache, pl.init.Mounts)
+	case !okMask || mask.Kind != opMaskDir || j < i:
+		t.Errorf("the missing deny path %s is not masked after the overlay: %+v", token, pl.init.Mounts)
+	}
+	if !slices.Contains(pl.init.Landlock.WriteRoots, cache) || slices.Contains(pl.init.Landlock.DenyRead, token) {
+		t.Errorf("landlock spec %+v: want %s writable, %s left to the mask", pl.init.Landlock, cache, token)
+	}
+	if _, err := os.Lstat(token); err == nil {
+		t.Errorf("the plan made %s on the host", token)
+	}
+}
+
+// TestScratchFailure: when the kernel refuses an overlay, its directory
+// stays read-only, Landlock included, and the deny paths inside it are
+// Landlock's again.
+func TestScratchFailure(t *testing.T) {
+	s := &initSpec{
+		Mounts: []mountOp{
+			{Kind: opOverlay, Dst: "/h/.cache"}, {Kind: opMaskDir, Dst: "/h/.cache/hf/token"},
+			{Kind: opMaskFile, Dst: "/h/other"}, {Kind: opBindRO, Dst: "/h/.cache/ro"},
+		},
+		Landlock: landlockSpec{WriteRoots: []string{"/w", "/h/.cache", "/tmp"}, DenyRead: []string{"/d"}},
+	}
+	var o overlays
+	o.made = []string{"/h/.npm"}
+	o.fail(s, "/h/.cache", errors.New("refused"))
+	if want := []string{"/w", "/tmp"}; !reflect.DeepEqual(s.Landlock.WriteRoots, want) {
+		t.Errorf("write roots %q, want %q", s.Landlock.WriteRoots, want)
+	}
+	if want := []string{"/d", "/h/.cache/hf/token"}; !reflect.DeepEqual(s.Landlock.DenyRead, want) {
+		t.Errorf("deny %q, want %q", s.Landlock.DenyRead, want)
+	}
+	if got, want := o.layer(), "scratch(/h/.npm: writable, changes discarded; UNAVAILABLE, read-only: /h/.cache: refused)"; got != want {
+		t.Errorf("layer %q, want %q", got, want)
+	}
+	if got := new(overlays).layer(); got != "" {
+		t.Errorf("no scratch directories: layer %q", got)
 	}
 }

@@ -36,6 +36,7 @@ const (
 	opPin      opKind = "pin"       // bind Dst onto itself, keeping its writability, so it cannot be renamed
 	opIdmapRW  opKind = "idmap-rw"  // attach idmapped mount number FD read-write at Dst
 	opIdmapRO  opKind = "idmap-ro"  // attach idmapped mount number FD read-only at Dst
+	opOverlay  opKind = "overlay"   // Dst over itself, writable, its changes in a private layer
 )
 
 // mountOp is one mount of the plan, applied in order after the base root
