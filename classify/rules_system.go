@@ -397,6 +397,29 @@ func matchDockerRuntime(u *unit, _ *Classifier) bool {
 var killCmds = newSet("kill", "killall", "pkill", "skill", "slay", "xkill", "tkill", "taskkill", "Stop-Process",
 	"killall5", "fuser")
 
+// killsOwnJobsOnly reports whether every process kill names is one the
+// same command line started: a job (%1, %%, %+, %-) or the last
+// background process ($!), as in "server & …; kill %1".
+func killsOwnJobsOnly(u *unit) bool {
+	targets, options := 0, true
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		switch {
+		case options && v == "--":
+			options = false
+		case options && (v == "-s" || v == "--signal" || v == "-n"):
+			i++ // the signal
+		case options && strings.HasPrefix(v, "-"):
+			// a signal (-9, -TERM, --signal=KILL)
+		case v == "$!" || v == "${!}" || strings.HasPrefix(v, "%") && !u.args[i].dyn:
+			targets++
+		default:
+			return false
+		}
+	}
+	return targets > 0
+}
+
 func matchProcessKill(u *unit, _ *Classifier) bool {
 	if !u.is(killCmds) {
 		return false
@@ -415,7 +438,7 @@ func matchProcessKill(u *unit, _ *Classifier) bool {
 				}
 			}
 		}
-		return true
+		return u.name != "kill" || !killsOwnJobsOnly(u)
 	case "fuser":
 		return u.hasFlag("k", "--kill")
 	}
