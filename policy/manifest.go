@@ -93,6 +93,9 @@ type FilesystemPermissions struct {
 	Read  []PathRule
 	Write []PathRule
 	Deny  []PathRule
+	// Scratch may be written with every change discarded when the agent
+	// ends (an overlay); the home's tool caches are scratch already.
+	Scratch []PathRule
 	// GitWrites lets the agent write inside .git in its writable roots
 	// (commit, checkout, stash); hooks and git's configuration stay
 	// read-only. Off: .git is read-only whole.

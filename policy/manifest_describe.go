@@ -32,6 +32,13 @@ func (m *Manifest) Describe(w io.Writer) error {
 	pathList(line, "  read", fsp.Read, "everywhere but the denied paths (default policy)")
 	pathList(line, "  write", fsp.Write, "nowhere (a private /tmp only)")
 	pathList(line, "  deny", fsp.Deny, "the built-in deny set only")
+	const caches = "the home's tool caches: writable, every change discarded when the agent ends"
+	if len(fsp.Scratch) == 0 {
+		line("  scratch", caches)
+	} else {
+		pathList(line, "  scratch", fsp.Scratch, "")
+		more("and " + caches)
+	}
 	if fsp.GitWrites {
 		line("  .git", "writable in the writable roots (commit, checkout); hooks and git's configuration stay read-only")
 	} else {
@@ -208,6 +215,7 @@ type manifestJSON struct {
 			Read      []pathJSON `json:"read"`
 			Write     []pathJSON `json:"write"`
 			Deny      []pathJSON `json:"deny"`
+			Scratch   []pathJSON `json:"scratch"`
 			GitWrites bool       `json:"git_writes"`
 		} `json:"filesystem"`
 		Network struct {
@@ -259,6 +267,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 	fsp := m.Permissions.Filesystem
 	p.Filesystem.Read, p.Filesystem.Write, p.Filesystem.Deny = pathsJSON(fsp.Read), pathsJSON(fsp.Write), pathsJSON(fsp.Deny)
 	p.Network.Allow, p.Network.Deny = hostsJSON(m.Permissions.Network.Allow), hostsJSON(m.Permissions.Network.Deny)
+	p.Filesystem.Scratch = pathsJSON(fsp.Scratch)
 	p.Filesystem.GitWrites = fsp.GitWrites
 	p.Network.DenyAll = m.Permissions.Network.DenyAll
 	p.Network.UnixSockets = m.Permissions.Network.UnixSockets

@@ -25,6 +25,7 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
 				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writablePaths(v, w) }},
 				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
+				{"scratch", func(v *yaml.Node, w string) { p.Filesystem.Scratch = d.writablePaths(v, w) }},
 				{"git_writes", func(v *yaml.Node, w string) { p.Filesystem.GitWrites = d.boolean(v, w) }},
 			})
 		}},

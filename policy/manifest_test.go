@@ -65,6 +65,7 @@ func TestLoadFullManifest(t *testing.T) {
 		{"Deny without *", hosts(m.Permissions.Network.Deny), []string{"evil.googleapis.com"}},
 		{"DenyAll", m.Permissions.Network.DenyAll, true},
 		{"GitWrites", m.Permissions.Filesystem.GitWrites, true},
+		{"Scratch", paths(m.Permissions.Filesystem.Scratch), []string{"/home/u/.local/share/virtualenvs"}},
 		{"UnixSockets", m.Permissions.Network.UnixSockets, true},
 		{"Tools allow", m.Permissions.Tools.Allow, []string{"read_file", "list_*", "mcp__github__*"}},
 		{"Tools deny", m.Permissions.Tools.Deny, []string{"execute_shell", "*_delete"}},
@@ -99,8 +100,8 @@ func TestLoadFullManifest(t *testing.T) {
 	}
 	wantWarns := []string{
 		"testdata/full.yaml:10:32: permissions.filesystem.write: " + dir + "/secret/sub is under denied " + dir + "/secret (line 11); deny wins, so it is not writable",
-		"testdata/full.yaml:14:108: permissions.network.allow[5]: 10.1.2.3 is a private, loopback, link-local or metadata address; the egress proxy never connects to it, whatever the allow list says",
-		"testdata/full.yaml:21:7: permissions.credentials: ANTHROPIC_API_KEY names no hosts, so every allowed host may receive it (api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3); bind it with {name: ANTHROPIC_API_KEY, hosts: [...]}",
+		"testdata/full.yaml:15:108: permissions.network.allow[5]: 10.1.2.3 is a private, loopback, link-local or metadata address; the egress proxy never connects to it, whatever the allow list says",
+		"testdata/full.yaml:22:7: permissions.credentials: ANTHROPIC_API_KEY names no hosts, so every allowed host may receive it (api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3); bind it with {name: ANTHROPIC_API_KEY, hosts: [...]}",
 	}
 	if !reflect.DeepEqual(warns, wantWarns) {
 		t.Errorf("warnings =\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(wantWarns, "\n"))
@@ -253,6 +254,7 @@ func TestDescribe(t *testing.T) {
 		"  deny       /home/u/.ssh  (~/.ssh)\n",
 		"  allow      api.example.com, *.googleapis.com, api.github.com:443, 203.0.113.7, [2001:db8::1]:8443, 10.1.2.3\n",
 		"  deny       evil.googleapis.com; and everything not allowed\n",
+		"  scratch    /home/u/.local/share/virtualenvs  (~/.local/share/virtualenvs)\n             and the home's tool caches: writable, every change discarded when the agent ends\n",
 		"  .git       writable in the writable roots (commit, checkout); hooks and git's configuration stay read-only\n",
 		"  unix       sockets allowed: a host service's socket in a readable directory is reachable",
 		"  allow      read_file, list_*, mcp__github__*\n",
@@ -279,6 +281,7 @@ func TestDescribe(t *testing.T) {
 		"  allow      no host: the agent has no network access\n",
 		"Credentials  none\n",
 		"  .git       read-only in the writable roots (git_writes: true lets the agent commit)\n",
+		"  scratch    the home's tool caches: writable, every change discarded when the agent ends\n",
 		"  unix       no sockets but socketpair (unix_sockets: true allows them)\n",
 		"Limits       tokens no limit · duration no limit · memory 2048 MiB (the default)\n",
 	} {
@@ -300,6 +303,7 @@ func TestManifestJSON(t *testing.T) {
 		Permissions struct {
 			Filesystem struct {
 				Deny      []struct{ Raw, Path string }
+				Scratch   []struct{ Raw, Path string }
 				GitWrites bool `json:"git_writes"`
 			}
 			Network struct {
@@ -325,7 +329,8 @@ func TestManifestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Name != "full-example" || got.Runtime != "gvisor" || got.Permissions.Filesystem.Deny[0].Path != "/home/u/.ssh" ||
-		!got.Permissions.Network.DenyAll || !got.Permissions.Network.UnixSockets || !got.Permissions.Filesystem.GitWrites || got.Permissions.Network.Allow[0] != "api.example.com" ||
+		!got.Permissions.Network.DenyAll || !got.Permissions.Network.UnixSockets || !got.Permissions.Filesystem.GitWrites ||
+		len(got.Permissions.Filesystem.Scratch) != 1 || got.Permissions.Network.Allow[0] != "api.example.com" ||
 		got.Permissions.Credentials[1].Hosts[0] != "api.github.com:443" || got.Limits.MaxDuration != "1h30m" ||
 		got.Limits.MaxDurationMS != 5400000 || got.Limits.MaxMemoryMB != 512 || got.Audit.LogLevel != "minimal" {
 		t.Errorf("JSON lost information: %s", data)

@@ -68,6 +68,7 @@ func Compile(m *policy.Manifest, resolved policy.ResolvedPaths, creds agentbox.C
 	fs.AllowRead = rulePaths(m.Permissions.Filesystem.Read)
 	fs.WritableRoots = rulePaths(m.Permissions.Filesystem.Write)
 	fs.DenyRead = pruneNested(appendUnique(fs.DenyRead, resolved.Deny...))
+	fs.Scratch = append(fs.Scratch, rulePaths(m.Permissions.Filesystem.Scratch)...)
 	fs.AllowGitWrites = m.Permissions.Filesystem.GitWrites
 
 	cfg.Network.Mode = agentbox.NetworkFiltered

@@ -96,3 +96,32 @@ func TestGitWritesOptIn(t *testing.T) {
 		t.Error("the agent wrote a hook")
 	}
 }
+
+// TestRunScratch: a manifest's scratch directory is writable for the
+// agent, and what it writes there never reaches the host.
+func TestRunScratch(t *testing.T) {
+	runEnv(t)
+	dir := publicTempDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "kept"), []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		// A sandbox root starts runs as nobody: the directory must be its.
+		for _, p := range []string{dir, filepath.Join(dir, "kept")} {
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := writeManifest(t, "name: scratcher\npermissions: {filesystem: {scratch: ["+dir+"]}}\n")
+	script := "echo agent > " + dir + "/kept && echo new > " + dir + "/new && grep -q agent " + dir + "/kept"
+	if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/sh", "-c", script); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "kept")); err != nil || string(b) != "host\n" {
+		t.Errorf("the host's file reads %q (%v) after the run", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("a file the agent wrote in its scratch directory is on the host")
+	}
+}
