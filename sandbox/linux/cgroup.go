@@ -43,6 +43,7 @@ type cgroupBase struct {
 	version int      // 0: unavailable
 	bases   []string // v2: [base]; v1: [memory base, pids base]
 	reason  string   // why unavailable
+	sweep   sync.Once
 }
 
 var cgroups cgroupBase
@@ -68,6 +69,11 @@ func (b *cgroupBase) find() {
 			return
 		}
 		b.version, b.bases = 1, []string{mem, pids}
+	})
+	b.sweep.Do(func() {
+		for _, base := range b.bases {
+			cleanups.Go(func() { sweepStale(base) })
+		}
 	})
 }
 
@@ -290,13 +296,91 @@ func (cg *sandboxCgroup) oomKilled() bool {
 	return false
 }
 
-// closeAsync removes the cgroup in the background: taking a memory cgroup
-// offline is slow, and nothing waits for it.
-func (cg *sandboxCgroup) closeAsync() {
-	if cg != nil {
-		go cg.close()
+// cleanups tracks the cgroup removals in flight. Runtime.Close waits for
+// them: a short-lived program (the CLI) would otherwise exit before they
+// ran and leave a cgroup behind for every sandbox.
+var cleanups inFlight
+
+// inFlight counts background work that may be waited for. Unlike a
+// sync.WaitGroup, new work may start while another goroutine waits (one
+// Manager closing while another's sandbox ends).
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while n is 0
+}
+
+// Go runs fn in a new goroutine, counted until it returns.
+func (f *inFlight) Go(fn func()) {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+	f.mu.Unlock()
+	go func() {
+		defer f.done()
+		fn()
+	}()
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	if f.n--; f.n == 0 {
+		close(f.idle)
+		f.idle = nil
+	}
+	f.mu.Unlock()
+}
+
+// Wait returns once no work is in flight.
+func (f *inFlight) Wait() {
+	for {
+		f.mu.Lock()
+		idle := f.idle
+		f.mu.Unlock()
+		if idle == nil {
+			return
+		}
+		<-idle
 	}
 }
+
+// closeAsync removes the cgroup in the background: taking a memory cgroup
+// offline can be slow, and the command's result does not wait for it.
+func (cg *sandboxCgroup) closeAsync() {
+	if cg != nil {
+		cleanups.Go(cg.close)
+	}
+}
+
+// sweepStale removes the sandbox cgroups under base that processes which
+// no longer exist left behind (agentbox killed before it could remove
+// them). A directory that still holds processes stays (rmdir refuses), and
+// so does a recent one: its creator may live in another pid namespace,
+// where this process cannot see it, and be about to use it.
+func sweepStale(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		var pid, seq int
+		if n, _ := fmt.Sscanf(e.Name(), "sandbox-%d-%d", &pid, &seq); n != 2 || pid == os.Getpid() || !e.IsDir() {
+			continue
+		}
+		if err := unix.Kill(pid, 0); !errors.Is(err, unix.ESRCH) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			_ = os.Remove(filepath.Join(base, e.Name()))
+		}
+	}
+}
+
+// staleAfter is how old a sandbox cgroup of a process that is gone must be
+// before sweepStale removes it.
+const staleAfter = time.Minute
 
 // close kills whatever is left and removes the cgroup.
 func (cg *sandboxCgroup) close() {

@@ -88,9 +88,11 @@ func ownsHostRootFiles() bool {
 // Name returns "native".
 func (*Runtime) Name() string { return "native" }
 
-// Close stops the warm inits.
+// Close stops the warm inits and waits for the sandboxes' cgroups to be
+// removed.
 func (r *Runtime) Close() error {
 	r.pool.close()
+	cleanups.Wait()
 	return nil
 }
 
