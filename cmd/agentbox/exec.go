@@ -283,10 +283,18 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		}
 		res, err := p.Wait()
 		relay.finish()
-		return execDone(cmd, res, err)
+		return execDone(cmd, res, err, gitWriteHint(cfg.Filesystem, shell, args, exitCode(res)))
 	}
 	res, err := p.Wait()
-	return execDone(cmd, res, err)
+	return execDone(cmd, res, err, gitWriteHint(cfg.Filesystem, shell, args, exitCode(res)))
+}
+
+// exitCode is res's exit status, 0 without a result.
+func exitCode(res *agentbox.ExecResult) int {
+	if res == nil {
+		return 0
+	}
+	return res.ExitCode
 }
 
 // terminalOption gives the command a terminal of size (rows, columns),
@@ -299,7 +307,7 @@ func terminalOption(size [2]uint16) agentbox.Option {
 }
 
 // execDone reports how the command ended and exits with its status.
-func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error) error {
+func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error, note string) error {
 	if res == nil {
 		return execFailure(err)
 	}
@@ -307,6 +315,9 @@ func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: killed after --timeout %v\n", res.Duration.Round(time.Millisecond))
 	}
 	printViolations(cmd.ErrOrStderr(), res.Violations)
+	if note != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), note)
+	}
 	return exitWith(res.ExitCode, nil)
 }
 

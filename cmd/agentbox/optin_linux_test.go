@@ -95,6 +95,16 @@ func TestGitWritesOptIn(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error("the agent wrote a hook")
 	}
+
+	// exec says what to change when git fails on the read-only .git.
+	add := []string{"exec", "--profile", "ci", "--write", repo, "--", "git", "-C", repo, "add", "-A"}
+	if code, _, errOut := runCLI(t, add...); code != 128 || !strings.Contains(errOut, "--allow-git-writes lets it") {
+		t.Errorf("git add: exit %d, stderr %q; want 128 and the note", code, errOut)
+	}
+	add = append([]string{"exec", "--allow-git-writes"}, add[1:]...)
+	if code, _, errOut := runCLI(t, add...); code != 0 || strings.Contains(errOut, "note:") {
+		t.Errorf("git add --allow-git-writes: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // TestRunScratch: a manifest's scratch directory is writable for the
