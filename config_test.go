@@ -144,6 +144,36 @@ func TestSandboxEnv(t *testing.T) {
 	}
 }
 
+// TestMissingCaches: a cache the home lacks is pointed at the private
+// /tmp, unless the caller sets the variable; one the home has is left to
+// the scratch overlay.
+func TestMissingCaches(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		want  map[string]string // "" means unset
+	}{
+		{"npm's cache missing", nil, map[string]string{"npm_config_cache": "/tmp/.npm", "XDG_CACHE_HOME": ""}},
+		{"the caller's setting wins", []string{"npm_config_cache=/work/npm"}, map[string]string{"npm_config_cache": "/work/npm"}},
+		{"another home", []string{"HOME=" + filepath.Join(home, "none")}, map[string]string{"npm_config_cache": "/tmp/.npm", "XDG_CACHE_HOME": "/tmp/.cache"}},
+	} {
+		got := map[string]string{}
+		for _, kv := range sandboxEnv([]string{"HOME=" + home}, tc.extra) {
+			k, v, _ := strings.Cut(kv, "=")
+			got[k] = v
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s: %s=%q, want %q", tc.name, k, got[k], v)
+			}
+		}
+	}
+}
+
 func TestCapBuffer(t *testing.T) {
 	b := &capBuffer{max: 5}
 	for _, s := range []string{"ab", "cdef", "gh"} {

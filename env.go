@@ -1,7 +1,10 @@
 package agentbox
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -17,8 +20,20 @@ func envAllowed(key string) bool {
 	return envAllow[key] || strings.HasPrefix(key, "LC_")
 }
 
+// missingCaches point tools whose cache does not exist in the home yet at
+// the sandbox's private /tmp: in the read-only home they could not create
+// it (npm install fails on a missing ~/.npm), and a scratch overlay (see
+// ToolCaches) needs a directory to lie over. Like a scratch directory's
+// contents, what they write there is gone when the command ends.
+var missingCaches = []struct{ dir, env, val string }{
+	{".cache", "XDG_CACHE_HOME", "/tmp/.cache"},
+	{".npm", "npm_config_cache", "/tmp/.npm"},
+}
+
 // sandboxEnv builds a command's environment: the allow-listed part of base,
-// then TMPDIR=/tmp (the sandbox's private /tmp), then extra, which wins.
+// then TMPDIR=/tmp (the sandbox's private /tmp), then extra, which wins,
+// and the variables of the caches missing from the final HOME that extra
+// does not set.
 func sandboxEnv(base []string, extra ...[]string) []string {
 	vals := make(map[string]string)
 	var order []string
@@ -44,6 +59,16 @@ func sandboxEnv(base []string, extra ...[]string) []string {
 	for _, e := range extra {
 		for _, kv := range e {
 			set(kv)
+		}
+	}
+	if home := vals["HOME"]; filepath.IsAbs(home) {
+		for _, c := range missingCaches {
+			if _, given := vals[c.env]; given {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(home, c.dir)); errors.Is(err, fs.ErrNotExist) {
+				set(c.env + "=" + c.val)
+			}
 		}
 	}
 	out := make([]string, 0, len(order))
