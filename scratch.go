@@ -14,7 +14,7 @@ import (
 // user's own builds. Credential stores inside them stay denied.
 var ToolCaches = []string{
 	".cache", ".npm", ".yarn/berry/cache", ".pnpm-store", ".local/share/pnpm", ".bun/install/cache",
-	".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches",
+	".cargo/registry", ".cargo/git", "go/pkg/mod", "go/pkg/sumdb", ".m2/repository", ".gradle/caches",
 	".gradle/wrapper", ".ivy2/cache", ".sbt/boot", ".nuget/packages", ".composer/cache",
 	".deno", ".cpan/build", ".stack", ".cabal/packages", ".julia/compiled", ".conan2/p",
 }
