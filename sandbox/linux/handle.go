@@ -316,7 +316,7 @@ func (h *handle) Close() error {
 	if !h.serving && h.ctl != nil {
 		h.ctl.Close()
 	}
-	placeholders.release(h.plan.placeholders)
+	h.plan.removePlaceholders()
 	if h.plan.tmpDir != "" {
 		_ = os.RemoveAll(h.plan.tmpDir)
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -15,27 +16,72 @@ import (
 // placeholderRegistry counts the sandboxes that use each placeholder this
 // process created, so that one sandbox ending never removes a mountpoint
 // another still relies on.
+//
+// Placeholders are shared with other agentbox processes of the user too,
+// through the lock and the journal of a placeholderStore: a placeholder is
+// a mountpoint in the sandboxes that use it, each in its own mount
+// namespace, and removing it on the host detaches those mounts (Linux lets
+// one namespace remove another's mountpoint), after which a sandbox of
+// another process could create the protected name after all. So every
+// process holds the store's lock shared while it has a sandbox, and removes
+// placeholders only when it can take the lock exclusively: then no other
+// process has one. What it cannot remove then, and what a killed agentbox
+// left, the journal keeps for the next process that can.
 type placeholderRegistry struct {
-	mu   sync.Mutex
-	refs map[string]*placeholder
+	mu     sync.Mutex
+	refs   map[string]*placeholder
+	active int // sandboxes of this process between begin and end
+	store  placeholderStore
 }
 
 // placeholder is one directory or file the registry created.
 type placeholder struct {
 	users int
 	file  bool
+	sum   string // a file's content's SHA-256, for the journal
 }
 
-var placeholders placeholderRegistry
+var placeholders = placeholderRegistry{store: new(stateStore)}
+
+// begin marks a sandbox of this process starting, before its plan looks at
+// the writable roots; end (after the sandbox is gone) matches it.
+func (r *placeholderRegistry) begin() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active++; r.active == 1 {
+		// The first sandbox of a while: remove what others left, if none
+		// of them runs a sandbox now.
+		r.store.acquire(r.removeLocked)
+	}
+}
+
+// end releases the placeholders ds of a sandbox that began, and removes
+// those no sandbox of any process uses any more.
+func (r *placeholderRegistry) end(ds []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropLocked(ds) // journaled: removed below if no process uses them
+	r.active--
+	r.store.release(r.active == 0, r.journalLocked(), r.removeLocked)
+}
+
+// journalLocked lists the placeholders this process still uses.
+func (r *placeholderRegistry) journalLocked() []journalEntry {
+	out := make([]journalEntry, 0, len(r.refs))
+	for p, e := range r.refs {
+		out = append(out, journalEntry{path: p, file: e.file, sum: e.sum})
+	}
+	return out
+}
 
 // take adds a user to the placeholder p, recording it if it is new.
-func (r *placeholderRegistry) take(p string, file bool) {
+func (r *placeholderRegistry) take(p string, file bool, sum string) {
 	if r.refs == nil {
 		r.refs = make(map[string]*placeholder)
 	}
 	e := r.refs[p]
 	if e == nil {
-		e = &placeholder{file: file}
+		e = &placeholder{file: file, sum: sum}
 		r.refs[p] = e
 	}
 	e.users++
@@ -48,12 +94,20 @@ func (r *placeholderRegistry) create(missing []string) ([]string, error) {
 	defer r.mu.Unlock()
 	var taken []string
 	for _, d := range missing {
+		if r.refs[d] == nil {
+			// Journaled first: a process killed right after leaves nothing
+			// that no one knows of.
+			if err := r.store.record(journalEntry{path: d}); err != nil {
+				r.releaseLocked(taken)
+				return nil, err
+			}
+		}
 		err := inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, 0o700) })
 		if err != nil && !(errors.Is(err, fs.ErrExist) && r.refs[d] != nil) {
 			r.releaseLocked(taken)
 			return nil, err
 		}
-		r.take(d, false)
+		r.take(d, false, "")
 		taken = append(taken, d)
 	}
 	return taken, nil
@@ -76,24 +130,27 @@ func (r *placeholderRegistry) share(p string) []string {
 func (r *placeholderRegistry) createFile(p string, content []byte) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	sum := contentSum(content)
 	if r.refs[p] == nil {
+		if err := r.store.record(journalEntry{path: p, file: true, sum: sum}); err != nil {
+			return nil, err
+		}
 		if err := inParent(p, func(dir int, name string) error { return writeNewFile(dir, name, content) }); err != nil {
 			return nil, err
 		}
 	}
-	r.take(p, true)
+	r.take(p, true, sum)
 	return []string{p}, nil
 }
 
-// release drops references and removes unused placeholders, deepest first,
-// when they are still empty.
-func (r *placeholderRegistry) release(ds []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.releaseLocked(ds)
-}
+// releaseLocked drops references on a failed creation; the placeholders
+// stay journaled, for end to remove.
+func (r *placeholderRegistry) releaseLocked(ds []string) { r.dropLocked(ds) }
 
-func (r *placeholderRegistry) releaseLocked(ds []string) {
+// dropLocked drops a reference on each of ds and returns the placeholders
+// no sandbox of this process uses any more, deepest first.
+func (r *placeholderRegistry) dropLocked(ds []string) []journalEntry {
+	var unused []journalEntry
 	for i := len(ds) - 1; i >= 0; i-- {
 		d := ds[i]
 		e := r.refs[d]
@@ -102,10 +159,26 @@ func (r *placeholderRegistry) releaseLocked(ds []string) {
 		}
 		if e.users--; e.users <= 0 {
 			delete(r.refs, d)
-			// Fails, harmlessly, if something was put inside or a link
-			// was put in its way; the sandbox's own litter stays.
-			_ = removePlaceholder(d, e.file)
+			unused = append(unused, journalEntry{path: d, file: e.file, sum: e.sum})
 		}
+	}
+	return unused
+}
+
+// removeLocked removes placeholders, deepest first, that are still what
+// agentbox made: an empty directory, or a file with the content it wrote.
+// One that something was put into, or that a link was put in the way of,
+// stays (the sandbox's own litter stays).
+func (r *placeholderRegistry) removeLocked(es []journalEntry) {
+	sort.SliceStable(es, func(i, j int) bool { return depth(es[i].path) > depth(es[j].path) })
+	for _, e := range es {
+		if r.refs[e.path] != nil {
+			continue // in use again by this process
+		}
+		if e.file && !hasContentSum(e.path, e.sum) {
+			continue
+		}
+		_ = removePlaceholder(e.path, e.file)
 	}
 }
 

@@ -30,6 +30,9 @@ type plan struct {
 	idmapped []idmapMount
 	// tmpDir is the reduced tier's private temporary directory.
 	tmpDir string
+	// began records placeholders.begin: the plan has writable roots, in
+	// which it may make and use placeholders.
+	began bool
 }
 
 type idmapMount struct {
@@ -136,15 +139,24 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 // buildPlan checks spec and lays out the mounts. Paths must be absolute and
 // clean; the caller has resolved symlinks.
 func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
+	pl := &plan{}
+	if err := pl.build(spec, asRoot); err != nil {
+		pl.removePlaceholders()
+		return nil, err
+	}
+	return pl, nil
+}
+
+// build fills in the plan; see buildPlan.
+func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	fsSpec := spec.Filesystem
 	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite, fsSpec.Visible, fsSpec.Scratch} {
 		for _, p := range group {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-				return nil, fmt.Errorf("%w: path %q must be absolute and clean", sandbox.ErrSetup, p)
+				return fmt.Errorf("%w: path %q must be absolute and clean", sandbox.ErrSetup, p)
 			}
 		}
 	}
-	pl := &plan{}
 	denied := func(p string) bool {
 		for _, d := range fsSpec.DenyRead {
 			if paths.Within(p, d) {
@@ -168,7 +180,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		}
 		fi, err := os.Stat(w)
 		if err != nil {
-			return nil, fmt.Errorf("%w: writable root %s: %w", sandbox.ErrSetup, w, err)
+			return fmt.Errorf("%w: writable root %s: %w", sandbox.ErrSetup, w, err)
 		}
 		writable = append(writable, w)
 		op := mountOp{Kind: opBindRW, Src: w, Dst: w, Dir: fi.IsDir()}
@@ -177,6 +189,10 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			pl.idmapped = append(pl.idmapped, idmapMount{path: w})
 		}
 		ops = append(ops, op)
+	}
+	if len(writable) > 0 {
+		placeholders.begin()
+		pl.began = true
 	}
 	shown := make(map[string]bool) // host paths bound read-only, by path
 	// A sandbox started by root runs as nobody on the host; its home is
@@ -228,7 +244,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			continue
 		}
 		if err := show(v, true); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// So is a home there (HOME=/tmp/... on some CI runners); root's sandbox
@@ -236,13 +252,13 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	if h := fsSpec.Home; h != "" && !asRoot && withinAny(h, visibleAreas) &&
 		(len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
 		if err := show(h, false); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, r := range fsSpec.Read {
 		if inPrivateArea(r) {
 			if err := show(r, false); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
@@ -293,7 +309,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 				if _, err := pl.ensureExists(filepath.Dir(p), true); errors.Is(err, errCannotCreate) {
 					continue
 				} else if err != nil {
-					return nil, err
+					return err
 				}
 			case err != nil || !pfi.IsDir():
 				continue
@@ -302,7 +318,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			}
 			taken, err := placeholders.createFile(p, fsSpec.Holds[p])
 			if err != nil {
-				return nil, fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
+				return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
 			}
 			pl.placeholders = append(pl.placeholders, taken...)
 		}
@@ -324,7 +340,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ops = append(ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
 		if inWritable(p) {
@@ -355,7 +371,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			if _, err := pl.ensureExists(d, inWritable(d)); errors.Is(err, errCannotCreate) {
 				continue
 			} else if err != nil {
-				return nil, err
+				return err
 			}
 			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
 		case errors.Is(err, fs.ErrNotExist):
@@ -367,7 +383,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 			// files, can: it masks whatever it finds there.
 			ops = append(ops, mountOp{Kind: opMaskAuto, Dst: d})
 		default:
-			return nil, fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
+			return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 		}
 	}
 
@@ -421,7 +437,7 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 		FileDescriptors: uint64(max(l.FileDescriptors, 0)), CPUSeconds: uint64(max(l.CPUSeconds, 0)),
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
-	return pl, nil
+	return nil
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing
@@ -527,9 +543,13 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 
 var errCannotCreate = errors.New("the caller cannot create it either")
 
-// removePlaceholders releases the placeholders the plan created.
+// removePlaceholders releases the placeholders the plan created, once its
+// sandbox is gone (or was never started).
 func (pl *plan) removePlaceholders() {
-	placeholders.release(pl.placeholders)
+	if pl.began {
+		placeholders.end(pl.placeholders)
+		pl.began = false
+	}
 	pl.placeholders = nil
 }
 

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -130,22 +133,89 @@ func TestBuildPlanRefusesRelativePaths(t *testing.T) {
 
 func TestPlaceholderRefcount(t *testing.T) {
 	d := filepath.Join(hostTempDir(t), "p")
+	placeholders.begin()
 	a, err := placeholders.create([]string{d})
 	if err != nil {
 		t.Fatal(err)
 	}
+	placeholders.begin()
 	b, err := placeholders.create([]string{d})
 	if err != nil {
 		t.Fatal(err)
 	}
-	placeholders.release(a)
+	placeholders.end(a)
 	if _, err := os.Stat(d); err != nil {
 		t.Fatal("released while another sandbox still holds it")
 	}
-	placeholders.release(b)
+	placeholders.end(b)
 	if _, err := os.Stat(d); !os.IsNotExist(err) {
 		t.Fatal("not removed after the last release")
 	}
+}
+
+// TestPlaceholdersOfOtherProcesses: while another process holds the
+// placeholder lock (it has a sandbox that may use the placeholder as a
+// mountpoint), nothing is removed; the journal keeps it, and the next
+// process alone removes it, and a hold file only while it is as written.
+func TestPlaceholdersOfOtherProcesses(t *testing.T) {
+	dir := hostTempDir(t)
+	d, hold, changed := filepath.Join(dir, "p"), filepath.Join(dir, "hold"), filepath.Join(dir, "changed")
+	other := holdPlaceholderLock(t) // another open file description: another owner
+	placeholders.begin()
+	taken, err := placeholders.create([]string{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{hold, changed} {
+		fs, err := placeholders.createFile(f, []byte("gitdir: /nonexistent\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, fs...)
+	}
+	if err := os.WriteFile(changed, []byte("the user's now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	placeholders.end(taken)
+	for _, p := range []string{d, hold, changed} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Fatalf("%s removed while another process holds the lock: %v", p, err)
+		}
+	}
+	other.Close()
+	placeholders.begin() // the next sandbox, alone: it removes what was left
+	placeholders.end(nil)
+	for _, p := range []string{d, hold} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind once no process held the lock: %v", p, err)
+		}
+	}
+	if b, err := os.ReadFile(changed); err != nil || string(b) != "the user's now\n" {
+		t.Errorf("a hold file the user changed was removed or changed: %q, %v", b, err)
+	}
+}
+
+// holdPlaceholderLock takes the placeholder lock shared through a file
+// description of its own, as another agentbox process would.
+func holdPlaceholderLock(t *testing.T) *os.File {
+	t.Helper()
+	dir, err := paths.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := paths.Ensure(dir); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "placeholders.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := unix.Flock_t{Type: unix.F_RDLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLKW, &lk); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 func TestPins(t *testing.T) {

@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(holderEnv) != "" {
 		os.Exit(runHolder())
 	}
+	if os.Getenv(placeholderHolderEnv) != "" {
+		os.Exit(runPlaceholderHolder())
+	}
 	if os.Getenv(peerEnv) != "" {
 		os.Exit(runPeer())
 	}

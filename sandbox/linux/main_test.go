@@ -1,0 +1,26 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
+)
+
+// TestMain gives the package's tests a state directory of their own: the
+// placeholder lock in the user's would be shared with agentbox processes
+// of other packages' tests, which may hold it.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentbox-linux-test-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(paths.EnvStateDir, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
