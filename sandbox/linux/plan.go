@@ -33,6 +33,8 @@ type plan struct {
 	// began records placeholders.begin: the plan has writable roots, in
 	// which it may make and use placeholders.
 	began bool
+	// dry plans without making placeholders (the reduced tier).
+	dry bool
 }
 
 type idmapMount struct {
@@ -66,11 +68,12 @@ var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 // writable roots, and the writes to those roots and a private temporary
 // directory) and TCP, seccomp the other socket kinds.
 func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
-	pl, err := buildPlan(spec, false)
-	if err != nil {
+	// Planned as if mounts were possible, to say what they would have
+	// protected, but without placeholders: nothing would mount on them.
+	pl := &plan{dry: true}
+	if err := pl.build(spec, false); err != nil {
 		return nil, err
 	}
-	pl.removePlaceholders()
 	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
 	pl.init.Mounts = nil
 	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
@@ -190,7 +193,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		}
 		ops = append(ops, op)
 	}
-	if len(writable) > 0 {
+	if len(writable) > 0 && !pl.dry {
 		placeholders.begin()
 		pl.began = true
 	}
@@ -316,11 +319,13 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			case os.Geteuid() != 0 && unix.Access(filepath.Dir(p), unix.W_OK) != nil:
 				continue // the caller, and so the command, cannot create it either
 			}
-			taken, err := placeholders.createFile(p, fsSpec.Holds[p])
-			if err != nil {
-				return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
+			if !pl.dry {
+				taken, err := placeholders.createFile(p, fsSpec.Holds[p])
+				if err != nil {
+					return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
+				}
+				pl.placeholders = append(pl.placeholders, taken...)
 			}
-			pl.placeholders = append(pl.placeholders, taken...)
 		}
 		readOnly = append(readOnly, p)
 	}
@@ -334,7 +339,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
 			continue // already read-only (or masked)
 		}
-		pl.placeholders = append(pl.placeholders, placeholders.share(p)...)
+		pl.share(p)
 		isDir, err := pl.ensureExists(p, inWritable(p))
 		if errors.Is(err, errCannotCreate) {
 			continue
@@ -356,7 +361,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if err == nil {
 			// A placeholder another sandbox of this process made must stay
 			// until this one is done with it too.
-			pl.placeholders = append(pl.placeholders, placeholders.share(d)...)
+			pl.share(d)
 		}
 		switch {
 		case err == nil && fi.IsDir():
@@ -518,7 +523,7 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	if err == nil {
 		return fi.IsDir(), nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) || !onHost {
+	if !errors.Is(err, fs.ErrNotExist) || !onHost || pl.dry {
 		return true, nil
 	}
 	var missing []string
@@ -542,6 +547,14 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 }
 
 var errCannotCreate = errors.New("the caller cannot create it either")
+
+// share takes a reference on p if it is a placeholder of this process (see
+// placeholderRegistry.share).
+func (pl *plan) share(p string) {
+	if pl.began {
+		pl.placeholders = append(pl.placeholders, placeholders.share(p)...)
+	}
+}
 
 // removePlaceholders releases the placeholders the plan created, once its
 // sandbox is gone (or was never started).

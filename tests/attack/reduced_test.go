@@ -191,10 +191,7 @@ func TestRootMappedToRoot(t *testing.T) {
 func runInChild(t *testing.T, machine string, userns bool, writable string, ps []probe) (refused string, res *agentbox.ExecResult) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
-	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+writable,
-		// A state directory of its own: its placeholder lock, held while it
-		// plans, would otherwise keep this process's tests' placeholders.
-		"AGENTBOX_STATE_DIR="+filepath.Join(newDir(t, 0o700), "state"))
+	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+writable)
 	if userns {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
