@@ -135,3 +135,37 @@ func TestRunScratch(t *testing.T) {
 		t.Error("a file the agent wrote in its scratch directory is on the host")
 	}
 }
+
+// TestReadAllowListInRootsHome: a root caller's sandbox runs as nobody, so
+// a read allow-list entry inside root's home (rarely searchable by others)
+// was bound but out of reach: the command did not find what the policy
+// let it read. A denied path inside it, and root-only files, stay closed.
+func TestReadAllowListInRootsHome(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a root caller's case")
+	}
+	runEnv(t)
+	home := publicTempDir(t)
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, "secret"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"file": "readable\n", "secret/key": "SECRET\n"} {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := []string{"exec", "--profile", "ci", "--approve", "--workdir", "/", "--read", proj, "--deny-read", filepath.Join(proj, "secret"), "--", "cat"}
+	if code, out, errOut := runCLI(t, append(base, filepath.Join(proj, "file"))...); code != 0 || out != "readable\n" {
+		t.Errorf("reading an allowed file: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, p := range []string{filepath.Join(proj, "secret", "key"), "/etc/shadow"} {
+		if code, out, _ := runCLI(t, append(base, p)...); code == 0 || strings.Contains(out, "SECRET") || out != "" {
+			t.Errorf("ESCAPE: %s read: exit %d, stdout %q", p, code, out)
+		}
+	}
+}

@@ -207,6 +207,26 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
 		}
 	}
+	// So are the read allow-list's entries inside the home when the home
+	// is not listed whole: bound as they are, they would be out of the
+	// reach of nobody (a home is rarely searchable by others), and the
+	// command would not find what the policy lets it read.
+	if h := fsSpec.Home; asRoot && h != "" && !shown[h] && len(fsSpec.Read) > 0 {
+		var inHome []string
+		for _, r := range slices.Sorted(slices.Values(fsSpec.Read)) {
+			if r == h || !paths.Within(r, h) || withinAny(r, inHome) || denied(r) || withinAny(r, writable) {
+				continue
+			}
+			fi, err := os.Lstat(r)
+			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+				continue // missing, or a link (the caller resolves them)
+			}
+			inHome = append(inHome, r)
+			shown[r] = true
+			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: r, Dir: fi.IsDir(), FD: len(pl.idmapped)})
+			pl.idmapped = append(pl.idmapped, idmapMount{path: r, ro: true})
+		}
+	}
 	inWritable := func(p string) bool {
 		for _, w := range writable {
 			if paths.Within(p, w) {

@@ -386,3 +386,32 @@ func TestScratchFailure(t *testing.T) {
 		t.Errorf("no scratch directories: layer %q", got)
 	}
 }
+
+// TestRootReadAllowListInHome: for a root caller, the read allow-list's
+// entries inside the home (not listed whole) are idmapped like the home,
+// once each; entries elsewhere are not.
+func TestRootReadAllowListInHome(t *testing.T) {
+	dir := hostTempDir(t)
+	home := filepath.Join(dir, "home")
+	proj, sub, other := filepath.Join(home, "proj"), filepath.Join(home, "proj", "sub"), filepath.Join(dir, "other")
+	for _, d := range []string{sub, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pl, err := buildPlan(&sandbox.Spec{Filesystem: sandbox.Filesystem{Home: home, Read: []string{sub, proj, other}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	var got []string
+	for _, m := range pl.idmapped {
+		got = append(got, m.path)
+	}
+	if want := []string{proj}; !reflect.DeepEqual(got, want) {
+		t.Errorf("idmapped %q, want %q", got, want)
+	}
+	if op, _, ok := opAt(pl, proj); !ok || op.Kind != opIdmapRO {
+		t.Errorf("no read-only idmapped mount at %s: %+v", proj, pl.init.Mounts)
+	}
+}
