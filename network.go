@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -27,6 +28,8 @@ type egressRun struct {
 	mu         sync.Mutex
 	violations []Violation
 	forward    func(NetworkDecision)
+	closed     bool          // close was called: the proxy must not start
+	served     chan struct{} // closed when the proxy has stopped; nil if it never started
 }
 
 // Record implements egress.Sink. Refusals become violations, and so does
@@ -67,11 +70,30 @@ func (r *egressRun) takeViolations() []Violation {
 	return append([]Violation(nil), r.violations...)
 }
 
+// close stops the proxy and waits until its connections are closed and
+// their handlers have returned, so that every decision about the command's
+// connections has been recorded (and passed to OnDecision) when its result
+// is made. The wait is bounded: a result is never held up for long.
 func (r *egressRun) close() {
-	if r != nil {
-		r.cancel()
+	if r == nil {
+		return
+	}
+	r.cancel()
+	r.mu.Lock()
+	r.closed = true
+	served := r.served
+	r.mu.Unlock()
+	if served == nil {
+		return
+	}
+	select {
+	case <-served:
+	case <-time.After(proxyDrainTimeout):
 	}
 }
+
+// proxyDrainTimeout bounds how long close waits for the proxy's handlers.
+const proxyDrainTimeout = 2 * time.Second
 
 // newEgressRun builds the proxy for one command under cfg and wires it into
 // spec. guard is shared by every command of the Manager.
@@ -108,6 +130,16 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	spec.ProxyPort = proxyaddr.Port
 	spec.Proxy = func(f *os.File) {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			f.Close()
+			return
+		}
+		served := make(chan struct{})
+		r.served = served
+		r.mu.Unlock()
+		defer close(served)
 		l, err := net.FileListener(f)
 		f.Close()
 		if err != nil {

@@ -287,7 +287,8 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
-	p.copies.Wait() // every byte the program wrote is in
+	p.copies.Wait()  // every byte the program wrote is in
+	p.egress.close() // and every decision about its connections
 	res := &ExecResult{
 		ExitCode:       w.st.Code,
 		Duration:       time.Since(p.started),

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/vault"
 )
 
@@ -96,6 +97,13 @@ func TestNetCredentials(t *testing.T) {
 	}
 	if !used {
 		t.Fatalf("no credential-use decision: %+v", decisions)
+	}
+	// The echo is reported once the response has been relayed, after the
+	// command may have exited: the result waits for it.
+	if !slices.ContainsFunc(decisions, func(d agentbox.NetworkDecision) bool {
+		return d.Rule == egress.RuleCredentialLeak && d.Credential == "API_TOKEN" && !d.Allowed
+	}) {
+		t.Fatalf("the echo was not reported before the command's result: %+v", decisions)
 	}
 
 	// A placeholder in a header its value may not go into is sent as it
