@@ -43,6 +43,10 @@ type placeholder struct {
 
 var placeholders = placeholderRegistry{store: new(stateStore)}
 
+// placeholderPerm is a placeholder directory's mode: only a directory with
+// it is removed as one.
+const placeholderPerm = 0o700
+
 // begin marks a sandbox of this process starting, before its plan looks at
 // the writable roots; end (after the sandbox is gone) matches it.
 func (r *placeholderRegistry) begin() {
@@ -102,7 +106,7 @@ func (r *placeholderRegistry) create(missing []string) ([]string, error) {
 				return nil, err
 			}
 		}
-		err := inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, 0o700) })
+		err := inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, placeholderPerm) })
 		if err != nil && !(errors.Is(err, fs.ErrExist) && r.refs[d] != nil) {
 			r.releaseLocked(taken)
 			return nil, err
@@ -177,6 +181,9 @@ func (r *placeholderRegistry) removeLocked(es []journalEntry) {
 		}
 		if e.file && !hasContentSum(e.path, e.sum) {
 			continue
+		}
+		if fi, err := os.Lstat(e.path); !e.file && (err != nil || !fi.IsDir() || fi.Mode().Perm() != placeholderPerm) {
+			continue // not the directory agentbox made (rmdir would also refuse a full one)
 		}
 		_ = removePlaceholder(e.path, e.file)
 	}

@@ -160,10 +160,23 @@ func TestPlaceholderRefcount(t *testing.T) {
 func TestPlaceholdersOfOtherProcesses(t *testing.T) {
 	dir := hostTempDir(t)
 	d, hold, changed := filepath.Join(dir, "p"), filepath.Join(dir, "hold"), filepath.Join(dir, "changed")
+	usersDir := filepath.Join(dir, "users")
 	other := holdPlaceholderLock(t) // another open file description: another owner
 	placeholders.begin()
 	taken, err := placeholders.create([]string{d})
 	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := placeholders.create([]string{usersDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken = append(taken, more...)
+	// Removed and made again by the user (as mkdir does: 0755): not ours.
+	if err := os.Remove(usersDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(usersDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{hold, changed} {
@@ -189,6 +202,9 @@ func TestPlaceholdersOfOtherProcesses(t *testing.T) {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind once no process held the lock: %v", p, err)
 		}
+	}
+	if _, err := os.Lstat(usersDir); err != nil {
+		t.Errorf("the user's own directory at a placeholder's path was removed: %v", err)
 	}
 	if b, err := os.ReadFile(changed); err != nil || string(b) != "the user's now\n" {
 		t.Errorf("a hold file the user changed was removed or changed: %q, %v", b, err)
