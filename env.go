@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -61,7 +62,9 @@ func sandboxEnv(base []string, extra ...[]string) []string {
 			set(kv)
 		}
 	}
-	if home := vals["HOME"]; filepath.IsAbs(home) {
+	// Only where /tmp is the sandbox's own (Linux): elsewhere it would be a
+	// cache shared between commands.
+	if home := vals["HOME"]; runtime.GOOS == "linux" && filepath.IsAbs(home) {
 		for _, c := range missingCaches {
 			if _, given := vals[c.env]; given {
 				continue
