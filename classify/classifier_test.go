@@ -3,6 +3,7 @@ package classify
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -379,6 +380,29 @@ func TestHomeCredentialStores(t *testing.T) {
 			if r := c.Classify(cmd); r.Decision != Escalated || r.Rule != "credential-access" {
 				t.Errorf("%s: got %s (rule %s), want escalated by credential-access", cmd, r.Decision, r.Rule)
 			}
+		}
+	}
+}
+
+// TestRootsHome: /root is a system path for every user but root, whose
+// home it is; there it is judged as ~ is (~/.ssh stays a system target).
+func TestRootsHome(t *testing.T) {
+	c := Default()
+	root := os.Geteuid() == 0
+	for _, tc := range []struct {
+		line            string
+		asRoot, asOther Decision
+	}{
+		{"echo x > /root/proj/out.txt", Sandboxed, Forbidden},
+		{"echo x > /root/.ssh/authorized_keys", Forbidden, Forbidden},
+		{"echo x > /etc/passwd", Forbidden, Forbidden},
+	} {
+		want := tc.asOther
+		if root {
+			want = tc.asRoot
+		}
+		if got := c.Classify(tc.line).Decision; got != want {
+			t.Errorf("%q (root: %v) = %v, want %v", tc.line, root, got, want)
 		}
 	}
 }

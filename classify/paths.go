@@ -2,6 +2,7 @@ package classify
 
 import (
 	"errors"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -249,6 +250,11 @@ func systemWriteTarget(f field) bool {
 		return true
 	}
 	c := cleanTarget(v)
+	if callerIsRoot() && (c == "/root" || strings.HasPrefix(c, "/root/")) {
+		// Root's home is the caller's own: judged as ~ (~/.ssh stays a
+		// system target), as it is for everyone else's home.
+		c = "~" + strings.TrimPrefix(c, "/root")
+	}
 	switch c {
 	case "/proc/sysrq-trigger", "/proc/sys", "/etc", "/boot":
 		return true
@@ -261,6 +267,10 @@ func systemWriteTarget(f field) bool {
 	l := strings.ToLower(strings.ReplaceAll(v, `\`, "/"))
 	return len(l) > 2 && l[1] == ':' && strings.HasPrefix(l[2:], "/windows/")
 }
+
+// callerIsRoot reports whether this process runs as root, whose home
+// /root is: for any other user, a write there is a write to a system path.
+var callerIsRoot = sync.OnceValue(func() bool { return os.Geteuid() == 0 })
 
 // validGlob checks a protected-path glob.
 func validGlob(g string) error {
