@@ -114,8 +114,10 @@ func (s *stateStore) acquire(remove func([]journalEntry)) {
 	}
 	s.lock = f
 	if s.setLock(unix.F_WRLCK, false) == nil {
-		remove(s.readJournal())
-		s.writeJournal(nil)
+		if left := s.readJournal(); len(left) > 0 {
+			remove(left)
+			s.writeJournal(nil)
+		}
 	}
 	if err := s.setLock(unix.F_RDLCK, true); err != nil {
 		f.Close()
@@ -151,13 +153,18 @@ func (s *stateStore) release(last bool, keep []journalEntry, remove func([]journ
 			kept[e.path] = true
 		}
 		var gone []journalEntry
-		for _, e := range s.readJournal() {
+		all := s.readJournal()
+		for _, e := range all {
 			if !kept[e.path] {
 				gone = append(gone, e)
 			}
 		}
-		remove(gone)
-		s.writeJournal(keep)
+		if len(gone) > 0 {
+			remove(gone)
+		}
+		if len(gone) > 0 || len(all) != len(keep) {
+			s.writeJournal(keep) // (a sandbox that made no placeholder writes nothing)
+		}
 		if !last {
 			if err := s.setLock(unix.F_RDLCK, true); err == nil {
 				return
