@@ -18,7 +18,7 @@ import (
 // another still relies on.
 //
 // Placeholders are shared with other agentbox processes of the user too,
-// through the lock and the journal of a placeholderStore: a placeholder is
+// through the lock and the journal of a stateStore: a placeholder is
 // a mountpoint in the sandboxes that use it, each in its own mount
 // namespace, and removing it on the host detaches those mounts (Linux lets
 // one namespace remove another's mountpoint), after which a sandbox of
@@ -31,7 +31,7 @@ type placeholderRegistry struct {
 	mu     sync.Mutex
 	refs   map[string]*placeholder
 	active int // sandboxes of this process between begin and end
-	store  placeholderStore
+	store  *stateStore
 }
 
 // placeholder is one directory or file the registry created.
@@ -102,13 +102,13 @@ func (r *placeholderRegistry) create(missing []string) ([]string, error) {
 			// Journaled first: a process killed right after leaves nothing
 			// that no one knows of.
 			if err := r.store.record(journalEntry{path: d}); err != nil {
-				r.releaseLocked(taken)
+				r.dropLocked(taken) // journaled: removed when no process uses them
 				return nil, err
 			}
 		}
 		err := inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, placeholderPerm) })
 		if err != nil && !(errors.Is(err, fs.ErrExist) && r.refs[d] != nil) {
-			r.releaseLocked(taken)
+			r.dropLocked(taken) // journaled: removed when no process uses them
 			return nil, err
 		}
 		r.take(d, false, "")
@@ -146,10 +146,6 @@ func (r *placeholderRegistry) createFile(p string, content []byte) ([]string, er
 	r.take(p, true, sum)
 	return []string{p}, nil
 }
-
-// releaseLocked drops references on a failed creation; the placeholders
-// stay journaled, for end to remove.
-func (r *placeholderRegistry) releaseLocked(ds []string) { r.dropLocked(ds) }
 
 // dropLocked drops a reference on each of ds and returns the placeholders
 // no sandbox of this process uses any more, deepest first.

@@ -19,23 +19,6 @@ import (
 	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
-// placeholderStore coordinates placeholders between the agentbox processes
-// of one user (see placeholderRegistry).
-type placeholderStore interface {
-	// acquire takes the lock shared. If no other process holds it, it
-	// first calls remove, with the lock held exclusively, on the journal's
-	// entries (what processes before left) and empties the journal.
-	acquire(remove func([]journalEntry))
-	// record adds an entry to the journal, before the placeholder exists.
-	record(journalEntry) error
-	// release: if no other process holds the lock, it calls remove, with
-	// the lock held exclusively, on the journal's entries not in keep (the
-	// placeholders this process still uses) and leaves only keep in the
-	// journal. With last, it then gives the lock up; otherwise it holds it
-	// shared again.
-	release(last bool, keep []journalEntry, remove func([]journalEntry))
-}
-
 // journalEntry is one placeholder: a directory, or a file whose content
 // has the SHA-256 sum.
 type journalEntry struct {
@@ -69,7 +52,9 @@ func hasContentSum(p, sum string) bool {
 	return err == nil && contentSum(b) == sum
 }
 
-// stateStore keeps the lock and the journal in agentbox's state directory,
+// stateStore coordinates placeholders between the agentbox processes of
+// one user (see placeholderRegistry). It keeps the lock and the journal in
+// agentbox's state directory,
 // which every sandbox's deny-read set hides: no command can hold the lock
 // or write the journal. Without a state directory nothing is removed
 // (placeholders stay behind rather than be removed under a sandbox that
@@ -99,6 +84,9 @@ func (s *stateStore) setLock(typ int16, wait bool) error {
 	}
 }
 
+// acquire takes the lock shared. If no other process holds it, it first
+// calls remove, with the lock held exclusively, on the journal's entries
+// (what processes before left) and empties the journal.
 func (s *stateStore) acquire(remove func([]journalEntry)) {
 	dir, err := paths.StateDir()
 	if err == nil {
@@ -125,6 +113,7 @@ func (s *stateStore) acquire(remove func([]journalEntry)) {
 	}
 }
 
+// record adds an entry to the journal, before the placeholder exists.
 func (s *stateStore) record(e journalEntry) error {
 	if s.lock == nil {
 		return nil // nothing will be removed: nothing to remember
@@ -143,6 +132,11 @@ func (s *stateStore) record(e journalEntry) error {
 	return nil
 }
 
+// release: if no other process holds the lock, it calls remove, with the
+// lock held exclusively, on the journal's entries not in keep (the
+// placeholders this process still uses) and leaves only keep in the
+// journal. With last, it then gives the lock up; otherwise it holds it
+// shared again.
 func (s *stateStore) release(last bool, keep []journalEntry, remove func([]journalEntry)) {
 	if s.lock == nil {
 		return
