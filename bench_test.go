@@ -50,6 +50,21 @@ func BenchmarkManagerExecArgsNoScratch(b *testing.B) {
 	}
 }
 
+// BenchmarkManagerExecArgsWritable adds a writable root (a project, as an
+// agent has one): its protected names are held, and released again, on
+// every call.
+func BenchmarkManagerExecArgsWritable(b *testing.B) {
+	m := benchManager(b, agentbox.DefaultConfig())
+	ctx := context.Background()
+	dir := b.TempDir()
+	for b.Loop() {
+		res, err := m.ExecArgs(ctx, "/bin/echo", []string{"hello"}, agentbox.WithWritableRoots(dir))
+		if err != nil || res.ExitCode != 0 {
+			b.Fatal(err, res)
+		}
+	}
+}
+
 // BenchmarkManagerExec adds the classifier and the shell.
 func BenchmarkManagerExec(b *testing.B) {
 	m := benchManager(b, agentbox.DefaultConfig())

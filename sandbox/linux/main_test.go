@@ -11,8 +11,8 @@ import (
 )
 
 // TestMain gives the package's tests a state directory of their own: the
-// placeholder lock in the user's would be shared with agentbox processes
-// of other packages' tests, which may hold it.
+// placeholder journal they check would otherwise be shared with the
+// agentbox processes of other packages' tests.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentbox-linux-test-state-")
 	if err != nil {

@@ -7,38 +7,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// placeholderRegistry counts the sandboxes that use each placeholder this
-// process created, so that one sandbox ending never removes a mountpoint
-// another still relies on.
-//
-// Placeholders are shared with other agentbox processes of the user too,
-// through the lock and the journal of a stateStore: a placeholder is
-// a mountpoint in the sandboxes that use it, each in its own mount
+// placeholderRegistry tracks the paths the sandboxes of this process rely
+// on inside writable roots: the placeholders that hold protected names,
+// masked deny paths, read-only protected files. A placeholder is a
+// mountpoint in every sandbox that uses it, each in its own mount
 // namespace, and removing it on the host detaches those mounts (Linux lets
-// one namespace remove another's mountpoint), after which a sandbox of
-// another process could create the protected name after all. So every
-// process holds the store's lock shared while it has a sandbox, and removes
-// placeholders only when it can take the lock exclusively: then no other
-// process has one. What it cannot remove then, and what a killed agentbox
-// left, the journal keeps for the next process that can.
+// one namespace remove another's mountpoint), after which the command
+// could create the protected name after all. So a placeholder is removed
+// only when no sandbox of any agentbox process of the user relies on it.
+//
+// Within the process a count per path says so; across processes, a
+// stateStore: each process holds a shared lock on every path it relies on,
+// and a placeholder is removed only under that path's exclusive lock. Every
+// placeholder is recorded in the store's journal before it is made, so
+// one that could not be removed yet (another process uses it, or a killed
+// agentbox left it) is removed by the next process that ends a sandbox.
 type placeholderRegistry struct {
 	mu     sync.Mutex
-	refs   map[string]*placeholder
-	active int // sandboxes of this process between begin and end
+	users  map[string]int // sandboxes of this process relying on each path
+	active int            // sandboxes of this process between begin and end
 	store  *stateStore
-}
-
-// placeholder is one directory or file the registry created.
-type placeholder struct {
-	users int
-	file  bool
-	sum   string // a file's content's SHA-256, for the journal
 }
 
 var placeholders = placeholderRegistry{store: new(stateStore)}
@@ -53,145 +46,114 @@ func (r *placeholderRegistry) begin() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.active++; r.active == 1 {
-		// The first sandbox of a while: remove what others left, if none
-		// of them runs a sandbox now.
-		r.store.acquire(r.removeLocked)
+		r.store.open()
+		r.store.sweep(r.users) // what processes before left
 	}
 }
 
-// end releases the placeholders ds of a sandbox that began, and removes
-// those no sandbox of any process uses any more.
+// end releases the paths ds a sandbox relied on, and removes the
+// placeholders no sandbox of any process relies on any more.
 func (r *placeholderRegistry) end(ds []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.dropLocked(ds) // journaled: removed below if no process uses them
-	r.active--
-	r.store.release(r.active == 0, r.journalLocked(), r.removeLocked)
+	for _, d := range ds {
+		if r.users[d]--; r.users[d] <= 0 {
+			delete(r.users, d)
+			r.store.unlock(d)
+		}
+	}
+	r.store.sweep(r.users)
+	if r.active--; r.active == 0 {
+		r.store.close()
+	}
 }
 
-// journalLocked lists the placeholders this process still uses.
-func (r *placeholderRegistry) journalLocked() []journalEntry {
-	out := make([]journalEntry, 0, len(r.refs))
-	for p, e := range r.refs {
-		out = append(out, journalEntry{path: p, file: e.file, sum: e.sum})
-	}
-	return out
+// hold records that a sandbox relies on p (whether it exists or not, and
+// whoever made it), before the plan looks at it: from then on no agentbox
+// process removes it. It returns p, to be released with end.
+func (r *placeholderRegistry) hold(p string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holdLocked(p)
 }
 
-// take adds a user to the placeholder p, recording it if it is new.
-func (r *placeholderRegistry) take(p string, file bool, sum string) {
-	if r.refs == nil {
-		r.refs = make(map[string]*placeholder)
+func (r *placeholderRegistry) holdLocked(p string) []string {
+	if r.users == nil {
+		r.users = make(map[string]int)
 	}
-	e := r.refs[p]
-	if e == nil {
-		e = &placeholder{file: file, sum: sum}
-		r.refs[p] = e
+	if r.users[p]++; r.users[p] == 1 {
+		r.store.lockShared(p)
 	}
-	e.users++
+	return []string{p}
 }
 
-// create makes the missing directories of p (from the outermost), recording
-// each, and takes a reference on every placeholder along the way.
+// create makes the missing directories (outermost first), each held and
+// journaled before it is made. One that another process made meanwhile is
+// used as it is.
 func (r *placeholderRegistry) create(missing []string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var taken []string
 	for _, d := range missing {
-		if r.refs[d] == nil {
-			// Journaled first: a process killed right after leaves nothing
-			// that no one knows of.
-			if err := r.store.record(journalEntry{path: d}); err != nil {
-				r.dropLocked(taken) // journaled: removed when no process uses them
-				return nil, err
-			}
+		taken = append(taken, r.holdLocked(d)...)
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			continue
 		}
-		err := inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, placeholderPerm) })
-		if err != nil && !(errors.Is(err, fs.ErrExist) && r.refs[d] != nil) {
-			r.dropLocked(taken) // journaled: removed when no process uses them
-			return nil, err
+		// Journaled first: a process killed right after leaves nothing that
+		// no one knows of.
+		err := r.store.record(journalEntry{path: d})
+		if err == nil {
+			err = inParent(d, func(dir int, name string) error { return unix.Mkdirat(dir, name, placeholderPerm) })
 		}
-		r.take(d, false, "")
-		taken = append(taken, d)
+		if err != nil && !(errors.Is(err, fs.ErrExist) && isDir(d)) {
+			return taken, err
+		}
 	}
 	return taken, nil
 }
 
-// share takes a reference on p if it is a placeholder of this process, and
-// returns it to be released with the plan's own.
-func (r *placeholderRegistry) share(p string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e := r.refs[p]; e != nil {
-		e.users++
-		return []string{p}
-	}
-	return nil
-}
-
-// createFile creates the file p with content (exclusively) unless this
-// process already holds it, and takes a reference on it.
+// createFile creates the file p with content unless it exists, held and
+// journaled before it is made.
 func (r *placeholderRegistry) createFile(p string, content []byte) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sum := contentSum(content)
-	if r.refs[p] == nil {
-		if err := r.store.record(journalEntry{path: p, file: true, sum: sum}); err != nil {
-			return nil, err
-		}
-		if err := inParent(p, func(dir int, name string) error { return writeNewFile(dir, name, content) }); err != nil {
-			return nil, err
-		}
+	taken := r.holdLocked(p)
+	if _, err := os.Lstat(p); err == nil {
+		return taken, nil
 	}
-	r.take(p, true, sum)
-	return []string{p}, nil
+	err := r.store.record(journalEntry{path: p, file: true, sum: contentSum(content)})
+	if err == nil {
+		err = inParent(p, func(dir int, name string) error { return writeNewFile(dir, name, content) })
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return taken, err
+	}
+	return taken, nil
 }
 
-// dropLocked drops a reference on each of ds and returns the placeholders
-// no sandbox of this process uses any more, deepest first.
-func (r *placeholderRegistry) dropLocked(ds []string) []journalEntry {
-	var unused []journalEntry
-	for i := len(ds) - 1; i >= 0; i-- {
-		d := ds[i]
-		e := r.refs[d]
-		if e == nil {
-			continue
-		}
-		if e.users--; e.users <= 0 {
-			delete(r.refs, d)
-			unused = append(unused, journalEntry{path: d, file: e.file, sum: e.sum})
-		}
-	}
-	return unused
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
 }
 
-// removeLocked removes placeholders, deepest first, that are still what
-// agentbox made: an empty directory, or a file with the content it wrote.
-// One that something was put into, or that a link was put in the way of,
-// stays (the sandbox's own litter stays).
-func (r *placeholderRegistry) removeLocked(es []journalEntry) {
-	sort.SliceStable(es, func(i, j int) bool { return depth(es[i].path) > depth(es[j].path) })
-	for _, e := range es {
-		if r.refs[e.path] != nil {
-			continue // in use again by this process
+// removePlaceholder removes e if it is still what agentbox made: an empty
+// directory with placeholderPerm, or a file with the content it wrote. It
+// reports whether the journal must keep it: a directory that holds another
+// placeholder not removed yet.
+func removePlaceholder(e journalEntry, kept func(string) bool) (keep bool) {
+	if e.file {
+		if hasContentSum(e.path, e.sum) {
+			_ = inParent(e.path, func(dir int, name string) error { return unix.Unlinkat(dir, name, 0) })
 		}
-		if e.file && !hasContentSum(e.path, e.sum) {
-			continue
-		}
-		if fi, err := os.Lstat(e.path); !e.file && (err != nil || !fi.IsDir() || fi.Mode().Perm() != placeholderPerm) {
-			continue // not the directory agentbox made (rmdir would also refuse a full one)
-		}
-		_ = removePlaceholder(e.path, e.file)
+		return false // removed, or no longer agentbox's: the user's now
 	}
-}
-
-// removePlaceholder removes the placeholder p (see inParent).
-func removePlaceholder(p string, file bool) error {
-	flags := unix.AT_REMOVEDIR
-	if file {
-		flags = 0
+	if fi, err := os.Lstat(e.path); err != nil || !fi.IsDir() || fi.Mode().Perm() != placeholderPerm {
+		return false
 	}
-	return inParent(p, func(dir int, name string) error { return unix.Unlinkat(dir, name, flags) })
+	err := inParent(e.path, func(dir int, name string) error { return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) })
+	// A full one is the sandbox's litter, which stays, unless what fills it
+	// is a placeholder that goes later.
+	return errors.Is(err, unix.ENOTEMPTY) && kept(e.path)
 }
 
 // inParent runs fn on p's directory, opened without following a symbolic

@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -53,29 +55,45 @@ func hasContentSum(p, sum string) bool {
 }
 
 // stateStore coordinates placeholders between the agentbox processes of
-// one user (see placeholderRegistry). It keeps the lock and the journal in
-// agentbox's state directory,
-// which every sandbox's deny-read set hides: no command can hold the lock
-// or write the journal. Without a state directory nothing is removed
-// (placeholders stay behind rather than be removed under a sandbox that
-// relies on them).
+// one user (see placeholderRegistry) through a lock file and a journal in
+// agentbox's state directory, which every sandbox's deny-read set hides:
+// no command can take a lock or write the journal.
+//
+// Each path a process relies on is a one-byte range of the lock file, at an
+// offset hashed from the path, locked shared with an open-file-description
+// lock (the process's own, released by the kernel if it dies). A
+// placeholder is removed only by whoever takes its byte exclusively. Byte 0
+// serialises changes to the journal. Two paths that share a byte only keep
+// each other's placeholders a little longer.
+//
+// Without a state directory no lock can be had, and nothing is removed:
+// placeholders stay behind rather than go from under a sandbox.
 type stateStore struct {
 	dir  string
-	lock *os.File // while this process holds the lock
+	lock *os.File // while this process has a sandbox
 }
 
 func (s *stateStore) lockPath() string    { return filepath.Join(s.dir, "placeholders.lock") }
 func (s *stateStore) journalPath() string { return filepath.Join(s.dir, "placeholders.journal") }
 
-// setLock sets an open-file-description lock on the whole lock file: an
-// upgrade that fails leaves the shared lock in place (flock(2) would drop
-// it first).
-func (s *stateStore) setLock(typ int16, wait bool) error {
+// lockOffset is p's byte in the lock file: never 0, the journal's.
+func lockOffset(p string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(p))
+	return int64(h.Sum64()>>2) + 1
+}
+
+// setLock sets (typ F_RDLCK, F_WRLCK or F_UNLCK) the lock on the byte at
+// off, waiting for a conflicting one to go if wait is set.
+func (s *stateStore) setLock(off int64, typ int16, wait bool) error {
+	if s.lock == nil {
+		return errors.New("no placeholder lock file")
+	}
 	cmd := unix.F_OFD_SETLK
 	if wait {
 		cmd = unix.F_OFD_SETLKW
 	}
-	lk := unix.Flock_t{Type: typ, Whence: 0}
+	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart, Start: off, Len: 1}
 	for {
 		err := unix.FcntlFlock(s.lock.Fd(), cmd, &lk)
 		if !errors.Is(err, unix.EINTR) {
@@ -84,10 +102,8 @@ func (s *stateStore) setLock(typ int16, wait bool) error {
 	}
 }
 
-// acquire takes the lock shared. If no other process holds it, it first
-// calls remove, with the lock held exclusively, on the journal's entries
-// (what processes before left) and empties the journal.
-func (s *stateStore) acquire(remove func([]journalEntry)) {
+// open opens the lock file, if the state directory can be had.
+func (s *stateStore) open() {
 	dir, err := paths.StateDir()
 	if err == nil {
 		err = paths.Ensure(dir)
@@ -96,28 +112,35 @@ func (s *stateStore) acquire(remove func([]journalEntry)) {
 		return
 	}
 	s.dir = dir
-	f, err := os.OpenFile(s.lockPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return
+	if f, err := os.OpenFile(s.lockPath(), os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		s.lock = f
 	}
-	s.lock = f
-	if s.setLock(unix.F_WRLCK, false) == nil {
-		if left := s.readJournal(); len(left) > 0 {
-			remove(left)
-			s.writeJournal(nil)
-		}
-	}
-	if err := s.setLock(unix.F_RDLCK, true); err != nil {
-		f.Close()
+}
+
+// close gives up every lock of this process.
+func (s *stateStore) close() {
+	if s.lock != nil {
+		s.lock.Close()
 		s.lock = nil
 	}
 }
+
+// lockShared marks p as relied on by this process. It waits only while
+// another process removes p.
+func (s *stateStore) lockShared(p string) { _ = s.setLock(lockOffset(p), unix.F_RDLCK, true) }
+
+// unlock marks p as no longer relied on by this process.
+func (s *stateStore) unlock(p string) { _ = s.setLock(lockOffset(p), unix.F_UNLCK, false) }
 
 // record adds an entry to the journal, before the placeholder exists.
 func (s *stateStore) record(e journalEntry) error {
 	if s.lock == nil {
 		return nil // nothing will be removed: nothing to remember
 	}
+	if err := s.setLock(0, unix.F_WRLCK, true); err != nil {
+		return fmt.Errorf("placeholder journal: %w", err)
+	}
+	defer s.setLock(0, unix.F_UNLCK, false)
 	f, err := os.OpenFile(s.journalPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("placeholder journal: %w", err)
@@ -132,43 +155,47 @@ func (s *stateStore) record(e journalEntry) error {
 	return nil
 }
 
-// release: if no other process holds the lock, it calls remove, with the
-// lock held exclusively, on the journal's entries not in keep (the
-// placeholders this process still uses) and leaves only keep in the
-// journal. With last, it then gives the lock up; otherwise it holds it
-// shared again.
-func (s *stateStore) release(last bool, keep []journalEntry, remove func([]journalEntry)) {
-	if s.lock == nil {
+// sweep removes, deepest first, the journal's placeholders that neither
+// this process (held) nor any other relies on, and leaves the rest in the
+// journal.
+func (s *stateStore) sweep(held map[string]int) {
+	if s.lock == nil || s.setLock(0, unix.F_WRLCK, true) != nil {
 		return
 	}
-	if s.setLock(unix.F_WRLCK, false) == nil {
-		kept := make(map[string]bool, len(keep))
-		for _, e := range keep {
-			kept[e.path] = true
-		}
-		var gone []journalEntry
-		all := s.readJournal()
-		for _, e := range all {
-			if !kept[e.path] {
-				gone = append(gone, e)
-			}
-		}
-		if len(gone) > 0 {
-			remove(gone)
-		}
-		if len(gone) > 0 || len(all) != len(keep) {
-			s.writeJournal(keep) // (a sandbox that made no placeholder writes nothing)
-		}
-		if !last {
-			if err := s.setLock(unix.F_RDLCK, true); err == nil {
-				return
-			}
-		}
-	} else if !last {
+	defer s.setLock(0, unix.F_UNLCK, false)
+	all := s.readJournal()
+	if len(all) == 0 {
 		return
 	}
-	s.lock.Close()
-	s.lock = nil
+	ours := make(map[int64]bool, len(held))
+	for p := range held {
+		ours[lockOffset(p)] = true
+	}
+	sort.SliceStable(all, func(i, j int) bool { return depth(all[i].path) > depth(all[j].path) })
+	var keep []journalEntry
+	kept := func(dir string) bool {
+		for _, k := range keep {
+			if strings.HasPrefix(k.path, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range all {
+		off := lockOffset(e.path)
+		switch {
+		case ours[off] || s.setLock(off, unix.F_WRLCK, false) != nil:
+			keep = append(keep, e) // relied on, here or by another process
+		default:
+			if removePlaceholder(e, kept) {
+				keep = append(keep, e)
+			}
+			_ = s.setLock(off, unix.F_UNLCK, false)
+		}
+	}
+	if len(keep) != len(all) {
+		s.writeJournal(keep)
+	}
 }
 
 // line encodes the entry as a journal line: kind, sum, quoted path.
@@ -180,13 +207,15 @@ func (e journalEntry) line() string {
 	return kind + " " + sum + " " + strconv.Quote(e.path) + "\n"
 }
 
-// readJournal parses the journal; lines it cannot read are skipped.
+// readJournal parses the journal; lines it cannot read are skipped, and an
+// entry recorded twice counts once.
 func (s *stateStore) readJournal() []journalEntry {
 	b, err := os.ReadFile(s.journalPath())
 	if err != nil {
 		return nil
 	}
 	var out []journalEntry
+	seen := make(map[journalEntry]bool)
 	for _, l := range bytes.Split(b, []byte{'\n'}) {
 		kind, rest, ok := strings.Cut(string(l), " ")
 		if !ok {
@@ -200,7 +229,11 @@ func (s *stateStore) readJournal() []journalEntry {
 		if err != nil || !filepath.IsAbs(p) || filepath.Clean(p) != p || (kind != "d" && kind != "f") {
 			continue
 		}
-		out = append(out, journalEntry{path: p, file: kind == "f", sum: sum})
+		e := journalEntry{path: p, file: kind == "f", sum: sum}
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
 	}
 	return out
 }

@@ -22,8 +22,9 @@ import (
 // executes, plus what the parent must hold while the sandbox runs.
 type plan struct {
 	init initSpec
-	// placeholders are directories created on the host to mask paths that
-	// did not exist; removed again (if still empty) when the sandbox ends.
+	// placeholders are the paths inside writable roots the sandbox relies
+	// on (see placeholderRegistry), among them the placeholders made on the
+	// host to hold paths that did not exist; released when it ends.
 	placeholders []string
 	// idmapped are the host paths to hand to the init as idmapped mounts
 	// (root callers only), in the order of their FD indexes.
@@ -323,6 +324,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if !inWritable(p) || denied(p) {
 			continue
 		}
+		pl.hold(p)
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			pfi, err := os.Lstat(filepath.Dir(p))
 			switch {
@@ -341,10 +343,10 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			}
 			if !pl.dry {
 				taken, err := placeholders.createFile(p, fsSpec.Holds[p])
+				pl.placeholders = append(pl.placeholders, taken...)
 				if err != nil {
 					return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
 				}
-				pl.placeholders = append(pl.placeholders, taken...)
 			}
 		}
 		readOnly = append(readOnly, p)
@@ -359,7 +361,9 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
 			continue // already read-only (or masked)
 		}
-		pl.share(p)
+		if inWritable(p) {
+			pl.hold(p)
+		}
 		isDir, err := pl.ensureExists(p, inWritable(p))
 		if errors.Is(err, errCannotCreate) {
 			continue
@@ -377,12 +381,10 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if inWritable(d) || inScratch(d) {
 			pinned = append(pinned, d)
 		}
-		fi, err := os.Lstat(d)
-		if err == nil {
-			// A placeholder another sandbox of this process made must stay
-			// until this one is done with it too.
-			pl.share(d)
+		if inWritable(d) {
+			pl.hold(d)
 		}
+		fi, err := os.Lstat(d)
 		switch {
 		case err == nil && fi.IsDir():
 			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
@@ -559,20 +561,20 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 		return true, errCannotCreate
 	}
 	taken, err := placeholders.create(missing)
+	pl.placeholders = append(pl.placeholders, taken...)
 	if err != nil {
 		return true, fmt.Errorf("%w: placeholder for %s: %w", sandbox.ErrSetup, p, err)
 	}
-	pl.placeholders = append(pl.placeholders, taken...)
 	return true, nil
 }
 
 var errCannotCreate = errors.New("the caller cannot create it either")
 
-// share takes a reference on p if it is a placeholder of this process (see
-// placeholderRegistry.share).
-func (pl *plan) share(p string) {
+// hold marks p as relied on by the sandbox (see placeholderRegistry.hold):
+// no agentbox process removes it while the sandbox runs.
+func (pl *plan) hold(p string) {
 	if pl.began {
-		pl.placeholders = append(pl.placeholders, placeholders.share(p)...)
+		pl.placeholders = append(pl.placeholders, placeholders.hold(p)...)
 	}
 }
 

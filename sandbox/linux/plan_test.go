@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -153,25 +154,26 @@ func TestPlaceholderRefcount(t *testing.T) {
 	}
 }
 
-// TestPlaceholdersOfOtherProcesses: while another process holds the
-// placeholder lock (it has a sandbox that may use the placeholder as a
-// mountpoint), nothing is removed; the journal keeps it, and the next
-// process alone removes it, and a hold file only while it is as written.
+// TestPlaceholdersOfOtherProcesses: a placeholder another process relies
+// on (it has a sandbox that uses it as a mountpoint) is not removed; the
+// journal keeps it, and the first sandbox to end after that process is
+// done removes it, and a hold file only while it is as written. A
+// placeholder no other process relies on goes at once, whatever else other
+// processes run.
 func TestPlaceholdersOfOtherProcesses(t *testing.T) {
 	dir := hostTempDir(t)
 	d, hold, changed := filepath.Join(dir, "p"), filepath.Join(dir, "hold"), filepath.Join(dir, "changed")
-	usersDir := filepath.Join(dir, "users")
-	other := holdPlaceholderLock(t) // another open file description: another owner
+	usersDir, free := filepath.Join(dir, "users"), filepath.Join(dir, "free")
+	other := relyOn(t, d, hold, changed, usersDir) // another open file description: another owner
 	placeholders.begin()
-	taken, err := placeholders.create([]string{d})
-	if err != nil {
-		t.Fatal(err)
+	var taken []string
+	for _, p := range []string{d, usersDir, free} {
+		more, err := placeholders.create([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, more...)
 	}
-	more, err := placeholders.create([]string{usersDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	taken = append(taken, more...)
 	// Removed and made again by the user (as mkdir does: 0755): not ours.
 	if err := os.Remove(usersDir); err != nil {
 		t.Fatal(err)
@@ -192,15 +194,18 @@ func TestPlaceholdersOfOtherProcesses(t *testing.T) {
 	placeholders.end(taken)
 	for _, p := range []string{d, hold, changed} {
 		if _, err := os.Lstat(p); err != nil {
-			t.Fatalf("%s removed while another process holds the lock: %v", p, err)
+			t.Fatalf("%s removed while another process relies on it: %v", p, err)
 		}
 	}
+	if _, err := os.Lstat(free); !os.IsNotExist(err) {
+		t.Errorf("a placeholder no other process relies on stayed: %v", err)
+	}
 	other.Close()
-	placeholders.begin() // the next sandbox, alone: it removes what was left
+	placeholders.begin() // the next sandbox removes what was left
 	placeholders.end(nil)
 	for _, p := range []string{d, hold} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
-			t.Errorf("%s left behind once no process held the lock: %v", p, err)
+			t.Errorf("%s left behind once no process relied on it: %v", p, err)
 		}
 	}
 	if _, err := os.Lstat(usersDir); err != nil {
@@ -209,11 +214,14 @@ func TestPlaceholdersOfOtherProcesses(t *testing.T) {
 	if b, err := os.ReadFile(changed); err != nil || string(b) != "the user's now\n" {
 		t.Errorf("a hold file the user changed was removed or changed: %q, %v", b, err)
 	}
+	if es := placeholders.store.journalFor(dir); len(es) > 0 {
+		t.Errorf("journal still lists %v", es)
+	}
 }
 
-// holdPlaceholderLock takes the placeholder lock shared through a file
+// relyOn takes the placeholder locks of ps shared through a file
 // description of its own, as another agentbox process would.
-func holdPlaceholderLock(t *testing.T) *os.File {
+func relyOn(t *testing.T, ps ...string) *os.File {
 	t.Helper()
 	dir, err := paths.StateDir()
 	if err != nil {
@@ -226,9 +234,11 @@ func holdPlaceholderLock(t *testing.T) *os.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lk := unix.Flock_t{Type: unix.F_RDLCK}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLKW, &lk); err != nil {
-		t.Fatal(err)
+	for _, p := range ps {
+		lk := unix.Flock_t{Type: unix.F_RDLCK, Start: lockOffset(p), Len: 1}
+		if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -430,4 +440,15 @@ func TestRootReadAllowListInHome(t *testing.T) {
 	if op, _, ok := opAt(pl, proj); !ok || op.Kind != opIdmapRO {
 		t.Errorf("no read-only idmapped mount at %s: %+v", proj, pl.init.Mounts)
 	}
+}
+
+// journalFor lists the journal's entries under dir .
+func (s *stateStore) journalFor(dir string) []journalEntry {
+	var out []journalEntry
+	for _, e := range s.readJournal() {
+		if strings.HasPrefix(e.path, dir+"/") {
+			out = append(out, e)
+		}
+	}
+	return out
 }

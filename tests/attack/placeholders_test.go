@@ -54,13 +54,21 @@ func runPlaceholderHolder() int {
 // mounts over them too. When the first ended, it removed them, and the
 // removal detached the second sandbox's mounts (Linux lets one mount
 // namespace remove another's mountpoint): its command could then plant
-// .vscode/settings.json, .envrc or .git/hooks on the host. Not parallel:
-// while the holder runs, no placeholder of this process's other tests
-// could be removed.
+// .vscode/settings.json, .envrc or .git/hooks on the host. And while
+// another process runs a sandbox, the placeholders of this one on another
+// project must still go when it ends (they stayed behind when one lock
+// stood for all of them).
 func TestPlaceholdersAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	w := newDir(t, 0o755)
 	giveToSandboxUser(t, w)
 	holder, stdin := startPlaceholderHolder(t, w)
+	elsewhere := newDir(t, 0o755)
+	giveToSandboxUser(t, elsewhere)
+	runProbes(t, ciMgr, []probe{control("write_elsewhere", "write:"+elsewhere+"/ok.txt", "")}, agentbox.WithWritableRoots(elsewhere))
+	if left := dotEntries(elsewhere); len(left) > 0 {
+		t.Errorf("placeholders left on a project no other process uses: %v", left)
+	}
 	goFile := filepath.Join(newDir(t, 0o755), "go")
 	ps := []probe{
 		control("wait", "waitexist:"+goFile, ""),
@@ -92,19 +100,12 @@ func TestPlaceholdersAcrossProcesses(t *testing.T) {
 	}
 
 	// Both processes are done: their placeholders are gone too.
-	var left []string
-	entries, _ := os.ReadDir(w)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			left = append(left, e.Name())
-		}
-	}
-	if len(left) > 0 {
+	if left := dotEntries(w); len(left) > 0 {
 		t.Errorf("placeholders left in the writable root after both processes ended: %v", left)
 	}
 
 	// An agentbox killed with its sandbox running cannot remove its
-	// placeholders; the next sandbox on the machine that is alone does.
+	// placeholders; the next sandbox to end does.
 	holder, _ = startPlaceholderHolder(t, w)
 	if err := holder.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -121,6 +122,18 @@ func TestPlaceholdersAcrossProcesses(t *testing.T) {
 			t.Errorf("%s, left by the killed process, is still there after the next sandbox", p)
 		}
 	}
+}
+
+// dotEntries lists the names in dir that start with a dot.
+func dotEntries(dir string) []string {
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // startPlaceholderHolder starts the holder on w and waits until its sandbox
