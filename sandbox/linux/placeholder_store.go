@@ -112,9 +112,18 @@ func (s *stateStore) open() {
 		return
 	}
 	s.dir = dir
-	if f, err := os.OpenFile(s.lockPath(), os.O_RDWR|os.O_CREATE, 0o600); err == nil {
-		s.lock = f
+	f, err := os.OpenFile(s.lockPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return
 	}
+	// A file system without these locks (some network and FUSE ones) is
+	// like having no state directory.
+	probe := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Len: 1}
+	if unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &probe) != nil {
+		f.Close()
+		return
+	}
+	s.lock = f
 }
 
 // close gives up every lock of this process.
@@ -138,7 +147,7 @@ func (s *stateStore) record(e journalEntry) error {
 		return nil // nothing will be removed: nothing to remember
 	}
 	if err := s.setLock(0, unix.F_WRLCK, true); err != nil {
-		return fmt.Errorf("placeholder journal: %w", err)
+		return nil // unjournaled, the placeholder is kept, as without a state directory
 	}
 	defer s.setLock(0, unix.F_UNLCK, false)
 	f, err := os.OpenFile(s.journalPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

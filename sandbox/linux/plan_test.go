@@ -452,3 +452,29 @@ func (s *stateStore) journalFor(dir string) []journalEntry {
 	}
 	return out
 }
+
+// TestPlaceholderWithoutLocks: where the lock file takes no locks, a
+// sandbox still gets its placeholders (kept afterwards, as without a state
+// directory) instead of failing to start.
+func TestPlaceholderWithoutLocks(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close() // every lock on it fails
+	r := placeholderRegistry{store: &stateStore{dir: t.TempDir(), lock: f}}
+	d := filepath.Join(hostTempDir(t), "p")
+	taken, err := r.create([]string{d})
+	if err != nil {
+		t.Fatalf("create without locks: %v", err)
+	}
+	if _, err := os.Stat(d); err != nil {
+		t.Fatal(err)
+	}
+	r.store.lock = nil
+	r.active = 1
+	r.end(taken)
+	if _, err := os.Stat(d); err != nil {
+		t.Errorf("a placeholder no lock protects was removed: %v", err)
+	}
+}
