@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,12 +167,20 @@ func describe(n *yaml.Node) string {
 
 func (d *decoder) wrongType(n *yaml.Node, where, want string) {
 	hint := ""
+	quoted := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
 	switch {
 	case n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str":
 	case strings.Contains(want, "integer"):
-		hint = " (remove the quotes)"
+		if _, err := strconv.ParseInt(n.Value, 10, 64); err == nil && quoted {
+			hint = " (remove the quotes)"
+		}
 	case want == "true or false":
-		hint = " (write true or false, without quotes)"
+		switch v := strings.ToLower(n.Value); {
+		case quoted && (v == "true" || v == "false"):
+			hint = " (remove the quotes)"
+		case slices.Contains([]string{"yes", "no", "on", "off", "y", "n"}, v):
+			hint = " (write true or false)"
+		}
 	}
 	d.errorf(n, "%s must be %s, not %s%s", where, want, describe(n), hint)
 }

@@ -96,7 +96,7 @@ func TestManifestErrors(t *testing.T) {
 		{"log_level is an integer", "name: a\naudit:\n  log_level: 3\n",
 			[]wantErr{{3, 14, "audit.log_level must be one of off, minimal, standard, full, not the integer 3"}}},
 		{"quoted boolean", "name: a\npermissions:\n  filesystem: {git_writes: \"true\"}\n",
-			[]wantErr{{3, 28, `permissions.filesystem.git_writes must be true or false, not the string "true" (write true or false, without quotes)`}}},
+			[]wantErr{{3, 28, `permissions.filesystem.git_writes must be true or false, not the string "true" (remove the quotes)`}}},
 		{"YAML 1.1 boolean", "name: a\npermissions:\n  network:\n    unix_sockets: yes\n",
 			[]wantErr{{4, 19, `permissions.network.unix_sockets must be true or false, not the string "yes"`}}},
 		{"boolean description", "name: a\ndescription: true\n",
@@ -324,4 +324,23 @@ func TestNetworkDenyStar(t *testing.T) {
 	}
 	checkErrs(t, "name: a\npermissions:\n  network: {allow: [\"*:443\"]}\n",
 		[]wantErr{{3, 21, `permissions.network.allow[0]: "*:443" would allow every host`}})
+}
+
+// TestWrongTypeHints: a hint about quotes only where quotes are the
+// mistake. The whole message is compared, so a hint where none belongs
+// fails too.
+func TestWrongTypeHints(t *testing.T) {
+	for _, c := range []struct{ src, msg string }{
+		{"limits:\n  max_tokens: \"500\"\n", `limits.max_tokens must be an integer greater than 0, not the string "500" (remove the quotes)`},
+		{"limits:\n  max_tokens: lots\n", `limits.max_tokens must be an integer greater than 0, not the string "lots"`},
+		{"limits:\n  max_requests: 'many'\n", `limits.max_requests must be an integer greater than 0, not the string "many"`},
+		{"permissions:\n  network: {unix_sockets: 'false'}\n", `permissions.network.unix_sockets must be true or false, not the string "false" (remove the quotes)`},
+		{"permissions:\n  network: {unix_sockets: on}\n", `permissions.network.unix_sockets must be true or false, not the string "on" (write true or false)`},
+		{"permissions:\n  network: {unix_sockets: maybe}\n", `permissions.network.unix_sockets must be true or false, not the string "maybe"`},
+	} {
+		got := parseErrs(t, "name: a\n"+c.src)
+		if len(got) != 1 || got[0].Msg != c.msg {
+			t.Errorf("%q:\n got %+v\nwant %s", c.src, got, c.msg)
+		}
+	}
 }
