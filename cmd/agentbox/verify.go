@@ -80,7 +80,11 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 		if rep.FirstBad > 0 {
 			where = fmt.Sprintf(" at entry %d", rep.FirstBad)
 		}
-		fmt.Fprintf(stderr, "❌ tampered%s (%s): %s\n", where, rep.Kind, rep.Problem)
+		hint := ""
+		if rep.Kind == audit.KindMalformed && rep.FirstBad == 1 {
+			hint = " (or this is not an agentbox audit log)"
+		}
+		fmt.Fprintf(stderr, "❌ tampered%s (%s): %s%s\n", where, rep.Kind, rep.Problem, hint)
 		printVerifyWarnings(stderr, rep)
 		return nil
 	}

@@ -134,6 +134,10 @@ func TestVerifyCLIErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notLog := filepath.Join(t.TempDir(), "agent.yaml")
+	if err := os.WriteFile(notLog, []byte("name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -145,6 +149,7 @@ func TestVerifyCLIErrors(t *testing.T) {
 		{"two arguments", []string{"verify", p, p}, 125, "exactly one"},
 		{"bad flag", []string{"verify", "--nope", p}, 125, "unknown flag"},
 		{"bad key", []string{"verify", "--key", "garbage", p}, 1, "verifier key"},
+		{"not a log", []string{"verify", notLog}, 1, "(or this is not an agentbox audit log)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
