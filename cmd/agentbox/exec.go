@@ -240,7 +240,9 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 		res, err = m.ExecArgs(ctx, args[0], args[1:], opts...)
 	}
 	if res == nil {
-		return execFailure(err)
+		failure := execFailure(err)
+		_ = printJSON(cmd.OutOrStdout(), jsonFailureOf(failure, err))
+		return failure
 	}
 	printDegraded(cmd.ErrOrStderr(), res.Degraded)
 	enc := json.NewEncoder(cmd.OutOrStdout())
@@ -249,6 +251,39 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 		return exitWith(exitInternal, err)
 	}
 	return exitWith(res.ExitCode, nil)
+}
+
+// execJSONFailure is what --json prints when the command did not run: the
+// exit status, the one-line error, and the classifier's verdict if it
+// refused the command.
+type execJSONFailure struct {
+	ExitCode       int             `json:"exit_code"`
+	Error          string          `json:"error"`
+	Classification *refusalVerdict `json:"classification,omitempty"`
+}
+
+type refusalVerdict struct {
+	Decision string `json:"decision"`
+	Rule     string `json:"rule"`
+	Reason   string `json:"reason"`
+	Command  string `json:"command"`
+}
+
+func jsonFailureOf(failure, err error) execJSONFailure {
+	out := execJSONFailure{ExitCode: exitInternal, Error: failure.Error()}
+	var ee *exitError
+	if errors.As(failure, &ee) {
+		out.ExitCode = ee.code
+	}
+	var fe *agentbox.ForbiddenCommandError
+	var ce *agentbox.EscalatedCommandError
+	switch {
+	case errors.As(err, &fe):
+		out.Classification = &refusalVerdict{"forbidden", fe.Rule, fe.Reason, fe.Command}
+	case errors.As(err, &ce):
+		out.Classification = &refusalVerdict{"escalated", ce.Rule, ce.Reason, ce.Command}
+	}
+	return out
 }
 
 // execStream runs the command with the terminal's streams, forwarding

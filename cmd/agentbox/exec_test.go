@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -84,6 +85,46 @@ func TestExecJSON(t *testing.T) {
 	}
 	if code != 4 || res.ExitCode != 4 || res.Stdout != "hi\n" || res.Stderr != "oops\n" || !res.Sandboxed || len(res.Layers) == 0 || res.Classification.Decision == "" {
 		t.Fatalf("exit %d, result %+v", code, res)
+	}
+}
+
+// TestExecJSONRefused: a command that does not run still gives a script
+// JSON on stdout, with the exit status and, for a refusal, the verdict.
+func TestExecJSONRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		decision string
+		rule     string
+	}{
+		{[]string{"-c", "rm -rf /"}, 126, "forbidden", "recursive-delete-root"},
+		{[]string{"-c", "git push origin main"}, 126, "escalated", "git-write"},
+		{[]string{"--", "/nonexistent/program"}, 127, "", ""},
+	} {
+		if tc.decision == "escalated" {
+			if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+				tty.Close()
+				continue // exec would ask on the terminal
+			}
+		}
+		code, out, errOut := runCLI(t, append([]string{"exec", "--profile", "ci", "--json"}, tc.args...)...)
+		var res struct {
+			ExitCode       int `json:"exit_code"`
+			Error          string
+			Classification *struct{ Decision, Rule, Command string }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v: %v\n%q", tc.args, err, out)
+		}
+		if code != tc.code || res.ExitCode != tc.code || res.Error == "" || !strings.Contains(errOut, res.Error) {
+			t.Errorf("%v: exit %d, result %+v, stderr %q", tc.args, code, res, errOut)
+		}
+		switch {
+		case tc.decision == "" && res.Classification != nil:
+			t.Errorf("%v: a verdict for a command the classifier let through: %+v", tc.args, res.Classification)
+		case tc.decision != "" && (res.Classification == nil || res.Classification.Decision != tc.decision || res.Classification.Rule != tc.rule || res.Classification.Command == ""):
+			t.Errorf("%v: verdict %+v, want %s by %s", tc.args, res.Classification, tc.decision, tc.rule)
+		}
 	}
 }
 
