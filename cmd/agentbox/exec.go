@@ -318,10 +318,10 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		}
 		res, err := p.Wait()
 		relay.finish()
-		return execDone(cmd, res, err, gitWriteHint(cfg.Filesystem, shell, args, exitCode(res)))
+		return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 	}
 	res, err := p.Wait()
-	return execDone(cmd, res, err, gitWriteHint(cfg.Filesystem, shell, args, exitCode(res)))
+	return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 }
 
 // exitCode is res's exit status, 0 without a result.

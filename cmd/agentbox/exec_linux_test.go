@@ -104,3 +104,26 @@ func TestExecStreamsByName(t *testing.T) {
 		t.Errorf("%v: stdout %q, stderr %q", err, out.String(), errOut.String())
 	}
 }
+
+// TestPrivateTmpNote: a file in the host's /tmp is not in the sandbox's
+// own /tmp, and exec says so when the command fails on it; with its
+// directory a writable root the command reads it and no note comes.
+func TestPrivateTmpNote(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "agentbox-tmpnote-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	f := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(f, []byte("host data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "exec", "--profile", "ci", "--", "cat", f)
+	if code != 1 || strings.Contains(out, "host data") || !strings.Contains(errOut, "each sandbox has its own empty /tmp") {
+		t.Errorf("cat of the host's /tmp: exit %d, stdout %q, stderr %q; want 1 and the note", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "exec", "--profile", "ci", "--write", dir, "--", "cat", f)
+	if code != 0 || out != "host data\n" || strings.Contains(errOut, "note:") {
+		t.Errorf("with --write %s: exit %d, stdout %q, stderr %q", dir, code, out, errOut)
+	}
+}

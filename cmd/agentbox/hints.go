@@ -8,6 +8,17 @@ import (
 	"github.com/agentbox-dev/agentbox"
 )
 
+// execHints are the notes exec prints after the command, a line each.
+func execHints(fsc agentbox.FilesystemConfig, shell string, args []string, code int) string {
+	var notes []string
+	for _, hint := range []func(agentbox.FilesystemConfig, string, []string, int) string{gitWriteHint, privateTmpHint} {
+		if n := hint(fsc, shell, args, code); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return strings.Join(notes, "\n")
+}
+
 // gitWriteHint is the note exec prints after a failed command that ran git
 // with a repository in (or around) a writable root whose .git the sandbox
 // kept read-only: git's own message ("Unable to create
@@ -36,9 +47,51 @@ func runsGit(shell string, args []string) bool {
 	if shell == "" {
 		return len(args) > 0 && filepath.Base(args[0]) == "git"
 	}
-	words := strings.FieldsFunc(shell, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()`$", r) })
-	for _, w := range words {
+	for _, w := range shellWords(shell) {
 		if w == "git" || strings.HasSuffix(w, "/git") {
+			return true
+		}
+	}
+	return false
+}
+
+// shellWords splits a shell string, roughly, into the words a hint looks
+// at (no quoting rules: a hint only needs to recognise a name).
+func shellWords(shell string) []string {
+	return strings.FieldsFunc(shell, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()`$<>'\"=", r) })
+}
+
+// privateTmpHint is the note exec prints after a failed command that names
+// a path in /tmp outside every writable root and read allow-list entry:
+// the sandbox's /tmp is its own and starts empty, so neither the host's
+// files there nor what an earlier command wrote there are in it, which the
+// command's own "No such file or directory" does not say. "" otherwise.
+func privateTmpHint(fsc agentbox.FilesystemConfig, shell string, args []string, code int) string {
+	if code == 0 {
+		return ""
+	}
+	words := args
+	if shell != "" {
+		words = shellWords(shell)
+	}
+	for _, w := range words {
+		if _, rest, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = rest // --out=/tmp/x
+		}
+		p := filepath.Clean(w)
+		if !strings.HasPrefix(p, "/tmp/") || within(p, fsc.WritableRoots) || within(p, fsc.AllowRead) {
+			continue
+		}
+		return "agentbox: note: each sandbox has its own empty /tmp: " + p +
+			" from the host or from an earlier command is not in it; keep such files in a writable root (--write DIR)"
+	}
+	return ""
+}
+
+// within reports whether p is one of dirs or inside one.
+func within(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
 			return true
 		}
 	}

@@ -59,3 +59,27 @@ func TestGitWriteHint(t *testing.T) {
 		}
 	}
 }
+
+func TestPrivateTmpHint(t *testing.T) {
+	fsc := agentbox.FilesystemConfig{WritableRoots: []string{"/tmp/work"}, AllowRead: []string{"/tmp/in.txt"}}
+	for _, tc := range []struct {
+		name  string
+		shell string
+		args  []string
+		code  int
+		want  bool
+	}{
+		{"an argument in /tmp", "", []string{"cat", "/tmp/out.txt"}, 1, true},
+		{"a flag's value", "", []string{"tool", "--input=/tmp/x.json"}, 2, true},
+		{"in a shell string", "curl -s -o /tmp/page.html x && grep a </tmp/page.html", nil, 1, true},
+		{"the command succeeded", "", []string{"cat", "/tmp/out.txt"}, 0, false},
+		{"inside a writable root", "", []string{"cat", "/tmp/work/a"}, 1, false},
+		{"a read allow-list entry", "", []string{"cat", "/tmp/in.txt"}, 1, false},
+		{"no /tmp path", "", []string{"cat", "notes/tmp/a"}, 1, false},
+		{"a look-alike", "", []string{"cat", "/tmpfiles/a"}, 1, false},
+	} {
+		if got := privateTmpHint(fsc, tc.shell, tc.args, tc.code) != ""; got != tc.want {
+			t.Errorf("%s: hint %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
