@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
@@ -42,7 +43,7 @@ func (f *policyFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.denyRead, "deny-read", nil, "hide `PATH` entirely (repeatable)")
 	fl.StringArrayVar(&f.denyWrite, "deny-write", nil, "keep `PATH` read-only, even inside a writable root (repeatable)")
 	fl.StringArrayVar(&f.scratch, "scratch", nil, "let the command write `DIR`, its changes discarded when it ends (repeatable; the home's tool caches are by default)")
-	fl.StringArrayVar(&f.env, "env", nil, "pass `KEY=VALUE` to the command (repeatable)")
+	fl.StringArrayVar(&f.env, "env", nil, "pass `KEY=VALUE` to the command, or KEY with agentbox's own value (repeatable)")
 	fl.StringVar(&f.workdir, "workdir", "", "working `DIR` of the command (default: the current directory)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after `DUR` (exit 137)")
 	fl.StringVar(&f.network, "network", "", "network `MODE`: blocked, filtered or allowed (default: the profile's)")
@@ -140,7 +141,11 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 
 	var opts []agentbox.Option
 	if len(f.env) > 0 {
-		opts = append(opts, agentbox.WithEnv(f.env...))
+		env, err := envFlags(f.env, os.LookupEnv)
+		if err != nil {
+			return cfg, nil, err
+		}
+		opts = append(opts, agentbox.WithEnv(env...))
 	}
 	if f.workdir != "" {
 		dir, err := abs("workdir", []string{f.workdir})
@@ -222,11 +227,44 @@ itself failed (bad flags, sandbox unavailable).`,
 		},
 	}
 	pf.register(c)
+	c.SetFlagErrorFunc(programFlagError)
+	c.Flags().SetInterspersed(false) // "exec ls -la": -la is the program's
 	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
 	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
 	c.Flags().BoolVarP(&ownTTY, "tty", "t", false, "give the command a terminal of its own, relayed to yours (interactive shells, editors, job control)")
 	c.Flags().BoolVar(&approve, "approve", false, "run a command the classifier escalates without asking (forbidden ones stay refused)")
 	return c
+}
+
+// envFlags turns --env values into KEY=VALUE pairs: a bare KEY takes
+// agentbox's own value (as docker run -e does), and must have one.
+func envFlags(in []string, lookup func(string) (string, bool)) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, e := range in {
+		k, _, hasValue := strings.Cut(e, "=")
+		switch {
+		case k == "":
+			return nil, fmt.Errorf("invalid --env %q: want KEY=VALUE, or KEY to pass agentbox's own value", e)
+		case hasValue:
+			out = append(out, e)
+		default:
+			v, ok := lookup(k)
+			if !ok {
+				return nil, fmt.Errorf("invalid --env %q: %s is not set in agentbox's environment; give %s=VALUE", e, k, k)
+			}
+			out = append(out, k+"="+v)
+		}
+	}
+	return out, nil
+}
+
+// programFlagError adds, to an unknown flag, that the program's own flags
+// go after --: "agentbox exec ls -la" reads -la as agentbox's.
+func programFlagError(c *cobra.Command, err error) error {
+	if strings.HasPrefix(err.Error(), "unknown ") && strings.Contains(err.Error(), "flag") {
+		err = fmt.Errorf("%w (if it is the program's, put -- before the program: agentbox %s [flags] -- PROGRAM [ARGS...])", err, c.Name())
+	}
+	return usageError(err)
 }
 
 // execJSON runs the command with captured output and prints the ExecResult.

@@ -191,3 +191,45 @@ func TestBuildCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestEnvFlags(t *testing.T) {
+	lookup := func(k string) (string, bool) {
+		v, ok := map[string]string{"TOKEN": "s3cr=t", "EMPTY": ""}[k]
+		return v, ok
+	}
+	for _, tc := range []struct {
+		in      []string
+		want    []string
+		wantErr string
+	}{
+		{[]string{"A=1", "B="}, []string{"A=1", "B="}, ""},
+		{[]string{"TOKEN"}, []string{"TOKEN=s3cr=t"}, ""},
+		{[]string{"EMPTY"}, []string{"EMPTY="}, ""},
+		{[]string{"UNSET"}, nil, "UNSET is not set in agentbox's environment; give UNSET=VALUE"},
+		{[]string{"=x"}, nil, "want KEY=VALUE"},
+	} {
+		got, err := envFlags(tc.in, lookup)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%q: %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestExecProgramFlags: the program's own flags need no -- once the
+// program is named, and an unknown flag before it says where they go.
+func TestExecProgramFlags(t *testing.T) {
+	code, out, errOut := runCLI(t, "exec", "--profile", "ci", "sh", "-c", "echo ran")
+	if code != 0 || out != "ran\n" {
+		t.Errorf("exec sh -c: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "exec", "--profile", "ci", "--la", "--", "true")
+	if code != 125 || !strings.Contains(errOut, "put -- before the program") {
+		t.Errorf("unknown flag: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -78,6 +78,7 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 	c.Flags().BoolVar(&approve, "approve", false, "run a program the classifier escalates without asking (forbidden ones stay refused)")
 	c.Flags().BoolVarP(&ownTTY, "tty", "t", false, "give the agent a terminal of its own, relayed to yours")
 	c.Flags().SetInterspersed(false)
+	c.SetFlagErrorFunc(programFlagError)
 	return c
 }
 
