@@ -179,7 +179,7 @@ func newExecCmd() *cobra.Command {
 	var shellString string
 	var asJSON, approve, ownTTY bool
 	c := &cobra.Command{
-		Use:   "exec [flags] (-- PROGRAM [ARGS...] | -c 'SHELL STRING')",
+		Use:   "exec [flags] ([--] PROGRAM [ARGS...] | -c 'SHELL STRING')",
 		Short: "Run one command in a sandbox",
 		Long: `Run one command in a sandbox and exit with its status.
 
