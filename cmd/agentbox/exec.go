@@ -259,10 +259,10 @@ func envFlags(in []string, lookup func(string) (string, bool)) ([]string, error)
 }
 
 // programFlagError adds, to an unknown flag, that the program's own flags
-// go after --: "agentbox exec ls -la" reads -la as agentbox's.
+// go after the program: agentbox reads the flags before it as its own.
 func programFlagError(c *cobra.Command, err error) error {
 	if strings.HasPrefix(err.Error(), "unknown ") && strings.Contains(err.Error(), "flag") {
-		err = fmt.Errorf("%w (if it is the program's, put -- before the program: agentbox %s [flags] -- PROGRAM [ARGS...])", err, c.Name())
+		err = fmt.Errorf("%w (a flag of the program goes after it: agentbox %s [flags] [--] PROGRAM [ARGS...])", err, c.Name())
 	}
 	return usageError(err)
 }

@@ -229,7 +229,7 @@ func TestExecProgramFlags(t *testing.T) {
 		t.Errorf("exec sh -c: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	code, _, errOut = runCLI(t, "exec", "--profile", "ci", "--la", "--", "true")
-	if code != 125 || !strings.Contains(errOut, "put -- before the program") {
+	if code != 125 || !strings.Contains(errOut, "a flag of the program goes after it") {
 		t.Errorf("unknown flag: exit %d, stderr %q", code, errOut)
 	}
 }
