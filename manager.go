@@ -509,16 +509,18 @@ func visibleDir(dir string) []string {
 }
 
 // workingDir is the command's working directory: the option, else the
-// caller's own (or / when it has none).
-func workingDir(o *callOptions) string {
+// caller's own, which must still exist.
+func workingDir(o *callOptions) (string, error) {
 	if o.dir != "" {
-		return resolvePath(o.dir)
+		return resolvePath(o.dir), nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return "/"
+		// Removed under the caller, most likely: running from / instead
+		// would run the command somewhere it was not meant to.
+		return "", configErr("working directory", "the current directory cannot be found (%v): it may have been removed; give WithWorkingDir or change to an existing directory", err)
 	}
-	return resolvePath(wd)
+	return resolvePath(wd), nil
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -303,3 +303,28 @@ func TestReadAllowList(t *testing.T) {
 		t.Fatalf("the allow-list view lists paths outside it: %+v", res)
 	}
 }
+
+// TestRemovedWorkingDir: a caller whose current directory was removed gets
+// a config error naming the working directory, not a command run from /.
+// Not parallel: it changes the process's directory.
+func TestRemovedWorkingDir(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	dir := hostDir(t)
+	gone := filepath.Join(dir, "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.Exec(context.Background(), "pwd")
+	var ce *agentbox.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "working directory" || !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Fatalf("Exec from a removed directory: %v", err)
+	}
+	res := run(t, m, "pwd", agentbox.WithWorkingDir(dir))
+	if res.ExitCode != 0 || res.Stdout != dir+"\n" {
+		t.Fatalf("with WithWorkingDir: exit %d, %q %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}

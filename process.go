@@ -77,7 +77,10 @@ func argvTail(cmd *exec.Cmd) []string {
 func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
 	dir := cmd.Dir
 	if dir == "" {
-		dir = workingDir(o)
+		var err error
+		if dir, err = workingDir(o); err != nil {
+			return nil, err
+		}
 	}
 	res := new(resolver) // one per call: the lists share their parents' lookups
 	if err := checkWorkingDir(dir, cfg, o, res); err != nil {

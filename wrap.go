@@ -43,7 +43,11 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		return nil, err
 	}
 	if cmd.Dir == "" {
-		cmd.Dir = workingDir(o)
+		dir, err := workingDir(o)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Dir = dir
 	}
 	res := new(resolver) // one per call: the lists share their parents' lookups
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {

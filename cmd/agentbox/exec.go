@@ -147,6 +147,11 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		}
 		opts = append(opts, agentbox.WithEnv(env...))
 	}
+	if f.workdir == "" {
+		if _, err := os.Getwd(); err != nil {
+			return cfg, nil, fmt.Errorf("the current directory cannot be found (%w): it may have been removed; cd to an existing directory or pass --workdir DIR", err)
+		}
+	}
 	if f.workdir != "" {
 		dir, err := abs("workdir", []string{f.workdir})
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -231,5 +232,27 @@ func TestExecProgramFlags(t *testing.T) {
 	code, _, errOut = runCLI(t, "exec", "--profile", "ci", "--la", "--", "true")
 	if code != 125 || !strings.Contains(errOut, "a flag of the program goes after it") {
 		t.Errorf("unknown flag: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestExecRemovedWorkingDir: exec from a directory that was removed says
+// what to do instead of running the command from /. Not parallel: it
+// changes the process's directory.
+func TestExecRemovedWorkingDir(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "exec", "--profile", "ci", "--", "pwd")
+	if code != 125 || out != "" || !strings.Contains(errOut, "cd to an existing directory or pass --workdir DIR") {
+		t.Errorf("exec from a removed directory: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "exec", "--profile", "ci", "--workdir", "/", "--", "pwd")
+	if code != 0 || out != "/\n" {
+		t.Errorf("with --workdir /: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
