@@ -339,6 +339,9 @@ func (c *Config) Validate() error {
 			return configErr(fmt.Sprintf("Network.DeniedDomains[%d]", i), "%v", err)
 		}
 	}
+	if c.Network.Mode == NetworkAllowed && len(c.Network.DeniedDomains) > 0 {
+		return configErr("Network.DeniedDomains", "the allowed mode gives the host's network without the proxy, so nothing would be denied; use the filtered mode, or remove the list")
+	}
 	switch c.Network.Mode {
 	case NetworkBlocked, NetworkFiltered, NetworkAllowed:
 	default:

@@ -36,6 +36,12 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown network mode", func(c *Config) { c.Network.Mode = NetworkMode(9) }, "Network.Mode"},
 		{"bad domain pattern", func(c *Config) { c.Network.AllowedDomains = []string{"exa mple.com"} }, "Network.AllowedDomains[0]"},
 		{"bad denied pattern", func(c *Config) { c.Network.DeniedDomains = []string{"*.*.com"} }, "Network.DeniedDomains[0]"},
+		{"denied domains with the host's network", func(c *Config) {
+			c.Network.Mode, c.Network.DeniedDomains = NetworkAllowed, []string{"example.com"}
+		}, "Network.DeniedDomains"},
+		{"denied domains with the network blocked", func(c *Config) {
+			c.Network.Mode, c.Network.DeniedDomains = NetworkBlocked, []string{"example.com"}
+		}, ""},
 		{"relative shell", func(c *Config) { c.Shell = "bash" }, "Shell"},
 		{"unknown fallback", func(c *Config) { c.FallbackPolicy = "lenient" }, "FallbackPolicy"},
 	}

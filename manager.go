@@ -270,6 +270,9 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	}
 	if o.network != nil {
 		spec.Network = *o.network
+		if spec.Network == NetworkAllowed && len(cfg.Network.DeniedDomains) > 0 {
+			return nil, nil, nil, configErr("WithNetwork", "the allowed mode gives the host's network without the proxy, and the config denies domains (Network.DeniedDomains) that only the filtered mode enforces")
+		}
 	}
 	spec.Filesystem = sandbox.Filesystem{
 		Read:      res.all(fsc.AllowRead, false),

@@ -328,3 +328,22 @@ func TestRemovedWorkingDir(t *testing.T) {
 		t.Fatalf("with WithWorkingDir: exit %d, %q %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 }
+
+// TestDeniedDomainsNeedTheProxy: a call that switches to the host's network
+// while the config denies domains is refused, rather than run with the
+// deny list silently dropped; switching to blocked is fine.
+func TestDeniedDomainsNeedTheProxy(t *testing.T) {
+	t.Parallel()
+	cfg := agentbox.CIConfig()
+	cfg.Network.Mode = agentbox.NetworkFiltered
+	cfg.Network.DeniedDomains = []string{"example.com"}
+	m := newManager(t, cfg)
+	_, err := m.Exec(context.Background(), "true", agentbox.WithNetwork(agentbox.NetworkAllowed))
+	var ce *agentbox.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "WithNetwork" {
+		t.Fatalf("the host's network with a deny list: %v", err)
+	}
+	if res := run(t, m, "true", agentbox.WithNetwork(agentbox.NetworkBlocked)); res.ExitCode != 0 {
+		t.Fatalf("blocked: exit %d %q", res.ExitCode, res.Stderr)
+	}
+}

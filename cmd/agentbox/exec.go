@@ -93,6 +93,15 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 			}
 		}
 	}
+	// Domain lists act only through the filtered network's proxy: in the
+	// other modes they would be dropped without a word.
+	if cfg.Network.Mode != agentbox.NetworkFiltered && len(f.allowDomains)+len(f.denyDomains) > 0 {
+		flag := "--allow-domain"
+		if len(f.denyDomains) > 0 {
+			flag = "--deny-domain"
+		}
+		return cfg, nil, fmt.Errorf("%s applies only to the filtered network, and this one is %s; use --network filtered", flag, cfg.Network.Mode)
+	}
 	cfg.Network.AllowUnixSockets = cfg.Network.AllowUnixSockets || f.allowUnixSockets
 	cfg.Network.AllowedDomains = append(cfg.Network.AllowedDomains, f.allowDomains...)
 	cfg.Network.DeniedDomains = append(cfg.Network.DeniedDomains, f.denyDomains...)

@@ -256,3 +256,22 @@ func TestExecRemovedWorkingDir(t *testing.T) {
 		t.Errorf("with --workdir /: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestDomainFlagsNeedFilteredNetwork: --allow-domain and --deny-domain act
+// only through the filtered network's proxy; with another mode they are
+// refused instead of dropped.
+func TestDomainFlagsNeedFilteredNetwork(t *testing.T) {
+	for _, args := range [][]string{
+		{"--network", "allowed", "--deny-domain", "example.com"},
+		{"--profile", "dev", "--deny-domain", "example.com"},
+		{"--profile", "ci", "--allow-domain", "example.com"},
+	} {
+		code, _, errOut := runCLI(t, append(append([]string{"exec"}, args...), "--", "true")...)
+		if code != 125 || !strings.Contains(errOut, "applies only to the filtered network") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "exec", "--profile", "ci", "--network", "filtered", "--allow-domain", "example.com", "--", "true"); code != 0 {
+		t.Errorf("filtered with --allow-domain: exit %d, stderr %q", code, errOut)
+	}
+}
