@@ -130,7 +130,8 @@ type NetworkConfig struct {
 	// ":port" (without one, only 80 and 443), an IP literal (allowed only
 	// when listed). Denied wins; "*" in DeniedDomains means "everything not
 	// allowed". Private, loopback, link-local and metadata addresses are
-	// refused whatever the lists say.
+	// refused whatever the lists say. DeniedDomains with the allowed mode,
+	// which has no proxy to enforce them, is a config error.
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
 	DeniedDomains  []string `json:"denied_domains,omitempty"`
 	// Resolver resolves names for the egress proxy; nil uses the system's
