@@ -187,16 +187,6 @@ var selfExecutable = sync.OnceValue(func() string {
 	return resolvePath(p)
 })
 
-// underAny reports whether p is one of roots or below one.
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if paths.Within(p, r) {
-			return true
-		}
-	}
-	return false
-}
-
 // systemDirs are directories whose writing changes how the machine runs:
 // a writable root may be one only when named as such, not through a link.
 var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/root", "/opt"}
@@ -225,16 +215,16 @@ func linkedIntoSensitive(p, r string) string {
 // sensitivePlace says what p is when writing there changes how the machine
 // or the user's sessions run, or reaches their credentials; "" otherwise.
 func sensitivePlace(p string, homes []string) string {
-	if p == "/" || underAny(p, systemDirs) {
+	if p == "/" || paths.WithinAny(p, systemDirs) {
 		return "a system directory"
 	}
 	for _, home := range homes {
-		if underAny(home, []string{p}) {
+		if paths.Within(home, p) {
 			return "the home directory or one holding it"
 		}
 		for _, group := range [][]string{ShellStartupFiles, ProtectedPaths, credpaths.Home} {
 			for _, rel := range group {
-				if underAny(p, []string{filepath.Join(home, filepath.FromSlash(rel))}) {
+				if paths.Within(p, filepath.Join(home, filepath.FromSlash(rel))) {
 					return "in the home's start-up files, settings or credentials (~/" + rel + ")"
 				}
 			}
@@ -259,7 +249,7 @@ func plantableLink(p string, writable []string) string {
 		q := filepath.Join(dir, name)
 		if fi, err := os.Lstat(q); err != nil {
 			return ""
-		} else if fi.Mode()&fs.ModeSymlink != 0 && underAny(q, writable) {
+		} else if fi.Mode()&fs.ModeSymlink != 0 && paths.WithinAny(q, writable) {
 			return q
 		}
 		dir = res.resolve(q)

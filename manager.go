@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -288,7 +289,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	}
 	// The program that embeds agentbox (the CLI, or the caller's agent)
 	// runs unconfined: a command must not replace it for the next run.
-	if exe := selfExecutable(); exe != "" && underAny(exe, spec.Filesystem.Writable) {
+	if exe := selfExecutable(); exe != "" && paths.WithinAny(exe, spec.Filesystem.Writable) {
 		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
 	}
 	var before *beforeRun
@@ -296,7 +297,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		before = newBeforeRun(m.protectRepositories(spec, fsc, home))
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
-		if home != "" && underAny(home, spec.Filesystem.Writable) {
+		if home != "" && paths.WithinAny(home, spec.Filesystem.Writable) {
 			holdStartupFiles(spec, home)
 		}
 		// Several protections may name one path; one mount is enough.

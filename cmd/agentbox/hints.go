@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // execHints are the notes exec prints after the command, a line each.
@@ -79,21 +80,11 @@ func privateTmpHint(fsc agentbox.FilesystemConfig, shell string, args []string, 
 			w = rest // --out=/tmp/x
 		}
 		p := filepath.Clean(w)
-		if !strings.HasPrefix(p, "/tmp/") || within(p, fsc.WritableRoots) || within(p, fsc.AllowRead) {
+		if !strings.HasPrefix(p, "/tmp/") || paths.WithinAny(p, fsc.WritableRoots) || paths.WithinAny(p, fsc.AllowRead) {
 			continue
 		}
 		return "agentbox: note: each sandbox has its own empty /tmp: " + p +
 			" from the host or from an earlier command is not in it; keep such files in a writable root (--write DIR)"
 	}
 	return ""
-}
-
-// within reports whether p is one of dirs or inside one.
-func within(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
-			return true
-		}
-	}
-	return false
 }

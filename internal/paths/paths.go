@@ -126,3 +126,13 @@ func Within(p, base string) bool {
 	}
 	return len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }
+
+// WithinAny reports whether p is one of bases or below one (see Within).
+func WithinAny(p string, bases []string) bool {
+	for _, b := range bases {
+		if Within(p, b) {
+			return true
+		}
+	}
+	return false
+}

@@ -201,7 +201,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	shown := make(map[string]bool) // host paths bound read-only, by path
 	// A sandbox started by root runs as nobody on the host; its home is
 	// shown to it, read-only, as its own.
-	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && !withinAny(h, writable) && (len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
+	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && !paths.WithinAny(h, writable) && (len(fsSpec.Read) == 0 || paths.WithinAny(h, fsSpec.Read)) {
 		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
 			shown[h] = true
 			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
@@ -215,7 +215,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	if h := fsSpec.Home; asRoot && h != "" && !shown[h] && len(fsSpec.Read) > 0 {
 		var inHome []string
 		for _, r := range slices.Sorted(slices.Values(fsSpec.Read)) {
-			if r == h || !paths.Within(r, h) || withinAny(r, inHome) || denied(r) || withinAny(r, writable) {
+			if r == h || !paths.Within(r, h) || paths.WithinAny(r, inHome) || denied(r) || paths.WithinAny(r, writable) {
 				continue
 			}
 			fi, err := os.Lstat(r)
@@ -240,7 +240,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	for _, s := range scratch {
 		ops = append(ops, mountOp{Kind: opOverlay, Dst: s, Dir: true})
 	}
-	inScratch := func(p string) bool { return withinAny(p, scratch) }
+	inScratch := func(p string) bool { return paths.WithinAny(p, scratch) }
 	// Paths of the host shown inside the private areas, read-only, as the
 	// rest of the host is: the caller's working directory inside /tmp or
 	// /dev/shm (Visible; nothing of /run, where service sockets live), and
@@ -264,7 +264,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		return nil
 	}
 	for _, v := range fsSpec.Visible {
-		if !withinAny(v, visibleAreas) || len(fsSpec.Read) > 0 && !withinAny(v, fsSpec.Read) {
+		if !paths.WithinAny(v, visibleAreas) || len(fsSpec.Read) > 0 && !paths.WithinAny(v, fsSpec.Read) {
 			continue
 		}
 		if err := show(v, true); err != nil {
@@ -273,8 +273,8 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	}
 	// So is a home there (HOME=/tmp/... on some CI runners); root's sandbox
 	// has it idmapped above.
-	if h := fsSpec.Home; h != "" && !asRoot && withinAny(h, visibleAreas) &&
-		(len(fsSpec.Read) == 0 || withinAny(h, fsSpec.Read)) {
+	if h := fsSpec.Home; h != "" && !asRoot && paths.WithinAny(h, visibleAreas) &&
+		(len(fsSpec.Read) == 0 || paths.WithinAny(h, fsSpec.Read)) {
 		if err := show(h, false); err != nil {
 			return err
 		}
@@ -476,8 +476,8 @@ func scratchDirs(fsSpec sandbox.Filesystem, writable []string, denied func(strin
 	var out []string
 	for _, s := range slices.Sorted(slices.Values(fsSpec.Scratch)) {
 		switch {
-		case denied(s), withinAny(s, writable), inPrivateArea(s), withinAny(s, out),
-			len(fsSpec.Read) > 0 && !withinAny(s, fsSpec.Read), strings.ContainsAny(s, `,:\=`):
+		case denied(s), paths.WithinAny(s, writable), inPrivateArea(s), paths.WithinAny(s, out),
+			len(fsSpec.Read) > 0 && !paths.WithinAny(s, fsSpec.Read), strings.ContainsAny(s, `,:\=`):
 			continue
 		}
 		if fi, err := os.Lstat(s); err != nil || !fi.IsDir() {
@@ -520,15 +520,6 @@ func pins(writable, ps []string) []mountOp {
 // systemReadPaths stay readable when a read allow-list is in force: what a
 // process needs to load and run programs.
 var systemReadPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev", "/tmp"}
-
-func withinAny(p string, bases []string) bool {
-	for _, b := range bases {
-		if paths.Within(p, b) {
-			return true
-		}
-	}
-	return false
-}
 
 func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
 
