@@ -116,7 +116,7 @@ func TestRunScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if os.Geteuid() == 0 {
-		// A sandbox root starts runs as nobody: the directory must be its.
+		// A sandbox that root starts runs as nobody: the directory must be its.
 		for _, p := range []string{dir, filepath.Join(dir, "kept")} {
 			if err := os.Chown(p, 65534, 65534); err != nil {
 				t.Fatal(err)

@@ -66,7 +66,7 @@ func (o *overlays) mount(dst string) error {
 	// The overlay's root takes the upper directory's owner and mode: the
 	// command must find the directory it could write before (and no more).
 	if err := os.Lchown(upper, int(st.Uid), int(st.Gid)); errors.Is(err, unix.EINVAL) {
-		return errors.New("its owner is not the sandbox's user (a sandbox root starts runs as nobody, and only the home is shown as its own)")
+		return errors.New("its owner is not the sandbox's user (a sandbox that root starts runs as nobody, and only the home is shown as its own)")
 	} else if err != nil {
 		return fmt.Errorf("owner of the private layer: %w", err)
 	}
