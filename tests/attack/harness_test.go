@@ -290,6 +290,18 @@ func (r *running) finish(t *testing.T) (outcome, *agentbox.ExecResult, error) {
 	return parseOutput(r.all.String()), res, err
 }
 
+// check finishes the run, which must have got through every probe, and
+// checks each probe's verdict.
+func (r *running) check(t *testing.T, ps []probe) *agentbox.ExecResult {
+	t.Helper()
+	o, res, err := r.finish(t)
+	if err != nil || !o.done {
+		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
+	}
+	checkProbes(t, o, ps)
+	return res
+}
+
 // sandboxEverything is a classifier that sends every command to the
 // sandbox. The suite attacks the sandbox itself, as a command that the
 // classifier did not recognise (a script, a compiled program) would.

@@ -126,11 +126,7 @@ func TestReadDeniedCreatedLater(t *testing.T) {
 	writeFile(t, late, secret, 0o644)
 	writeFile(t, latePublic, publicContent, 0o644)
 	writeFile(t, goFile, "", 0o644)
-	o, res, err := run.finish(t)
-	if err != nil || !o.done {
-		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
-	}
-	checkProbes(t, o, ps)
+	run.check(t, ps)
 }
 
 // TestInheritedFD opens files in the agentbox process without O_CLOEXEC, as

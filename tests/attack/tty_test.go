@@ -49,11 +49,7 @@ func TestTIOCSTI(t *testing.T) {
 		attack("tiocsti_high_bits", "tiocsti:0|hi"),
 	}
 	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
-	o, res, err := run.finish(t)
-	if err != nil || !o.done {
-		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
-	}
-	checkProbes(t, o, ps)
+	run.check(t, ps)
 
 	time.Sleep(50 * time.Millisecond) // the reader drains the master
 	queued, err := unix.IoctlGetInt(int(slave.Fd()), unix.TIOCINQ)
@@ -98,11 +94,7 @@ func TestLineDiscipline(t *testing.T) {
 		control("pty_after_flood", "ptyroundtrip", "pty-line"),
 	}
 	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
-	o, res, err := run.finish(t)
-	if err != nil || !o.done {
-		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
-	}
-	checkProbes(t, o, ps)
+	run.check(t, ps)
 	if d, err := unix.IoctlGetInt(int(slave.Fd()), unix.TIOCGETD); err != nil || d != 0 {
 		t.Errorf("ESCAPE: the terminal's line discipline is %d (%v), want N_TTY", d, err)
 	}
@@ -133,11 +125,7 @@ func TestTerminalLeftAsFound(t *testing.T) {
 		control("output_stopped", "ttystop:0", "stopped"),
 	}
 	run := startProbes(t, ciMgr, ps, slave, agentbox.WithTimeout(60*time.Second))
-	o, res, err := run.finish(t)
-	if err != nil || !o.done {
-		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
-	}
-	checkProbes(t, o, ps)
+	run.check(t, ps)
 
 	after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
@@ -211,11 +199,7 @@ func TestOwnTerminal(t *testing.T) {
 			run.lines <- strings.TrimRight(sc.Text(), "\r")
 		}
 	}()
-	o, res, err := run.finish(t)
-	if err != nil || !o.done {
-		t.Fatalf("attacker run: %v, exit %d, output:\n%s", err, res.ExitCode, o.raw)
-	}
-	checkProbes(t, o, ps)
+	run.check(t, ps)
 	if !strings.Contains(run.all.String(), "AGENTBOX_TTY_REOPENED") {
 		t.Error("control: the line written to the reopened terminal did not arrive")
 	}
