@@ -158,7 +158,8 @@ func TestRealTimeScheduling(t *testing.T) {
 }
 
 // TestShellForkBomb runs the classic bash fork bomb under a small process
-// limit and a timeout: the call must come back, and the host must be fine.
+// limit and a timeout: the call must come back, the bomb must have met the
+// limit, and the host must be fine.
 func TestShellForkBomb(t *testing.T) {
 	t.Parallel()
 	cfg := ciConfig()
@@ -173,8 +174,15 @@ func TestShellForkBomb(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("the fork bomb held the call for %v", d)
 	}
-	if res.ExitCode != 137 || !res.TimedOut {
-		t.Errorf("fork bomb: exit %d, timed out %v; want 137 by the timeout", res.ExitCode, res.TimedOut)
+	// Either the bomb ran until the timeout killed the tree, or the limit
+	// made the top-level shell give up forking (bash exits 2 when a fork
+	// still fails after its retries, or when a signal cuts their wait short),
+	// which ends the sandbox too. Anything else means something other than
+	// the limit stopped it.
+	gaveUp := res.ExitCode == 2 && !res.TimedOut && strings.Contains(res.Stderr, "fork: retry: Resource temporarily unavailable")
+	if !(res.ExitCode == 137 && res.TimedOut) && !gaveUp {
+		t.Errorf("fork bomb: exit %d, timed out %v; want 137 by the timeout, or bash giving up on a refused fork\nstderr: %.500s",
+			res.ExitCode, res.TimedOut, res.Stderr)
 	}
 	if err := exec.Command("/bin/true").Run(); err != nil {
 		t.Errorf("the host cannot fork after the bomb: %v", err)
