@@ -539,12 +539,22 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 	if !errors.Is(err, fs.ErrNotExist) || !onHost || pl.dry {
 		return true, nil
 	}
+	if testHookMissing != nil {
+		testHookMissing(p)
+	}
 	var missing []string
 	for q := p; ; q = filepath.Dir(q) {
 		if _, err := os.Lstat(q); err == nil {
 			break
 		}
 		missing = append([]string{q}, missing...)
+	}
+	if len(missing) == 0 {
+		// Made since the first look: another sandbox's placeholder.
+		if fi, err := os.Lstat(p); err == nil {
+			return fi.IsDir(), nil
+		}
+		return true, fmt.Errorf("%w: %s appeared and went again while the sandbox was planned", sandbox.ErrSetup, p)
 	}
 	// The caller must be able to create the outermost missing directory (root
 	// can anyway); then it can create the rest.
@@ -560,6 +570,9 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 }
 
 var errCannotCreate = errors.New("the caller cannot create it either")
+
+// testHookMissing, when set, runs after ensureExists found p missing.
+var testHookMissing func(p string)
 
 // hold marks p as relied on by the sandbox (see placeholderRegistry.hold):
 // no agentbox process removes it while the sandbox runs.

@@ -154,6 +154,28 @@ func TestPlaceholderRefcount(t *testing.T) {
 	}
 }
 
+// TestPlaceholderMadeMeanwhile: a missing path that another sandbox's
+// placeholder makes between the plan's first look and its walk up to what
+// exists is used as it is.
+func TestPlaceholderMadeMeanwhile(t *testing.T) {
+	p := filepath.Join(hostTempDir(t), "a", "b")
+	testHookMissing = func(q string) {
+		if q == p {
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { testHookMissing = nil }()
+	placeholders.begin()
+	pl := &plan{began: true}
+	defer pl.removePlaceholders()
+	isDir, err := pl.ensureExists(p, true)
+	if err != nil || !isDir {
+		t.Fatalf("ensureExists = %v, %v; want a directory", isDir, err)
+	}
+}
+
 // TestPlaceholdersOfOtherProcesses: a placeholder another process relies
 // on (it has a sandbox that uses it as a mountpoint) is not removed; the
 // journal keeps it, and the first sandbox to end after that process is
