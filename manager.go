@@ -196,10 +196,16 @@ func (m *Manager) checkOpen() error {
 }
 
 // track records a running sandbox so that Cleanup and Close can kill it.
-func (m *Manager) track(k killer) {
+// It reports false, and records nothing, once Close has begun: Close's
+// Cleanup will not see the sandbox, so the caller must end it.
+func (m *Manager) track(k killer) bool {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
 	m.running[k] = struct{}{}
-	m.mu.Unlock()
+	return true
 }
 
 // untrack forgets a finished sandbox and releases it.
@@ -221,8 +227,12 @@ type killer interface {
 
 // wrapSandboxErr maps runtime errors onto the package's sentinels.
 func wrapSandboxErr(err error) error {
-	if errors.Is(err, sandbox.ErrUnavailable) {
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
 		return &dependencyError{err}
+	case errors.Is(err, sandbox.ErrClosed):
+		// Only Close closes the runtime: the call raced with it.
+		return ErrManagerClosed
 	}
 	return err
 }

@@ -259,6 +259,53 @@ func TestClosedManager(t *testing.T) {
 	}
 }
 
+// TestCloseWhileStarting closes Managers while calls are starting
+// sandboxes: every call ends with Close (a killed command's result, or
+// ErrManagerClosed), and no sandbox that finished starting during Close
+// runs on unkilled.
+func TestCloseWhileStarting(t *testing.T) {
+	t.Parallel()
+	const rounds, callers = 12, 4
+	for round := range rounds {
+		m, err := agentbox.NewManager(agentbox.CIConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		type outcome struct {
+			res *agentbox.ExecResult
+			err error
+		}
+		outcomes := make(chan outcome, callers)
+		for i := range callers {
+			go func() {
+				// Staggered, so that Close meets calls at every stage of a start.
+				time.Sleep(time.Duration(i*round%7) * 3 * time.Millisecond)
+				res, err := m.ExecArgs(context.Background(), "/bin/sleep", []string{"30"})
+				outcomes <- outcome{res, err}
+			}()
+		}
+		time.Sleep(time.Duration(round%5) * 4 * time.Millisecond)
+		if err := m.Close(); err != nil {
+			t.Errorf("round %d: Close: %v", round, err)
+		}
+		deadline := time.After(10 * time.Second)
+		for range callers {
+			select {
+			case o := <-outcomes:
+				switch {
+				case errors.Is(o.err, agentbox.ErrManagerClosed):
+				case o.err != nil:
+					t.Errorf("round %d: a call Close interrupted failed with %v; want ErrManagerClosed or a killed command", round, o.err)
+				case o.res.ExitCode != 137:
+					t.Errorf("round %d: a call Close interrupted ended with exit %d; want 137", round, o.res.ExitCode)
+				}
+			case <-deadline:
+				t.Fatalf("round %d: a sandbox started during Close still runs 10 s later", round)
+			}
+		}
+	}
+}
+
 func TestNewManagerRefusesInvalidConfig(t *testing.T) {
 	cfg := agentbox.DefaultConfig()
 	cfg.Filesystem.WritableRoots = []string{"relative/path"}

@@ -131,7 +131,11 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		return nil, wrapSandboxErr(err)
 	}
 	pr.p = p
-	m.track(p)
+	if !m.track(p) {
+		// Close began while it started: it ends now, as Close promises,
+		// and Wait reports it killed (exit 137) like the others.
+		_ = p.Kill()
+	}
 	m.warnDegraded(p.Degraded())
 	return pr, nil
 }

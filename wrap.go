@@ -76,7 +76,11 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			shared.add(f)
 		}
 	}
-	m.track(h)
+	if !m.track(h) {
+		h.Close()
+		egr.close()
+		return nil, ErrManagerClosed
+	}
 	stop := make(chan struct{})
 	go m.watch(ctx, h, o.timeout, stop)
 	return func() {

@@ -248,6 +248,8 @@ var (
 	ErrUnavailable = errors.New("sandbox layer unavailable")
 	// ErrSetup reports that building the sandbox failed.
 	ErrSetup = errors.New("sandbox setup failed")
+	// ErrClosed reports a start on a runtime that its owner has closed.
+	ErrClosed = errors.New("runtime closed")
 )
 
 // SetupError is a failure to build the sandbox or to start the program in

@@ -44,7 +44,7 @@ func (p *pool) take(r *Runtime, kind initKind) (*warmInit, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil, fmt.Errorf("%w: runtime closed", sandbox.ErrSetup)
+		return nil, fmt.Errorf("%w: %w", sandbox.ErrSetup, sandbox.ErrClosed)
 	}
 	w := p.ready[kind]
 	delete(p.ready, kind)
