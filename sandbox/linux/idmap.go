@@ -110,16 +110,31 @@ func (pl *plan) dropIdmap(path string) {
 // idmappedTree returns a detached recursive copy of the mount tree at path,
 // idmapped so that path's owner is the sandbox's user, nosuid and nodev,
 // read-only if ro.
+//
+// path is opened once, without following any symlink, and the tree is
+// cloned from that descriptor: another sandbox that may write path's
+// parent could otherwise swap path for a link (to a root-only directory, or
+// /etc) between the plan's checks and the clone, and the sandbox would get
+// the link's target writable as its own.
 func idmappedTree(path string, ro bool, nsFor func(idmapKey) (int, error)) (*os.File, error) {
+	fd, err := openNoSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("idmap: %w", err)
+	}
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, fmt.Errorf("idmap %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		// openNoSymlinks opens a trailing link itself.
+		return nil, fmt.Errorf("idmap %s: %w", path, unix.ELOOP)
 	}
 	nsfd, err := nsFor(idmapKey{st.Uid, st.Gid})
 	if err != nil {
 		return nil, err
 	}
-	tree, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
 	if err != nil {
 		return nil, fmt.Errorf("idmap %s: open_tree: %w", path, err)
 	}
