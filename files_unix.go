@@ -48,3 +48,18 @@ func readNoFollow(p string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// lockFile takes an advisory lock on the whole of f (exclusive or shared),
+// released when f is closed.
+func lockFile(f *os.File, exclusive bool) error {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

@@ -258,14 +258,15 @@ func plantableLink(p string, writable []string) string {
 }
 
 // checkThroughLinks refuses read allow-list entries and writable roots
-// that reach their target through a link inside a writable root: a command
-// that may write there could point it anywhere, and the next call would
-// read or write there.
+// that reach their target through a link inside a writable root, of this
+// call or of any earlier sandbox (see grantedRoots): a command that may
+// write there could point it anywhere, and the next call would read or
+// write there.
 func checkThroughLinks(field string, ps, writable []string) error {
 	for i, p := range ps {
 		if l := plantableLink(p, writable); l != "" {
 			return configErr(fmt.Sprintf("%s[%d]", field, i),
-				"%s goes through the symbolic link %s, inside a writable root where a command could have planted it; name its target itself", p, l)
+				"%s goes through the symbolic link %s, in a directory a sandbox may write or was given to write before, where a command could have planted it; name its target (%s) itself if it is meant", p, l, resolvePath(p))
 		}
 	}
 	return nil

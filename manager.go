@@ -262,11 +262,21 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		return nil, nil, nil, err
 	}
 	resolvedWritable := res.all(writable, false)
-	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, resolvedWritable); err != nil {
+	// A link inside a directory any sandbox of this user was given to
+	// write may have been planted there (see grantedRoots).
+	granted, err := grantedRoots()
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkThroughLinks("Filesystem.WritableRoots", writable, resolvedWritable); err != nil {
+	plantable := append(slices.Clone(resolvedWritable), granted...)
+	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, plantable); err != nil {
 		return nil, nil, nil, err
+	}
+	if err := checkThroughLinks("Filesystem.WritableRoots", writable, plantable); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := recordGranted(resolvedWritable); err != nil {
+		m.log.Warn("links a command plants in its writable roots will be caught in this call only", "error", err)
 	}
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,

@@ -168,10 +168,11 @@ func TestOwnExecutable(t *testing.T) {
 }
 
 // TestPlantedLinkAsWritableRoot: a command leaves links in its writable
-// root pointing at /etc and at the home's systemd user units. A later call
-// that makes one of those paths writable (an agent asked to write its
-// output to "out") must be refused, not hand over /etc; a link to a
-// harmless directory still works.
+// root pointing at /etc, at the home's systemd user units and at an
+// ordinary directory. A later call that makes one of those paths writable
+// (an agent asked to write its output to "out") must be refused, not hand
+// over /etc; a link the user made in a directory no sandbox was given
+// still works.
 func TestPlantedLinkAsWritableRoot(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
@@ -183,7 +184,7 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 		control("link_harmless", "symlink:"+harmless+"|"+w+"/scratch", ""),
 	}
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
-	for _, name := range []string{"out", "units"} {
+	for _, name := range []string{"out", "units", "scratch"} {
 		_, err := ciMgr.ExecArgs(context.Background(), attackerBin,
 			probeArgs([]probe{attack("write_through", "write:"+w+"/"+name+"/agentbox-attack")}),
 			agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(filepath.Join(w, name)))
@@ -195,8 +196,15 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 		os.Remove("/etc/agentbox-attack")
 		t.Error("ESCAPE: a file was written in /etc")
 	}
-	runProbes(t, ciMgr, []probe{control("write_harmless", "write:"+w+"/scratch/ok", "")},
-		agentbox.WithWritableRoots(filepath.Join(w, "scratch")))
+	users := newDir(t, 0o755)
+	if err := os.Symlink(harmless, filepath.Join(users, "link")); err != nil {
+		t.Fatal(err)
+	}
+	runProbes(t, ciMgr, []probe{control("write_through_users_link", "write:"+users+"/link/ok", "")},
+		agentbox.WithWritableRoots(filepath.Join(users, "link")))
+	if _, err := os.Stat(filepath.Join(harmless, "ok")); err != nil {
+		t.Errorf("the write through the user's own link did not arrive: %v", err)
+	}
 
 	// A Manager whose Config names a writable root that is a real
 	// directory when the Config is validated; a command with the parent
@@ -221,6 +229,59 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 	if _, err := os.Lstat("/etc/agentbox-attack"); err == nil {
 		os.Remove("/etc/agentbox-attack")
 		t.Error("ESCAPE: a file was written in /etc")
+	}
+}
+
+// TestPlantedLinkInEarlierRoot: one call may write W and leaves the link
+// W/sub to a private directory; a later call, from another Manager (another
+// agent, or another agentbox process), may write only W/sub, or read it.
+// Following the link would give it the private directory (as root, a
+// root-only one, idmapped as the sandbox's own). Both are refused.
+func TestPlantedLinkInEarlierRoot(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	private := newDir(t, 0o700)
+	secret := uniqueSecret("behind-planted-link")
+	writeFile(t, filepath.Join(private, "secret"), secret, 0o600)
+	sub := filepath.Join(w, "sub")
+	runProbes(t, ciMgr, []probe{control("plant_link", "symlink:"+private+"|"+sub, "")}, agentbox.WithWritableRoots(w))
+
+	later := newManager(t, ciConfig())
+	res, err := later.ExecArgs(context.Background(), attackerBin,
+		probeArgs([]probe{attack("write_through", "write:"+sub+"/agentbox-attack"), attack("read_through", "read:"+sub+"/secret")}),
+		agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(sub))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ESCAPE: a writable root through a link planted in an earlier call's root was not refused: %v", err)
+	}
+	if res != nil && strings.Contains(res.Stdout, secret) {
+		t.Error("ESCAPE: the private directory's secret was read")
+	}
+	if _, err := os.Lstat(filepath.Join(private, "agentbox-attack")); err == nil {
+		t.Error("ESCAPE: a file was written in the private directory")
+	}
+	cfg := ciConfig()
+	cfg.Filesystem.AllowRead = []string{sub, attackerBin}
+	rm, err := agentbox.NewManager(cfg)
+	if err == nil {
+		defer rm.Close()
+		_, err = rm.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("read_through", "read:"+sub+"/secret")}),
+			agentbox.WithWorkingDir("/"))
+	}
+	if !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Errorf("ESCAPE: a read allow-list entry through the planted link was not refused: %v", err)
+	}
+
+	// Control: the same kind of link, made by the user in a directory no
+	// sandbox was given, is followed.
+	mine := newDir(t, 0o755)
+	target := newDir(t, 0o755)
+	if err := os.Symlink(target, filepath.Join(mine, "out")); err != nil {
+		t.Fatal(err)
+	}
+	runProbes(t, later, []probe{control("write_through_own_link", "write:"+mine+"/out/ok", "")},
+		agentbox.WithWritableRoots(filepath.Join(mine, "out")))
+	if _, err := os.Stat(filepath.Join(target, "ok")); err != nil {
+		t.Errorf("the write through the user's own link did not arrive: %v", err)
 	}
 }
 
