@@ -72,8 +72,11 @@ var commonArgRules = []argRule{
 	rule(unix.SYS_FCHMODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_FCHMODAT2, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_MKNODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
-	// Only the personalities a normal program sets (Linux, with or without
-	// address randomisation off for debuggers, and the query).
+	// Only the personalities Docker's default profile allows: Linux,
+	// PER_LINUX32, UNAME26, the last two together, and the query.
+	// ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC stay refused: they weaken the
+	// exploit mitigations of the sandbox's own processes, and the debuggers
+	// that turn randomisation off need ptrace, which is refused anyway.
 	rule(unix.SYS_PERSONALITY, 0, denyIfNotIn, unix.EPERM, 0, 0x0008, 0x20000, 0x20008, 0xffffffff),
 }
 
