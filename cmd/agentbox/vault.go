@@ -57,13 +57,26 @@ derived from your passphrase with Argon2id; list and test never print values.
 The passphrase comes from --passphrase-file FILE, else $` + vaultPassphraseEnv + `,
 else a prompt without echo on the terminal. There is no default passphrase.
 Values are read from stdin or a prompt without echo, never from the command line.`,
-		Args: vaultUsageArgs(cobra.NoArgs),
+		Args: unknownSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&f.path, "vault", "", "vault file (default: vault.json in agentbox's data directory)")
 	cmd.PersistentFlags().StringVar(&f.passFile, "passphrase-file", "", "read the vault passphrase from `FILE` (first line)")
 	cmd.AddCommand(newVaultAddCmd(f), newVaultListCmd(f), newVaultTestCmd(f), newVaultDeleteCmd(f))
 	return cmd
+}
+
+// unknownSubcommand refuses arguments to a command that only groups others,
+// naming the subcommand meant where cobra finds one (add for "set").
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		err = fmt.Errorf("%w (did you mean %s?)", err, strings.Join(s, " or "))
+	}
+	return usageError(err)
 }
 
 // vaultUsageArgs turns an argument-count error into a usage error (exit 125).
@@ -91,8 +104,9 @@ func vaultNameArg(cmd *cobra.Command, args []string) error {
 
 func newVaultAddCmd(f *vaultFlags) *cobra.Command {
 	return &cobra.Command{
-		Use:   "add NAME",
-		Short: "Store a credential (value from stdin or a prompt); rotates an existing one",
+		Use:        "add NAME",
+		SuggestFor: []string{"set", "put", "store", "rotate"},
+		Short:      "Store a credential (value from stdin or a prompt); rotates an existing one",
 		Long: `add stores the credential NAME ([A-Z_][A-Z0-9_]*, the environment variable the
 agent will see). The value is read from stdin when stdin is not a terminal (one
 trailing newline is removed), else from a prompt without echo. It is never taken
@@ -113,9 +127,10 @@ The vault is created on the first add.`,
 func newVaultListCmd(f *vaultFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List credential names with their created and updated times (never values)",
-		Args:  vaultUsageArgs(cobra.NoArgs),
+		Use:        "list",
+		SuggestFor: []string{"ls"},
+		Short:      "List credential names with their created and updated times (never values)",
+		Args:       vaultUsageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.list(cmd, asJSON)
 		},
@@ -126,9 +141,10 @@ func newVaultListCmd(f *vaultFlags) *cobra.Command {
 
 func newVaultTestCmd(f *vaultFlags) *cobra.Command {
 	return &cobra.Command{
-		Use:   "test NAME",
-		Short: "Decrypt a credential and print OK with its length (never the value)",
-		Args:  vaultNameArg,
+		Use:        "test NAME",
+		SuggestFor: []string{"get", "show", "check"},
+		Short:      "Decrypt a credential and print OK with its length (never the value)",
+		Args:       vaultNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.withVault(cmd, func(v *vault.Vault) error {
 				s, err := v.Get(args[0])
@@ -146,9 +162,10 @@ func newVaultTestCmd(f *vaultFlags) *cobra.Command {
 
 func newVaultDeleteCmd(f *vaultFlags) *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Remove a credential",
-		Args:  vaultNameArg,
+		Use:        "delete NAME",
+		SuggestFor: []string{"rm", "remove", "del"},
+		Short:      "Remove a credential",
+		Args:       vaultNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.withVault(cmd, func(v *vault.Vault) error {
 				if err := v.Delete(args[0]); err != nil {
