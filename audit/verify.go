@@ -259,10 +259,10 @@ func (cs *chainState) finish() {
 	} else {
 		p.kind = KindDeleted
 		p.last = int(cs.gapTo) - 1
-		if p.last == i {
-			p.msg = fmt.Sprintf("entry %d was deleted: entry %d follows entry %d", i, cs.gapTo, i-1)
+		if i == 1 {
+			p.msg = fmt.Sprintf("%s deleted: the log starts at entry %d", entriesPhraseWere(i, p.last), cs.gapTo)
 		} else {
-			p.msg = fmt.Sprintf("entries %d–%d were deleted: entry %d follows entry %d", i, p.last, cs.gapTo, i-1)
+			p.msg = fmt.Sprintf("%s deleted: entry %d follows entry %d", entriesPhraseWere(i, p.last), cs.gapTo, i-1)
 		}
 	}
 	cs.probs = append(cs.probs, p)
@@ -311,7 +311,7 @@ func loadCheckpoints(path string, opts VerifyOptions, rep *Report) (*checkpointS
 		}
 	}
 	if nb, ns := distinctValid(beside), distinctValid(state); ns > nb {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s holds %d checkpoints, fewer than the %d in the state directory: it was truncated or deleted", path+CheckpointSuffix, nb, ns))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s holds %s, fewer than the %d in the state directory: it was truncated or deleted", path+CheckpointSuffix, countPhrase(nb, "checkpoint"), ns))
 	}
 	return ck, nil
 }
@@ -369,6 +369,18 @@ func (ck *checkpointSet) check(n int, got map[uint64]string) []problem {
 		}
 		return int(good[k-1])
 	}
+	// Of the checkpoints beyond the log's end, the largest says how much is
+	// missing.
+	var truncated *checkpointRecord
+	for i, r := range ck.recs {
+		if r.err == nil && r.Size > uint64(n) && (truncated == nil || r.Size > truncated.Size) {
+			truncated = &ck.recs[i]
+		}
+	}
+	if r := truncated; r != nil {
+		probs = append(probs, problem{anchor: n + 1, first: n + 1, last: int(r.Size), kind: KindTruncated, fromCheckpoints: true,
+			msg: fmt.Sprintf("log truncated: it has %d entries but a checkpoint in %s signed %d; %s missing", n, r.source, r.Size, entriesPhrase(n+1, int(r.Size)))})
+	}
 	for _, r := range ck.recs {
 		switch {
 		case r.torn:
@@ -385,9 +397,7 @@ func (ck *checkpointSet) check(n int, got map[uint64]string) []problem {
 				p.msg += fmt.Sprintf("; entries %d–%d may have been re-chained", p.first, p.last)
 			}
 			probs = append(probs, p)
-		case r.Size > uint64(n):
-			probs = append(probs, problem{anchor: n + 1, first: n + 1, last: int(r.Size), kind: KindTruncated, fromCheckpoints: true,
-				msg: fmt.Sprintf("log truncated: it has %d entries but a checkpoint in %s signed %d; %s missing", n, r.source, r.Size, entriesPhrase(n+1, int(r.Size)))})
+		case r.Size > uint64(n): // reported above
 		case got[r.Size] != r.Head:
 			first := goodBelow(r.Size) + 1
 			probs = append(probs, problem{anchor: int(r.Size), first: first, last: int(r.Size), kind: KindRechained, fromCheckpoints: true,
@@ -410,4 +420,12 @@ func entriesPhraseWere(a, b int) string {
 		return fmt.Sprintf("entry %d was", a)
 	}
 	return fmt.Sprintf("entries %d–%d were", a, b)
+}
+
+// countPhrase says "1 checkpoint", "0 checkpoints", "2 checkpoints".
+func countPhrase(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -122,8 +122,10 @@ func TestVerifyTampering(t *testing.T) {
 			mutate: func(t *testing.T, _ testEnv, ls [][]byte) [][]byte {
 				return append(ls[:11:11], ls[14:]...)
 			}},
-		{name: "deleted first", kind: KindDeleted, first: 1, last: 1,
+		{name: "deleted first", kind: KindDeleted, first: 1, last: 1, inProblem: "entry 1 was deleted: the log starts at entry 2",
 			mutate: func(t *testing.T, _ testEnv, ls [][]byte) [][]byte { return ls[1:] }},
+		{name: "deleted first three", kind: KindDeleted, first: 1, last: 3, inProblem: "entries 1–3 were deleted: the log starts at entry 4",
+			mutate: func(t *testing.T, _ testEnv, ls [][]byte) [][]byte { return ls[3:] }},
 		{name: "swapped", kind: KindReordered, first: 5, inProblem: "out of order",
 			mutate: func(t *testing.T, _ testEnv, ls [][]byte) [][]byte {
 				ls[4], ls[5] = ls[5], ls[4]
@@ -176,6 +178,11 @@ func TestVerifyTampering(t *testing.T) {
 					t.Fatal(err)
 				}
 				return ls[:20]
+			}},
+		{name: "truncated below two checkpoints", kind: KindTruncated, first: 26, last: 35, inProblem: "entries 26–35 are missing",
+			mutate: func(t *testing.T, env testEnv, _ [][]byte) [][]byte {
+				env.write(t, 5, Options{CheckpointEvery: tamperEvery, Sync: SyncNone}) // signs 35 after 30
+				return lines(t, env.path)[:25]
 			}},
 		{name: "emptied", kind: KindTruncated, first: 1,
 			mutate: func(t *testing.T, _ testEnv, ls [][]byte) [][]byte { return nil }},
@@ -425,6 +432,23 @@ func TestVerifyWarnsWhenCheckpointsBesideAreGone(t *testing.T) {
 	}
 	rep := env.verify(t)
 	if !rep.OK || rep.Checkpoints != 1 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "fewer than") {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestVerifyCountsCheckpointsBesideInWords(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	one, err := os.ReadFile(env.path + CheckpointSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.write(t, 2, Options{})
+	if err := os.WriteFile(env.path+CheckpointSuffix, one, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep := env.verify(t)
+	if !rep.OK || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "holds 1 checkpoint, fewer than the 2 in the state directory") {
 		t.Fatalf("%+v", rep)
 	}
 }
