@@ -45,10 +45,10 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 			switch {
 			case logPath == "":
 				return usageError(errors.New("audit: --log FILE is required"))
-			case last < 0:
-				return usageError(fmt.Errorf("audit: --last %v is negative", last))
-			case f.Limit < 0:
-				return usageError(fmt.Errorf("audit: --limit %d is negative", f.Limit))
+			case cmd.Flags().Changed("last") && last <= 0:
+				return usageError(fmt.Errorf("audit: --last %v must be a positive duration, e.g. 30m or 24h", last))
+			case cmd.Flags().Changed("limit") && f.Limit <= 0:
+				return usageError(fmt.Errorf("audit: --limit %d must be a positive number of events", f.Limit))
 			case f.Type != "" && !audit.KnownEventType(f.Type):
 				return usageError(fmt.Errorf("audit: unknown --type %q; use one of: %s", f.Type, strings.Join(audit.EventTypes(), " ")))
 			}
