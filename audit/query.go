@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -36,6 +37,9 @@ func (f Filter) Match(e Event) bool {
 	return true
 }
 
+// ErrBadLine reports a line of a log that is not a valid audit entry.
+var ErrBadLine = errors.New("audit: not an audit entry")
+
 // Query returns the events of the log at path that match f, oldest first.
 // It reads without verifying (use Verify for that); a torn last line is
 // skipped, any other unreadable line is an error naming it.
@@ -45,12 +49,17 @@ func Query(path string, f Filter) ([]Event, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	defer file.Close()
+	if fi, err := file.Stat(); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("audit: %s is %s, not an audit log file", path, fileKind(fi.Mode()))
+	}
 	r := bufio.NewReaderSize(file, 256<<10)
 	var out []Event
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("audit: read %s: %w", path, err)
+			return nil, fmt.Errorf("audit: %w", err) // names the path
 		}
 		eof := err != nil
 		if len(line) == 0 && eof {
@@ -62,7 +71,7 @@ func Query(path string, f Filter) ([]Event, error) {
 			if !terminated {
 				break // torn tail: a writer crashed mid-append
 			}
-			return nil, fmt.Errorf("audit: %s: line %d: %w (run agentbox verify)", path, n, perr)
+			return nil, fmt.Errorf("%w: %s: line %d: %w (run agentbox verify)", ErrBadLine, path, n, perr)
 		}
 		if f.Match(e) {
 			out = append(out, e)
@@ -90,4 +99,21 @@ func decodeLine(line []byte) (Event, error) {
 		return Event{}, err
 	}
 	return toEvent(pe)
+}
+
+// fileKind names what a non-regular file is, for error messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

@@ -3,6 +3,8 @@ package audit
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,7 +71,18 @@ func TestQueryErrors(t *testing.T) {
 	ls := lines(t, env.path)
 	ls[1] = []byte(`{"id":2}`)
 	writeLines(t, env.path, ls)
-	if _, err := Query(env.path, Filter{}); err == nil {
-		t.Fatal("a malformed line in the middle is not an error")
+	if _, err := Query(env.path, Filter{}); !errors.Is(err, ErrBadLine) {
+		t.Fatalf("a malformed line in the middle: %v, want ErrBadLine", err)
+	}
+	// A directory is named once, and said to be one.
+	dir := filepath.Dir(env.path)
+	for name, f := range map[string]func() error{
+		"Query":  func() error { _, err := Query(dir, Filter{}); return err },
+		"Verify": func() error { _, err := Verify(dir, VerifyOptions{StateDir: env.state}); return err },
+	} {
+		err := f()
+		if err == nil || strings.Count(err.Error(), dir) != 1 || !strings.Contains(err.Error(), "is a directory, not an audit log file") {
+			t.Fatalf("%s of a directory: %v", name, err)
+		}
 	}
 }

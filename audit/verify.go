@@ -105,8 +105,10 @@ func Verify(path string, opts VerifyOptions) (Report, error) {
 		return rep, fmt.Errorf("audit: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return rep, fmt.Errorf("audit: %s is not a regular file", path)
+	if fi, err := f.Stat(); err != nil {
+		return rep, fmt.Errorf("audit: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return rep, fmt.Errorf("audit: %s is %s, not an audit log file", path, fileKind(fi.Mode()))
 	}
 	ck, err := loadCheckpoints(path, opts, &rep)
 	if err != nil {

@@ -56,11 +56,8 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 				f.Since = time.Now().Add(-last)
 			}
 			evs, err := audit.Query(logPath, f)
-			if errors.Is(err, fs.ErrNotExist) {
-				return exitWith(exitFailure, fmt.Errorf("audit: %s: no such audit log", logPath))
-			}
 			if err != nil {
-				return exitWith(exitFailure, err)
+				return auditQueryError(logPath, err)
 			}
 			if asJSON {
 				return printAuditJSON(cmd.OutOrStdout(), evs)
@@ -81,6 +78,19 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 	fl.IntVar(&f.Limit, "limit", 0, "only the most recent N matching events")
 	fl.BoolVar(&asJSON, "json", false, "print one JSON object a line")
 	return cmd
+}
+
+// auditQueryError maps an error of audit.Query to an exit status: 1 when
+// the log was read and a line of it is not an entry, 125 when it could not be
+// read at all (missing, a directory, not permitted), like a bad argument.
+func auditQueryError(logPath string, err error) error {
+	switch {
+	case errors.Is(err, audit.ErrBadLine):
+		return exitWith(exitFailure, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return exitWith(exitInternal, fmt.Errorf("audit: %s: no such audit log; check the --log path", logPath))
+	}
+	return exitWith(exitInternal, err)
 }
 
 func printAuditJSON(w io.Writer, evs []audit.Event) error {

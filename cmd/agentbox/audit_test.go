@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,8 @@ func TestAuditCLIErrors(t *testing.T) {
 		{"zero last", []string{"audit", "--log", p, "--last", "0s"}, 125, "--last 0s must be a positive duration"},
 		{"bad duration", []string{"audit", "--log", p, "--last", "yesterday"}, 125, "invalid argument"},
 		{"bad flag", []string{"audit", "--log", p, "--denied"}, 125, "unknown flag"},
-		{"missing file", []string{"audit", "--log", p + ".nope"}, 1, "agentbox: audit: " + p + ".nope: no such audit log\n"},
+		{"missing file", []string{"audit", "--log", p + ".nope"}, 125, "agentbox: audit: " + p + ".nope: no such audit log; check the --log path\n"},
+		{"directory", []string{"audit", "--log", filepath.Dir(p)}, 125, "agentbox: audit: " + filepath.Dir(p) + " is a directory, not an audit log file\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
