@@ -40,9 +40,41 @@ func (f Filter) Match(e Event) bool {
 // ErrBadLine reports a line of a log that is not a valid audit entry.
 var ErrBadLine = errors.New("audit: not an audit entry")
 
+// maxBadLines bounds the bad lines a BadLinesError describes one by one.
+const maxBadLines = 100
+
+// BadLine is a line of a log that is not a valid audit entry.
+type BadLine struct {
+	Line int // from 1
+	Err  error
+}
+
+// BadLinesError is returned by Query, together with the events of every
+// line it could read, when some lines of the log are not entries. It
+// matches ErrBadLine.
+type BadLinesError struct {
+	Path string
+	// Lines are the first bad lines (at most 100); Count counts them all.
+	Lines []BadLine
+	Count int
+}
+
+func (e *BadLinesError) Error() string {
+	first := e.Lines[0]
+	more := ""
+	if e.Count > 1 {
+		more = fmt.Sprintf(" (and %d more)", e.Count-1)
+	}
+	return fmt.Sprintf("audit: %s: line %d is not an audit entry: %v%s; run agentbox verify %s", e.Path, first.Line, first.Err, more, e.Path)
+}
+
+// Is makes errors.Is(err, ErrBadLine) true.
+func (e *BadLinesError) Is(target error) bool { return target == ErrBadLine }
+
 // Query returns the events of the log at path that match f, oldest first.
 // It reads without verifying (use Verify for that); a torn last line is
-// skipped, any other unreadable line is an error naming it.
+// skipped. Lines that are not entries are skipped too, and reported by a
+// *BadLinesError returned with the events of the other lines.
 func Query(path string, f Filter) ([]Event, error) {
 	file, err := os.Open(path)
 	if err != nil {
@@ -56,6 +88,7 @@ func Query(path string, f Filter) ([]Event, error) {
 	}
 	r := bufio.NewReaderSize(file, 256<<10)
 	var out []Event
+	bad := &BadLinesError{Path: path}
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -71,7 +104,10 @@ func Query(path string, f Filter) ([]Event, error) {
 			if !terminated {
 				break // torn tail: a writer crashed mid-append
 			}
-			return nil, fmt.Errorf("%w: %s: line %d: %w (run agentbox verify)", ErrBadLine, path, n, perr)
+			if bad.Count++; len(bad.Lines) < maxBadLines {
+				bad.Lines = append(bad.Lines, BadLine{Line: n, Err: perr})
+			}
+			continue
 		}
 		if f.Match(e) {
 			out = append(out, e)
@@ -86,10 +122,16 @@ func Query(path string, f Filter) ([]Event, error) {
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[len(out)-f.Limit:]
 	}
+	if bad.Count > 0 {
+		return out, bad
+	}
 	return out, nil
 }
 
 func decodeLine(line []byte) (Event, error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return Event{}, errors.New("blank line")
+	}
 	v, err := parseObject(line)
 	if err != nil {
 		return Event{}, err

@@ -71,8 +71,10 @@ func TestQueryErrors(t *testing.T) {
 	ls := lines(t, env.path)
 	ls[1] = []byte(`{"id":2}`)
 	writeLines(t, env.path, ls)
-	if _, err := Query(env.path, Filter{}); !errors.Is(err, ErrBadLine) {
-		t.Fatalf("a malformed line in the middle: %v, want ErrBadLine", err)
+	evs, err := Query(env.path, Filter{})
+	var bad *BadLinesError
+	if !errors.Is(err, ErrBadLine) || !errors.As(err, &bad) || len(evs) != 2 {
+		t.Fatalf("a malformed line in the middle: %d events, %v; want 2 and ErrBadLine", len(evs), err)
 	}
 	// A directory is named once, and said to be one.
 	dir := filepath.Dir(env.path)
@@ -84,5 +86,55 @@ func TestQueryErrors(t *testing.T) {
 		if err == nil || strings.Count(err.Error(), dir) != 1 || !strings.Contains(err.Error(), "is a directory, not an audit log file") {
 			t.Fatalf("%s of a directory: %v", name, err)
 		}
+	}
+}
+
+// Lines that are not entries are skipped and reported; the others are still
+// returned, in order.
+func TestQuerySkipsBadLines(t *testing.T) {
+	many := make([][]byte, 150)
+	for i := range many {
+		many[i] = []byte("garbage")
+	}
+	tests := []struct {
+		name     string
+		edit     func(ls [][]byte) [][]byte
+		events   int
+		badLines []int // the lines reported one by one
+		count    int
+		inErr    string
+	}{
+		{"garbage appended", func(ls [][]byte) [][]byte { return append(ls, []byte("garbage")) },
+			5, []int{6}, 1, "line 6 is not an audit entry: not a JSON object"},
+		{"blank line in the middle", func(ls [][]byte) [][]byte { return append(ls[:2:2], append([][]byte{nil}, ls[2:]...)...) },
+			5, []int{3}, 1, "line 3 is not an audit entry: blank line; run agentbox verify"},
+		{"two bad lines", func(ls [][]byte) [][]byte {
+			return append(append(ls[:1:1], []byte("  "), []byte(`{"id":2}`)), ls[1:]...)
+		}, 5, []int{2, 3}, 2, "line 2 is not an audit entry: blank line (and 1 more)"},
+		{"many bad lines", func(ls [][]byte) [][]byte { return append(ls, many...) },
+			5, nil, 150, "(and 149 more)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.write(t, 5, Options{})
+			writeLines(t, env.path, tc.edit(lines(t, env.path)))
+			evs, err := Query(env.path, Filter{})
+			var bad *BadLinesError
+			if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.inErr) {
+				t.Fatalf("err = %v, want a BadLinesError containing %q", err, tc.inErr)
+			}
+			if len(evs) != tc.events || evs[0].ID != 1 || evs[len(evs)-1].ID != 5 {
+				t.Fatalf("%d events, want %d: %+v", len(evs), tc.events, evs)
+			}
+			if bad.Count != tc.count || len(bad.Lines) != min(tc.count, maxBadLines) {
+				t.Fatalf("count %d, %d lines; want %d", bad.Count, len(bad.Lines), tc.count)
+			}
+			for i, n := range tc.badLines {
+				if bad.Lines[i].Line != n {
+					t.Fatalf("bad line %d is line %d, want %d", i, bad.Lines[i].Line, n)
+				}
+			}
+		})
 	}
 }

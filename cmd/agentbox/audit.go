@@ -56,17 +56,22 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 				f.Since = time.Now().Add(-last)
 			}
 			evs, err := audit.Query(logPath, f)
-			if err != nil {
+			var bad *audit.BadLinesError
+			if err != nil && !errors.As(err, &bad) {
 				return auditQueryError(logPath, err)
 			}
-			if asJSON {
-				return printAuditJSON(cmd.OutOrStdout(), evs)
+			switch {
+			case asJSON:
+				err = printAuditJSON(cmd.OutOrStdout(), evs)
+			case len(evs) == 0:
+				_, err = fmt.Fprintf(cmd.ErrOrStderr(), "no matching events in %s\n", logPath)
+			default:
+				err = printAuditTable(cmd.OutOrStdout(), evs)
 			}
-			if len(evs) == 0 {
-				_, err := fmt.Fprintf(cmd.ErrOrStderr(), "no matching events in %s\n", logPath)
+			if err != nil || bad == nil {
 				return err
 			}
-			return printAuditTable(cmd.OutOrStdout(), evs)
+			return printBadLines(cmd.ErrOrStderr(), bad)
 		},
 	}
 	fl := cmd.Flags()
@@ -80,17 +85,33 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 	return cmd
 }
 
-// auditQueryError maps an error of audit.Query to an exit status: 1 when
-// the log was read and a line of it is not an entry, 125 when it could not be
-// read at all (missing, a directory, not permitted), like a bad argument.
+// auditQueryError maps an error of audit.Query that kept it from reading
+// the log (missing, a directory, not permitted) to exit status 125, like a
+// bad argument.
 func auditQueryError(logPath string, err error) error {
-	switch {
-	case errors.Is(err, audit.ErrBadLine):
-		return exitWith(exitFailure, err)
-	case errors.Is(err, fs.ErrNotExist):
+	if errors.Is(err, fs.ErrNotExist) {
 		return exitWith(exitInternal, fmt.Errorf("audit: %s: no such audit log; check the --log path", logPath))
 	}
 	return exitWith(exitInternal, err)
+}
+
+// printBadLines warns about each line of the log that is not an entry
+// (after the events of the others were printed) and exits 1.
+func printBadLines(w io.Writer, bad *audit.BadLinesError) error {
+	for _, l := range bad.Lines {
+		fmt.Fprintf(w, "⚠️  %s line %d is not an audit entry, skipped: %v\n", bad.Path, l.Line, l.Err)
+	}
+	if n := bad.Count - len(bad.Lines); n > 0 {
+		fmt.Fprintf(w, "⚠️  %s: %d more lines are not audit entries, skipped\n", bad.Path, n)
+	}
+	return exitWith(exitFailure, fmt.Errorf("audit: %s: %s not audit entries; run agentbox verify %s", bad.Path, linesCount(bad.Count), bad.Path))
+}
+
+func linesCount(n int) string {
+	if n == 1 {
+		return "1 line is"
+	}
+	return fmt.Sprintf("%d lines are", n)
 }
 
 func printAuditJSON(w io.Writer, evs []audit.Event) error {

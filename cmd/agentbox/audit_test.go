@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +147,68 @@ func TestAuditCLIErrors(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
 			}
 		})
+	}
+}
+
+// A line that is not an entry does not hide the others: every entry is
+// printed, each bad line is named on stderr, and audit exits 1.
+func TestAuditCLIPrintsAroundBadLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(b []byte) []byte
+		warns []string
+	}{
+		{"garbage appended", func(b []byte) []byte { return append(b, "garbage\n"...) },
+			[]string{"line 6 is not an audit entry, skipped: not a JSON object"}},
+		{"blank line in the middle", func(b []byte) []byte {
+			i := bytes.IndexByte(b, '\n') + 1
+			return append(b[:i:i], append([]byte("\n"), b[i:]...)...)
+		}, []string{"line 2 is not an audit entry, skipped: blank line"}},
+		{"two bad lines", func(b []byte) []byte { return append(append([]byte("{}\n"), b...), "[]\n"...) },
+			[]string{"line 1 is not an audit entry", "line 7 is not an audit entry"}},
+	}
+	for _, tc := range tests {
+		for _, asJSON := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s json=%v", tc.name, asJSON), func(t *testing.T) {
+				p := auditTestLog(t, auditQueryEvents())
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, tc.edit(b), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args := []string{"audit", "--log", p}
+				if asJSON {
+					args = append(args, "--json")
+				}
+				code, out, errOut := auditCLI(t, args...)
+				if code != 1 {
+					t.Fatalf("exit %d, want 1; stderr %q", code, errOut)
+				}
+				ls := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+				if asJSON {
+					for _, l := range ls {
+						if !json.Valid([]byte(l)) {
+							t.Fatalf("stdout line %q is not JSON", l)
+						}
+					}
+				} else {
+					ls = ls[1:] // the header
+				}
+				if len(ls) != 5 {
+					t.Fatalf("%d events printed, want 5:\n%s", len(ls), out)
+				}
+				errLines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+				if len(errLines) != len(tc.warns)+1 || !strings.Contains(errLines[len(errLines)-1], "run agentbox verify "+p) {
+					t.Fatalf("stderr:\n%s", errOut)
+				}
+				for i, w := range tc.warns {
+					if !strings.Contains(errLines[i], w) {
+						t.Fatalf("stderr line %d %q lacks %q", i, errLines[i], w)
+					}
+				}
+			})
+		}
 	}
 }
