@@ -69,6 +69,22 @@
 // hash, which needs no key) is caught by the first checkpoint after it and
 // pinned to the entries since the previous checkpoint.
 //
+// # Rotation
+//
+// Because the state directory keeps a copy of every checkpoint, a log moved
+// away (or deleted, or truncated) by hand leaves a path whose checkpoints
+// say a longer log existed: [Open] refuses to continue or restart the chain
+// there (ErrLogShrunk), since the new log and the old one would both fail
+// Verify. [Rotate], which needs the key, is the way: it signs the head,
+// moves the log, its checkpoints and the state directory's copy to the new
+// name, and leaves a signed record, after the line
+//
+//	agentbox audit rotation v1
+//
+// in the state directory's copy for the old path, of the size and head the
+// chain there was closed at and where it went. Both logs then verify, and
+// Verify of the new one lists the rotation.
+//
 // # Durability and files
 //
 // Append returns once its event is fsynced; concurrent Appends share one

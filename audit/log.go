@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -146,21 +147,30 @@ func Open(path string, opts Options) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
+	abs, err := canonicalPath(path)
+	if err != nil {
+		return nil, err
+	}
+	// A new chain where a longer log was signed would leave neither log
+	// verifiable: refuse before creating the file.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := checkNotShrunk(dir, abs, path, 0); err != nil {
+			return nil, err
+		}
+	}
 	f, err := openAppend(path)
 	if err != nil {
 		return nil, err
 	}
 	l.f = f
-	abs, err := canonicalPath(path)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
 	l.abs = abs
 	l.stateCkpt = stateCheckpointPath(dir, abs)
 	// Read the tail now so that a corrupt log fails Open, not the first
 	// Append; a torn tail is repaired and the repair logged.
 	alert, err := l.withLock(func() (*request, error) { return l.refresh() })
+	if err == nil {
+		err = checkNotShrunk(dir, abs, path, l.lastID)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err

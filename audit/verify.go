@@ -70,6 +70,9 @@ type Report struct {
 	// crashed mid-append; the entries before it verify.
 	TornBytes int      `json:"torn_bytes,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Rotated lists the earlier logs at this path that Rotate moved away,
+	// as the state directory records them.
+	Rotated []Rotation `json:"rotated,omitempty"`
 }
 
 // problem is one candidate finding; the earliest is reported.
@@ -305,6 +308,17 @@ func loadCheckpoints(path string, opts VerifyOptions, rep *Report) (*checkpointS
 		if !errors.Is(keyErr, ErrNoKey) {
 			return nil, keyErr
 		}
+	}
+	if v != nil {
+		rots, warnings, err := readRotations(stateCheckpointPath(dir, abs), v)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rots {
+			r.From = abs
+			rep.Rotated = append(rep.Rotated, r)
+		}
+		rep.Warnings = append(rep.Warnings, warnings...)
 	}
 	ck := &checkpointSet{recs: append(beside, state...)}
 	for _, r := range ck.recs {
