@@ -32,7 +32,8 @@ func newAuditCmd() *cobra.Command {
 		Short: "Show the events of an audit log",
 		Long: `audit prints the events of an audit log, oldest first, in aligned columns
 (time in UTC, agent, event, decision, resource, rule) or, with --json, one
-JSON object a line. It does not verify the log: use agentbox verify.
+JSON object a line. It does not verify the log: use agentbox verify. To
+start a new log at a path, use agentbox audit rotate.
 
 Event types: ` + strings.Join(audit.EventTypes(), " "),
 		Args: func(_ *cobra.Command, args []string) error {
@@ -74,6 +75,7 @@ Event types: ` + strings.Join(audit.EventTypes(), " "),
 			return printBadLines(cmd.ErrOrStderr(), bad)
 		},
 	}
+	cmd.AddCommand(newAuditRotateCmd())
 	fl := cmd.Flags()
 	fl.StringVar(&logPath, "log", "", "the audit log file (required)")
 	fl.BoolVar(&f.DenyOnly, "deny", false, "only denied events")

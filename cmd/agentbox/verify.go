@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -85,6 +86,7 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 			hint = " (or this is not an agentbox audit log)"
 		}
 		fmt.Fprintf(stderr, "❌ tampered%s (%s): %s%s\n", where, rep.Kind, rep.Problem, hint)
+		printRotations(stderr, rep)
 		printVerifyWarnings(stderr, rep)
 		return nil
 	}
@@ -103,6 +105,7 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 	if _, err := fmt.Fprintln(stdout, line); err != nil {
 		return err
 	}
+	printRotations(stdout, rep)
 	if rep.TornBytes > 0 {
 		fmt.Fprintf(stdout, "⚠️  the last line is cut short (%d bytes: a writer crashed mid-append); it is not an entry and the entries before it verify\n", rep.TornBytes)
 	}
@@ -113,5 +116,12 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 func printVerifyWarnings(w io.Writer, rep audit.Report) {
 	for _, m := range rep.Warnings {
 		fmt.Fprintf(w, "⚠️  %s\n", m)
+	}
+}
+
+// printRotations names the earlier logs at this path that were rotated away.
+func printRotations(w io.Writer, rep audit.Report) {
+	for _, r := range rep.Rotated {
+		fmt.Fprintf(w, "ℹ️  an earlier log here (entries 1–%d, head %.12s…) was rotated to %s at %s\n", r.Size, r.Head, r.To, r.Time.UTC().Format(time.RFC3339))
 	}
 }

@@ -1,0 +1,105 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A log moved away by hand makes run refuse to start a new one at its path
+// (exit 125, saying how to rotate), so that the moved log still verifies;
+// audit rotate moves it so that both the old and the new log verify.
+func TestAuditRotateThenRun(t *testing.T) {
+	runEnv(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "a.log")
+	m := writeManifest(t, fmt.Sprintf("name: rot\naudit: {log_path: %s}\n", logPath))
+	runOK := func() {
+		t.Helper()
+		if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/true"); code != 0 {
+			t.Fatalf("run: exit %d\n%s", code, errOut)
+		}
+	}
+	verifyOK := func(p, want string) {
+		t.Helper()
+		code, out, errOut := runCLI(t, "verify", p)
+		if code != 0 || !strings.Contains(out, want) || errOut != "" {
+			t.Fatalf("verify %s: exit %d\n%s%s", p, code, out, errOut)
+		}
+	}
+	moveLog := func(from, to string) {
+		t.Helper()
+		for _, s := range []string{"", ".checkpoints"} {
+			if err := os.Rename(from+s, to+s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runOK()
+	runOK()
+	byHand := filepath.Join(dir, "by-hand.log")
+	moveLog(logPath, byHand)
+	code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/true")
+	if code != exitInternal || !strings.Contains(errOut, "agentbox audit rotate --log "+logPath) || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("run after the log was moved by hand: exit %d, stderr %q; want 125 and how to rotate", code, errOut)
+	}
+	if _, err := os.Lstat(logPath); err == nil {
+		t.Fatal("the refused run created the log")
+	}
+	verifyOK(byHand, "✅ intact, entries 1–4")
+
+	moveLog(byHand, logPath)
+	rotated := filepath.Join(dir, "a.1.log")
+	code, out, errOut := runCLI(t, "audit", "rotate", "--log", logPath, "--to", rotated)
+	if code != 0 || !strings.HasPrefix(out, "✅ rotated "+logPath+" (entries 1–4, signed) to "+rotated) {
+		t.Fatalf("rotate: exit %d\n%s%s", code, out, errOut)
+	}
+	runOK()
+	verifyOK(rotated, "✅ intact, entries 1–4")
+	verifyOK(logPath, "✅ intact, entries 1–2")
+	verifyOK(logPath, "ℹ️  an earlier log here (entries 1–4")
+
+	// Deleted without rotating: still refused.
+	if err := os.Remove(logPath); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/true"); code != exitInternal {
+		t.Fatalf("run after the new log was deleted: exit %d, %s", code, errOut)
+	}
+}
+
+func TestAuditRotateErrors(t *testing.T) {
+	p := auditTestLog(t, auditQueryEvents())
+	edited := filepath.Join(filepath.Dir(p), "edited.log")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(edited, []byte(strings.Replace(string(b), "evil.example", "good.example", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no --log", []string{"audit", "rotate"}, 125, "--log FILE is required"},
+		{"argument", []string{"audit", "rotate", "--log", p, "x"}, 125, "takes no arguments"},
+		{"missing log", []string{"audit", "rotate", "--log", p + ".nope"}, 125, "no such audit log; check the --log path"},
+		{"not intact", []string{"audit", "rotate", "--log", edited}, 1, "is edited at entry 2; a damaged log stays where it is: run agentbox verify " + edited},
+		{"destination exists", []string{"audit", "rotate", "--log", p, "--to", edited}, 1, "rotate to a new name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := auditCLI(t, tc.args...)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
+			}
+		})
+	}
+}
