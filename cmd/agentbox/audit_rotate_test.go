@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A log moved away by hand makes run refuse to start a new one at its path
@@ -101,5 +102,26 @@ func TestAuditRotateErrors(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
 			}
 		})
+	}
+}
+
+// A running agent's writer would go on appending to the moved file.
+func TestAuditRotateRefusesALogInUse(t *testing.T) {
+	runEnv(t)
+	logPath := filepath.Join(t.TempDir(), "busy.log")
+	m := writeManifest(t, fmt.Sprintf("name: busy\naudit: {log_path: %s}\n", logPath))
+	a := startCLI(t, "run", "--manifest", m, "--", "/bin/sh", "-c", "sleep 30 & echo ready; wait")
+	a.waitOutput(t, "ready")
+	rec := waitAgents(t, 1)[0]
+	code, out, errOut := runCLI(t, "audit", "rotate", "--log", logPath)
+	if code != exitFailure || out != "" || !strings.Contains(errOut, "agent busy (id "+rec.ID+") is writing to "+logPath+"; rotate it after the agent exits") {
+		t.Fatalf("rotate of a log in use: exit %d, %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "kill", rec.ID); code != 0 {
+		t.Fatalf("kill: %d %s", code, errOut)
+	}
+	a.wait(t, 10*time.Second)
+	if code, _, errOut := runCLI(t, "audit", "rotate", "--log", logPath); code != 0 {
+		t.Fatalf("rotate after the agent exited: %d %s", code, errOut)
 	}
 }
