@@ -106,14 +106,14 @@ func printBadLines(w io.Writer, bad *audit.BadLinesError) error {
 	if n := bad.Count - len(bad.Lines); n > 0 {
 		fmt.Fprintf(w, "⚠️  %s: %d more lines are not audit entries, skipped\n", bad.Path, n)
 	}
-	return exitWith(exitFailure, fmt.Errorf("audit: %s: %s not audit entries; run agentbox verify %s", bad.Path, linesCount(bad.Count), bad.Path))
+	return exitWith(exitFailure, fmt.Errorf("audit: %s: %s; run agentbox verify %s", bad.Path, badLinesPhrase(bad.Count), bad.Path))
 }
 
-func linesCount(n int) string {
+func badLinesPhrase(n int) string {
 	if n == 1 {
-		return "1 line is"
+		return "1 line is not an audit entry"
 	}
-	return fmt.Sprintf("%d lines are", n)
+	return fmt.Sprintf("%d lines are not audit entries", n)
 }
 
 func printAuditJSON(w io.Writer, evs []audit.Event) error {

@@ -200,7 +200,11 @@ func TestAuditCLIPrintsAroundBadLines(t *testing.T) {
 					t.Fatalf("%d events printed, want 5:\n%s", len(ls), out)
 				}
 				errLines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
-				if len(errLines) != len(tc.warns)+1 || !strings.Contains(errLines[len(errLines)-1], "run agentbox verify "+p) {
+				summary := fmt.Sprintf("agentbox: audit: %s: %d lines are not audit entries; run agentbox verify %s", p, len(tc.warns), p)
+				if len(tc.warns) == 1 {
+					summary = fmt.Sprintf("agentbox: audit: %s: 1 line is not an audit entry; run agentbox verify %s", p, p)
+				}
+				if len(errLines) != len(tc.warns)+1 || errLines[len(errLines)-1] != summary {
 					t.Fatalf("stderr:\n%s", errOut)
 				}
 				for i, w := range tc.warns {
