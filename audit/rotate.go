@@ -127,51 +127,55 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 		}
 	}
 	rot := Rotation{From: abs, To: toAbs, Size: t.id, Head: t.hash, Time: time.Now().UTC().Truncate(time.Second)}
-	if err := rotateFiles(signer, dir, path, rot, stateFrom, stateTo); err != nil {
+	if err := rotateFiles(signer, path, rot, stateFrom, stateTo); err != nil {
 		return Rotation{}, err
 	}
 	return rot, nil
 }
 
 // rotateFiles does Rotate's writes, in an order after which a crash leaves
-// at worst both names of the log in place, each verifying.
-func rotateFiles(signer note.Signer, dir, path string, rot Rotation, stateFrom, stateTo string) error {
+// at worst both names of the log in place.
+func rotateFiles(signer note.Signer, path string, rot Rotation, stateFrom, stateTo string) error {
 	// 1. Sign the head, beside the log and in the state directory, so
 	// that the moved log is covered to its last entry.
 	rec, err := signCheckpoint(signer, Checkpoint{Size: rot.Size, Head: rot.Head, Time: rot.Time})
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(appendRecord(path+CheckpointSuffix, rec, ""),
-		appendRecord(stateFrom, rec, fmt.Sprintf("# checkpoints of %q\n", rot.From))); err != nil {
-		return err
-	}
-	// 2. The state directory's copy goes with the log.
-	old, err := os.ReadFile(stateFrom)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	moved := append([]byte(fmt.Sprintf("# checkpoints of %q, rotated from %q\n", rot.To, rot.From)), old...)
-	if err := writeFileAtomic(filepath.Dir(stateTo), filepath.Base(stateTo), moved, 0o600, true); err != nil {
-		return err
-	}
-	// 3. The log and its checkpoints get their new names (link fails if
-	// the name was taken meanwhile).
-	if err := os.Link(path, rot.To); err != nil {
-		return fmt.Errorf("audit: move %s to %s: %w", path, rot.To, err)
-	}
-	if err := os.Link(path+CheckpointSuffix, rot.To+CheckpointSuffix); err != nil {
-		return fmt.Errorf("audit: move %s to %s: %w", path+CheckpointSuffix, rot.To+CheckpointSuffix, err)
-	}
-	// 4. The path's copy now says only where its chain went.
 	msg, err := note.Sign(&note.Note{Text: rot.text()}, signer)
 	if err != nil {
 		return fmt.Errorf("audit: sign rotation: %w", err)
 	}
+	if err := errors.Join(appendRecord(path+CheckpointSuffix, rec, ""),
+		appendRecord(stateFrom, rec, fmt.Sprintf("# checkpoints of %q\n", rot.From))); err != nil {
+		return err
+	}
+	// 2. The log and its checkpoints get their new names (link fails if
+	// the name was taken meanwhile, or is on another file system); until
+	// step 4 is done a failure takes them back.
+	if err := os.Link(path, rot.To); err != nil {
+		return fmt.Errorf("audit: move %s to %s: %w", path, rot.To, err)
+	}
+	undo := func(err error) error {
+		return errors.Join(err, os.Remove(rot.To), ignoreNotExist(os.Remove(rot.To+CheckpointSuffix)))
+	}
+	if err := os.Link(path+CheckpointSuffix, rot.To+CheckpointSuffix); err != nil {
+		return undo(fmt.Errorf("audit: move %s to %s: %w", path+CheckpointSuffix, rot.To+CheckpointSuffix, err))
+	}
+	// 3. The state directory's copy goes with the log.
+	old, err := os.ReadFile(stateFrom)
+	if err != nil {
+		return undo(fmt.Errorf("audit: %w", err))
+	}
+	moved := append([]byte(fmt.Sprintf("# checkpoints of %q, rotated from %q\n", rot.To, rot.From)), old...)
+	if err := writeFileAtomic(filepath.Dir(stateTo), filepath.Base(stateTo), moved, 0o600, true); err != nil {
+		return undo(err)
+	}
+	// 4. The path's copy now says only where its chain went.
 	closed := append([]byte(fmt.Sprintf("# checkpoints of %q\n", rot.From)), msg...)
 	closed = append(closed, '\n')
 	if err := writeFileAtomic(filepath.Dir(stateFrom), filepath.Base(stateFrom), closed, 0o600, false); err != nil {
-		return err
+		return undo(errors.Join(err, os.Remove(stateTo)))
 	}
 	// 5. The old names go.
 	if err := errors.Join(os.Remove(path), os.Remove(path+CheckpointSuffix)); err != nil {
@@ -287,4 +291,11 @@ func checkNotShrunk(dir, abs, path string, n uint64) error {
 	}
 	return fmt.Errorf("%w: %s has %d entries but the audit key signed %d for the log at this path, so it was moved, truncated or deleted; put it back, and to start a new log there run agentbox audit rotate --log %s",
 		ErrLogShrunk, path, n, most, path)
+}
+
+func ignoreNotExist(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
