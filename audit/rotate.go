@@ -289,9 +289,21 @@ func checkNotShrunk(dir, abs, path string, n uint64) error {
 	if err != nil || most == 0 {
 		return err
 	}
-	return fmt.Errorf("%w: %s has %d entries but the audit key signed %d for the log at this path, so it was moved, truncated or deleted; put it back, and to start a new log there run agentbox audit rotate --log %s",
-		ErrLogShrunk, path, n, most, path)
+	return &shrunkError{path: path, n: n, signed: most}
 }
+
+// shrunkError is ErrLogShrunk with what to do, in one line.
+type shrunkError struct {
+	path      string
+	n, signed uint64
+}
+
+func (e *shrunkError) Error() string {
+	return fmt.Sprintf("the audit log %s has %d entries but the audit key signed %d for the log at this path: it was moved, truncated or deleted; put it back, and to start a new log there run agentbox audit rotate --log %s",
+		e.path, e.n, e.signed, e.path)
+}
+
+func (e *shrunkError) Is(target error) bool { return target == ErrLogShrunk }
 
 func ignoreNotExist(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {

@@ -248,6 +248,9 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {
 		if log, err = audit.Open(a.logPath, audit.Options{StateDir: reg.StateDir, Logger: opts.Logger}); err != nil {
+			if errors.Is(err, audit.ErrLogShrunk) {
+				return nil, cfg, err // names the log and what to do
+			}
 			return nil, cfg, fmt.Errorf("audit log: %w", err)
 		}
 	} else {

@@ -45,7 +45,8 @@ func TestAuditRotateThenRun(t *testing.T) {
 	byHand := filepath.Join(dir, "by-hand.log")
 	moveLog(logPath, byHand)
 	code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/true")
-	if code != exitInternal || !strings.Contains(errOut, "agentbox audit rotate --log "+logPath) || strings.Count(errOut, "\n") != 1 {
+	if code != exitInternal || !strings.HasPrefix(errOut, "agentbox: the audit log "+logPath+" has 0 entries but") ||
+		!strings.Contains(errOut, "agentbox audit rotate --log "+logPath) || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("run after the log was moved by hand: exit %d, stderr %q; want 125 and how to rotate", code, errOut)
 	}
 	if _, err := os.Lstat(logPath); err == nil {
