@@ -1,17 +1,22 @@
 package egress
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"sync/atomic"
+	"syscall"
 )
 
 // Guard refuses addresses that a sandboxed program must never reach,
 // whatever the allow list says: loopback, private and link-local ranges,
 // CGNAT, multicast, broadcast, unspecified and reserved ranges, IPv6
-// unique-local and site-local, cloud metadata endpoints, and every address of
-// the host's own interfaces. IPv6 addresses that embed an IPv4 address
+// unique-local and site-local, cloud metadata endpoints, every address of
+// the host's own interfaces, and every address the host's routing table
+// delivers to the host itself or floods (local routes such as AnyIP
+// ranges, broadcast, multicast); when that table cannot be asked the
+// address is refused. IPv6 addresses that embed an IPv4 address
 // (mapped, compatible, translated, NAT64, 6to4, Teredo) are judged by the
 // IPv4 address they carry. Documentation ranges are not refused.
 //
@@ -20,7 +25,7 @@ import (
 type Guard struct {
 	rules     []blockRule
 	hostAddrs func() ([]netip.Addr, error)
-	local     func(netip.Addr) bool // nil: deliveredLocally
+	local     func(netip.Addr) (string, error) // nil: deliveredLocally
 	host      atomic.Pointer[map[netip.Addr]struct{}]
 }
 
@@ -47,7 +52,14 @@ func WithHostAddrs(f func() ([]netip.Addr, error)) GuardOption {
 // this address stay on the host?" (tests use it to run without touching
 // the host's routes).
 func WithLocalCheck(f func(netip.Addr) bool) GuardOption {
-	return func(g *Guard) { g.local = f }
+	return func(g *Guard) {
+		g.local = func(a netip.Addr) (string, error) {
+			if f(a) {
+				return classHostAddress, nil
+			}
+			return "", nil
+		}
+	}
 }
 
 // NewGuard returns a guard with the default table and the host's interface
@@ -118,28 +130,53 @@ func (g *Guard) check(a netip.Addr) (rule, detail string, blocked bool) {
 	}
 	// Last, the kernel's own answer: the snapshot of interface addresses
 	// misses one the host gains later, and ranges routed to the host
-	// itself (ip route add local ...) that no interface carries.
+	// itself (ip route add local ...) that no interface carries. A check
+	// that cannot be made refuses: it would otherwise let through exactly
+	// the addresses it exists to catch.
 	local := g.local
 	if local == nil {
 		local = deliveredLocally
 	}
-	if local(a.WithZone("").Unmap()) {
-		return "guard:" + classHostAddress, "the host's routing table delivers it locally", true
+	class, err := local(a.WithZone("").Unmap())
+	switch {
+	case err != nil:
+		return "guard:" + classRouteCheck, "asking the host's routing table failed: " + err.Error(), true
+	case class != "":
+		return "guard:" + class, "the host's routing table delivers it locally", true
 	}
 	return "", "", false
 }
 
 // deliveredLocally asks the routing table whether a packet to a would stay
-// on this host. Connecting a UDP socket sends nothing; for a local route the
-// kernel picks the destination itself as the source address.
-func deliveredLocally(a netip.Addr) bool {
+// on this host (or flood its links) and returns the guard class if so. Two
+// questions, either of which refuses: the route's type (routeClass, where
+// the system can tell it), and the source address the kernel picks, which
+// is the destination itself for a local route.
+func deliveredLocally(a netip.Addr) (string, error) {
+	if class, err := routeClass(a); class != "" || err != nil {
+		return class, err
+	}
+	local, err := sourceIsDestination(a)
+	if local {
+		return classHostAddress, nil
+	}
+	return "", err
+}
+
+// sourceIsDestination connects a UDP socket to a, which sends nothing, and
+// reports whether the kernel picked a itself as the source address. No
+// route is an answer (nothing to reach); any other failure is an error.
+func sourceIsDestination(a netip.Addr) (bool, error) {
 	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
+	if errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTUNREACH) {
+		return false, nil
+	}
 	if err != nil {
-		return false // no route: nothing to reach, here or elsewhere
+		return false, fmt.Errorf("choosing a source address: %w", err)
 	}
 	defer c.Close()
 	src, ok := c.LocalAddr().(*net.UDPAddr)
-	return ok && src.AddrPort().Addr().Unmap() == a
+	return ok && src.AddrPort().Addr().Unmap() == a, nil
 }
 
 // checkTable judges a against the fixed ranges and the host's interface

@@ -32,6 +32,7 @@ const (
 	classDiscard      = "discard"
 	classNAT64Local   = "nat64-local"
 	classHostAddress  = "host-address"
+	classRouteCheck   = "route-check-failed" // the routing table could not be asked
 	classInvalid      = "invalid"
 )
 

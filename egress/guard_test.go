@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -206,7 +207,19 @@ func TestGuardAsksTheRoutingTable(t *testing.T) {
 	}
 	// The real routing table: the host's own loopback and addresses are
 	// local; the guard refuses loopback by its table before asking.
-	if !deliveredLocally(netip.MustParseAddr("127.0.0.1")) {
-		t.Fatal("127.0.0.1 is not delivered locally?")
+	if class, err := deliveredLocally(netip.MustParseAddr("127.0.0.1")); err != nil || class != classHostAddress {
+		t.Fatalf("127.0.0.1 is not delivered locally? %q %v", class, err)
+	}
+}
+
+// TestGuardFailsClosed: when the routing table cannot be asked, the guard
+// refuses the address and says why, rather than call it remote.
+func TestGuardFailsClosed(t *testing.T) {
+	g := NewGuard(WithHostAddrs(func() ([]netip.Addr, error) { return nil, nil }))
+	g.local = func(netip.Addr) (string, error) { return "", syscall.EMFILE }
+	a := netip.MustParseAddr("203.0.113.7")
+	rule, detail, blocked := g.check(a)
+	if !blocked || rule != "guard:"+classRouteCheck || !strings.Contains(detail, "too many open files") {
+		t.Fatalf("a failed routing check: rule %q detail %q blocked %v", rule, detail, blocked)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,23 +102,78 @@ func TestNetGuardLateHostAddress(t *testing.T) {
 // TestNetGuardLocalRoute: an address the host's routing delivers locally
 // (a "local" route, as AnyIP set-ups and some load balancers add) is the
 // host's own although no interface carries it: a service bound to it, or to
-// 0.0.0.0, is a host service, and the guard must refuse it.
+// the wildcard address, is a host service, and the guard must refuse it.
+// Three kinds of local route: an IPv4 AnyIP range, an IPv4 range with
+// another preferred source (the kernel does not answer a packet to it from
+// the address itself) and an IPv6 AnyIP range. In the same sandbox an allowed name at a documentation address
+// that is not local is still reached.
 func TestNetGuardLocalRoute(t *testing.T) {
 	inNetns(t)
 	// Not parallel: it changes the namespace's routes.
-	if err := ipCmd("route", "add", "local", anyIPPrefix, "dev", "lo"); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name    string
+		route   []string // "ip" arguments with {add} where add or del goes
+		host    string   // resolves into the route
+		addr    string
+		network string // of the host service
+		listen  string
+	}{
+		{"ipv4_anyip", []string{"route", "{add}", "local", anyIPPrefix, "dev", "lo"},
+			"anyip.test", anyIPAddr, "tcp4", net.JoinHostPort(anyIPAddr, "80")},
+		{"ipv4_local_route_with_source", []string{"route", "{add}", "local", localSrcPrefix, "dev", "lo", "src", hostAddr},
+			"localsrc.test", localSrcAddr, "tcp4", net.JoinHostPort(localSrcAddr, "80")},
+		{"ipv6_anyip", []string{"-6", "route", "{add}", "local", anyIP6Prefix, "dev", "lo"},
+			"anyip6.test", anyIP6Addr, "tcp6", net.JoinHostPort(anyIP6Addr, "80")},
 	}
-	t.Cleanup(func() { _ = ipCmd("route", "del", "local", anyIPPrefix, "dev", "lo") })
-	hits := listenCounting(t, net.JoinHostPort(anyIPAddr, "80"))
-	// A Manager made after the route, so no staleness is involved.
-	o := runSandboxed(t, netPolicy{allow: []string{"anyip.test"}}, curlArgv("http://anyip.test/local-route"))
-	time.Sleep(20 * time.Millisecond) // let the accept loop count
-	if r := o.curl(t); r.code != "403" {
-		t.Errorf("want 403, got code %s\n%s", r.code, o.dump())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := ipCmd(routeArgs(c.route, "add")...); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ipCmd(routeArgs(c.route, "del")...) })
+			hits := listenCountingOn(t, c.network, c.listen)
+			// A Manager made after the route, so no staleness is involved.
+			path := "/local-route-" + c.name
+			o := runSandboxed(t, netPolicy{allow: []string{c.host, "allowed.test"}},
+				curlArgv("http://"+c.host+path, "http://allowed.test"+path))
+			time.Sleep(20 * time.Millisecond) // let the accept loop count
+			codes := curlCodes(o)
+			if len(codes) != 2 || codes[0] != "403" {
+				t.Errorf("want 403 for %s, got codes %v\n%s", c.host, codes, o.dump())
+			}
+			o.wantRefused(t, decisionWant{"http", c.host, 80, "guard:host-address", c.addr})
+			if n := hits.Load(); n != 0 {
+				t.Errorf("ESCAPE: %s, routed to the host itself, was reached through the proxy (%d connections)", c.addr, n)
+			}
+			// The legitimate upstream, in the same run.
+			body := "upstream http " + allowedAddr + ":80 host=allowed.test path=" + path
+			if len(codes) != 2 || codes[1] != "200" || !strings.Contains(o.res.Stdout, body) {
+				t.Errorf("want 200 with %q from allowed.test, got codes %v\n%s", body, codes, o.dump())
+			}
+			if !slices.ContainsFunc(o.decisions, func(d agentbox.NetworkDecision) bool {
+				return d.Allowed && decisionWant{"http", "allowed.test", 80, "allow:allowed.test", allowedAddr}.match(d)
+			}) {
+				t.Errorf("allowed.test was not allowed\n%s", o.dump())
+			}
+		})
 	}
-	o.wantRefused(t, decisionWant{"http", "anyip.test", 80, "", anyIPAddr})
-	if n := hits.Load(); n != 0 {
-		t.Errorf("ESCAPE: %s, routed to the host itself, was reached through the proxy (%d connections)", anyIPAddr, n)
+}
+
+// routeArgs fills the add or del verb into an "ip route" argument list.
+func routeArgs(route []string, verb string) []string {
+	out := slices.Clone(route)
+	out[slices.Index(out, "{add}")] = verb
+	return out
+}
+
+// curlCodes returns the %{http_code} of every transfer of a curlArgv run,
+// in order.
+func curlCodes(o outcome) []string {
+	var codes []string
+	for _, line := range strings.Split(o.res.Stdout, "\n") {
+		if rest, ok := strings.CutPrefix(line, "@@curl code="); ok {
+			codes = append(codes, strings.Fields(rest)[0])
+		}
 	}
+	return codes
 }

@@ -30,6 +30,8 @@ var testNames = map[string][]netip.Addr{
 	"hostaddr.test":    {netip.MustParseAddr(hostAddr)},
 	"late.test":        {netip.MustParseAddr(lateHostAddr)},
 	"anyip.test":       {netip.MustParseAddr(anyIPAddr)},
+	"localsrc.test":    {netip.MustParseAddr(localSrcAddr)},
+	"anyip6.test":      {netip.MustParseAddr(anyIP6Addr)},
 	"zero.test":        {netip.MustParseAddr("0.0.0.0")},
 	"mappedhost.test":  {netip.MustParseAddr("::ffff:" + hostAddr)},
 	"mapped.test":      {netip.MustParseAddr("::ffff:127.0.0.1")},

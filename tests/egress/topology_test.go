@@ -428,7 +428,27 @@ func countAccepts(l net.Listener, n *atomic.Int64) {
 // test and returns the count of connections it accepts.
 func listenCounting(t *testing.T, addr string) *atomic.Int64 {
 	t.Helper()
-	l, err := net.Listen("tcp4", addr)
+	return listenCountingOn(t, "tcp4", addr)
+}
+
+// listenCountingOn is listenCounting on network ("tcp4" or "tcp6"). An
+// IPv6 listener binds with IP_FREEBIND: unlike IPv4, IPv6 does not let a
+// socket bind an address that only a local route (AnyIP) makes the host's.
+func listenCountingOn(t *testing.T, network, addr string) *atomic.Int64 {
+	t.Helper()
+	var lc net.ListenConfig
+	if network == "tcp6" {
+		lc.Control = func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_IP, syscall.IP_FREEBIND, 1)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	l, err := lc.Listen(context.Background(), network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,15 @@ const (
 	// route); anyIPAddr, in it, is the host's without being on an interface.
 	anyIPPrefix = "198.51.100.128/25"
 	anyIPAddr   = "198.51.100.200"
+	// localSrcPrefix is routed to the netns's loopback with another
+	// preferred source (ip route add local ... src hostAddr): the kernel
+	// does not pick localSrcAddr as the source of a packet to it.
+	localSrcPrefix = "192.0.2.0/24"
+	localSrcAddr   = "192.0.2.7"
+	// anyIP6Prefix is an IPv6 AnyIP range on the netns's loopback; a
+	// service on [::] answers for every address in it.
+	anyIP6Prefix = "2001:db8:1::/64"
+	anyIP6Addr   = "2001:db8:1::5"
 
 	allowedAddr  = "198.51.100.10" // allowed.test, sub.allowed.test
 	otherAddr    = "198.51.100.11" // other.test: never allowed by any test
