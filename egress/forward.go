@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,21 +64,8 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	if h.plainLeak(pr) {
 		return false
 	}
-	var scan *leakReader
-	if h.p.creds != nil && req.Body != http.NoBody {
-		scan = newLeakReader(req.Body, h.p.creds.all)
-		req.Body = scan
-		held, err := holdBody(scan, req.ContentLength)
-		if err != nil {
-			if scan.leak != nil {
-				h.refuseLeak(pr.target, netip.Addr{}, &leak{scan.leak, "the body"})
-			}
-			return false
-		}
-		if held != nil {
-			req.Body = io.NopCloser(bytes.NewReader(held))
-		}
-	}
+	// Decide, and connect, before reading a byte of the body: a refused
+	// request costs no memory and leaves its decision.
 	reused := cache.up != nil && cache.t == pr.target
 	if reused {
 		d := cache.d
@@ -88,7 +74,6 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	} else if !h.dialUpstream(pr.target, cache) {
 		return false
 	}
-	h.cr.rolling(h.p.idle)
 	clientClose := req.Close
 	if strings.EqualFold(strings.TrimSpace(req.Header.Get("Expect")), "100-continue") {
 		req.Header.Del("Expect")
@@ -97,12 +82,41 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 			return false
 		}
 	}
+	var scan *leakReader
+	release := func() {}
+	if h.p.creds != nil && req.Body != http.NoBody {
+		scan = newLeakReader(req.Body, h.p.creds.all)
+		req.Body = scan
+		held, rel, err := h.p.holdBody(h.ctx, scan, req.ContentLength, h.cr.bodyWait(h.p.handshake))
+		switch {
+		case errors.Is(err, errBodyBudget):
+			d := refuse(cache.d, RuleLimitHeldBodies, h.p.budgetReason(req.ContentLength))
+			d.Time = time.Now()
+			cache.close(h.cs)
+			h.p.record(d)
+			h.writeError(http.StatusServiceUnavailable, d.Rule, refusalText(d))
+			return false
+		case err != nil:
+			if scan.leak != nil {
+				h.refuseLeak(pr.target, cache.d.Addr, &leak{scan.leak, "the body"})
+			}
+			cache.close(h.cs)
+			return false
+		}
+		release = rel
+		if held != nil {
+			req.Body = io.NopCloser(bytes.NewReader(held))
+		}
+	}
+	defer release()
+	h.cr.rolling(h.p.idle)
 	stripHopByHop(req.Header)
 	req.RequestURI = ""
 	req.Host = req.URL.Host
 	req.Close = false
 
 	resp, err := h.roundTrip(req, cache)
+	release() // the held body has been sent, or never will be
 	if err != nil && reused && req.Body == http.NoBody {
 		// The server closed the kept-alive connection before this request
 		// reached it: a request without a body is safe to send again.
@@ -224,6 +238,16 @@ type clientReader struct {
 }
 
 func (r *clientReader) rolling(d time.Duration) { r.roll = d }
+
+// bodyWait is how long a request may wait for room to hold its body: at
+// most d, and during the handshake no longer than its deadline, past
+// which the body could not be read anyway.
+func (r *clientReader) bodyWait(d time.Duration) time.Duration {
+	if r.roll > 0 {
+		return d
+	}
+	return min(d, time.Until(r.deadline))
+}
 
 func (r *clientReader) Read(b []byte) (int, error) {
 	if r.roll > 0 {

@@ -112,12 +112,16 @@ func newLeakReader(r io.Reader, creds []*credential) *leakReader {
 	for _, c := range creds {
 		keep = max(keep, len(c.ph)-1)
 	}
-	return &leakReader{r: r, creds: creds, keep: keep, buf: make([]byte, leakBufSize+keep)}
+	return &leakReader{r: r, creds: creds, keep: keep}
 }
 
 func (l *leakReader) Read(p []byte) (int, error) {
 	if l.leak != nil {
 		return 0, errPlaceholder
+	}
+	if l.buf == nil {
+		// Allocated at the first read, not while a request waits.
+		l.buf = make([]byte, leakBufSize+l.keep)
 	}
 	for {
 		ready := l.end - l.start
@@ -195,25 +199,4 @@ func (w *wipeBuf) bytes() []byte { return w.b }
 func (w *wipeBuf) wipe() {
 	clear(w.b[:cap(w.b)])
 	w.b = w.b[:0]
-}
-
-// maxHeldBody bounds the request bodies of known length that are read
-// whole and checked before any byte of the request leaves: such a request
-// with a placeholder reaches the upstream not even in part. Longer and
-// chunked bodies are checked as they stream (the request is cut off before
-// the placeholder).
-const maxHeldBody = 1 << 20
-
-// holdBody reads a body of known length up to maxHeldBody through scan.
-// It returns the body (nil when it is not held), or errPlaceholder with
-// scan.leak set.
-func holdBody(scan *leakReader, length int64) ([]byte, error) {
-	if length <= 0 || length > maxHeldBody {
-		return nil, nil
-	}
-	b := make([]byte, length)
-	if _, err := io.ReadFull(scan, b); err != nil {
-		return nil, err
-	}
-	return b, nil
 }

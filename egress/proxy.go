@@ -46,6 +46,14 @@ type Config struct {
 	// without a byte in either direction (default 5m).
 	IdleTimeout time.Duration
 
+	// MaxHeldBodyBytes bounds the bytes of request bodies the proxy holds
+	// at once, over all its connections, to check them whole for
+	// credential placeholders before any byte leaves (default
+	// DefaultMaxHeldBodyBytes; only with Credentials). A request that would
+	// need more waits up to HandshakeTimeout for room and is then refused
+	// with 503 and rule "limit:held-bodies".
+	MaxHeldBodyBytes int64
+
 	// Credentials are injected by the proxy into HTTPS requests toward the
 	// hosts each is bound to, in place of a placeholder the sandbox holds
 	// (see Credential). With at least one, the proxy has a CA of its own
@@ -84,7 +92,8 @@ type Proxy struct {
 	handshake  time.Duration
 	idle       time.Duration
 	stats      counters
-	creds      *credSet // nil without Credentials
+	creds      *credSet    // nil without Credentials
+	bodies     *bodyBudget // request bodies held for checking
 }
 
 // New validates cfg (every pattern must parse) and returns a Proxy.
@@ -125,6 +134,11 @@ func New(cfg Config) (*Proxy, error) {
 	if p.idle <= 0 {
 		p.idle = DefaultIdleTimeout
 	}
+	maxHeld := cfg.MaxHeldBodyBytes
+	if maxHeld <= 0 {
+		maxHeld = DefaultMaxHeldBodyBytes
+	}
+	p.bodies = newBodyBudget(maxHeld)
 	if len(cfg.Credentials) > 0 {
 		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
 			return nil, fmt.Errorf("egress: %w", err)

@@ -77,14 +77,21 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 			return false
 		}
 	}
+	release := func() {}
 	if scan != nil {
-		held, err := holdBody(scan, req.ContentLength)
-		if err != nil {
+		held, rel, err := p.holdBody(context.Background(), scan, req.ContentLength, p.handshake)
+		switch {
+		case errors.Is(err, errBodyBudget):
+			r.refuse(http.StatusServiceUnavailable, RuleLimitHeldBodies, p.budgetReason(req.ContentLength), "")
+			return false
+		case err != nil:
 			if scan.leak != nil {
 				r.refuseLeak(&leak{scan.leak, "the body"})
 			}
 			return false
 		}
+		release = rel
+		defer release()
 		if held != nil {
 			body = bytes.NewReader(held)
 		}
@@ -124,7 +131,9 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		p.record(r.decision(true, RuleCredentialHeader, reason, u.cred.name))
 	}
 
-	if err := r.sendBody(req, body); err != nil {
+	err = r.sendBody(req, body)
+	release() // the held body has been sent, or never will be
+	if err != nil {
 		var le *leakError
 		switch {
 		case scan != nil && scan.leak != nil:

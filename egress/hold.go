@@ -1,0 +1,128 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// maxHeldBody bounds the request bodies of known length that are read
+// whole and checked before any byte of the request leaves: such a request
+// with a placeholder reaches the upstream not even in part. Longer and
+// chunked bodies are checked as they stream (the request is cut off before
+// the placeholder).
+const maxHeldBody = 1 << 20
+
+// DefaultMaxHeldBodyBytes is Config.MaxHeldBodyBytes when it is zero.
+const DefaultMaxHeldBodyBytes = 16 << 20
+
+// RuleLimitHeldBodies refuses a request whose body the proxy would have to
+// hold while other requests already hold Config.MaxHeldBodyBytes.
+const RuleLimitHeldBodies = "limit:held-bodies"
+
+// holdChunk is the most a held body grows by at once: the buffer follows
+// the bytes that arrive, not the length the client announced.
+const holdChunk = 64 << 10
+
+// errBodyBudget is what holdBody returns when the budget stays spent.
+var errBodyBudget = errors.New("the request bodies held for checking already fill the proxy's budget")
+
+// bodyBudget bounds the bytes of request bodies one proxy holds at once,
+// over all its connections.
+type bodyBudget struct {
+	mu    sync.Mutex
+	used  int64
+	max   int64
+	freed chan struct{} // closed and replaced whenever bytes are released
+}
+
+func newBodyBudget(max int64) *bodyBudget {
+	return &bodyBudget{max: max, freed: make(chan struct{})}
+}
+
+// acquire takes n bytes of the budget, waiting up to wait for others to
+// release them. It reports whether it took them.
+func (b *bodyBudget) acquire(ctx context.Context, n int64, wait time.Duration) bool {
+	if n > b.max {
+		return false
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		b.mu.Lock()
+		if b.used+n <= b.max {
+			b.used += n
+			b.mu.Unlock()
+			return true
+		}
+		freed := b.freed
+		b.mu.Unlock()
+		select {
+		case <-freed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// release gives n bytes back.
+func (b *bodyBudget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	close(b.freed)
+	b.freed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// inUse is how many bytes are held now.
+func (b *bodyBudget) inUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// holdBody reads a body of known length up to maxHeldBody through scan,
+// once the proxy's budget has room for it (waiting up to wait). It
+// returns the body (nil when it is not held) and a func that gives its
+// bytes back to the budget, to call once the body has been sent; or
+// errBodyBudget, or errPlaceholder with scan.leak set, or the read error.
+// The buffer grows with the bytes that arrive, so a client that announces
+// a length and sends less costs only what it sent.
+func (p *Proxy) holdBody(ctx context.Context, scan *leakReader, length int64, wait time.Duration) ([]byte, func(), error) {
+	if length <= 0 || length > maxHeldBody {
+		return nil, func() {}, nil
+	}
+	if !p.bodies.acquire(ctx, length, wait) {
+		return nil, nil, errBodyBudget
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { p.bodies.release(length) }) }
+	b := make([]byte, 0, min(length, holdChunk))
+	for int64(len(b)) < length {
+		if len(b) == cap(b) {
+			nb := make([]byte, len(b), min(2*int64(cap(b)), length))
+			copy(nb, b)
+			b = nb
+		}
+		n, err := scan.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil && (int64(len(b)) < length || !errors.Is(err, io.EOF)) {
+			release()
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, nil, err
+		}
+	}
+	return b, release, nil
+}
+
+// budgetReason explains a refusal under RuleLimitHeldBodies.
+func (p *Proxy) budgetReason(length int64) string {
+	return fmt.Sprintf("%s of %d bytes: a body of %d bytes found no room in time", errBodyBudget.Error(), p.bodies.max, length)
+}
