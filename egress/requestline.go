@@ -9,14 +9,27 @@ const maxRequestLine = 8 << 10
 // requestLine tells whether a tunnel's first bytes begin an HTTP request
 // line, read as lenient servers read one: [CR|LF]* token (SP|HTAB)+
 // target (SP|HTAB)+ "HTTP/". It decides at the first byte that could not
-// be part of one (SSH's banner, a binary hello, HTTP/0.9, which has no
-// headers and so no Host) or at "HTTP/".
+// be part of one (SSH's banner, a binary hello) or at "HTTP/".
+//
+// A line that only a lenient server would read as a request is ambiguous:
+// one after leading whitespace or control bytes, one with other
+// whitespace or control bytes (VT, FF, NUL, …) as separators, and an
+// HTTP/0.9 request (a method and a path or absolute URI, then the end of
+// the line), which a server may answer and then read the next line as a
+// request. The proxy cannot check the Host such a request names, and no
+// protocol that is not HTTP starts like one, so it refuses them. Binary
+// protocols that start with a length (NUL bytes) stay undecided only until
+// a byte no request line holds.
 type requestLine struct {
-	state   int
-	version int // bytes of "http/" matched
-	n       int // bytes fed
-	decided bool
-	http    bool
+	state     int
+	version   int  // bytes of "http/" matched
+	n         int  // bytes fed
+	lenient   bool // a byte only a lenient server would accept was skipped
+	first     byte // the target's first byte
+	scheme    int  // bytes of "://" matched in the target
+	decided   bool
+	http      bool // a well-formed request line
+	ambiguous bool // a request line only to a lenient server
 }
 
 const (
@@ -39,43 +52,72 @@ func (l *requestLine) feed(b []byte) int {
 		l.n++
 		l.step(c)
 		if !l.decided && l.n >= maxRequestLine {
-			l.decided, l.http = true, true
+			l.decide(true)
 		}
 	}
 	return len(b)
 }
 
+// decide ends the line: HTTP (well-formed or ambiguous, as the bytes
+// skipped so far say) or not.
+func (l *requestLine) decide(isHTTP bool) {
+	l.decided = true
+	l.http = isHTTP && !l.lenient
+	l.ambiguous = isHTTP && l.lenient
+}
+
 func (l *requestLine) step(c byte) {
-	notHTTP := func() { l.decided = true }
 	space := c == ' ' || c == '\t'
+	eol := c == '\r' || c == '\n'
+	// odd is a separator only a lenient server accepts.
+	odd := !space && !eol && isLenientSpace(c)
+	if odd {
+		l.lenient = true
+	}
 	switch l.state {
 	case rlStart:
-		if c == '\r' || c == '\n' {
-			return
+		switch {
+		case eol:
+		case space || odd:
+			l.lenient = true
+		case isTokenChar(c):
+			l.state = rlMethod
+		default:
+			l.decide(false)
 		}
-		if !isTokenChar(c) {
-			notHTTP()
-		}
-		l.state = rlMethod
 	case rlMethod:
 		switch {
-		case space:
+		case space || odd:
 			l.state = rlGap1
 		case !isTokenChar(c):
-			notHTTP()
+			l.decide(false)
 		}
-	case rlGap1, rlTarget:
+	case rlGap1:
 		switch {
-		case space && l.state == rlTarget:
-			l.state = rlGap2
-		case space:
+		case space || odd:
 		case c > ' ' && c != 0x7f:
-			l.state = rlTarget
+			l.state, l.first = rlTarget, c
+			l.matchScheme(c)
 		default:
-			notHTTP()
+			l.decide(false)
+		}
+	case rlTarget:
+		switch {
+		case space || odd:
+			l.state = rlGap2
+		case eol:
+			l.decide(l.http09())
+		case c > ' ' && c != 0x7f:
+			l.matchScheme(c)
+		default:
+			l.decide(false)
 		}
 	case rlGap2:
-		if space {
+		switch {
+		case space || odd:
+			return
+		case eol:
+			l.decide(l.http09())
 			return
 		}
 		l.state = rlVersion
@@ -85,13 +127,44 @@ func (l *requestLine) step(c byte) {
 			c += 'a' - 'A'
 		}
 		if c != "http/"[l.version] {
-			notHTTP()
+			l.decide(false)
 			return
 		}
 		if l.version++; l.version == len("http/") {
-			l.decided, l.http = true, true
+			l.decide(true)
 		}
 	}
+}
+
+// http09 reports whether the line so far, ended here, is an HTTP/0.9
+// request: a method and an origin-form path, "*" or an absolute URI. It
+// counts as lenient: HTTP/0.9 carries no Host header to check.
+func (l *requestLine) http09() bool {
+	if l.first == '/' || l.first == '*' || l.scheme == len("://") {
+		l.lenient = true
+		return true
+	}
+	return false
+}
+
+// matchScheme follows "://" in the target.
+func (l *requestLine) matchScheme(c byte) {
+	switch {
+	case l.scheme == len("://"):
+	case c == "://"[l.scheme]:
+		l.scheme++
+	case c == ':':
+		l.scheme = 1
+	default:
+		l.scheme = 0
+	}
+}
+
+// isLenientSpace reports bytes that some server reads as whitespace
+// between or before the words of a request line: every control byte, SP,
+// DEL, and the Latin-1 NEL and NBSP (Python's str.split, for one).
+func isLenientSpace(c byte) bool {
+	return c <= ' ' || c == 0x7f || c == 0x85 || c == 0xa0
 }
 
 // isTokenChar reports whether c may appear in an HTTP token (a method).

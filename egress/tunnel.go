@@ -104,6 +104,9 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 		// A front end would pick the host from the encrypted request.
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names no server name, for "+tgt.host())
 		return nil, nil, nil, false
+	case line != nil && line.ambiguous:
+		t.refuseAmbiguous(d)
+		return nil, nil, nil, false
 	}
 	if rest := pending[len(pending)-pr.Len():]; len(rest) > 0 {
 		raw = append(raw, rest...) // read ahead by the handshake, not yet inspected
@@ -167,10 +170,15 @@ func (t *tunnel) watchLine(raw []byte, line *requestLine, d Decision) {
 	buf := make([]byte, 2048)
 	for !line.decided {
 		n, err := src.Read(buf)
-		if line.feed(buf[:n]); line.http {
+		line.feed(buf[:n])
+		switch {
+		case line.http:
 			d.Time = time.Now()
 			t.p.record(refuse(d, RulePlainHTTPTunnel, "an HTTP request line sent in pieces inside a tunnel, which the proxy cannot check"))
 			t.closeBoth()
+			return
+		case line.ambiguous:
+			t.refuseAmbiguous(d)
 			return
 		}
 		if n > 0 {
@@ -210,6 +218,16 @@ func (t *tunnel) refuse(d Decision, rule, reason string) {
 	t.p.record(refuse(d, rule, reason))
 	_ = t.client.SetWriteDeadline(time.Now().Add(t.p.handshake))
 	_, _ = t.client.Write(tlsAlert)
+	t.closeBoth()
+}
+
+// refuseAmbiguous records the refusal of a tunnel whose client sent what
+// only a lenient HTTP server reads as a request (see requestLine), whose
+// Host the proxy cannot check, and closes both sides.
+func (t *tunnel) refuseAmbiguous(d Decision) {
+	d.Time = time.Now()
+	t.p.record(refuse(d, RulePlainHTTPTunnel, "bytes a lenient HTTP server would read as a request "+
+		"(after leading whitespace or control bytes, with odd separators, or HTTP/0.9) inside a tunnel, which the proxy cannot check"))
 	t.closeBoth()
 }
 

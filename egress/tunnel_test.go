@@ -124,13 +124,18 @@ func TestPlainHTTPInPiecesRefused(t *testing.T) {
 
 // TestNonHTTPTunnelsSpliced: what is not an HTTP request line goes through
 // untouched: an SSH banner with a comment (a space, then no HTTP version),
-// HTTP/0.9 (no headers, so no Host to front with), a binary protocol.
+// binary protocols that start with a length (PostgreSQL's SSLRequest and
+// startup message, Kafka), Redis and memcached commands, git's pkt-line.
 func TestNonHTTPTunnelsSpliced(t *testing.T) {
 	for _, first := range []string{
 		"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13.5\r\n",
-		"GET /\r\n",
 		"\x00\x00\x00\x08\x04\xd2\x16\x2f",
+		"\x00\x00\x00\x29\x00\x03\x00\x00user\x00postgres\x00database\x00http\x00\x00",
+		"\x00\x00\x00\x14\x00\x12\x00\x03\x00\x00\x00\x01\x00\x0aclient-1 x",
 		"PING\n",
+		"*1\r\n$4\r\nPING\r\n",
+		"get key\r\n",
+		"0032git-upload-pack /p.git\x00host=x\x00",
 	} {
 		h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test:2222"}}})
 		got := upstreamRecorder(t, h, 2222, "SERVER-HELLO\r\n")
@@ -157,5 +162,63 @@ func TestTLSWithoutSNIRefused(t *testing.T) {
 	ds := h.sink.waitFor(t, 2)
 	if ds[1].Allowed || ds[1].Rule != RuleSNIMismatch || !strings.Contains(ds[1].Reason, "no server name") {
 		t.Errorf("decisions %+v", ds)
+	}
+}
+
+// TestAmbiguousHTTPTunnelRefused: bytes that only a lenient HTTP server
+// reads as a request (the red-team's leading space, NUL line, HTTP/0.9
+// line and vertical tabs, and their kin) would carry a Host header past
+// the check in a tunnel that the proxy then splices. They are refused, in
+// one flight before any byte goes upstream, in pieces before the piece
+// that completes the request line.
+func TestAmbiguousHTTPTunnelRefused(t *testing.T) {
+	const evil = "Host: evil.test\r\n\r\n"
+	cases := []struct {
+		name   string
+		pieces []string // sent with pauses longer than the first flight waits
+		sent   string   // what the upstream may receive
+	}{
+		{"leading space", []string{" GET /lead HTTP/1.1\r\n" + evil}, ""},
+		{"leading tab", []string{"\tGET / HTTP/1.1\r\n" + evil}, ""},
+		{"NUL line, then a request", []string{"\x00\r\nGET /g HTTP/1.1\r\n" + evil}, ""},
+		{"NUL line, then a request in pieces", []string{"\x00\r\n", "GET /g HTTP/1.1\r\n" + evil}, "\x00\r\n"},
+		{"HTTP/0.9, then HTTP/1.1", []string{"GET /\r\nGET /x HTTP/1.1\r\n" + evil}, ""},
+		{"HTTP/0.9 with an absolute URI", []string{"GET http://evil.test/\r\n"}, ""},
+		{"HTTP/0.9 with a trailing blank", []string{"GET / \r\n"}, ""},
+		{"vertical tabs", []string{"GET\x0b/vt\x0bHTTP/1.1\r\n" + evil}, ""},
+		{"form feed", []string{"GET /ff\x0cHTTP/1.1\r\n" + evil}, ""},
+		{"NUL separator", []string{"GET\x00/n HTTP/1.1\r\n" + evil}, ""},
+		{"odd separator in pieces", []string{"GET\x0b/p", "\x0bHTTP/1.1\r\n" + evil}, "GET\x0b/p"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
+			got := upstreamRecorder(t, h, 80, "")
+			conn := mustDialProxy(t, h.addr)
+			io.WriteString(conn, "CONNECT allowed.test:80 HTTP/1.1\r\nHost: allowed.test:80\r\n\r\n")
+			br := bufio.NewReader(conn)
+			if resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("CONNECT: %v %v", resp, err)
+			}
+			for i, piece := range c.pieces {
+				if i > 0 {
+					time.Sleep(3 * firstFlightQuiet)
+				}
+				_, _ = conn.Write([]byte(piece))
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+			back, _ := io.ReadAll(br)
+			if len(back) != 0 {
+				t.Errorf("the client read %q", back)
+			}
+			if b := <-got; b != c.sent {
+				t.Errorf("the upstream received %q, want %q", b, c.sent)
+			}
+			ds := h.sink.waitFor(t, 2)
+			if ds[1].Allowed || ds[1].Rule != RulePlainHTTPTunnel || !strings.Contains(ds[1].Reason, "lenient") {
+				t.Errorf("decisions %+v", ds)
+			}
+		})
 	}
 }
