@@ -10,6 +10,7 @@ import (
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/policy"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -397,6 +398,12 @@ func checkWritable(field string, ps []string) error {
 	for i, p := range ps {
 		r := resolvePath(p)
 		name := fmt.Sprintf("%s[%d]", field, i)
+		if err := policy.CheckWritableRoot(r); err != nil {
+			if r != filepath.Clean(p) {
+				return configErr(name, "%s is a symbolic link to /; %v", p, err)
+			}
+			return configErr(name, "%v", err)
+		}
 		if k, ok := sandbox.KernelFilesystem(r); ok {
 			return configErr(name, "%s", sandbox.KernelFilesystemError(p, r, k))
 		}

@@ -28,6 +28,8 @@ func TestConfigValidate(t *testing.T) {
 		{"writable /dev/pts", func(c *Config) { c.Filesystem.WritableRoots = []string{"/dev/pts"} }, "Filesystem.WritableRoots[0]"},
 		{"writable /dev/shm", func(c *Config) { c.Filesystem.WritableRoots = []string{"/dev/shm"} }, ""},
 		{"writable /devices", func(c *Config) { c.Filesystem.WritableRoots = []string{"/devices"} }, ""},
+		{"writable /", func(c *Config) { c.Filesystem.WritableRoots = []string{"/work", "/"} }, "Filesystem.WritableRoots[1]"},
+		{"writable / spelt /..", func(c *Config) { c.Filesystem.WritableRoots = []string{"/.."} }, "Filesystem.WritableRoots[0]"},
 		{"empty deny path", func(c *Config) { c.Filesystem.DenyRead = append(c.Filesystem.DenyRead, "") }, "Filesystem.DenyRead["},
 		{"relative allow-read", func(c *Config) { c.Filesystem.AllowRead = []string{"/ok", "./no"} }, "Filesystem.AllowRead[1]"},
 		{"negative memory", func(c *Config) { c.ResourceLimits.MaxMemoryBytes = -1 }, "ResourceLimits.MaxMemoryBytes"},

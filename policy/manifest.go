@@ -162,6 +162,8 @@ type AuditConfig struct {
 	// LogPath is the absolute, cleaned audit log path; empty means the
 	// runner's default.
 	LogPath string
+	// LogPathPos is where audit.log_path is in the manifest.
+	LogPathPos Position
 }
 
 // Position is a 1-based line and column in a manifest.

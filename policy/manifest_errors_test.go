@@ -78,6 +78,10 @@ func TestManifestErrors(t *testing.T) {
 			[]wantErr{{4, 20, "permissions.filesystem.write: /proc/sys is inside /proc, a kernel filesystem, which cannot be writable"}}},
 		{"writable /dev but /dev/shm", "name: a\npermissions:\n  filesystem:\n    write: [/dev/shm/x, /dev]\n",
 			[]wantErr{{4, 25, "permissions.filesystem.write: /dev is a kernel filesystem"}}},
+		{"writable /", "name: a\npermissions:\n  filesystem:\n    write: [/etc, /]\n",
+			[]wantErr{{4, 19, "permissions.filesystem.write: / cannot be a writable root: it would make the whole host writable"}}},
+		{"writable / spelt /..", "name: a\npermissions:\n  filesystem:\n    write: [/..]\n",
+			[]wantErr{{4, 13, "/ cannot be a writable root"}}},
 
 		// Wrong types.
 		{"name is an integer", "name: 123\n", []wantErr{{1, 7, "name must be a string such as my-agent, not the integer 123"}}},

@@ -23,7 +23,7 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 		{"filesystem", func(v *yaml.Node, w string) {
 			d.mapping(v, w, []field{
 				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
-				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writablePaths(v, w) }},
+				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writableRoots(v, w) }},
 				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
 				{"scratch", func(v *yaml.Node, w string) { p.Filesystem.Scratch = d.writablePaths(v, w) }},
 				{"git_writes", func(v *yaml.Node, w string) { p.Filesystem.GitWrites = d.boolean(v, w) }},
@@ -54,6 +54,21 @@ func (d *decoder) writablePaths(n *yaml.Node, where string) []PathRule {
 	for _, r := range rules {
 		if k, ok := sandbox.KernelFilesystem(r.Path); ok {
 			d.errorAt(r.Pos.Line, r.Pos.Col, "%s: %s", where, sandbox.KernelFilesystemError(r.Raw, r.Path, k))
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// writableRoots decodes the write list: writable paths, "/" not among
+// them (CheckWritableRoot).
+func (d *decoder) writableRoots(n *yaml.Node, where string) []PathRule {
+	rules := d.writablePaths(n, where)
+	out := rules[:0]
+	for _, r := range rules {
+		if err := CheckWritableRoot(r.Path); err != nil {
+			d.errorAt(r.Pos.Line, r.Pos.Col, "%s: %v", where, err)
 			continue
 		}
 		out = append(out, r)
@@ -271,7 +286,7 @@ func (d *decoder) audit(n *yaml.Node, where string) {
 		}},
 		{"log_path", func(v *yaml.Node, w string) {
 			if pr, ok := d.path(v, w); ok {
-				a.LogPath = pr.Path
+				a.LogPath, a.LogPathPos = pr.Path, pr.Pos
 			}
 		}},
 	})

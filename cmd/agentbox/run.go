@@ -98,7 +98,7 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		// printed: one lock for both.
 		stderr = &lockedWriter{w: stderr}
 	}
-	m, err := policy.LoadManifest(manifestFile)
+	m, err := loadRunnable(manifestFile)
 	if err != nil {
 		var merrs *policy.ManifestErrors
 		if errors.As(err, &merrs) {

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentbox-dev/agentbox"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentbox-dev/agentbox"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
 )
 
@@ -29,7 +30,7 @@ problem as FILE:LINE:COL: message. Exit status 0 when valid, 1 when not.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := policy.LoadManifest(args[0])
+			m, err := loadRunnable(args[0])
 			if asJSON {
 				return printValidateJSON(cmd.OutOrStdout(), args[0], m, err)
 			}
@@ -38,6 +39,23 @@ problem as FILE:LINE:COL: message. Exit status 0 when valid, 1 when not.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"valid","errors","warnings","manifest"} as JSON on stdout`)
 	return cmd
+}
+
+// loadRunnable loads a manifest and checks what a run of it would refuse
+// on this machine (Manifest.CheckRunnable): validate and run both call it,
+// so that validate passes only what run accepts.
+func loadRunnable(file string) (*policy.Manifest, error) {
+	m, err := policy.LoadManifest(file)
+	if err != nil {
+		return nil, err
+	}
+	// Without a state directory the run fails on its own, saying why; the
+	// default audit log is then not checked here.
+	stateDir, _ := paths.StateDir()
+	if err := m.CheckRunnable(stateDir); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // printValidate prints the summary on stdout, or every error on stderr.
