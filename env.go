@@ -84,25 +84,6 @@ func sandboxEnv(base []string, extra ...[]string) []string {
 // hostEnv is the caller's environment (a variable for tests).
 var hostEnv = os.Environ
 
-// shellQuote joins argv into one string a POSIX shell would split back into
-// the same words.
-func shellQuote(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
-		b.WriteByte('\'')
-	}
-	return b.String()
-}
-
 // mergeEnv returns env with the variables of over set, replacing any of the
 // same name, in place and in order.
 func mergeEnv(env []string, over []string) []string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/internal/shquote"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -149,7 +150,7 @@ func (m *Manager) classify(ctx context.Context, cfg Config, o *callOptions, comm
 
 // argvString is how an argv is shown in approvals and errors.
 func argvString(name string, args []string) string {
-	return shellQuote(append([]string{name}, args...))
+	return shquote.Join(append([]string{name}, args...))
 }
 
 // ExecArgs runs the program name with args, sandboxed, without a shell, and

@@ -17,6 +17,9 @@ import (
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentbox-dev/agentbox/internal/shquote"
 )
 
 func init() { commands = append(commands, newExecCmd) }
@@ -207,47 +210,62 @@ itself failed (bad flags, sandbox unavailable).`,
   agentbox exec --timeout 30s -c 'npm test'  # a shell string
   agentbox exec --json -- uname -a           # the result as JSON`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (shellString == "") == (len(args) == 0) {
-				return usageError(errors.New("give either -- PROGRAM [ARGS...] or -c 'SHELL STRING'"))
-			}
-			cfg, opts, err := pf.config()
-			if err != nil {
-				return usageError(err)
-			}
-			var in *os.File
-			if ownTTY {
-				if asJSON {
-					return usageError(errors.New("--tty and --json exclude each other: --json captures the output"))
-				}
-				if in, err = checkTerminal(cmd.InOrStdin()); err != nil {
-					return usageError(err)
-				}
-			}
-			if approve {
-				opts = append(opts, agentbox.WithApproved())
-			} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-				defer tty.Close()
-				cfg.ApprovalCallback = askOnTerminal(tty)
-			}
-			m, err := agentbox.NewManager(cfg)
-			if err != nil {
-				return exitWith(exitInternal, err)
-			}
-			defer m.Close()
+			err := runExec(cmd, &pf, shellString, args, asJSON, approve, ownTTY)
 			if asJSON {
-				return execJSON(cmd, m, shellString, args, opts)
+				printJSONFailure(cmd.OutOrStdout(), err)
 			}
-			return execStream(cmd, m, cfg, shellString, args, opts, in)
+			return err
 		},
 	}
 	pf.register(c)
-	c.SetFlagErrorFunc(programFlagError)
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = programFlagError(c, err)
+		if jsonRequested(c) {
+			printJSONFailure(c.OutOrStdout(), err)
+		}
+		return err
+	})
 	c.Flags().SetInterspersed(false) // "exec ls -la": -la is the program's
 	c.Flags().StringVarP(&shellString, "command", "c", "", "run `STRING` with the shell (/bin/sh -c)")
 	c.Flags().BoolVar(&asJSON, "json", false, "capture the output and print the result as JSON")
 	c.Flags().BoolVarP(&ownTTY, "tty", "t", false, "give the command a terminal of its own, relayed to yours (interactive shells, editors, job control)")
 	c.Flags().BoolVar(&approve, "approve", false, "run a command the classifier escalates without asking (forbidden ones stay refused)")
 	return c
+}
+
+// runExec is exec's work once its flags are parsed.
+func runExec(cmd *cobra.Command, pf *policyFlags, shellString string, args []string, asJSON, approve, ownTTY bool) error {
+	if (shellString == "") == (len(args) == 0) {
+		return usageError(errors.New("give either -- PROGRAM [ARGS...] or -c 'SHELL STRING'"))
+	}
+	cfg, opts, err := pf.config()
+	if err != nil {
+		return usageError(err)
+	}
+	var in *os.File
+	if ownTTY {
+		if asJSON {
+			return usageError(errors.New("--tty and --json exclude each other: --json captures the output"))
+		}
+		if in, err = checkTerminal(cmd.InOrStdin()); err != nil {
+			return usageError(err)
+		}
+	}
+	if approve {
+		opts = append(opts, agentbox.WithApproved())
+	} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		defer tty.Close()
+		cfg.ApprovalCallback = askOnTerminal(tty)
+	}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		return exitWith(exitInternal, err)
+	}
+	defer m.Close()
+	if asJSON {
+		return execJSON(cmd, m, shellString, args, opts)
+	}
+	return execStream(cmd, m, cfg, shellString, args, opts, in)
 }
 
 // envFlags turns --env values into KEY=VALUE pairs: a bare KEY takes
@@ -272,6 +290,44 @@ func envFlags(in []string, lookup func(string) (string, bool)) ([]string, error)
 	return out, nil
 }
 
+// jsonRequested reports whether exec's own flags, as far as c's command
+// line shows them, include --json: a flag error stops the parse before
+// it gets there, and the JSON must still be printed.
+func jsonRequested(c *cobra.Command) bool {
+	ctx := c.Context()
+	if ctx == nil {
+		return false
+	}
+	line, _ := ctx.Value(commandLineKey{}).([]string)
+	// Skip to the words after the command's name.
+	for i, w := range line {
+		if w == c.Name() {
+			line = line[i+1:]
+			break
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		w := line[i]
+		if w == "--" || !strings.HasPrefix(w, "-") || w == "-" {
+			return false // the program's words start
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if name == "json" {
+			return !hasValue || value == "true" || value == "1"
+		}
+		var f *pflag.Flag
+		if strings.HasPrefix(w, "--") {
+			f = c.Flags().Lookup(name)
+		} else if len(name) == 1 {
+			f = c.Flags().ShorthandLookup(name)
+		}
+		if f != nil && f.NoOptDefVal == "" && !hasValue {
+			i++ // its value
+		}
+	}
+	return false
+}
+
 // programFlagError adds, to an unknown flag, that the program's own flags
 // go after the program: agentbox reads the flags before it as its own.
 func programFlagError(c *cobra.Command, err error) error {
@@ -292,9 +348,12 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 		res, err = m.ExecArgs(ctx, args[0], args[1:], opts...)
 	}
 	if res == nil {
-		failure := execFailure(err)
-		_ = printJSON(cmd.OutOrStdout(), jsonFailureOf(failure, err))
-		return failure
+		return execFailure(err)
+	}
+	if shell == "" {
+		// The classifier shows the words it judged; the command as given
+		// is the argv, quoted as a shell would need it.
+		res.Classification.Command = shquote.Join(args)
 	}
 	printDegraded(cmd.ErrOrStderr(), res.Degraded)
 	enc := json.NewEncoder(cmd.OutOrStdout())
@@ -321,12 +380,27 @@ type refusalVerdict struct {
 	Command  string `json:"command"`
 }
 
-func jsonFailureOf(failure, err error) execJSONFailure {
-	out := execJSONFailure{ExitCode: exitInternal, Error: failure.Error()}
+// printJSONFailure prints, for exec --json, what kept the command from
+// running: err as returned to main. Nothing when the command ran (err nil,
+// or its exit status alone).
+func printJSONFailure(w io.Writer, err error) {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) && ee.err == nil {
+		return
+	}
+	_ = printJSON(w, jsonFailureOf(err))
+}
+
+// jsonFailureOf is the --json form of failure: its exit status, its
+// message as main prints it on stderr (without the "agentbox: " prefix),
+// and the classifier's verdict if it refused the command.
+func jsonFailureOf(failure error) execJSONFailure {
+	out := execJSONFailure{ExitCode: exitFailure, Error: strings.TrimPrefix(failure.Error(), "agentbox: ")}
 	var ee *exitError
 	if errors.As(failure, &ee) {
 		out.ExitCode = ee.code
 	}
+	err := failure
 	var fe *agentbox.ForbiddenCommandError
 	var ce *agentbox.EscalatedCommandError
 	switch {

@@ -89,6 +89,66 @@ func TestExecJSON(t *testing.T) {
 	}
 }
 
+// TestExecJSONFlagErrors: once --json is among exec's flags, a flag or
+// value error still prints the failure as JSON on stdout, its error the
+// line stderr has.
+func TestExecJSONFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		json bool
+	}{
+		{"bad network", []string{"--network", "bogus", "--json"}, true},
+		{"negative timeout", []string{"--json", "--timeout", "-5s"}, true},
+		{"bad timeout", []string{"--timeout", "abc", "--json"}, true},
+		{"unknown flag before --json", []string{"--bogus", "--json"}, true},
+		{"unknown flag after --json", []string{"--json", "--bogus"}, true},
+		{"--json=true", []string{"--bogus", "--json=true"}, true},
+		{"flag value that looks like --json", []string{"--bogus", "--env", "--json"}, false},
+		{"--json of the program", []string{"--bogus", "--", "ls", "--json"}, false},
+		{"no --json", []string{"--network", "bogus"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"exec"}, tc.args...), "--", "/bin/true")
+			code, out, errOut := runCLI(t, args...)
+			if code != exitInternal || !strings.HasPrefix(errOut, "agentbox: ") {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			if !tc.json {
+				if out != "" {
+					t.Errorf("stdout %q, want nothing", out)
+				}
+				return
+			}
+			var res struct {
+				ExitCode *int `json:"exit_code"`
+				Error    string
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%q", err, out)
+			}
+			if res.ExitCode == nil || *res.ExitCode != exitInternal || "agentbox: "+res.Error+"\n" != errOut {
+				t.Errorf("result %+v, stderr %q", res, errOut)
+			}
+		})
+	}
+}
+
+// TestExecJSONQuotesArgv: the classification's command is the argv as a
+// shell would need it written.
+func TestExecJSONQuotesArgv(t *testing.T) {
+	code, out, _ := runCLI(t, "exec", "--profile", "ci", "--json", "--", "sh", "-c", "echo out; exit 3")
+	var res struct {
+		Classification struct{ Command string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "sh -c 'echo out; exit 3'"; code != 3 || res.Classification.Command != want {
+		t.Errorf("exit %d, command %q, want %q", code, res.Classification.Command, want)
+	}
+}
+
 // TestExecJSONRefused: a command that does not run still gives a script
 // JSON on stdout, with the exit status and, for a refusal, the verdict.
 func TestExecJSONRefused(t *testing.T) {
@@ -117,7 +177,7 @@ func TestExecJSONRefused(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("%v: %v\n%q", tc.args, err, out)
 		}
-		if code != tc.code || res.ExitCode != tc.code || res.Error == "" || !strings.Contains(errOut, res.Error) {
+		if code != tc.code || res.ExitCode != tc.code || res.Error == "" || errOut != "agentbox: "+res.Error+"\n" {
 			t.Errorf("%v: exit %d, result %+v, stderr %q", tc.args, code, res, errOut)
 		}
 		switch {

@@ -76,10 +76,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// commandLineKey holds, in the commands' context, the command line run
+// was given: a flag error handler may need the flags after the bad one.
+type commandLineKey struct{}
+
 // run executes the CLI with args and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = context.WithValue(ctx, commandLineKey{}, args)
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
