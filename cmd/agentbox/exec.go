@@ -31,6 +31,7 @@ type policyFlags struct {
 	env                              []string
 	workdir                          string
 	timeout                          time.Duration
+	timeoutGiven                     bool // --timeout is on the command line
 	network                          string
 	allowDomains, denyDomains        []string
 	profile                          string
@@ -171,8 +172,8 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		}
 		opts = append(opts, agentbox.WithWorkingDir(dir[0]))
 	}
-	if f.timeout < 0 {
-		return cfg, nil, fmt.Errorf("invalid --timeout %v: must be positive", f.timeout)
+	if f.timeout < 0 || f.timeoutGiven && f.timeout == 0 {
+		return cfg, nil, fmt.Errorf("invalid --timeout %v: must be positive; leave the flag out for no timeout", f.timeout)
 	}
 	if f.timeout > 0 {
 		opts = append(opts, agentbox.WithTimeout(f.timeout))
@@ -235,6 +236,7 @@ itself failed (bad flags, sandbox unavailable).`,
 
 // runExec is exec's work once its flags are parsed.
 func runExec(cmd *cobra.Command, pf *policyFlags, shellString string, args []string, asJSON, approve, ownTTY bool) error {
+	pf.timeoutGiven = cmd.Flags().Changed("timeout")
 	if (shellString == "") == (len(args) == 0) {
 		return usageError(errors.New("give either -- PROGRAM [ARGS...] or -c 'SHELL STRING'"))
 	}

@@ -335,3 +335,32 @@ func TestDomainFlagsNeedFilteredNetwork(t *testing.T) {
 		t.Errorf("filtered with --allow-domain: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestExecFlagValues: values exec refuses before running anything, each
+// with a message that says what to change, and their valid neighbours.
+func TestExecFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" runs the command
+	}{
+		{"timeout 0s", []string{"--timeout", "0s"}, "agentbox: invalid --timeout 0s: must be positive; leave the flag out for no timeout\n"},
+		{"timeout 0", []string{"--timeout=0"}, "agentbox: invalid --timeout 0s: must be positive"},
+		{"negative timeout", []string{"--timeout", "-5s"}, "agentbox: invalid --timeout -5s: must be positive"},
+		{"timeout", []string{"--timeout", "30s"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"exec", "--profile", "ci"}, tc.args...), "--", "/bin/true")
+			code, _, errOut := runCLI(t, args...)
+			if tc.want == "" {
+				if code != 0 {
+					t.Errorf("exit %d, stderr %q", code, errOut)
+				}
+				return
+			}
+			if code != exitInternal || !strings.HasPrefix(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
