@@ -170,6 +170,13 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 		if err != nil {
 			return cfg, nil, err
 		}
+		// The sandbox can only say it does not see the directory; the
+		// host knows why.
+		if fi, err := os.Stat(dir[0]); errors.Is(err, os.ErrNotExist) {
+			return cfg, nil, fmt.Errorf("invalid --workdir %q: %s does not exist; create it or choose another working directory", f.workdir, dir[0])
+		} else if err == nil && !fi.IsDir() {
+			return cfg, nil, fmt.Errorf("invalid --workdir %q: %s is not a directory; name the directory to work in", f.workdir, dir[0])
+		}
 		opts = append(opts, agentbox.WithWorkingDir(dir[0]))
 	}
 	if f.timeout < 0 || f.timeoutGiven && f.timeout == 0 {

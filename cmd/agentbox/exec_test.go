@@ -348,6 +348,9 @@ func TestExecFlagValues(t *testing.T) {
 		{"timeout 0", []string{"--timeout=0"}, "agentbox: invalid --timeout 0s: must be positive"},
 		{"negative timeout", []string{"--timeout", "-5s"}, "agentbox: invalid --timeout -5s: must be positive"},
 		{"timeout", []string{"--timeout", "30s"}, ""},
+		{"missing workdir", []string{"--workdir", "/nonexistent/dir"}, "agentbox: invalid --workdir \"/nonexistent/dir\": /nonexistent/dir does not exist; create it or choose another working directory\n"},
+		{"workdir is a file", []string{"--workdir", "/etc/passwd"}, "agentbox: invalid --workdir \"/etc/passwd\": /etc/passwd is not a directory; name the directory to work in\n"},
+		{"workdir", []string{"--workdir", "/etc"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append(append([]string{"exec", "--profile", "ci"}, tc.args...), "--", "/bin/true")
