@@ -69,14 +69,14 @@ func (d *decoder) decode(data []byte) {
 			d.errorAt(1, 1, "the manifest is empty; it needs at least a name (e.g. name: my-agent)")
 			return
 		}
-		d.syntaxError(err)
+		d.syntaxError(err, data)
 		return
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		d.errorAt(extra.Line, extra.Column, "a manifest is one YAML document; remove this second document (and the --- before it)")
 	} else if !errors.Is(err, io.EOF) {
-		d.syntaxError(err)
+		d.syntaxError(err, data)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		d.errorAt(1, 1, "the manifest is empty; it needs at least a name (e.g. name: my-agent)")
@@ -102,7 +102,7 @@ func (d *decoder) decode(data []byte) {
 	d.crossChecks()
 }
 
-func (d *decoder) syntaxError(err error) {
+func (d *decoder) syntaxError(err error, data []byte) {
 	msg := err.Error()
 	line := 1
 	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
@@ -111,8 +111,33 @@ func (d *decoder) syntaxError(err error) {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
+	// A tab in the indentation is the usual cause of "found character
+	// that cannot start any token", which does not say so; "found a tab
+	// character that violates indentation" names the line before.
+	lines := []int{line}
+	if strings.Contains(msg, "tab character") {
+		lines = append(lines, line+1)
+	}
+	for _, l := range lines {
+		if col := tabIndent(data, l); col > 0 {
+			d.errorAt(l, col, "YAML syntax error: a tab indents this line, and YAML indents with spaces only; replace the tab with spaces")
+			return
+		}
+	}
 	// The parser reports no column; 1 keeps the FILE:LINE:COL shape.
 	d.errorAt(line, 1, "YAML syntax error: %s", msg)
+}
+
+// tabIndent returns the 1-based column of the first tab in the
+// indentation of line (1-based) of data, or 0 when it has none.
+func tabIndent(data []byte, line int) int {
+	lines := bytes.Split(data, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	l := lines[line-1]
+	indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+	return bytes.IndexByte(indent, '\t') + 1
 }
 
 // join appends key to a dotted path.

@@ -243,6 +243,9 @@ func TestManifestErrors(t *testing.T) {
 		{"comments only", "# nothing\n", []wantErr{{1, 1, "the manifest is empty"}}},
 		{"syntax error", "name: a\nlimits:\n  max_tokens: 1\n   max_requests: 2\n", []wantErr{{4, 1, "YAML syntax error: mapping values are not allowed in this context"}}},
 		{"scanner error", "name: a\ndescription: \"x\\q\"\n", []wantErr{{2, 1, "YAML syntax error: found unknown escape character"}}},
+		{"tab indentation", "name: a\npermissions:\n\tfilesystem: {}\n",
+			[]wantErr{{3, 1, "YAML syntax error: a tab indents this line, and YAML indents with spaces only; replace the tab with spaces"}}},
+		{"tab after spaces", "name: a\nlimits:\n  max_tokens: 1\n  \tmax_requests: 2\n", []wantErr{{4, 3, "a tab indents this line"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkErrs(t, tt.src, tt.want) })
