@@ -61,6 +61,16 @@ type Manifest struct {
 	// Warnings are findings that do not make the manifest invalid, such as a
 	// write path that a deny entry shadows.
 	Warnings []ManifestError
+
+	// keys are where each key the manifest sets is, by dotted name.
+	keys map[string]Position
+}
+
+// KeyPos returns where the manifest sets key, a dotted name such as
+// limits.max_tokens, and whether it does.
+func (m *Manifest) KeyPos(key string) (Position, bool) {
+	p, ok := m.keys[key]
+	return p, ok
 }
 
 // Runtime names the sandbox backend an agent runs on.

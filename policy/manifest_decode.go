@@ -254,6 +254,10 @@ func (d *decoder) mapping(n *yaml.Node, where string, fields []field) {
 			d.unknownKey(k, where, fields)
 			continue
 		}
+		if d.m.keys == nil {
+			d.m.keys = map[string]Position{}
+		}
+		d.m.keys[join(where, k.Value)] = posOf(k)
 		f.set(v, join(where, k.Value))
 	}
 }

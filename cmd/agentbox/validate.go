@@ -1,16 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
+	"github.com/agentbox-dev/agentbox/supervise"
 )
 
 func init() { commands = append(commands, newValidateCmd) }
@@ -31,6 +35,12 @@ problem as FILE:LINE:COL: message. Exit status 0 when valid, 1 when not.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := loadRunnable(args[0])
+			if err == nil {
+				m.Warnings = append(m.Warnings, unenforcedWarnings(m)...)
+				slices.SortStableFunc(m.Warnings, func(a, b policy.ManifestError) int {
+					return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+				})
+			}
 			if asJSON {
 				return printValidateJSON(cmd.OutOrStdout(), args[0], m, err)
 			}
@@ -56,6 +66,19 @@ func loadRunnable(file string) (*policy.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// unenforcedWarnings are what run warns of as "not enforced yet"
+// (supervise.Unenforced), a warning for each key, where the manifest sets it.
+func unenforcedWarnings(m *policy.Manifest) []policy.ManifestError {
+	var out []policy.ManifestError
+	for _, u := range supervise.Unenforced(m) {
+		key, _, _ := strings.Cut(u, " (") // "limits.max_tokens (50000)"
+		pos, _ := m.KeyPos(key)
+		out = append(out, policy.ManifestError{File: m.File, Line: max(pos.Line, 1), Col: max(pos.Col, 1),
+			Msg: u + " is not enforced yet: run carries it into the audit log, but nothing holds the agent to it"})
+	}
+	return out
 }
 
 // printValidate prints the summary on stdout, or every error on stderr.
