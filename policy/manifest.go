@@ -226,8 +226,9 @@ type LoadOptions struct {
 	// Home is the directory "~" stands for; default os.UserHomeDir.
 	Home string
 	// BaseDir is the directory relative paths are relative to; default the
-	// manifest file's directory (the working directory for ParseManifest with
-	// a name that has no directory).
+	// manifest file's directory, that of the file a symbolic link leads to
+	// for LoadManifest (the working directory for ParseManifest with a name
+	// that has no directory).
 	BaseDir string
 }
 
@@ -258,6 +259,15 @@ func LoadManifestWith(path string, opts LoadOptions) (*Manifest, error) {
 	}
 	if len(data) > MaxManifestSize {
 		return nil, fmt.Errorf("manifest: %s is larger than %d bytes", path, MaxManifestSize)
+	}
+	if opts.BaseDir == "" {
+		// A manifest linked from elsewhere means what it says beside its
+		// own files, as a relative symbolic link or include would.
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+		opts.BaseDir = filepath.Dir(real)
 	}
 	return ParseManifestWith(path, data, opts)
 }

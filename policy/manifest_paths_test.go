@@ -95,6 +95,45 @@ func TestManifestPathBase(t *testing.T) {
 	}
 }
 
+// TestManifestSymlinkBase: a manifest loaded through a symbolic link
+// resolves its relative paths beside the file the link leads to, and
+// names the link in its errors.
+func TestManifestSymlinkBase(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, links := filepath.Join(dir, "real"), filepath.Join(dir, "links")
+	for _, d := range []string{real, links} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(real, "m.yaml"), []byte("name: a\npermissions:\n  filesystem: {read: [./data]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "bad.yaml"), []byte("name: A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"m.yaml", "bad.yaml"} {
+		if err := os.Symlink(filepath.Join("..", "real", name), filepath.Join(links, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(links, "m.yaml")
+	m, err := LoadManifest(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.File != link || m.Dir != real || m.Permissions.Filesystem.Read[0].Path != filepath.Join(real, "data") {
+		t.Errorf("through a link: File %q, Dir %q, read %q; want %q, %q", m.File, m.Dir, m.Permissions.Filesystem.Read[0].Path, link, real)
+	}
+	bad := filepath.Join(links, "bad.yaml")
+	if _, err := LoadManifest(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":1:7: ") {
+		t.Errorf("errors through a link: %v, want them at %s", err, bad)
+	}
+}
+
 func TestResolvePath(t *testing.T) {
 	root := t.TempDir()
 	root, err := filepath.EvalSymlinks(root)
