@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -358,6 +359,27 @@ func (d *decoder) strList(n *yaml.Node, where, want string, each func(s string, 
 func (d *decoder) positiveInt(n *yaml.Node, where string, limit int64, absent string) (int64, bool) {
 	if !d.plain(n, where) {
 		return 0, false
+	}
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+		digits := strings.TrimLeft(n.Value, "+-")
+		switch {
+		case len(digits) > 1 && digits[0] == '0' && strings.Trim(digits, "0123456789_") == "":
+			// YAML 1.1 reads 017 as octal 15; no reader expects that.
+			d.errorf(n, "%s: %s has a leading zero, which YAML reads as octal; write %s", where, n.Value, cmp.Or(strings.TrimLeft(digits, "0_"), "0"))
+			return 0, false
+		case len(digits) > 1 && digits[0] == '0' && strings.ContainsRune("xXoObB", rune(digits[1])):
+			var v int64
+			if err := n.Decode(&v); err == nil {
+				d.errorf(n, "%s: write %s in decimal, %d", where, n.Value, v)
+			} else {
+				d.errorf(n, "%s: write %s in decimal", where, n.Value)
+			}
+			return 0, false
+		case digits != "" && strings.Trim(digits, "0123456789_") == "" && n.ShortTag() != "!!int" && !strings.HasPrefix(n.Value, "-"):
+			// Past what an integer holds, YAML makes it a float.
+			d.errorf(n, "%s is too large (at most %d)", where, limit)
+			return 0, false
+		}
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		d.wrongType(n, where, "an integer greater than 0")

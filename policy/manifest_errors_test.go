@@ -140,7 +140,15 @@ func TestManifestErrors(t *testing.T) {
 		{"negative requests", "name: a\nlimits: {max_requests: -3}\n", []wantErr{{2, 24, "limits.max_requests must be greater than 0, not -3"}}},
 		{"zero tool calls", "name: a\nlimits: {max_tool_calls: 0}\n", []wantErr{{2, 26, "limits.max_tool_calls must be greater than 0, not 0"}}},
 		{"memory overflows bytes", "name: a\nlimits: {max_memory_mb: 8796093022208}\n", []wantErr{{2, 25, "limits.max_memory_mb is too large (at most 8796093022207)"}}},
-		{"integer overflows int64", "name: a\nlimits: {max_tokens: 99999999999999999999}\n", []wantErr{{2, 22, "limits.max_tokens must be an integer greater than 0, not the number 99999999999999999999"}}},
+		{"memory past int64", "name: a\nlimits: {max_memory_mb: 99999999999999999999}\n", []wantErr{{2, 25, "limits.max_memory_mb is too large (at most 8796093022207)"}}},
+		{"tokens past int64", "name: a\nlimits: {max_tokens: 9223372036854775808}\n", []wantErr{{2, 22, "limits.max_tokens is too large (at most 9223372036854775807)"}}},
+		{"octal-looking memory", "name: a\nlimits: {max_memory_mb: 017}\n", []wantErr{{2, 25, "limits.max_memory_mb: 017 has a leading zero, which YAML reads as octal; write 17"}}},
+		{"leading zero, not octal", "name: a\nlimits: {max_requests: 08}\n", []wantErr{{2, 24, "limits.max_requests: 08 has a leading zero, which YAML reads as octal; write 8"}}},
+		{"0o octal", "name: a\nlimits: {max_tokens: 0o17}\n", []wantErr{{2, 22, "limits.max_tokens: write 0o17 in decimal, 15"}}},
+		{"hexadecimal", "name: a\nlimits: {max_memory_mb: 0x100}\n", []wantErr{{2, 25, "limits.max_memory_mb: write 0x100 in decimal, 256"}}},
+		{"duration past int64", "name: a\nlimits: {max_duration: 9999999999h}\n", []wantErr{{2, 24, "limits.max_duration: 9999999999h is too long (at most 2562047h, about 292 years); remove the key for no limit"}}},
+		{"not a duration", "name: a\nlimits: {max_duration: 5 minutes}\n", []wantErr{{2, 24, `limits.max_duration: "5 minutes" is not a duration`}}},
+		{"integer overflows int64", "name: a\nlimits: {max_tokens: 99999999999999999999}\n", []wantErr{{2, 22, "limits.max_tokens is too large (at most 9223372036854775807)"}}},
 
 		// Host patterns.
 		{"URL instead of host", "name: a\npermissions:\n  network:\n    allow: [\"https://api.x.com/v1\"]\n",

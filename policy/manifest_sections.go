@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -248,6 +250,10 @@ func (d *decoder) duration(dst *time.Duration) func(*yaml.Node, string) {
 			return
 		}
 		v, err := time.ParseDuration(s)
+		if err != nil && durationRE().MatchString(s) {
+			d.errorf(n, "%s: %s is too long (at most %dh, about 292 years); remove the key for no limit", where, s, math.MaxInt64/int64(time.Hour))
+			return
+		}
 		if err != nil {
 			d.errorf(n, "%s: %q is not a duration; write e.g. 30m, 90s or 1h30m (units: ns, us, ms, s, m, h)", where, s)
 			return
@@ -259,6 +265,12 @@ func (d *decoder) duration(dst *time.Duration) func(*yaml.Node, string) {
 		*dst = v
 	}
 }
+
+// durationRE matches what time.ParseDuration reads, whatever the size:
+// a value it refuses that matches is too long.
+var durationRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\+?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 func (d *decoder) audit(n *yaml.Node, where string) {
 	a := &d.m.Audit
