@@ -286,6 +286,8 @@ func envFlags(in []string, lookup func(string) (string, bool)) ([]string, error)
 		switch {
 		case k == "":
 			return nil, fmt.Errorf("invalid --env %q: want KEY=VALUE, or KEY to pass agentbox's own value", e)
+		case !isEnvName(k):
+			return nil, fmt.Errorf("invalid --env %q: %q is not a variable name; use letters, digits and _, not starting with a digit", e, k)
 		case hasValue:
 			out = append(out, e)
 		default:
@@ -335,6 +337,18 @@ func jsonRequested(c *cobra.Command) bool {
 		}
 	}
 	return false
+}
+
+// isEnvName reports whether k is a portable environment variable name
+// (POSIX: letters, digits and _, not starting with a digit), one a shell
+// can read.
+func isEnvName(k string) bool {
+	for i, c := range k {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // programFlagError adds, to an unknown flag, that the program's own flags

@@ -268,6 +268,10 @@ func TestEnvFlags(t *testing.T) {
 		{[]string{"EMPTY"}, []string{"EMPTY="}, ""},
 		{[]string{"UNSET"}, nil, "UNSET is not set in agentbox's environment; give UNSET=VALUE"},
 		{[]string{"=x"}, nil, "want KEY=VALUE"},
+		{[]string{"A B=1"}, nil, `invalid --env "A B=1": "A B" is not a variable name; use letters, digits and _, not starting with a digit`},
+		{[]string{"1A=1"}, nil, `"1A" is not a variable name`},
+		{[]string{"A-B"}, nil, `"A-B" is not a variable name`},
+		{[]string{"_a1=x"}, []string{"_a1=x"}, ""},
 	} {
 		got, err := envFlags(tc.in, lookup)
 		if tc.wantErr != "" {
