@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -429,13 +430,26 @@ func CheckName(name string) error {
 	return nil
 }
 
+// latinLetters transliterates the accented Latin letters of lower-case
+// names: a name with other letters gets no suggestion.
+var latinLetters = strings.NewReplacer(
+	"à", "a", "á", "a", "â", "a", "ã", "a", "ä", "a", "å", "a", "ā", "a", "ą", "a", "æ", "ae",
+	"ç", "c", "ć", "c", "č", "c", "ď", "d", "đ", "d", "è", "e", "é", "e", "ê", "e", "ë", "e", "ē", "e", "ę", "e", "ě", "e",
+	"ğ", "g", "ì", "i", "í", "i", "î", "i", "ï", "i", "ī", "i", "ı", "i", "ł", "l", "ñ", "n", "ń", "n", "ň", "n",
+	"ò", "o", "ó", "o", "ô", "o", "õ", "o", "ö", "o", "ø", "o", "ō", "o", "ő", "o", "œ", "oe",
+	"ř", "r", "ś", "s", "š", "s", "ş", "s", "ß", "ss", "ť", "t", "ţ", "t",
+	"ù", "u", "ú", "u", "û", "u", "ü", "u", "ū", "u", "ů", "u", "ű", "u", "ý", "y", "ÿ", "y", "ź", "z", "ż", "z", "ž", "z",
+)
+
 // suggestName maps name to the nearest valid name, or "" when none is near.
 func suggestName(name string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
+	for _, r := range latinLetters.Replace(strings.ToLower(name)) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
 			b.WriteRune(r)
+		case unicode.IsLetter(r):
+			return "" // dropping it would change the name past recognition
 		default:
 			b.WriteByte('-')
 		}
@@ -514,6 +528,10 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 	} else if v, ok := d.str(n, where, "a path string"); ok {
 		s = v
 	} else {
+		return PathRule{}, false
+	}
+	if s != "" && strings.TrimSpace(s) == "" {
+		d.errorf(n, "%s: %q is blank; remove it or write a path", where, s)
 		return PathRule{}, false
 	}
 	home := ""

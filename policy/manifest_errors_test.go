@@ -119,6 +119,7 @@ func TestManifestErrors(t *testing.T) {
 		// Names.
 		{"upper-case name", "name: Email_Sorter\n", []wantErr{{1, 7, `name "Email_Sorter" is not valid: use lowercase letters, digits and hyphens, starting with a letter or digit (e.g. "email-sorter")`}}},
 		{"leading hyphen", "name: -x\n", []wantErr{{1, 7, `name "-x" is not valid`}}},
+		{"accented name", "name: émail-sörter\n", []wantErr{{1, 7, `(e.g. "email-sorter")`}}},
 		{"empty name", "name: \"\"\n", []wantErr{{1, 7, "name is empty"}}},
 		{"long name", "name: " + strings.Repeat("a", 64) + "\n", []wantErr{{1, 7, "name is 64 characters long; the limit is 63"}}},
 		{"missing name", "runtime: native\n", []wantErr{{1, 1, `missing required key "name"`}}},
@@ -236,6 +237,10 @@ func TestManifestErrors(t *testing.T) {
 			[]wantErr{{3, 23, `permissions.filesystem.read[0]: "~bob/x": only ~ and ~/... (your own home) are supported, not ~user`}}},
 		{"empty path", "name: a\npermissions:\n  filesystem: {deny: [\"\"]}\n",
 			[]wantErr{{3, 23, "permissions.filesystem.deny[0]: empty path"}}},
+		{"blank path", "name: a\npermissions:\n  filesystem: {deny: [\" \"]}\n",
+			[]wantErr{{3, 23, `permissions.filesystem.deny[0]: " " is blank; remove it or write a path`}}},
+		{"whitespace path", "name: a\npermissions:\n  filesystem: {write: [\"\\t \"]}\n",
+			[]wantErr{{3, 24, `permissions.filesystem.write[0]: "\t " is blank`}}},
 		{"empty log path", "name: a\naudit: {log_path: \"\"}\n",
 			[]wantErr{{2, 19, "audit.log_path: empty path"}}},
 

@@ -384,3 +384,17 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+func TestSuggestName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Email_Sorter", "email-sorter"},
+		{"émail-sörter", "email-sorter"},
+		{"Straße", "strasse"},
+		{"почта", ""},      // no Latin letters: nothing near
+		{"mail-почта", ""}, // dropping half the name is no suggestion
+	} {
+		if got := suggestName(tc.in); got != tc.want {
+			t.Errorf("suggestName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
