@@ -10,8 +10,8 @@ import (
 	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
-// ErrWritableRootMissing: a writable root does not exist (or is not a
-// directory), so the sandbox has nothing to mount there.
+// ErrWritableRootMissing: a writable root does not exist (or is neither a
+// directory nor a regular file), so the sandbox has nothing to mount there.
 var ErrWritableRootMissing = errors.New("writable root missing")
 
 // ErrAuditLogWritable: the audit log would be inside a writable root, where
@@ -47,8 +47,8 @@ func (m *Manifest) AuditLogPath(stateDir string) string {
 
 // CheckRunnable reports what a run of m refuses on this machine as it is
 // now, each problem at the position of the entry to change, as a
-// *ManifestErrors: a writable root that does not exist or is not a
-// directory (ErrWritableRootMissing), and an audit log inside a writable
+// *ManifestErrors: a writable root that does not exist, or is neither a
+// directory nor a regular file (ErrWritableRootMissing), and an audit log inside a writable
 // root (ErrAuditLogWritable). stateDir is agentbox's state directory, which
 // holds the default audit log ("" skips that case). validate and run both
 // call it, so that validate passes what run accepts.
@@ -71,8 +71,8 @@ func (m *Manifest) CheckRunnable(stateDir string) error {
 		case err != nil:
 			at(r.Pos, err, "permissions.filesystem.write: %s cannot be checked (%v); make it a directory agentbox can reach, or remove the entry", r.Path, err)
 			continue
-		case !fi.IsDir():
-			at(r.Pos, ErrWritableRootMissing, "permissions.filesystem.write: %s is not a directory; a writable root must be one, so name its directory", r.Path)
+		case !fi.IsDir() && !fi.Mode().IsRegular():
+			at(r.Pos, ErrWritableRootMissing, "permissions.filesystem.write: %s is neither a directory nor a regular file; name the directory or file the agent writes", r.Path)
 			continue
 		}
 		rp, err := ResolvePath(r.Path)
