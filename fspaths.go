@@ -233,11 +233,10 @@ func sensitivePlace(p string, homes []string) string {
 	return ""
 }
 
-// plantableLink returns the first symbolic link on the way to p that lies
-// inside one of the (resolved) writable roots, where a command could have
-// planted it; "" if there is none.
-func plantableLink(p string, writable []string) string {
-	if len(writable) == 0 || !filepath.IsAbs(p) {
+// plantableLink returns the first symbolic link on the way to p that a
+// command could have planted (see plantArea); "" if there is none.
+func plantableLink(p string, area *plantArea) string {
+	if !filepath.IsAbs(p) {
 		return ""
 	}
 	var res resolver
@@ -249,7 +248,7 @@ func plantableLink(p string, writable []string) string {
 		q := filepath.Join(dir, name)
 		if fi, err := os.Lstat(q); err != nil {
 			return ""
-		} else if fi.Mode()&fs.ModeSymlink != 0 && paths.WithinAny(q, writable) {
+		} else if fi.Mode()&fs.ModeSymlink != 0 && area.holds(q) {
 			return q
 		}
 		dir = res.resolve(q)
@@ -257,16 +256,20 @@ func plantableLink(p string, writable []string) string {
 	return ""
 }
 
-// checkThroughLinks refuses read allow-list entries and writable roots
-// that reach their target through a link inside a writable root, of this
-// call or of any earlier sandbox (see grantedRoots): a command that may
-// write there could point it anywhere, and the next call would read or
-// write there.
-func checkThroughLinks(field string, ps, writable []string) error {
+// checkThroughLinks refuses read allow-list entries, writable roots and
+// working directories that reach their target through a link a command
+// could have planted: inside a writable root of this call or of any
+// earlier sandbox (see grantedRoots), or where another user could have
+// made it. The next call would read or write wherever it points.
+func checkThroughLinks(field string, ps []string, area *plantArea) error {
 	for i, p := range ps {
-		if l := plantableLink(p, writable); l != "" {
-			return configErr(fmt.Sprintf("%s[%d]", field, i),
-				"%s goes through the symbolic link %s, in a directory a sandbox may write or was given to write before, where a command could have planted it; name its target (%s) itself if it is meant", p, l, resolvePath(p))
+		if l := plantableLink(p, area); l != "" {
+			name := field
+			if strings.HasPrefix(field, "Filesystem.") {
+				name = fmt.Sprintf("%s[%d]", field, i)
+			}
+			return configErr(name,
+				"%s goes through the symbolic link %s, which a command or another user could have planted (where a sandbox may write or was given to write, or others may change it); name its target (%s) itself if it is meant", p, l, resolvePath(p))
 		}
 	}
 	return nil

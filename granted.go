@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
@@ -23,20 +24,63 @@ import (
 // refuses links inside the call's own writable roots; grantedRoots extends
 // that to every directory a sandbox of this user was ever given to write,
 // in any call and any agentbox process, through a record in the state
-// directory. Entries whose directory is gone are dropped (a link planted
-// there went with it).
+// directory. Each directory is recorded by its identity (device and inode)
+// beside its path, so that renaming it or a parent, or reaching it through
+// another mount, does not take its links out of the record.
 
-// grantedFile is the record's name in the state directory: one resolved
-// writable root per line.
+// grantedFile is the record's name in the state directory: one granted
+// writable root per line, "DEV INO BIRTH PATH" with PATH quoted as in Go.
 const grantedFile = "granted-writable-roots"
 
-// grantedPruneAt is the record's size at which entries whose directory no
-// longer exists are dropped.
+// grantedPruneAt is the record's size at which entries whose path no
+// longer exists are dropped (a renamed directory is dropped with them: the
+// record stays bounded).
 const grantedPruneAt = 512
+
+// fileID identifies a file whatever path reaches it.
+type fileID struct {
+	dev, ino uint64
+	born     int64 // birth time in ns; 0 where unknown
+}
+
+// grantedRoot is one entry of the record; id is zero where the system has
+// no inode numbers.
+type grantedRoot struct {
+	path string
+	id   fileID
+}
+
+func (g grantedRoot) line() string {
+	return fmt.Sprintf("%d %d %d %s\n", g.id.dev, g.id.ino, g.id.born, strconv.Quote(g.path))
+}
+
+// parseGranted reads one line of the record; ok is false for a line it
+// does not understand (skipped).
+func parseGranted(line string) (grantedRoot, bool) {
+	f := strings.SplitN(line, " ", 4)
+	if len(f) != 4 {
+		return grantedRoot{}, false
+	}
+	d, err1 := strconv.ParseUint(f[0], 10, 64)
+	i, err2 := strconv.ParseUint(f[1], 10, 64)
+	b, err3 := strconv.ParseInt(f[2], 10, 64)
+	p, err4 := strconv.Unquote(f[3])
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || !filepath.IsAbs(p) {
+		return grantedRoot{}, false
+	}
+	return grantedRoot{path: p, id: fileID{d, i, b}}, true
+}
+
+// newGranted describes the directory p (resolved) as it is now.
+func newGranted(p string) grantedRoot {
+	g := grantedRoot{path: p}
+	g.id, _ = idOf(p)
+	return g
+}
 
 // grantedRoots reads the record: none without a state directory or a
 // record; an error when one exists that cannot be read.
-func grantedRoots() ([]string, error) {
+func grantedRoots() ([]grantedRoot, error) {
 	f, err := openGranted(os.O_RDONLY)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNoStateDir):
@@ -80,10 +124,11 @@ func recordGranted(roots []string) error {
 	if err != nil {
 		return fmt.Errorf("record writable roots: %w", err)
 	}
-	var add []string
+	var add []grantedRoot
 	for _, r := range roots {
-		if !slices.Contains(known, r) && !slices.Contains(add, r) && !strings.ContainsRune(r, '\n') {
-			add = append(add, r)
+		g := newGranted(r)
+		if !slices.Contains(known, g) && !slices.Contains(add, g) {
+			add = append(add, g)
 		}
 	}
 	if len(add) == 0 {
@@ -91,8 +136,8 @@ func recordGranted(roots []string) error {
 	}
 	all := append(known, add...)
 	if len(all) >= grantedPruneAt {
-		all = slices.DeleteFunc(all, func(r string) bool {
-			_, err := os.Lstat(r)
+		all = slices.DeleteFunc(all, func(g grantedRoot) bool {
+			_, err := os.Lstat(g.path)
 			return os.IsNotExist(err)
 		})
 		if err := f.Truncate(0); err != nil {
@@ -101,8 +146,8 @@ func recordGranted(roots []string) error {
 		add = all
 	}
 	var buf bytes.Buffer
-	for _, r := range add {
-		buf.WriteString(r + "\n")
+	for _, g := range add {
+		buf.WriteString(g.line())
 	}
 	if _, err := f.Seek(0, io.SeekEnd); err != nil {
 		return fmt.Errorf("record writable roots: %w", err)
@@ -123,16 +168,58 @@ func openGranted(flag int) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir, grantedFile), flag, 0o600)
 }
 
-func readGranted(f *os.File) ([]string, error) {
+func readGranted(f *os.File) ([]grantedRoot, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []grantedRoot
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if r := sc.Text(); filepath.IsAbs(r) {
-			out = append(out, r)
+		if g, ok := parseGranted(sc.Text()); ok {
+			out = append(out, g)
 		}
 	}
 	return out, sc.Err()
+}
+
+// plantArea is where a command may have planted a link: inside the call's
+// writable roots or any granted one, by path or by identity, or where
+// someone other than the caller (and root) could have made or replaced it.
+type plantArea struct {
+	paths []string
+	ids   map[fileID]bool
+}
+
+func newPlantArea(writable []string, granted []grantedRoot) *plantArea {
+	a := &plantArea{ids: make(map[fileID]bool)}
+	all := slices.Clone(granted)
+	for _, w := range writable {
+		all = append(all, newGranted(w))
+	}
+	for _, g := range all {
+		a.paths = append(a.paths, g.path)
+		if g.id != (fileID{}) {
+			a.ids[g.id] = true
+		}
+	}
+	return a
+}
+
+// holds reports whether the link at q (whose parent is a resolved path)
+// could have been planted by a command, or by another user.
+func (a *plantArea) holds(q string) bool {
+	if paths.WithinAny(q, a.paths) || untrustedLink(q) {
+		return true
+	}
+	if len(a.ids) == 0 {
+		return false
+	}
+	for d := filepath.Dir(q); ; d = filepath.Dir(d) {
+		if id, ok := idOf(d); ok && a.ids[id] {
+			return true
+		}
+		if d == "/" || d == "." {
+			return false
+		}
+	}
 }

@@ -269,12 +269,19 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	plantable := append(slices.Clone(resolvedWritable), granted...)
-	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, plantable); err != nil {
+	area := newPlantArea(resolvedWritable, granted)
+	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, area); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkThroughLinks("Filesystem.WritableRoots", writable, plantable); err != nil {
+	if err := checkThroughLinks("Filesystem.WritableRoots", writable, area); err != nil {
 		return nil, nil, nil, err
+	}
+	if o.dir != "" {
+		// A working directory is shown to the sandbox (read-only) even
+		// where the policy would hide it, such as the host's /tmp.
+		if err := checkThroughLinks("WithWorkingDir", []string{o.dir}, area); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if err := recordGranted(resolvedWritable); err != nil {
 		m.log.Warn("links a command plants in its writable roots will be caught in this call only", "error", err)

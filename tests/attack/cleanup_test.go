@@ -271,6 +271,29 @@ func TestPlantedLinkInEarlierRoot(t *testing.T) {
 		t.Errorf("ESCAPE: a read allow-list entry through the planted link was not refused: %v", err)
 	}
 
+	// The working directory is shown to the sandbox even where the policy
+	// hides it: not through the planted link either.
+	if _, err := later.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("read_through", "read:secret")}),
+		agentbox.WithWorkingDir(sub)); !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Errorf("ESCAPE: a working directory through the planted link was not refused: %v", err)
+	}
+	// Renaming the once-granted directory (mv project project-old) does
+	// not make its links trusted.
+	moved := w + "-moved"
+	if err := os.Rename(w, moved); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(moved) })
+	_, err = later.ExecArgs(context.Background(), attackerBin,
+		probeArgs([]probe{attack("write_through", "write:"+moved+"/sub/agentbox-attack")}),
+		agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(filepath.Join(moved, "sub")))
+	if !errors.Is(err, agentbox.ErrConfigInvalid) {
+		t.Errorf("ESCAPE: a writable root through the planted link, its directory renamed, was not refused: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(private, "agentbox-attack")); err == nil {
+		t.Error("ESCAPE: a file was written in the private directory")
+	}
+
 	// Control: the same kind of link, made by the user in a directory no
 	// sandbox was given, is followed.
 	mine := newDir(t, 0o755)
