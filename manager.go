@@ -263,28 +263,10 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		return nil, nil, nil, err
 	}
 	resolvedWritable := res.all(writable, false)
-	// A link inside a directory any sandbox of this user was given to
-	// write may have been planted there (see grantedRoots).
-	granted, err := grantedRoots()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	area := newPlantArea(resolvedWritable, granted)
-	if err := checkThroughLinks("Filesystem.AllowRead", fsc.AllowRead, area); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := checkThroughLinks("Filesystem.WritableRoots", writable, area); err != nil {
-		return nil, nil, nil, err
-	}
-	if o.dir != "" {
-		// A working directory is shown to the sandbox (read-only) even
-		// where the policy would hide it, such as the host's /tmp.
-		if err := checkThroughLinks("WithWorkingDir", []string{o.dir}, area); err != nil {
+	if len(writable) > 0 || len(fsc.AllowRead) > 0 || o.dir != "" {
+		if err := m.checkPlantedLinks(fsc.AllowRead, writable, resolvedWritable, o.dir); err != nil {
 			return nil, nil, nil, err
 		}
-	}
-	if err := recordGranted(resolvedWritable); err != nil {
-		m.log.Warn("links a command plants in its writable roots will be caught in this call only", "error", err)
 	}
 	spec := &sandbox.Spec{
 		Network:          cfg.Network.Mode,
@@ -482,6 +464,35 @@ var privateDirs = []string{"/tmp", "/dev/shm", "/run"}
 // directory is shown to the sandbox, read-only; /run, with the host's
 // service sockets, is not one of them.
 var visibleDirs = []string{"/tmp", "/dev/shm"}
+
+// checkPlantedLinks refuses the paths a call names that go through a link
+// a command could have planted (see plantArea), and records the call's
+// writable roots before its sandbox starts. A link inside a directory any
+// sandbox of this user was given to write may have been planted there.
+func (m *Manager) checkPlantedLinks(allowRead, writable, resolvedWritable []string, workdir string) error {
+	granted, err := grantedRoots()
+	if err != nil {
+		return err
+	}
+	area := newPlantArea(resolvedWritable, granted)
+	if err := checkThroughLinks("Filesystem.AllowRead", allowRead, area); err != nil {
+		return err
+	}
+	if err := checkThroughLinks("Filesystem.WritableRoots", writable, area); err != nil {
+		return err
+	}
+	if workdir != "" {
+		// A working directory is shown to the sandbox (read-only) even
+		// where the policy would hide it, such as the host's /tmp.
+		if err := checkThroughLinks("WithWorkingDir", []string{workdir}, area); err != nil {
+			return err
+		}
+	}
+	if err := recordGranted(resolvedWritable); err != nil {
+		m.log.Warn("links a command plants in its writable roots will be caught in this call only", "error", err)
+	}
+	return nil
+}
 
 // checkWorkingDir refuses a working directory the sandbox would not see: a
 // denied one, and, unless a writable root brings them in, /tmp or /dev/shm
