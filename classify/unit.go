@@ -98,7 +98,7 @@ func isFD(s string) bool {
 func (u *unit) setProgram(f field) {
 	u.prog = f.val
 	u.dynName = f.dyn
-	if i := strings.LastIndexByte(f.val, '/'); f.dyn && i >= 0 && i < len(f.val)-1 && !strings.ContainsAny(f.val[i+1:], "$`") {
+	if i := strings.LastIndexByte(f.val, '/'); f.dyn && i >= f.dynEnd && i < len(f.val)-1 && !strings.ContainsAny(f.val[i+1:], "$`") {
 		// "$VENV/bin/python", $(npm bin)/eslint: only the directory is
 		// dynamic; the program is known by name.
 		u.dynName = false
