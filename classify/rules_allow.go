@@ -152,7 +152,7 @@ func matchProcessList(u *unit, _ *Classifier) bool {
 		return false
 	}
 	if u.name == "nvidia-smi" {
-		return len(u.args) == 0 || u.hasFlag("Lq", "--query-gpu", "--list-gpus")
+		return len(u.args) == 0 || u.hasExactFlag("Lq", "--query-gpu", "--list-gpus")
 	}
 	return true
 }

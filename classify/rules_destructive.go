@@ -231,7 +231,7 @@ func matchFilesystemFormat(u *unit, _ *Classifier) bool {
 	}
 	switch {
 	case formatters.has(u.name), strings.HasPrefix(u.name, "mkfs."), strings.HasPrefix(u.name, "mkfs_"):
-		return !u.hasFlag("V", "--version", "--help") || len(u.operands()) > 0
+		return !u.hasExactFlag("V", "--version", "--help") || len(u.operands()) > 0
 	case strings.EqualFold(u.name, "format"):
 		for _, f := range u.args {
 			if l := f.val; len(l) == 2 && l[1] == ':' {
@@ -262,7 +262,7 @@ func matchPartition(u *unit, _ *Classifier) bool {
 	}
 	switch u.name {
 	case "fdisk", "sfdisk", "gdisk", "sgdisk":
-		if u.hasFlag("lV", "--list", "--version", "--help", "--dump", "--show-size", "--print") && !u.hasFlag("", "--delete", "--wipe", "--zap-all") {
+		if u.hasExactFlag("lV", "--list", "--version", "--help", "--dump", "--show-size", "--print") && !u.hasFlag("", "--delete", "--wipe", "--zap-all") {
 			return false
 		}
 		if u.name == "sfdisk" && u.hasFlag("d") {
@@ -272,14 +272,14 @@ func matchPartition(u *unit, _ *Classifier) bool {
 			return false
 		}
 	case "parted":
-		if u.hasFlag("lv", "--list", "--version", "--help") {
+		if u.hasExactFlag("lv", "--list", "--version", "--help") {
 			return false
 		}
 		if w := u.vals(); len(w) > 0 && w[len(w)-1] == "print" {
 			return false
 		}
 	case "wipefs":
-		if u.hasFlag("n", "--no-act") {
+		if u.hasExactFlag("n", "--no-act") {
 			return false
 		}
 	case "mdadm":

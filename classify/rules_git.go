@@ -96,7 +96,7 @@ func nonOptions(fs []field) []field {
 // gitConfigWrites reports whether a git config invocation changes settings.
 func gitConfigWrites(u *unit) bool {
 	_, rest := gitSub(u)
-	if hasFlag(rest, "le", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--null") && !hasFlag(rest, "e", "--edit", "--unset", "--add", "--replace-all") {
+	if hasExactFlag(rest, "le", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--null") && !hasFlag(rest, "e", "--edit", "--unset", "--add", "--replace-all") {
 		return false
 	}
 	if hasFlag(rest, "e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") {
@@ -120,9 +120,9 @@ var gitAlwaysWrite = newSet("push", "commit", "rebase", "merge", "cherry-pick", 
 func gitWrites(sub string, rest []field, u *unit) bool {
 	if gitAlwaysWrite.has(sub) {
 		if sub == "commit" { // commit -n is --no-verify, not a dry run
-			return !hasFlag(rest, "", "--dry-run", "--help")
+			return !hasExactFlag(rest, "", "--dry-run", "--help")
 		}
-		return !hasFlag(rest, "n", "--dry-run", "--abort", "--help")
+		return !hasExactFlag(rest, "n", "--dry-run", "--abort", "--help")
 	}
 	has := func(short string, long ...string) bool { return hasFlag(rest, short, long...) }
 	ops := nonOptions(rest)
@@ -239,7 +239,7 @@ func matchGitRead(u *unit, _ *Classifier) bool {
 	case "stash":
 		return len(ops) > 0 && (ops[0].val == "list" || ops[0].val == "show")
 	case "branch":
-		return len(ops) == 0 || hasFlag(rest, "lar", "--list", "--all", "--remotes", "--contains", "--merged", "--no-merged", "--points-at")
+		return len(ops) == 0 || hasExactFlag(rest, "lar", "--list", "--all", "--remotes", "--contains", "--merged", "--no-merged", "--points-at")
 	case "reflog":
 		return len(ops) == 0 || ops[0].val == "show"
 	case "remote":

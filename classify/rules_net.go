@@ -14,7 +14,7 @@ var sshCmds = newSet("ssh", "mosh", "autossh", "rsh", "rlogin", "ssh-copy-id", "
 
 func matchSSH(u *unit, _ *Classifier) bool {
 	if u.is(sshCmds) {
-		return !u.hasFlag("V", "--version", "--help")
+		return !u.hasExactFlag("V", "--version", "--help")
 	}
 	if u.kind == kCall && u.name == "gcloud" {
 		v := u.vals()
@@ -32,7 +32,7 @@ func matchFileTransfer(u *unit, _ *Classifier) bool {
 	}
 	switch {
 	case transferCmds.has(u.name):
-		return !u.hasFlag("V", "--version", "--help")
+		return !u.hasExactFlag("V", "--version", "--help")
 	case u.name == "rsync":
 		if u.hasFlag("e", "--rsh", "--rsync-path") {
 			return true
@@ -49,7 +49,7 @@ func matchFileTransfer(u *unit, _ *Classifier) bool {
 			return true
 		}
 	case netShellTools.has(u.name) || u.name == "socat":
-		return !u.hasFlag("zhV", "--version", "--help")
+		return !u.hasExactFlag("zhV", "--version", "--help")
 	case u.name == "curl":
 		if u.hasFlag("TF", "--upload-file", "--form", "--form-string") {
 			return true
@@ -113,7 +113,7 @@ func matchDownloadToFile(u *unit, _ *Classifier) bool {
 		}
 		return toFile
 	case "wget", "wget2":
-		if u.hasFlag("", "--spider") {
+		if u.hasExactFlag("", "--spider") {
 			return false
 		}
 		o := optValue(u, "O", "--output-document")
@@ -164,7 +164,7 @@ func matchDatabaseClient(u *unit, _ *Classifier) bool {
 		s, _ := u.sub()
 		return s == "sql" || s == "dump"
 	}
-	return !u.hasFlag("V", "--version", "--help") || len(u.args) > 1
+	return !u.hasExactFlag("V", "--version", "--help") || len(u.args) > 1
 }
 
 var scanCmds = newSet("nmap", "masscan", "zmap", "rustscan", "unicornscan", "hping", "hping3", "arp-scan", "netdiscover",
@@ -174,7 +174,7 @@ var scanCmds = newSet("nmap", "masscan", "zmap", "rustscan", "unicornscan", "hpi
 
 func matchNetworkScan(u *unit, _ *Classifier) bool {
 	if u.is(scanCmds) {
-		return !u.hasFlag("V", "--version", "--help") || len(u.args) > 1
+		return !u.hasExactFlag("V", "--version", "--help") || len(u.args) > 1
 	}
 	if u.kind == kCall && (netShellTools.has(u.name) || u.name == "ncat") {
 		return u.hasFlag("z")
@@ -388,7 +388,7 @@ func matchGlobalInstall(u *unit, _ *Classifier) bool {
 	case "pipx":
 		return s == "install" || s == "inject" || s == "upgrade" || s == "upgrade-all" || s == "reinstall-all" || s == "uninstall"
 	case "gem":
-		return (s == "install" || s == "uninstall" || s == "update") && !u.hasFlag("", "--user-install", "--install-dir")
+		return (s == "install" || s == "uninstall" || s == "update") && !u.hasExactFlag("", "--user-install", "--install-dir")
 	case "cargo":
 		return s == "install" || s == "uninstall"
 	case "go":
@@ -409,9 +409,9 @@ func matchGlobalInstall(u *unit, _ *Classifier) bool {
 	case "volta":
 		return s == "install"
 	case "luarocks":
-		return s == "install" && !u.hasFlag("", "--local")
+		return s == "install" && !u.hasExactFlag("", "--local")
 	case "cpan", "cpanm":
-		return !u.hasFlag("l", "--local-lib", "--version", "--help")
+		return !u.hasExactFlag("l", "--local-lib", "--version", "--help")
 	}
 	return false
 }

@@ -24,7 +24,7 @@ func matchShutdown(u *unit, _ *Classifier) bool {
 		if u.name == "kexec" {
 			return u.hasFlag("e", "--exec")
 		}
-		return !u.hasFlag("", "--help", "--version")
+		return !u.hasExactFlag("", "--help", "--version")
 	case u.name == "init" || u.name == "telinit":
 		s, _ := u.sub()
 		return s == "0" || s == "6" || s == "1" || s == "s" || s == "S"
@@ -49,7 +49,7 @@ var moduleCmds = newSet("insmod", "rmmod", "modprobe", "kldload", "kldunload", "
 
 func matchKernelModule(u *unit, _ *Classifier) bool {
 	if u.is(moduleCmds) {
-		return !u.hasFlag("V", "--version", "--help", "--show-depends", "--dry-run") || u.hasFlag("r", "--remove")
+		return !u.hasExactFlag("V", "--version", "--help", "--show-depends", "--dry-run") || u.hasFlag("r", "--remove")
 	}
 	if u.kind == kCall && u.name == "kmod" {
 		s, _ := u.sub()
@@ -84,10 +84,10 @@ var userCmds = newSet("useradd", "userdel", "usermod", "adduser", "deluser", "gr
 
 func matchUserManagement(u *unit, _ *Classifier) bool {
 	if u.is(userCmds) {
-		if u.name == "chage" && u.hasFlag("l", "--list") {
+		if u.name == "chage" && u.hasExactFlag("l", "--list") {
 			return false
 		}
-		return !u.hasFlag("", "--help", "--version")
+		return !u.hasExactFlag("", "--help", "--version")
 	}
 	if u.kind == kCall && u.name == "net" {
 		s, _ := u.sub()
@@ -118,13 +118,13 @@ func matchServiceManagement(u *unit, _ *Classifier) bool {
 	switch u.name {
 	case "systemctl", "launchctl", "supervisorctl", "initctl", "rc-update", "sv":
 		s, _ := u.sub("-t", "--type", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output", "--state")
-		if u.hasFlag("", "--version", "--help") {
+		if u.hasExactFlag("", "--version", "--help") {
 			return false
 		}
 		return !serviceReadOnly.has(s)
 	case "service":
 		ops := u.operands()
-		if len(ops) == 0 || u.hasFlag("", "--status-all", "--version", "--help") {
+		if len(ops) == 0 || u.hasExactFlag("", "--status-all", "--version", "--help") {
 			return false
 		}
 		return len(ops) < 2 || ops[1].val != "status"
@@ -166,7 +166,7 @@ func matchFilePermission(u *unit, _ *Classifier) bool {
 	if !u.is(permCmds) {
 		return false
 	}
-	if u.hasFlag("", "--help", "--version") {
+	if u.hasExactFlag("", "--help", "--version") {
 		return false
 	}
 	if u.name == "attrib" {
@@ -214,7 +214,7 @@ func matchFirewall(u *unit, _ *Classifier) bool {
 		return false
 	case "nft":
 		s, _ := u.sub("-f", "--file", "-I", "--includepath")
-		return s != "list" && !u.hasFlag("cv", "--check", "--version")
+		return s != "list" && !u.hasExactFlag("cv", "--check", "--version")
 	case "ufw":
 		s, _ := u.sub()
 		return s != "status" && s != "version" && s != "show" && s != "app"
@@ -315,9 +315,9 @@ func matchSystemPackage(u *unit, _ *Classifier) bool {
 		}
 		return false
 	case "emerge":
-		return !u.hasFlag("spS", "--search", "--pretend", "--info", "--help", "--version")
+		return !u.hasExactFlag("spS", "--search", "--pretend", "--info", "--help", "--version")
 	case "xbps-install", "xbps-remove", "add-apt-repository":
-		return !u.hasFlag("", "--help", "--version")
+		return !u.hasExactFlag("", "--help", "--version")
 	case "update-alternatives":
 		return u.hasFlag("", "--install", "--set", "--remove", "--remove-all", "--auto", "--config", "--all")
 	}
@@ -376,7 +376,7 @@ func matchDockerRuntime(u *unit, _ *Classifier) bool {
 	if u.kind != kCall || u.dynName || !containerCmds.has(u.name) {
 		return false
 	}
-	if u.hasFlag("v", "--version", "--help") && len(u.operands()) == 0 {
+	if u.hasExactFlag("v", "--version", "--help") && len(u.operands()) == 0 {
 		return false
 	}
 	s, next := containerSub(u)

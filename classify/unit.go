@@ -142,12 +142,36 @@ func (u *unit) arg(i int) string {
 
 // hasFlag reports whether a short option letter (in any cluster such as -rf)
 // or one of the long options is present before "--". GNU tools accept
-// options after operands, so the whole argument list is scanned.
+// options after operands, so the whole argument list is scanned, and they
+// accept any unambiguous prefix of a long option (rm --rec /): a prefix
+// counts as every listed option it begins (an ambiguous one too, which
+// getopt refuses: the conservative reading). Use it for options that make a
+// command more dangerous; see hasExactFlag for the others.
 func (u *unit) hasFlag(short string, long ...string) bool {
 	return hasFlag(u.args, short, long...)
 }
 
+// hasExactFlag is hasFlag for options whose presence makes a command safer
+// (--version, --help, --list, --dry-run …): only the full spelling counts,
+// since an abbreviation may as well stand for another option.
+func (u *unit) hasExactFlag(short string, long ...string) bool {
+	return hasExactFlag(u.args, short, long...)
+}
+
+func hasExactFlag(args []field, short string, long ...string) bool {
+	return findFlag(args, false, short, long)
+}
+
 func hasFlag(args []field, short string, long ...string) bool {
+	return findFlag(args, true, short, long)
+}
+
+// notAbbrev lists long options that are real options of their own while
+// also being the prefix of an option rules look for (pip install --pre is
+// not --prefix).
+var notAbbrev = newSet("--pre")
+
+func findFlag(args []field, abbrev bool, short string, long []string) bool {
 	for _, a := range args {
 		v := a.val
 		if v == "--" {
@@ -159,7 +183,7 @@ func hasFlag(args []field, short string, long ...string) bool {
 				name = v[:i]
 			}
 			for _, l := range long {
-				if name == l {
+				if name == l || abbrev && isAbbrev(name, l) {
 					return true
 				}
 			}
@@ -170,6 +194,13 @@ func hasFlag(args []field, short string, long ...string) bool {
 		}
 	}
 	return false
+}
+
+// isAbbrev reports whether name (--rec) is a shortened spelling of the long
+// option l (--recursive).
+func isAbbrev(name, l string) bool {
+	return len(name) > 2 && len(name) < len(l) && strings.HasPrefix(l, name) &&
+		strings.IndexByte(l, '=') < 0 && !notAbbrev.has(name)
 }
 
 // operands returns the arguments that are not options.
