@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -85,6 +86,9 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		u.script = &s
 	}
 	if u.dynName {
+		if u.nameGlob {
+			a.runGlobNames(u)
+		}
 		return stream{traits: trUnknown}, true
 	}
 	if _, ok := execOptions()[u.name]; ok {
@@ -396,4 +400,19 @@ func (a *analyzer) runSet(u *unit) (stream, bool) {
 		}
 	}
 	return stream{}, true
+}
+
+// runGlobNames classifies a program word with a glob in its name as every
+// known program the glob matches (/usr/bin/r? -rf / is rm -rf /); the most
+// severe one decides. The word itself stays a program only known at run
+// time (eval-exec), whether or not anything matched.
+func (a *analyzer) runGlobNames(u *unit) {
+	dir := u.prog[:strings.LastIndexAny(u.prog, `/\`)+1]
+	for _, n := range globPrograms(u.name) {
+		c := *u
+		c.nameGlob, c.dynName = false, false
+		c.name, c.prog = n, dir+n
+		c.args, c.env, c.wrappers = slices.Clip(u.args), slices.Clip(u.env), slices.Clip(u.wrappers)
+		a.run(&c)
+	}
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -25,6 +26,7 @@ type unit struct {
 	name     string  // normalised program name: basename, no .exe
 	prog     string  // the program word as the shell would see it
 	dynName  bool    // the program is only known at run time
+	nameGlob bool    // the program's name holds an unquoted glob (/bin/r[m]): dynName too
 	nameSrc  stream  // what substitutions in the program word produce
 	args     []field // the arguments after the program
 	redirs   []redir
@@ -106,6 +108,13 @@ func (u *unit) setProgram(f field) {
 	u.nameSrc = f.src
 	u.fromIFS = f.ifs
 	u.name = normName(f.val)
+	if f.glob && !u.dynName && strings.ContainsAny(u.name, "*?[") {
+		if _, err := path.Match(u.name, ""); err == nil {
+			// The shell expands it against the file system: which
+			// program runs is only known there (a lone "[" is test).
+			u.nameGlob, u.dynName = true, true
+		}
+	}
 }
 
 // normName reduces a program word to the name rules match on: the base name,
