@@ -322,3 +322,12 @@ func (u *unit) resolve(f field) field {
 	g.val = u.cwd + "/" + f.val
 	return g
 }
+
+// chdir sets the working directory a wrapper gives its command (env -C DIR).
+func (u *unit) chdir(dir field) {
+	if dir.dyn {
+		u.cwd = ""
+		return
+	}
+	u.cwd = cleanTarget(u.resolve(dir).val)
+}

@@ -25,12 +25,14 @@ type wrapSpec struct {
 	defCmd      string   // command run when none is given (xargs → echo)
 	shellFlags  string   // short options that start a shell when no command is given (sudo -s, -i)
 	emptyShell  bool     // with no command, an interactive shell runs (chroot, unshare)
+	chdirShort  string   // short option whose value is the command's working directory (env -C)
+	chdirLong   []string // long forms of it
 }
 
 // wrappers maps program names to their specs.
 var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 	return map[string]*wrapSpec{
-		"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir", "--default-signal", "--ignore-signal", "--block-signal"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true},
+		"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir", "--default-signal", "--ignore-signal", "--block-signal"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true, chdirShort: "C", chdirLong: []string{"--chdir"}},
 		"command":          {noExecShort: "vV", transparent: true},
 		"builtin":          {transparent: true},
 		"exec":             {argShort: "a", transparent: true},
@@ -62,17 +64,17 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"dbus-launch":      {transparent: true},
 		"firejail":         {transparent: true},
 		"nsenter":          {argShort: "tSGe", argLong: []string{"--target", "--setuid", "--setgid"}, emptyShell: true},
-		"unshare":          {argShort: "RwSG", argLong: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups"}, emptyShell: true},
+		"unshare":          {argShort: "RwSG", argLong: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups"}, emptyShell: true, chdirShort: "w", chdirLong: []string{"--wd"}},
 		"chroot":           {argLong: []string{"--userspec", "--groups"}, positional: 1, emptyShell: true},
 		"setpriv":          {argLong: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
 		"gosu":             {positional: 1},
 		"su-exec":          {positional: 1},
 		"sg":               {cmdShort: "c", positional: 1, join: true},
-		"sudo":             {shellFlags: "si", argShort: "ugCDhprtTUc", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}, noExecShort: "lVK", noExecLong: []string{"--list", "--version", "--validate", "--remove-timestamp"}, assigns: true},
+		"sudo":             {shellFlags: "si", argShort: "ugCDhprtTUc", argLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}, noExecShort: "lVK", noExecLong: []string{"--list", "--version", "--validate", "--remove-timestamp"}, assigns: true, chdirShort: "D", chdirLong: []string{"--chdir"}},
 		"doas":             {argShort: "uC", noExecShort: "C", shellFlags: "s"},
 		"pkexec":           {argLong: []string{"--user"}, emptyShell: true},
-		"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}},
-		"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}},
+		"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}, chdirShort: "D", chdirLong: []string{"--chdir"}},
+		"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}, chdirLong: []string{"--working-directory"}},
 		"sshpass":          {argShort: "fdpP", transparent: true},
 		"xargs":            {argShort: "aEeILlnPsd", argLong: []string{"--arg-file", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
 		"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, transparent: true},
@@ -93,8 +95,8 @@ var subWrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"pdm run":             {transparent: true},
 		"hatch run":           {transparent: true},
 		"bundle exec":         {transparent: true},
-		"conda run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true},
-		"mamba run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true},
+		"conda run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true, chdirLong: []string{"--cwd"}},
+		"mamba run":           {argShort: "np", argLong: []string{"--name", "--prefix", "--cwd"}, transparent: true, chdirLong: []string{"--cwd"}},
 		"npm exec":            {argLong: []string{"--package"}, cmdShort: "c", cmdLong: []string{"--call"}},
 		"npm x":               {argLong: []string{"--package"}, cmdShort: "c", cmdLong: []string{"--call"}},
 		"pnpm exec":           {transparent: true},
@@ -114,7 +116,7 @@ var subWrappers = sync.OnceValue(func() map[string]*wrapSpec {
 
 // unwrap finds the payload of a wrapper: the command words it runs, a shell
 // string it hands to sh -c, and whether it runs a command at all.
-func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool) {
+func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool, cwd *field) {
 	i := 0
 	for ; i < len(args); i++ {
 		v := args[i].val
@@ -131,6 +133,8 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool)
 				if f := s.value(args, &i, val, hasVal); f != nil {
 					args = spliceSplit(args, i+1, *f)
 				}
+			case contains(s.chdirLong, name):
+				cwd = s.value(args, &i, val, hasVal)
 			case contains(s.noExecLong, name):
 				noExec = true
 				if contains(s.argLong, name) && !hasVal {
@@ -156,6 +160,8 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool)
 			switch {
 			case strings.IndexByte(s.cmdShort, c) >= 0:
 				shell = s.value(args, &i, attached, attached != "")
+			case strings.IndexByte(s.chdirShort, c) >= 0:
+				cwd = s.value(args, &i, attached, attached != "")
 			case strings.IndexByte(s.splitShort, c) >= 0:
 				if f := s.value(args, &i, attached, attached != ""); f != nil {
 					args = spliceSplit(args, i+1, *f)
@@ -171,7 +177,7 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool)
 		}
 	}
 	if s.optOnly {
-		return nil, shell, noExec
+		return nil, shell, noExec, cwd
 	}
 	rest := args[min(i, len(args)):]
 	for n := 0; n < s.positional && len(rest) > 0; n++ {
@@ -183,7 +189,7 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool)
 			f := rest[1]
 			shell = &f
 		}
-		return nil, shell, noExec
+		return nil, shell, noExec, cwd
 	}
 	if s.assigns {
 		for len(rest) > 0 && isAssignment(rest[0].val) {
@@ -195,9 +201,9 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool)
 	}
 	if s.join && len(rest) > 0 && shell == nil {
 		j := joinField(rest)
-		return nil, &j, noExec
+		return nil, &j, noExec, cwd
 	}
-	return rest, shell, noExec
+	return rest, shell, noExec, cwd
 }
 
 // value returns an option's value: attached, after '=', or the next word.
@@ -254,7 +260,7 @@ func contains(list []string, v string) bool {
 // runWrapper runs the payload of a wrapper unit and reports whether the
 // wrapper itself should still be judged.
 func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field) (stream, bool) {
-	cmd, shell, noExec := spec.unwrap(args)
+	cmd, shell, noExec, cwd := spec.unwrap(args)
 	if noExec {
 		if name == "command" && len(cmd) > 0 && !cmd[len(cmd)-1].dyn {
 			return literal(cmd[len(cmd)-1].val + "\n"), true // $(command -v rm)
@@ -289,6 +295,9 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	}
 	if len(cmd) > 0 {
 		in := u.inner(name, cmd)
+		if cwd != nil {
+			in.chdir(*cwd)
+		}
 		if name == "xargs" {
 			in.viaXargs = true
 			in.in = stream{}
