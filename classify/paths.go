@@ -203,7 +203,8 @@ func winCritical(v string) bool {
 
 // blockDevicePrefixes name raw disks and memory devices under /dev.
 var blockDevicePrefixes = []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "dm-", "md", "mapper/",
-	"loop", "sr", "nbd", "rbd", "zd", "mem", "kmem", "port", "bus/", "root", "ubd", "fd0", "scd", "xd", "rdisk"}
+	"loop", "sr", "nbd", "rbd", "zd", "mem", "kmem", "port", "bus/", "root", "ubd", "fd0", "scd", "xd", "rdisk",
+	"block/", "zram", "ubi", "mtd"}
 
 // isBlockDevice reports whether p names a disk, partition or memory device.
 func isBlockDevice(p string) bool {

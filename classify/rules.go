@@ -112,7 +112,7 @@ var builtinRules = []rule{
 	{RuleGitStashDrop, Escalated, "Discards stashed git changes for good", false, matchGitStashDrop},
 	{RuleEvalExec, Escalated, "Runs code whose text is only known at run time (eval, $CMD, … | sh, LD_PRELOAD)", false, matchEvalExec},
 	{RuleParseError, Escalated, "The command cannot be parsed or is too complex to classify safely", false, matchParseError},
-	{RuleDynamicDeleteTarget, Escalated, "Recursive delete whose target is only known at run time (an empty variable would make it /)", false, matchDynamicDelete},
+	{RuleDynamicDeleteTarget, Escalated, "Recursive delete whose target is only known at run time and could be /, a home or a system directory (\"$DIR/\" is / when DIR is empty)", false, matchDynamicDelete},
 	{RuleProtectedPathWrite, Escalated, "Writes to a protected path (git hooks or config, CI config, shell profiles, editor or agent settings)", true, matchProtectedWrite},
 	{RuleSuPrivilege, Escalated, "Switches user (su, runuser)", false, matchSu},
 	{RuleSudo, Escalated, "Runs a command with elevated privileges (sudo, doas, pkexec)", false, matchSudo},

@@ -115,18 +115,29 @@ func matchRecursiveDeleteRoot(u *unit, _ *Classifier) bool {
 	return anyCritical(deleteTargets(u))
 }
 
-// matchDynamicDelete: a recursive delete whose target starts with a value
-// only known at run time ("$DIR", "$X/"*, "$(cmd)").
+// matchDynamicDelete: a recursive delete whose target is only known at run
+// time and could be the root, a home or a system directory: all of it
+// ("$DIR", "$(cmd)"), or a run-time prefix that an empty value would turn
+// into one ("$X/", "$X"/*, "$PREFIX/etc" — not "$TMPDIR/x").
 func matchDynamicDelete(u *unit, _ *Classifier) bool {
 	for _, f := range deleteTargets(u) {
 		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
-			return true
+			if b := cleanTarget(f.bare); b == "" || b == "." || b == "/" || b == "~" || criticalTarget(field{val: b}) && !topLevelOnly(b) {
+				return true
+			}
+			continue
 		}
 		if f.dyn && (strings.HasPrefix(f.val, "/$") || strings.HasPrefix(f.val, "~/$") || strings.HasPrefix(f.val, "/\"$")) {
 			return true
 		}
 	}
 	return false
+}
+
+// topLevelOnly reports whether p is a directory directly under / that no
+// system list names (/x, /build): what "$DIR/x" is with DIR empty.
+func topLevelOnly(p string) bool {
+	return strings.Count(p, "/") == 1 && len(p) > 1 && !systemTops.has(p[1:])
 }
 
 var wipers = newSet("shred", "wipe", "scrub", "blkdiscard", "secure-delete", "sg_format", "nwipe", "dban")
