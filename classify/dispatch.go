@@ -51,6 +51,7 @@ func buildHandlers() {
 		"alias":   (*analyzer).runAlias,
 		"find":    (*analyzer).runFind,
 		"busybox": (*analyzer).runBusybox,
+		"toybox":  (*analyzer).runBusybox,
 		"su":      (*analyzer).runSu,
 		"runuser": (*analyzer).runSu,
 		"ssh":     (*analyzer).runSSH,
