@@ -154,7 +154,11 @@ func echo(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Trailer", "X-Echo-Trailer")
 	if r.URL.Path == "/echo/gzip" {
 		// Compressed although the client may have asked otherwise.
-		w.Header().Set("Content-Encoding", "gzip")
+		// ?ce= lists the Content-Encoding fields, one per value.
+		w.Header()["Content-Encoding"] = []string{"gzip"}
+		if ce := r.URL.Query()["ce"]; len(ce) > 0 {
+			w.Header()["Content-Encoding"] = ce
+		}
 		zw := gzip.NewWriter(w)
 		_, _ = io.WriteString(zw, head.String())
 		_ = zw.Close()

@@ -231,9 +231,9 @@ func (c *credential) headersText() string {
 // body and trailer. A body compressed although the request asked for none
 // cannot be looked into: it is refused, and maskResponse reports false.
 func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
-	if ce := strings.TrimSpace(resp.Header.Get("Content-Encoding")); resp.Body != http.NoBody && ce != "" && !strings.EqualFold(ce, "identity") {
+	if coding := hiddenCoding(resp); resp.Body != http.NoBody && coding != "" {
 		r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
-			fmt.Sprintf("the upstream compressed its response (Content-Encoding: %s) although asked not to, so it cannot be checked for the injected credential", ce), "")
+			fmt.Sprintf("the upstream compressed its response (%s) although asked not to, so it cannot be checked for the injected credential", coding), "")
 		return false
 	}
 	resp.Status = mask.maskString(resp.Status, "the status line")
@@ -242,6 +242,27 @@ func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
 		resp.Body = &maskedBody{maskReader: mask.reader(resp.Body, "the body"), orig: resp.Body, resp: resp}
 	}
 	return true
+}
+
+// hiddenCoding names a coding of resp's body that hides its bytes from a
+// mask ("Content-Encoding: gzip"), or returns "". Every coding listed in
+// every Content-Encoding field counts, not only the first (identity
+// then gzip is still gzip), and so does every transfer coding but
+// chunked.
+func hiddenCoding(resp *http.Response) string {
+	for _, v := range resp.Header.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return "Content-Encoding: " + c
+			}
+		}
+	}
+	for _, c := range resp.TransferEncoding {
+		if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "chunked") && !strings.EqualFold(c, "identity") {
+			return "Transfer-Encoding: " + c
+		}
+	}
+	return ""
 }
 
 // maskedBody is a response body read through a maskReader; at its end it
