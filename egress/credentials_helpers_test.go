@@ -140,6 +140,17 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		_ = brw.Flush()
 		return
 	}
+	if r.URL.Path == "/echo/name" { // in header names, as written and in lower case
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		v := strings.TrimPrefix(auth, "Bearer ")
+		fmt.Fprintf(brw, "HTTP/1.1 200 OK\r\nX-E-%s: 1\r\nx-l-%s-x: 2\r\nContent-Length: 2\r\n\r\nok", v, strings.ToLower(v))
+		_ = brw.Flush()
+		return
+	}
 	if r.URL.Path == "/echo/upgrade" {
 		conn, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {

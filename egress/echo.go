@@ -114,16 +114,62 @@ func (m *echoMask) maskString(s, where string) string {
 }
 
 // header masks the values in h, names and values, as found in where.
+// Names are masked whatever their case: the response's reader
+// canonicalises them (x-e-value becomes X-E-Value) before the mask sees
+// them.
 func (m *echoMask) header(h http.Header, where string) {
 	for k, vs := range h {
 		for i, v := range vs {
 			vs[i] = m.maskString(v, where+" "+k)
 		}
-		if mk := m.maskString(k, where); mk != k {
+		if mk := m.maskName(k, where+" name"); mk != k {
 			h[mk] = append(h[mk], vs...)
 			delete(h, k)
 		}
 	}
+}
+
+// maskName is the header name k with every value masked, the value's
+// letters matched in either case.
+func (m *echoMask) maskName(k, where string) string {
+	lk := asciiLower([]byte(k))
+	var out []byte
+	for i, v := range m.values {
+		lv := asciiLower(v)
+		for from := 0; ; {
+			j := bytes.Index(lk[from:], lv)
+			if j < 0 {
+				break
+			}
+			j += from
+			if out == nil {
+				out = []byte(k)
+			}
+			for n := j; n < j+len(lv); n++ {
+				out[n] = '*'
+			}
+			from = j + len(lv)
+			m.hit(i, where)
+		}
+		clear(lv)
+	}
+	if out == nil {
+		return k
+	}
+	return string(out)
+}
+
+// asciiLower is a copy of b with ASCII letters in lower case; unlike
+// bytes.ToLower it never changes the length.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // Buffers of maskReaders: a read's worth and room for a held tail.

@@ -137,6 +137,31 @@ func TestValueNotInjectedIntoOrigin(t *testing.T) {
 	e.assertNoValue(t, fmt.Sprint(resp.Header))
 }
 
+// A header name that holds the value is masked although the response's
+// reader changed the case of its letters, and so is one that holds the
+// value in another case.
+func TestEchoInHeaderNameMasked(t *testing.T) {
+	e := newCredEnv(t)
+	resp, body, _ := doRaw(t, e, "api.test", "/echo/name", map[string]string{"Authorization": "Bearer " + e.ph["API_KEY"]})
+	if resp.StatusCode != http.StatusOK || body != "ok" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	stars := strings.Repeat("*", len(apiValue))
+	for _, want := range []string{"X-E-" + stars, "X-L-" + stars + "-X"} {
+		if _, ok := resp.Header[want]; !ok {
+			t.Errorf("no header %q in %v", want, resp.Header)
+		}
+	}
+	if h := strings.ToLower(fmt.Sprint(resp.Header)); strings.Contains(h, strings.ToLower(apiValue)) {
+		t.Fatalf("the value came back in a header name: %v", resp.Header)
+	}
+	d := e.waitRule(t, RuleCredentialLeak, 1)[0]
+	if d.Allowed || !strings.Contains(d.Reason, "header name") {
+		t.Errorf("decision %+v", d)
+	}
+	e.assertNoValue(t)
+}
+
 // An unreadable response is refused with the parser's error, which quotes
 // it: masked there too.
 func TestEchoInUnreadableResponseMasked(t *testing.T) {
