@@ -151,6 +151,23 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		_ = brw.Flush()
 		return
 	}
+	if r.URL.Path == "/echo/range" { // honours Range and If-Range
+		w.Header().Set("Etag", `"v1"`)
+		http.ServeContent(w, r, "", time.Time{}, strings.NewReader("value: "+auth+"\n"))
+		return
+	}
+	if r.URL.Path == "/echo/partial" { // a part, asked for or not
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		part := auth[min(len(auth), 7):min(len(auth), 17)]
+		fmt.Fprintf(brw, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 7-%d/%d\r\nContent-Length: %d\r\n\r\n%s",
+			7+len(part)-1, len(auth), len(part), part)
+		_ = brw.Flush()
+		return
+	}
 	if r.URL.Path == "/echo/upgrade" {
 		conn, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {

@@ -277,6 +277,13 @@ func (c *credential) headersText() string {
 // body and trailer. A body compressed although the request asked for none
 // cannot be looked into: it is refused, and maskResponse reports false.
 func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
+	if resp.StatusCode == http.StatusPartialContent {
+		// Range and If-Range were not sent: a part unasked could hold a
+		// piece of the value, which no mask recognises.
+		r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
+			"the upstream answered with a part (206) although asked for the whole, so it cannot be checked for the injected credential", "")
+		return false
+	}
 	if coding := hiddenCoding(resp); resp.Body != http.NoBody && coding != "" {
 		r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
 			fmt.Sprintf("the upstream compressed its response (%s) although asked not to, so it cannot be checked for the injected credential", coding), "")

@@ -162,6 +162,61 @@ func TestEchoInHeaderNameMasked(t *testing.T) {
 	e.assertNoValue(t)
 }
 
+// A request that carries a value gets its answer whole: Range and
+// If-Range are not sent, or the parts would bring the value back in
+// pieces the mask cannot recognise.
+func TestRangeOfEchoComesWhole(t *testing.T) {
+	e := newCredEnv(t)
+	whole := "value: Bearer " + strings.Repeat("*", len(apiValue)) + "\n"
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+	}{
+		{"one range", map[string]string{"Range": "bytes=16-40"}},
+		{"two ranges", map[string]string{"Range": "bytes=6-15,16-40"}},
+		{"If-Range", map[string]string{"Range": "bytes=16-40", "If-Range": `"v1"`}},
+		{"suffix range", map[string]string{"Range": "bytes=-20"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.hdr["Authorization"] = "Bearer " + e.ph["API_KEY"]
+			resp, body, _ := doRaw(t, e, "api.test", "/echo/range", tc.hdr)
+			if resp.StatusCode != http.StatusOK || body != whole {
+				t.Fatalf("%d %q, want 200 %q", resp.StatusCode, body, whole)
+			}
+			reqs := e.up["api.test"].all()
+			got := reqs[len(reqs)-1].Header
+			if got.Get("Range") != "" || got.Get("If-Range") != "" || got.Get("Authorization") != "Bearer "+apiValue {
+				t.Errorf("upstream headers %v", got)
+			}
+			e.assertNoValue(t, body)
+		})
+	}
+	// The control: without a value, ranges are passed on and honoured.
+	resp, body, _ := doRaw(t, e, "api.test", "/echo/range", map[string]string{"Range": "bytes=0-4", "If-Range": `"v1"`})
+	if resp.StatusCode != http.StatusPartialContent || body != "value" {
+		t.Fatalf("plain range: %d %q", resp.StatusCode, body)
+	}
+}
+
+// A part the request did not ask for is refused: it could hold a piece
+// of the value.
+func TestPartialEchoRefused(t *testing.T) {
+	e := newCredEnv(t)
+	resp, body, _ := doRaw(t, e, "api.test", "/echo/partial", map[string]string{"Authorization": "Bearer " + e.ph["API_KEY"]})
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("X-Agentbox-Deny") != RuleResponseUnchecked {
+		t.Fatalf("%d %v %q", resp.StatusCode, resp.Header, body)
+	}
+	if strings.Contains(body, apiValue[:10]) {
+		t.Fatalf("a piece of the value came back: %q", body)
+	}
+	// The control: without a value, a part passes.
+	resp, body, _ = doRaw(t, e, "api.test", "/echo/partial", map[string]string{"X-Other": "x"})
+	if resp.StatusCode != http.StatusPartialContent {
+		t.Fatalf("plain part: %d %q", resp.StatusCode, body)
+	}
+	e.assertNoValue(t)
+}
+
 // An unreadable response is refused with the parser's error, which quotes
 // it: masked there too.
 func TestEchoInUnreadableResponseMasked(t *testing.T) {

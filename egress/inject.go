@@ -140,13 +140,22 @@ type headBuilder struct {
 	mask    *echoMask
 }
 
+// withheldHeaders are the request headers that go upstream only when the
+// request carries no value: each would let the response bring an echo of
+// the value back in a form the mask cannot see. Accept-Encoding asks for
+// compression (identity is sent instead); Range and If-Range ask for
+// parts, each holding a piece of the value (the answer comes whole
+// instead).
+var withheldHeaders = []string{"Accept-Encoding", "Range", "If-Range"}
+
 // buildHead serialises req's head (hop-by-hop headers already removed)
 // with canonical framing, replacing the placeholders of bound in the
 // header values each may go into (see credential.mayCarry). The buffer
 // holds values: the caller writes it and wipes it; mask gets a copy of
 // each value as it went out, for the response. The fetched values are
 // wiped before buildHead returns. A request that carries a value asks for
-// an uncompressed response, so that mask can see into it.
+// an uncompressed, whole response, so that mask can see into it (see
+// withheldHeaders); the upgrade it asked for is in the result.
 func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
 	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
 	defer hb.wipeSecrets()
@@ -160,10 +169,12 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	keys := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		switch k {
-		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade", "Accept-Encoding":
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade":
 			continue
 		}
-		keys = append(keys, k)
+		if !slices.Contains(withheldHeaders, k) {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	if err := hb.fields(req.Header, keys); err != nil {
@@ -171,7 +182,7 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	}
 	if len(hb.used) > 0 {
 		b.str("Accept-Encoding: identity\r\n")
-	} else if err := hb.fields(req.Header, []string{"Accept-Encoding"}); err != nil {
+	} else if err := hb.fields(req.Header, withheldHeaders); err != nil {
 		return nil, err
 	}
 	switch {
@@ -189,13 +200,17 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 		b.str("Connection: close\r\n")
 	}
 	b.str("\r\n")
-	return &builtHead{wipeBuf: b, used: hb.used, unused: hb.unused}, nil
+	if !validHeaderValue(upgrade) {
+		upgrade = ""
+	}
+	return &builtHead{wipeBuf: b, used: hb.used, unused: hb.unused, upgrade: upgrade}, nil
 }
 
 // builtHead is a serialised request head and what went into it.
 type builtHead struct {
 	*wipeBuf
 	used, unused []injection
+	upgrade      string // the Upgrade asked for, or ""
 }
 
 // fields writes the header fields keys of h, wiping the buffer on error.

@@ -114,6 +114,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		}
 		return false
 	}
+	upgrade = hb.upgrade
 	_, err = r.upw().Write(hb.bytes())
 	hb.wipe()
 	if err != nil {
