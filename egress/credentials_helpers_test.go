@@ -1,6 +1,8 @@
 package egress
 
 import (
+	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
@@ -165,6 +167,28 @@ func echo(w http.ResponseWriter, r *http.Request) {
 		part := auth[min(len(auth), 7):min(len(auth), 17)]
 		fmt.Fprintf(brw, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 7-%d/%d\r\nContent-Length: %d\r\n\r\n%s",
 			7+len(part)-1, len(auth), len(part), part)
+		_ = brw.Flush()
+		return
+	}
+	if r.URL.Path == "/echo/ws" {
+		// A WebSocket server that accepts permessage-deflate when offered
+		// (or, with ?deflate, anyway) and sends the value, deflated then.
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		if r.Header.Get("Sec-Websocket-Extensions") == "" && !r.URL.Query().Has("deflate") {
+			fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nframe: %s\n", auth)
+			_ = brw.Flush()
+			return
+		}
+		var z bytes.Buffer
+		zw, _ := flate.NewWriter(&z, flate.BestCompression)
+		fmt.Fprintf(zw, "frame: %s\n", auth)
+		_ = zw.Close()
+		fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n")
+		_, _ = brw.Write(z.Bytes())
 		_ = brw.Flush()
 		return
 	}

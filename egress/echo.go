@@ -318,6 +318,25 @@ func hiddenCoding(resp *http.Response) string {
 	return ""
 }
 
+// compressedStream names what makes the stream after the 101 response
+// resp compressed (a WebSocket extension such as permessage-deflate, or
+// HTTP/2's header compression), or returns "".
+func compressedStream(resp *http.Response) string {
+	for _, v := range resp.Header.Values("Sec-Websocket-Extensions") {
+		if v = strings.TrimSpace(v); v != "" {
+			return "Sec-WebSocket-Extensions: " + v
+		}
+	}
+	for _, u := range resp.Header.Values("Upgrade") {
+		for tok := range strings.SplitSeq(u, ",") {
+			if compressedUpgrade(tok) {
+				return "Upgrade: " + strings.TrimSpace(tok)
+			}
+		}
+	}
+	return ""
+}
+
 // maskedBody is a response body read through a maskReader; at its end it
 // masks the trailer, which the response's writer sends next.
 type maskedBody struct {

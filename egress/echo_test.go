@@ -217,6 +217,116 @@ func TestPartialEchoRefused(t *testing.T) {
 	e.assertNoValue(t)
 }
 
+// upgradeExchange sends one request asking to switch protocols and
+// returns the response and whatever follows it (the upgraded stream, or
+// the body).
+func upgradeExchange(t *testing.T, e *credEnv, path string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	tc, br := e.interceptedConn(t, "api.test:443")
+	defer tc.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: api.test\r\n", path)
+	for k, v := range hdr {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	b.WriteString("\r\n")
+	if _, err := io.WriteString(tc, b.String()); err != nil {
+		t.Fatal(err)
+	}
+	_ = tc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest []byte
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		rest, _ = io.ReadAll(br)
+	} else {
+		rest, _ = io.ReadAll(resp.Body)
+	}
+	return resp, string(rest)
+}
+
+// A request that carries a value does not negotiate a compressed upgraded
+// stream (permessage-deflate, h2c), and an upstream that compresses one
+// anyway is refused: the mask sees only bytes as they are.
+func TestUpgradeWithValueNotCompressed(t *testing.T) {
+	e := newCredEnv(t)
+	ws := func(ph string) map[string]string {
+		h := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+			"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits"}
+		if ph != "" {
+			h["Authorization"] = "Bearer " + ph
+		}
+		return h
+	}
+	frame := "frame: Bearer " + strings.Repeat("*", len(apiValue)) + "\n"
+
+	t.Run("permessage-deflate offered", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/echo/ws", ws(e.ph["API_KEY"]))
+		if resp.StatusCode != http.StatusSwitchingProtocols || rest != frame {
+			t.Fatalf("%d %v %q, want 101 and %q", resp.StatusCode, resp.Header, rest, frame)
+		}
+		reqs := e.up["api.test"].all()
+		if got := reqs[len(reqs)-1].Header; got.Get("Sec-Websocket-Extensions") != "" || got.Get("Upgrade") != "websocket" {
+			t.Errorf("upstream headers %v", got)
+		}
+		e.assertNoValue(t, rest)
+	})
+	t.Run("permessage-deflate unasked", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/echo/ws?deflate", ws(e.ph["API_KEY"]))
+		if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("X-Agentbox-Deny") != RuleResponseUnchecked ||
+			!strings.Contains(rest, "permessage-deflate") {
+			t.Fatalf("%d %v %q", resp.StatusCode, resp.Header, rest)
+		}
+	})
+	t.Run("h2c", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/", map[string]string{"Connection": "Upgrade, HTTP2-Settings", "Upgrade": "h2c",
+			"HTTP2-Settings": "AAMAAABkAAQAAP__", "Authorization": "Bearer " + e.ph["API_KEY"]})
+		if resp.StatusCode != http.StatusOK || rest != "ok api.test" {
+			t.Fatalf("%d %q", resp.StatusCode, rest)
+		}
+		reqs := e.up["api.test"].all()
+		if got := reqs[len(reqs)-1].Header; got.Get("Upgrade") != "" || got.Get("Http2-Settings") != "" {
+			t.Errorf("upstream headers %v", got)
+		}
+	})
+	t.Run("h2c settings without Connection", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket, H2C",
+			"HTTP2-Settings": "AAMAAABkAAQAAP__", "Authorization": "Bearer " + e.ph["API_KEY"]})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %q", resp.StatusCode, rest)
+		}
+		reqs := e.up["api.test"].all()
+		if got := reqs[len(reqs)-1].Header; got.Get("Upgrade") != "websocket" || got.Get("Http2-Settings") != "" {
+			t.Errorf("upstream headers %v", got)
+		}
+	})
+	// The control: without a value, the extension is offered upstream.
+	t.Run("control", func(t *testing.T) {
+		resp, _ := upgradeExchange(t, e, "/echo/ws", ws(""))
+		if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-Websocket-Extensions") != "permessage-deflate" {
+			t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+		}
+		reqs := e.up["api.test"].all()
+		if got := reqs[len(reqs)-1].Header; got.Get("Sec-Websocket-Extensions") == "" {
+			t.Errorf("upstream headers %v", got)
+		}
+	})
+	e.assertNoValue(t)
+}
+
+func TestCheckedUpgrade(t *testing.T) {
+	for in, want := range map[string]string{
+		"websocket": "websocket", "h2c": "", "H2C, websocket": "websocket", "HTTP/2.0": "", "SPDY/3.1": "",
+		"websocket, h2": "websocket", "echo/1, tls/1.2": "echo/1, tls/1.2", " ,h2c ,": "",
+	} {
+		if got := checkedUpgrade(in); got != want {
+			t.Errorf("checkedUpgrade(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // An unreadable response is refused with the parser's error, which quotes
 // it: masked there too.
 func TestEchoInUnreadableResponseMasked(t *testing.T) {

@@ -145,8 +145,37 @@ type headBuilder struct {
 // the value back in a form the mask cannot see. Accept-Encoding asks for
 // compression (identity is sent instead); Range and If-Range ask for
 // parts, each holding a piece of the value (the answer comes whole
-// instead).
-var withheldHeaders = []string{"Accept-Encoding", "Range", "If-Range"}
+// instead); Sec-WebSocket-Extensions negotiates permessage-deflate and
+// HTTP2-Settings goes with an upgrade to h2c (HPACK), both compressing
+// the upgraded stream.
+var withheldHeaders = []string{"Accept-Encoding", "Range", "If-Range", "Sec-Websocket-Extensions", "Http2-Settings"}
+
+// compressedUpgrades are the upgrade protocols whose streams are
+// compressed (HTTP/2's HPACK, SPDY's zlib): a request that carries a
+// value does not ask for them.
+var compressedUpgrades = []string{"h2c", "h2", "http/2", "spdy"}
+
+// checkedUpgrade is the Upgrade header u without the protocols of
+// compressedUpgrades ("" if none is left).
+func checkedUpgrade(u string) string {
+	var keep []string
+	for tok := range strings.SplitSeq(u, ",") {
+		if tok = strings.TrimSpace(tok); tok != "" && !compressedUpgrade(tok) {
+			keep = append(keep, tok)
+		}
+	}
+	return strings.Join(keep, ", ")
+}
+
+// compressedUpgrade reports whether the upgrade protocol tok (name or
+// name/version) is one of compressedUpgrades.
+func compressedUpgrade(tok string) bool {
+	tok = strings.ToLower(strings.TrimSpace(tok))
+	name, _, _ := strings.Cut(tok, "/")
+	return slices.ContainsFunc(compressedUpgrades, func(c string) bool {
+		return name == c || tok == c || strings.HasPrefix(tok, c+".")
+	})
+}
 
 // buildHead serialises req's head (hop-by-hop headers already removed)
 // with canonical framing, replacing the placeholders of bound in the
@@ -154,8 +183,9 @@ var withheldHeaders = []string{"Accept-Encoding", "Range", "If-Range"}
 // holds values: the caller writes it and wipes it; mask gets a copy of
 // each value as it went out, for the response. The fetched values are
 // wiped before buildHead returns. A request that carries a value asks for
-// an uncompressed, whole response, so that mask can see into it (see
-// withheldHeaders); the upgrade it asked for is in the result.
+// an uncompressed, whole response and no compressed upgrade, so that mask
+// can see into it (see withheldHeaders, compressedUpgrades); the upgrade
+// it asked for is in the result.
 func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
 	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
 	defer hb.wipeSecrets()
@@ -182,6 +212,7 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	}
 	if len(hb.used) > 0 {
 		b.str("Accept-Encoding: identity\r\n")
+		upgrade = checkedUpgrade(upgrade)
 	} else if err := hb.fields(req.Header, withheldHeaders); err != nil {
 		return nil, err
 	}
