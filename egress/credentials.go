@@ -67,10 +67,11 @@ type Credential struct {
 	Hosts []string
 	// Header, when set, is the only request header the value is injected
 	// into (e.g. "X-Honeycomb-Team"). Empty means Authorization and the
-	// headers whose names have the word key, token, auth, secret or
-	// password (X-Api-Key, Private-Token, …): never one a server may
-	// repeat in its response, such as Origin. Wherever the response to a
-	// request repeats an injected value, it is masked.
+	// headers whose names end in a credential's shape (X-Api-Key,
+	// Private-Token, X-Client-Secret, …; see credentialHeaderShapes):
+	// never one a server may store or repeat, such as Origin or
+	// Idempotency-Key (see notCredentialHeaders). Wherever the response
+	// to a request repeats an injected value, it is masked.
 	Header string
 }
 

@@ -18,25 +18,45 @@ import (
 // every header), so either gap would hand the sandbox the value it must
 // never see.
 
-// credentialHeaderWords are the words (between - or _) of a header name
-// that mark a header meant to carry a credential: Authorization,
-// X-Api-Key, Private-Token, X-Goog-Api-Key, Xi-Api-Key, X-Vault-Token, …
-var credentialHeaderWords = []string{"authorization", "auth", "key", "apikey", "token", "secret", "password", "credential", "credentials"}
+// credentialHeaderShapes are the endings of the header names meant to
+// carry a credential: a header whose name (in lower case, _ read as -)
+// is one of them or ends in "-" and one of them may get a value
+// (Authorization, X-Api-Key, Private-Token, X-Goog-Api-Key, Xi-Api-Key,
+// X-Vault-Token, Ocp-Apim-Subscription-Key, X-Client-Secret, …). A bare
+// "key" is not a shape: many headers named for a key are no secret and
+// are stored or repeated by servers.
+var credentialHeaderShapes = []string{
+	"authorization", "auth",
+	"api-key", "apikey", "access-key", "secret-key", "auth-key", "app-key", "application-key",
+	"subscription-key", "license-key", "private-key", "master-key", "admin-key", "account-key", "service-key",
+	"token", "secret", "password", "passwd", "credential", "credentials",
+}
 
-// isCredentialHeader reports whether the canonical header name k carries
-// credentials by its name. Sec- headers are the browser's own
+// notCredentialHeaders are header names of a credential's shape that carry
+// none, and that servers store and repeat (idempotency keys come back in
+// webhook events, pagination tokens in responses, CSRF tokens in pages).
+// Sec- headers are the browser's own and never carry one either
 // (Sec-WebSocket-Key is a nonce the server answers with a hash of).
+var notCredentialHeaders = []string{
+	"idempotency-key", "x-idempotency-key", "idempotency-token", "x-idempotency-token",
+	"cache-key", "x-cache-key",
+	"csrf-token", "x-csrf-token", "xsrf-token", "x-xsrf-token",
+	"page-token", "next-page-token", "x-page-token", "x-next-page-token",
+	"continuation-token", "x-continuation-token", "x-ms-continuation-token",
+	"sync-token", "x-sync-token",
+}
+
+// isCredentialHeader reports whether the header name k carries
+// credentials by its name: it has one of credentialHeaderShapes, is not
+// one of notCredentialHeaders and is not a Sec- header.
 func isCredentialHeader(k string) bool {
-	k = strings.ToLower(k)
-	if strings.HasPrefix(k, "sec-") {
+	k = strings.ReplaceAll(strings.ToLower(k), "_", "-")
+	if strings.HasPrefix(k, "sec-") || slices.Contains(notCredentialHeaders, k) {
 		return false
 	}
-	for w := range strings.FieldsFuncSeq(k, func(r rune) bool { return r == '-' || r == '_' }) {
-		if slices.Contains(credentialHeaderWords, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(credentialHeaderShapes, func(s string) bool {
+		return k == s || strings.HasSuffix(k, "-"+s)
+	})
 }
 
 // mayCarry reports whether c's value may go into header k.
@@ -269,7 +289,7 @@ func (c *credential) headersText() string {
 	if c.header != "" {
 		return c.header
 	}
-	return "Authorization and headers named for a key, token or secret (X-Api-Key, Private-Token, …); " +
+	return "Authorization and headers named for an API key, token or secret (X-Api-Key, Private-Token, …), never Idempotency-Key and the like; " +
 		"name the header in the credential to use another"
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
 	"slices"
 	"strings"
 	"testing"
@@ -327,6 +328,34 @@ func TestCheckedUpgrade(t *testing.T) {
 	}
 }
 
+// Headers servers store and repeat get no value, although named for a key
+// or token: Stripe stores Idempotency-Key and repeats it in the events it
+// sends to webhooks the agent can register.
+func TestValueNotInjectedIntoStoredHeaders(t *testing.T) {
+	for _, k := range []string{"Idempotency-Key", "X-Idempotency-Key", "X-Csrf-Token", "Next-Page-Token", "Cache-Key"} {
+		t.Run(k, func(t *testing.T) {
+			e := newCredEnv(t)
+			ph := e.ph["API_KEY"]
+			resp, body, _ := doRaw(t, e, "api.test", "/", map[string]string{k: ph, "Authorization": "Bearer " + ph})
+			if resp.StatusCode != 200 || body != "ok api.test" {
+				t.Fatalf("%d %q", resp.StatusCode, body)
+			}
+			got := e.up["api.test"].all()[0].Header
+			if got.Get(k) != ph {
+				t.Errorf("%s went upstream as %q, want the placeholder", k, got.Get(k))
+			}
+			if got.Get("Authorization") != "Bearer "+apiValue {
+				t.Errorf("Authorization %q, want the value", got.Get("Authorization"))
+			}
+			d := e.waitRule(t, RuleCredentialHeader, 1)[0]
+			if d.Credential != "API_KEY" || !strings.Contains(d.Reason, textproto.CanonicalMIMEHeaderKey(k)) {
+				t.Errorf("decision %+v", d)
+			}
+			e.assertNoValue(t)
+		})
+	}
+}
+
 // An unreadable response is refused with the parser's error, which quotes
 // it: masked there too.
 func TestEchoInUnreadableResponseMasked(t *testing.T) {
@@ -498,10 +527,16 @@ func TestIsCredentialHeader(t *testing.T) {
 		"Authorization": true, "X-Api-Key": true, "Api-Key": true, "Xi-Api-Key": true, "X-Goog-Api-Key": true,
 		"Private-Token": true, "X-Vault-Token": true, "X-Auth-Token": true, "Dd-Api-Key": true,
 		"Ocp-Apim-Subscription-Key": true, "X_apikey": true, "X-Client-Secret": true,
-		// Headers servers repeat or that carry no credential.
+		"Dd-Application-Key": true, "X-Shopify-Access-Token": true, "X-Amz-Security-Token": true,
+		"X-Auth-Key": true, "Apikey": true, "x-api-key": true, "X-Api-Secret": true, "X-Auth": true,
+		// Headers servers store or repeat, or that carry no credential.
 		"Origin": false, "Referer": false, "Cookie": false, "User-Agent": false, "X-Request-Id": false,
 		"Accept-Encoding": false, "X-Keyboard-Layout": false, "X-Honeycomb-Team": false,
 		"Sec-Websocket-Key": false, "Access-Control-Request-Headers": false,
+		"Idempotency-Key": false, "X-Idempotency-Key": false, "idempotency_key": false, "Idempotency-Token": false,
+		"Cache-Key": false, "Key": false, "X-Request-Key": false, "X-Csrf-Token": false, "X-Xsrf-Token": false,
+		"Next-Page-Token": false, "X-Ms-Continuation-Token": false, "Sec-Fetch-Auth-Token": false,
+		"X-Keyset": false, "X-Tokenizer": false, "Www-Authenticate": false,
 	} {
 		if got := isCredentialHeader(k); got != want {
 			t.Errorf("isCredentialHeader(%q) = %v, want %v", k, got, want)

@@ -42,7 +42,7 @@ func TestKeepAliveIntercepted(t *testing.T) {
 	}
 	var pipelined strings.Builder
 	for i := range 3 {
-		fmt.Fprintf(&pipelined, "GET /pipe/%d HTTP/1.1\r\nHost: api.test\r\nX-Key: %s\r\n\r\n", i, e.ph["API_KEY"])
+		fmt.Fprintf(&pipelined, "GET /pipe/%d HTTP/1.1\r\nHost: api.test\r\nX-Api-Key: %s\r\n\r\n", i, e.ph["API_KEY"])
 	}
 	if _, err := io.WriteString(conn, pipelined.String()); err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestKeepAliveIntercepted(t *testing.T) {
 		if r.Method == "PUT" && r.Body != "data" {
 			t.Errorf("PUT body %q", r.Body)
 		}
-		if r.Method == "GET" && r.Header.Get("Authorization") != "Bearer "+apiValue && r.Header.Get("X-Key") != apiValue {
+		if r.Method == "GET" && r.Header.Get("Authorization") != "Bearer "+apiValue && r.Header.Get("X-Api-Key") != apiValue {
 			t.Errorf("request %d not injected: %v", i, r.Header)
 		}
 	}
