@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -221,6 +222,13 @@ func echoHandler(rec *recorder, scheme, local string) http.Handler {
 			// As echo services do: the proxy must mask what it injected.
 			w.Header().Set("X-Echo", r.Header.Get("Authorization"))
 			fmt.Fprintf(w, "you sent %s\n", r.Header.Get("Authorization"))
+			return
+		}
+		if r.URL.Path == "/echo-range" {
+			// Honours Range, and names a header after the token.
+			a := r.Header.Get("Authorization")
+			w.Header().Set("X-E-"+strings.TrimPrefix(a, "Bearer "), "1")
+			http.ServeContent(w, r, "", time.Time{}, strings.NewReader("you sent "+a+"\n"))
 			return
 		}
 		fmt.Fprintf(w, "upstream %s %s host=%s path=%s\n", scheme, local, r.Host, r.URL.Path)
