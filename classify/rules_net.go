@@ -3,6 +3,7 @@ package classify
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
 )
@@ -183,26 +184,54 @@ func matchNetworkScan(u *unit, _ *Classifier) bool {
 }
 
 // secretPaths are path globs (after ~ normalisation) that hold credentials:
-// the home's credential stores the sandbox denies too, then other homes'
-// and the system's.
+// every credential store of credpaths.Home in the caller's home and in
+// every other home (otherHomes), then the system's.
 var secretPaths = append(homeSecretPaths(), [][]string{
-	{"~user", ".ssh"}, {"home", "*", ".ssh"}, {"root", ".ssh"}, {"Users", "*", ".ssh"},
-	{"home", "*", ".aws"}, {"home", "*", ".gnupg"}, {"home", "*", ".git-credentials"}, {"home", "*", ".netrc"},
-	{"root", ".aws"}, {"root", ".gnupg"}, {"root", ".git-credentials"}, {"root", ".netrc"},
 	{"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "shadow-"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
 	{"etc", "master.passwd"}, {"etc", "security", "opasswd"}, {"var", "run", "secrets"}, {"run", "secrets"},
 	{"proc", "*", "environ"}, {"proc", "*", "mem"}, {"etc", "ssl", "private"}, {"etc", "pki", "tls", "private"},
 	{"etc", "kubernetes", "admin.conf"}, {"var", "lib", "kubelet", "pki"},
 }...)
 
-// homeSecretPaths turns credpaths.Home into globs below "~".
+// otherHomes are the ways to write a home directory other than "~": each
+// credential store is a secret below every one of them.
+var otherHomes = [][]string{{"~user"}, {"home", "*"}, {"root"}, {"Users", "*"}, {"var", "root"}}
+
+// homeSecretPaths turns credpaths.Home into globs below "~" and below
+// every other home.
 func homeSecretPaths() [][]string {
-	out := make([][]string, 0, len(credpaths.Home))
-	for _, p := range credpaths.Home {
-		out = append(out, append([]string{"~"}, strings.Split(p, "/")...))
+	out := make([][]string, 0, len(credpaths.Home)*(len(otherHomes)+1))
+	for _, home := range append([][]string{{"~"}}, otherHomes...) {
+		for _, p := range credpaths.Home {
+			out = append(out, append(append([]string(nil), home...), strings.Split(p, "/")...))
+		}
 	}
 	return out
 }
+
+// secretPathsByTop indexes secretPaths by their first component.
+var secretPathsByTop = sync.OnceValue(func() map[string][][]string {
+	m := map[string][][]string{}
+	for _, sp := range secretPaths {
+		m[sp[0]] = append(m[sp[0]], sp)
+	}
+	return m
+})
+
+// relativeStores are the credential stores of credpaths.Home that are
+// recognised at the start of a relative path when the working directory is
+// unknown (it may be the home): the dot-directories (.aws/credentials,
+// .config/gh/hosts.yml), and multi-component entries themselves. A bare
+// .npmrc or .ssh in a project is left alone.
+var relativeStores = sync.OnceValue(func() [][]string {
+	var out [][]string
+	for _, p := range credpaths.Home {
+		if strings.HasPrefix(p, ".") {
+			out = append(out, strings.Split(p, "/"))
+		}
+	}
+	return out
+})
 
 // secretNames are file names that hold private keys or tokens wherever
 // they are.
@@ -239,12 +268,19 @@ func huntsSecrets(u *unit) bool {
 }
 
 // isSecretPath reports whether a path argument points at credentials.
-func isSecretPath(v string) bool {
+func isSecretPath(v string) bool { return isSecretPathIn("", v) }
+
+// isSecretPathIn reports whether a path argument, relative to the working
+// directory cwd ("" = unknown), points at credentials.
+func isSecretPathIn(cwd, v string) bool {
 	if v == "" || strings.HasSuffix(v, ".pub") || strings.HasSuffix(v, "known_hosts") {
 		return false
 	}
 	if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
 		v = v[i+1:]
+	}
+	if cwd != "" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && v != "-" {
+		v = cwd + "/" + v
 	}
 	c := v
 	if strings.HasPrefix(v, "~") {
@@ -255,35 +291,59 @@ func isSecretPath(v string) bool {
 		c = head + path.Clean("/"+rest)
 	} else if strings.HasPrefix(v, "/") {
 		c = stripProcRoot(path.Clean(v))
+	} else {
+		c = path.Clean(v)
 	}
 	comps := strings.Split(strings.TrimPrefix(c, "/"), "/")
 	if secretNames.has(comps[len(comps)-1]) {
 		return true
 	}
 	if !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "~") {
-		return false
-	}
-	for _, sp := range secretPaths {
-		if len(comps) < len(sp) {
-			continue
+		// Relative to a directory that may be the home (or below it).
+		for len(comps) > 0 && comps[0] == ".." {
+			comps = comps[1:]
 		}
-		ok := true
-		for i, g := range sp {
-			m1, _ := path.Match(g, comps[i])
-			// A glob in the argument may expand to the secret, but (as in
-			// the shell) only an explicit leading dot matches a dot file.
-			m2, _ := path.Match(comps[i], g)
-			m2 = m2 && (!strings.HasPrefix(g, ".") || strings.HasPrefix(comps[i], "."))
-			if !m1 && !m2 {
-				ok = false
-				break
+		for _, sp := range relativeStores() {
+			if (len(comps) > len(sp) || len(sp) > 1 && len(comps) == len(sp)) && globComps(sp, comps) {
+				return true
 			}
 		}
-		if ok {
+		return false
+	}
+	cands := secretPathsByTop()[comps[0]]
+	if strings.ContainsAny(comps[0], "*?[") {
+		cands = secretPaths
+	}
+	for _, sp := range cands {
+		if len(comps) >= len(sp) && globComps(sp, comps) {
 			return true
 		}
 	}
 	return false
+}
+
+// secretPath reports whether the path argument f of u points at
+// credentials, relative to the directory an earlier cd set.
+func (u *unit) secretPath(f field) bool {
+	if f.dynPrefix {
+		return isSecretPath(f.val)
+	}
+	return isSecretPathIn(u.cwd, f.val)
+}
+
+// globComps reports whether the leading components of a path match the
+// glob components sp. A glob in the path may expand to the secret too, but
+// (as in the shell) only an explicit leading dot matches a dot file.
+func globComps(sp, comps []string) bool {
+	for i, g := range sp {
+		m1, _ := path.Match(g, comps[i])
+		m2, _ := path.Match(comps[i], g)
+		m2 = m2 && (!strings.HasPrefix(g, ".") || strings.HasPrefix(comps[i], "."))
+		if !m1 && !m2 {
+			return false
+		}
+	}
+	return true
 }
 
 // secretCommands print credentials: program plus leading words.
@@ -304,7 +364,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 		return false
 	}
 	for _, r := range u.redirs {
-		if r.isFileRead() && isSecretPath(r.target.val) {
+		if r.isFileRead() && u.secretPath(r.target) {
 			return true
 		}
 	}
@@ -318,7 +378,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	}
 	codeWords := u.script != nil || u.code != nil || u.name == "eval"
 	for _, f := range u.args {
-		if !codeWords && isSecretPath(f.val) {
+		if !codeWords && u.secretPath(f) {
 			return true
 		}
 	}
