@@ -376,9 +376,10 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	if huntsSecrets(u) {
 		return true
 	}
-	codeWords := u.script != nil || u.code != nil || u.name == "eval"
-	for _, f := range u.args {
-		if !codeWords && u.secretPath(f) {
+	// Only the code word itself: the operands after it are files the code
+	// is handed (awk 1 ~/.netrc, sh -c 'cat $0' ~/.aws/credentials).
+	for i, f := range u.args {
+		if !u.isCodeArg(i) && u.name != "eval" && u.secretPath(f) {
 			return true
 		}
 	}

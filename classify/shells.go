@@ -66,6 +66,7 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 			return stream{traits: trUnknown}, true
 		}
 		f := ops[0]
+		u.markCode(f)
 		s := stream{traits: f.src.traits, text: f.val, textKnown: true}
 		u.script = &s
 		in := u.in
@@ -177,12 +178,14 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 		}
 		args = args[1:]
 		if len(args) > 0 {
+			u.codeArg = len(u.args)
 			a.code(u, spec.lang, args[len(args)-1])
 		}
 		return stream{traits: trUnknown}, true
 	}
 	var code *field
 	var ops []field
+	off := len(u.args) - len(args) // args is a tail of u.args
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		v := f.val
@@ -206,6 +209,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 					g = args[i]
 				}
 				code = &g
+				u.codeArg = off + i + 1
 			case contains(spec.argLong, name) && !has:
 				i++
 			}
@@ -236,6 +240,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 					g = args[i]
 				}
 				code = &g
+				u.codeArg = off + i + 1
 				break
 			}
 			if strings.IndexByte(spec.argShort, c) >= 0 {
@@ -249,7 +254,8 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
-	case spec.progArg && len(ops) > 0:
+	case spec.progArg && len(ops) > 0 && !progFile(args):
+		u.markCode(ops[0])
 		a.code(u, spec.lang, ops[0])
 	case len(ops) > 0:
 		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && text != downloaded {
@@ -268,6 +274,20 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 		}
 	}
 	return stream{traits: trUnknown}, true
+}
+
+// progFile reports whether awk's program comes from a file (-f FILE), so
+// that its first operand is input, not the program.
+func progFile(args []field) bool {
+	for _, f := range args {
+		if f.val == "--" {
+			return false
+		}
+		if f.val == "-f" || strings.HasPrefix(f.val, "--file") || (len(f.val) > 2 && f.val[0] == '-' && f.val[1] == 'f') {
+			return true
+		}
+	}
+	return false
 }
 
 // runModule handles python -m MODULE ARGS as if MODULE were a command
@@ -329,6 +349,7 @@ func (a *analyzer) runPowerShell(u *unit) (stream, bool) {
 			u.script = &stream{traits: trDecode}
 			return stream{traits: trUnknown}, true
 		case l == "command" || l == "c":
+			u.codeArg = -1 // the words after -Command are joined into code
 			if i+1 < len(u.args) {
 				j := joinField(u.args[i+1:])
 				a.code(u, "powershell", j)

@@ -40,6 +40,7 @@ type unit struct {
 	// Facts computed by the analyzer for the rules.
 	script     *stream    // the shell code this unit runs (shells, eval, source)
 	code       *codeFacts // what an interpreter one-liner does
+	codeArg    int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
 	selfSpawn  bool       // kFuncDecl/kLoop: spawns copies of itself
 	viaXargs   bool       // arguments also come from standard input (xargs)
 	findRoots  []field    // starting points when run by find -exec
@@ -290,6 +291,20 @@ func (u *unit) render(extras bool) string {
 	}
 	return strings.TrimSpace(sb.String())
 }
+
+// markCode records that the argument f (its first occurrence) is code,
+// not a path.
+func (u *unit) markCode(f field) {
+	for i, a := range u.args {
+		if a == f {
+			u.codeArg = i + 1
+			return
+		}
+	}
+}
+
+// isCodeArg reports whether the i-th argument is code rather than a path.
+func (u *unit) isCodeArg(i int) bool { return u.codeArg < 0 || u.codeArg == i+1 }
 
 // inner builds the unit for a command that this unit runs (a wrapper's
 // payload), inheriting its input and redirections.
