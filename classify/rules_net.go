@@ -322,13 +322,13 @@ func isSecretPathIn(cwd, v string) bool {
 	return false
 }
 
-// secretPath reports whether the path argument f of u points at
-// credentials, relative to the directory an earlier cd set.
-func (u *unit) secretPath(f field) bool {
+// secretPathIn reports whether the path argument f of u points at
+// credentials, relative to dir (the directory an earlier cd or -C set).
+func (u *unit) secretPathIn(dir string, f field) bool {
 	if f.dynPrefix {
 		return isSecretPath(f.val)
 	}
-	return isSecretPathIn(u.cwd, f.val)
+	return isSecretPathIn(dir, f.val)
 }
 
 // globComps reports whether the leading components of a path match the
@@ -364,7 +364,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 		return false
 	}
 	for _, r := range u.redirs {
-		if r.isFileRead() && u.secretPath(r.target) {
+		if r.isFileRead() && u.secretPathIn(u.cwd, r.target) {
 			return true
 		}
 	}
@@ -379,7 +379,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	// Only the code word itself: the operands after it are files the code
 	// is handed (awk 1 ~/.netrc, sh -c 'cat $0' ~/.aws/credentials).
 	for i, f := range u.args {
-		if !u.isCodeArg(i) && u.name != "eval" && u.secretPath(f) {
+		if !u.isCodeArg(i) && u.name != "eval" && u.secretPathIn(u.dirAt(i), f) {
 			return true
 		}
 	}

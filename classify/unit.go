@@ -327,14 +327,56 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 	return n
 }
 
-// resolve makes a relative path operand absolute (or home-relative) when an
-// earlier cd on the line says where the command runs: cd / && rm -rf *.
-func (u *unit) resolve(f field) field {
-	if u.cwd == "" || f.dynPrefix || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~") {
+// dirOptions are the options that make a program work in another
+// directory, so that the operands after them are relative to it (tar -C ~
+// -czf x.tgz .ssh reads ~/.ssh).
+var dirOptions = map[string][]string{
+	"tar": {"-C", "--directory"}, "gtar": {"-C", "--directory"}, "bsdtar": {"-C", "--cd"},
+	"git": {"-C"}, "make": {"-C", "--directory"}, "gmake": {"-C", "--directory"},
+}
+
+// dirAt returns the working directory in effect for the i-th argument:
+// the directory an earlier cd set, changed by the program's own -C DIR
+// options before it ("" = unknown).
+func (u *unit) dirAt(i int) string {
+	opts, ok := dirOptions[u.name]
+	if !ok || u.dynName {
+		return u.cwd
+	}
+	dir := u.cwd
+	for j := 0; j < i && j < len(u.args); j++ {
+		v := u.args[j].val
+		var d field
+		switch {
+		case contains(opts, v) && j+1 < i:
+			j++
+			d = u.args[j]
+		case strings.HasPrefix(v, "--") && strings.Contains(v, "=") && contains(opts, v[:strings.IndexByte(v, '=')]):
+			d = u.args[j]
+			d.val = v[strings.IndexByte(v, '=')+1:]
+		case v == "--":
+			return dir
+		default:
+			continue
+		}
+		if d.dyn {
+			dir = ""
+			continue
+		}
+		if dir != "" || strings.HasPrefix(d.val, "/") || strings.HasPrefix(d.val, "~") {
+			dir = cleanTarget(resolveIn(dir, d).val)
+		}
+	}
+	return dir
+}
+
+// resolveIn makes a relative path f relative to dir ("" = unknown).
+func resolveIn(dir string, f field) field {
+	if dir == "" || f.dynPrefix || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~") {
 		return f
 	}
 	g := f
-	g.val = u.cwd + "/" + f.val
+	g.val = dir + "/" + f.val
 	return g
 }
 
@@ -346,3 +388,7 @@ func (u *unit) chdir(dir field) {
 	}
 	u.cwd = cleanTarget(u.resolve(dir).val)
 }
+
+// resolve makes a relative path operand absolute (or home-relative) when an
+// earlier cd on the line says where the command runs: cd / && rm -rf *.
+func (u *unit) resolve(f field) field { return resolveIn(u.cwd, f) }
