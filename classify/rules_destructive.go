@@ -349,58 +349,167 @@ func matchDestructiveXargs(u *unit, _ *Classifier) bool {
 	return strings.HasPrefix(u.name, "mkfs")
 }
 
-// writeTargets returns the files a unit writes: write redirections, and the
-// destinations of tee, dd of=, cp/mv/install/ln, touch, truncate, sed -i,
+// writeTarget is a path a command writes. A tree target is a directory
+// the command fills or replaces wholesale (tar -x -C DIR, unzip -d DIR,
+// cp -r/mv/rsync into DIR): whatever lies below it may be written.
+type writeTarget struct {
+	f    field
+	tree bool
+}
+
+// operandWriters write (create, empty or remove) every operand.
+var operandWriters = newSet("tee", "touch", "truncate", "mkdir", "rm", "rmdir", "shred", "unlink", "srm", "wipe")
+
+// destWriters write their last operand (or -t DIR); treeDest says which
+// of them copy whole trees there (with tree options for cp and scp).
+var destWriters = newSet("cp", "mv", "install", "ln", "rsync", "scp", "gcp", "gmv")
+
+// writeTargets returns the files a unit writes, relative paths resolved
+// against the working directory an earlier cd (or tar -C) set: write
+// redirections, and the operands or destinations of tee, touch, truncate,
+// rm, shred, unlink, dd of=, cp/mv/install/ln/rsync, sed -i, perl -i,
+// tar (the archive it creates, the directory it extracts into), unzip -d,
 // curl -o and wget -O.
-func writeTargets(u *unit) []field {
-	var out []field
+func writeTargets(u *unit) []writeTarget {
+	var out []writeTarget
+	add := func(f field, tree bool) { out = append(out, writeTarget{u.resolve(f), tree}) }
 	for _, r := range u.redirs {
 		if r.isWrite() {
-			out = append(out, r.target)
+			add(r.target, false)
 		}
 	}
 	if u.kind != kCall || u.dynName {
 		return out
 	}
 	ops := u.operands()
+	switch {
+	case operandWriters.has(u.name):
+		for _, f := range ops {
+			add(f, false)
+		}
+		return out
+	case destWriters.has(u.name):
+		tree := u.name == "mv" || u.name == "gmv" || u.name == "rsync" ||
+			u.hasFlag("rRa", "--recursive", "--archive")
+		if t := optValue(u, "t", "--target-directory"); t != nil {
+			add(*t, tree)
+		} else if len(ops) > 1 || len(ops) == 1 && u.name == "ln" {
+			add(ops[len(ops)-1], tree)
+		}
+		if (u.name == "mv" || u.name == "gmv") && len(ops) > 1 {
+			for _, f := range ops[:len(ops)-1] {
+				add(f, false)
+			}
+		}
+		return out
+	}
 	switch u.name {
-	case "tee", "touch", "truncate", "mkdir", "rm", "rmdir", "shred", "unlink":
-		out = append(out, ops...)
 	case "dd":
 		for _, f := range u.args {
 			if strings.HasPrefix(f.val, "of=") {
 				g := f
 				g.val = f.val[3:]
-				out = append(out, g)
+				add(g, false)
 			}
 		}
-	case "cp", "mv", "install", "ln", "rsync", "scp":
-		if t := optValue(u, "t", "--target-directory"); t != nil {
-			out = append(out, *t)
-		} else if len(ops) > 0 {
-			out = append(out, ops[len(ops)-1])
-		}
-		if u.name == "mv" && len(ops) > 1 {
-			out = append(out, ops[:len(ops)-1]...)
-		}
-	case "sed", "perl":
-		if u.hasFlag("i", "--in-place") && len(ops) > 1 {
-			out = append(out, ops[1:]...)
+	case "sed", "gsed", "perl":
+		if u.hasFlag("i", "--in-place") && len(ops) > 0 {
+			// The first operand is the script or code, unless it came
+			// attached to its option (--expression=…, perl -pi -e'…').
+			first := 1
+			if u.name == "perl" && !codeOptionSeparate(u) || u.name != "perl" && hasPrefixArg(u, "--expression=") && !hasWord(u, "-e", "--expression", "-f", "--file") {
+				first = 0
+			}
+			for _, f := range ops[min(first, len(ops)):] {
+				add(f, false)
+			}
 		}
 	case "curl":
 		if t := optValue(u, "o", "--output"); t != nil {
-			out = append(out, *t)
+			add(*t, false)
 		}
 	case "wget":
 		if t := optValue(u, "O", "--output-document"); t != nil {
-			out = append(out, *t)
+			add(*t, false)
 		}
 	case "chmod", "chown", "chgrp":
 		if len(ops) > 1 {
-			out = append(out, ops[1:]...)
+			for _, f := range ops[1:] {
+				add(f, false)
+			}
 		}
 	case "find":
-		out = append(out, findWrites(u)...)
+		for _, f := range findWrites(u) {
+			add(f, false)
+		}
+	case "tar", "gtar", "bsdtar":
+		out = append(out, tarWrites(u)...)
+	case "unzip", "7z", "7za", "bsdunzip":
+		dir := field{val: "."}
+		if d := optValue(u, "d", ""); d != nil && u.name != "7z" && u.name != "7za" {
+			dir = *d
+		} else if d := optPrefix(u, "-o"); d != nil && (u.name == "7z" || u.name == "7za") {
+			dir = *d
+		}
+		add(dir, true)
+	}
+	return out
+}
+
+// codeOptionSeparate reports whether perl's code is a separate word: an
+// option cluster that ends in e or E (-e CODE, -pie CODE).
+func codeOptionSeparate(u *unit) bool {
+	for _, f := range u.args {
+		v := f.val
+		if len(v) > 1 && v[0] == '-' && v[1] != '-' && (v[len(v)-1] == 'e' || v[len(v)-1] == 'E') {
+			return true
+		}
+	}
+	return false
+}
+
+// optPrefix returns the value of an option written with its value
+// attached (7z -oDIR), or nil.
+func optPrefix(u *unit, opt string) *field {
+	for _, f := range u.args {
+		if strings.HasPrefix(f.val, opt) && len(f.val) > len(opt) {
+			g := f
+			g.val = f.val[len(opt):]
+			return &g
+		}
+	}
+	return nil
+}
+
+// tarWrites returns what tar writes: the archive it creates (-f), or the
+// directory it extracts into (-C, else the working directory).
+func tarWrites(u *unit) []writeTarget {
+	extract, create := false, false
+	for i, f := range u.args {
+		v := f.val
+		switch {
+		case v == "--extract" || v == "--get":
+			extract = true
+		case v == "--create" || v == "--append" || v == "--update":
+			create = true
+		case strings.HasPrefix(v, "--"):
+		case strings.HasPrefix(v, "-") || i == 0:
+			// -xzf, and the old style whose first word is the cluster (xf).
+			extract = extract || strings.ContainsRune(v, 'x')
+			create = create || strings.ContainsAny(v, "cru")
+		}
+	}
+	var out []writeTarget
+	if extract {
+		dir := u.dirAt(len(u.args))
+		if dir == "" {
+			dir = "."
+		}
+		out = append(out, writeTarget{field{val: dir}, true})
+	} else if create {
+		if f := optValue(u, "f", "--file"); f != nil && f.val != "-" {
+			out = append(out, writeTarget{u.resolve(*f), false})
+		}
 	}
 	return out
 }
@@ -444,29 +553,40 @@ func optValue(u *unit, short, long string) *field {
 	return nil
 }
 
+// systemTree reports whether a directory filled wholesale holds system
+// files: the root, or a directory above or at a system location.
+func systemTree(f field) bool {
+	if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
+		return false
+	}
+	c := cleanTarget(f.val)
+	if c == "/" {
+		return true
+	}
+	if !strings.HasPrefix(c, "/") {
+		return false
+	}
+	for _, p := range systemWritePrefixes {
+		if strings.HasPrefix(p, c+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func matchSystemWrite(u *unit, _ *Classifier) bool {
 	if u.kind != kCall {
 		return false
 	}
-	for _, r := range u.redirs {
-		if r.isWrite() && systemWriteTarget(r.target) {
-			return true
-		}
-	}
-	if u.dynName {
-		return false
-	}
 	switch u.name {
-	case "tee", "find":
-		targets := u.operands()
-		if u.name == "find" {
-			targets = findWrites(u)
-		}
-		for _, f := range targets {
-			if systemWriteTarget(f) {
+	case "chmod", "chown", "chgrp":
+		// Permission changes are file-permission's (and chmod-recursive-root's).
+		for _, r := range u.redirs {
+			if r.isWrite() && systemWriteTarget(u.resolve(r.target)) {
 				return true
 			}
 		}
+		return false
 	case "sysctl":
 		// sysctl -w key=value writes /proc/sys.
 		for _, f := range u.operands() {
@@ -474,24 +594,24 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 				return true
 			}
 		}
-		return u.hasFlag("wp", "--write", "--load", "--system")
-	case "dd":
-		for _, f := range u.args {
-			if strings.HasPrefix(f.val, "of=") {
-				g := f
-				g.val = f.val[3:]
-				if systemWriteTarget(g) && !isBlockDevice(g.val) {
-					return true
-				}
-			}
+		if u.hasFlag("wp", "--write", "--load", "--system") {
+			return true
+		}
+	}
+	for _, t := range writeTargets(u) {
+		if u.name == "dd" && isBlockDevice(t.f.val) && !u.dynName {
+			continue // disk-wipe's
+		}
+		if systemWriteTarget(t.f) || t.tree && systemTree(t.f) {
+			return true
 		}
 	}
 	return false
 }
 
 func matchProtectedWrite(u *unit, c *Classifier) bool {
-	for _, f := range writeTargets(u) {
-		if protectedMatch(c.protected, f.val) {
+	for _, t := range writeTargets(u) {
+		if protectedMatch(c.protected, t.f.val) {
 			return true
 		}
 	}

@@ -363,9 +363,8 @@ func (u *unit) dirAt(i int) string {
 			dir = ""
 			continue
 		}
-		if dir != "" || strings.HasPrefix(d.val, "/") || strings.HasPrefix(d.val, "~") {
-			dir = cleanTarget(resolveIn(dir, d).val)
-		}
+		// Relative to an unknown directory, the path stays relative.
+		dir = cleanTarget(resolveIn(dir, d).val)
 	}
 	return dir
 }
