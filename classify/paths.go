@@ -290,10 +290,15 @@ func validGlob(g string) error {
 }
 
 // protectedMatch reports whether the path v (as written) falls under one of
-// the protected globs.
-func protectedMatch(globs []string, v string) bool {
+// the protected globs; with tree (a directory filled wholesale) also
+// whether it is a parent of one (.git for .git/hooks). With fold, case is
+// ignored.
+func protectedMatch(globs []string, v string, tree, fold bool) bool {
 	if v == "" {
 		return false
+	}
+	if fold {
+		v = strings.ToLower(v)
 	}
 	c := v
 	if !strings.HasPrefix(v, "~") {
@@ -304,22 +309,30 @@ func protectedMatch(globs []string, v string) bool {
 	comps := strings.Split(strings.TrimPrefix(c, "/"), "/")
 	abs := strings.HasPrefix(c, "/")
 	for _, g := range globs {
+		if fold {
+			g = strings.ToLower(g)
+		}
 		gAbs := strings.HasPrefix(g, "/")
 		gHome := strings.HasPrefix(g, "~/")
 		gc := strings.Split(strings.Trim(strings.TrimPrefix(g, "~"), "/"), "/")
-		switch {
-		case gAbs:
-			if abs && matchComps(gc, comps, true) {
-				return true
-			}
-		case gHome:
-			if len(comps) > 0 && comps[0] == "~" && matchComps(gc, comps[1:], true) {
-				return true
-			}
-		default:
-			for i := range comps {
-				if matchComps(gc, comps[i:], true) {
+		// The glob itself, and with tree each of its proper prefixes
+		// matched exactly (the path is a parent of what it protects).
+		for k := len(gc); k >= 1 && (k == len(gc) || tree); k-- {
+			g, prefix := gc[:k], k == len(gc)
+			switch {
+			case gAbs:
+				if abs && matchComps(g, comps, prefix) {
 					return true
+				}
+			case gHome:
+				if len(comps) > 0 && comps[0] == "~" && matchComps(g, comps[1:], prefix) {
+					return true
+				}
+			default:
+				for i := range comps {
+					if matchComps(g, comps[i:], prefix) {
+						return true
+					}
 				}
 			}
 		}

@@ -611,13 +611,13 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 
 func matchProtectedWrite(u *unit, c *Classifier) bool {
 	for _, t := range writeTargets(u) {
-		if protectedMatch(c.protected, t.f.val) {
+		if protectedMatch(c.protected, t.f.val, t.tree, c.foldCase) {
 			return true
 		}
 	}
 	if u.kind == kCall && u.name == "git" {
 		// git config writes .git/config; git hooks are files under .git/hooks.
-		if sub, _ := gitSub(u); sub == "config" && gitConfigWrites(u) && protectedMatch(c.protected, ".git/config") {
+		if sub, _ := gitSub(u); sub == "config" && gitConfigWrites(u) && protectedMatch(c.protected, ".git/config", false, false) {
 			return true
 		}
 	}
