@@ -304,6 +304,13 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
 			if t.src.traits&trProcSubst == 0 {
 				s.traits |= trFile
 			}
+			if text, ok := a.files[cleanTarget(t.val)]; ok && !t.dyn {
+				// Written (or downloaded) earlier on the line: bash < a.
+				s = literal(text)
+				if text == downloaded {
+					s = stream{traits: trDownload}
+				}
+			}
 			stdin = &s
 		}
 	}

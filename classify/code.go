@@ -13,6 +13,7 @@ type codeFacts struct {
 	downloadExec bool // downloads code and executes it
 	deleteRoot   bool // recursively deletes /, a home or a system directory
 	dynamic      bool // the code itself is only known at run time
+	runsInput    bool // runs its input as shell commands (awk '{system($0)}', print | "sh")
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -140,6 +141,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 	if lang == "awk" {
 		// awk: system("cmd"), "cmd" | getline, print | "cmd"
 		shells = append(shells, awkPipes(code)...)
+		f.runsInput = awkRunsInput().MatchString(code)
 	}
 	if lang == "powershell" {
 		if _, err := parse(code); err == nil {
@@ -155,6 +157,7 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.decodeExec = f.decodeExec || o.decodeExec
 	f.downloadExec = f.downloadExec || o.downloadExec
 	f.deleteRoot = f.deleteRoot || o.deleteRoot
+	f.runsInput = f.runsInput || o.runsInput
 }
 
 // homeExprs are expressions that evaluate to the home directory.
@@ -346,6 +349,10 @@ func awkPipes(code string) []string {
 	}
 	return out
 }
+
+// awkRunsInput matches awk code that hands what it reads to a shell:
+// system() of a non-literal, or printing into a pipe to a shell.
+var awkRunsInput = lazyRegexp(`system\s*\(\s*[^"\s)]|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
 
 // readLiteralMaybe reads a quoted literal at the start of s, if any.
 func readLiteralMaybe(s string) (string, int) {

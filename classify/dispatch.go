@@ -18,6 +18,9 @@ func (a *analyzer) run(u *unit) stream {
 		return stream{traits: trUnknown}
 	}
 	out, judge := a.dispatch(u)
+	if u.script == nil && readsCodeFromStdin(u) {
+		a.codeFromInput(u, u.in)
+	}
 	if judge || (u.script != nil && u.script.execRule() != "") {
 		a.emit(u)
 	}

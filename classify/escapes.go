@@ -119,12 +119,23 @@ func (a *analyzer) runSed(u *unit) (stream, bool) {
 		for _, m := range sedExec().FindAllStringSubmatch(s.val, -1) {
 			a.shellString(u, field{val: m[1]})
 		}
-		if sedSubstExec(s.val) {
-			u.script = &stream{traits: trUnknown}
+		if sedSubstExec(s.val) || sedBareExec().MatchString(s.val) {
+			// The pattern space runs: the input's lines, edited.
+			in := u.in
+			if !u.piped {
+				in = stream{}
+			}
+			in.textKnown = false
+			in.traits |= trUnknown
+			u.script = &in
 		}
 	}
 	return a.produce(u), true
 }
+
+// sedBareExec finds GNU sed's e command without a command: it runs the
+// pattern space.
+var sedBareExec = lazyRegexp(`(?m)(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\s*e\s*(?:$|[;}\n])`)
 
 // sedSubstExec reports whether a sed script has an s command with the e flag.
 func sedSubstExec(s string) bool {

@@ -61,6 +61,12 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 		ops = append(ops, f)
 	}
 	switch {
+	case cflag && u.viaXargs && (len(ops) == 0 || strings.TrimSpace(ops[0].val) == "{}"):
+		// xargs -0 sh -c, xargs -I{} sh -c {}: the code is xargs' input.
+		if len(ops) > 0 {
+			u.markCode(ops[0])
+		}
+		return a.codeFromInput(u, u.argsIn), true
 	case cflag:
 		if len(ops) == 0 {
 			return stream{traits: trUnknown}, true
@@ -98,6 +104,79 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 		}
 	}
 	return stream{traits: trUnknown | trShellOut}, true
+}
+
+// codeFromInput records that u runs the data in as shell code (curl … |
+// xargs -0 sh -c, … | sed e): a known text is classified as if it ran,
+// anything else by where it came from.
+func (a *analyzer) codeFromInput(u *unit, in stream) stream {
+	s := in
+	if !s.textKnown && s.traits == 0 {
+		s.traits = trUnknown
+	}
+	u.script = &s
+	if s.textKnown {
+		a.script(s.text, nil)
+	}
+	return stream{traits: trUnknown | trShellOut}
+}
+
+// stdinCodeSinks are programs that, given these consecutive words, run
+// code read from standard input ("-" stands for /dev/stdin and its
+// aliases too); no words: whenever the input is piped.
+var stdinCodeSinks = map[string][][]string{
+	"deno": {{"run", "-"}}, "bun": {{"run", "-"}, {"-"}}, "pwsh": {{"-"}, {"-File", "-"}, {"-f", "-"}},
+	"powershell": {{"-"}, {"-File", "-"}}, "jshell": {nil}, "gdb": {{"-x", "-"}, {"--command", "-"}, {"-ex", "source -"}},
+	"vim": {{"-s", "-"}, {"-S", "-"}}, "nvim": {{"-s", "-"}, {"-S", "-"}}, "vi": {{"-s", "-"}, {"-S", "-"}},
+	"ex": {nil}, "make": {{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, "gmake": {{"-f", "-"}, {"--file", "-"}},
+	"tclsh": {{"-"}}, "osascript": {{"-"}}, "Rscript": {{"-"}},
+}
+
+// stdinWord maps the names of standard input to "-".
+func stdinWord(v string) string {
+	switch v {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return "-"
+	}
+	if k, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(k, "--") {
+		return k + " " + stdinWord(val)
+	}
+	return v
+}
+
+// readsCodeFromStdin reports whether u runs code from its piped input.
+func readsCodeFromStdin(u *unit) bool {
+	seqs, ok := stdinCodeSinks[u.name]
+	if !ok || !u.piped || u.dynName {
+		return false
+	}
+	var words []string
+	for _, f := range u.args {
+		w := stdinWord(f.val)
+		if k, v, ok := strings.Cut(w, " "); ok && strings.HasPrefix(k, "--") {
+			words = append(words, k, v)
+			continue
+		}
+		words = append(words, w)
+	}
+	for _, seq := range seqs {
+		if len(seq) == 0 {
+			return true
+		}
+		for i := 0; i+len(seq) <= len(words); i++ {
+			match := true
+			for j, w := range seq {
+				if words[i+j] != w {
+					match = false
+					break
+				}
+			}
+			if match {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // interpSpec says where an interpreter takes inline code from.
@@ -257,6 +336,9 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case spec.progArg && len(ops) > 0 && !progFile(args):
 		u.markCode(ops[0])
 		a.code(u, spec.lang, ops[0])
+		if u.code.runsInput && u.piped && u.script == nil {
+			a.codeFromInput(u, u.in)
+		}
 	case len(ops) > 0:
 		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && text != downloaded {
 			a.codeText(u, spec.lang, text) // a script written earlier on the line

@@ -43,6 +43,7 @@ type unit struct {
 	codeArg    int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
 	selfSpawn  bool       // kFuncDecl/kLoop: spawns copies of itself
 	viaXargs   bool       // arguments also come from standard input (xargs)
+	argsIn     stream     // with viaXargs: the input xargs turns into arguments
 	findRoots  []field    // starting points when run by find -exec
 	info       string     // detail for pseudo units
 	fromIFS    bool       // the program word came from $IFS splitting
@@ -319,6 +320,10 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		viaXargs:  u.viaXargs,
 		findRoots: u.findRoots,
 		cwd:       u.cwd,
+		argsIn:    u.argsIn,
+	}
+	if wrapper == "xargs" {
+		n.argsIn = u.in
 	}
 	if len(fields) > 0 {
 		n.setProgram(fields[0])
