@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -14,6 +15,8 @@ type codeFacts struct {
 	deleteRoot   bool // recursively deletes /, a home or a system directory
 	dynamic      bool // the code itself is only known at run time
 	runsInput    bool // runs its input as shell commands (awk '{system($0)}', print | "sh")
+	dynDelete    bool // recursively deletes a path only known at run time (shutil.rmtree(p))
+	kill         bool // sends a signal to a process (os.kill, process.kill, perl kill)
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -61,7 +64,7 @@ var commandCalls = sync.OnceValue(func() map[string][]callSpec {
 			{"getstatusoutput", true}, {"Popen", true}, {"subprocess.run", true}, {"subprocess.call", true},
 			{"shell_exec", true}, {"passthru", true}, {"proc_open", true}, {"os.execute", true}, {"io.popen", true},
 			{"do shell script", true}, {"system2", true}, {"execv", true}, {"execvp", true}, {"execl", true}, {"execlp", true}},
-		"python":      {{"exec", false}, {"eval", false}},
+		"python":      {{"exec", false}, {"eval", false}, {"call", true}, {"run", true}},
 		"perl":        {{"exec", true}, {"qx", true}},
 		"ruby":        {{"exec", true}, {"%x", true}},
 		"php":         {{"exec", true}},
@@ -99,14 +102,20 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 		f.downloadExec = true
 	}
 	for _, name := range deleteCalls {
-		for _, arg := range callArgs(code, name) {
-			if len(arg) > 0 && criticalTarget(field{val: arg[0]}) {
+		for _, c := range callArgs(code, name) {
+			switch {
+			case len(c.lits) > 0 && !c.dyn && criticalTarget(field{val: c.lits[0]}):
 				f.deleteRoot = true
+			case c.call && (len(c.lits) == 0 || c.dyn):
+				f.dynDelete = true // rmtree(path), rmSync(dir + "/x")
 			}
 		}
 		if deletesHome(code, name) {
 			f.deleteRoot = true
 		}
+	}
+	if re, ok := killCalls()[lang]; ok && re.MatchString(code) {
+		f.kill = true
 	}
 	if lang == "tcl" || lang == "expect" {
 		for _, line := range strings.FieldsFunc(code, func(r rune) bool { return r == '\n' || r == ';' }) {
@@ -120,7 +129,13 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 	}
 	specs := append(append([]callSpec(nil), commandCalls()[""]...), commandCalls()[lang]...)
 	for _, cs := range specs {
-		for _, lits := range callArgs(code, cs.name) {
+		for _, c := range callArgs(code, cs.name) {
+			lits := c.lits
+			if c.dyn {
+				// os.system("r"+"m -rf /"): the command is put together
+				// at run time; its known start is still classified.
+				f.dynamic = true
+			}
 			switch {
 			case len(lits) == 0:
 			case !cs.shell:
@@ -157,7 +172,10 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.decodeExec = f.decodeExec || o.decodeExec
 	f.downloadExec = f.downloadExec || o.downloadExec
 	f.deleteRoot = f.deleteRoot || o.deleteRoot
+	f.dynamic = f.dynamic || o.dynamic
 	f.runsInput = f.runsInput || o.runsInput
+	f.dynDelete = f.dynDelete || o.dynDelete
+	f.kill = f.kill || o.kill
 }
 
 // homeExprs are expressions that evaluate to the home directory.
@@ -187,11 +205,21 @@ func deletesHome(code, name string) bool {
 	}
 }
 
+// callMatch is one call found in code: the string literals that start its
+// argument list; whether a literal is joined to something computed (dyn:
+// "r"+"m", 'a' . $x, "%s" % x); and whether an argument list follows the
+// name at all (call: name(…), not `from shutil import rmtree`).
+type callMatch struct {
+	lits []string
+	dyn  bool
+	call bool
+}
+
 // callArgs finds every call of name in code and returns, for each, the
 // string literals that start its argument list: name("a"), name ["a","b"],
 // name("a", ["b"]), name 'a', "a", qx{…}.
-func callArgs(code, name string) [][]string {
-	var out [][]string
+func callArgs(code, name string) []callMatch {
+	var out []callMatch
 	for off := 0; off < len(code); {
 		i := strings.Index(code[off:], name)
 		if i < 0 {
@@ -205,14 +233,16 @@ func callArgs(code, name string) [][]string {
 		rest := code[off:]
 		if name == "qx" || name == "%x" {
 			if s, ok := delimited(rest); ok {
-				out = append(out, []string{s})
+				out = append(out, callMatch{lits: []string{s}, call: true})
 			}
 			continue
 		}
 		if len(rest) > 0 && isIdent(rest[0]) {
 			continue
 		}
-		out = append(out, literals(rest))
+		lits, dyn := literals(rest)
+		t := strings.TrimLeft(rest, " \t")
+		out = append(out, callMatch{lits: lits, dyn: dyn, call: strings.HasPrefix(t, "(") || strings.HasPrefix(t, "$")})
 	}
 	return out
 }
@@ -221,9 +251,9 @@ func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.'
 }
 
-// literals reads the string literals at the start of an argument list.
-func literals(s string) []string {
-	var out []string
+// literals reads the string literals at the start of an argument list;
+// dyn reports a literal joined to something else (+, ., %).
+func literals(s string) (out []string, dyn bool) {
 	i := 0
 	skip := func() {
 		for i < len(s) && strings.IndexByte(" \t\n([,", s[i]) >= 0 {
@@ -236,19 +266,25 @@ func literals(s string) []string {
 			i++
 		}
 		if i >= len(s) || (s[i] != '"' && s[i] != '\'' && s[i] != '`') {
-			return out
+			return out, false
 		}
 		lit, n := readLiteral(s[i:])
 		if n == 0 {
-			return out
+			return out, false
 		}
 		out = append(out, lit)
 		i += n
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i < len(s) && strings.IndexByte("+.%", s[i]) >= 0 {
+			return out, true
+		}
 		for i < len(s) && (s[i] == ' ' || s[i] == ']' || s[i] == '\t') {
 			i++
 		}
 		if i >= len(s) || s[i] != ',' {
-			return out
+			return out, false
 		}
 	}
 }
@@ -353,6 +389,22 @@ func awkPipes(code string) []string {
 // awkRunsInput matches awk code that hands what it reads to a shell:
 // system() of a non-literal, or printing into a pipe to a shell.
 var awkRunsInput = lazyRegexp(`system\s*\(\s*[^"\s)]|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
+
+// killCalls match code that sends a signal to a process, per language.
+var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
+	m := map[string]*regexp.Regexp{}
+	for lang, expr := range map[string]string{
+		"python": `\bos\.kill(pg)?\s*\(`,
+		"node":   `\bprocess\.kill\s*\(`,
+		"ruby":   `\bProcess\.kill\s*\(?`,
+		"perl":   `\bkill\s*\(?\s*['"]?-?\w+['"]?\s*,`,
+		"php":    `\bposix_kill\s*\(`,
+		"lua":    `\bposix\.kill\s*\(|signal\.kill\s*\(`,
+	} {
+		m[lang] = regexp.MustCompile(expr)
+	}
+	return m
+})
 
 // readLiteralMaybe reads a quoted literal at the start of s, if any.
 func readLiteralMaybe(s string) (string, int) {

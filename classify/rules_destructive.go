@@ -120,6 +120,9 @@ func matchRecursiveDeleteRoot(u *unit, _ *Classifier) bool {
 // ("$DIR", "$(cmd)"), or a run-time prefix that an empty value would turn
 // into one ("$X/", "$X"/*, "$PREFIX/etc" — not "$TMPDIR/x").
 func matchDynamicDelete(u *unit, _ *Classifier) bool {
+	if u.code != nil && u.code.dynDelete {
+		return true
+	}
 	for _, f := range deleteTargets(u) {
 		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
 			if b := cleanTarget(f.bare); b == "" || b == "." || b == "/" || b == "~" || criticalTarget(field{val: b}) && !topLevelOnly(b) {

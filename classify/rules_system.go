@@ -421,6 +421,9 @@ func killsOwnJobsOnly(u *unit) bool {
 }
 
 func matchProcessKill(u *unit, _ *Classifier) bool {
+	if u.code != nil && u.code.kill {
+		return true
+	}
 	if !u.is(killCmds) {
 		return false
 	}
