@@ -367,6 +367,10 @@ var operandWriters = newSet("tee", "touch", "truncate", "mkdir", "rm", "rmdir", 
 // of them copy whole trees there (with tree options for cp and scp).
 var destWriters = newSet("cp", "mv", "install", "ln", "rsync", "scp", "gcp", "gmv")
 
+// otherWriters are the other programs writeTargets knows.
+var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", "chown", "chgrp", "find",
+	"tar", "gtar", "bsdtar", "unzip", "7z", "7za", "bsdunzip")
+
 // writeTargets returns the files a unit writes, relative paths resolved
 // against the working directory an earlier cd (or tar -C) set: write
 // redirections, and the operands or destinations of tee, touch, truncate,
@@ -381,7 +385,7 @@ func writeTargets(u *unit) []writeTarget {
 			add(r.target, false)
 		}
 	}
-	if u.kind != kCall || u.dynName {
+	if u.kind != kCall || u.dynName || !operandWriters.has(u.name) && !destWriters.has(u.name) && !otherWriters.has(u.name) {
 		return out
 	}
 	ops := u.operands()

@@ -222,15 +222,16 @@ var secretPathsByTop = sync.OnceValue(func() map[string][][]string {
 // recognised at the start of a relative path when the working directory is
 // unknown (it may be the home): the dot-directories (.aws/credentials,
 // .config/gh/hosts.yml), and multi-component entries themselves. A bare
-// .npmrc or .ssh in a project is left alone.
-var relativeStores = sync.OnceValue(func() [][]string {
-	var out [][]string
+// .npmrc or .ssh in a project is left alone. Indexed by first component.
+var relativeStores = sync.OnceValue(func() map[string][][]string {
+	m := map[string][][]string{}
 	for _, p := range credpaths.Home {
 		if strings.HasPrefix(p, ".") {
-			out = append(out, strings.Split(p, "/"))
+			sp := strings.Split(p, "/")
+			m[sp[0]] = append(m[sp[0]], sp)
 		}
 	}
-	return out
+	return m
 })
 
 // secretNames are file names that hold private keys or tokens wherever
@@ -279,7 +280,16 @@ func isSecretPathIn(cwd, v string) bool {
 	if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
 		v = v[i+1:]
 	}
-	if cwd != "" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && v != "-" {
+	if strings.HasPrefix(v, "-") {
+		return secretNames.has(path.Base(v)) // an option (-i~/.ssh/id_rsa)
+	}
+	relative := !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~")
+	if relative && cwd != "" {
+		if cwd[0] != '/' && cwd[0] != '~' && cwd[0] != '.' {
+			// Below a directory named relative to an unknown one (cd
+			// src): not a home, so only secret file names count.
+			return secretNames.has(path.Base(v))
+		}
 		v = cwd + "/" + v
 	}
 	c := v
@@ -303,7 +313,16 @@ func isSecretPathIn(cwd, v string) bool {
 		for len(comps) > 0 && comps[0] == ".." {
 			comps = comps[1:]
 		}
-		for _, sp := range relativeStores() {
+		if len(comps) < 2 {
+			return false
+		}
+		cands := relativeStores()[comps[0]]
+		if strings.ContainsAny(comps[0], "*?[") {
+			for _, l := range relativeStores() {
+				cands = append(cands, l...)
+			}
+		}
+		for _, sp := range cands {
 			if (len(comps) > len(sp) || len(sp) > 1 && len(comps) == len(sp)) && globComps(sp, comps) {
 				return true
 			}
