@@ -112,7 +112,9 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 func (a *analyzer) codeFromInput(u *unit, in stream) stream {
 	s := in
 	if !s.textKnown && s.traits == 0 {
-		s.traits = trUnknown
+		// Nothing is known of the input (a terminal, or the standard
+		// input of an enclosing bash -c): as for the program alone.
+		return stream{traits: trUnknown | trShellOut}
 	}
 	u.script = &s
 	if s.textKnown {
