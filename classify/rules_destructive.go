@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Matchers for the destructive families: deletes, disks, formats,
 // partitions, permissions, find, xargs and writes to system files.
@@ -400,8 +403,13 @@ func writeTargets(u *unit) []writeTarget {
 			u.hasFlag("rRa", "--recursive", "--archive")
 		if t := optValue(u, "t", "--target-directory"); t != nil {
 			add(*t, tree)
-		} else if len(ops) > 1 || len(ops) == 1 && u.name == "ln" {
+		} else if len(ops) > 1 {
 			add(ops[len(ops)-1], tree)
+		} else if len(ops) == 1 && u.name == "ln" {
+			// ln -s TARGET: the link is made in the working directory.
+			g := ops[0]
+			g.val = path.Base(g.val)
+			add(g, false)
 		}
 		if (u.name == "mv" || u.name == "gmv") && len(ops) > 1 {
 			for _, f := range ops[:len(ops)-1] {
