@@ -387,8 +387,10 @@ func awkPipes(code string) []string {
 }
 
 // awkRunsInput matches awk code that hands what it reads to a shell:
-// system() of a non-literal, or printing into a pipe to a shell.
-var awkRunsInput = lazyRegexp(`system\s*\(\s*[^"\s)]|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
+// system() of anything but a plain literal (system($0), system("sh -c "
+// $1)), a field run as a command ($0 | getline), or printing into a pipe
+// to a shell.
+var awkRunsInput = lazyRegexp(`system\s*\(\s*([^"\s)]|"[^"]*"\s*[^\s)])|\$\w*\s*\|\s*getline|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
 
 // killCalls match code that sends a signal to a process, per language.
 var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
