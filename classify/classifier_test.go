@@ -443,6 +443,7 @@ func TestRootsHome(t *testing.T) {
 		{"echo x > /root/proj/out.txt", Sandboxed, Forbidden},
 		{"echo x > /root/.ssh/authorized_keys", Forbidden, Forbidden},
 		{"echo x > /etc/passwd", Forbidden, Forbidden},
+		{"rm -rf /root/.cache", Sandboxed, Forbidden},
 	} {
 		want := tc.asOther
 		if root {
