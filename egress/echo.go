@@ -22,15 +22,18 @@ import (
 // carry a credential: a header whose name (in lower case, _ read as -)
 // is one of them or ends in "-" and one of them may get a value
 // (Authorization, X-Api-Key, Private-Token, X-Goog-Api-Key, Xi-Api-Key,
-// X-Vault-Token, Ocp-Apim-Subscription-Key, X-Client-Secret, …). A bare
-// "key" is not a shape: many headers named for a key are no secret and
-// are stored or repeated by servers.
+// X-Vault-Token, Ocp-Apim-Subscription-Key, X-Client-Secret, …).
 var credentialHeaderShapes = []string{
 	"authorization", "auth",
 	"api-key", "apikey", "access-key", "secret-key", "auth-key", "app-key", "application-key",
 	"subscription-key", "license-key", "private-key", "master-key", "admin-key", "account-key", "service-key",
 	"token", "secret", "password", "passwd", "credential", "credentials",
 }
+
+// credentialHeaderSuffixes count only after a prefix: X-RapidAPI-Key,
+// X-Functions-Key, X-Appwrite-Key carry API keys, while a header named Key
+// alone is no credential's.
+var credentialHeaderSuffixes = []string{"key"}
 
 // notCredentialHeaders are header names of a credential's shape that carry
 // none, and that servers store and repeat (idempotency keys come back in
@@ -39,7 +42,7 @@ var credentialHeaderShapes = []string{
 // (Sec-WebSocket-Key is a nonce the server answers with a hash of).
 var notCredentialHeaders = []string{
 	"idempotency-key", "x-idempotency-key", "idempotency-token", "x-idempotency-token",
-	"cache-key", "x-cache-key",
+	"cache-key", "x-cache-key", "request-key", "x-request-key", "x-forwarded-key",
 	"csrf-token", "x-csrf-token", "xsrf-token", "x-xsrf-token",
 	"page-token", "next-page-token", "x-page-token", "x-next-page-token",
 	"continuation-token", "x-continuation-token", "x-ms-continuation-token",
@@ -56,6 +59,8 @@ func isCredentialHeader(k string) bool {
 	}
 	return slices.ContainsFunc(credentialHeaderShapes, func(s string) bool {
 		return k == s || strings.HasSuffix(k, "-"+s)
+	}) || slices.ContainsFunc(credentialHeaderSuffixes, func(s string) bool {
+		return strings.HasSuffix(k, "-"+s)
 	})
 }
 

@@ -529,6 +529,7 @@ func TestIsCredentialHeader(t *testing.T) {
 		"Ocp-Apim-Subscription-Key": true, "X_apikey": true, "X-Client-Secret": true,
 		"Dd-Application-Key": true, "X-Shopify-Access-Token": true, "X-Amz-Security-Token": true,
 		"X-Auth-Key": true, "Apikey": true, "x-api-key": true, "X-Api-Secret": true, "X-Auth": true,
+		"X-RapidAPI-Key": true, "X-Functions-Key": true, "X-Appwrite-Key": true, "X-Key": true,
 		// Headers servers store or repeat, or that carry no credential.
 		"Origin": false, "Referer": false, "Cookie": false, "User-Agent": false, "X-Request-Id": false,
 		"Accept-Encoding": false, "X-Keyboard-Layout": false, "X-Honeycomb-Team": false,
