@@ -399,7 +399,7 @@ func checkWritable(field string, ps []string) error {
 		r := resolvePath(p)
 		name := fmt.Sprintf("%s[%d]", field, i)
 		if err := policy.CheckWritableRoot(r); err != nil {
-			if r != filepath.Clean(p) {
+			if abs, _ := filepath.Abs(p); r != abs {
 				return configErr(name, "%s is a symbolic link to /; %v", p, err)
 			}
 			return configErr(name, "%v", err)

@@ -5,6 +5,7 @@ package agentbox
 import (
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -95,5 +96,20 @@ func untrustedLink(q string) bool {
 	if dir.Mode&syscall.S_ISVTX != 0 {
 		return false
 	}
-	return dir.Mode&0o002 != 0 || dir.Mode&0o020 != 0 && dir.Gid != 0 && dir.Gid != uint32(os.Getegid())
+	return dir.Mode&0o002 != 0 || dir.Mode&0o020 != 0 && dir.Gid != 0 && !ownGroup(dir.Gid)
+}
+
+// ownGroup reports whether gid is the caller's personal group (the
+// user-private-group scheme: the group named as the user, whose members
+// are the user alone), whose write permission gives no one else anything.
+func ownGroup(gid uint32) bool {
+	if gid != uint32(os.Getegid()) {
+		return false
+	}
+	u, err := user.Current()
+	if err != nil {
+		return false
+	}
+	g, err := user.LookupGroupId(strconv.FormatUint(uint64(gid), 10))
+	return err == nil && g.Name == u.Username
 }

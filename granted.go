@@ -140,10 +140,20 @@ func recordGranted(roots []string) error {
 			_, err := os.Lstat(g.path)
 			return os.IsNotExist(err)
 		})
-		if err := f.Truncate(0); err != nil {
+		// Rewritten in place and cut to length after: a write that fails
+		// half-way leaves old entries behind (the safe side), never an
+		// empty record.
+		var buf bytes.Buffer
+		for _, g := range all {
+			buf.WriteString(g.line())
+		}
+		if _, err := f.WriteAt(buf.Bytes(), 0); err != nil {
 			return fmt.Errorf("record writable roots: %w", err)
 		}
-		add = all
+		if err := f.Truncate(int64(buf.Len())); err != nil {
+			return fmt.Errorf("record writable roots: %w", err)
+		}
+		return f.Sync()
 	}
 	var buf bytes.Buffer
 	for _, g := range add {
@@ -174,12 +184,16 @@ func readGranted(f *os.File) ([]grantedRoot, error) {
 	}
 	var out []grantedRoot
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20) // a quoted path is at most a few KiB
 	for sc.Scan() {
 		if g, ok := parseGranted(sc.Text()); ok {
 			out = append(out, g)
 		}
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w (the record is damaged: remove it to start a new one, which forgets the directories granted before)", f.Name(), err)
+	}
+	return out, nil
 }
 
 // plantArea is where a command may have planted a link: inside the call's

@@ -48,6 +48,8 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			return nil, err
 		}
 		cmd.Dir = dir
+	} else if o.dir == "" {
+		o.dir = cmd.Dir // named by the caller: checked as WithWorkingDir is
 	}
 	res := new(resolver) // one per call: the lists share their parents' lookups
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {

@@ -23,16 +23,23 @@ import (
 //     another preferred source, the IPv6 subnet-router anycast address;
 //   - broadcast and multicast routes reach this host and its neighbours;
 //   - unicast routes leave the host; unreachable, blackhole and prohibit
-//     routes (IPv6 answers them as routes) drop the packet, so there is
-//     nothing to reach and the dial fails by itself.
+//     routes (IPv6 answers them as routes, IPv4 as errors: EACCES for
+//     prohibit, passed; EINVAL for blackhole, refused as a failed lookup)
+//     drop the packet, so there is nothing to reach.
 //
 // Any other route type, and any failure to ask or to read the answer, is
 // an error: the caller refuses the address rather than guess.
 func routeClass(a netip.Addr) (string, error) {
 	typ, err := routeType(a)
 	switch {
-	case errors.Is(err, unix.ENETUNREACH), errors.Is(err, unix.EHOSTUNREACH):
-		return "", nil // no route: nothing to reach, here or elsewhere
+	case errors.Is(err, unix.ENETUNREACH), errors.Is(err, unix.EHOSTUNREACH), errors.Is(err, unix.EACCES):
+		// No route, or an IPv4 prohibit route: nothing to reach, here or
+		// elsewhere.
+		return "", nil
+	case errors.Is(err, unix.EINVAL):
+		// IPv4 answers a blackhole route so; refused, since the answer
+		// cannot be told from a malformed question.
+		return "", fmt.Errorf("the kernel refused to route %s (an IPv4 blackhole route answers so): %w", a, err)
 	case err != nil:
 		return "", err
 	}

@@ -138,6 +138,10 @@ func New(cfg Config) (*Proxy, error) {
 	if maxHeld <= 0 {
 		maxHeld = DefaultMaxHeldBodyBytes
 	}
+	if maxHeld < maxHeldBody {
+		// A body the proxy must hold whole would never find room.
+		return nil, fmt.Errorf("egress: MaxHeldBodyBytes %d is below %d, the largest body held whole for checking; raise it", maxHeld, maxHeldBody)
+	}
 	p.bodies = newBodyBudget(maxHeld)
 	if len(cfg.Credentials) > 0 {
 		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
