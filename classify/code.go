@@ -277,7 +277,7 @@ func literals(s string) (out []string, dyn bool) {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 			i++
 		}
-		if i < len(s) && strings.IndexByte("+.%", s[i]) >= 0 {
+		if i < len(s) && joins(s[i:]) {
 			return out, true
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == ']' || s[i] == '\t') {
@@ -287,6 +287,19 @@ func literals(s string) (out []string, dyn bool) {
 			return out, false
 		}
 	}
+}
+
+// joins reports whether s, just after a literal, joins it to something
+// computed: + or % (Python, JavaScript), or a Perl or PHP "." followed by
+// a space, a quote or a variable. A method call ("…".split()) is no join.
+func joins(s string) bool {
+	switch s[0] {
+	case '+', '%':
+		return true
+	case '.':
+		return len(s) > 1 && strings.IndexByte(" \t\"'$", s[1]) >= 0
+	}
+	return false
 }
 
 // readLiteral reads one quoted literal and returns its value and length.

@@ -409,9 +409,14 @@ func (a *analyzer) runSet(u *unit) (stream, bool) {
 // runGlobNames classifies a program word with a glob in its name as every
 // known program the glob matches (/usr/bin/r? -rf / is rm -rf /); the most
 // severe one decides. The word itself stays a program only known at run
-// time (eval-exec), whether or not anything matched.
+// time (eval-exec), whether or not anything matched. A glob in a relative
+// directory (bin/n*, ./s*) names the project's own files, not the system's
+// programs: it stays eval-exec only.
 func (a *analyzer) runGlobNames(u *unit) {
 	dir := u.prog[:strings.LastIndexAny(u.prog, `/\`)+1]
+	if dir != "" && !strings.HasPrefix(dir, "/") {
+		return
+	}
 	for _, n := range globPrograms(u.name) {
 		c := *u
 		c.nameGlob, c.dynName = false, false

@@ -226,13 +226,33 @@ var secretPathsByTop = sync.OnceValue(func() map[string][][]string {
 var relativeStores = sync.OnceValue(func() map[string][][]string {
 	m := map[string][][]string{}
 	for _, p := range credpaths.Home {
-		if strings.HasPrefix(p, ".") {
-			sp := strings.Split(p, "/")
-			m[sp[0]] = append(m[sp[0]], sp)
+		if !strings.HasPrefix(p, ".") {
+			continue
 		}
+		sp := strings.Split(p, "/")
+		if files, ok := projectDotDirs[p]; ok {
+			// Projects keep such a directory too: only its credential
+			// files count.
+			for _, f := range files {
+				m[sp[0]] = append(m[sp[0]], []string{p, f})
+			}
+			continue
+		}
+		m[sp[0]] = append(m[sp[0]], sp)
 	}
 	return m
 })
+
+// projectDotDirs are credential stores whose name projects use for files
+// of their own (.docker/Dockerfile, .kube/deployment.yaml, azd's
+// .azure/ENV/.env): in a relative path of unknown base only the files that
+// hold the credentials count.
+var projectDotDirs = map[string][]string{
+	".docker": {"config.json"},
+	".kube":   {"config"},
+	".azure":  {"accessTokens.json", "msal_token_cache.json", "msal_token_cache.bin", "service_principal_entries.json", "azureProfile.json"},
+	".aws":    {"credentials", "config", "sso", "cli"},
+}
 
 // secretNames are file names that hold private keys or tokens wherever
 // they are.

@@ -210,11 +210,11 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
 		"Rscript":     {lang: "r", codeShort: "e"},
 		"R":           {lang: "r", codeShort: "e"},
-		"awk":         {lang: "awk", argShort: "fvF", progArg: true},
-		"gawk":        {lang: "awk", argShort: "fvF", progArg: true},
-		"mawk":        {lang: "awk", argShort: "fvF", progArg: true},
-		"nawk":        {lang: "awk", argShort: "fvF", progArg: true},
-		"busybox-awk": {lang: "awk", argShort: "fvF", progArg: true},
+		"awk":         {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"gawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"mawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"nawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"busybox-awk": {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
 		"osascript":   {lang: "applescript", codeShort: "e"},
 		"expect":      {lang: "tcl", codeShort: "c"},
 		"tclsh":       {lang: "tcl"},
@@ -335,6 +335,9 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
+		if u.code.runsInput && u.piped && u.script == nil {
+			a.codeFromInput(u, u.in)
+		}
 	case spec.progArg && len(ops) > 0 && !progFile(args):
 		u.markCode(ops[0])
 		a.code(u, spec.lang, ops[0])
