@@ -114,7 +114,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			f.deleteRoot = true
 		}
 	}
-	if re, ok := killCalls()[lang]; ok && re.MatchString(code) {
+	if re, ok := killCalls()[lang]; ok && re.MatchString(blankStrings(code)) {
 		f.kill = true
 	}
 	if lang == "tcl" || lang == "expect" {
@@ -405,6 +405,28 @@ func awkPipes(code string) []string {
 // to a shell.
 var awkRunsInput = lazyRegexp(`system\s*\(\s*([^"\s)]|"[^"]*"\s*[^\s)])|\$\w*\s*\|\s*getline|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
 
+// blankStrings replaces what string literals of code hold with spaces,
+// keeping their quotes, so that words inside them (print "kill me, now")
+// are not read as code.
+func blankStrings(code string) string {
+	b := []byte(code)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch {
+		case quote == 0 && (b[i] == '"' || b[i] == '\''):
+			quote = b[i]
+		case quote != 0 && b[i] == '\\' && i+1 < len(b):
+			b[i], b[i+1] = ' ', ' '
+			i++
+		case quote != 0 && b[i] == quote:
+			quote = 0
+		case quote != 0:
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
 // killCalls match code that sends a signal to a process, per language.
 var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
 	m := map[string]*regexp.Regexp{}
@@ -412,7 +434,7 @@ var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
 		"python": `\bos\.kill(pg)?\s*\(`,
 		"node":   `\bprocess\.kill\s*\(`,
 		"ruby":   `\bProcess\.kill\s*\(?`,
-		"perl":   `\bkill\s*\(?\s*['"]?-?\w+['"]?\s*,`,
+		"perl":   `\bkill\s*\(?\s*(-?\w+|['"]\s*['"])\s*,`, // string literals are blanked
 		"php":    `\bposix_kill\s*\(`,
 		"lua":    `\bposix\.kill\s*\(|signal\.kill\s*\(`,
 	} {

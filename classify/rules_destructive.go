@@ -460,6 +460,12 @@ func writeTargets(u *unit) []writeTarget {
 	case "tar", "gtar", "bsdtar":
 		out = append(out, tarWrites(u)...)
 	case "unzip", "7z", "7za", "bsdunzip":
+		if a := sevenZipArchiveWrite(u); a != nil {
+			add(*a, false) // 7z a, u, d: the archive is written
+		}
+		if !extracts(u) {
+			break
+		}
 		dir := field{val: "."}
 		if d := optValue(u, "d", ""); d != nil && u.name != "7z" && u.name != "7za" {
 			dir = *d
@@ -469,6 +475,39 @@ func writeTargets(u *unit) []writeTarget {
 		add(dir, true)
 	}
 	return out
+}
+
+// extracts reports whether an unzip or 7z command writes files out: not
+// unzip's listing, testing, comment or pipe modes (-l, -t, -v, -z, -Z, -p),
+// and 7z only with its extracting commands (x, e).
+func extracts(u *unit) bool {
+	if u.name == "7z" || u.name == "7za" {
+		for _, f := range u.args {
+			if !strings.HasPrefix(f.val, "-") {
+				return f.val == "x" || f.val == "e"
+			}
+		}
+		return false
+	}
+	return !hasExactFlag(u.args, "ltvzZp")
+}
+
+// sevenZipArchiveWrite returns the archive a 7z command that adds to,
+// updates or deletes from it writes; nil for others.
+func sevenZipArchiveWrite(u *unit) *field {
+	if u.name != "7z" && u.name != "7za" {
+		return nil
+	}
+	var words []field
+	for _, f := range u.args {
+		if !strings.HasPrefix(f.val, "-") {
+			words = append(words, f)
+		}
+	}
+	if len(words) < 2 || !strings.Contains("aud", words[0].val) || len(words[0].val) != 1 {
+		return nil
+	}
+	return &words[1]
 }
 
 // codeOptionSeparate reports whether perl's code is a separate word: an
