@@ -307,10 +307,15 @@ func isSecretPathIn(cwd, v string) bool {
 	if relative && cwd != "" {
 		if cwd[0] != '/' && cwd[0] != '~' && cwd[0] != '.' {
 			// Below a directory named relative to an unknown one (cd
-			// src): not a home, so only secret file names count.
-			return secretNames.has(path.Base(v))
+			// src): not a home, so only secret file names count, unless
+			// the path climbs out of it, back to where the home may be.
+			if c := path.Clean(v); c != ".." && !strings.HasPrefix(c, "../") {
+				return secretNames.has(path.Base(v))
+			}
+			v = path.Clean(cwd + "/" + v) // relative to the unknown base
+		} else {
+			v = cwd + "/" + v
 		}
-		v = cwd + "/" + v
 	}
 	c := v
 	if strings.HasPrefix(v, "~") {

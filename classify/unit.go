@@ -359,6 +359,9 @@ func (u *unit) dirAt(i int) string {
 		case strings.HasPrefix(v, "--") && strings.Contains(v, "=") && contains(opts, v[:strings.IndexByte(v, '=')]):
 			d = u.args[j]
 			d.val = v[strings.IndexByte(v, '=')+1:]
+		case len(v) > 2 && v[1] != '-' && contains(opts, v[:2]):
+			d = u.args[j] // -CDIR
+			d.val = v[2:]
 		case v == "--":
 			return dir
 		default:
