@@ -61,8 +61,9 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 		ops = append(ops, f)
 	}
 	switch {
-	case cflag && u.viaXargs && (len(ops) == 0 || strings.TrimSpace(ops[0].val) == "{}"):
-		// xargs -0 sh -c, xargs -I{} sh -c {}: the code is xargs' input.
+	case cflag && u.viaXargs && (len(ops) == 0 || strings.TrimSpace(ops[0].val) == u.xargsToken):
+		// xargs -0 sh -c, xargs -I{} sh -c {}, xargs -I % sh -c %: the
+		// code is xargs' input.
 		if len(ops) > 0 {
 			u.markCode(ops[0])
 		}

@@ -44,6 +44,7 @@ type unit struct {
 	selfSpawn  bool       // kFuncDecl/kLoop: spawns copies of itself
 	viaXargs   bool       // arguments also come from standard input (xargs)
 	argsIn     stream     // with viaXargs: the input xargs turns into arguments
+	xargsToken string     // with viaXargs: what xargs replaces with each input line ({})
 	findRoots  []field    // starting points when run by find -exec
 	info       string     // detail for pseudo units
 	fromIFS    bool       // the program word came from $IFS splitting
@@ -311,16 +312,17 @@ func (u *unit) isCodeArg(i int) bool { return u.codeArg < 0 || u.codeArg == i+1 
 // payload), inheriting its input and redirections.
 func (u *unit) inner(wrapper string, fields []field) *unit {
 	n := &unit{
-		kind:      kCall,
-		redirs:    u.redirs,
-		in:        u.in,
-		piped:     u.piped,
-		wrappers:  append(append([]string(nil), u.wrappers...), wrapper),
-		bg:        u.bg,
-		viaXargs:  u.viaXargs,
-		findRoots: u.findRoots,
-		cwd:       u.cwd,
-		argsIn:    u.argsIn,
+		kind:       kCall,
+		redirs:     u.redirs,
+		in:         u.in,
+		piped:      u.piped,
+		wrappers:   append(append([]string(nil), u.wrappers...), wrapper),
+		bg:         u.bg,
+		viaXargs:   u.viaXargs,
+		xargsToken: u.xargsToken,
+		findRoots:  u.findRoots,
+		cwd:        u.cwd,
+		argsIn:     u.argsIn,
 	}
 	if wrapper == "xargs" {
 		n.argsIn = u.in

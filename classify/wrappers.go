@@ -318,6 +318,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		}
 		if name == "xargs" {
 			in.viaXargs = true
+			in.xargsToken = xargsReplace(args)
 			in.in = stream{}
 		}
 		in.env = append(in.env, u.env...)
@@ -325,6 +326,28 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		ran = true
 	}
 	return out, !ran || !spec.transparent
+}
+
+// xargsReplace returns the string xargs replaces with each input line
+// (-I TOKEN, -ITOKEN, --replace=TOKEN; -i and --replace alone mean {}),
+// "{}" when none is given.
+func xargsReplace(args []field) string {
+	for i, f := range args {
+		v := f.val
+		switch {
+		case v == "--":
+			return "{}"
+		case v == "-I" && i+1 < len(args):
+			return args[i+1].val
+		case strings.HasPrefix(v, "-I") && len(v) > 2:
+			return v[2:]
+		case strings.HasPrefix(v, "--replace="):
+			return strings.TrimPrefix(v, "--replace=")
+		case strings.HasPrefix(v, "-i") && len(v) > 2 && !strings.HasPrefix(v, "--"):
+			return v[2:]
+		}
+	}
+	return "{}"
 }
 
 // parallelCmd turns `parallel CMD ::: ARGS` into CMD ARGS.
