@@ -166,11 +166,17 @@ func Open(path string, opts Options) (*Log, error) {
 	l.abs = abs
 	l.stateCkpt = stateCheckpointPath(dir, abs)
 	// Read the tail now so that a corrupt log fails Open, not the first
-	// Append; a torn tail is repaired and the repair logged.
-	alert, err := l.withLock(func() (*request, error) { return l.refresh() })
-	if err == nil {
-		err = checkNotShrunk(dir, abs, path, l.lastID)
-	}
+	// Append; a torn tail is repaired and the repair logged. The length is
+	// compared with the signed checkpoints under the same lock: another
+	// writer appends under it and signs only after, so no checkpoint can
+	// be ahead of what the lock shows.
+	alert, err := l.withLock(func() (*request, error) {
+		r, err := l.refresh()
+		if err == nil {
+			err = checkNotShrunk(dir, abs, path, l.lastID)
+		}
+		return r, err
+	})
 	if err != nil {
 		f.Close()
 		return nil, err
