@@ -4,6 +4,7 @@ package attack_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -220,9 +221,20 @@ func TestPrivilegedPrograms(t *testing.T) {
 	// Outside a sandbox each copy does raise an unprivileged user (nobody),
 	// or the attack below proves nothing.
 	for name, p := range programs {
-		c := exec.Command(p, "child", "privileged")
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
-		if out, err := c.Output(); err != nil || !strings.Contains(string(out), "gained=yes") {
+		var out []byte
+		var err error
+		// A program written a moment ago may still be open for writing in
+		// a child another test is forking (until its exec closes it): the
+		// kernel then refuses to run it (ETXTBSY) for that moment.
+		for try := 0; try < 50; try++ {
+			c := exec.Command(p, "child", "privileged")
+			c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+			if out, err = c.Output(); !errors.Is(err, syscall.ETXTBSY) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err != nil || !strings.Contains(string(out), "gained=yes") {
 			t.Fatalf("%s run by nobody outside a sandbox gains nothing (%v: %s): the probe could not fail", name, err, out)
 		}
 	}
