@@ -196,15 +196,7 @@ func TestPlantedLinkAsWritableRoot(t *testing.T) {
 		os.Remove("/etc/agentbox-attack")
 		t.Error("ESCAPE: a file was written in /etc")
 	}
-	users := newDir(t, 0o755)
-	if err := os.Symlink(harmless, filepath.Join(users, "link")); err != nil {
-		t.Fatal(err)
-	}
-	runProbes(t, ciMgr, []probe{control("write_through_users_link", "write:"+users+"/link/ok", "")},
-		agentbox.WithWritableRoots(filepath.Join(users, "link")))
-	if _, err := os.Stat(filepath.Join(harmless, "ok")); err != nil {
-		t.Errorf("the write through the user's own link did not arrive: %v", err)
-	}
+	ownLinkFollowed(t, ciMgr, harmless)
 
 	// A Manager whose Config names a writable root that is a real
 	// directory when the Config is validated; a command with the parent
@@ -296,13 +288,20 @@ func TestPlantedLinkInEarlierRoot(t *testing.T) {
 
 	// Control: the same kind of link, made by the user in a directory no
 	// sandbox was given, is followed.
+	ownLinkFollowed(t, later, newDir(t, 0o755))
+}
+
+// ownLinkFollowed is the control of the planted-link tests: a link to
+// target that the user made, in a directory no sandbox was given, works as
+// a writable root, and the write arrives in target.
+func ownLinkFollowed(t *testing.T, m *agentbox.Manager, target string) {
+	t.Helper()
 	mine := newDir(t, 0o755)
-	target := newDir(t, 0o755)
-	if err := os.Symlink(target, filepath.Join(mine, "out")); err != nil {
+	link := filepath.Join(mine, "link")
+	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	runProbes(t, later, []probe{control("write_through_own_link", "write:"+mine+"/out/ok", "")},
-		agentbox.WithWritableRoots(filepath.Join(mine, "out")))
+	runProbes(t, m, []probe{control("write_through_own_link", "write:"+link+"/ok", "")}, agentbox.WithWritableRoots(link))
 	if _, err := os.Stat(filepath.Join(target, "ok")); err != nil {
 		t.Errorf("the write through the user's own link did not arrive: %v", err)
 	}
