@@ -175,3 +175,15 @@ func TestRefusedBodyNotRead(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldBudgetBelowOneBody: a budget smaller than the largest body held
+// whole would answer every such body 503; New refuses it.
+func TestHeldBudgetBelowOneBody(t *testing.T) {
+	_, err := New(Config{Policy: Policy{Allowed: []string{"x.test"}}, MaxHeldBodyBytes: maxHeldBody - 1})
+	if err == nil || !strings.Contains(err.Error(), "MaxHeldBodyBytes") {
+		t.Fatalf("New with a budget below one held body: %v", err)
+	}
+	if _, err := New(Config{Policy: Policy{Allowed: []string{"x.test"}}, MaxHeldBodyBytes: maxHeldBody}); err != nil {
+		t.Fatalf("New with a budget of one held body: %v", err)
+	}
+}
