@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -268,6 +269,14 @@ func TestPlantedLinkInEarlierRoot(t *testing.T) {
 	if _, err := later.ExecArgs(context.Background(), attackerBin, probeArgs([]probe{attack("read_through", "read:secret")}),
 		agentbox.WithWorkingDir(sub)); !errors.Is(err, agentbox.ErrConfigInvalid) {
 		t.Errorf("ESCAPE: a working directory through the planted link was not refused: %v", err)
+	}
+	wrapped := exec.Command(attackerBin, probeArgs([]probe{attack("read_through", "read:secret")})...)
+	wrapped.Dir = sub
+	if cleanup, err := later.Wrap(context.Background(), wrapped); !errors.Is(err, agentbox.ErrConfigInvalid) {
+		if err == nil {
+			cleanup()
+		}
+		t.Errorf("ESCAPE: Wrap with cmd.Dir through the planted link was not refused: %v", err)
 	}
 	// Renaming the once-granted directory (mv project project-old) does
 	// not make its links trusted.
