@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 
@@ -20,7 +19,7 @@ import (
 type handle struct {
 	spec *sandbox.Spec
 	plan *plan
-	cmd  *exec.Cmd // the init
+	proc initProc // the init
 
 	ctl    *os.File   // parent end of the control socket; serve owns it once started
 	files  []*os.File // what the init inherits; closed once it has started
@@ -37,9 +36,10 @@ type handle struct {
 	exited chan struct{} // closed when the program's exit is known
 	// released, if set, runs when the handle is closed: the runtime
 	// starts the next warm init then, not while this sandbox runs.
-	released func()
-	reaped   chan struct{} // closed when the init was waited for (Start only)
-	waitErr  error
+	released   func()
+	reaped     chan struct{} // closed when the init was waited for (Start only)
+	waitStatus syscall.WaitStatus
+	waitErr    error
 
 	mu       sync.Mutex
 	terminal *os.File // the master of the program's terminal, until taken
@@ -213,7 +213,7 @@ func (h *handle) closeChildFiles() {
 }
 
 // Pid is the host pid of the init.
-func (h *handle) Pid() int { return h.cmd.Process.Pid }
+func (h *handle) Pid() int { return h.proc.pid() }
 
 // Layers implements sandbox.Handle.
 func (h *handle) Layers() []string {
@@ -228,19 +228,17 @@ func (h *handle) Degraded() []string { return degradedLayers(h.Layers()) }
 // Signal sends sig to the init, which forwards it to the program's process
 // group.
 func (h *handle) Signal(sig os.Signal) error {
-	if h.cmd.Process == nil {
-		return errors.New("sandbox not started")
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("unsupported signal %v", sig)
 	}
-	return h.cmd.Process.Signal(sig)
+	return h.proc.signal(s)
 }
 
 // Kill implements sandbox.Handle: killing the init tears down its pid
 // namespace, which the kernel empties at once.
 func (h *handle) Kill() error {
-	if h.cmd.Process == nil {
-		return errors.New("sandbox not started")
-	}
-	err := h.cmd.Process.Signal(syscall.SIGKILL)
+	err := h.proc.signal(syscall.SIGKILL)
 	if errors.Is(err, os.ErrProcessDone) {
 		return nil
 	}
@@ -259,7 +257,7 @@ func (h *handle) Wait() (sandbox.ExitStatus, error) {
 		st = sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
 	} else {
 		<-h.reaped
-		st = h.decode(h.cmd.ProcessState)
+		st = decodeWait(h.waitStatus)
 	}
 	st.MemoryLimitHit = h.cgroup != nil && h.cgroup.oomKilled()
 	return st, nil
@@ -278,17 +276,19 @@ func (h *handle) ExitStatus(state *os.ProcessState) sandbox.ExitStatus {
 	if exit != nil {
 		return sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
 	}
-	return h.decode(state)
-}
-
-func (h *handle) decode(state *os.ProcessState) sandbox.ExitStatus {
 	if state == nil {
 		return sandbox.ExitStatus{Code: -1}
 	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	return decodeWait(waitStatusOf(state))
+}
+
+// decodeWait is the status of an init that exited without reporting the
+// program's.
+func decodeWait(ws syscall.WaitStatus) sandbox.ExitStatus {
+	if ws.Signaled() {
 		return sandbox.ExitStatus{Code: 128 + int(ws.Signal()), Signal: ws.Signal()}
 	}
-	return sandbox.ExitStatus{Code: state.ExitCode()}
+	return sandbox.ExitStatus{Code: ws.ExitStatus()}
 }
 
 // Close implements sandbox.Handle.
@@ -351,7 +351,7 @@ func (h *handle) joinCgroup(w *warmInit) error {
 		if cg, err = newSandboxCgroup(); err != nil {
 			return nil
 		}
-		if err := cg.add(w.cmd.Process.Pid); err != nil {
+		if err := cg.add(w.proc.pid()); err != nil {
 			cg.closeAsync()
 			return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 		}

@@ -3,19 +3,21 @@
 package linux
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // warmInit is an init started ahead of need, waiting for its spec.
 type warmInit struct {
-	cmd *exec.Cmd
-	ctl *os.File
-	cg  *sandboxCgroup // the cgroup it already sits in, if any
+	proc initProc
+	ctl  *os.File
+	cg   *sandboxCgroup // the cgroup it already sits in, if any
 }
 
 // initKind is how an init is cloned.
@@ -58,6 +60,10 @@ func (p *pool) take(r *Runtime, kind initKind) (*warmInit, error) {
 		delete(p.ready, kind)
 		p.mu.Unlock()
 	}
+	if w != nil && !w.alive() {
+		w.discard() // its forker died, and took it along
+		w = nil
+	}
 	if w == nil {
 		var err error
 		if w, err = startInit(r, kind); err != nil {
@@ -81,7 +87,10 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 	p.pending[kind] = done
 	p.mu.Unlock()
 	go func() {
-		w, err := startInit(r, kind)
+		w, err := r.forkInit(kind)
+		if err != nil {
+			w, err = startInit(r, kind)
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.pending, kind)
@@ -123,27 +132,68 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 		}
 		return nil, &noNamespacesError{err: err}
 	}
-	w := &warmInit{cmd: cmd, ctl: ctl}
+	return newWarmInit(kind, cmdProc{cmd}, ctl), nil
+}
+
+// forkInit has the Runtime's forker clone an init. Any failure, whatever
+// its cause, leaves the caller to start the init itself, which reports
+// the real error.
+func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
+	f := r.forker()
+	if f == nil {
+		return nil, errForkerGone
+	}
+	ctl, child, err := socketpair()
+	if err != nil {
+		return nil, err
+	}
+	defer child.Close()
+	proc, err := f.fork(kind, r.asRoot, child)
+	if err != nil {
+		ctl.Close()
+		if errors.Is(err, errForkerGone) {
+			r.dropForker(f)
+		}
+		return nil, err
+	}
+	return newWarmInit(kind, proc, ctl), nil
+}
+
+func newWarmInit(kind initKind, proc initProc, ctl *os.File) *warmInit {
+	w := &warmInit{proc: proc, ctl: ctl}
 	// Creating a cgroup is slow (a memory cgroup most of all): do it now,
 	// ahead of the command, and only set its limits when the command comes.
 	if kind != kindReduced {
 		if cg, err := newSandboxCgroup(); err == nil {
-			if cg.add(cmd.Process.Pid) == nil {
+			if cg.add(proc.pid()) == nil {
 				w.cg = cg
 			} else {
 				cg.closeAsync()
 			}
 		}
 	}
-	return w, nil
+	return w
+}
+
+// alive reports whether the init may still take a spec: false once it is
+// known to have exited.
+func (w *warmInit) alive() bool {
+	if p, ok := w.proc.(*forkedProc); ok {
+		select {
+		case <-p.exited:
+			return false
+		default:
+		}
+	}
+	return true
 }
 
 // discard stops an unused warm init.
 func (w *warmInit) discard() {
 	w.ctl.Close() // the init sees EOF and exits
-	_ = w.cmd.Process.Kill()
+	_ = w.proc.signal(syscall.SIGKILL)
 	go func() {
-		_ = w.cmd.Wait()
+		_, _ = w.proc.wait()
 		w.cg.close()
 	}()
 }

@@ -46,7 +46,7 @@ func TestWarmInitReplacedOnRelease(t *testing.T) {
 	r.Warm(true)
 	waitWarm(t, &r.pool, kindNetns)
 	r.pool.mu.Lock()
-	warmPid := r.pool.ready[kindNetns].cmd.Process.Pid
+	warmPid := r.pool.ready[kindNetns].proc.pid()
 	r.pool.mu.Unlock()
 
 	spec := &sandbox.Spec{Network: sandbox.NetworkFiltered}

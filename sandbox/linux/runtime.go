@@ -49,6 +49,15 @@ type Runtime struct {
 	mu       sync.Mutex
 	nsReason string // why namespaces are unavailable, once known
 	nsProbe  sync.Once
+	fork     forkerState
+}
+
+// forkerState is a Runtime's forker: not started, starting, running, or
+// off for good (it could not start, it broke, or the Runtime closed).
+type forkerState struct {
+	f        *forker
+	starting bool
+	off      bool
 }
 
 func (r *Runtime) init() { r.once.Do(func() { r.asRoot = os.Geteuid() == 0 && inInitialUserNS() }) }
@@ -92,8 +101,53 @@ func (*Runtime) Name() string { return "native" }
 // removed.
 func (r *Runtime) Close() error {
 	r.pool.close()
+	r.mu.Lock()
+	f := r.fork.f
+	r.fork = forkerState{off: true}
+	r.mu.Unlock()
+	if f != nil {
+		f.close()
+	}
 	cleanups.Wait()
 	return nil
+}
+
+// forker returns the Runtime's forker once it runs. The first call starts
+// it in the background and returns nil: the init needed now is started
+// directly rather than wait for the forker's own start.
+func (r *Runtime) forker() *forker {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fork.f != nil || r.fork.starting || r.fork.off {
+		return r.fork.f
+	}
+	r.fork.starting = true
+	go func() {
+		f, err := startForker()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.fork.starting = false
+		if err != nil || r.fork.off {
+			r.fork.off = true
+			if f != nil {
+				f.close()
+			}
+			return
+		}
+		r.fork.f = f
+	}()
+	return nil
+}
+
+// dropForker stops using f, which failed: the Runtime clones its inits
+// itself from now on.
+func (r *Runtime) dropForker(f *forker) {
+	r.mu.Lock()
+	if r.fork.f == f {
+		r.fork = forkerState{off: true}
+	}
+	r.mu.Unlock()
+	f.close()
 }
 
 // Warm starts an init ahead of need for sandboxes with (or without) a
@@ -194,7 +248,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.SysProcAttr = attr
-	h.cmd = cmd
+	h.proc = cmdProc{cmd}
 	h.start()
 	return h, nil
 }
@@ -225,17 +279,17 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		w.discard()
 		return nil, err
 	}
-	h.cmd, h.ctl = w.cmd, w.ctl
+	h.proc, h.ctl = w.proc, w.ctl
 	if !r.ColdStart && kind != kindReduced {
 		h.released = func() { r.pool.warm(r, kind) }
 	}
-	go func() { h.waitErr = w.cmd.Wait(); close(h.reaped) }()
+	go func() { h.waitStatus, h.waitErr = w.proc.wait(); close(h.reaped) }()
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
 		h.Close()
 		return nil, err
 	}
-	if err := h.makeIdmaps(&r.idmaps, w.cmd.Process.Pid); err != nil {
+	if err := h.makeIdmaps(&r.idmaps, w.proc.pid()); err != nil {
 		_ = h.Kill()
 		h.Close()
 		return nil, err

@@ -151,7 +151,27 @@ const (
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
 func sendMsg(fd int, m ctlMsg, fds ...int) error {
-	b := m.encode()
+	return sendBytes(fd, m.encode(), fds...)
+}
+
+// recvMsg reads one message and the descriptors that came with it.
+func recvMsg(fd int) (ctlMsg, []int, error) {
+	bufs := msgBufs.Get().(*[2][]byte)
+	defer msgBufs.Put(bufs)
+	b, fds, err := recvInto(fd, bufs)
+	if err != nil {
+		return ctlMsg{}, nil, err
+	}
+	m, err := decodeCtlMsg(b)
+	if err != nil {
+		closeAll(fds)
+		return m, nil, fmt.Errorf("control message: %w", err)
+	}
+	return m, fds, nil
+}
+
+// sendBytes writes one encoded message, with optional descriptors.
+func sendBytes(fd int, b []byte, fds ...int) error {
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
@@ -159,11 +179,16 @@ func sendMsg(fd int, m ctlMsg, fds ...int) error {
 	return unix.Sendmsg(fd, b, oob, nil, 0)
 }
 
-// recvMsg reads one message and the descriptors that came with it.
-func recvMsg(fd int) (ctlMsg, []int, error) {
-	var m ctlMsg
+// recvBytes reads one encoded message into a buffer of its own.
+func recvBytes(fd int) ([]byte, []int, error) {
 	bufs := msgBufs.Get().(*[2][]byte)
 	defer msgBufs.Put(bufs)
+	b, fds, err := recvInto(fd, bufs)
+	return append([]byte(nil), b...), fds, err
+}
+
+// recvInto reads one message into bufs; the bytes it returns are bufs'.
+func recvInto(fd int, bufs *[2][]byte) ([]byte, []int, error) {
 	buf, oob := bufs[0], bufs[1]
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
@@ -171,16 +196,13 @@ func recvMsg(fd int) (ctlMsg, []int, error) {
 			continue
 		}
 		if err != nil {
-			return m, nil, err
-		}
-		if n == 0 {
-			return m, nil, errClosed
+			return nil, nil, err
 		}
 		var fds []int
 		if oobn > 0 {
 			cmsgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 			if err != nil {
-				return m, nil, err
+				return nil, nil, err
 			}
 			for _, c := range cmsgs {
 				r, err := unix.ParseUnixRights(&c)
@@ -189,12 +211,11 @@ func recvMsg(fd int) (ctlMsg, []int, error) {
 				}
 			}
 		}
-		m, err := decodeCtlMsg(buf[:n])
-		if err != nil {
+		if n == 0 {
 			closeAll(fds)
-			return m, nil, fmt.Errorf("control message: %w", err)
+			return nil, nil, errClosed
 		}
-		return m, fds, nil
+		return buf[:n], fds, nil
 	}
 }
 

@@ -366,6 +366,9 @@ func TestAgentboxKilled(t *testing.T) {
 	}
 	all := descendants(holder.Process.Pid)
 	tree := all[1:] // everything below the holder
+	if ppid, _, _, _, _ := procStat(initPid); ppid == holder.Process.Pid || ppid <= 0 {
+		t.Fatalf("the sandbox's init %d has parent %d: want the Manager's forker between it and the holder %d", initPid, ppid, holder.Process.Pid)
+	}
 	if len(descendants(initPid)) < 4 {
 		t.Fatalf("expected the init, the shell and several sleeps below %d, got %v", initPid, all)
 	}

@@ -119,6 +119,16 @@ func runHolder() int {
 		fmt.Println("ERROR", err)
 		return 1
 	}
+	// Commands first: the next init then comes from the Manager's forker
+	// (the first warm one does not), so the forker is in the chain the
+	// SIGKILL must take down.
+	for range 2 {
+		if _, err := m.ExecArgs(context.Background(), "/bin/true", nil, agentbox.WithWorkingDir("/")); err != nil {
+			fmt.Println("ERROR", err)
+			return 1
+		}
+		time.Sleep(200 * time.Millisecond) // the forker, then its first init, start
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		fmt.Println("ERROR", err)

@@ -1,0 +1,76 @@
+//go:build linux
+
+package linux
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// runForker is the forker process: it clones an init for each request on
+// its socket (ctlFD) and reports each one's wait status once reaped. It
+// returns when the Runtime has closed its end and every init it cloned has
+// exited.
+func runForker() int {
+	// The inits' parent-death signal follows the thread that cloned them:
+	// clone every one from this thread, which lives as long as the process.
+	runtime.LockOSThread()
+	// The socket must not leak into the inits (each gets its own at ctlFD).
+	unix.CloseOnExec(ctlFD)
+	var running sync.WaitGroup
+	for {
+		b, fds, err := recvBytes(ctlFD)
+		if err != nil {
+			break // the Runtime closed (or died: then so do we, by SIGKILL)
+		}
+		m, err := decodeForkMsg(b)
+		if err != nil || m.Type != msgFork || len(fds) != 1 {
+			closeAll(fds)
+			reply(forkMsg{Type: msgForked, Err: "init forker: malformed request"})
+			continue
+		}
+		cmd, pidfd, err := forkInit(m, os.NewFile(uintptr(fds[0]), "agentbox-ctl-child"))
+		if err != nil {
+			reply(forkMsg{Type: msgForked, Err: err.Error()})
+			continue
+		}
+		reply(forkMsg{Type: msgForked, Pid: cmd.Process.Pid}, pidfd)
+		unix.Close(pidfd)
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			_ = cmd.Wait()
+			reply(forkMsg{Type: msgReaped, Pid: cmd.Process.Pid, Status: int(waitStatusOf(cmd.ProcessState))})
+		}()
+	}
+	running.Wait()
+	return 0
+}
+
+// forkInit clones an init as the request says, and opens a pidfd for it
+// before anything can reap it.
+func forkInit(m forkMsg, ctl *os.File) (*exec.Cmd, int, error) {
+	defer ctl.Close()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initArg0}, Env: initEnv, Dir: "/",
+		ExtraFiles: []*os.File{ctl}, SysProcAttr: initAttrFor(m.Kind, m.AsRoot)}
+	if err := cmd.Start(); err != nil {
+		return nil, -1, err
+	}
+	pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, -1, os.NewSyscallError("pidfd_open", err)
+	}
+	return cmd, pidfd, nil
+}
+
+// reply sends one message to the Runtime; a failure means it is gone, and
+// the inits go with this process.
+func reply(m forkMsg, fds ...int) {
+	_ = sendBytes(ctlFD, m.encode(), fds...)
+}
