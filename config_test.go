@@ -262,6 +262,15 @@ func TestCredentialConfig(t *testing.T) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "BASH_ENV", Hosts: []string{"api.example.com"}}}, noProvider{}
 		}, "Credentials[0]"},
 		{"twice", func(c *Config) { c.Credentials, c.CredentialProvider = []Credential{ok, ok}, noProvider{} }, "Credentials[1]"},
+		{"a header servers send back", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "Idempotency-Key"}}, noProvider{}
+		}, "Credentials[0].Header"},
+		{"a header that frames the request", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "Content-Length"}}, noProvider{}
+		}, "Credentials[0].Header"},
+		{"a named header", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "X-Honeycomb-Team"}}, noProvider{}
+		}, ""},
 		{"anywhere", func(c *Config) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"*"}}}, noProvider{}
 		}, "Credentials[0].Hosts[0]"},

@@ -59,6 +59,11 @@ func (c *Config) checkCredentials() error {
 			return configErr(field, "%s is a variable the sandbox sets itself", cr.Name)
 		}
 		seen[cr.Name] = true
+		if cr.Header != "" {
+			if err := policy.CheckCredentialHeader(cr.Header); err != nil {
+				return configErr(field+".Header", "%v", err)
+			}
+		}
 		for j, h := range cr.Hosts {
 			if h == "*" {
 				return configErr(fmt.Sprintf("%s.Hosts[%d]", field, j), `"*" would send the value anywhere; name the hosts`)

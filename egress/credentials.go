@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentbox-dev/agentbox/internal/credheaders"
 	"github.com/agentbox-dev/agentbox/vault"
 )
 
@@ -70,8 +71,10 @@ type Credential struct {
 	// headers whose names end in a credential's shape (X-Api-Key,
 	// Private-Token, X-Client-Secret, …; see credentialHeaderShapes):
 	// never one a server may store or repeat, such as Origin or
-	// Idempotency-Key (see notCredentialHeaders). Wherever the response
-	// to a request repeats an injected value, it is masked.
+	// Idempotency-Key. Header may not name one that servers store and
+	// repeat either (Idempotency-Key, X-Csrf-Token, Next-Page-Token, …):
+	// New refuses it. Wherever the response to a request repeats an
+	// injected value, it is masked.
 	Header string
 }
 
@@ -233,6 +236,10 @@ func compileCredential(c Credential) (*credential, []Pattern, error) {
 	if c.Header != "" {
 		if !validHeaderName(c.Header) {
 			return nil, nil, fmt.Errorf("%w: %s: %q is not a header name", ErrInvalidCredential, c.Name, c.Header)
+		}
+		if credheaders.IsStored(c.Header) {
+			return nil, nil, fmt.Errorf("%w: %s: servers store and send back header %s, so the value would reach the sandbox; name the header the service reads the credential from (e.g. Authorization)",
+				ErrInvalidCredential, c.Name, c.Header)
 		}
 		cr.header = textproto.CanonicalMIMEHeaderKey(c.Header)
 	}

@@ -68,6 +68,8 @@ func TestCredentialConfigRefused(t *testing.T) {
 		{"every host", []Credential{with(func(c *Credential) { c.Hosts = []string{"api.test", "*"} })}, "every host"},
 		{"bad pattern", []Credential{with(func(c *Credential) { c.Hosts = []string{"a..b"} })}, "invalid host pattern"},
 		{"bad header", []Credential{with(func(c *Credential) { c.Header = "Bad Header:" })}, "header"},
+		{"header servers send back", []Credential{with(func(c *Credential) { c.Header = "Idempotency-Key" })}, "send back header Idempotency-Key"},
+		{"header servers send back, other spelling", []Credential{with(func(c *Credential) { c.Header = "x_next_page_token" })}, "send back header"},
 		{"twice", []Credential{good, with(func(c *Credential) { c.Placeholder = ph("A") })}, "twice"},
 		{"nested placeholders", []Credential{good, with(func(c *Credential) { c.Name = "B"; c.Placeholder = a + "x" })}, "contain one another"},
 	} {

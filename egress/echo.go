@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentbox-dev/agentbox/internal/credheaders"
 )
 
 // A credential's value goes only into the request headers meant to carry
@@ -35,26 +37,15 @@ var credentialHeaderShapes = []string{
 // alone is no credential's.
 var credentialHeaderSuffixes = []string{"key"}
 
-// notCredentialHeaders are header names of a credential's shape that carry
-// none, and that servers store and repeat (idempotency keys come back in
-// webhook events, pagination tokens in responses, CSRF tokens in pages).
-// Sec- headers are the browser's own and never carry one either
-// (Sec-WebSocket-Key is a nonce the server answers with a hash of).
-var notCredentialHeaders = []string{
-	"idempotency-key", "x-idempotency-key", "idempotency-token", "x-idempotency-token",
-	"cache-key", "x-cache-key", "request-key", "x-request-key", "x-forwarded-key",
-	"csrf-token", "x-csrf-token", "xsrf-token", "x-xsrf-token",
-	"page-token", "next-page-token", "x-page-token", "x-next-page-token",
-	"continuation-token", "x-continuation-token", "x-ms-continuation-token",
-	"sync-token", "x-sync-token",
-}
-
 // isCredentialHeader reports whether the header name k carries
 // credentials by its name: it has one of credentialHeaderShapes, is not
-// one of notCredentialHeaders and is not a Sec- header.
+// one that servers store and repeat (credheaders.Stored: idempotency keys
+// come back in webhook events, pagination tokens in responses, CSRF tokens
+// in pages) and is not a Sec- header: those are the browser's own and never
+// carry one (Sec-WebSocket-Key is a nonce the server answers with a hash of).
 func isCredentialHeader(k string) bool {
-	k = strings.ReplaceAll(strings.ToLower(k), "_", "-")
-	if strings.HasPrefix(k, "sec-") || slices.Contains(notCredentialHeaders, k) {
+	k = credheaders.Normal(k)
+	if strings.HasPrefix(k, "sec-") || credheaders.IsStored(k) {
 		return false
 	}
 	return slices.ContainsFunc(credentialHeaderShapes, func(s string) bool {

@@ -212,6 +212,11 @@ func TestManifestErrors(t *testing.T) {
 				{5, 25, "permissions.credentials[0].header: header Host frames or routes the request"},
 				{6, 25, `permissions.credentials[1].header: "X Key" is not an HTTP header name`},
 			}},
+		{"credential header servers send back", "name: a\npermissions:\n  network: {allow: [x.com]}\n  credentials:\n    - {name: A, header: Idempotency-Key}\n    - {name: B, header: x_csrf_token}\n    - {name: C, header: X-Api-Key}\n",
+			[]wantErr{
+				{5, 25, "permissions.credentials[0].header: header Idempotency-Key is one servers store and send back (in responses, pages or webhook events), so the value would reach the sandbox; use the header the service reads the credential from, e.g. Authorization or X-Api-Key"},
+				{6, 25, "permissions.credentials[1].header: header x_csrf_token is one servers store and send back"},
+			}},
 		{"credential host not allowed", "name: a\npermissions:\n  network: {allow: [\"*.github.com\", \"x.com:443\"]}\n  credentials:\n    - {name: A, hosts: [api.github.com, github.com, x.com, \"x.com:443\"]}\n",
 			[]wantErr{
 				{5, 41, "credential A is bound to github.com, which permissions.network.allow does not allow"},

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentbox-dev/agentbox/internal/credheaders"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -197,7 +198,7 @@ func (d *decoder) credential(n *yaml.Node, where string) (Credential, bool) {
 		{"header", func(v *yaml.Node, w string) {
 			s, ok := d.str(v, w, "an HTTP header name such as Authorization")
 			if ok {
-				if err := checkHeaderName(s); err != nil {
+				if err := CheckCredentialHeader(s); err != nil {
 					d.errorf(v, "%s: %v", w, err)
 					ok = false
 				}
@@ -371,7 +372,12 @@ const httpTokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDE
 var reservedHeaders = []string{"host", "content-length", "transfer-encoding", "connection", "upgrade",
 	"te", "trailer", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "expect"}
 
-func checkHeaderName(s string) error {
+// CheckCredentialHeader reports whether s may be the header a credential's
+// value is injected into: an HTTP header name that neither frames or routes
+// the request nor is one that servers store and send back (Idempotency-Key
+// and the like, see credheaders.Stored), where the value would come back to
+// the sandbox.
+func CheckCredentialHeader(s string) error {
 	for _, r := range s {
 		if !strings.ContainsRune(httpTokenChars, r) {
 			return fmt.Errorf("%q is not an HTTP header name (letters, digits and -, e.g. Authorization or X-Api-Key)", s)
@@ -381,6 +387,9 @@ func checkHeaderName(s string) error {
 		if strings.EqualFold(s, h) {
 			return fmt.Errorf("header %s frames or routes the request and cannot carry a credential; use e.g. Authorization or X-Api-Key", s)
 		}
+	}
+	if credheaders.IsStored(s) {
+		return fmt.Errorf("header %s is one servers store and send back (in responses, pages or webhook events), so the value would reach the sandbox; use the header the service reads the credential from, e.g. Authorization or X-Api-Key", s)
 	}
 	return nil
 }
