@@ -87,7 +87,7 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	if h.p.creds != nil && req.Body != http.NoBody {
 		scan = newLeakReader(req.Body, h.p.creds.all)
 		req.Body = scan
-		held, rel, err := h.p.holdBody(h.ctx, scan, req.ContentLength, h.cr.bodyWait(h.p.handshake))
+		held, rel, err := h.p.holdBody(h.ctx, h.client, scan, req.ContentLength, h.cr.bodyWait(h.p.handshake))
 		switch {
 		case errors.Is(err, errBodyBudget):
 			d := refuse(cache.d, RuleLimitHeldBodies, h.p.budgetReason(req.ContentLength))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"time"
 )
@@ -86,18 +87,28 @@ func (b *bodyBudget) inUse() int64 {
 	return b.used
 }
 
+// errClientGone is what holdBody returns when the client hung up, or ctx
+// was done, while the request waited for room.
+var errClientGone = errors.New("the client left while its request waited for room to hold its body")
+
 // holdBody reads a body of known length up to maxHeldBody through scan,
-// once the proxy's budget has room for it (waiting up to wait). It
-// returns the body (nil when it is not held) and a func that gives its
-// bytes back to the budget, to call once the body has been sent; or
-// errBodyBudget, or errPlaceholder with scan.leak set, or the read error.
-// The buffer grows with the bytes that arrive, so a client that announces
-// a length and sends less costs only what it sent.
-func (p *Proxy) holdBody(ctx context.Context, scan *leakReader, length int64, wait time.Duration) ([]byte, func(), error) {
+// once the proxy's budget has room for it (waiting up to wait, while ctx
+// is not done and client, the socket the body comes from, does not hang
+// up). It returns the body (nil when it is not held) and a func that
+// gives its bytes back to the budget, to call once the body has been
+// sent; or errBodyBudget, errClientGone, or errPlaceholder with scan.leak
+// set, or the read error. The buffer grows with the bytes that arrive, so
+// a client that announces a length and sends less costs only what it sent.
+func (p *Proxy) holdBody(ctx context.Context, client net.Conn, scan *leakReader, length int64, wait time.Duration) ([]byte, func(), error) {
 	if length <= 0 || length > maxHeldBody {
 		return nil, func() {}, nil
 	}
-	if !p.bodies.acquire(ctx, length, wait) {
+	wctx, stop := untilHangup(ctx, client)
+	took := p.bodies.acquire(wctx, length, wait)
+	if gone := stop(); !took {
+		if gone {
+			return nil, nil, errClientGone
+		}
 		return nil, nil, errBodyBudget
 	}
 	var once sync.Once

@@ -187,3 +187,76 @@ func TestHeldBudgetBelowOneBody(t *testing.T) {
 		t.Fatalf("New with a budget of one held body: %v", err)
 	}
 }
+
+// TestHeldBodyWaiterLeavesWithClient: a request that waits for room to
+// hold its body while the budget is full ends as soon as its client hangs
+// up, not at the handshake timeout, takes nothing from the budget and sends
+// nothing upstream, whether it came as a proxy request or through a
+// tunnel (plain HTTP or intercepted).
+func TestHeldBodyWaiterLeavesWithClient(t *testing.T) {
+	const handshake = 10 * time.Second
+	body := strings.Repeat("A", 1000)
+	request := func(w io.Writer, target, host string) {
+		t.Helper()
+		if _, err := fmt.Fprintf(w, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n%s", target, host, len(body), body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name, host string
+		send       func(t *testing.T, e *credEnv) io.Closer // sends the request, returns the client
+	}{
+		{"proxy request", "third.test", func(t *testing.T, e *credEnv) io.Closer {
+			c := mustDialProxy(t, e.h.addr)
+			request(c, "http://third.test/upload", "third.test")
+			return c
+		}},
+		{"plain HTTP tunnel", "third.test", func(t *testing.T, e *credEnv) io.Closer {
+			c, resp := openConnect(t, e.h.addr, "third.test:80")
+			if c == nil {
+				t.Fatalf("CONNECT refused: %d", resp.StatusCode)
+			}
+			request(c, "/upload", "third.test")
+			return c
+		}},
+		{"intercepted tunnel", "api.test", func(t *testing.T, e *credEnv) io.Closer {
+			tc, _ := e.interceptedConn(t, "api.test:443")
+			request(tc, "/upload", "api.test")
+			return tc
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newCredEnv(t, func(c *Config) {
+				c.MaxHeldBodyBytes = heldBudget
+				c.HandshakeTimeout = handshake
+			})
+			budget := e.h.p.bodies
+			if !budget.acquire(context.Background(), heldBudget, 0) {
+				t.Fatal("could not fill the budget")
+			}
+			client := c.send(t, e)
+			time.Sleep(300 * time.Millisecond) // the request reaches the budget and waits
+			start := time.Now()
+			_ = client.Close()
+			for e.h.p.Stats().ActiveTunnels != 0 {
+				if time.Since(start) > handshake/4 {
+					t.Fatalf("the request still waits %v after its client left", time.Since(start))
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Logf("the request ended %v after its client left", time.Since(start))
+			if got := budget.inUse(); got != heldBudget {
+				t.Errorf("%d bytes in use after the waiter left, want the %d it did not take", got, heldBudget)
+			}
+			budget.release(heldBudget)
+			if got := budget.inUse(); got != 0 {
+				t.Errorf("%d bytes in use after the budget was given back", got)
+			}
+			if n := len(e.up[c.host].all()); n != 0 {
+				t.Errorf("%d requests reached %s", n, c.host)
+			}
+		})
+	}
+}

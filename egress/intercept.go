@@ -99,7 +99,7 @@ func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
 	defer t.closeBoth()
 	client := &idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}
 	up := &idleConn{Conn: t.up.Conn, idle: p.idle}
-	r := &relay{p: p, tgt: tgt, d: d, scheme: "http", client: client, cbr: bufio.NewReaderSize(client, 4096),
+	r := &relay{p: p, tgt: tgt, d: d, scheme: "http", client: client, conn: t.client, cbr: bufio.NewReaderSize(client, 4096),
 		up: up, ubr: bufio.NewReaderSize(up, 4096)}
 	if p.creds != nil {
 		r.others = p.creds.all
@@ -147,7 +147,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 		MinVersion:         tls.VersionTLS12,
 		ClientSessionCache: p.creds.sessions,
 	})
-	r := &relay{p: p, tgt: tgt, d: d, scheme: "https", client: client, cbr: cbr}
+	r := &relay{p: p, tgt: tgt, d: d, scheme: "https", client: client, conn: t.client, cbr: cbr}
 	if err := p.tlsHandshake(upstream); err != nil {
 		cc.idle = p.handshake // wait that long for the request to refuse
 		r.refuseUpstream(err)

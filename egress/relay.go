@@ -24,6 +24,7 @@ type relay struct {
 	scheme        string
 	bound, others []*credential
 	client        net.Conn
+	conn          net.Conn // the client's socket, under client's layers
 	cbr           *bufio.Reader
 	up            net.Conn
 	ubr           *bufio.Reader
@@ -79,7 +80,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	}
 	release := func() {}
 	if scan != nil {
-		held, rel, err := p.holdBody(context.Background(), scan, req.ContentLength, p.handshake)
+		held, rel, err := p.holdBody(context.Background(), r.conn, scan, req.ContentLength, p.handshake)
 		switch {
 		case errors.Is(err, errBodyBudget):
 			r.refuse(http.StatusServiceUnavailable, RuleLimitHeldBodies, p.budgetReason(req.ContentLength), "")

@@ -1,9 +1,12 @@
 package egress
 
 import (
+	"context"
 	"errors"
 	"net"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,4 +61,54 @@ func waitData(c net.Conn) (int64, error) {
 		return 0, &net.OpError{Op: "read", Net: "tcp", Err: opErr}
 	}
 	return avail, nil
+}
+
+// untilHangup returns a context that is done when ctx is, when the peer of
+// c hangs up (closes, or shuts down its writing side) or when c is closed
+// here, all noticed without reading a byte of what c has queued; and a func
+// that ends the watch and reports whether the context was done by then.
+// Call it before reading c again: the watch holds c's read side. It
+// clears c's read deadline (every reader here sets its own).
+func untilHangup(ctx context.Context, c net.Conn) (context.Context, func() bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return ctx, func() bool { return ctx.Err() != nil }
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return ctx, func() bool { return ctx.Err() != nil }
+	}
+	// Only the watch's own end may time it out: the deadline a reader
+	// left would end it early, as if the peer had gone.
+	_ = c.SetReadDeadline(time.Time{})
+	ctx, cancel := context.WithCancel(ctx)
+	var stopping atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := rc.Read(func(fd uintptr) bool {
+			if stopping.Load() {
+				return true
+			}
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+			n, err := unix.Poll(fds, 0)
+			if err == nil && n > 0 && fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+				cancel()
+				return true
+			}
+			return false // wait for the next event on c
+		})
+		if err != nil && !stopping.Load() {
+			cancel() // closed here
+		}
+	}()
+	return ctx, func() bool {
+		stopping.Store(true)
+		_ = c.SetReadDeadline(time.Unix(1, 0)) // wake the watch
+		<-done
+		_ = c.SetReadDeadline(time.Time{})
+		gone := ctx.Err() != nil
+		cancel()
+		return gone
+	}
 }
