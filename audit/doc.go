@@ -83,7 +83,12 @@
 //
 // in the state directory's copy for the old path, of the size and head the
 // chain there was closed at and where it went. Both logs then verify, and
-// Verify of the new one lists the rotation.
+// Verify of the new one lists the rotation. Every Log holds a shared
+// flock(2) on the file FILE.lock beside the log from Open to Close (taken
+// before it opens the log); Rotate takes it exclusively without waiting
+// and refuses a log a writer has open (ErrLogInUse), which would go on
+// writing to the moved file, while a writer that opens the log during a
+// rotation waits for it.
 //
 // # Durability and files
 //

@@ -68,6 +68,7 @@ type Log struct {
 	path      string
 	abs       string // absolute, symlinks resolved
 	f         *os.File
+	writers   *os.File // holds the writers' lock shared (see WritersLockSuffix)
 	opts      Options
 	log       *slog.Logger
 	signer    note.Signer
@@ -125,7 +126,9 @@ type result struct {
 // Open opens (creating it with mode 0600 if needed) the log at path for
 // appending, continuing its chain. It creates the signing key in the state
 // directory on first use. It fails with ErrCorrupt if the last entry of the
-// file cannot be read.
+// file cannot be read. From Open to Close the Log holds a shared lock on the
+// file beside the log named by WritersLockSuffix, so that Rotate refuses to
+// move the log; Open waits while a Rotate holds it.
 func Open(path string, opts Options) (*Log, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
@@ -151,18 +154,27 @@ func Open(path string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Hold the writers' lock before opening the log, and until Close: a
+	// Rotate either finishes before the log is opened or refuses to move
+	// it.
+	writers, err := holdWriters(path)
+	if err != nil {
+		return nil, err
+	}
 	// A new chain where a longer log was signed would leave neither log
 	// verifiable: refuse before creating the file.
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if err := checkNotShrunk(dir, abs, path, 0); err != nil {
+			writers.Close()
 			return nil, err
 		}
 	}
 	f, err := openAppend(path)
 	if err != nil {
+		writers.Close()
 		return nil, err
 	}
-	l.f = f
+	l.f, l.writers = f, writers
 	l.abs = abs
 	l.stateCkpt = stateCheckpointPath(dir, abs)
 	// Read the tail now so that a corrupt log fails Open, not the first
@@ -179,6 +191,7 @@ func Open(path string, opts Options) (*Log, error) {
 	})
 	if err != nil {
 		f.Close()
+		writers.Close()
 		return nil, err
 	}
 	l.work = sync.NewCond(&l.mu)
@@ -355,6 +368,8 @@ func (l *Log) Close() error {
 		errs = append(errs, l.checkpoint(l.lastID, l.lastHash))
 	}
 	errs = append(errs, l.f.Close())
+	// Only now may Rotate move the log and its checkpoints.
+	errs = append(errs, l.writers.Close())
 	l.closeErr = errors.Join(errs...)
 	close(l.closed)
 	return l.closeErr

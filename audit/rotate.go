@@ -70,8 +70,8 @@ type RotateOptions struct {
 // signed record that the chain at path was closed at that head and moved to
 // to. Both logs then verify, while a log moved or deleted without Rotate is
 // still caught. It refuses a log that does not verify (ErrNotIntact), an
-// empty one, and a destination that exists or had a log before. No writer
-// may have the log open: one would go on writing to the moved file.
+// empty one, a destination that exists or had a log before, and a log that
+// a writer has open (ErrLogInUse): it would go on writing to the moved file.
 func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	dir, err := auditDir(opts.StateDir, true)
 	if err != nil {
@@ -81,9 +81,21 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	if err != nil {
 		return Rotation{}, err
 	}
+	isLink := fmt.Errorf("audit: %s is a symbolic link; rotate the log it points to", path)
+	if fi, err := os.Lstat(path); err != nil {
+		return Rotation{}, fmt.Errorf("audit: %w", err)
+	} else if fi.Mode()&fs.ModeSymlink != 0 {
+		return Rotation{}, isLink
+	}
+	// No writer may have the log open, nor open it until it has moved.
+	writers, err := excludeWriters(path)
+	if err != nil {
+		return Rotation{}, err
+	}
+	defer writers.Close()
 	f, err := os.OpenFile(path, os.O_RDWR|openNoFollow, 0)
 	if isSymlinkErr(err) {
-		return Rotation{}, fmt.Errorf("audit: %s is a symbolic link; rotate the log it points to", path)
+		return Rotation{}, isLink
 	}
 	if err != nil {
 		return Rotation{}, fmt.Errorf("audit: %w", err)

@@ -3,12 +3,14 @@
 package audit
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A rotation that cannot be done (here: a name on another file system)
@@ -46,4 +48,91 @@ func sameDevice(t *testing.T, a, b string) bool {
 		t.Fatal(err)
 	}
 	return sa.Dev == sb.Dev
+}
+
+// A writer holds the log open from Open to Close: Rotate refuses to move
+// the log under it, whichever writer it is (flock locks belong to the open
+// file description, so two Logs in one process count as two writers), and
+// leaves the log as it was. Once every writer has closed, it rotates.
+func TestRotateRefusesAnOpenLog(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 2, Options{})
+	a, b := env.open(t, Options{}), env.open(t, Options{}) // writers share the log
+	for _, l := range []*Log{a, b} {
+		if err := l.Append(context.Background(), sampleEvent(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	to := filepath.Join(env.dir, "agent.1.log")
+	for _, open := range []*Log{a, b} {
+		before, _ := os.ReadFile(env.path)
+		_, err := Rotate(env.path, to, RotateOptions{StateDir: env.state})
+		if !errors.Is(err, ErrLogInUse) || !strings.Contains(err.Error(), "a writer has "+env.path+" open") ||
+			!strings.Contains(err.Error(), "rotate it after the writer closes it") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("Rotate of a log a writer has open: %v", err)
+		}
+		if after, _ := os.ReadFile(env.path); string(after) != string(before) {
+			t.Fatal("the refused rotation changed the log")
+		}
+		if _, err := os.Lstat(to); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the refused rotation left %s (%v)", to, err)
+		}
+		if err := open.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := env.rotate(t, to); r.Size != 4 {
+		t.Fatalf("rotation after the writers closed: %+v", r)
+	}
+	if rep := verifyAt(t, env, to); !rep.OK || rep.Entries != 4 {
+		t.Fatalf("rotated log: %+v", rep)
+	}
+}
+
+// A writer opening the log while a rotation holds the writers' lock waits
+// until the rotation lets go, so it never gets the file being moved.
+func TestOpenWaitsForRotation(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	rotating, err := excludeWriters(env.path) // what Rotate holds while it moves the log
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan *Log, 1)
+	go func() {
+		l, err := Open(env.path, Options{StateDir: env.state, Logger: testLogger(t)})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- l
+	}()
+	select {
+	case <-opened:
+		t.Fatal("Open returned while a rotation held the writers' lock")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := Rotate(env.path, filepath.Join(env.dir, "agent.1.log"), RotateOptions{StateDir: env.state}); !errors.Is(err, ErrLogInUse) {
+		t.Fatalf("a second rotation: %v, want ErrLogInUse", err)
+	}
+	if err := rotating.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var l *Log
+	select {
+	case l = <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open still waits after the rotation let go")
+	}
+	if l == nil {
+		t.FailNow()
+	}
+	if err := l.Append(context.Background(), sampleEvent(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := env.verify(t); !rep.OK || rep.Entries != 4 {
+		t.Fatalf("after the wait: %+v", rep)
+	}
 }

@@ -16,6 +16,10 @@ func lockFile(*os.File) error { return errors.ErrUnsupported }
 
 func unlockFile(*os.File) error { return errors.ErrUnsupported }
 
+func lockShared(*os.File) error { return errors.ErrUnsupported }
+
+func tryLockFile(*os.File) (bool, error) { return false, errors.ErrUnsupported }
+
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
 
 func isSymlinkErr(error) bool { return false }

@@ -16,9 +16,24 @@ const openNoFollow = syscall.O_NOFOLLOW
 // lockFile takes an exclusive flock(2) on f, waiting for it. flock locks
 // belong to the open file description, so two Logs on one path exclude each
 // other even inside one process.
-func lockFile(f *os.File) error {
+func lockFile(f *os.File) error { return flock(f, syscall.LOCK_EX) }
+
+// lockShared takes a shared flock(2) on f, waiting for it.
+func lockShared(f *os.File) error { return flock(f, syscall.LOCK_SH) }
+
+// tryLockFile takes an exclusive flock(2) on f without waiting; it reports
+// false when another open file description holds a lock on the file.
+func tryLockFile(f *os.File) (bool, error) {
+	err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func flock(f *os.File, how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err := syscall.Flock(int(f.Fd()), how)
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}

@@ -369,6 +369,37 @@ func TestAgentCannotReadItsAuditLog(t *testing.T) {
 	}
 }
 
+// In a directory the agent may read, the files of its audit log stay out
+// of its reach, the writers' lock included: holding that lock, it could
+// stop every later writer from opening the log.
+func TestAgentCannotReachAuditLogFilesInItsReadDir(t *testing.T) {
+	f := newFixture(t)
+	other := scriptFile(t, "notes.txt", "notes\n") // in a directory the agent can read
+	dir := filepath.Dir(other)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "spy.log")
+	// Readable by all, so that only the deny list keeps the agent out
+	// (a file only its owner reads is out of its reach anyway when
+	// agentbox runs as root).
+	if err := os.WriteFile(logPath+audit.WritersLockSuffix, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := f.manifest(fmt.Sprintf("name: spy\npermissions: {filesystem: {read: [%s, %s]}}\naudit: {log_path: %s}\n", dir, wd, logPath))
+	script := "cat " + other + " && echo READ-OTHER; "
+	for _, p := range []string{logPath, logPath + audit.CheckpointSuffix, logPath + audit.WritersLockSuffix} {
+		script += "cat " + p + " && echo READ-" + filepath.Base(p) + "; "
+	}
+	r := f.start(m, "/bin/sh", "-c", script+"exit 0")
+	res := r.wait(t, 20*time.Second)
+	out := r.stdout.String()
+	if res.ExitCode != 0 || !strings.Contains(out, "READ-OTHER") || strings.Contains(out, "READ-spy") {
+		t.Errorf("the agent reached its audit log's files (or not the directory):\n%s", out)
+	}
+}
+
 func TestClassifierRefusal(t *testing.T) {
 	f := newFixture(t)
 	m := f.manifest("name: reckless\n")

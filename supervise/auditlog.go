@@ -88,9 +88,14 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 			return fmt.Errorf("audit log: %w", err)
 		}
 	}
-	deny := []string{a.logPath, a.logPath + audit.CheckpointSuffix, a.reg.StateDir}
+	// The writers' lock too: an agent holding it would keep every later
+	// writer from opening the log.
+	logFiles := func(p string) []string {
+		return []string{p, p + audit.CheckpointSuffix, p + audit.WritersLockSuffix}
+	}
+	deny := append(logFiles(a.logPath), a.reg.StateDir)
 	if logPath != a.logPath {
-		deny = append(deny, logPath, logPath+audit.CheckpointSuffix)
+		deny = append(deny, logFiles(logPath)...)
 	}
 	dir := filepath.Dir(logPath)
 	needed := append(append([]string(nil), resolved.Read...), resolved.Write...)

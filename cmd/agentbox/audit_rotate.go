@@ -25,7 +25,8 @@ chain at FILE was closed there. Both logs then pass agentbox verify.
 
 A log moved, truncated or deleted any other way stays caught by verify, and
 agentbox run refuses to start a new log at its path. rotate refuses a log
-that does not verify and one an agent is writing to (see agentbox ps).`,
+that does not verify and one a writer has open: an agent (see agentbox ps)
+or any program using the audit package.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 0 {
 				return usageError(fmt.Errorf("audit rotate takes no arguments (got %q); name the log with --log FILE", args))
@@ -39,13 +40,15 @@ that does not verify and one an agent is writing to (see agentbox ps).`,
 			if to == "" {
 				to = logPath + "." + time.Now().UTC().Format("20060102T150405Z")
 			}
-			if err := refuseIfLogged(logPath); err != nil {
-				return exitWith(exitFailure, err)
-			}
 			r, err := audit.Rotate(logPath, to, audit.RotateOptions{})
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				return exitWith(exitInternal, fmt.Errorf("audit rotate: %s: no such audit log; check the --log path", logPath))
+			case errors.Is(err, audit.ErrLogInUse):
+				if a, ok := agentWriting(logPath); ok {
+					return exitWith(exitFailure, fmt.Errorf("audit rotate: agent %s (id %s) is writing to %s; rotate it after the agent exits", a.Name, a.ID, logPath))
+				}
+				return exitWith(exitFailure, fmt.Errorf("audit rotate: %w", err))
 			case err != nil:
 				return exitWith(exitFailure, fmt.Errorf("audit rotate: %w", err))
 			}
@@ -58,24 +61,26 @@ that does not verify and one an agent is writing to (see agentbox ps).`,
 	return cmd
 }
 
-// refuseIfLogged fails when a running agent writes to the log at path: its
-// writer would go on appending to the moved file.
-func refuseIfLogged(path string) error {
+// agentWriting names the running agent that writes to the log at path, if
+// the registry knows one. Rotate's lock decides whether a writer has the
+// log open (an agent, or any program using the audit package); the
+// registry only names the agent in the refusal.
+func agentWriting(path string) (supervise.Record, bool) {
 	reg, err := supervise.OpenRegistry("")
 	if err != nil {
-		return err
+		return supervise.Record{}, false
 	}
 	list, err := reg.List()
 	if err != nil {
-		return err
+		return supervise.Record{}, false
 	}
 	want := resolvedPath(path)
 	for _, r := range list {
 		if r.AuditLog != "" && resolvedPath(r.AuditLog) == want {
-			return fmt.Errorf("audit rotate: agent %s (id %s) is writing to %s; rotate it after the agent exits", r.Name, r.ID, path)
+			return r, true
 		}
 	}
-	return nil
+	return supervise.Record{}, false
 }
 
 // resolvedPath is path made absolute, with symlinks resolved when it exists.

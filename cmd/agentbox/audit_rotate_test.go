@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentbox-dev/agentbox/audit"
 )
 
 // A log moved away by hand makes run refuse to start a new one at its path
@@ -124,5 +126,32 @@ func TestAuditRotateRefusesALogInUse(t *testing.T) {
 	a.wait(t, 10*time.Second)
 	if code, _, errOut := runCLI(t, "audit", "rotate", "--log", logPath); code != 0 {
 		t.Fatalf("rotate after the agent exited: %d %s", code, errOut)
+	}
+}
+
+// A program that holds the log open through the audit package, not an agent
+// that run started, is a writer too: rotate refuses, in one line that says
+// why and what to do, and rotates once the writer has closed the log.
+func TestAuditRotateRefusesALogALibraryHoldsOpen(t *testing.T) {
+	p := auditTestLog(t, auditQueryEvents())
+	l, err := audit.Open(p, audit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	code, out, errOut := runCLI(t, "audit", "rotate", "--log", p)
+	if code != exitFailure || out != "" || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "audit rotate: audit: log in use: a writer has "+p+" open") ||
+		!strings.Contains(errOut, "rotate it after the writer closes it") {
+		t.Fatalf("rotate of a log a library holds open: exit %d, %q %q", code, out, errOut)
+	}
+	if rep, err := audit.Verify(p, audit.VerifyOptions{}); err != nil || !rep.OK {
+		t.Fatalf("the log after the refusal: %+v %v", rep, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "audit", "rotate", "--log", p); code != 0 {
+		t.Fatalf("rotate after the writer closed: %d %s", code, errOut)
 	}
 }
