@@ -55,7 +55,7 @@ func runForker() int {
 // before anything can reap it.
 func forkInit(m forkMsg, ctl *os.File) (*exec.Cmd, int, error) {
 	defer ctl.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initArg0}, Env: initEnv, Dir: "/",
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: initArgs(m.Kind), Env: initEnv, Dir: "/",
 		ExtraFiles: []*os.File{ctl}, SysProcAttr: initAttrFor(m.Kind, m.AsRoot)}
 	if err := cmd.Start(); err != nil {
 		return nil, -1, err

@@ -77,7 +77,11 @@ func runInit() int {
 	// Nothing the init inherited or opens may reach the program: mark every
 	// descriptor above the standard streams close-on-exec.
 	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	pid, layers, err := setUp()
+	base, baseErr := baseNone, error(nil)
+	if prebuildAllowed() {
+		base, baseErr = prebuildRoot()
+	}
+	pid, layers, err := setUp(base, baseErr)
 	if err != nil {
 		code := exitSetupFailed
 		var ie *initError
@@ -112,11 +116,38 @@ func reportError(err error, code int) {
 	}
 }
 
-// setUp runs every stage in order and starts the program.
-func setUp() (int, []string, error) {
+// prebuildArg, an init's first argument, says that it was cloned into
+// namespaces of its own, where it may build the spec-independent part of
+// its root before the spec comes.
+const prebuildArg = "prebuild"
+
+// initArgs is the argument vector of an init of kind.
+func initArgs(kind initKind) []string {
+	if kind == kindReduced {
+		return []string{initArg0}
+	}
+	return []string{initArg0, prebuildArg}
+}
+
+// prebuildAllowed reports whether this init may build its root before the
+// spec: it was told so, and it is pid 1 of a pid namespace of its own (an
+// init of the reduced tier, in the host's namespaces, never mounts).
+func prebuildAllowed() bool {
+	return len(os.Args) == 2 && os.Args[1] == prebuildArg && os.Getpid() == 1
+}
+
+// setUp runs every stage in order and starts the program. base is how far
+// the root was built before the spec came, baseErr why it stopped there.
+func setUp(base baseRoot, baseErr error) (int, []string, error) {
 	spec, stdio, idmapFDs, err := readSpec()
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
+	}
+	if baseErr != nil {
+		return 0, nil, baseErr
+	}
+	if spec.Reduced != "" && base != baseNone {
+		return 0, nil, stageErr("spec", errors.New("a reduced-tier spec sent to an init in namespaces of its own"))
 	}
 	var layers []string
 	if spec.Reduced != "" {
@@ -127,7 +158,7 @@ func setUp() (int, []string, error) {
 		}
 		layers = append(layers, LayerReduced+": "+spec.Reduced)
 	} else {
-		scratch, err := buildRoot(spec, idmapFDs)
+		scratch, err := buildRoot(spec, idmapFDs, base)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -31,57 +31,45 @@ const maxPtys = 256
 //  2. mount a scratch tmpfs and pivot into it, so the host tree sits at
 //     /oldroot and /tmp is free to be replaced;
 //  3. bind the host tree recursively at /newroot and make every mount in it
-//     read-only, nosuid and nodev in one mount_setattr call;
-//  4. mount a fresh /proc, a minimal /dev and a private /tmp;
+//     read-only, nosuid and nodev in one mount_setattr call (or, with a
+//     read allow-list, bind only those paths on an empty skeleton);
+//  4. mount a fresh /proc, a minimal /dev, and a private /tmp and /dev/shm;
 //  5. apply the plan: writable roots, scratch overlays, masks, read-only
 //     protected paths;
 //  6. pivot into /newroot and detach everything else.
 //
+// Steps 1 to 4 but the tmpfs mounts depend on no spec: base says how far a
+// warm init took them before its spec came (prebuildRoot).
+//
 // It returns the scratch directories' layer ("" without any). A scratch
 // overlay the kernel refuses leaves its directory read-only, and says so.
-func buildRoot(s *initSpec, idmapFDs []int) (string, error) {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		if errors.Is(err, unix.EPERM) {
-			// The namespaces were made, but grant no capability in them
-			// (Ubuntu's AppArmor restriction): as good as none.
-			return "", &initError{stage: stageNoCapabilities, unavailable: true,
-				err: fmt.Errorf("user namespaces grant no capability in them here (a mount was refused: %w)%s", err, usernsHint())}
-		}
-		return "", stageErr("mount: make / private", err)
-	}
-	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {
-		return "", stageErr("mount: scratch tmpfs", err)
-	}
-	for _, d := range []string{"/tmp" + oldRoot, "/tmp" + newRoot} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return "", stageErr("mount: scratch", err)
+func buildRoot(s *initSpec, idmapFDs []int, base baseRoot) (string, error) {
+	if base == baseNone {
+		if err := enterScratch(); err != nil {
+			return "", err
 		}
 	}
-	if err := unix.PivotRoot("/tmp", "/tmp"+oldRoot); err != nil {
-		return "", stageErr("pivot_root (scratch)", err)
-	}
-	if err := unix.Chdir("/"); err != nil {
-		return "", stageErr("chdir", err)
-	}
-	if err := os.WriteFile(emptyFile, nil, 0); err != nil {
-		return "", stageErr("mount: mask file", err)
-	}
-
-	if len(s.ReadOnly) == 0 {
-		if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return "", stageErr("mount: bind host root", err)
+	switch {
+	case len(s.ReadOnly) > 0:
+		if base == baseHost {
+			// Built for the whole host tree: start the skeleton afresh.
+			if err := unix.Unmount(newRoot, unix.MNT_DETACH); err != nil {
+				return "", stageErr("mount: drop host root", err)
+			}
 		}
-		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
-			return "", stageErr("mount: read-only host root", err)
+		if err := mountAllowList(s.ReadOnly); err != nil {
+			return "", err
 		}
-	} else if err := mountAllowList(s.ReadOnly); err != nil {
-		return "", err
+		if err := mountSystem(); err != nil {
+			return "", err
+		}
+	case base != baseHost:
+		if err := mountHostTree(); err != nil {
+			return "", err
+		}
 	}
-	if err := mountProc(); err != nil {
-		return "", err
-	}
-	if err := mountDev(s.TmpfsSize); err != nil {
-		return "", err
+	if err := mountTmpfs(newRoot+"/dev/shm", "mode=1777", s.TmpfsSize); err != nil {
+		return "", stageErr("mount: /dev/shm", err)
 	}
 	if err := mountTmpfs(newRoot+"/tmp", "mode=1777", s.TmpfsSize); err != nil {
 		return "", stageErr("mount: private /tmp", err)
@@ -123,6 +111,80 @@ func buildRoot(s *initSpec, idmapFDs []int) (string, error) {
 		return "", stageErr("chdir", err)
 	}
 	return scratch.layer(), nil
+}
+
+// baseRoot is how far the root was built before the spec came.
+type baseRoot int
+
+const (
+	baseNone    baseRoot = iota // nothing yet
+	baseScratch                 // in the scratch root (enterScratch)
+	baseHost                    // and the host tree, /proc and /dev at newRoot (mountHostTree)
+)
+
+// prebuildRoot builds what no spec changes, while a warm init waits for its
+// spec: the scratch root, and the host tree with /proc and /dev. An error
+// is the spec's to report, as if the spec had been there.
+func prebuildRoot() (baseRoot, error) {
+	if err := enterScratch(); err != nil {
+		return baseNone, err
+	}
+	if err := mountHostTree(); err != nil {
+		return baseScratch, err
+	}
+	return baseHost, nil
+}
+
+// enterScratch stops mount propagation and pivots into a scratch tmpfs,
+// with the host's tree at oldRoot and an empty newRoot.
+func enterScratch() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		if errors.Is(err, unix.EPERM) {
+			// The namespaces were made, but grant no capability in them
+			// (Ubuntu's AppArmor restriction): as good as none.
+			return &initError{stage: stageNoCapabilities, unavailable: true,
+				err: fmt.Errorf("user namespaces grant no capability in them here (a mount was refused: %w)%s", err, usernsHint())}
+		}
+		return stageErr("mount: make / private", err)
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {
+		return stageErr("mount: scratch tmpfs", err)
+	}
+	for _, d := range []string{"/tmp" + oldRoot, "/tmp" + newRoot} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return stageErr("mount: scratch", err)
+		}
+	}
+	if err := unix.PivotRoot("/tmp", "/tmp"+oldRoot); err != nil {
+		return stageErr("pivot_root (scratch)", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return stageErr("chdir", err)
+	}
+	if err := os.WriteFile(emptyFile, nil, 0); err != nil {
+		return stageErr("mount: mask file", err)
+	}
+	return nil
+}
+
+// mountHostTree binds the host's tree read-only at newRoot, with the
+// sandbox's own /proc and /dev.
+func mountHostTree() error {
+	if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return stageErr("mount: bind host root", err)
+	}
+	if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
+		return stageErr("mount: read-only host root", err)
+	}
+	return mountSystem()
+}
+
+// mountSystem mounts the sandbox's /proc and /dev (but /dev/shm).
+func mountSystem() error {
+	if err := mountProc(); err != nil {
+		return err
+	}
+	return mountDev()
 }
 
 // setAttr changes mount attributes of the mount at path (and, if recursive,
@@ -181,7 +243,9 @@ func mountProc() error {
 // devices are bound from the host into the sandbox's /dev.
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-func mountDev(shmSize int64) error {
+// mountDev makes a minimal, read-only /dev; /dev/shm, a tmpfs sized by
+// the spec, is mounted on it later.
+func mountDev() error {
 	dev := newRoot + "/dev"
 	if err := mountTmpfs(dev, "mode=0755", 1<<20); err != nil {
 		return stageErr("mount: /dev", err)
@@ -203,9 +267,6 @@ func mountDev(shmSize int64) error {
 	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
 		"newinstance,ptmxmode=0666,mode=0620,max="+strconv.Itoa(maxPtys)); err != nil {
 		return stageErr("mount: /dev/pts", err)
-	}
-	if err := mountTmpfs(dev+"/shm", "mode=1777", shmSize); err != nil {
-		return stageErr("mount: /dev/shm", err)
 	}
 	links := [][2]string{
 		{"pts/ptmx", "ptmx"}, {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},

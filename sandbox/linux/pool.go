@@ -123,7 +123,7 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 		return nil, err
 	}
 	defer child.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initArg0}, Env: initEnv, Dir: "/",
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: initArgs(kind), Env: initEnv, Dir: "/",
 		ExtraFiles: []*os.File{child}, SysProcAttr: r.initAttr(kind)}
 	if err := startOnSpawner(cmd); err != nil {
 		ctl.Close()

@@ -4,6 +4,10 @@ package linux
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,4 +79,75 @@ func TestWarmInitReplacedOnRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitWarm(t, &r.pool, kindNetns)
+}
+
+// TestWarmInitPrebuildsRoot: a warm init builds the part of the root that
+// depends on no spec (the host tree, /proc, /dev) while it waits, and a
+// spec with a read allow-list, which needs another root, still gets only
+// the paths it lists.
+func TestWarmInitPrebuildsRoot(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{}
+	defer r.Close()
+	r.Warm(true)
+	waitWarm(t, &r.pool, kindNetns)
+	r.pool.mu.Lock()
+	pid := r.pool.ready[kindNetns].proc.pid()
+	r.pool.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), " "+newRoot+"/proc ") && strings.Contains(string(b), " "+newRoot+"/dev ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the warm init built no root before its spec:\n%s", b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "agentbox-prebuild-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := dir + "-other"
+	for _, d := range []string{dir, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(d+"/f", []byte("in "+d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.RemoveAll(other)
+	var out strings.Builder
+	spec := &sandbox.Spec{Network: sandbox.NetworkBlocked, Filesystem: sandbox.Filesystem{Read: []string{dir}}}
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := r.Start(context.Background(), spec, &sandbox.Program{Path: "/bin/sh",
+		Args: []string{"sh", "-c", "cat " + dir + "/f " + other + "/f /var/lib/dpkg/status 2>/dev/null; ls /usr/bin/env"}, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(&out, stdout); close(done) }()
+	if _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	proc.Close()
+	if got, want := out.String(), "in "+dir+"\n/usr/bin/env\n"; got != want {
+		t.Errorf("with a read allow-list after a prebuilt root the sandbox saw %q, want %q", got, want)
+	}
 }

@@ -245,7 +245,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 		h.Close()
 		return nil, err
 	}
-	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{initArg0}, initEnv, "/"
+	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", initArgs(kind), initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.SysProcAttr = attr
 	h.proc = cmdProc{cmd}
