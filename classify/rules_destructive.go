@@ -561,7 +561,13 @@ func tarWrites(u *unit) []writeTarget {
 		}
 		out = append(out, writeTarget{field{val: dir}, true})
 	} else if create {
-		if f := optValue(u, "f", "--file"); f != nil && f.val != "-" {
+		f := optValue(u, "f", "--file")
+		if vals, _ := oldStyleValues(u.name, u.args); vals != nil {
+			if k, ok := vals['f']; ok {
+				f = &u.args[k] // tar cf A.tar DIR
+			}
+		}
+		if f != nil && f.val != "-" {
 			out = append(out, writeTarget{u.resolve(*f), false})
 		}
 	}

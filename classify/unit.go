@@ -342,6 +342,40 @@ var dirOptions = map[string][]string{
 	"git": {"-C"}, "make": {"-C", "--directory"}, "gmake": {"-C", "--directory"},
 }
 
+// oldStyleValueLetters are, for programs with an old-style first word
+// (tar xfC A.tar DIR), the option letters in it that take the next words,
+// in order, as their values.
+var oldStyleValueLetters = map[string]string{"tar": "bCfFgHIKLNTVX", "gtar": "bCfFgHIKLNTVX", "bsdtar": "bCfIsT"}
+
+// oldStyleValues returns, for an old-style first word (a cluster of option
+// letters without a dash), each value-taking letter's value index in args;
+// n is how many words after the cluster are such values.
+func oldStyleValues(name string, args []field) (vals map[byte]int, n int) {
+	letters, ok := oldStyleValueLetters[name]
+	if !ok || len(args) == 0 {
+		return nil, 0
+	}
+	v := args[0].val
+	if v == "" || v[0] == '-' || args[0].dyn {
+		return nil, 0
+	}
+	for i := 0; i < len(v); i++ {
+		if !(v[i] >= 'a' && v[i] <= 'z' || v[i] >= 'A' && v[i] <= 'Z') {
+			return nil, 0
+		}
+	}
+	for i := 0; i < len(v); i++ {
+		if strings.IndexByte(letters, v[i]) >= 0 && 1+n < len(args) {
+			if vals == nil {
+				vals = map[byte]int{}
+			}
+			n++
+			vals[v[i]] = n // a repeated letter: the last one counts
+		}
+	}
+	return vals, n
+}
+
 // dirAt returns the working directory in effect for the i-th argument:
 // the directory an earlier cd set, changed by the program's own -C DIR
 // options before it ("" = unknown).
@@ -351,7 +385,17 @@ func (u *unit) dirAt(i int) string {
 		return u.cwd
 	}
 	dir := u.cwd
-	for j := 0; j < i && j < len(u.args); j++ {
+	start := 0
+	if vals, n := oldStyleValues(u.name, u.args); n > 0 {
+		// tar xfC A.tar DIR: C's value is a word after the cluster.
+		if k, ok := vals['C']; ok && contains(opts, "-C") && k < i && !u.args[k].dyn {
+			dir = cleanTarget(resolveIn(dir, u.args[k]).val)
+		} else if ok && k < i {
+			dir = ""
+		}
+		start = 1 + n
+	}
+	for j := start; j < i && j < len(u.args); j++ {
 		v := u.args[j].val
 		var d field
 		switch {
