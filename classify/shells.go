@@ -68,6 +68,11 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 			u.markCode(ops[0])
 		}
 		return a.codeFromInput(u, u.argsIn), true
+	case cflag && u.viaXargs && u.xargsToken != "" && strings.Contains(ops[0].val, u.xargsToken):
+		// xargs -I{} sh -c '{};', -I X sh -c 'X; rm -rf ~': each input
+		// line is pasted into the code.
+		u.markCode(ops[0])
+		return a.xargsCode(u, ops[0].val), true
 	case cflag:
 		if len(ops) == 0 {
 			return stream{traits: trUnknown}, true
@@ -121,6 +126,31 @@ func (a *analyzer) codeFromInput(u *unit, in stream) stream {
 	if s.textKnown {
 		a.script(s.text, nil)
 	}
+	return stream{traits: trUnknown | trShellOut}
+}
+
+// xargsInput stands, in code xargs builds from its input, for an input
+// line only known at run time: a command substitution, which the code
+// cannot give a value (as it could a variable).
+const xargsInput = "$(__xargs_input)"
+
+// xargsCode classifies shell code into which xargs pastes each input line
+// in place of its replace string. Input from the network, a decoder or
+// the history makes the code come from there; a known input is pasted
+// line by line; otherwise the line is a value only known at run time (a
+// command word made of it is eval-exec).
+func (a *analyzer) xargsCode(u *unit, code string) stream {
+	in := u.argsIn
+	if r := in.execRule(); r != "" && r != RuleEvalExec {
+		u.script = &in
+	}
+	if in.textKnown {
+		for _, line := range strings.Split(strings.TrimSuffix(in.text, "\n"), "\n") {
+			a.script(strings.ReplaceAll(code, u.xargsToken, line), nil)
+		}
+		return stream{traits: trUnknown | trShellOut}
+	}
+	a.script(strings.ReplaceAll(code, u.xargsToken, xargsInput), nil)
 	return stream{traits: trUnknown | trShellOut}
 }
 
