@@ -15,6 +15,7 @@ type codeFacts struct {
 	deleteRoot   bool // recursively deletes /, a home or a system directory
 	dynamic      bool // the code itself is only known at run time
 	runsInput    bool // runs its input as shell commands (awk '{system($0)}', print | "sh")
+	runsStdin    bool // runs its standard input as code of its language (exec(sys.stdin.read()))
 	dynDelete    bool // recursively deletes a path only known at run time (shutil.rmtree(p))
 	kill         bool // sends a signal to a process (os.kill, process.kill, perl kill)
 }
@@ -114,6 +115,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			f.deleteRoot = true
 		}
 	}
+	f.runsStdin = evalsStdin(lang, code)
 	if re, ok := killCalls()[lang]; ok && re.MatchString(blankStrings(code)) {
 		f.kill = true
 	}
@@ -174,8 +176,86 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.deleteRoot = f.deleteRoot || o.deleteRoot
 	f.dynamic = f.dynamic || o.dynamic
 	f.runsInput = f.runsInput || o.runsInput
+	f.runsStdin = f.runsStdin || o.runsStdin
 	f.dynDelete = f.dynDelete || o.dynDelete
 	f.kill = f.kill || o.kill
+}
+
+// stdinEval names, per language, the calls that run a string as code and
+// the expressions that read standard input.
+var stdinEval = map[string]struct{ calls, refs []string }{
+	"python": {[]string{"exec", "eval", "compile"}, []string{"sys.stdin", "input(", "open(0", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "fileinput"}},
+	"perl":   {[]string{"eval"}, []string{"<STDIN>", "<>", "<<>>", "/dev/stdin"}},
+	"ruby":   {[]string{"eval", "instance_eval", "binding.eval"}, []string{"$stdin", "STDIN", "ARGF", "gets", "$<", "/dev/stdin"}},
+	"node":   {[]string{"eval", "Function", "vm.runInThisContext", "vm.runInNewContext"}, []string{"readFileSync(0", "/dev/stdin", "process.stdin"}},
+	"php":    {[]string{"eval"}, []string{"php://stdin", "STDIN"}},
+	"lua":    {[]string{"load", "loadstring"}, []string{"io.read", "io.stdin", "io.lines"}},
+}
+
+// evalsStdin reports whether code runs what it reads from standard input
+// as code: an eval-like call whose argument reads it (exec(sys.stdin.read()),
+// eval <STDIN>), or is a plain name while the code reads it.
+func evalsStdin(lang, code string) bool {
+	ev, ok := stdinEval[lang]
+	if !ok {
+		return false
+	}
+	for _, name := range ev.calls {
+		for off := 0; off < len(code); {
+			i := strings.Index(code[off:], name)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(name)
+			if i > 0 && isIdent(code[i-1]) || off < len(code) && isIdent(code[off]) {
+				continue
+			}
+			arg := callArgText(code[off:])
+			if containsAny(arg, ev.refs...) {
+				return true
+			}
+			if n := strings.Trim(arg, " \t()$@"); n != "" && isName(n) && containsAny(code, ev.refs...) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callArgText returns the argument text of a call whose name ends where s
+// starts: up to the matching parenthesis, or without one to the end of the
+// statement (perl's eval <STDIN>).
+func callArgText(s string) string {
+	t := strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(t, "(") {
+		if i := strings.IndexAny(t, ";\n}"); i >= 0 {
+			return t[:i]
+		}
+		return t
+	}
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return t[:i+1]
+			}
+		}
+	}
+	return t
+}
+
+// isName reports whether s is a plain identifier.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isIdent(s[i]) || s[i] == '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // homeExprs are expressions that evaluate to the home directory.

@@ -18,8 +18,8 @@ func (a *analyzer) run(u *unit) stream {
 		return stream{traits: trUnknown}
 	}
 	out, judge := a.dispatch(u)
-	if u.script == nil && readsCodeFromStdin(u) {
-		a.codeFromInput(u, u.in)
+	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
+		a.stdinCode(u, k)
 	}
 	if judge || (u.script != nil && u.script.execRule() != "") {
 		a.emit(u)

@@ -116,21 +116,26 @@ func (a *analyzer) runSed(u *unit) (stream, bool) {
 		}
 	}
 	for _, s := range scripts {
-		for _, m := range sedExec().FindAllStringSubmatch(s.val, -1) {
-			a.shellString(u, field{val: m[1]})
-		}
-		if sedSubstExec(s.val) || sedBareExec().MatchString(s.val) {
-			// The pattern space runs: the input's lines, edited.
-			in := u.in
-			if !u.piped {
-				in = stream{}
-			}
-			in.textKnown = false
-			in.traits |= trUnknown
-			u.script = &in
-		}
+		a.sedScript(u, s)
 	}
 	return a.produce(u), true
+}
+
+// sedScript classifies the commands a sed script runs.
+func (a *analyzer) sedScript(u *unit, s field) {
+	for _, m := range sedExec().FindAllStringSubmatch(s.val, -1) {
+		a.shellString(u, field{val: m[1]})
+	}
+	if sedSubstExec(s.val) || sedBareExec().MatchString(s.val) {
+		// The pattern space runs: the input's lines, edited.
+		in := u.in
+		if !u.piped {
+			in = stream{}
+		}
+		in.textKnown = false
+		in.traits |= trUnknown
+		u.script = &in
+	}
 }
 
 // sedBareExec finds GNU sed's e command without a command: it runs the

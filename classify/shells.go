@@ -154,15 +154,36 @@ func (a *analyzer) xargsCode(u *unit, code string) stream {
 	return stream{traits: trUnknown | trShellOut}
 }
 
-// stdinCodeSinks are programs that, given these consecutive words, run
-// code read from standard input ("-" stands for /dev/stdin and its
-// aliases too); no words: whenever the input is piped.
-var stdinCodeSinks = map[string][][]string{
-	"deno": {{"run", "-"}}, "bun": {{"run", "-"}, {"-"}}, "pwsh": {{"-"}, {"-File", "-"}, {"-f", "-"}},
-	"powershell": {{"-"}, {"-File", "-"}}, "jshell": {nil}, "gdb": {{"-x", "-"}, {"--command", "-"}, {"-ex", "source -"}},
-	"vim": {{"-s", "-"}, {"-S", "-"}}, "nvim": {{"-s", "-"}, {"-S", "-"}}, "vi": {{"-s", "-"}, {"-S", "-"}},
-	"ex": {nil}, "make": {{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, "gmake": {{"-f", "-"}, {"--file", "-"}},
-	"tclsh": {{"-"}}, "osascript": {{"-"}}, "Rscript": {{"-"}},
+// stdinSink says when a program runs code read from standard input: given
+// one of seqs, words that follow each other ("-" stands for /dev/stdin
+// and its aliases too; no words: whenever the input is piped). With
+// cluster, short options cluster as getopt allows (make -sf -, -f-).
+// Between a subcommand and a following option of the sequence, other
+// options may stand (deno run -A -), valueOpts with their values.
+type stdinSink struct {
+	seqs      [][]string
+	cluster   bool
+	valueOpts []string
+	lang      string // what known code is: "" shell, "sed" a sed script
+}
+
+var (
+	makeSink = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, cluster: true}
+	sedSink  = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}}, cluster: true, lang: "sed"}
+	denoSink = &stdinSink{seqs: [][]string{{"run", "-"}}, valueOpts: []string{"-c", "--config", "--import-map", "--lock",
+		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}}
+	vimSink = &stdinSink{seqs: [][]string{{"-s", "-"}, {"-S", "-"}}}
+)
+
+// stdinCodeSinks are the programs that may run code from standard input.
+var stdinCodeSinks = map[string]*stdinSink{
+	"deno": denoSink, "bun": {seqs: [][]string{{"run", "-"}, {"-"}}},
+	"pwsh":       {seqs: [][]string{{"-"}, {"-File", "-"}, {"-f", "-"}}},
+	"powershell": {seqs: [][]string{{"-"}, {"-File", "-"}}}, "jshell": {seqs: [][]string{nil}},
+	"gdb": {seqs: [][]string{{"-x", "-"}, {"--command", "-"}, {"-ex", "source -"}}},
+	"vim": vimSink, "nvim": vimSink, "vi": vimSink, "ex": {seqs: [][]string{nil}},
+	"make": makeSink, "gmake": makeSink, "sed": sedSink, "gsed": sedSink,
+	"tclsh": {seqs: [][]string{{"-"}}}, "osascript": {seqs: [][]string{{"-"}}}, "Rscript": {seqs: [][]string{{"-"}}},
 }
 
 // stdinWord maps the names of standard input to "-".
@@ -177,39 +198,92 @@ func stdinWord(v string) string {
 	return v
 }
 
-// readsCodeFromStdin reports whether u runs code from its piped input.
-func readsCodeFromStdin(u *unit) bool {
-	seqs, ok := stdinCodeSinks[u.name]
-	if !ok || !u.piped || u.dynName {
-		return false
-	}
+// sinkWords splits u's arguments into the words a sink's sequences are
+// matched against: --opt=VALUE as two words, and with cluster -sf as -s
+// -f, -f- as -f -.
+func (k *stdinSink) words(args []field) []string {
 	var words []string
-	for _, f := range u.args {
+	for _, f := range args {
 		w := stdinWord(f.val)
-		if k, v, ok := strings.Cut(w, " "); ok && strings.HasPrefix(k, "--") {
-			words = append(words, k, v)
+		if o, v, ok := strings.Cut(w, " "); ok && strings.HasPrefix(o, "--") {
+			words = append(words, o, v)
+			continue
+		}
+		if k.cluster && len(w) > 2 && w[0] == '-' && w[1] != '-' {
+			for j := 1; j < len(w); j++ {
+				words = append(words, "-"+w[j:j+1])
+				if rest := w[j+1:]; rest != "" && k.takesValue(w[j]) {
+					words = append(words, stdinWord(rest))
+					break
+				}
+			}
 			continue
 		}
 		words = append(words, w)
 	}
-	for _, seq := range seqs {
-		if len(seq) == 0 {
+	return words
+}
+
+// takesValue reports whether the short option c starts a sequence (-f -):
+// what follows it in a cluster is its value.
+func (k *stdinSink) takesValue(c byte) bool {
+	for _, seq := range k.seqs {
+		if len(seq) > 1 && seq[0] == "-"+string(c) {
 			return true
-		}
-		for i := 0; i+len(seq) <= len(words); i++ {
-			match := true
-			for j, w := range seq {
-				if words[i+j] != w {
-					match = false
-					break
-				}
-			}
-			if match {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+// readsCodeFromStdin returns the sink through which u runs code from its
+// piped input, or nil.
+func readsCodeFromStdin(u *unit) *stdinSink {
+	k, ok := stdinCodeSinks[u.name]
+	if !ok || !u.piped || u.dynName {
+		return nil
+	}
+	words := k.words(u.args)
+	for _, seq := range k.seqs {
+		if len(seq) == 0 || k.matchAt(words, seq) {
+			return k
+		}
+	}
+	return nil
+}
+
+// matchAt reports whether seq occurs in words, options (and the values of
+// valueOpts) allowed between a subcommand and an option after it.
+func (k *stdinSink) matchAt(words, seq []string) bool {
+	for i := range words {
+		j, n := i, 0
+		for ; n < len(seq) && j < len(words); n++ {
+			if n > 0 && !strings.HasPrefix(seq[n-1], "-") {
+				for j < len(words) && words[j] != seq[n] && len(words[j]) > 1 && words[j][0] == '-' {
+					if contains(k.valueOpts, words[j]) {
+						j++
+					}
+					j++
+				}
+			}
+			if j >= len(words) || words[j] != seq[n] {
+				break
+			}
+			j++
+		}
+		if n == len(seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinCode records that u runs its piped input as code through sink k.
+func (a *analyzer) stdinCode(u *unit, k *stdinSink) {
+	if k.lang == "sed" && u.in.textKnown {
+		a.sedScript(u, field{val: u.in.text})
+		return
+	}
+	a.codeFromInput(u, u.in)
 }
 
 // interpSpec says where an interpreter takes inline code from.
@@ -366,15 +440,11 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
-		if u.code.runsInput && u.piped && u.script == nil {
-			a.codeFromInput(u, u.in)
-		}
+		a.inputCode(u, spec.lang)
 	case spec.progArg && len(ops) > 0 && !progFile(args):
 		u.markCode(ops[0])
 		a.code(u, spec.lang, ops[0])
-		if u.code.runsInput && u.piped && u.script == nil {
-			a.codeFromInput(u, u.in)
-		}
+		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
 		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && text != downloaded {
 			a.codeText(u, spec.lang, text) // a script written earlier on the line
@@ -385,13 +455,38 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 			a.codeText(u, spec.lang, u.script.text)
 		}
 	case u.piped:
-		s := u.in
-		u.script = &s
-		if s.textKnown {
-			a.codeText(u, spec.lang, s.text)
-		}
+		a.pipedCode(u, spec.lang)
 	}
 	return stream{traits: trUnknown}, true
+}
+
+// inputCode follows what inline code does with its piped input: run it as
+// shell commands (awk '{system($0)}') or as code of its own language
+// (exec(sys.stdin.read())).
+func (a *analyzer) inputCode(u *unit, lang string) {
+	if !u.piped || u.script != nil {
+		return
+	}
+	switch {
+	case u.code.runsInput:
+		a.codeFromInput(u, u.in)
+	case u.code.runsStdin:
+		a.pipedCode(u, lang)
+	}
+}
+
+// pipedCode records that u runs its piped input as code in lang; a known
+// text is scanned as such.
+func (a *analyzer) pipedCode(u *unit, lang string) {
+	s := u.in
+	u.script = &s
+	if s.textKnown {
+		prev := u.code
+		a.codeText(u, lang, s.text)
+		if prev != nil {
+			u.code.merge(*prev)
+		}
+	}
 }
 
 // progFile reports whether awk's program comes from a file (-f FILE), so
