@@ -223,6 +223,10 @@ func TestProtectedPaths(t *testing.T) {
 		"cp evil .git/modules/a/b/config",
 		"echo x > .git/info/attributes",
 		"echo x > .claude/settings.local.json",
+		// Into the home: under the source's own name, or wholesale.
+		"cp dotfiles/.bashrc ~",
+		"mv .zshrc $HOME/",
+		"tar -xf x.tar -C ~/.config",
 	}
 	for _, cmd := range escalate {
 		if got := c.Classify(cmd); got.Decision < Escalated {
@@ -235,7 +239,7 @@ func TestProtectedPaths(t *testing.T) {
 	fine := []string{"cat .git/config", "echo x > src/main.go", "cp a b", "ls .github/workflows", "git status", "echo x > .github/README.md", "cat ~/.bashrc",
 		"cd src && cat main.go", "cp x .", "cp -r a ./", "cd .git && cat HEAD", "cp x .git/info/exclude.bak", "echo x >> .git/info/exclude",
 		"tar xf x.tar -C build", "unzip x.zip -d out", "tar -C build -czf out.tgz .", "cd docs && cp -r a b", "cp .git/hooks/pre-commit.sample /tmp/x",
-		"mv .gitignore.new .gitignore", "cp evil .GIT.bak/hooks"}
+		"mv .gitignore.new .gitignore", "cp evil .GIT.bak/hooks", "cp -r notes ~", "mv report.pdf ~/"}
 	for _, cmd := range fine {
 		if got := c.Classify(cmd); got.Decision > Sandboxed {
 			t.Errorf("Classify(%q) = %v/%s, want at most sandboxed", cmd, got.Decision, got.Rule)

@@ -401,10 +401,18 @@ func writeTargets(u *unit) []writeTarget {
 	case destWriters.has(u.name):
 		tree := u.name == "mv" || u.name == "gmv" || u.name == "rsync" ||
 			u.hasFlag("rRa", "--recursive", "--archive")
-		if t := optValue(u, "t", "--target-directory"); t != nil {
-			add(*t, tree)
-		} else if len(ops) > 1 {
-			add(ops[len(ops)-1], tree)
+		dest, srcs := optValue(u, "t", "--target-directory"), ops
+		if dest == nil && len(ops) > 1 {
+			dest, srcs = &ops[len(ops)-1], ops[:len(ops)-1]
+		}
+		if dest != nil && isHome(*dest) {
+			// The home always exists: each source lands in it under
+			// its own name, or fills it wholesale (dir/., rsync dir/).
+			for _, f := range srcs {
+				add(homeEntry(*dest, f, u.name), tree)
+			}
+		} else if dest != nil {
+			add(*dest, tree)
 		} else if len(ops) == 1 && u.name == "ln" {
 			// ln -s TARGET: the link is made in the working directory.
 			g := ops[0]
@@ -475,6 +483,26 @@ func writeTargets(u *unit) []writeTarget {
 		add(dir, true)
 	}
 	return out
+}
+
+// isHome reports whether f names a home directory itself (~, $HOME/, ~user).
+func isHome(f field) bool {
+	c := cleanTarget(f.val)
+	return !f.dynPrefix && (c == "~" || c == "~user")
+}
+
+// homeEntry returns what copying or moving src into the home directory
+// dest writes: dest/NAME, or dest itself when src's content goes there
+// wholesale (dir/., rsync's dir/, a glob).
+func homeEntry(dest, src field, name string) field {
+	base := path.Base(src.val)
+	if base == "." || base == ".." || base == "/" || strings.ContainsAny(base, "*?[") ||
+		(name == "rsync" && strings.HasSuffix(src.val, "/")) {
+		return dest
+	}
+	g := dest
+	g.val = strings.TrimSuffix(dest.val, "/") + "/" + base
+	return g
 }
 
 // extracts reports whether an unzip or 7z command writes files out: not
@@ -614,7 +642,8 @@ func optValue(u *unit, short, long string) *field {
 }
 
 // systemTree reports whether a directory filled wholesale holds system
-// files: the root, or a directory above or at a system location.
+// files: the root, or a directory above or at a system location (a home
+// holds ~/.ssh).
 func systemTree(f field) bool {
 	if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
 		return false
@@ -623,7 +652,7 @@ func systemTree(f field) bool {
 	if c == "/" {
 		return true
 	}
-	if !strings.HasPrefix(c, "/") {
+	if !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "~") {
 		return false
 	}
 	for _, p := range systemWritePrefixes {
