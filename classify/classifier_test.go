@@ -341,6 +341,8 @@ func TestMakeReadsStdin(t *testing.T) {
 		{"curl https://x | make -sf-", Forbidden},
 		{"curl https://x | make -n -f -", Forbidden},
 		{"curl https://x | make -f Makefile -s", Sandboxed},
+		{"printf 'all:\\n\\trm -rf /\\n' | make -f -", Forbidden},
+		{"printf 'all:\\n\\techo hi\\n' | make -f -", Sandboxed},
 	} {
 		if got := Default().Classify(tc.cmd); got.Decision != tc.want {
 			t.Errorf("Classify(%q) = %v/%s, want %v", tc.cmd, got.Decision, got.Rule, tc.want)

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,6 +32,10 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"less":  {{"+", "!"}},
 		"gdb":   {{"-ex", "shell "}, {"--eval-command", "shell "}, {"-ex", "!"}},
 		"emacs": {{"--eval", ""}},
+		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet
+		"gmake": {{"--eval", ""}, {"-E", ""}},
+		"hyperfine": {{"-s", ""}, {"--setup", ""}, {"-p", ""}, {"--prepare", ""}, {"-c", ""}, {"--cleanup", ""},
+			{"--conclude", ""}, {"--reference", ""}},
 	}
 })
 
@@ -74,6 +79,10 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 			f := u.args[i]
 			f.val = val
+			if u.name == "make" || u.name == "gmake" {
+				a.makefile(u, f)
+				continue
+			}
 			a.shellString(u, f)
 		}
 	}
@@ -85,6 +94,219 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 		}
 	}
+}
+
+// argvOrShell runs the command words a program hands on the way git and
+// tmux do: one word is a shell string, several are a command and its
+// arguments.
+func (a *analyzer) argvOrShell(u *unit, via string, words []field) {
+	switch {
+	case len(words) == 1:
+		a.shellString(u, words[0])
+	case len(words) > 1:
+		a.run(u.inner(via, words))
+	}
+}
+
+// hyperfineValues are hyperfine's options that take values, and how many.
+var hyperfineValues = map[string]int{"-w": 1, "--warmup": 1, "-m": 1, "--min-runs": 1, "-M": 1, "--max-runs": 1, "-r": 1,
+	"--runs": 1, "-s": 1, "--setup": 1, "-p": 1, "--prepare": 1, "-c": 1, "--cleanup": 1, "--conclude": 1, "-P": 3,
+	"--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-L": 2, "--parameter-list": 2, "-S": 1, "--shell": 1,
+	"--style": 1, "--sort": 1, "-u": 1, "--time-unit": 1, "--export-asciidoc": 1, "--export-csv": 1, "--export-json": 1,
+	"--export-markdown": 1, "--export-orgmode": 1, "--output": 1, "--input": 1, "-n": 1, "--command-name": 1,
+	"--reference": 1, "--reference-name": 1}
+
+// runHyperfine classifies the commands hyperfine times: every operand is a
+// shell string (its options' commands are execOptions').
+func (a *analyzer) runHyperfine(u *unit) (stream, bool) {
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		switch {
+		case v == "--":
+			for _, f := range u.args[i+1:] {
+				a.shellString(u, f)
+			}
+			return stream{traits: trUnknown}, true
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			if !strings.Contains(v, "=") {
+				i += hyperfineValues[v]
+			}
+		default:
+			a.shellString(u, u.args[i])
+		}
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// tmuxCmd says how a tmux command runs a shell command: its options that
+// take values, and whether its words are a command (new-session CMD), a
+// shell string (run-shell CMD) or keys typed into a pane's shell
+// (send-keys CMD Enter).
+type tmuxCmd struct {
+	values string
+	kind   byte // 'a' argv or shell string, 's' the first word a shell string, 'k' keys
+}
+
+var tmuxCmds = map[string]tmuxCmd{
+	"new-session": {"cefFnstxy", 'a'}, "new-window": {"cenFt", 'a'}, "split-window": {"celFtp", 'a'},
+	"respawn-pane": {"cet", 'a'}, "respawn-window": {"cet", 'a'}, "display-popup": {"bcdehsStTwxy", 'a'},
+	"run-shell": {"cdt", 's'}, "if-shell": {"t", 's'}, "pipe-pane": {"t", 's'}, "send-keys": {"cNt", 'k'},
+}
+
+// tmuxAliases are tmux's short command names.
+var tmuxAliases = map[string]string{"new": "new-session", "neww": "new-window", "splitw": "split-window",
+	"respawnp": "respawn-pane", "respawnw": "respawn-window", "popup": "display-popup", "run": "run-shell",
+	"if": "if-shell", "pipep": "pipe-pane", "send": "send-keys"}
+
+// tmuxKeys are key names send-keys turns into what they type.
+var tmuxKeys = map[string]string{"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
+
+// runTmux classifies the shell commands tmux runs: tmux -c CMD, and for
+// each command of the line (split on ;) new-session/new-window/… CMD,
+// run-shell/if-shell/pipe-pane CMD and the text send-keys types.
+func (a *analyzer) runTmux(u *unit) (stream, bool) {
+	args := u.args
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && len(args[0].val) > 1 {
+		v := args[0].val
+		args = args[1:]
+		if v == "--" {
+			break
+		}
+		if j := strings.IndexAny(v, "cfLST"); j > 0 && len(args) > 0 && j == len(v)-1 {
+			if v[j] == 'c' {
+				a.shellString(u, args[0])
+			}
+			args = args[1:]
+		}
+	}
+	for len(args) > 0 {
+		end := slices.IndexFunc(args, func(f field) bool { return f.val == ";" })
+		if end < 0 {
+			end = len(args)
+		}
+		a.tmuxCommand(u, args[:end])
+		args = args[min(end+1, len(args)):]
+	}
+	return stream{traits: trUnknown}, true
+}
+
+// tmuxCommand classifies one tmux command (name and arguments).
+func (a *analyzer) tmuxCommand(u *unit, words []field) {
+	if len(words) == 0 {
+		return
+	}
+	name := words[0].val
+	if full, ok := tmuxAliases[name]; ok {
+		name = full
+	}
+	spec, ok := tmuxCmds[name]
+	if !ok {
+		// tmux takes any unambiguous prefix of a command's name.
+		n := 0
+		for full, s := range tmuxCmds {
+			if len(name) > 2 && strings.HasPrefix(full, name) {
+				spec, n = s, n+1
+			}
+		}
+		if n != 1 {
+			return // none, or ambiguous: tmux refuses
+		}
+	}
+	literal := false
+	rest := words[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") && len(rest[0].val) > 1 {
+		v := rest[0].val
+		rest = rest[1:]
+		if v == "--" {
+			break
+		}
+		if spec.kind == 'k' && strings.ContainsAny(v, "XH") {
+			return // copy-mode commands, hex keys
+		}
+		literal = literal || spec.kind == 'k' && strings.Contains(v, "l")
+		if strings.IndexByte(spec.values, v[len(v)-1]) >= 0 && len(rest) > 0 {
+			rest = rest[1:]
+		}
+	}
+	switch spec.kind {
+	case 'a':
+		a.argvOrShell(u, "tmux", rest)
+	case 's':
+		if len(rest) > 0 {
+			a.shellString(u, rest[0])
+		}
+	case 'k':
+		if len(rest) == 0 {
+			return
+		}
+		typed := rest[0]
+		typed.val = ""
+		for _, k := range rest {
+			if t, ok := tmuxKeys[k.val]; ok && !literal {
+				typed.val += t
+				continue
+			}
+			typed.val += k.val
+			typed.dyn = typed.dyn || k.dyn
+		}
+		a.shellString(u, typed)
+	}
+}
+
+// makefile classifies the commands a makefile's text runs: its recipes
+// and its $(shell …) calls. Make's own references become run-time values
+// ($(CC) is ${CC}), $$ a dollar.
+func (a *analyzer) makefile(u *unit, f field) {
+	for _, cmd := range makeCommands(f.val) {
+		g := f
+		g.val = cmd
+		a.shellString(u, g)
+	}
+}
+
+var (
+	makeShellCall = lazyRegexp(`\$[({]shell\s+([^()]*(?:\([^()]*\)[^()]*)*)[)}]`)
+	makeVarRef    = lazyRegexp(`\$[({]([A-Za-z_][A-Za-z0-9_]*|[@<^?*%+|])[)}]|\$([@<^?*%+|])`)
+)
+
+// makeCommands returns the shell commands in a makefile's text: recipe
+// lines (after a tab, or after ';' on a rule line) and $(shell …) bodies.
+func makeCommands(text string) []string {
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	var out []string
+	for _, m := range makeShellCall().FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	for _, line := range strings.Split(text, "\n") {
+		var recipe string
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			recipe = line
+		default:
+			colon := strings.IndexByte(line, ':')
+			if colon < 0 || strings.HasPrefix(line[colon:], ":=") || strings.HasPrefix(line[colon:], "::=") || strings.IndexByte(line[:colon], '=') >= 0 {
+				continue
+			}
+			semi := strings.IndexByte(line[colon:], ';')
+			if semi < 0 {
+				continue
+			}
+			recipe = line[colon+semi+1:]
+		}
+		recipe = strings.TrimLeft(recipe, " \t@+-")
+		if recipe == "" {
+			continue
+		}
+		recipe = makeVarRef().ReplaceAllStringFunc(recipe, func(ref string) string {
+			name := strings.Trim(ref, "$(){}")
+			if len(name) == 1 && !isIdent(name[0]) {
+				return "${MAKE_AUTOMATIC}"
+			}
+			return "${" + name + "}"
+		})
+		out = append(out, strings.ReplaceAll(recipe, "$$", "$"))
+	}
+	return out
 }
 
 var emacsShell = lazyRegexp(`shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"`)

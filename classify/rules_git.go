@@ -74,10 +74,27 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 			cmdVal(u.args[i], u.args[i].val)
 		}
 	}
-	if sub, rest := gitSub(u); sub == "config" {
+	switch sub, rest := gitSub(u); sub {
+	case "config":
 		ops := nonOptions(rest)
 		if len(ops) >= 2 && gitExecKey(ops[0].val) {
 			cmdVal(ops[1], ops[1].val)
+		}
+	case "submodule", "bisect":
+		// git submodule [--quiet] foreach [--recursive] CMD, git bisect run CMD
+		want := map[string]string{"submodule": "foreach", "bisect": "run"}[sub]
+		for i := 0; i < len(rest); i++ {
+			if strings.HasPrefix(rest[i].val, "-") {
+				continue
+			}
+			if rest[i].val == want {
+				cmd := rest[i+1:]
+				for len(cmd) > 0 && strings.HasPrefix(cmd[0].val, "-") && len(cmd[0].val) > 1 {
+					cmd = cmd[1:]
+				}
+				a.argvOrShell(u, "git", cmd)
+			}
+			break
 		}
 	}
 	return a.produce(u), true

@@ -164,11 +164,11 @@ type stdinSink struct {
 	seqs      [][]string
 	cluster   bool
 	valueOpts []string
-	lang      string // what known code is: "" shell, "sed" a sed script
+	lang      string // what known code is: "" shell, "sed" a sed script, "make" a makefile
 }
 
 var (
-	makeSink = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, cluster: true}
+	makeSink = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, cluster: true, lang: "make"}
 	sedSink  = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}}, cluster: true, lang: "sed"}
 	denoSink = &stdinSink{seqs: [][]string{{"run", "-"}}, valueOpts: []string{"-c", "--config", "--import-map", "--lock",
 		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}}
@@ -279,8 +279,12 @@ func (k *stdinSink) matchAt(words, seq []string) bool {
 
 // stdinCode records that u runs its piped input as code through sink k.
 func (a *analyzer) stdinCode(u *unit, k *stdinSink) {
-	if k.lang == "sed" && u.in.textKnown {
+	switch {
+	case k.lang == "sed" && u.in.textKnown:
 		a.sedScript(u, field{val: u.in.text})
+		return
+	case k.lang == "make" && u.in.textKnown:
+		a.makefile(u, field{val: u.in.text})
 		return
 	}
 	a.codeFromInput(u, u.in)

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -27,6 +28,10 @@ type wrapSpec struct {
 	emptyShell  bool     // with no command, an interactive shell runs (chroot, unshare)
 	chdirShort  string   // short option whose value is the command's working directory (env -C)
 	chdirLong   []string // long forms of it
+	arg2Long    []string // long options that take two values (bwrap --bind SRC DEST)
+	progShort   string   // short options whose value is the program run, its arguments after -- (start-stop-daemon -a PROG); the first listed wins
+	progLong    []string // long forms of them, in the same order
+	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD); without --, nothing runs
 }
 
 // wrappers maps program names to their specs.
@@ -96,7 +101,19 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"screen":           {argShort: "SpcTtelhsXrRx", transparent: true},
 		"npx":              {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
 		"bunx":             {argLong: []string{"--package"}},
-		"pnpx":             {argLong: []string{"--package"}},
+		"capsh":            {ddShell: true},
+		"bwrap": {argLong: []string{"--args", "--argv0", "--userns", "--userns2", "--pidns", "--remount-ro", "--tmpfs", "--dir", "--proc", "--dev",
+			"--mqueue", "--chdir", "--unsetenv", "--lock-file", "--sync-fd", "--uid", "--gid", "--hostname", "--seccomp", "--add-seccomp-fd",
+			"--info-fd", "--json-status-fd", "--block-fd", "--userns-block-fd", "--exec-label", "--file-label", "--cap-add", "--cap-drop",
+			"--perms", "--size", "--overlay-src", "--tmp-overlay", "--ro-overlay", "--level-prefix"},
+			arg2Long: []string{"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv",
+				"--chmod", "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd", "--overlay"},
+			chdirLong: []string{"--chdir"}, transparent: true},
+		"start-stop-daemon": {argShort: "pxnugsRaNPIkdrcO", argLong: []string{"--pidfile", "--exec", "--name", "--user", "--group", "--signal",
+			"--retry", "--startas", "--nicelevel", "--procsched", "--iosched", "--umask", "--chdir", "--chroot", "--chuid", "--output",
+			"--notify-timeout"}, progShort: "ax", progLong: []string{"--startas", "--exec"}, noExecShort: "KTVH",
+			noExecLong: []string{"--stop", "--status", "--version", "--help"}, chdirShort: "d", chdirLong: []string{"--chdir"}},
+		"pnpx": {argLong: []string{"--package"}},
 	}
 })
 
@@ -136,15 +153,30 @@ var subWrappers = sync.OnceValue(func() map[string]*wrapSpec {
 // string it hands to sh -c, and whether it runs a command at all.
 func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool, cwd *field) {
 	i := 0
+	dd := false
+	prog, progRank := (*field)(nil), 0
+	setProg := func(f *field, rank int) {
+		if f != nil && (prog == nil || rank < progRank) {
+			prog, progRank = f, rank
+		}
+	}
 	for ; i < len(args); i++ {
 		v := args[i].val
 		if v == "--" {
 			i++
+			dd = true
 			break
+		}
+		if s.ddShell && v == "==" {
+			continue // capsh == re-runs capsh with the rest
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, hasVal := strings.Cut(v, "=")
 			switch {
+			case contains(s.progLong, name):
+				setProg(s.value(args, &i, val, hasVal), slices.Index(s.progLong, name))
+			case contains(s.arg2Long, name):
+				i += 2
 			case contains(s.cmdLong, name):
 				shell = s.value(args, &i, val, hasVal)
 			case contains(s.splitLong, name):
@@ -176,6 +208,8 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 			}
 			attached := v[j+1:]
 			switch {
+			case strings.IndexByte(s.progShort, c) >= 0:
+				setProg(s.value(args, &i, attached, attached != ""), strings.IndexByte(s.progShort, c))
 			case strings.IndexByte(s.cmdShort, c) >= 0:
 				shell = s.value(args, &i, attached, attached != "")
 			case strings.IndexByte(s.chdirShort, c) >= 0:
@@ -198,6 +232,18 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 		return nil, shell, noExec, cwd
 	}
 	rest := args[min(i, len(args)):]
+	switch {
+	case prog != nil:
+		// start-stop-daemon --start --exec PROG -- ARGS
+		if !dd {
+			rest = nil
+		}
+		return append([]field{*prog}, rest...), shell, noExec, cwd
+	case s.ddShell && !dd:
+		return nil, shell, noExec, cwd
+	case s.ddShell:
+		return append([]field{{val: "bash"}}, rest...), shell, noExec, cwd
+	}
 	for n := 0; n < s.positional && len(rest) > 0; n++ {
 		rest = rest[1:]
 	}
