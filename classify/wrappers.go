@@ -32,12 +32,13 @@ type wrapSpec struct {
 	progShort   string   // short options whose value is the program run, its arguments after -- (start-stop-daemon -a PROG); the first listed wins
 	progLong    []string // long forms of them, in the same order
 	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD); without --, nothing runs
+	flagLong    []string // long options without a value whose name begins another's (start-stop-daemon --start, --startas)
 }
 
 // wrappers maps program names to their specs.
 var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 	return map[string]*wrapSpec{
-		"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir", "--default-signal", "--ignore-signal", "--block-signal"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true, chdirShort: "C", chdirLong: []string{"--chdir"}},
+		"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true, chdirShort: "C", chdirLong: []string{"--chdir"}},
 		"command":          {noExecShort: "vV", transparent: true},
 		"builtin":          {transparent: true},
 		"exec":             {argShort: "a", transparent: true},
@@ -81,14 +82,14 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}, chdirShort: "D", chdirLong: []string{"--chdir"}},
 		"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}, chdirLong: []string{"--working-directory"}},
 		"sshpass":          {argShort: "fdpP", transparent: true},
-		"xargs":            {argShort: "aEeILlnPsd", argLong: []string{"--arg-file", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
-		"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, transparent: true},
+		"xargs":            {argShort: "aEILnPsd", argLong: []string{"--arg-file", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
+		"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, flagLong: []string{"--tag"}, transparent: true},
 		"nix-shell":        {argShort: "pIA", cmdLong: []string{"--run", "--command"}, optOnly: true, transparent: true},
 		"fakeroot":         {argShort: "ies", argLong: []string{"--lib", "--faked", "--unknown-is-real", "--fd-base"}, transparent: true},
 		"proot":            {argShort: "rbmwvkiu0", argLong: []string{"--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--verbose", "--kernel-release"}, transparent: true},
 		"chpst":            {argShort: "uUenlLmdofpcr/", transparent: true},
 		"cpulimit":         {argShort: "lpe", argLong: []string{"--limit", "--pid", "--exe"}, noExecShort: "pe", transparent: true},
-		"numactl":          {argShort: "CNmplPiw", argLong: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--localalloc", "--interleave", "--weighted-interleave"}, transparent: true},
+		"numactl":          {argShort: "CNmplPiw", argLong: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--weighted-interleave"}, transparent: true},
 		"prlimit":          {argShort: "p", argLong: []string{"--pid", "--output"}, noExecShort: "p", noExecLong: []string{"--pid"}, transparent: true},
 		"faketime":         {argShort: "f", positional: 1, transparent: true},
 		"eatmydata":        {transparent: true},
@@ -112,7 +113,8 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"start-stop-daemon": {argShort: "pxnugsRaNPIkdrcO", argLong: []string{"--pidfile", "--exec", "--name", "--user", "--group", "--signal",
 			"--retry", "--startas", "--nicelevel", "--procsched", "--iosched", "--umask", "--chdir", "--chroot", "--chuid", "--output",
 			"--notify-timeout"}, progShort: "ax", progLong: []string{"--startas", "--exec"}, noExecShort: "KTVH",
-			noExecLong: []string{"--stop", "--status", "--version", "--help"}, chdirShort: "d", chdirLong: []string{"--chdir"}},
+			noExecLong: []string{"--stop", "--status", "--version", "--help"}, chdirShort: "d", chdirLong: []string{"--chdir"},
+			flagLong: []string{"--start"}},
 		"pnpx": {argLong: []string{"--package"}},
 	}
 })
@@ -172,6 +174,7 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, hasVal := strings.Cut(v, "=")
+			name = s.longOpt(name)
 			switch {
 			case contains(s.progLong, name):
 				setProg(s.value(args, &i, val, hasVal), slices.Index(s.progLong, name))
@@ -268,6 +271,35 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 		return nil, &j, noExec, cwd
 	}
 	return rest, shell, noExec, cwd
+}
+
+// longOpt returns the long option that name stands for: itself, or the
+// one option of the spec that it abbreviates, as GNU getopt allows (sudo
+// --us root, timeout --sig KILL). Options after which nothing runs
+// (noExecLong) count only when spelled out: an abbreviation may as well
+// stand for another option.
+func (s *wrapSpec) longOpt(name string) string {
+	if contains(s.noExecLong, name) || contains(s.flagLong, name) {
+		return name
+	}
+	found := ""
+	for _, list := range [][]string{s.argLong, s.arg2Long, s.cmdLong, s.splitLong, s.chdirLong, s.progLong} {
+		for _, l := range list {
+			if l == name {
+				return name
+			}
+			if isAbbrev(name, l) && l != found {
+				if found != "" {
+					return name // ambiguous: getopt refuses
+				}
+				found = l
+			}
+		}
+	}
+	if found == "" {
+		return name
+	}
+	return found
 }
 
 // value returns an option's value: attached, after '=', or the next word.
@@ -387,8 +419,8 @@ func xargsReplace(args []field) string {
 			return args[i+1].val
 		case strings.HasPrefix(v, "-I") && len(v) > 2:
 			return v[2:]
-		case strings.HasPrefix(v, "--replace="):
-			return strings.TrimPrefix(v, "--replace=")
+		case strings.HasPrefix(v, "--") && strings.Contains(v, "=") && (strings.HasPrefix(v, "--replace=") || isAbbrev(v[:strings.IndexByte(v, '=')], "--replace")):
+			return v[strings.IndexByte(v, '=')+1:]
 		case strings.HasPrefix(v, "-i") && len(v) > 2 && !strings.HasPrefix(v, "--"):
 			return v[2:]
 		}
