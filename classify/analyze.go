@@ -43,6 +43,7 @@ type analyzer struct {
 	vars  map[string]varVal
 	funcs map[string]bool   // defined functions: name → spawns copies of itself
 	files map[string]string // files written on this line with known text
+	refs  map[string]bool   // namerefs (declare -n): their value is another variable's
 	cwd   string            // working directory after the last literal cd ("" = unknown)
 	depth int
 	steps int
@@ -513,8 +514,13 @@ func (a *analyzer) setVar(name string, v varVal) {
 	a.vars[name] = v
 }
 
-// assign records a statement-level variable assignment.
+// assign records a statement-level variable assignment. A nameref's
+// value is another variable's name: what it expands to is not followed.
 func (a *analyzer) assign(e envVar) {
+	if a.refs[e.name] {
+		a.setVar(e.name, varVal{})
+		return
+	}
 	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
 	if codeVars.has(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
@@ -525,6 +531,12 @@ func (a *analyzer) assign(e envVar) {
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
 	for _, as := range d.Args {
+		if as.Name != nil && isNamerefDecl(d) {
+			if a.refs == nil {
+				a.refs = map[string]bool{}
+			}
+			a.refs[as.Name.Value] = true
+		}
 		switch {
 		case as.Name != nil && as.Value != nil:
 			e := envVar{name: as.Name.Value, val: joinField(a.expandWord(as.Value))}
@@ -545,6 +557,19 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
 	}
+}
+
+// isNamerefDecl reports whether a declaration makes namerefs (declare -n,
+// local -rn, typeset -n).
+func isNamerefDecl(d *syntax.DeclClause) bool {
+	for _, as := range d.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			if l := as.Value.Lit(); len(l) > 1 && l[0] == '-' && strings.Contains(l, "n") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chdir follows cd/pushd with a literal directory, so that later relative

@@ -3,8 +3,9 @@ package classify
 import "strings"
 
 // Matchers for the allow rules. An allow rule only ever matches a literal
-// program that writes no file through a redirection and does not take its
-// arguments from xargs.
+// program (not one in a directory known only at run time: "$D/ls" runs
+// whatever $D holds) that writes no file through a redirection and does
+// not take its arguments from xargs.
 
 // writesFile reports whether a redirection of u writes a real file.
 func writesFile(u *unit) bool {
@@ -18,7 +19,7 @@ func writesFile(u *unit) bool {
 
 // plainCall reports whether u may be allowed at all.
 func plainCall(u *unit) bool {
-	if u.kind != kCall || u.dynName || u.name == "" || u.viaXargs || u.script != nil || u.code != nil {
+	if u.kind != kCall || u.dynName || u.dynDir || u.name == "" || u.viaXargs || u.script != nil || u.code != nil {
 		return false
 	}
 	for _, r := range u.redirs {

@@ -27,6 +27,7 @@ type unit struct {
 	prog     string  // the program word as the shell would see it
 	dynName  bool    // the program is only known at run time
 	nameGlob bool    // the program's name holds an unquoted glob (/bin/r[m]): dynName too
+	dynDir   bool    // only the program's directory is known at run time ("$VENV/bin/python")
 	nameSrc  stream  // what substitutions in the program word produce
 	args     []field // the arguments after the program
 	redirs   []redir
@@ -106,7 +107,7 @@ func (u *unit) setProgram(f field) {
 	if i := strings.LastIndexByte(f.val, '/'); f.dyn && i >= f.dynEnd && i < len(f.val)-1 && !strings.ContainsAny(f.val[i+1:], "$`") {
 		// "$VENV/bin/python", $(npm bin)/eslint: only the directory is
 		// dynamic; the program is known by name.
-		u.dynName = false
+		u.dynName, u.dynDir = false, true
 	}
 	u.nameSrc = f.src
 	u.fromIFS = f.ifs
