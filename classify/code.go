@@ -1,7 +1,9 @@
 package classify
 
 import (
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -104,9 +106,16 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 	}
 	for _, name := range deleteCalls {
 		for _, c := range callArgs(code, name) {
+			p, isJoin := joinedPath(c.arg)
 			switch {
 			case len(c.lits) > 0 && !c.dyn && criticalTarget(field{val: c.lits[0]}):
 				f.deleteRoot = true
+			case isJoin && !p.dyn:
+				// rmtree(os.path.join("build", "tmp")) is known.
+				f.deleteRoot = f.deleteRoot || criticalTarget(p)
+			case isJoin:
+				// As for rm -rf "$X/tmp": risky when X empty would be.
+				f.dynDelete = f.dynDelete || dynBareCritical(p.bare)
 			case c.call && (len(c.lits) == 0 || c.dyn):
 				f.dynDelete = true // rmtree(path), rmSync(dir + "/x")
 			}
@@ -223,6 +232,92 @@ func evalsStdin(lang, code string) bool {
 	return false
 }
 
+// pathJoins are calls that join path components.
+var pathJoins = []string{"os.path.join(", "posixpath.join(", "path.join(", "File.join(", "filepath.Join(", "File.expand_path("}
+
+// joinedPath evaluates a call's argument list that starts with a path join
+// of string literals and other expressions (os.path.join("build", d)):
+// an absolute component starts the path afresh, as Python's join does.
+// With a computed component, bare is the path with the computed parts
+// taken as empty, like an unset shell variable ("$D/tmp" is /tmp): a
+// computed last component leaves nothing known.
+func joinedPath(arg string) (p field, ok bool) {
+	t := strings.TrimLeft(arg, " \t(")
+	for _, j := range pathJoins {
+		if strings.HasPrefix(t, j) {
+			ok = true
+			t = callArgText(t[len(j)-1:])
+			break
+		}
+	}
+	if !ok || len(t) < 2 {
+		return field{}, false
+	}
+	var parts []string
+	for _, part := range splitArgs(t[1 : len(t)-1]) {
+		lit, n := readLiteralMaybeAny(part)
+		if n == 0 && slices.Contains(homeExprs, part) {
+			lit, n = "~", len(part)
+		}
+		if n == 0 || n != len(part) {
+			p.dyn, parts = true, nil // what comes before is replaced or follows
+			continue
+		}
+		if strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~") {
+			parts = nil
+		}
+		parts = append(parts, lit)
+	}
+	p.val = path.Join(parts...)
+	if p.dyn {
+		p.bare = "/" + p.val
+		if len(parts) > 0 && (strings.HasPrefix(parts[0], "/") || strings.HasPrefix(parts[0], "~")) {
+			p = field{val: p.val} // an absolute literal after the computed part
+		} else if len(parts) == 0 {
+			p.bare = ""
+		}
+	}
+	return p, true
+}
+
+// splitArgs splits an argument list's text at its top-level commas,
+// trimming each argument.
+func splitArgs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, strings.TrimSpace(s[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// readLiteralMaybeAny reads a single- or double-quoted literal at the
+// start of s, if any.
+func readLiteralMaybeAny(s string) (string, int) {
+	if s == "" || s[0] != '"' && s[0] != '\'' {
+		return "", 0
+	}
+	return readLiteral(s)
+}
+
 // callArgText returns the argument text of a call whose name ends where s
 // starts: up to the matching parenthesis, or without one to the end of the
 // statement (perl's eval <STDIN>).
@@ -293,6 +388,7 @@ type callMatch struct {
 	lits []string
 	dyn  bool
 	call bool
+	arg  string // the argument list's text
 }
 
 // callArgs finds every call of name in code and returns, for each, the
@@ -322,7 +418,7 @@ func callArgs(code, name string) []callMatch {
 		}
 		lits, dyn := literals(rest)
 		t := strings.TrimLeft(rest, " \t")
-		out = append(out, callMatch{lits: lits, dyn: dyn, call: strings.HasPrefix(t, "(") || strings.HasPrefix(t, "$")})
+		out = append(out, callMatch{lits: lits, dyn: dyn, call: strings.HasPrefix(t, "(") || strings.HasPrefix(t, "$"), arg: callArgText(rest)})
 	}
 	return out
 }

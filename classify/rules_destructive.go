@@ -128,7 +128,7 @@ func matchDynamicDelete(u *unit, _ *Classifier) bool {
 	}
 	for _, f := range deleteTargets(u) {
 		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
-			if b := cleanTarget(f.bare); b == "" || b == "." || b == "/" || b == "~" || criticalTarget(field{val: b}) && !topLevelOnly(b) {
+			if dynBareCritical(f.bare) {
 				return true
 			}
 			continue
@@ -138,6 +138,14 @@ func matchDynamicDelete(u *unit, _ *Classifier) bool {
 		}
 	}
 	return false
+}
+
+// dynBareCritical reports whether a delete target that starts with a part
+// only known at run time is risky: with that part empty (bare) it is the
+// root, a home, the working directory or a system directory.
+func dynBareCritical(bare string) bool {
+	b := cleanTarget(bare)
+	return b == "" || b == "." || b == "/" || b == "~" || criticalTarget(field{val: b}) && !topLevelOnly(b)
 }
 
 // topLevelOnly reports whether p is a directory directly under / that no
