@@ -210,13 +210,8 @@ func evalsStdin(lang, code string) bool {
 		return false
 	}
 	for _, name := range ev.calls {
-		for off := 0; off < len(code); {
-			i := strings.Index(code[off:], name)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(name)
+		for _, sp := range nameSpans(code, name) {
+			i, off := sp[0], sp[1]
 			if i > 0 && isIdent(code[i-1]) || off < len(code) && isIdent(code[off]) {
 				continue
 			}
@@ -396,13 +391,8 @@ type callMatch struct {
 // name("a", ["b"]), name 'a', "a", qx{…}.
 func callArgs(code, name string) []callMatch {
 	var out []callMatch
-	for off := 0; off < len(code); {
-		i := strings.Index(code[off:], name)
-		if i < 0 {
-			break
-		}
-		i += off
-		off = i + len(name)
+	for _, sp := range nameSpans(code, name) {
+		i, off := sp[0], sp[1]
 		if i > 0 && isIdent(code[i-1]) && code[i-1] != '.' {
 			continue
 		}
@@ -419,6 +409,20 @@ func callArgs(code, name string) []callMatch {
 		lits, dyn := literals(rest)
 		t := strings.TrimLeft(rest, " \t")
 		out = append(out, callMatch{lits: lits, dyn: dyn, call: strings.HasPrefix(t, "(") || strings.HasPrefix(t, "$"), arg: callArgText(rest)})
+	}
+	return out
+}
+
+// nameSpans returns where each occurrence of name in code starts and ends.
+func nameSpans(code, name string) [][2]int {
+	var out [][2]int
+	for off := 0; off < len(code) && name != ""; {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			break
+		}
+		off += i + len(name)
+		out = append(out, [2]int{off - len(name), off})
 	}
 	return out
 }
