@@ -154,6 +154,7 @@ func (s *initSpec) encode() []byte {
 	e.bool(s.Terminal)
 	e.int(s.TermRows)
 	e.int(s.TermCols)
+	e.bool(s.AwaitCgroup)
 	return e.b
 }
 
@@ -190,6 +191,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Terminal = d.bool()
 	s.TermRows = d.int()
 	s.TermCols = d.int()
+	s.AwaitCgroup = d.bool()
 	return s, d.finish()
 }
 

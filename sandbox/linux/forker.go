@@ -36,7 +36,7 @@ const forkerArg0 = "agentbox-sandbox-forker"
 var forkerEnv = []string{"GOMAXPROCS=1"}
 
 // Forker messages: a request (msgFork, with the init's end of its control
-// socket), its answer (msgForked: the pid and a pidfd, or an error), and
+// socket and, if Cgroup, the cgroup v2 directory to clone it into), its answer (msgForked: the pid and a pidfd, or an error), and
 // msgReaped with the wait status of an init once the forker reaped it.
 const (
 	msgFork   = "fork"
@@ -49,6 +49,7 @@ type forkMsg struct {
 	Type   string
 	Kind   initKind
 	AsRoot bool
+	Cgroup bool
 	Pid    int
 	Status int // msgReaped: the raw wait status
 	Err    string
@@ -59,6 +60,7 @@ func (m *forkMsg) encode() []byte {
 	e.str(m.Type)
 	e.int(int(m.Kind))
 	e.bool(m.AsRoot)
+	e.bool(m.Cgroup)
 	e.int(m.Pid)
 	e.int(m.Status)
 	e.str(m.Err)
@@ -67,7 +69,7 @@ func (m *forkMsg) encode() []byte {
 
 func decodeForkMsg(b []byte) (forkMsg, error) {
 	d := &decoder{b: b}
-	m := forkMsg{Type: d.str(), Kind: initKind(d.int()), AsRoot: d.bool(), Pid: d.int(), Status: d.int(), Err: d.str()}
+	m := forkMsg{Type: d.str(), Kind: initKind(d.int()), AsRoot: d.bool(), Cgroup: d.bool(), Pid: d.int(), Status: d.int(), Err: d.str()}
 	return m, d.finish()
 }
 
@@ -112,8 +114,9 @@ func startForker() (*forker, error) {
 	return f, nil
 }
 
-// fork has the forker clone an init of kind whose control socket is ctl.
-func (f *forker) fork(kind initKind, asRoot bool, ctl *os.File) (*forkedProc, error) {
+// fork has the forker clone an init of kind whose control socket is ctl,
+// into the cgroup cg when it is not nil.
+func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File) (*forkedProc, error) {
 	f.reqMu.Lock()
 	defer f.reqMu.Unlock()
 	f.mu.Lock()
@@ -122,8 +125,12 @@ func (f *forker) fork(kind initKind, asRoot bool, ctl *os.File) (*forkedProc, er
 	if gone {
 		return nil, errForkerGone
 	}
-	m := forkMsg{Type: msgFork, Kind: kind, AsRoot: asRoot}
-	if err := sendBytes(int(f.sock.Fd()), m.encode(), int(ctl.Fd())); err != nil {
+	m := forkMsg{Type: msgFork, Kind: kind, AsRoot: asRoot, Cgroup: cg != nil}
+	fds := []int{int(ctl.Fd())}
+	if cg != nil {
+		fds = append(fds, int(cg.Fd()))
+	}
+	if err := sendBytes(int(f.sock.Fd()), m.encode(), fds...); err != nil {
 		return nil, fmt.Errorf("%w: %w", errForkerGone, err)
 	}
 	r, ok := <-f.replies

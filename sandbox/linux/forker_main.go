@@ -28,12 +28,20 @@ func runForker() int {
 			break // the Runtime closed (or died: then so do we, by SIGKILL)
 		}
 		m, err := decodeForkMsg(b)
-		if err != nil || m.Type != msgFork || len(fds) != 1 {
+		want := 1
+		if m.Cgroup {
+			want = 2
+		}
+		if err != nil || m.Type != msgFork || len(fds) != want {
 			closeAll(fds)
 			reply(forkMsg{Type: msgForked, Err: "init forker: malformed request"})
 			continue
 		}
-		cmd, pidfd, err := forkInit(m, os.NewFile(uintptr(fds[0]), "agentbox-ctl-child"))
+		cg := -1
+		if m.Cgroup {
+			cg = fds[1]
+		}
+		cmd, pidfd, err := forkInit(m, os.NewFile(uintptr(fds[0]), "agentbox-ctl-child"), cg)
 		if err != nil {
 			reply(forkMsg{Type: msgForked, Err: err.Error()})
 			continue
@@ -51,12 +59,18 @@ func runForker() int {
 	return 0
 }
 
-// forkInit clones an init as the request says, and opens a pidfd for it
-// before anything can reap it.
-func forkInit(m forkMsg, ctl *os.File) (*exec.Cmd, int, error) {
+// forkInit clones an init as the request says (into the cgroup directory
+// cg, unless it is -1), and opens a pidfd for it before anything can reap
+// it.
+func forkInit(m forkMsg, ctl *os.File, cg int) (*exec.Cmd, int, error) {
 	defer ctl.Close()
+	attr := initAttrFor(m.Kind, m.AsRoot)
+	if cg >= 0 {
+		defer unix.Close(cg)
+		attr.UseCgroupFD, attr.CgroupFD = true, cg
+	}
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: initArgs(m.Kind), Env: initEnv, Dir: "/",
-		ExtraFiles: []*os.File{ctl}, SysProcAttr: initAttrFor(m.Kind, m.AsRoot)}
+		ExtraFiles: []*os.File{ctl}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		return nil, -1, err
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -168,7 +169,70 @@ func TestForkerDeath(t *testing.T) {
 	if !off {
 		t.Error("the Runtime still counts on a dead forker")
 	}
-	if _, err := (&forker{gone: true}).fork(kindNetns, false, nil); !errors.Is(err, errForkerGone) {
+	if _, err := (&forker{gone: true}).fork(kindNetns, false, nil, nil); !errors.Is(err, errForkerGone) {
 		t.Errorf("a request to a gone forker: %v, want errForkerGone", err)
 	}
+}
+
+// TestForkerClonesIntoCgroup: an init the forker clones with a cgroup v2
+// directory starts in that cgroup (CLONE_INTO_CGROUP), never outside it.
+// It needs a cgroup v2 hierarchy it may create a cgroup in.
+func TestForkerClonesIntoCgroup(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	mnt := cgroup2Mount(t)
+	dir, err := os.MkdirTemp(mnt, "agentbox-test-")
+	if err != nil {
+		t.Skipf("cannot create a cgroup v2 cgroup: %v", err)
+	}
+	defer os.Remove(dir)
+	cg, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.Close()
+	f, err := startForker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	ctl, child, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	p, err := f.fork(kindNetns, os.Geteuid() == 0 && inInitialUserNS(), child, cg)
+	child.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", p.pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0::/" + strings.TrimPrefix(dir, mnt+"/") + "\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("the init is in\n%s\nwant the line %q", b, want)
+	}
+	ctl.Close() // the init sees EOF and exits
+	if _, err := p.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cgroup2Mount is where a cgroup v2 hierarchy is mounted, or skips.
+func cgroup2Mount(t *testing.T) string {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if f := strings.Fields(pre); ok && strings.HasPrefix(post, "cgroup2 ") && len(f) > 4 {
+			return f[4]
+		}
+	}
+	t.Skip("no cgroup v2 hierarchy")
+	return ""
 }

@@ -326,6 +326,20 @@ func (h *handle) Close() error {
 	return nil
 }
 
+// releaseInit tells an init that waits for its move into the sandbox's
+// cgroup (AwaitCgroup) that the move is done. A failed move fails the
+// sandbox when its limits need the cgroup.
+func (h *handle) releaseInit(moveErr error) error {
+	m := ctlMsg{Type: msgCgroup}
+	if _, want := h.cgroupLimits(); moveErr != nil && want {
+		m.Err = fmt.Sprintf("move into the sandbox's cgroup: %v", moveErr)
+	}
+	if err := sendMsg(int(h.ctl.Fd()), m); err != nil {
+		return fmt.Errorf("%w: send cgroup: %w", sandbox.ErrSetup, err)
+	}
+	return nil
+}
+
 // limitsForCgroup says whether the spec has limits a cgroup enforces.
 func (h *handle) cgroupLimits() (cgroupLimits, bool) {
 	l := h.spec.Limits

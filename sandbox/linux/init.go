@@ -221,6 +221,11 @@ func setUp(base baseRoot, baseErr error) (int, []string, error) {
 			return 0, nil, stageErr("terminal", err)
 		}
 	}
+	if spec.AwaitCgroup {
+		if err := awaitCgroup(); err != nil {
+			return 0, nil, stageErr("cgroup", err)
+		}
+	}
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
 	if err == nil {
 		if lerr := limitMemory(pid, spec.Limits.MemoryBytes); lerr != nil {
@@ -245,6 +250,22 @@ func setUp(base baseRoot, baseErr error) (int, []string, error) {
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil
+}
+
+// awaitCgroup waits until the parent has moved the init into the
+// sandbox's cgroup, so that the program starts inside it.
+func awaitCgroup() error {
+	m, fds, err := recvMsg(ctlFD)
+	closeAll(fds)
+	switch {
+	case err != nil:
+		return err
+	case m.Type != msgCgroup:
+		return fmt.Errorf("unexpected %q message", m.Type)
+	case m.Err != "":
+		return errors.New(m.Err)
+	}
+	return nil
 }
 
 // readSpec waits for the parent's msgSpec and returns the spec with the

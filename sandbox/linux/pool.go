@@ -17,7 +17,9 @@ import (
 type warmInit struct {
 	proc initProc
 	ctl  *os.File
-	cg   *sandboxCgroup // the cgroup it already sits in, if any
+	cg   *sandboxCgroup // the cgroup it sits in (or is being moved into), if any
+	// cgMoved reports the move into cg while it is in flight (nil: none).
+	cgMoved chan error
 }
 
 // initKind is how an init is cloned.
@@ -123,16 +125,33 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 		return nil, err
 	}
 	defer child.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: initArgs(kind), Env: initEnv, Dir: "/",
-		ExtraFiles: []*os.File{child}, SysProcAttr: r.initAttr(kind)}
-	if err := startOnSpawner(cmd); err != nil {
+	cg := newInitCgroup(kind)
+	start := func(into *os.File) (*exec.Cmd, error) {
+		attr := r.initAttr(kind)
+		if into != nil {
+			attr.UseCgroupFD, attr.CgroupFD = true, int(into.Fd())
+		}
+		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: initArgs(kind), Env: initEnv, Dir: "/",
+			ExtraFiles: []*os.File{child}, SysProcAttr: attr}
+		return cmd, startOnSpawner(cmd)
+	}
+	cmd, err := start(cg.dir)
+	if err != nil && cg.dir != nil {
+		// A kernel or cgroup that refuses CLONE_INTO_CGROUP: start the
+		// init outside, and move it in.
+		cg.dir.Close()
+		cg.dir = nil
+		cmd, err = start(nil)
+	}
+	if err != nil {
 		ctl.Close()
+		cg.discard()
 		if kind == kindReduced {
 			return nil, fmt.Errorf("%w: start the sandbox init: %w", sandbox.ErrSetup, err)
 		}
 		return nil, &noNamespacesError{err: err}
 	}
-	return newWarmInit(kind, cmdProc{cmd}, ctl), nil
+	return newWarmInit(cmdProc{cmd}, ctl, cg), nil
 }
 
 // forkInit has the Runtime's forker clone an init. Any failure, whatever
@@ -148,31 +167,91 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 		return nil, err
 	}
 	defer child.Close()
-	proc, err := f.fork(kind, r.asRoot, child)
+	cg := newInitCgroup(kind)
+	proc, err := f.fork(kind, r.asRoot, child, cg.dir)
 	if err != nil {
 		ctl.Close()
+		cg.discard()
 		if errors.Is(err, errForkerGone) {
 			r.dropForker(f)
 		}
 		return nil, err
 	}
-	return newWarmInit(kind, proc, ctl), nil
+	return newWarmInit(proc, ctl, cg), nil
 }
 
-func newWarmInit(kind initKind, proc initProc, ctl *os.File) *warmInit {
-	w := &warmInit{proc: proc, ctl: ctl}
-	// Creating a cgroup is slow (a memory cgroup most of all): do it now,
-	// ahead of the command, and only set its limits when the command comes.
-	if kind != kindReduced {
-		if cg, err := newSandboxCgroup(); err == nil {
-			if cg.add(proc.pid()) == nil {
-				w.cg = cg
-			} else {
-				cg.closeAsync()
-			}
+// initCgroup is the cgroup a new init starts in, made before it starts:
+// creating a cgroup is slow (a memory cgroup most of all), and so is moving
+// a process into one (the kernel waits for an RCU grace period, about 12 ms
+// here), which cloning it there (CLONE_INTO_CGROUP, cgroup v2) avoids. The
+// limits are set when the command comes.
+type initCgroup struct {
+	cg  *sandboxCgroup
+	dir *os.File // the cgroup v2 directory to clone into; nil: move in after the start
+}
+
+func newInitCgroup(kind initKind) initCgroup {
+	if kind == kindReduced {
+		return initCgroup{}
+	}
+	cg, err := newSandboxCgroup()
+	if err != nil {
+		return initCgroup{}
+	}
+	c := initCgroup{cg: cg}
+	if cg.version == 2 {
+		if d, err := os.Open(cg.dirs[0]); err == nil {
+			c.dir = d
 		}
 	}
+	return c
+}
+
+// discard removes a cgroup no init was started in.
+func (c initCgroup) discard() {
+	if c.dir != nil {
+		c.dir.Close()
+	}
+	c.cg.closeAsync()
+}
+
+func newWarmInit(proc initProc, ctl *os.File, c initCgroup) *warmInit {
+	w := &warmInit{proc: proc, ctl: ctl, cg: c.cg}
+	if c.dir != nil {
+		c.dir.Close() // the init was cloned into it
+	} else if c.cg != nil {
+		// Moving it in takes an RCU grace period: let the init start, and
+		// its command be prepared, meanwhile.
+		moved := make(chan error, 1)
+		w.cgMoved = moved
+		go func() { moved <- c.cg.add(proc.pid()) }()
+	}
 	return w
+}
+
+// settleCgroup takes the result of the move into the cgroup once it is
+// known: a move that failed leaves the init without a cgroup. It reports
+// whether the move is still in flight.
+func (w *warmInit) settleCgroup(wait bool) (pending bool) {
+	if w.cgMoved == nil {
+		return false
+	}
+	var err error
+	if wait {
+		err = <-w.cgMoved
+	} else {
+		select {
+		case err = <-w.cgMoved:
+		default:
+			return true
+		}
+	}
+	w.cgMoved = nil
+	if err != nil {
+		w.cg.closeAsync()
+		w.cg = nil
+	}
+	return false
 }
 
 // alive reports whether the init may still take a spec: false once it is

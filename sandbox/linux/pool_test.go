@@ -4,9 +4,11 @@ package linux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +152,105 @@ func TestWarmInitPrebuildsRoot(t *testing.T) {
 	if got, want := out.String(), "in "+dir+"\n/usr/bin/env\n"; got != want {
 		t.Errorf("with a read allow-list after a prebuilt root the sandbox saw %q, want %q", got, want)
 	}
+}
+
+// TestCgroupMoveAwaited: an init still being moved into its cgroup builds
+// the sandbox meanwhile but starts the program only once the move is done;
+// a move that failed, for a spec whose limits need the cgroup, runs
+// nothing. The move is real where it happens (a cgroup v1 host moves every
+// init it cannot clone into its cgroup), and held back 100 ms here so that
+// it is surely in flight when the spec goes; its failure is simulated.
+func TestCgroupMoveAwaited(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{ColdStart: true}
+	defer r.Close()
+	r.init()
+	for _, fail := range []bool{false, true} {
+		w, err := startInit(r, kindNetns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.cg == nil {
+			w.discard()
+			t.Skip("no cgroup to move the init into")
+		}
+		if w.cgMoved != nil {
+			if err := <-w.cgMoved; err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The sandbox's cgroup is another one, which the init enters 100 ms
+		// from now: a program started before that would sit in the first.
+		first := w.cg
+		defer first.closeAsync()
+		second, err := newSandboxCgroup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.cg = second
+		moved := make(chan error, 1)
+		w.cgMoved = moved
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			if fail {
+				moved <- errors.New("simulated failure")
+				return
+			}
+			moved <- second.add(w.proc.pid())
+		}()
+		r.pool.mu.Lock()
+		r.pool.ready = map[initKind]*warmInit{kindNetns: w}
+		r.pool.mu.Unlock()
+		spec := &sandbox.Spec{Network: sandbox.NetworkBlocked, Limits: sandbox.Limits{MemoryBytes: 512 << 20, Processes: 64}}
+		proc, err := r.Start(context.Background(), spec, &sandbox.Program{Path: "/bin/sleep", Args: []string{"sleep", "30"}})
+		if fail {
+			if err == nil || !strings.Contains(err.Error(), "simulated failure") {
+				t.Errorf("a failed move: Start returned %v; want an error naming it", err)
+			}
+			if proc != nil {
+				proc.Kill()
+				proc.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The program, the init's only child, sits in the sandbox's cgroup.
+		kids := childrenOf(t, proc.Pid())
+		if len(kids) != 1 {
+			t.Fatalf("the init has children %v, want the program", kids)
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", kids[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := filepath.Base(second.dirs[0]); !strings.Contains(string(b), "/"+name+"\n") {
+			t.Errorf("the program runs outside its sandbox's cgroup %s:\n%s", name, b)
+		}
+		proc.Kill()
+		proc.Wait()
+		proc.Close()
+	}
+}
+
+// childrenOf lists the children of every thread of pid.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kids []int
+	for _, task := range tasks {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, f := range strings.Fields(string(b)) {
+			var k int
+			fmt.Sscan(f, &k)
+			kids = append(kids, k)
+		}
+	}
+	return kids
 }

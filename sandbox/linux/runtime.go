@@ -284,6 +284,7 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		h.released = func() { r.pool.warm(r, kind) }
 	}
 	go func() { h.waitStatus, h.waitErr = w.proc.wait(); close(h.reaped) }()
+	moving := w.settleCgroup(false)
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
 		h.Close()
@@ -298,7 +299,13 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	if prog.Terminal {
 		stdio = nil // the init makes the program's terminal
 	}
+	// An init still being moved into its cgroup builds the sandbox
+	// meanwhile, and starts the program once told the move is done.
+	h.plan.init.AwaitCgroup = moving
 	err = h.sendSpec(stdio)
+	if err == nil && moving {
+		err = h.releaseInit(<-w.cgMoved)
+	}
 	h.start() // serve owns the control socket from here on
 	if err != nil {
 		_ = h.Kill()

@@ -107,6 +107,9 @@ type initSpec struct {
 	// TermRows and TermCols are its window size when the program starts.
 	Terminal           bool
 	TermRows, TermCols int
+	// AwaitCgroup makes the init wait, before it starts the program, for
+	// msgCgroup: the parent is still moving it into the sandbox's cgroup.
+	AwaitCgroup bool
 }
 
 type limitsSpec struct {
@@ -117,7 +120,8 @@ type limitsSpec struct {
 }
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
-// when the program has ended.
+// when the program has ended. The parent sends msgSpec, then msgCgroup if
+// the spec says AwaitCgroup (Err: the move failed, do not run).
 type ctlMsg struct {
 	Type   string
 	Layers []string
@@ -143,10 +147,11 @@ type ctlMsg struct {
 const maxInlineSpec = 48 << 10
 
 const (
-	msgReady = "ready"
-	msgError = "error"
-	msgExit  = "exit"
-	msgSpec  = "spec"
+	msgReady  = "ready"
+	msgError  = "error"
+	msgExit   = "exit"
+	msgSpec   = "spec"
+	msgCgroup = "cgroup"
 )
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
