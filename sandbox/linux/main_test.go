@@ -14,6 +14,9 @@ import (
 // placeholder journal they check would otherwise be shared with the
 // agentbox processes of other packages' tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(lateMountEnv) != "" {
+		os.Exit(runLateMount())
+	}
 	dir, err := os.MkdirTemp("", "agentbox-linux-test-state-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

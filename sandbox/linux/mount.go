@@ -16,6 +16,7 @@ import (
 const (
 	oldRoot   = "/oldroot"         // the host's tree
 	newRoot   = "/newroot"         // the sandbox's tree
+	staging   = "/staging"         // the sandbox's /proc and /dev, made ahead of the spec
 	emptyFile = "/.agentbox-empty" // mode 000, bound over masked files
 )
 
@@ -27,45 +28,53 @@ const maxPtys = 256
 
 // buildRoot builds the sandbox's filesystem and makes it the root:
 //
-//  1. stop mount propagation in both directions;
+//  1. make every mount a slave, so that nothing done here reaches the host
+//     while the host's mounts and unmounts still reach this copy;
 //  2. mount a scratch tmpfs and pivot into it, so the host tree sits at
 //     /oldroot and /tmp is free to be replaced;
-//  3. bind the host tree recursively at /newroot and make every mount in it
-//     read-only, nosuid and nodev in one mount_setattr call (or, with a
-//     read allow-list, bind only those paths on an empty skeleton);
-//  4. mount a fresh /proc, a minimal /dev, and a private /tmp and /dev/shm;
-//  5. apply the plan: writable roots, scratch overlays, masks, read-only
+//  3. mount a fresh /proc and a minimal /dev at /staging;
+//  4. once the spec is known, bind the host tree recursively at /newroot
+//     (or, with a read allow-list, only those paths on an empty skeleton),
+//     stop all propagation into it, and make every mount in it read-only,
+//     nosuid and nodev in one mount_setattr call;
+//  5. move /proc and /dev into it; mount a private /tmp and /dev/shm;
+//  6. apply the plan: writable roots, scratch overlays, masks, read-only
 //     protected paths;
-//  6. pivot into /newroot and detach everything else.
+//  7. pivot into /newroot and detach everything else.
 //
-// Steps 1 to 4 but the tmpfs mounts depend on no spec: base says how far a
-// warm init took them before its spec came (prebuildRoot).
+// Steps 1 to 3 depend on no spec: a warm init takes them while it waits
+// (prebuildRoot), and base says how far it got. The host tree is bound
+// only when the spec comes, so the sandbox sees the host's mounts as they
+// are then, not as they were when the init started.
 //
 // It returns the scratch directories' layer ("" without any). A scratch
 // overlay the kernel refuses leaves its directory read-only, and says so.
 func buildRoot(s *initSpec, idmapFDs []int, base baseRoot) (string, error) {
 	if base == baseNone {
-		if err := enterScratch(); err != nil {
+		if _, err := prebuildRoot(); err != nil {
 			return "", err
 		}
 	}
-	switch {
-	case len(s.ReadOnly) > 0:
-		if base == baseHost {
-			// Built for the whole host tree: start the skeleton afresh.
-			if err := unix.Unmount(newRoot, unix.MNT_DETACH); err != nil {
-				return "", stageErr("mount: drop host root", err)
-			}
-		}
+	if len(s.ReadOnly) > 0 {
 		if err := mountAllowList(s.ReadOnly); err != nil {
 			return "", err
 		}
-		if err := mountSystem(); err != nil {
-			return "", err
+	} else if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return "", stageErr("mount: bind host root", err)
+	}
+	// From here on the sandbox's view is its own: the host's later mounts
+	// do not reach it (nor, being a slave copy, did anything go back).
+	if err := unix.Mount("", newRoot, "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return "", stageErr("mount: make the new root private", err)
+	}
+	if len(s.ReadOnly) == 0 {
+		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
+			return "", stageErr("mount: read-only host root", err)
 		}
-	case base != baseHost:
-		if err := mountHostTree(); err != nil {
-			return "", err
+	}
+	for _, d := range []string{"/proc", "/dev"} {
+		if err := unix.Mount(staging+d, newRoot+d, "", unix.MS_MOVE, ""); err != nil {
+			return "", stageErr("mount: "+d, err)
 		}
 	}
 	if err := mountTmpfs(newRoot+"/dev/shm", "mode=1777", s.TmpfsSize); err != nil {
@@ -119,39 +128,40 @@ type baseRoot int
 const (
 	baseNone    baseRoot = iota // nothing yet
 	baseScratch                 // in the scratch root (enterScratch)
-	baseHost                    // and the host tree, /proc and /dev at newRoot (mountHostTree)
+	baseSystem                  // and /proc and /dev made at staging
 )
 
 // prebuildRoot builds what no spec changes, while a warm init waits for its
-// spec: the scratch root, and the host tree with /proc and /dev. An error
-// is the spec's to report, as if the spec had been there.
+// spec: the scratch root, and the sandbox's /proc and /dev. An error is the
+// spec's to report, as if the spec had been there.
 func prebuildRoot() (baseRoot, error) {
 	if err := enterScratch(); err != nil {
 		return baseNone, err
 	}
-	if err := mountHostTree(); err != nil {
+	if err := mountSystem(); err != nil {
 		return baseScratch, err
 	}
-	return baseHost, nil
+	return baseSystem, nil
 }
 
-// enterScratch stops mount propagation and pivots into a scratch tmpfs,
-// with the host's tree at oldRoot and an empty newRoot.
+// enterScratch makes every mount a slave and pivots into a scratch tmpfs,
+// with the host's tree at oldRoot and empty newRoot and staging
+// directories.
 func enterScratch() error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) {
 			// The namespaces were made, but grant no capability in them
 			// (Ubuntu's AppArmor restriction): as good as none.
 			return &initError{stage: stageNoCapabilities, unavailable: true,
 				err: fmt.Errorf("user namespaces grant no capability in them here (a mount was refused: %w)%s", err, usernsHint())}
 		}
-		return stageErr("mount: make / private", err)
+		return stageErr("mount: make / a slave", err)
 	}
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=64k"); err != nil {
 		return stageErr("mount: scratch tmpfs", err)
 	}
-	for _, d := range []string{"/tmp" + oldRoot, "/tmp" + newRoot} {
-		if err := os.Mkdir(d, 0o700); err != nil {
+	for _, d := range []string{oldRoot, newRoot, staging, staging + "/proc", staging + "/dev"} {
+		if err := os.Mkdir("/tmp"+d, 0o700); err != nil {
 			return stageErr("mount: scratch", err)
 		}
 	}
@@ -167,19 +177,8 @@ func enterScratch() error {
 	return nil
 }
 
-// mountHostTree binds the host's tree read-only at newRoot, with the
-// sandbox's own /proc and /dev.
-func mountHostTree() error {
-	if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return stageErr("mount: bind host root", err)
-	}
-	if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
-		return stageErr("mount: read-only host root", err)
-	}
-	return mountSystem()
-}
-
-// mountSystem mounts the sandbox's /proc and /dev (but /dev/shm).
+// mountSystem mounts the sandbox's /proc and /dev (but /dev/shm) at
+// staging.
 func mountSystem() error {
 	if err := mountProc(); err != nil {
 		return err
@@ -212,7 +211,7 @@ var (
 )
 
 func mountProc() error {
-	dst := newRoot + "/proc"
+	dst := staging + "/proc"
 	if err := unix.Mount("proc", dst, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return stageErr("mount: /proc", err)
 	}
@@ -246,7 +245,7 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // mountDev makes a minimal, read-only /dev; /dev/shm, a tmpfs sized by
 // the spec, is mounted on it later.
 func mountDev() error {
-	dev := newRoot + "/dev"
+	dev := staging + "/dev"
 	if err := mountTmpfs(dev, "mode=0755", 1<<20); err != nil {
 		return stageErr("mount: /dev", err)
 	}
