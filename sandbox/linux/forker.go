@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +27,9 @@ import (
 // Its lifetime is tied to this process: it gets SIGKILL when the thread
 // that started it (the spawner thread, never released) ends, and the inits
 // it clones get SIGKILL when it ends. It stops when the Runtime closes,
-// once the inits it cloned have exited.
+// once the inits it cloned have exited. It has a process group of its own
+// and drops a terminal's signals, which are the caller's to handle; one
+// that stops anyway (SIGSTOP) is killed once a request is overdue.
 
 // forkerArg0 marks a re-executed agentbox binary as a forker.
 const forkerArg0 = "agentbox-sandbox-forker"
@@ -80,21 +83,24 @@ var errForkerGone = errors.New("the init forker is gone")
 // forker is a Runtime's handle on its forker process.
 type forker struct {
 	cmd  *exec.Cmd
-	sock *os.File
+	sock *os.File // read closes it, and only read: see fork and close
 
-	// reqMu serialises requests (one in flight) and the socket's closing.
-	reqMu   sync.Mutex
-	replies chan forkReply
+	reqMu sync.Mutex // serialises requests: one in flight
 
-	mu    sync.Mutex
-	procs map[int]*forkedProc // cloned, not yet reaped
-	gone  bool
+	mu      sync.Mutex
+	pending chan forkReply      // the request in flight's answer, if any
+	procs   map[int]*forkedProc // cloned, not yet reaped
+	gone    bool                // exited, or broken: no request may use it
 }
 
 type forkReply struct {
 	proc *forkedProc
 	err  error
 }
+
+// forkTimeout bounds a request: a forker that does not answer by then
+// (stopped, or wedged) is killed and the Runtime clones its inits itself.
+const forkTimeout = 3 * time.Second
 
 // startForker starts a forker from the spawner thread.
 func startForker() (*forker, error) {
@@ -104,23 +110,37 @@ func startForker() (*forker, error) {
 	}
 	defer child.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{forkerArg0}, Env: forkerEnv, Dir: "/",
-		ExtraFiles: []*os.File{child}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+		ExtraFiles: []*os.File{child},
+		// A process group of its own: a terminal's ^C or ^Z, or a signal to
+		// the caller's group, must not reach it (and its inits with it).
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}}
 	if err := startOnSpawner(cmd); err != nil {
 		sock.Close()
 		return nil, fmt.Errorf("start the init forker: %w", err)
 	}
-	f := &forker{cmd: cmd, sock: sock, replies: make(chan forkReply, 1), procs: make(map[int]*forkedProc)}
+	return newForker(cmd, sock), nil
+}
+
+// newForker follows the started forker cmd over sock, this process's end
+// of their socket pair.
+func newForker(cmd *exec.Cmd, sock *os.File) *forker {
+	f := &forker{cmd: cmd, sock: sock, procs: make(map[int]*forkedProc)}
 	go f.read()
-	return f, nil
+	return f
 }
 
 // fork has the forker clone an init of kind whose control socket is ctl,
-// into the cgroup cg when it is not nil.
+// into the cgroup cg when it is not nil. A forker that does not answer
+// within forkTimeout is killed.
 func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File) (*forkedProc, error) {
 	f.reqMu.Lock()
 	defer f.reqMu.Unlock()
+	answer := make(chan forkReply, 1)
 	f.mu.Lock()
 	gone := f.gone
+	if !gone {
+		f.pending = answer
+	}
 	f.mu.Unlock()
 	if gone {
 		return nil, errForkerGone
@@ -130,14 +150,57 @@ func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File) (*forkedProc
 	if cg != nil {
 		fds = append(fds, int(cg.Fd()))
 	}
-	if err := sendBytes(int(f.sock.Fd()), m.encode(), fds...); err != nil {
+	if err := f.send(m.encode(), fds); err != nil {
+		f.abandon(answer)
 		return nil, fmt.Errorf("%w: %w", errForkerGone, err)
 	}
-	r, ok := <-f.replies
-	if !ok {
+	timer := time.NewTimer(forkTimeout)
+	defer timer.Stop()
+	select {
+	case r, ok := <-answer:
+		if !ok {
+			return nil, errForkerGone
+		}
+		return r.proc, r.err
+	case <-timer.C:
+	}
+	if !f.abandon(answer) {
+		// The answer came in just now.
+		if r, ok := <-answer; ok {
+			return r.proc, r.err
+		}
 		return nil, errForkerGone
 	}
-	return r.proc, r.err
+	_ = f.cmd.Process.Kill()
+	return nil, fmt.Errorf("%w: no answer in %v", errForkerGone, forkTimeout)
+}
+
+// send writes a request. The socket is used under a reference (Control),
+// so that read, closing it meanwhile, cannot free its number for reuse.
+func (f *forker) send(b []byte, fds []int) error {
+	rc, err := f.sock.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = sendBytes(int(fd), b, fds...) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// abandon gives up on the answer to a request: the forker is broken, and
+// no later request may take an answer that comes late. It reports false
+// if the answer was already given.
+func (f *forker) abandon(answer chan forkReply) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending != answer {
+		return false
+	}
+	f.pending = nil
+	f.gone = true
+	return true
 }
 
 // read dispatches the forker's messages until it exits.
@@ -170,31 +233,41 @@ func (f *forker) read() {
 	f.gone = true
 	procs := f.procs
 	f.procs = nil
+	answer := f.pending
+	f.pending = nil
 	f.mu.Unlock()
 	for _, p := range procs {
 		p.exit(syscall.WaitStatus(syscall.SIGKILL), errForkerGone)
 	}
-	close(f.replies) // wakes a request waiting for its answer
-	f.reqMu.Lock()   // and closes the socket once it is done with it
-	f.sock.Close()
-	f.reqMu.Unlock()
+	if answer != nil {
+		close(answer) // wakes a request waiting for its answer
+	}
+	f.sock.Close() // a request or close still using it holds a reference
 }
 
 func (f *forker) forked(m forkMsg, fds []int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	answer := f.pending
+	f.pending = nil
+	if answer == nil {
+		// An answer nobody waits for (its request timed out, and the
+		// forker was killed): its init dies with the forker.
+		closeAll(fds)
+		return
+	}
 	if m.Err != "" || m.Pid <= 0 || len(fds) != 1 {
 		closeAll(fds)
 		err := errors.New(m.Err)
 		if m.Err == "" {
 			err = fmt.Errorf("%w: a reply without a pidfd", errForkerGone)
 		}
-		f.replies <- forkReply{err: err}
+		answer <- forkReply{err: err}
 		return
 	}
 	p := &forkedProc{id: m.Pid, pidfd: fds[0], exited: make(chan struct{})}
-	f.mu.Lock()
 	f.procs[p.id] = p
-	f.mu.Unlock()
-	f.replies <- forkReply{proc: p}
+	answer <- forkReply{proc: p}
 }
 
 func (f *forker) reaped(pid int, ws syscall.WaitStatus, err error) {
@@ -208,16 +281,15 @@ func (f *forker) reaped(pid int, ws syscall.WaitStatus, err error) {
 }
 
 // close tells the forker to stop once the inits it cloned have exited; it
-// keeps reporting their statuses until then.
+// keeps reporting their statuses until then. It does not wait for a
+// request in flight (the forker may be stopped).
 func (f *forker) close() {
-	f.reqMu.Lock()
-	defer f.reqMu.Unlock()
-	f.mu.Lock()
-	gone := f.gone
-	f.mu.Unlock()
-	if !gone {
-		_ = unix.Shutdown(int(f.sock.Fd()), unix.SHUT_WR)
+	rc, err := f.sock.SyscallConn()
+	if err != nil {
+		return
 	}
+	// Under a reference: read may close the socket meanwhile.
+	_ = rc.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
 }
 
 // forkedProc is an init the forker cloned. It is signalled through its

@@ -5,8 +5,10 @@ package linux
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,6 +18,13 @@ import (
 // returns when the Runtime has closed its end and every init it cloned has
 // exited.
 func runForker() int {
+	// A terminal's signals (^C, ^\, ^Z, a hang-up, background reads and
+	// writes) are for the caller, which may handle them itself, not for
+	// the forker, whose death would take every sandbox with it. They are
+	// caught and dropped rather than ignored: an ignored signal stays
+	// ignored across exec, in the inits and the programs they start.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP,
+		syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGHUP)
 	// The inits' parent-death signal follows the thread that cloned them:
 	// clone every one from this thread, which lives as long as the process.
 	runtime.LockOSThread()

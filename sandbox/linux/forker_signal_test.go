@@ -1,0 +1,208 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// runningForker is r's forker, which forkedWarmInit saw running.
+func runningForker(t *testing.T, r *Runtime) *forker {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fork.f == nil {
+		t.Fatal("no forker")
+	}
+	return r.fork.f
+}
+
+// procState is pid's state letter from /proc ("" once it is gone).
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// TestForkerIgnoresTerminalSignals: the forker has a process group of its
+// own, and a terminal's signals sent to it (^C, ^\, ^Z, a hang-up) neither
+// kill nor stop it: a sandbox it cloned runs on, and the next warm init
+// still comes from it. The programs it runs do not inherit those signals
+// as ignored.
+func TestForkerIgnoresTerminalSignals(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{}
+	defer r.Close()
+	_, forkerPid := forkedWarmInit(t, r)
+	f := runningForker(t, r)
+	t.Cleanup(func() { _ = f.cmd.Process.Kill() })
+	pgid, err := syscall.Getpgid(forkerPid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pgid == syscall.Getpgrp() {
+		// Not sent: it would reach this process and go test.
+		t.Fatalf("the forker %d shares this process's group %d", forkerPid, pgid)
+	}
+
+	var out bytes.Buffer
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered},
+		&sandbox.Program{Path: "/bin/cat", Args: []string{"cat", "/proc/self/status"}, Stdout: wr})
+	wr.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = out.ReadFrom(rd)
+	rd.Close()
+	proc.Wait()
+	proc.Close()
+	for _, line := range strings.Split(out.String(), "\n") {
+		if hex, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			ign, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGHUP} {
+				if ign&(1<<(s-1)) != 0 {
+					t.Errorf("a program in a forked init ignores signal %d (%v)", s, s)
+				}
+			}
+		}
+	}
+
+	waitWarm(t, &r.pool, kindNetns)
+	proc, err = r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered},
+		&sandbox.Program{Path: "/bin/sleep", Args: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parentOf(t, proc.Pid()); got != forkerPid {
+		t.Fatalf("the sandbox's init has parent %d, want the forker %d", got, forkerPid)
+	}
+	done := make(chan sandbox.ExitStatus, 1)
+	go func() { st, _ := proc.Wait(); done <- st }()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGHUP} {
+		if err := syscall.Kill(-pgid, sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case st := <-done:
+		t.Fatalf("the sandbox ended on the signals to the forker's group: %+v", st)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if st := procState(forkerPid); st == "" || st == "Z" || st == "T" {
+		t.Fatalf("the forker is in state %q after the signals", st)
+	}
+	proc.Kill()
+	<-done
+	proc.Close() // released: the next warm init starts
+	waitWarm(t, &r.pool, kindNetns)
+	r.pool.mu.Lock()
+	w := r.pool.ready[kindNetns]
+	r.pool.mu.Unlock()
+	if _, ok := w.proc.(*forkedProc); !ok || parentOf(t, w.proc.pid()) != forkerPid {
+		t.Errorf("the warm init after the signals does not come from the forker %d", forkerPid)
+	}
+	if st := runSandbox(t, r, "/bin/sh", "-c", "exit 5"); st.Code != 5 {
+		t.Errorf("after the signals: %+v, want exit 5", st)
+	}
+}
+
+// stoppedForker returns a Runtime whose forker is stopped (SIGSTOP) while
+// it is asked for a warm init.
+func stoppedForker(t *testing.T) (*Runtime, *forker) {
+	t.Helper()
+	r := &Runtime{}
+	t.Cleanup(func() { r.Close() }) // after the kill below: cleanups run last first
+	_, forkerPid := forkedWarmInit(t, r)
+	f := runningForker(t, r)
+	t.Cleanup(func() { _ = f.cmd.Process.Kill() })
+	if err := syscall.Kill(forkerPid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	runSandbox(t, r, "/bin/true") // its release asks the forker for the next one
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		f.mu.Lock()
+		asked := f.pending != nil
+		f.mu.Unlock()
+		if asked {
+			return r, f
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no request to the forker in flight")
+		}
+	}
+}
+
+// TestForkerStopped: a stopped forker holds nothing up for long. Start,
+// waiting for the warm-up in flight, falls back once the forker's answer
+// is overdue, and the forker is killed and dropped; Close does not wait for
+// a request in flight.
+func TestForkerStopped(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r, f := stoppedForker(t)
+	start := time.Now()
+	started := make(chan error, 1)
+	go func() {
+		proc, err := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered},
+			&sandbox.Program{Path: "/bin/true", Args: []string{"true"}})
+		if err == nil {
+			proc.Wait()
+			proc.Close()
+		}
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(forkTimeout + 5*time.Second):
+		t.Fatalf("Start still blocked %v after the forker stopped", time.Since(start))
+	}
+	if d := time.Since(start); d > forkTimeout+2*time.Second {
+		t.Errorf("Start took %v with the forker stopped", d)
+	}
+	if !processGone(f.cmd.Process.Pid, 5*time.Second) {
+		t.Error("the stopped forker was not killed")
+	}
+	r.mu.Lock()
+	off := r.fork.off
+	r.mu.Unlock()
+	if !off {
+		t.Error("the Runtime still counts on a stopped forker")
+	}
+
+	r2, _ := stoppedForker(t)
+	closed := make(chan struct{})
+	start = time.Now()
+	go func() { r2.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(forkTimeout / 2):
+		t.Fatalf("Close blocked %v by a request to a stopped forker", time.Since(start))
+	}
+}
