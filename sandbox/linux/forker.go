@@ -236,6 +236,10 @@ func (f *forker) read() {
 	answer := f.pending
 	f.pending = nil
 	f.mu.Unlock()
+	// Each init is killed, but the kernel first kills and reaps the rest of
+	// its pid namespace: report it once that is done, so that a Wait
+	// returns only when the sandbox's processes are gone.
+	awaitExit(procs, 5*time.Second)
 	for _, p := range procs {
 		p.exit(syscall.WaitStatus(syscall.SIGKILL), errForkerGone)
 	}
@@ -243,6 +247,37 @@ func (f *forker) read() {
 		close(answer) // wakes a request waiting for its answer
 	}
 	f.sock.Close() // a request or close still using it holds a reference
+}
+
+// awaitExit waits, up to d, until every proc has exited: its pidfd is
+// readable once its pid namespace is empty and it is a zombie.
+func awaitExit(procs map[int]*forkedProc, d time.Duration) {
+	var pfds []unix.PollFd
+	for _, p := range procs {
+		p.mu.Lock()
+		if p.pidfd >= 0 {
+			pfds = append(pfds, unix.PollFd{Fd: int32(p.pidfd), Events: unix.POLLIN})
+		}
+		p.mu.Unlock()
+	}
+	deadline := time.Now().Add(d)
+	for len(pfds) > 0 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		_, err := unix.Poll(pfds, int(left.Milliseconds())+1)
+		if err != nil && err != unix.EINTR {
+			return
+		}
+		waiting := pfds[:0]
+		for _, pfd := range pfds {
+			if pfd.Revents == 0 {
+				waiting = append(waiting, pfd)
+			}
+		}
+		pfds = waiting
+	}
 }
 
 func (f *forker) forked(m forkMsg, fds []int) {
