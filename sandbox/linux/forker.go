@@ -208,12 +208,19 @@ func (f *forker) read() {
 	fd := int(f.sock.Fd())
 	for {
 		b, fds, err := recvBytes(fd)
-		if err != nil {
-			break
+		if errors.Is(err, errClosed) {
+			break // the forker exited
 		}
-		m, err := decodeForkMsg(b)
+		var m forkMsg
+		if err == nil {
+			if m, err = decodeForkMsg(b); err != nil {
+				closeAll(fds)
+			}
+		}
 		if err != nil {
-			closeAll(fds)
+			// A forker that broke the protocol may live on: end it (and
+			// its inits) rather than wait for it.
+			_ = f.cmd.Process.Kill()
 			break
 		}
 		switch m.Type {

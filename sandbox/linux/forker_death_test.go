@@ -5,10 +5,13 @@ package linux
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -72,5 +75,64 @@ func TestForkerDeathWaitsForTree(t *testing.T) {
 	}
 	if len(left) > 0 {
 		t.Errorf("Wait returned with %d of the sandbox's %d processes alive: %v", len(left), len(tree), left)
+	}
+}
+
+// TestForkerProtocolError: a forker that sends what is not a message is
+// killed, and a request waiting for its answer fails at once rather than
+// when the request times out. The "forker" here is a sleep behind a socket
+// this test speaks for.
+func TestForkerProtocolError(t *testing.T) {
+	sock, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	cmd := exec.Command("/bin/sleep", "30")
+	if err := cmd.Start(); err != nil {
+		sock.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	f := newForker(cmd, sock)
+	ctl, child, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	defer child.Close()
+	start := time.Now()
+	forked := make(chan error, 1)
+	go func() {
+		_, err := f.fork(kindNetns, false, child, nil)
+		forked <- err
+	}()
+	_, fds, err := recvBytes(int(peer.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(fds)
+	if err := sendBytes(int(peer.Fd()), []byte{0xff}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-forked; !errors.Is(err, errForkerGone) {
+		t.Errorf("a request answered with garbage: %v, want errForkerGone", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the request failed after %v, want at once", d)
+	}
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
+		f.mu.Lock()
+		gone := f.gone && f.procs == nil
+		f.mu.Unlock()
+		if gone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the forker that broke the protocol was not ended")
+		}
+	}
+	if st := cmd.ProcessState; st == nil || st.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the forker ended with %v, want SIGKILL", st)
 	}
 }
