@@ -39,8 +39,11 @@ const forkerArg0 = "agentbox-sandbox-forker"
 var forkerEnv = []string{"GOMAXPROCS=1"}
 
 // Forker messages: a request (msgFork, with the init's end of its control
-// socket and, if Cgroup, the cgroup v2 directory to clone it into), its answer (msgForked: the pid and a pidfd, or an error), and
-// msgReaped with the wait status of an init once the forker reaped it.
+// socket; if Cgroup, the cgroup v2 directory to clone it into; then Procs
+// cgroup v1 cgroup.procs files, opened for writing, to move it into), its
+// answer (msgForked: the pid and a pidfd, or an error; MoveErr if the move
+// failed), and msgReaped with the wait status of an init once the forker
+// reaped it.
 const (
 	msgFork   = "fork"
 	msgForked = "forked"
@@ -53,9 +56,12 @@ type forkMsg struct {
 	Kind   initKind
 	AsRoot bool
 	Cgroup bool
+	Procs  int
 	Pid    int
 	Status int // msgReaped: the raw wait status
 	Err    string
+	// MoveErr is msgForked's report of a failed move into cgroup.procs.
+	MoveErr string
 }
 
 func (m *forkMsg) encode() []byte {
@@ -64,15 +70,18 @@ func (m *forkMsg) encode() []byte {
 	e.int(int(m.Kind))
 	e.bool(m.AsRoot)
 	e.bool(m.Cgroup)
+	e.int(m.Procs)
 	e.int(m.Pid)
 	e.int(m.Status)
 	e.str(m.Err)
+	e.str(m.MoveErr)
 	return e.b
 }
 
 func decodeForkMsg(b []byte) (forkMsg, error) {
 	d := &decoder{b: b}
-	m := forkMsg{Type: d.str(), Kind: initKind(d.int()), AsRoot: d.bool(), Cgroup: d.bool(), Pid: d.int(), Status: d.int(), Err: d.str()}
+	m := forkMsg{Type: d.str(), Kind: initKind(d.int()), AsRoot: d.bool(), Cgroup: d.bool(), Procs: d.int(),
+		Pid: d.int(), Status: d.int(), Err: d.str(), MoveErr: d.str()}
 	return m, d.finish()
 }
 
@@ -130,9 +139,10 @@ func newForker(cmd *exec.Cmd, sock *os.File) *forker {
 }
 
 // fork has the forker clone an init of kind whose control socket is ctl,
-// into the cgroup cg when it is not nil. A forker that does not answer
-// within forkTimeout is killed.
-func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File) (*forkedProc, error) {
+// into the cgroup cg when it is not nil, and move it into the cgroups of
+// the cgroup.procs files procs (cgroup v1) before it could reap it. A
+// forker that does not answer within forkTimeout is killed.
+func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File, procs ...*os.File) (*forkedProc, error) {
 	f.reqMu.Lock()
 	defer f.reqMu.Unlock()
 	answer := make(chan forkReply, 1)
@@ -145,10 +155,13 @@ func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File) (*forkedProc
 	if gone {
 		return nil, errForkerGone
 	}
-	m := forkMsg{Type: msgFork, Kind: kind, AsRoot: asRoot, Cgroup: cg != nil}
+	m := forkMsg{Type: msgFork, Kind: kind, AsRoot: asRoot, Cgroup: cg != nil, Procs: len(procs)}
 	fds := []int{int(ctl.Fd())}
 	if cg != nil {
 		fds = append(fds, int(cg.Fd()))
+	}
+	for _, p := range procs {
+		fds = append(fds, int(p.Fd()))
 	}
 	if err := f.send(m.encode(), fds); err != nil {
 		f.abandon(answer)
@@ -308,6 +321,9 @@ func (f *forker) forked(m forkMsg, fds []int) {
 		return
 	}
 	p := &forkedProc{id: m.Pid, pidfd: fds[0], exited: make(chan struct{})}
+	if m.MoveErr != "" {
+		p.moveErr = errors.New(m.MoveErr)
+	}
 	f.procs[p.id] = p
 	answer <- forkReply{proc: p}
 }
@@ -338,6 +354,9 @@ func (f *forker) close() {
 // pidfd, so a signal never reaches a process that reused its pid.
 type forkedProc struct {
 	id int
+	// moveErr is the forker's failure to move it into the cgroups whose
+	// cgroup.procs came with the request.
+	moveErr error
 
 	mu     sync.Mutex
 	pidfd  int // -1 once reaped

@@ -3,10 +3,12 @@
 package linux
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -37,25 +39,32 @@ func runForker() int {
 			break // the Runtime closed (or died: then so do we, by SIGKILL)
 		}
 		m, err := decodeForkMsg(b)
-		want := 1
+		want := 1 + m.Procs
 		if m.Cgroup {
-			want = 2
+			want++
 		}
-		if err != nil || m.Type != msgFork || len(fds) != want {
+		if err != nil || m.Type != msgFork || m.Procs < 0 || len(fds) != want {
 			closeAll(fds)
 			reply(forkMsg{Type: msgForked, Err: "init forker: malformed request"})
 			continue
 		}
-		cg := -1
+		cg, procs := -1, fds[1:]
 		if m.Cgroup {
-			cg = fds[1]
+			cg, procs = fds[1], fds[2:]
 		}
 		cmd, pidfd, err := forkInit(m, os.NewFile(uintptr(fds[0]), "agentbox-ctl-child"), cg)
 		if err != nil {
+			closeAll(procs)
 			reply(forkMsg{Type: msgForked, Err: err.Error()})
 			continue
 		}
-		reply(forkMsg{Type: msgForked, Pid: cmd.Process.Pid}, pidfd)
+		// Moved in now, before its reaper starts: once reaped, its pid
+		// could be another process's by the time it was written.
+		r := forkMsg{Type: msgForked, Pid: cmd.Process.Pid}
+		if err := moveInto(procs, cmd.Process.Pid); err != nil {
+			r.MoveErr = err.Error()
+		}
+		reply(r, pidfd)
 		unix.Close(pidfd)
 		running.Add(1)
 		go func() {
@@ -90,6 +99,18 @@ func forkInit(m forkMsg, ctl *os.File, cg int) (*exec.Cmd, int, error) {
 		return nil, -1, os.NewSyscallError("pidfd_open", err)
 	}
 	return cmd, pidfd, nil
+}
+
+// moveInto writes pid into each cgroup.procs file of procs, and closes
+// them.
+func moveInto(procs []int, pid int) error {
+	defer closeAll(procs)
+	for _, fd := range procs {
+		if _, err := unix.Write(fd, []byte(strconv.Itoa(pid))); err != nil {
+			return fmt.Errorf("cgroup: add %d: %w", pid, err)
+		}
+	}
+	return nil
 }
 
 // reply sends one message to the Runtime; a failure means it is gone, and

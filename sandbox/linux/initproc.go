@@ -21,7 +21,12 @@ type initProc interface {
 
 // cmdProc is an init this process started as an exec.Cmd (Prepare's
 // caller starts it; a cold start starts it here).
-type cmdProc struct{ cmd *exec.Cmd }
+type cmdProc struct {
+	cmd *exec.Cmd
+	// moving, if set, is closed once its move into a cgroup is done: it is
+	// not reaped before.
+	moving <-chan struct{}
+}
 
 func (p cmdProc) pid() int {
 	if p.cmd.Process == nil {
@@ -38,6 +43,9 @@ func (p cmdProc) signal(sig syscall.Signal) error {
 }
 
 func (p cmdProc) wait() (syscall.WaitStatus, error) {
+	if p.moving != nil {
+		<-p.moving
+	}
 	err := p.cmd.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -151,7 +152,7 @@ func startInit(r *Runtime, kind initKind) (*warmInit, error) {
 		}
 		return nil, &noNamespacesError{err: err}
 	}
-	return newWarmInit(cmdProc{cmd}, ctl, cg), nil
+	return newWarmInit(cmdProc{cmd: cmd}, ctl, cg), nil
 }
 
 // forkInit has the Runtime's forker clone an init. Any failure, whatever
@@ -168,7 +169,16 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 	}
 	defer child.Close()
 	cg := newInitCgroup(kind)
-	proc, err := f.fork(kind, r.asRoot, child, cg.dir)
+	procs, err := cg.procsFiles()
+	if err != nil {
+		// As for a move that failed: the init goes without this cgroup.
+		cg.discard()
+		cg = initCgroup{}
+	}
+	proc, err := f.fork(kind, r.asRoot, child, cg.dir, procs...)
+	for _, p := range procs {
+		p.Close()
+	}
 	if err != nil {
 		ctl.Close()
 		cg.discard()
@@ -177,7 +187,36 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 		}
 		return nil, err
 	}
+	if procs != nil {
+		if proc.moveErr != nil {
+			cg.cg.closeAsync()
+			cg.cg = nil
+		}
+		cg.placed = true
+	}
 	return newWarmInit(proc, ctl, cg), nil
+}
+
+// procsFiles opens, for a cgroup the init cannot be cloned into (cgroup
+// v1), its cgroup.procs files for the forker to move the init in: the
+// forker reaps it, so only the forker can write its pid safely, before
+// that pid could be reused.
+func (c initCgroup) procsFiles() ([]*os.File, error) {
+	if c.cg == nil || c.dir != nil {
+		return nil, nil
+	}
+	var files []*os.File
+	for _, d := range c.cg.dirs {
+		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, fmt.Errorf("cgroup: %w", err)
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // initCgroup is the cgroup a new init starts in, made before it starts:
@@ -188,6 +227,8 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 type initCgroup struct {
 	cg  *sandboxCgroup
 	dir *os.File // the cgroup v2 directory to clone into; nil: move in after the start
+	// placed says the init was moved in as it started (by the forker).
+	placed bool
 }
 
 func newInitCgroup(kind initKind) initCgroup {
@@ -219,12 +260,24 @@ func newWarmInit(proc initProc, ctl *os.File, c initCgroup) *warmInit {
 	w := &warmInit{proc: proc, ctl: ctl, cg: c.cg}
 	if c.dir != nil {
 		c.dir.Close() // the init was cloned into it
-	} else if c.cg != nil {
+	} else if c.cg != nil && !c.placed {
 		// Moving it in takes an RCU grace period: let the init start, and
 		// its command be prepared, meanwhile.
 		moved := make(chan error, 1)
 		w.cgMoved = moved
-		go func() { moved <- c.cg.add(proc.pid()) }()
+		done := make(chan struct{})
+		if p, ok := proc.(cmdProc); ok {
+			// Not reaped before its pid is written: a pid reaped could be
+			// another process's by then, moved into the sandbox's cgroup
+			// (and killed with it).
+			p.moving = done
+			w.proc = p
+		}
+		pid := proc.pid()
+		go func() {
+			defer close(done)
+			moved <- c.cg.add(pid)
+		}()
 	}
 	return w
 }

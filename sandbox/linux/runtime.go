@@ -248,7 +248,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", initArgs(kind), initEnv, "/"
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.SysProcAttr = attr
-	h.proc = cmdProc{cmd}
+	h.proc = cmdProc{cmd: cmd}
 	h.start()
 	return h, nil
 }
