@@ -206,3 +206,29 @@ func TestForkerStopped(t *testing.T) {
 		t.Fatalf("Close blocked %v by a request to a stopped forker", time.Since(start))
 	}
 }
+
+// TestNoFallbackAfterClose: a warm-up whose request to the forker fails
+// after the Runtime closed does not start the init from this process
+// instead. Each init start makes a cgroup, which the count shows.
+func TestNoFallbackAfterClose(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r, _ := stoppedForker(t)
+	if cgroups.version == 0 {
+		t.Skip("no cgroups: nothing counts the inits started")
+	}
+	made := cgroupSeq.Load()
+	r.Close()
+	for deadline := time.Now().Add(forkTimeout + 5*time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, pending := r.pool.state(kindNetns); !pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the warm-up did not end")
+		}
+	}
+	if n := cgroupSeq.Load() - made; n != 0 {
+		t.Errorf("%d init(s) started after Close", n)
+	}
+}

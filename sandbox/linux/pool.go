@@ -91,7 +91,9 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 	p.mu.Unlock()
 	go func() {
 		w, err := r.forkInit(kind)
-		if err != nil {
+		if err != nil && !p.isClosed() {
+			// Not once closed: a full fork of this process, for an init
+			// discarded at once.
 			w, err = startInit(r, kind)
 		}
 		p.mu.Lock()
@@ -107,6 +109,12 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 		}
 		p.ready[kind] = w
 	}()
+}
+
+func (p *pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
 
 func (p *pool) close() {
