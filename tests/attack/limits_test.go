@@ -366,8 +366,12 @@ func TestAgentboxKilled(t *testing.T) {
 	}
 	all := descendants(holder.Process.Pid)
 	tree := all[1:] // everything below the holder
-	if ppid, _, _, _, _ := procStat(initPid); ppid == holder.Process.Pid || ppid <= 0 {
-		t.Fatalf("the sandbox's init %d has parent %d: want the Manager's forker between it and the holder %d", initPid, ppid, holder.Process.Pid)
+	forker, _, _, _, _ := procStat(initPid)
+	if a := arg0(forker); a != forkerArg0 {
+		t.Fatalf("the sandbox's init %d has parent %d (%q): want the Manager's forker", initPid, forker, a)
+	}
+	if ppid, _, _, _, _ := procStat(forker); ppid != holder.Process.Pid {
+		t.Fatalf("the forker %d has parent %d: want the holder %d", forker, ppid, holder.Process.Pid)
 	}
 	if len(descendants(initPid)) < 4 {
 		t.Fatalf("expected the init, the shell and several sleeps below %d, got %v", initPid, all)

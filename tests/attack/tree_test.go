@@ -119,15 +119,22 @@ func runHolder() int {
 		fmt.Println("ERROR", err)
 		return 1
 	}
-	// Commands first: the next init then comes from the Manager's forker
-	// (the first warm one does not), so the forker is in the chain the
-	// SIGKILL must take down.
-	for range 2 {
+	// Commands first, until the warm init comes from the Manager's forker
+	// (the first ones do not: the forker starts in the background), so
+	// that the forker is in the chain the SIGKILL must take down.
+	for deadline := time.Now().Add(10 * time.Second); !forkerHoldsInit(); {
+		if time.Now().After(deadline) {
+			fmt.Println("ERROR no warm init from the forker within 10 s")
+			return 1
+		}
 		if _, err := m.ExecArgs(context.Background(), "/bin/true", nil, agentbox.WithWorkingDir("/")); err != nil {
 			fmt.Println("ERROR", err)
 			return 1
 		}
-		time.Sleep(200 * time.Millisecond) // the forker, then its first init, start
+		// The release starts the next warm init: wait for it a little.
+		for until := time.Now().Add(time.Second); time.Now().Before(until) && !forkerHoldsInit(); {
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -149,4 +156,48 @@ func runHolder() int {
 	fmt.Printf("READY %d\n", p.Pid())
 	_, _ = p.Wait()
 	return 0
+}
+
+// forkerArg0 and initArg0 are how the forker and an init name themselves.
+const (
+	forkerArg0 = "agentbox-sandbox-forker"
+	initArg0   = "agentbox-sandbox-init"
+)
+
+// arg0 is pid's argv[0] ("" once it is gone).
+func arg0(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	a, _, _ := strings.Cut(string(b), "\x00")
+	return a
+}
+
+// childPids lists pid's children, from /proc.
+func childPids(pid int) []int {
+	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	var out []int
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// forkerHoldsInit reports whether this process has a forker child with an
+// init child: the warm init a Start takes next.
+func forkerHoldsInit() bool {
+	for _, f := range childPids(os.Getpid()) {
+		if arg0(f) != forkerArg0 {
+			continue
+		}
+		for _, k := range childPids(f) {
+			if arg0(k) == initArg0 {
+				return true
+			}
+		}
+	}
+	return false
 }
