@@ -39,6 +39,17 @@ func waitWarm(t *testing.T, p *pool, kind initKind) {
 	}
 }
 
+// readyInit warms r for sandboxes with a network namespace and returns the
+// pid of the init that becomes ready.
+func readyInit(t *testing.T, r *Runtime) int {
+	t.Helper()
+	r.Warm(true)
+	waitWarm(t, &r.pool, kindNetns)
+	r.pool.mu.Lock()
+	defer r.pool.mu.Unlock()
+	return r.pool.ready[kindNetns].proc.pid()
+}
+
 // TestWarmInitReplacedOnRelease checks when the runtime starts the next warm
 // init: not while a sandbox runs (it would compete with it for the CPU), but
 // once the sandbox is released; and that the sandbox really ran in the warm
@@ -49,11 +60,7 @@ func TestWarmInitReplacedOnRelease(t *testing.T) {
 	}
 	r := &Runtime{}
 	defer r.Close()
-	r.Warm(true)
-	waitWarm(t, &r.pool, kindNetns)
-	r.pool.mu.Lock()
-	warmPid := r.pool.ready[kindNetns].proc.pid()
-	r.pool.mu.Unlock()
+	warmPid := readyInit(t, r)
 
 	spec := &sandbox.Spec{Network: sandbox.NetworkFiltered}
 	proc, err := r.Start(context.Background(), spec, &sandbox.Program{Path: "/bin/sleep", Args: []string{"sleep", "30"}})
@@ -92,11 +99,7 @@ func TestWarmInitPrebuildsRoot(t *testing.T) {
 	}
 	r := &Runtime{}
 	defer r.Close()
-	r.Warm(true)
-	waitWarm(t, &r.pool, kindNetns)
-	r.pool.mu.Lock()
-	pid := r.pool.ready[kindNetns].proc.pid()
-	r.pool.mu.Unlock()
+	pid := readyInit(t, r)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", pid))
