@@ -3,10 +3,12 @@
 package linux
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -52,7 +54,11 @@ const (
 
 // forkMsg is one message between a Runtime and its forker.
 type forkMsg struct {
-	Type   string
+	Type string
+	// Seq names a request; the forker echoes it in its answer and in the
+	// init's msgReaped, so that a pid reused between an init's reaping and
+	// its report never mixes two inits up.
+	Seq    uint64
 	Kind   initKind
 	AsRoot bool
 	Cgroup bool
@@ -67,6 +73,7 @@ type forkMsg struct {
 func (m *forkMsg) encode() []byte {
 	var e encoder
 	e.str(m.Type)
+	e.uint(m.Seq)
 	e.int(int(m.Kind))
 	e.bool(m.AsRoot)
 	e.bool(m.Cgroup)
@@ -80,7 +87,7 @@ func (m *forkMsg) encode() []byte {
 
 func decodeForkMsg(b []byte) (forkMsg, error) {
 	d := &decoder{b: b}
-	m := forkMsg{Type: d.str(), Kind: initKind(d.int()), AsRoot: d.bool(), Cgroup: d.bool(), Procs: d.int(),
+	m := forkMsg{Type: d.str(), Seq: d.uint(), Kind: initKind(d.int()), AsRoot: d.bool(), Cgroup: d.bool(), Procs: d.int(),
 		Pid: d.int(), Status: d.int(), Err: d.str(), MoveErr: d.str()}
 	return m, d.finish()
 }
@@ -97,9 +104,10 @@ type forker struct {
 	reqMu sync.Mutex // serialises requests: one in flight
 
 	mu      sync.Mutex
-	pending chan forkReply      // the request in flight's answer, if any
-	procs   map[int]*forkedProc // cloned, not yet reaped
-	gone    bool                // exited, or broken: no request may use it
+	seq     uint64                 // the last request's
+	pending chan forkReply         // the request in flight's answer, if any
+	procs   map[uint64]*forkedProc // cloned, not yet reaped, by request
+	gone    bool                   // exited, or broken: no request may use it
 }
 
 type forkReply struct {
@@ -133,7 +141,7 @@ func startForker() (*forker, error) {
 // newForker follows the started forker cmd over sock, this process's end
 // of their socket pair.
 func newForker(cmd *exec.Cmd, sock *os.File) *forker {
-	f := &forker{cmd: cmd, sock: sock, procs: make(map[int]*forkedProc)}
+	f := &forker{cmd: cmd, sock: sock, procs: make(map[uint64]*forkedProc)}
 	go f.read()
 	return f
 }
@@ -150,12 +158,14 @@ func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File, procs ...*os
 	gone := f.gone
 	if !gone {
 		f.pending = answer
+		f.seq++
 	}
+	seq := f.seq
 	f.mu.Unlock()
 	if gone {
 		return nil, errForkerGone
 	}
-	m := forkMsg{Type: msgFork, Kind: kind, AsRoot: asRoot, Cgroup: cg != nil, Procs: len(procs)}
+	m := forkMsg{Type: msgFork, Seq: seq, Kind: kind, AsRoot: asRoot, Cgroup: cg != nil, Procs: len(procs)}
 	fds := []int{int(ctl.Fd())}
 	if cg != nil {
 		fds = append(fds, int(cg.Fd()))
@@ -184,8 +194,33 @@ func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File, procs ...*os
 		}
 		return nil, errForkerGone
 	}
-	_ = f.cmd.Process.Kill()
+	f.retire()
 	return nil, fmt.Errorf("%w: no answer in %v", errForkerGone, forkTimeout)
+}
+
+// retire stops using a forker that did not answer in time. One that is
+// only slow (a loaded machine) is told to stop once the sandboxes it
+// cloned are gone, which run on meanwhile; one that is stopped (SIGSTOP),
+// or has none, is killed.
+func (f *forker) retire() {
+	f.close()
+	f.mu.Lock()
+	idle := len(f.procs) == 0
+	f.mu.Unlock()
+	if idle || processStopped(f.cmd.Process.Pid) {
+		_ = f.cmd.Process.Kill()
+	}
+}
+
+// processStopped reports whether pid, a child of this process, is stopped
+// by a signal (state T in /proc/PID/stat).
+func processStopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] == 'T'
 }
 
 // send writes a request. The socket is used under a reference (Control),
@@ -241,7 +276,7 @@ func (f *forker) read() {
 			f.forked(m, fds)
 		case msgReaped:
 			closeAll(fds)
-			f.reaped(m.Pid, syscall.WaitStatus(m.Status), nil)
+			f.reaped(m.Seq, syscall.WaitStatus(m.Status), nil)
 		default:
 			closeAll(fds)
 		}
@@ -259,19 +294,19 @@ func (f *forker) read() {
 	// Each init is killed, but the kernel first kills and reaps the rest of
 	// its pid namespace: report it once that is done, so that a Wait
 	// returns only when the sandbox's processes are gone.
+	if answer != nil {
+		close(answer) // wakes a request waiting for its answer
+	}
 	awaitExit(procs, 5*time.Second)
 	for _, p := range procs {
 		p.exit(syscall.WaitStatus(syscall.SIGKILL), errForkerGone)
-	}
-	if answer != nil {
-		close(answer) // wakes a request waiting for its answer
 	}
 	f.sock.Close() // a request or close still using it holds a reference
 }
 
 // awaitExit waits, up to d, until every proc has exited: its pidfd is
 // readable once its pid namespace is empty and it is a zombie.
-func awaitExit(procs map[int]*forkedProc, d time.Duration) {
+func awaitExit(procs map[uint64]*forkedProc, d time.Duration) {
 	var pfds []unix.PollFd
 	for _, p := range procs {
 		p.mu.Lock()
@@ -304,13 +339,13 @@ func (f *forker) forked(m forkMsg, fds []int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	answer := f.pending
-	f.pending = nil
-	if answer == nil {
+	if answer == nil || m.Seq != f.seq {
 		// An answer nobody waits for (its request timed out, and the
 		// forker was killed): its init dies with the forker.
 		closeAll(fds)
 		return
 	}
+	f.pending = nil
 	if m.Err != "" || m.Pid <= 0 || len(fds) != 1 {
 		closeAll(fds)
 		err := errors.New(m.Err)
@@ -324,14 +359,14 @@ func (f *forker) forked(m forkMsg, fds []int) {
 	if m.MoveErr != "" {
 		p.moveErr = errors.New(m.MoveErr)
 	}
-	f.procs[p.id] = p
+	f.procs[m.Seq] = p
 	answer <- forkReply{proc: p}
 }
 
-func (f *forker) reaped(pid int, ws syscall.WaitStatus, err error) {
+func (f *forker) reaped(seq uint64, ws syscall.WaitStatus, err error) {
 	f.mu.Lock()
-	p := f.procs[pid]
-	delete(f.procs, pid)
+	p := f.procs[seq]
+	delete(f.procs, seq)
 	f.mu.Unlock()
 	if p != nil {
 		p.exit(ws, err)

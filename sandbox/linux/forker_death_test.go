@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // treeOf is pid's descendants, from /proc.
@@ -134,5 +136,211 @@ func TestForkerProtocolError(t *testing.T) {
 	}
 	if st := cmd.ProcessState; st == nil || st.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("the forker ended with %v, want SIGKILL", st)
+	}
+}
+
+// TestSlowForkerKeepsItsSandboxes: a forker that is only late with an
+// answer (a loaded machine), while sandboxes it cloned run, is no longer
+// used but not killed: killing it would kill them. A stale answer that
+// comes after is not taken by a later request, and the forker's other
+// inits keep being reported. (The forker here is a stand-in that never
+// answers; TestForkerStopped kills a stopped one.)
+func TestSlowForkerKeepsItsSandboxes(t *testing.T) {
+	sock, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	cmd := exec.Command("/bin/sleep", "30")
+	if err := cmd.Start(); err != nil {
+		sock.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // read reaps it
+	f := newForker(cmd, sock)
+	pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0) // stands for the sandbox's init
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := &forkedProc{id: cmd.Process.Pid, pidfd: pidfd, exited: make(chan struct{})}
+	f.mu.Lock()
+	f.procs[7] = running // a sandbox it cloned earlier, still running
+	f.mu.Unlock()
+	ctl, child, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	defer child.Close()
+	start := time.Now()
+	if _, err := f.fork(kindNetns, false, child, nil); !errors.Is(err, errForkerGone) {
+		t.Fatalf("an unanswered request: %v, want errForkerGone", err)
+	}
+	if d := time.Since(start); d < forkTimeout || d > forkTimeout+time.Second {
+		t.Errorf("the request gave up after %v, want %v", d, forkTimeout)
+	}
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil || processGone(cmd.Process.Pid, 100*time.Millisecond) {
+		t.Fatalf("a slow forker with a running sandbox was killed (%v)", err)
+	}
+	if _, err := f.fork(kindNetns, false, child, nil); !errors.Is(err, errForkerGone) {
+		t.Errorf("a request to a retired forker: %v, want errForkerGone", err)
+	}
+	// The late answer to the request, and the running sandbox's report.
+	b := (&forkMsg{Type: msgForked, Seq: 1, Pid: 4242}).encode()
+	if err := sendBytes(int(peer.Fd()), b, int(ctl.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	b = (&forkMsg{Type: msgReaped, Seq: 7, Pid: cmd.Process.Pid}).encode()
+	if err := sendBytes(int(peer.Fd()), b); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-running.exited:
+	case <-time.After(2 * time.Second):
+		t.Error("the retired forker's report of a running sandbox's exit was lost")
+	}
+}
+
+// TestForkerReusedPid: an init's pid may be another's by the time the
+// forker reports the first one reaped (the second was cloned in between).
+// The report names its request, so it ends the right init, and the other
+// still runs.
+func TestForkerReusedPid(t *testing.T) {
+	sock, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	cmd := exec.Command("/bin/sleep", "30")
+	if err := cmd.Start(); err != nil {
+		sock.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // read reaps it
+	f := newForker(cmd, sock)
+	const pid = 4242 // both inits' pid, as the forker reports them
+	var procs []*forkedProc
+	for range 2 {
+		ctl, child, err := socketpair()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ctl.Close()
+		defer child.Close()
+		got := make(chan *forkedProc, 1)
+		go func() {
+			p, err := f.fork(kindNetns, false, child, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- p
+		}()
+		b, fds, err := recvBytes(int(peer.Fd()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAll(fds)
+		req, err := decodeForkMsg(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = sendBytes(int(peer.Fd()), (&forkMsg{Type: msgForked, Seq: req.Seq, Pid: pid}).encode(), pidfd)
+		unix.Close(pidfd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, <-got)
+	}
+	first, second := procs[0], procs[1]
+	if first == nil || second == nil {
+		t.Fatal("a request failed")
+	}
+	// The first init's report, after the second was cloned with its pid.
+	if err := sendBytes(int(peer.Fd()), (&forkMsg{Type: msgReaped, Seq: 1, Pid: pid}).encode()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first.exited:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the first init's exit was not reported")
+	}
+	select {
+	case <-second.exited:
+		t.Error("the second init, alive, was reported exited by the first one's report")
+	default:
+	}
+	if err := second.signal(0); err != nil {
+		t.Errorf("the second init cannot be signalled: %v", err)
+	}
+}
+
+// TestForkerMoveFailedDiscardsInit: an init the forker could not move into
+// its cgroup (cgroup v1: maybe into one hierarchy of two) is not handed
+// out, since removing that cgroup would kill it under its sandbox: it is
+// killed at once, and the warm-up falls back.
+func TestForkerMoveFailedDiscardsInit(t *testing.T) {
+	probe, err := newSandboxCgroup()
+	if err != nil {
+		t.Skipf("no cgroups: %v", err)
+	}
+	probe.closeAsync()
+	if probe.version != 1 {
+		t.Skip("the forker moves inits only into cgroup v1 cgroups")
+	}
+	sock, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	fake := exec.Command("/bin/sleep", "30")
+	if err := fake.Start(); err != nil {
+		sock.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fake.Process.Kill() }) // read reaps it
+	clone := exec.Command("/bin/sleep", "30") // stands for the cloned init
+	if err := clone.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = clone.Process.Kill() })
+	r := &Runtime{}
+	r.init()
+	r.fork.f = newForker(fake, sock)
+	got := make(chan error, 1)
+	go func() {
+		w, err := r.forkInit(kindNetns)
+		if w != nil {
+			t.Error("an init whose move failed was handed out")
+		}
+		got <- err
+	}()
+	b, fds, err := recvBytes(int(peer.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(fds)
+	req, err := decodeForkMsg(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidfd, err := unix.PidfdOpen(clone.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := forkMsg{Type: msgForked, Seq: req.Seq, Pid: clone.Process.Pid, MoveErr: "cgroup: add: simulated"}
+	err = sendBytes(int(peer.Fd()), reply.encode(), pidfd)
+	unix.Close(pidfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err == nil || !strings.Contains(err.Error(), "simulated") {
+		t.Errorf("forkInit: %v, want the move's failure", err)
+	}
+	if err := clone.Wait(); err == nil || clone.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the init whose move failed was not killed: %v", err)
 	}
 }

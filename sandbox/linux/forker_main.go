@@ -45,7 +45,7 @@ func runForker() int {
 		}
 		if err != nil || m.Type != msgFork || m.Procs < 0 || len(fds) != want {
 			closeAll(fds)
-			reply(forkMsg{Type: msgForked, Err: "init forker: malformed request"})
+			reply(forkMsg{Type: msgForked, Seq: m.Seq, Err: "init forker: malformed request"})
 			continue
 		}
 		cg, procs := -1, fds[1:]
@@ -55,12 +55,12 @@ func runForker() int {
 		cmd, pidfd, err := forkInit(m, os.NewFile(uintptr(fds[0]), "agentbox-ctl-child"), cg)
 		if err != nil {
 			closeAll(procs)
-			reply(forkMsg{Type: msgForked, Err: err.Error()})
+			reply(forkMsg{Type: msgForked, Seq: m.Seq, Err: err.Error()})
 			continue
 		}
 		// Moved in now, before its reaper starts: once reaped, its pid
 		// could be another process's by the time it was written.
-		r := forkMsg{Type: msgForked, Pid: cmd.Process.Pid}
+		r := forkMsg{Type: msgForked, Seq: m.Seq, Pid: cmd.Process.Pid}
 		if err := moveInto(procs, cmd.Process.Pid); err != nil {
 			r.MoveErr = err.Error()
 		}
@@ -70,7 +70,7 @@ func runForker() int {
 		go func() {
 			defer running.Done()
 			_ = cmd.Wait()
-			reply(forkMsg{Type: msgReaped, Pid: cmd.Process.Pid, Status: int(waitStatusOf(cmd.ProcessState))})
+			reply(forkMsg{Type: msgReaped, Seq: m.Seq, Pid: cmd.Process.Pid, Status: int(waitStatusOf(cmd.ProcessState))})
 		}()
 	}
 	running.Wait()

@@ -197,8 +197,13 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 	}
 	if procs != nil {
 		if proc.moveErr != nil {
-			cg.cg.closeAsync()
-			cg.cg = nil
+			// The move may have half happened (one hierarchy of two), and
+			// closing a cgroup kills what is in it: discard the init with
+			// it, and let the caller start one itself.
+			_ = proc.signal(syscall.SIGKILL)
+			ctl.Close()
+			cg.discard()
+			return nil, fmt.Errorf("%w: %w", sandbox.ErrSetup, proc.moveErr)
 		}
 		cg.placed = true
 	}

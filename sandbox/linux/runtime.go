@@ -283,18 +283,24 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	if !r.ColdStart && kind != kindReduced {
 		h.released = func() { r.pool.warm(r, kind) }
 	}
-	go func() { h.waitStatus, h.waitErr = w.proc.wait(); close(h.reaped) }()
+	// The init is reaped only once the work that names it by pid (its
+	// cgroup, its user namespace's idmaps) is done: reaped, its pid could
+	// be another process's.
+	reap := func() { go func() { h.waitStatus, h.waitErr = w.proc.wait(); close(h.reaped) }() }
 	moving := w.settleCgroup(false)
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
+		reap()
 		h.Close()
 		return nil, err
 	}
 	if err := h.makeIdmaps(&r.idmaps, w.proc.pid()); err != nil {
 		_ = h.Kill()
+		reap()
 		h.Close()
 		return nil, err
 	}
+	reap()
 	stdio := &[3]*os.File{prog.Stdin, prog.Stdout, prog.Stderr}
 	if prog.Terminal {
 		stdio = nil // the init makes the program's terminal
