@@ -41,8 +41,9 @@ func procState(pid int) string {
 // TestForkerIgnoresTerminalSignals: the forker has a process group of its
 // own, and a terminal's signals sent to it (^C, ^\, ^Z, a hang-up) neither
 // kill nor stop it: a sandbox it cloned runs on, and the next warm init
-// still comes from it. The programs it runs do not inherit those signals
-// as ignored.
+// still comes from it. The programs it runs do not inherit those signals,
+// nor the ones their init keeps away from itself (SIGPIPE, SIGTTIN,
+// SIGTTOU), as ignored.
 func TestForkerIgnoresTerminalSignals(t *testing.T) {
 	if !probeUserns().OK {
 		t.Skip("user namespaces unavailable")
@@ -82,7 +83,8 @@ func TestForkerIgnoresTerminalSignals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGHUP} {
+			for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGHUP,
+				syscall.SIGPIPE, syscall.SIGTTIN, syscall.SIGTTOU} {
 				if ign&(1<<(s-1)) != 0 {
 					t.Errorf("a program in a forked init ignores signal %d (%v)", s, s)
 				}

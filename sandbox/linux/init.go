@@ -70,7 +70,12 @@ func runInit() int {
 	// the signals it gets from outside to the program instead.
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwardedSignals...)
-	signal.Ignore(syscall.SIGPIPE, syscall.SIGTTIN, syscall.SIGTTOU)
+	// Nor killed by a closed pipe or stopped by a background read or write
+	// on a terminal. Those are caught and dropped, not ignored: an ignored
+	// signal stays ignored across exec, in the program and everything it
+	// starts (yes | head -1 would report a broken pipe), while a caught one
+	// is reset to the default there.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE, syscall.SIGTTIN, syscall.SIGTTOU)
 	// Neither the program nor anything else may read the init's memory.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 

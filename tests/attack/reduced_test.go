@@ -190,8 +190,14 @@ func TestRootMappedToRoot(t *testing.T) {
 // refusal, or the result.
 func runInChild(t *testing.T, machine string, userns bool, writable string, ps []probe) (refused string, res *agentbox.ExecResult) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], probeArgs(ps)...)
-	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+attackerBin, reducedWriteEnv+"="+writable)
+	return runBinInChild(t, machine, userns, writable, attackerBin, probeArgs(ps))
+}
+
+// runBinInChild is runInChild for any program: bin with args.
+func runBinInChild(t *testing.T, machine string, userns bool, writable, bin string, args []string) (refused string, res *agentbox.ExecResult) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+bin, reducedWriteEnv+"="+writable)
 	if userns {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
