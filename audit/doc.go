@@ -88,7 +88,9 @@
 // before it opens the log); Rotate takes it exclusively without waiting
 // and refuses a log a writer has open (ErrLogInUse), which would go on
 // writing to the moved file, while a writer that opens the log during a
-// rotation waits for it.
+// rotation waits for it, for up to 30 seconds: Open fails, naming the lock
+// file, when the lock stays held exclusively longer (by a rotation of a
+// very long log, or by any process that can open the lock file).
 //
 // # Durability and files
 //

@@ -128,7 +128,8 @@ type result struct {
 // directory on first use. It fails with ErrCorrupt if the last entry of the
 // file cannot be read. From Open to Close the Log holds a shared lock on the
 // file beside the log named by WritersLockSuffix, so that Rotate refuses to
-// move the log; Open waits while a Rotate holds it.
+// move the log; Open waits while a Rotate holds it, and fails when the lock
+// stays held exclusively for more than 30 seconds.
 func Open(path string, opts Options) (*Log, error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
@@ -157,7 +158,7 @@ func Open(path string, opts Options) (*Log, error) {
 	// Hold the writers' lock before opening the log, and until Close: a
 	// Rotate either finishes before the log is opened or refuses to move
 	// it.
-	writers, err := holdWriters(path)
+	writers, err := holdWriters(path, l.log)
 	if err != nil {
 		return nil, err
 	}

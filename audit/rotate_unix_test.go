@@ -5,9 +5,11 @@ package audit
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -136,3 +138,82 @@ func TestOpenWaitsForRotation(t *testing.T) {
 		t.Fatalf("after the wait: %+v", rep)
 	}
 }
+
+// TestOpenLockHeldTooLong: whoever can open a log's writers' lock, even
+// read-only, can hold it exclusively. Open waits for it only for a while
+// (a rotation lets go), says that it waits, and then fails with an error
+// that names the lock file; once the lock is let go, Open succeeds.
+func TestOpenLockHeldTooLong(t *testing.T) {
+	wait, warn := writersWait, writersWarn
+	writersWait, writersWarn = time.Second, 200*time.Millisecond
+	t.Cleanup(func() { writersWait, writersWarn = wait, warn })
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	lock := env.path + WritersLockSuffix
+	holder, err := os.Open(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+
+	var logged strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	start := time.Now()
+	failed := make(chan error, 1)
+	go func() {
+		l, err := Open(env.path, Options{StateDir: env.state, Logger: logger})
+		if err == nil {
+			l.Close()
+		}
+		failed <- err
+	}()
+	select {
+	case err = <-failed:
+	case <-time.After(writersWait + 10*time.Second):
+		holder.Close() // lets the Open go, once the test has failed
+		t.Fatalf("Open still waits %v after the lock was taken; the bound is %v", time.Since(start), writersWait)
+	}
+	took := time.Since(start)
+	t.Logf("after %v: %v", took, err)
+	if err == nil {
+		t.Fatal("Open succeeded while another process held the writers' lock exclusively")
+	}
+	if took < writersWait {
+		t.Errorf("Open gave up after %v, before the bound %v", took, writersWait)
+	}
+	if !strings.Contains(err.Error(), lock) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error does not name the lock file %s on one line: %v", lock, err)
+	}
+	mu.Lock()
+	if !strings.Contains(logged.String(), "waiting for the writers' lock") || !strings.Contains(logged.String(), lock) {
+		t.Errorf("Open did not say that it waited for %s; logged:\n%s", lock, logged.String())
+	}
+	mu.Unlock()
+
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l := env.open(t, Options{})
+	if err := l.Append(context.Background(), sampleEvent(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := env.verify(t); !rep.OK || rep.Entries != 4 {
+		t.Fatalf("after the lock was let go: %+v", rep)
+	}
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -18,8 +18,16 @@ const openNoFollow = syscall.O_NOFOLLOW
 // other even inside one process.
 func lockFile(f *os.File) error { return flock(f, syscall.LOCK_EX) }
 
-// lockShared takes a shared flock(2) on f, waiting for it.
-func lockShared(f *os.File) error { return flock(f, syscall.LOCK_SH) }
+// tryLockShared takes a shared flock(2) on f without waiting; it reports
+// false when another open file description holds an exclusive lock on the
+// file.
+func tryLockShared(f *os.File) (bool, error) {
+	err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
 
 // tryLockFile takes an exclusive flock(2) on f without waiting; it reports
 // false when another open file description holds a lock on the file.

@@ -3,8 +3,10 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WritersLockSuffix is appended to a log's path to name the file its
@@ -47,18 +49,50 @@ func openWritersLock(path string) (*os.File, error) {
 	return f, nil
 }
 
+// writersWait bounds how long holdWriters waits while the writers' lock is
+// held exclusively, and writersWarn when it says that it waits. A rotation
+// holds the lock while it verifies the log (about 5 s per million entries
+// on a small machine); anyone who can open the lock file can hold it too,
+// and would otherwise make every writer of the log hang.
+var (
+	writersWait = 30 * time.Second
+	writersWarn = 2 * time.Second
+)
+
+// writersPoll is how often holdWriters tries the lock again.
+const writersPoll = 50 * time.Millisecond
+
 // holdWriters takes a shared hold on the writers' lock of the log at path,
-// waiting while a Rotate holds it. Close the file to let go.
-func holdWriters(path string) (*os.File, error) {
+// waiting while a Rotate holds it, for at most writersWait; it tells log
+// when it has waited writersWarn. Close the file to let go.
+func holdWriters(path string, log *slog.Logger) (*os.File, error) {
 	f, err := openWritersLock(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := lockShared(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("audit: lock %s: %w", f.Name(), err)
+	start := time.Now()
+	warned := false
+	for {
+		ok, err := tryLockShared(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("audit: lock %s: %w", f.Name(), err)
+		}
+		if ok {
+			return f, nil
+		}
+		waited := time.Since(start)
+		if waited >= writersWait {
+			f.Close()
+			return nil, fmt.Errorf("audit: %s stayed locked exclusively for %v, by a rotation of %s still running (agentbox audit rotate) or by another process; retry once the rotation has finished, or end the process holding the lock (see /proc/locks)",
+				f.Name(), writersWait, path)
+		}
+		if !warned && waited >= writersWarn {
+			warned = true
+			log.Warn("audit: waiting for the writers' lock, held exclusively (a rotation?)", "lock", f.Name(), "limit", writersWait)
+		}
+		time.Sleep(writersPoll)
 	}
-	return f, nil
 }
 
 // excludeWriters takes the writers' lock of the log at path exclusively,
