@@ -268,6 +268,15 @@ func TestCredentialConfig(t *testing.T) {
 		{"a header that frames the request", func(c *Config) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "Content-Length"}}, noProvider{}
 		}, "Credentials[0].Header"},
+		{"a header that frames the request, with _ for -", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "Content_Length"}}, noProvider{}
+		}, "Credentials[0].Header"},
+		{"a header that frames the request, other case and _", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "TRANSFER_encoding"}}, noProvider{}
+		}, "Credentials[0].Header"},
+		{"the proxy's own header, with _ for -", func(c *Config) {
+			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "proxy_authorization"}}, noProvider{}
+		}, "Credentials[0].Header"},
 		{"a named header", func(c *Config) {
 			c.Credentials, c.CredentialProvider = []Credential{{Name: "T", Hosts: []string{"api.example.com"}, Header: "X-Honeycomb-Team"}}, noProvider{}
 		}, ""},

@@ -71,10 +71,12 @@ type Credential struct {
 	// headers whose names end in a credential's shape (X-Api-Key,
 	// Private-Token, X-Client-Secret, …; see credentialHeaderShapes):
 	// never one a server may store or repeat, such as Origin or
-	// Idempotency-Key. Header may not name one that servers store and
-	// repeat either (Idempotency-Key, X-Csrf-Token, Next-Page-Token, …):
-	// New refuses it. Wherever the response to a request repeats an
-	// injected value, it is masked.
+	// Idempotency-Key. New refuses a Header that frames or routes the
+	// request (Host, Content-Length, Transfer-Encoding,
+	// Proxy-Authorization, …) or that servers store and repeat
+	// (Idempotency-Key, X-Csrf-Token, Next-Page-Token, …), with _ read as
+	// - (Content_Length too). Wherever the response to a request repeats
+	// an injected value, it is masked.
 	Header string
 }
 
@@ -236,6 +238,10 @@ func compileCredential(c Credential) (*credential, []Pattern, error) {
 	if c.Header != "" {
 		if !validHeaderName(c.Header) {
 			return nil, nil, fmt.Errorf("%w: %s: %q is not a header name", ErrInvalidCredential, c.Name, c.Header)
+		}
+		if credheaders.IsFraming(c.Header) {
+			return nil, nil, fmt.Errorf("%w: %s: header %s frames or routes the request, which the proxy owns, and cannot carry a credential; name the header the service reads the credential from (e.g. Authorization)",
+				ErrInvalidCredential, c.Name, c.Header)
 		}
 		if credheaders.IsStored(c.Header) {
 			return nil, nil, fmt.Errorf("%w: %s: servers store and send back header %s, so the value would reach the sandbox; name the header the service reads the credential from (e.g. Authorization)",

@@ -212,6 +212,13 @@ func TestManifestErrors(t *testing.T) {
 				{5, 25, "permissions.credentials[0].header: header Host frames or routes the request"},
 				{6, 25, `permissions.credentials[1].header: "X Key" is not an HTTP header name`},
 			}},
+		{"credential header that frames the request, with _ for -", "name: a\npermissions:\n  network: {allow: [x.com]}\n  credentials:\n    - {name: A, header: Content_Length}\n    - {name: B, header: transfer_ENCODING}\n    - {name: C, header: Proxy_Authorization}\n    - {name: D, header: host}\n    - {name: E, header: X_Api_Key}\n",
+			[]wantErr{
+				{5, 25, "permissions.credentials[0].header: header Content_Length frames or routes the request and cannot carry a credential; use e.g. Authorization or X-Api-Key"},
+				{6, 25, "permissions.credentials[1].header: header transfer_ENCODING frames or routes the request"},
+				{7, 25, "permissions.credentials[2].header: header Proxy_Authorization frames or routes the request"},
+				{8, 25, "permissions.credentials[3].header: header host frames or routes the request"},
+			}},
 		{"credential header servers send back", "name: a\npermissions:\n  network: {allow: [x.com]}\n  credentials:\n    - {name: A, header: Idempotency-Key}\n    - {name: B, header: x_csrf_token}\n    - {name: C, header: X-Api-Key}\n",
 			[]wantErr{
 				{5, 25, "permissions.credentials[0].header: header Idempotency-Key is one servers store and send back (in responses, pages or webhook events), so the value would reach the sandbox; use the header the service reads the credential from, e.g. Authorization or X-Api-Key"},

@@ -367,26 +367,19 @@ func anyCovers(list []HostPattern, h HostPattern) bool {
 // httpTokenChars are the characters of an HTTP field name (RFC 9110 token).
 const httpTokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-// reservedHeaders frame or route the request; the proxy must own them, so a
-// credential may not be injected into them.
-var reservedHeaders = []string{"host", "content-length", "transfer-encoding", "connection", "upgrade",
-	"te", "trailer", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "expect"}
-
 // CheckCredentialHeader reports whether s may be the header a credential's
 // value is injected into: an HTTP header name that neither frames or routes
-// the request nor is one that servers store and send back (Idempotency-Key
-// and the like, see credheaders.Stored), where the value would come back to
-// the sandbox.
+// the request (see credheaders.Framing) nor is one that servers store and
+// send back (Idempotency-Key and the like, see credheaders.Stored), where
+// the value would come back to the sandbox; _ is read as - in both.
 func CheckCredentialHeader(s string) error {
 	for _, r := range s {
 		if !strings.ContainsRune(httpTokenChars, r) {
 			return fmt.Errorf("%q is not an HTTP header name (letters, digits and -, e.g. Authorization or X-Api-Key)", s)
 		}
 	}
-	for _, h := range reservedHeaders {
-		if strings.EqualFold(s, h) {
-			return fmt.Errorf("header %s frames or routes the request and cannot carry a credential; use e.g. Authorization or X-Api-Key", s)
-		}
+	if credheaders.IsFraming(s) {
+		return fmt.Errorf("header %s frames or routes the request and cannot carry a credential; use e.g. Authorization or X-Api-Key", s)
 	}
 	if credheaders.IsStored(s) {
 		return fmt.Errorf("header %s is one servers store and send back (in responses, pages or webhook events), so the value would reach the sandbox; use the header the service reads the credential from, e.g. Authorization or X-Api-Key", s)

@@ -1,8 +1,10 @@
-// Package credheaders names the request headers that never carry a
-// credential although their names look like a credential's: servers store
-// them and send them back. The egress proxy injects no value into them, and
-// a policy may not name one as a credential's header: one list, so that the
-// two cannot drift apart.
+// Package credheaders names the request headers a credential's value may
+// never be injected into: those that frame or route the request (Framing),
+// which the proxy owns, and those that look like a credential's but that
+// servers store and send back (Stored). The egress proxy injects no value
+// into them, and neither a policy, a Config nor an egress.Credential may
+// name one as a credential's header: one list of each, and one reading of a
+// header name (Normal), so that the checks cannot drift apart.
 package credheaders
 
 import (
@@ -23,14 +25,31 @@ var Stored = []string{
 	"sync-token", "x-sync-token",
 }
 
+// Framing are header names (in lower case, _ read as -) that frame or
+// route the request, or authenticate to the proxy: the proxy must own
+// them, so no credential is injected into them.
+var Framing = []string{
+	"host", "content-length", "transfer-encoding", "connection", "upgrade",
+	"te", "trailer", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "expect",
+}
+
 // Normal returns the header name k in lower case with _ read as -, the
-// form Stored is written in.
+// form Framing and Stored are written in. Some servers and the frameworks
+// in front of applications read _ as - (CGI-style header variables make
+// both HTTP_CONTENT_LENGTH), so Content_Length is refused as Content-Length
+// is.
 func Normal(k string) string {
 	return strings.ReplaceAll(strings.ToLower(k), "_", "-")
 }
 
-// IsStored reports whether the header name k, in any case, is one of
-// Stored.
+// IsStored reports whether the header name k, in any case and with _ for
+// -, is one of Stored.
 func IsStored(k string) bool {
 	return slices.Contains(Stored, Normal(k))
+}
+
+// IsFraming reports whether the header name k, in any case and with _ for
+// -, is one of Framing.
+func IsFraming(k string) bool {
+	return slices.Contains(Framing, Normal(k))
 }
