@@ -309,8 +309,11 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	// meanwhile, and starts the program once told the move is done.
 	h.plan.init.AwaitCgroup = moving
 	err = h.sendSpec(stdio)
-	if err == nil && moving {
-		err = h.releaseInit(<-w.cgMoved)
+	if err == nil && moving && h.releaseInit(<-w.cgMoved) != nil {
+		// The init is gone: it failed while it built the sandbox, and its
+		// report, which Ready returns, says why. (Or it cannot be told:
+		// it must not wait for ever.)
+		_ = h.Kill()
 	}
 	h.start() // serve owns the control socket from here on
 	if err != nil {
