@@ -302,7 +302,7 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fake.Process.Kill() }) // read reaps it
-	clone := exec.Command("/bin/sleep", "30") // stands for the cloned init
+	clone := exec.Command("/bin/sleep", "30")     // stands for the cloned init
 	if err := clone.Start(); err != nil {
 		t.Fatal(err)
 	}
