@@ -16,14 +16,15 @@ import (
 
 // The agentbox binary re-executes itself as the sandbox's init: the first
 // process in the new namespaces (pid 1 of its pid namespace), and as the
-// forker that clones a Runtime's warm inits. Detecting that
-// in a package init function means every program that links this package
-// behaves correctly, whether or not it remembered to call MaybeInit first.
+// forker that clones a Runtime's warm inits. Detecting that in a package
+// init function means every program that links this package behaves
+// correctly, whether or not it remembered to call MaybeInit first.
 func init() { MaybeInit() }
 
 // MaybeInit runs the sandbox init (or the init forker) when the current
-// process is one, and never returns in that case. Programs that embed agentbox may call it first thing
-// in main; the package's own init function already does the same.
+// process is one, and never returns in that case. Programs that embed
+// agentbox may call it first thing in main; the package's own init
+// function already does the same.
 func MaybeInit() {
 	if len(os.Args) == 0 {
 		return
