@@ -413,6 +413,11 @@ func writeTargets(u *unit) []writeTarget {
 		if dest == nil && len(ops) > 1 {
 			dest, srcs = &ops[len(ops)-1], ops[:len(ops)-1]
 		}
+		if dest != nil {
+			// cd ~ && cp -r /tmp/proj . copies into the home.
+			d := u.resolve(*dest)
+			dest = &d
+		}
 		if dest != nil && isHome(*dest) {
 			// The home always exists: each source lands in it under
 			// its own name, or fills it wholesale (dir/., rsync dir/).
