@@ -74,10 +74,10 @@ func TestBuiltinRules(t *testing.T) {
 	if len(names) != len(seen) {
 		t.Errorf("BuiltinRuleNames has %d names, rules %d", len(names), len(seen))
 	}
-	// The 44 seed rules plus parse-error, dynamic-delete-target and
-	// protected-path-write (escalated).
-	if counts[Forbidden] != 17 || counts[Escalated] != 24 || counts[Allow] != 6 {
-		t.Errorf("rule counts = %v, want 17 forbidden, 24 escalated, 6 allow", counts)
+	// The 44 seed rules plus parse-error, dynamic-delete-target,
+	// protected-path-write and home-overwrite (escalated).
+	if counts[Forbidden] != 17 || counts[Escalated] != 25 || counts[Allow] != 6 {
+		t.Errorf("rule counts = %v, want 17 forbidden, 25 escalated, 6 allow", counts)
 	}
 	for _, n := range []string{RuleForkBomb, RuleSudo, RuleGitStashDrop, RuleEvalExec, RuleProcessList, RuleParseError} {
 		if !seen[n] {
@@ -400,7 +400,7 @@ func TestRuleConstants(t *testing.T) {
 		"RuleFirewallManagement": RuleFirewallManagement, "RuleNetworkScan": RuleNetworkScan,
 		"RuleDatabaseClient": RuleDatabaseClient, "RuleGitStashDrop": RuleGitStashDrop, "RuleEvalExec": RuleEvalExec,
 		"RuleParseError": RuleParseError, "RuleDynamicDeleteTarget": RuleDynamicDeleteTarget,
-		"RuleProtectedPathWrite": RuleProtectedPathWrite, "RuleCommonSafeCommands": RuleCommonSafeCommands,
+		"RuleProtectedPathWrite": RuleProtectedPathWrite, "RuleHomeOverwrite": RuleHomeOverwrite, "RuleCommonSafeCommands": RuleCommonSafeCommands,
 		"RuleGitReadCommands": RuleGitReadCommands, "RuleVersionCheck": RuleVersionCheck,
 		"RuleWindowsSafeCommands": RuleWindowsSafeCommands, "RuleCdSleep": RuleCdSleep, "RuleProcessList": RuleProcessList,
 	}

@@ -58,6 +58,7 @@ const (
 	RuleParseError           = "parse-error"
 	RuleDynamicDeleteTarget  = "dynamic-delete-target"
 	RuleProtectedPathWrite   = "protected-path-write"
+	RuleHomeOverwrite        = "home-overwrite"
 
 	// Allow.
 	RuleCommonSafeCommands  = "common-safe-commands"
@@ -113,6 +114,7 @@ var builtinRules = []rule{
 	{RuleEvalExec, Escalated, "Runs code whose text is only known at run time (eval, $CMD, … | sh, LD_PRELOAD)", false, matchEvalExec},
 	{RuleParseError, Escalated, "The command cannot be parsed or is too complex to classify safely", false, matchParseError},
 	{RuleDynamicDeleteTarget, Escalated, "Recursive delete whose target is only known at run time and could be /, a home or a system directory (\"$DIR/\" is / when DIR is empty)", false, matchDynamicDelete},
+	{RuleHomeOverwrite, Escalated, "Fills the home directory wholesale (tar -x -C ~, unzip -d ~, cp -r dir/. ~, rsync dir/ ~/): it can overwrite ~/.ssh, shell rc files and other dotfiles", false, matchHomeOverwrite},
 	{RuleProtectedPathWrite, Escalated, "Writes to a protected path (git hooks or config, CI config, shell profiles, editor or agent settings)", true, matchProtectedWrite},
 	{RuleSuPrivilege, Escalated, "Switches user (su, runuser)", false, matchSu},
 	{RuleSudo, Escalated, "Runs a command with elevated privileges (sudo, doas, pkexec)", false, matchSudo},

@@ -655,8 +655,8 @@ func optValue(u *unit, short, long string) *field {
 }
 
 // systemTree reports whether a directory filled wholesale holds system
-// files: the root, or a directory above or at a system location (a home
-// holds ~/.ssh).
+// files: the root, or a directory above or at a system location (another
+// user's home holds ~user/.ssh). The caller's own home is homeTree's.
 func systemTree(f field) bool {
 	if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
 		return false
@@ -665,11 +665,33 @@ func systemTree(f field) bool {
 	if c == "/" {
 		return true
 	}
+	if c == "~" {
+		return false
+	}
 	if !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "~") {
 		return false
 	}
 	for _, p := range systemWritePrefixes {
 		if strings.HasPrefix(p, c+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// homeTree reports whether a directory filled wholesale is the caller's
+// home: an ordinary install or dotfiles step, but one that can overwrite
+// ~/.ssh and the shell's rc files.
+func homeTree(f field) bool {
+	return (!f.dynPrefix || strings.HasPrefix(f.val, "~")) && cleanTarget(f.val) == "~"
+}
+
+func matchHomeOverwrite(u *unit, _ *Classifier) bool {
+	if u.kind != kCall {
+		return false
+	}
+	for _, t := range writeTargets(u) {
+		if t.tree && homeTree(t.f) {
 			return true
 		}
 	}
