@@ -51,6 +51,8 @@ type analyzer struct {
 	prio  int  // tie rank of res (see decide)
 	any   bool // some unit decided
 	halt  bool // a limit was hit; stop walking
+
+	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
 }
 
 func newAnalyzer(c *Classifier) *analyzer {
@@ -412,7 +414,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	out := a.run(u)
 	a.remember(u, out)
 	a.chdir(u)
-	if u.dynName && fields[0].bare != "" {
+	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" {
 		a.speculate(u, fields)
 	}
 	return out
@@ -423,11 +425,13 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 func (a *analyzer) speculate(u *unit, fields []field) {
 	var bare []field
 	for _, f := range fields {
-		if f.dyn && f.bare == "" && !f.quoted {
+		// Every run-time part empty, the xargs input too: r{}m is rm.
+		b := strings.ReplaceAll(f.bare, xargsInputBare, "")
+		if f.dyn && b == "" && !f.quoted {
 			continue // an unquoted empty expansion disappears
 		}
 		g := f
-		g.val, g.dyn, g.dynPrefix = f.bare, false, false
+		g.val, g.dyn, g.dynPrefix = b, false, false
 		bare = append(bare, g)
 	}
 	if len(bare) == 0 || bare[0].val == "" {

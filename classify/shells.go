@@ -134,6 +134,12 @@ func (a *analyzer) codeFromInput(u *unit, in stream) stream {
 // cannot give a value (as it could a variable).
 const xargsInput = "$(__xargs_input)"
 
+// xargsInputBare is what xargsInput leaves of a word with the run-time
+// parts taken as empty: xargs -I skips blank input lines, so the pasted
+// line is never empty (mv {} {}.bak is not mv "" .bak, rm -r {} is not
+// rm -r "").
+const xargsInputBare = "__xargs_input"
+
 // xargsCode classifies shell code into which xargs pastes each input line
 // in place of its replace string. Input from the network, a decoder or
 // the history makes the code come from there; a known input is pasted
@@ -150,7 +156,12 @@ func (a *analyzer) xargsCode(u *unit, code string) stream {
 		}
 		return stream{traits: trUnknown | trShellOut}
 	}
+	// Only the stand-in this pastes is known to be non-empty, not one the
+	// code itself spells out.
+	fill := a.xargsFill
+	a.xargsFill = !strings.Contains(code, xargsInput)
 	a.script(strings.ReplaceAll(code, u.xargsToken, xargsInput), nil)
+	a.xargsFill = fill
 	return stream{traits: trUnknown | trShellOut}
 }
 

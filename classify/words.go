@@ -144,7 +144,11 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 			a.addValue(b, strings.TrimRight(out.text, "\n"), quoted)
 			return
 		}
-		b.addDyn(a.source(p))
+		src := a.source(p)
+		b.addDyn(src)
+		if a.xargsFill && src == xargsInput {
+			b.cur.bare += xargsInputBare // never empty (see xargsInputBare)
+		}
 	case *syntax.ProcSubst:
 		out := a.subst(p.Stmts)
 		b.cur.src.merge(out)
