@@ -266,7 +266,10 @@ func (a *analyzer) makefile(u *unit, f field) {
 
 var (
 	makeShellCall = lazyRegexp(`\$[({]shell\s+([^()]*(?:\([^()]*\)[^()]*)*)[)}]`)
-	makeVarRef    = lazyRegexp(`\$[({]([A-Za-z_][A-Za-z0-9_]*|[@<^?*%+|])[)}]|\$([@<^?*%+|])`)
+	makeVarRef    = lazyRegexp(`\$\$|\$[({]([A-Za-z_][A-Za-z0-9_]*|[@<^?*%+|])[)}]|\$([@<^?*%+|])`)
+	// makeComputedRef is a reference whose name is made of references
+	// makeVarRef has rewritten: $($*) is ${MAKE_AUTOMATIC}'s value's value.
+	makeComputedRef = lazyRegexp(`\$[({](?:[A-Za-z0-9_.-]*\$\{[A-Za-z_][A-Za-z0-9_]*\})+[A-Za-z0-9_.-]*[)}]`)
 )
 
 // makeCommands returns the shell commands in a makefile's text: recipe
@@ -297,16 +300,34 @@ func makeCommands(text string) []string {
 		if recipe == "" {
 			continue
 		}
-		recipe = makeVarRef().ReplaceAllStringFunc(recipe, func(ref string) string {
+		out = append(out, strings.ReplaceAll(makeRefs(recipe), "$$", "$"))
+	}
+	return out
+}
+
+// makeRefs turns make's references in a recipe into run-time values, the
+// innermost first: $(CC) is ${CC}, $* ${MAKE_AUTOMATIC}, $($*) and
+// $(X_$(Y)) ${MAKE_COMPUTED}; $$ (the shell's dollar) is left for the
+// caller, so $$(cmd) stays a command substitution.
+func makeRefs(recipe string) string {
+	for range 8 {
+		r := makeVarRef().ReplaceAllStringFunc(recipe, func(ref string) string {
+			if ref == "$$" {
+				return ref
+			}
 			name := strings.Trim(ref, "$(){}")
 			if len(name) == 1 && !isIdent(name[0]) {
 				return "${MAKE_AUTOMATIC}"
 			}
 			return "${" + name + "}"
 		})
-		out = append(out, strings.ReplaceAll(recipe, "$$", "$"))
+		r = makeComputedRef().ReplaceAllLiteralString(r, "${MAKE_COMPUTED}")
+		if r == recipe {
+			break
+		}
+		recipe = r
 	}
-	return out
+	return recipe
 }
 
 var emacsShell = lazyRegexp(`shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"`)
