@@ -564,8 +564,15 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 }
 
 // isNamerefDecl reports whether a declaration makes namerefs (declare -n,
-// local -rn, typeset -n).
+// local -rn, typeset -n, nameref). export -n only removes the export flag.
 func isNamerefDecl(d *syntax.DeclClause) bool {
+	switch d.Variant.Value {
+	case "nameref":
+		return true
+	case "declare", "typeset", "local":
+	default:
+		return false
+	}
 	for _, as := range d.Args {
 		if as.Naked && as.Name == nil && as.Value != nil {
 			if l := as.Value.Lit(); len(l) > 1 && l[0] == '-' && strings.Contains(l, "n") {
