@@ -236,12 +236,21 @@ var pathJoins = []string{"os.path.join(", "posixpath.join(", "path.join(", "File
 // With a computed component, bare is the path with the computed parts
 // taken as empty, like an unset shell variable ("$D/tmp" is /tmp): a
 // computed last component leaves nothing known.
+//
+// Only a join that is the whole argument gives a path: with more code
+// after it (join(…) + "/", join(…) or "/etc", join(…) if c else "/") the
+// path is computed, every part of it taken as unknown.
 func joinedPath(arg string) (p field, ok bool) {
 	t := strings.TrimLeft(arg, " \t(")
 	for _, j := range pathJoins {
 		if strings.HasPrefix(t, j) {
 			ok = true
-			t = callArgText(t[len(j)-1:])
+			rest := t[len(j)-1:]
+			t = callArgText(rest)
+			after := strings.TrimLeft(strings.TrimPrefix(rest, t), " \t)")
+			if after != "" && !strings.HasPrefix(after, ",") {
+				return field{val: arg, dyn: true, dynPrefix: true}, true
+			}
 			break
 		}
 	}
