@@ -176,13 +176,14 @@ type stdinSink struct {
 	cluster   bool
 	valueOpts []string
 	lang      string // what known code is: "" shell, "sed" a sed script, "make" a makefile
+	bareDash  bool   // "-" as the first operand, with no subcommand, runs it too (deno -A -)
 }
 
 var (
 	makeSink = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, cluster: true, lang: "make"}
 	sedSink  = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}}, cluster: true, lang: "sed"}
 	denoSink = &stdinSink{seqs: [][]string{{"run", "-"}}, valueOpts: []string{"-c", "--config", "--import-map", "--lock",
-		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}}
+		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}, bareDash: true}
 	vimSink = &stdinSink{seqs: [][]string{{"-s", "-"}, {"-S", "-"}}}
 )
 
@@ -210,14 +211,19 @@ func stdinWord(v string) string {
 }
 
 // sinkWords splits u's arguments into the words a sink's sequences are
-// matched against: --opt=VALUE as two words, and with cluster -sf as -s
-// -f, -f- as -f -.
+// matched against: --opt=- as two words (--opt=VALUE stays one option
+// word: deno run --allow-read=. -), and with cluster -sf as -s -f, -f- as
+// -f -.
 func (k *stdinSink) words(args []field) []string {
 	var words []string
 	for _, f := range args {
 		w := stdinWord(f.val)
 		if o, v, ok := strings.Cut(w, " "); ok && strings.HasPrefix(o, "--") {
-			words = append(words, o, v)
+			if v == "-" {
+				words = append(words, o, v)
+			} else {
+				words = append(words, o+"="+v)
+			}
 			continue
 		}
 		if k.cluster && len(w) > 2 && w[0] == '-' && w[1] != '-' {
@@ -257,6 +263,21 @@ func readsCodeFromStdin(u *unit) *stdinSink {
 	for _, seq := range k.seqs {
 		if len(seq) == 0 || k.matchAt(words, seq) {
 			return k
+		}
+	}
+	if k.bareDash {
+		// deno -A -: run is implied when the first operand is a script.
+		for j := 0; j < len(words); j++ {
+			if w := words[j]; len(w) > 1 && w[0] == '-' {
+				if contains(k.valueOpts, w) {
+					j++
+				}
+				continue
+			}
+			if words[j] == "-" {
+				return k
+			}
+			break
 		}
 	}
 	return nil
