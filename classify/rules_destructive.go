@@ -418,7 +418,11 @@ func writeTargets(u *unit) []writeTarget {
 			d := u.resolve(*dest)
 			dest = &d
 		}
-		if dest != nil && isHome(*dest) {
+		// cp -T/mv -T: the source's contents become the destination.
+		noTarget := u.name != "rsync" && u.name != "scp" && u.hasFlag("T", "--no-target-directory")
+		if dest != nil && isHome(*dest) && noTarget {
+			add(*dest, true) // cp -rT d ~ fills the home wholesale
+		} else if dest != nil && isHome(*dest) {
 			// The home always exists: each source lands in it under
 			// its own name, or fills it wholesale (dir/., rsync dir/).
 			for _, f := range srcs {
