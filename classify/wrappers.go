@@ -82,7 +82,7 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"run0":             {argShort: "ugD", argLong: []string{"--user", "--group", "--chdir", "--property", "--description", "--slice", "--unit", "--setenv", "--nice", "--machine", "--background"}, chdirShort: "D", chdirLong: []string{"--chdir"}},
 		"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}, chdirLong: []string{"--working-directory"}},
 		"sshpass":          {argShort: "fdpP", transparent: true},
-		"xargs":            {argShort: "aEILnPsd", argLong: []string{"--arg-file", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
+		"xargs":            {argShort: "aEILnPsd", argLong: []string{"--arg-file", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
 		"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, flagLong: []string{"--tag"}, transparent: true},
 		"nix-shell":        {argShort: "pIA", cmdLong: []string{"--run", "--command"}, optOnly: true, transparent: true},
 		"fakeroot":         {argShort: "ies", argLong: []string{"--lib", "--faked", "--unknown-is-real", "--fd-base"}, transparent: true},
