@@ -29,6 +29,7 @@ type wrapSpec struct {
 	chdirShort  string   // short option whose value is the command's working directory (env -C)
 	chdirLong   []string // long forms of it
 	arg2Long    []string // long options that take two values (bwrap --bind SRC DEST)
+	arg3Long    []string // long options that take three values (bwrap --overlay RWSRC WORKDIR DEST)
 	progShort   string   // short options whose value is the program run, its arguments after -- (start-stop-daemon -a PROG); the first listed wins
 	progLong    []string // long forms of them, in the same order
 	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD); without --, nothing runs
@@ -108,7 +109,8 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 			"--info-fd", "--json-status-fd", "--block-fd", "--userns-block-fd", "--exec-label", "--file-label", "--cap-add", "--cap-drop",
 			"--perms", "--size", "--overlay-src", "--tmp-overlay", "--ro-overlay", "--level-prefix"},
 			arg2Long: []string{"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv",
-				"--chmod", "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd", "--overlay"},
+				"--chmod", "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd"},
+			arg3Long:  []string{"--overlay"},
 			chdirLong: []string{"--chdir"}, transparent: true},
 		"start-stop-daemon": {argShort: "pxnugsRaNPIkdrcO", argLong: []string{"--pidfile", "--exec", "--name", "--user", "--group", "--signal",
 			"--retry", "--startas", "--nicelevel", "--procsched", "--iosched", "--umask", "--chdir", "--chroot", "--chuid", "--output",
@@ -180,6 +182,8 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 				setProg(s.value(args, &i, val, hasVal), slices.Index(s.progLong, name))
 			case contains(s.arg2Long, name):
 				i += 2
+			case contains(s.arg3Long, name):
+				i += 3
 			case contains(s.cmdLong, name):
 				shell = s.value(args, &i, val, hasVal)
 			case contains(s.splitLong, name):
@@ -283,7 +287,7 @@ func (s *wrapSpec) longOpt(name string) string {
 		return name
 	}
 	found := ""
-	for _, list := range [][]string{s.argLong, s.arg2Long, s.cmdLong, s.splitLong, s.chdirLong, s.progLong} {
+	for _, list := range [][]string{s.argLong, s.arg2Long, s.arg3Long, s.cmdLong, s.splitLong, s.chdirLong, s.progLong} {
 		for _, l := range list {
 			if l == name {
 				return name
