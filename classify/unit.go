@@ -343,6 +343,22 @@ var dirOptions = map[string][]string{
 	"git": {"-C"}, "make": {"-C", "--directory"}, "gmake": {"-C", "--directory"},
 }
 
+// dirEqOptions are options, taking a value only after =, that make a
+// program extract into a directory below the current one (tar
+// --one-top-level=DIR).
+var dirEqOptions = map[string][]string{"tar": {"--one-top-level"}, "gtar": {"--one-top-level"}}
+
+// abbrevOf reports whether the long option name abbreviates one of opts
+// (tar --dir for --directory).
+func abbrevOf(opts []string, name string) bool {
+	for _, o := range opts {
+		if strings.HasPrefix(o, "--") && isAbbrev(name, o) {
+			return true
+		}
+	}
+	return false
+}
+
 // oldStyleValueLetters are, for programs with an old-style first word
 // (tar xfC A.tar DIR), the option letters in it that take the next words,
 // in order, as their values.
@@ -411,6 +427,34 @@ func (u *unit) dirAt(i int) string {
 			d.val = v[2:]
 		case v == "--":
 			return dir
+		case strings.HasPrefix(v, "--") && strings.Contains(v, "=") && (abbrevOf(opts, v[:strings.IndexByte(v, '=')]) || contains(dirEqOptions[u.name], v[:strings.IndexByte(v, '=')])):
+			d = u.args[j] // --dir=DIR, tar --one-top-level=DIR
+			d.val = v[strings.IndexByte(v, '=')+1:]
+		case strings.HasPrefix(v, "--") && abbrevOf(opts, v) && j+1 < i:
+			j++
+			d = u.args[j] // --dir DIR
+		case len(v) > 2 && v[0] == '-' && v[1] != '-' && oldStyleValueLetters[u.name] != "":
+			// A dash cluster (tar -xC /etc, -xC/etc): the first letter
+			// that takes a value takes the rest of the word or the next.
+			k := strings.IndexAny(v[1:], oldStyleValueLetters[u.name]) + 1
+			if k == 0 {
+				continue
+			}
+			switch {
+			case v[k] != 'C' || !contains(opts, "-C"):
+				if k+1 == len(v) {
+					j++
+				}
+				continue
+			case k+1 < len(v):
+				d = u.args[j]
+				d.val = v[k+1:]
+			case j+1 < i:
+				j++
+				d = u.args[j]
+			default:
+				continue
+			}
 		default:
 			continue
 		}
