@@ -32,15 +32,73 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"less":  {{"+", "!"}},
 		"gdb":   {{"-ex", "shell "}, {"--eval-command", "shell "}, {"-ex", "!"}},
 		"emacs": {{"--eval", ""}},
-		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet
+		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet: makeEvals finds every form
 		"gmake": {{"--eval", ""}, {"-E", ""}},
 		"hyperfine": {{"-s", ""}, {"--setup", ""}, {"-p", ""}, {"--prepare", ""}, {"-c", ""}, {"--cleanup", ""},
 			{"--conclude", ""}, {"--reference", ""}},
 	}
 })
 
+// makeValueShort are make's short options that take a value.
+const makeValueShort = "CEfIoW"
+
+// makeEvals returns make's makefile snippets: --eval S, --eval=S and its
+// abbreviations (--ev=S, --eva S), -E S, -ES and -E at the end of a
+// cluster (-sE S).
+func makeEvals(args []field) []field {
+	var out []field
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			break
+		}
+		var val *field
+		switch {
+		case strings.HasPrefix(v, "--"):
+			name, rest, eq := strings.Cut(v, "=")
+			if name != "--eval" && !isAbbrev(name, "--eval") {
+				continue
+			}
+			if eq {
+				f := args[i]
+				f.val = rest
+				val = &f
+			} else if i+1 < len(args) {
+				i++
+				val = &args[i]
+			}
+		case len(v) > 1 && v[0] == '-':
+			k := strings.IndexAny(v[1:], makeValueShort) + 1
+			switch {
+			case k == 0:
+			case v[k] != 'E':
+				if k+1 == len(v) {
+					i++ // -f FILE, -C DIR
+				}
+			case k+1 < len(v):
+				f := args[i]
+				f.val = v[k+1:]
+				val = &f
+			case i+1 < len(args):
+				i++
+				val = &args[i]
+			}
+		}
+		if val != nil {
+			out = append(out, *val)
+		}
+	}
+	return out
+}
+
 // runExecOptions classifies the commands hidden in a program's options.
 func (a *analyzer) runExecOptions(u *unit) {
+	if u.name == "make" || u.name == "gmake" {
+		for _, f := range makeEvals(u.args) {
+			a.makefile(u, f)
+		}
+		return
+	}
 	opts := execOptions()[u.name]
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
@@ -79,10 +137,6 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 			f := u.args[i]
 			f.val = val
-			if u.name == "make" || u.name == "gmake" {
-				a.makefile(u, f)
-				continue
-			}
 			a.shellString(u, f)
 		}
 	}
@@ -265,8 +319,9 @@ func (a *analyzer) makefile(u *unit, f field) {
 }
 
 var (
-	makeShellCall = lazyRegexp(`\$[({]shell\s+([^()]*(?:\([^()]*\)[^()]*)*)[)}]`)
-	makeVarRef    = lazyRegexp(`\$\$|\$[({]([A-Za-z_][A-Za-z0-9_]*|[@<^?*%+|])[)}]|\$([@<^?*%+|])`)
+	makeShellCall   = lazyRegexp(`\$[({]shell\s+([^()]*(?:\([^()]*\)[^()]*)*)[)}]`)
+	makeShellAssign = lazyRegexp(`^\s*(?:export\s+|override\s+)*[^\s:=#!]+\s*!=\s*(.*)$`)
+	makeVarRef      = lazyRegexp(`\$\$|\$[({]([A-Za-z_][A-Za-z0-9_]*|[@<^?*%+|])[)}]|\$([@<^?*%+|])`)
 	// makeComputedRef is a reference whose name is made of references
 	// makeVarRef has rewritten: $($*) is ${MAKE_AUTOMATIC}'s value's value.
 	makeComputedRef = lazyRegexp(`\$[({](?:[A-Za-z0-9_.-]*\$\{[A-Za-z_][A-Za-z0-9_]*\})+[A-Za-z0-9_.-]*[)}]`)
@@ -285,6 +340,9 @@ func makeCommands(text string) []string {
 		switch {
 		case strings.HasPrefix(line, "\t"):
 			recipe = line
+		case makeShellAssign().MatchString(line):
+			// X != CMD assigns CMD's output: the shell runs it.
+			recipe = makeShellAssign().FindStringSubmatch(line)[1]
 		default:
 			colon := strings.IndexByte(line, ':')
 			if colon < 0 || strings.HasPrefix(line[colon:], ":=") || strings.HasPrefix(line[colon:], "::=") || strings.IndexByte(line[:colon], '=') >= 0 {
