@@ -85,18 +85,7 @@ func TestForkerDeathWaitsForTree(t *testing.T) {
 // when the request times out. The "forker" here is a sleep behind a socket
 // this test speaks for.
 func TestForkerProtocolError(t *testing.T) {
-	sock, peer, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	cmd := exec.Command("/bin/sleep", "30")
-	if err := cmd.Start(); err != nil {
-		sock.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	f := newForker(cmd, sock)
+	f, peer, cmd := fakeForker(t)
 	ctl, child, err := socketpair()
 	if err != nil {
 		t.Fatal(err)
@@ -146,18 +135,7 @@ func TestForkerProtocolError(t *testing.T) {
 // inits keep being reported. (The forker here is a stand-in that never
 // answers; TestForkerStopped kills a stopped one.)
 func TestSlowForkerKeepsItsSandboxes(t *testing.T) {
-	sock, peer, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	cmd := exec.Command("/bin/sleep", "30")
-	if err := cmd.Start(); err != nil {
-		sock.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() }) // read reaps it
-	f := newForker(cmd, sock)
+	f, peer, cmd := fakeForker(t)
 	pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0) // stands for the sandbox's init
 	if err != nil {
 		t.Fatal(err)
@@ -206,18 +184,7 @@ func TestSlowForkerKeepsItsSandboxes(t *testing.T) {
 // The report names its request, so it ends the right init, and the other
 // still runs.
 func TestForkerReusedPid(t *testing.T) {
-	sock, peer, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	cmd := exec.Command("/bin/sleep", "30")
-	if err := cmd.Start(); err != nil {
-		sock.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() }) // read reaps it
-	f := newForker(cmd, sock)
+	f, peer, cmd := fakeForker(t)
 	const pid = 4242 // both inits' pid, as the forker reports them
 	var procs []*forkedProc
 	for range 2 {
@@ -235,24 +202,7 @@ func TestForkerReusedPid(t *testing.T) {
 			}
 			got <- p
 		}()
-		b, fds, err := recvBytes(int(peer.Fd()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		closeAll(fds)
-		req, err := decodeForkMsg(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = sendBytes(int(peer.Fd()), (&forkMsg{Type: msgForked, Seq: req.Seq, Pid: pid}).encode(), pidfd)
-		unix.Close(pidfd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		answerFork(t, peer, forkMsg{Type: msgForked, Pid: pid}, cmd.Process.Pid)
 		procs = append(procs, <-got)
 	}
 	first, second := procs[0], procs[1]
@@ -291,17 +241,7 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 	if probe.version != 1 {
 		t.Skip("the forker moves inits only into cgroup v1 cgroups")
 	}
-	sock, peer, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	fake := exec.Command("/bin/sleep", "30")
-	if err := fake.Start(); err != nil {
-		sock.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fake.Process.Kill() }) // read reaps it
+	fake, peer, _ := fakeForker(t)
 	clone := exec.Command("/bin/sleep", "30")     // stands for the cloned init
 	if err := clone.Start(); err != nil {
 		t.Fatal(err)
@@ -309,7 +249,7 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 	t.Cleanup(func() { _ = clone.Process.Kill() })
 	r := &Runtime{}
 	r.init()
-	r.fork.f = newForker(fake, sock)
+	r.fork.f = fake
 	got := make(chan error, 1)
 	go func() {
 		w, err := r.forkInit(kindNetns)
@@ -318,6 +258,37 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 		}
 		got <- err
 	}()
+	answerFork(t, peer, forkMsg{Type: msgForked, Pid: clone.Process.Pid, MoveErr: "cgroup: add: simulated"}, clone.Process.Pid)
+	if err := <-got; err == nil || !strings.Contains(err.Error(), "simulated") {
+		t.Errorf("forkInit: %v, want the move's failure", err)
+	}
+	if err := clone.Wait(); err == nil || clone.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the init whose move failed was not killed: %v", err)
+	}
+}
+
+// fakeForker is a forker whose process is a stand-in (sleep) and whose
+// socket's other end, peer, the test speaks through.
+func fakeForker(t *testing.T) (f *forker, peer *os.File, cmd *exec.Cmd) {
+	t.Helper()
+	sock, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	cmd = exec.Command("/bin/sleep", "30")
+	if err := cmd.Start(); err != nil {
+		sock.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // the forker's read reaps it
+	return newForker(cmd, sock), peer, cmd
+}
+
+// answerFork reads the next request on a fake forker's peer and answers
+// it with reply (its Seq filled in) and a pidfd of pid.
+func answerFork(t *testing.T, peer *os.File, reply forkMsg, pid int) {
+	t.Helper()
 	b, fds, err := recvBytes(int(peer.Fd()))
 	if err != nil {
 		t.Fatal(err)
@@ -327,20 +298,13 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pidfd, err := unix.PidfdOpen(clone.Process.Pid, 0)
+	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply := forkMsg{Type: msgForked, Seq: req.Seq, Pid: clone.Process.Pid, MoveErr: "cgroup: add: simulated"}
-	err = sendBytes(int(peer.Fd()), reply.encode(), pidfd)
-	unix.Close(pidfd)
-	if err != nil {
+	defer unix.Close(pidfd)
+	reply.Seq = req.Seq
+	if err := sendBytes(int(peer.Fd()), reply.encode(), pidfd); err != nil {
 		t.Fatal(err)
-	}
-	if err := <-got; err == nil || !strings.Contains(err.Error(), "simulated") {
-		t.Errorf("forkInit: %v, want the move's failure", err)
-	}
-	if err := clone.Wait(); err == nil || clone.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Errorf("the init whose move failed was not killed: %v", err)
 	}
 }
