@@ -242,7 +242,7 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 		t.Skip("the forker moves inits only into cgroup v1 cgroups")
 	}
 	fake, peer, _ := fakeForker(t)
-	clone := exec.Command("/bin/sleep", "30")     // stands for the cloned init
+	clone := exec.Command("/bin/sleep", "30") // stands for the cloned init
 	if err := clone.Start(); err != nil {
 		t.Fatal(err)
 	}
