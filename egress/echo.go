@@ -45,7 +45,7 @@ var credentialHeaderSuffixes = []string{"key"}
 // carry one (Sec-WebSocket-Key is a nonce the server answers with a hash of).
 func isCredentialHeader(k string) bool {
 	k = credheaders.Normal(k)
-	if strings.HasPrefix(k, "sec-") || credheaders.IsStored(k) {
+	if strings.HasPrefix(k, "sec-") || credheaders.IsStored(k) || credheaders.IsFraming(k) {
 		return false
 	}
 	return slices.ContainsFunc(credentialHeaderShapes, func(s string) bool {

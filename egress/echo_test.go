@@ -538,6 +538,9 @@ func TestIsCredentialHeader(t *testing.T) {
 		"Cache-Key": false, "Key": false, "X-Request-Key": false, "X-Csrf-Token": false, "X-Xsrf-Token": false,
 		"Next-Page-Token": false, "X-Ms-Continuation-Token": false, "Sec-Fetch-Auth-Token": false,
 		"X-Keyset": false, "X-Tokenizer": false, "Www-Authenticate": false,
+		// Headers that frame the request or speak to a proxy, however spelled:
+		// header stripping knows them by their canonical names only.
+		"Proxy-Authorization": false, "Proxy_Authorization": false, "PROXY_AUTHORIZATION": false,
 	} {
 		if got := isCredentialHeader(k); got != want {
 			t.Errorf("isCredentialHeader(%q) = %v, want %v", k, got, want)
