@@ -34,6 +34,7 @@ type varVal struct {
 	home  bool
 	ifs   bool     // the value was built with $IFS
 	arr   []string // elements of a literal array (x=(a b), set -- a b)
+	item  bool     // a for-loop word over relative literals or globs: never empty
 }
 
 // analyzer walks one command line. It is used by a single goroutine.
@@ -201,16 +202,25 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 		return a.stmtList(c.Do, in)
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			item := len(wi.Items) > 0
 			for _, w := range wi.Items {
-				a.expandWord(w)
+				for _, f := range a.expandWord(w) {
+					item = item && loopItem(f)
+				}
 			}
+			a.setVar(wi.Name.Value, varVal{item: item})
 		} else {
 			a.walkNode(c.Loop)
 		}
 		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok && cl.Cond == nil && spawnsInBackground(c.Do) {
 			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
 		}
-		return a.stmtList(c.Do, in)
+		out := a.stmtList(c.Do, in)
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			// With nullglob the loop may not run: afterwards the value is unknown.
+			a.setVar(wi.Name.Value, varVal{})
+		}
+		return out
 	case *syntax.CaseClause:
 		a.expandWord(c.Word)
 		var out stream
@@ -237,6 +247,26 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 		a.walkNode(cmd)
 		return stream{}
 	}
+}
+
+// loopItem reports whether a for-loop word is a value the loop variable
+// can take without being empty or naming more than the working directory
+// holds: a relative literal or glob (a glob with no match stays the
+// pattern), with no .. component and no dot glob (.* matches . and ..).
+// Words from $(…), $VAR, ~ or an absolute path are not.
+func loopItem(f field) bool {
+	if f.dyn || f.home || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "-") {
+		return false
+	}
+	if c := cleanTarget(f.val); c == "" || c == "." || c == ".." {
+		return false
+	}
+	for _, comp := range strings.Split(f.val, "/") {
+		if comp == ".." || strings.HasPrefix(comp, ".") && strings.ContainsAny(comp, "*?[") {
+			return false
+		}
+	}
+	return true
 }
 
 // walkNode finds the command and process substitutions inside a node that

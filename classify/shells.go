@@ -137,7 +137,8 @@ const xargsInput = "$(__xargs_input)"
 // xargsInputBare is what xargsInput leaves of a word with the run-time
 // parts taken as empty: xargs -I skips blank input lines, so the pasted
 // line is never empty (mv {} {}.bak is not mv "" .bak, rm -r {} is not
-// rm -r "").
+// rm -r ""). A for-loop variable over relative words (see loopItem) leaves
+// the same.
 const xargsInputBare = "__xargs_input"
 
 // xargsCode classifies shell code into which xargs pastes each input line

@@ -296,6 +296,11 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 			b.add(".")
 			return
 		}
+		if v, ok := a.vars[name]; ok && v.item && p.Exp == nil {
+			b.addDyn(a.source(p))
+			b.cur.bare += xargsInputBare // a for-loop word is never empty
+			return
+		}
 		if v, ok := a.vars[name]; ok && v.known && p.Exp == nil {
 			if v.home && (!b.started || b.cur.val == "") {
 				b.cur.home = true
