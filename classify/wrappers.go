@@ -32,7 +32,7 @@ type wrapSpec struct {
 	arg3Long    []string // long options that take three values (bwrap --overlay RWSRC WORKDIR DEST)
 	progShort   string   // short options whose value is the program run, its arguments after -- (start-stop-daemon -a PROG); the first listed wins
 	progLong    []string // long forms of them, in the same order
-	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD); without --, nothing runs
+	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD), or those of the progLong program (capsh --shell=/bin/rm -- -rf /); without --, nothing runs
 	flagLong    []string // long options without a value whose name begins another's (start-stop-daemon --start, --startas)
 }
 
@@ -103,7 +103,7 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"screen":           {argShort: "SpcTtelhsXrRx", transparent: true},
 		"npx":              {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
 		"bunx":             {argLong: []string{"--package"}},
-		"capsh":            {ddShell: true},
+		"capsh":            {ddShell: true, progLong: []string{"--shell"}},
 		"bwrap": {argLong: []string{"--args", "--argv0", "--userns", "--userns2", "--pidns", "--remount-ro", "--tmpfs", "--dir", "--proc", "--dev",
 			"--mqueue", "--chdir", "--unsetenv", "--lock-file", "--sync-fd", "--uid", "--gid", "--hostname", "--seccomp", "--add-seccomp-fd",
 			"--info-fd", "--json-status-fd", "--block-fd", "--userns-block-fd", "--exec-label", "--file-label", "--cap-add", "--cap-drop",
@@ -240,14 +240,14 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 	}
 	rest := args[min(i, len(args)):]
 	switch {
+	case s.ddShell && !dd:
+		return nil, shell, noExec, cwd
 	case prog != nil:
 		// start-stop-daemon --start --exec PROG -- ARGS
 		if !dd {
 			rest = nil
 		}
 		return append([]field{*prog}, rest...), shell, noExec, cwd
-	case s.ddShell && !dd:
-		return nil, shell, noExec, cwd
 	case s.ddShell:
 		return append([]field{{val: "bash"}}, rest...), shell, noExec, cwd
 	}
