@@ -1,7 +1,7 @@
 package classify
 
 import (
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -198,19 +198,20 @@ func (a *analyzer) runHyperfine(u *unit) (stream, bool) {
 // (send-keys CMD Enter).
 type tmuxCmd struct {
 	values string
-	kind   byte // 'a' argv or shell string, 's' the first word a shell string, 'k' keys
+	kind   byte // 'a' argv or shell string, 's' the first word a shell string, 'k' keys, 'o' an option and its value
 }
 
 var tmuxCmds = map[string]tmuxCmd{
 	"new-session": {"cefFnstxy", 'a'}, "new-window": {"cenFt", 'a'}, "split-window": {"celFtp", 'a'},
 	"respawn-pane": {"cet", 'a'}, "respawn-window": {"cet", 'a'}, "display-popup": {"bcdehsStTwxy", 'a'},
 	"run-shell": {"cdt", 's'}, "if-shell": {"t", 's'}, "pipe-pane": {"t", 's'}, "send-keys": {"cNt", 'k'},
+	"set-option": {"t", 'o'}, "set-window-option": {"t", 'o'},
 }
 
 // tmuxAliases are tmux's short command names.
 var tmuxAliases = map[string]string{"new": "new-session", "neww": "new-window", "splitw": "split-window",
 	"respawnp": "respawn-pane", "respawnw": "respawn-window", "popup": "display-popup", "run": "run-shell",
-	"if": "if-shell", "pipep": "pipe-pane", "send": "send-keys"}
+	"if": "if-shell", "pipep": "pipe-pane", "send": "send-keys", "set": "set-option", "setw": "set-window-option"}
 
 // tmuxKeys are key names send-keys turns into what they type.
 var tmuxKeys = map[string]string{"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
@@ -221,27 +222,89 @@ var tmuxKeys = map[string]string{"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnt
 func (a *analyzer) runTmux(u *unit) (stream, bool) {
 	args := u.args
 	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && len(args[0].val) > 1 {
-		v := args[0].val
+		w := args[0]
 		args = args[1:]
-		if v == "--" {
+		if w.val == "--" {
 			break
 		}
-		if j := strings.IndexAny(v, "cfLST"); j > 0 && len(args) > 0 && j == len(v)-1 {
-			if v[j] == 'c' {
-				a.shellString(u, args[0])
-			}
-			args = args[1:]
+		if val, ok := tmuxValue(w, "cfLST", &args); ok && val.c == 'c' {
+			a.shellString(u, val.f)
 		}
 	}
-	for len(args) > 0 {
-		end := slices.IndexFunc(args, func(f field) bool { return f.val == ";" })
-		if end < 0 {
-			end = len(args)
-		}
-		a.tmuxCommand(u, args[:end])
-		args = args[min(end+1, len(args)):]
+	for _, cmd := range tmuxSplit(args) {
+		a.tmuxCommand(u, cmd)
 	}
 	return stream{traits: trUnknown}, true
+}
+
+// tmuxOptValue is the value a tmux option letter takes.
+type tmuxOptValue struct {
+	c byte  // the option letter
+	f field // its value
+}
+
+// tmuxValue reads a tmux flag cluster v the way getopt does: the first
+// letter that takes a value (one of values) takes the rest of the cluster
+// (-sx: -s x) or, at its end, the next word of *rest, which it consumes.
+func tmuxValue(w field, values string, rest *[]field) (tmuxOptValue, bool) {
+	v := w.val
+	j := strings.IndexAny(v[1:], values) + 1
+	if j == 0 {
+		return tmuxOptValue{}, false
+	}
+	if j+1 < len(v) {
+		w.val = v[j+1:]
+		return tmuxOptValue{c: v[j], f: w}, true
+	}
+	if len(*rest) == 0 {
+		return tmuxOptValue{}, false
+	}
+	f := (*rest)[0]
+	*rest = (*rest)[1:]
+	return tmuxOptValue{c: v[j], f: f}, true
+}
+
+// tmuxSplit splits tmux's arguments into commands the way tmux does: a
+// word ending in ";" ends a command (the text before it is the command's
+// last word), one ending in "\;" keeps a literal ";".
+func tmuxSplit(args []field) [][]field {
+	var out [][]field
+	var cur []field
+	for _, f := range args {
+		switch {
+		case strings.HasSuffix(f.val, "\\;"):
+			f.val = strings.TrimSuffix(f.val, "\\;") + ";"
+			cur = append(cur, f)
+		case strings.HasSuffix(f.val, ";"):
+			if f.val != ";" {
+				f.val = strings.TrimSuffix(f.val, ";")
+				cur = append(cur, f)
+			}
+			out = append(out, cur)
+			cur = nil
+		default:
+			cur = append(cur, f)
+		}
+	}
+	return append(out, cur)
+}
+
+// tmuxHexKeys decodes the keys send-keys -H types: each word is the
+// hexadecimal code of one character; a word that is not one leaves the
+// text only known at run time.
+func tmuxHexKeys(keys []field) field {
+	typed := keys[0]
+	typed.val = ""
+	for _, k := range keys {
+		n, err := strconv.ParseUint(k.val, 16, 8)
+		if err != nil || k.dyn {
+			typed.val += k.val
+			typed.dyn = true
+			continue
+		}
+		typed.val += string(rune(n))
+	}
+	return typed
 }
 
 // tmuxCommand classifies one tmux command (name and arguments).
@@ -266,23 +329,39 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) {
 			return // none, or ambiguous: tmux refuses
 		}
 	}
-	literal := false
+	literal, hex := false, false
 	rest := words[1:]
 	for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") && len(rest[0].val) > 1 {
-		v := rest[0].val
+		w := rest[0]
+		v := w.val
 		rest = rest[1:]
 		if v == "--" {
 			break
 		}
-		if spec.kind == 'k' && strings.ContainsAny(v, "XH") {
-			return // copy-mode commands, hex keys
+		flags := v
+		if j := strings.IndexAny(v[1:], spec.values) + 1; j > 0 {
+			flags = v[:j]
 		}
-		literal = literal || spec.kind == 'k' && strings.Contains(v, "l")
-		if strings.IndexByte(spec.values, v[len(v)-1]) >= 0 && len(rest) > 0 {
-			rest = rest[1:]
+		if spec.kind == 'k' && strings.Contains(flags, "X") {
+			return // copy-mode commands
 		}
+		literal = literal || spec.kind == 'k' && strings.Contains(flags, "l")
+		hex = hex || spec.kind == 'k' && strings.Contains(flags, "H")
+		tmuxValue(w, spec.values, &rest)
 	}
 	switch spec.kind {
+	case 'o':
+		// set -g default-command CMD: new windows run CMD; default-shell
+		// is the program they run.
+		if len(rest) < 2 {
+			return
+		}
+		switch rest[0].val {
+		case "default-command":
+			a.shellString(u, rest[1])
+		case "default-shell":
+			a.run(u.inner("tmux", rest[1:2]))
+		}
 	case 'a':
 		a.argvOrShell(u, "tmux", rest)
 	case 's':
@@ -291,6 +370,10 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) {
 		}
 	case 'k':
 		if len(rest) == 0 {
+			return
+		}
+		if hex {
+			a.shellString(u, tmuxHexKeys(rest))
 			return
 		}
 		typed := rest[0]
