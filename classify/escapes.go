@@ -34,8 +34,6 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"emacs": {{"--eval", ""}},
 		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet: makeEvals finds every form
 		"gmake": {{"--eval", ""}, {"-E", ""}},
-		"hyperfine": {{"-s", ""}, {"--setup", ""}, {"-p", ""}, {"--prepare", ""}, {"-c", ""}, {"--cleanup", ""},
-			{"--conclude", ""}, {"--reference", ""}},
 	}
 })
 
@@ -162,31 +160,116 @@ func (a *analyzer) argvOrShell(u *unit, via string, words []field) {
 	}
 }
 
-// hyperfineValues are hyperfine's options that take values, and how many.
-var hyperfineValues = map[string]int{"-w": 1, "--warmup": 1, "-m": 1, "--min-runs": 1, "-M": 1, "--max-runs": 1, "-r": 1,
-	"--runs": 1, "-s": 1, "--setup": 1, "-p": 1, "--prepare": 1, "-c": 1, "--cleanup": 1, "--conclude": 1, "-P": 3,
-	"--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-L": 2, "--parameter-list": 2, "-S": 1, "--shell": 1,
-	"--style": 1, "--sort": 1, "-u": 1, "--time-unit": 1, "--export-asciidoc": 1, "--export-csv": 1, "--export-json": 1,
-	"--export-markdown": 1, "--export-orgmode": 1, "--output": 1, "--input": 1, "-n": 1, "--command-name": 1,
-	"--reference": 1, "--reference-name": 1}
+// hyperfineOpt is one of hyperfine's options that take values: how many,
+// and what the value is.
+type hyperfineOpt struct {
+	n    int
+	kind byte // 'c' a command it runs, 'L' a parameter list, 'P' a parameter scan, 'S' the shell, 0 other
+}
 
-// runHyperfine classifies the commands hyperfine times: every operand is a
-// shell string (its options' commands are execOptions').
+// hyperfineOpts are hyperfine's options that take values (clap: --opt V,
+// --opt=V, -oV, -o=V, -o V; a short flag cluster ends at the first letter
+// that takes a value).
+var hyperfineOpts = map[string]hyperfineOpt{"-w": {1, 0}, "--warmup": {1, 0}, "-m": {1, 0}, "--min-runs": {1, 0},
+	"-M": {1, 0}, "--max-runs": {1, 0}, "-r": {1, 0}, "--runs": {1, 0}, "-s": {1, 'c'}, "--setup": {1, 'c'},
+	"-p": {1, 'c'}, "--prepare": {1, 'c'}, "-c": {1, 'c'}, "--cleanup": {1, 'c'}, "--conclude": {1, 'c'},
+	"--reference": {1, 'c'}, "-P": {3, 'P'}, "--parameter-scan": {3, 'P'}, "-D": {1, 0}, "--parameter-step-size": {1, 0},
+	"-L": {2, 'L'}, "--parameter-list": {2, 'L'}, "-S": {1, 'S'}, "--shell": {1, 'S'}, "--style": {1, 0},
+	"--sort": {1, 0}, "-u": {1, 0}, "--time-unit": {1, 0}, "--export-asciidoc": {1, 0}, "--export-csv": {1, 0},
+	"--export-json": {1, 0}, "--export-markdown": {1, 0}, "--export-orgmode": {1, 0}, "--output": {1, 0},
+	"--input": {1, 0}, "-n": {1, 0}, "--command-name": {1, 0}, "--reference-name": {1, 0}}
+
+// maxHyperfineRuns bounds the parameter combinations tried per command.
+const maxHyperfineRuns = 64
+
+// runHyperfine classifies the commands hyperfine times: every operand and
+// the value of every command option is a shell string, with each value of
+// the -L/-P parameters substituted for {name}; the shell -S names runs too.
 func (a *analyzer) runHyperfine(u *unit) (stream, bool) {
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
+	var cmds []field
+	type param struct {
+		name string
+		vals []field
+	}
+	var params []param
+	args := u.args
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			cmds = append(cmds, args[i+1:]...)
+			break
+		}
+		if len(v) < 2 || v[0] != '-' {
+			cmds = append(cmds, args[i])
+			continue
+		}
+		var o hyperfineOpt
+		var vals []field
+		found := false
+		if strings.HasPrefix(v, "--") {
+			name, val, eq := strings.Cut(v, "=")
+			if o, found = hyperfineOpts[name]; found && eq {
+				f := args[i]
+				f.val = val
+				vals = append(vals, f)
+			}
+		} else {
+			for j := 1; j < len(v) && !found; j++ {
+				if o, found = hyperfineOpts["-"+v[j:j+1]]; found {
+					if att := strings.TrimPrefix(v[j+1:], "="); j+1 < len(v) {
+						f := args[i]
+						f.val = att
+						vals = append(vals, f)
+					}
+				}
+			}
+		}
+		if !found {
+			continue
+		}
+		for len(vals) < o.n && i+1 < len(args) {
+			i++
+			vals = append(vals, args[i])
+		}
 		switch {
-		case v == "--":
-			for _, f := range u.args[i+1:] {
-				a.shellString(u, f)
+		case o.kind == 'c' && len(vals) > 0:
+			cmds = append(cmds, vals[0])
+		case o.kind == 'S' && len(vals) > 0:
+			a.shellString(u, vals[0])
+		case o.kind == 'L' && len(vals) == 2:
+			var list []field
+			for _, s := range strings.Split(vals[1].val, ",") {
+				g := vals[1]
+				g.val = s
+				list = append(list, g)
 			}
-			return stream{traits: trUnknown}, true
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			if !strings.Contains(v, "=") {
-				i += hyperfineValues[v]
+			params = append(params, param{vals[0].val, list})
+		case o.kind == 'P' && len(vals) == 3:
+			params = append(params, param{vals[0].val, vals[1:]})
+		}
+	}
+	for _, c := range cmds {
+		runs := []field{c}
+		for _, p := range params {
+			ref := "{" + p.name + "}"
+			if !strings.Contains(c.val, ref) {
+				continue
 			}
-		default:
-			a.shellString(u, u.args[i])
+			var next []field
+			for _, r := range runs {
+				for _, v := range p.vals {
+					if len(next) < maxHyperfineRuns {
+						g := r
+						g.val = strings.ReplaceAll(r.val, ref, v.val)
+						g.dyn = r.dyn || v.dyn
+						next = append(next, g)
+					}
+				}
+			}
+			runs = next
+		}
+		for _, r := range runs {
+			a.shellString(u, r)
 		}
 	}
 	return stream{traits: trUnknown}, true
