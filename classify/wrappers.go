@@ -393,6 +393,9 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	if name == "parallel" {
 		cmd = parallelCmd(cmd)
 	}
+	if name == "xargs" && len(cmd) > 0 && xargsReplaces(args) {
+		cmd = xargsPaste(cmd, xargsReplace(args), u.in)
+	}
 	if len(cmd) > 0 {
 		in := u.inner(name, cmd)
 		if cwd != nil {
@@ -430,6 +433,67 @@ func xargsReplace(args []field) string {
 		}
 	}
 	return "{}"
+}
+
+// xargsReplaces reports whether xargs' options (before its command) ask
+// for a replace string: -I X, -IX, -i[X], --replace[=X] and its
+// abbreviations, also at the end of a flag cluster (-0I{}).
+func xargsReplaces(args []field) bool {
+	spec := wrappers()["xargs"]
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" || len(v) < 2 || v[0] != '-' {
+			return false
+		}
+		if strings.HasPrefix(v, "--") {
+			name, _, eq := strings.Cut(v, "=")
+			if name == "--replace" || isAbbrev(name, "--replace") && len(name) > len("--r") {
+				return true
+			}
+			if contains(spec.argLong, spec.longOpt(name)) && !eq {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			if v[j] == 'I' || v[j] == 'i' {
+				return true
+			}
+			if strings.IndexByte(spec.argShort, v[j]) >= 0 {
+				if j+1 == len(v) {
+					i++
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+// xargsPaste puts the input line xargs -I pastes in place of tok into the
+// words of the command it runs: a program word made of it is only known
+// at run time (eval-exec), and one from the network, a decoder or the
+// history comes from there. With such input every word holding it carries
+// it (python3 -c '{}' runs downloaded code); a shell's code is left to
+// xargsCode.
+func xargsPaste(cmd []field, tok string, in stream) []field {
+	r := in.execRule()
+	tainted := r != "" && r != RuleEvalExec && !shellNames.has(normName(cmd[0].val))
+	out := append([]field(nil), cmd...)
+	for k, f := range cmd {
+		if tok == "" || !strings.Contains(f.val, tok) || k > 0 && !tainted {
+			continue
+		}
+		g := f
+		g.val = strings.ReplaceAll(f.val, tok, xargsInput)
+		g.bare = strings.ReplaceAll(f.bare, tok, xargsInputBare)
+		g.dyn = true
+		g.dynPrefix = f.dynPrefix || strings.HasPrefix(f.val, tok)
+		g.dynEnd = len(g.val)
+		g.src.merge(in)
+		out[k] = g
+	}
+	return out
 }
 
 // parallelCmd turns `parallel CMD ::: ARGS` into CMD ARGS.
