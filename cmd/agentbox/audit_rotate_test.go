@@ -86,26 +86,14 @@ func TestAuditRotateErrors(t *testing.T) {
 	if err := os.WriteFile(edited, []byte(strings.Replace(string(b), "evil.example", "good.example", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		err  string
-	}{
+	tests := []auditCLIError{
 		{"no --log", []string{"audit", "rotate"}, 125, "--log FILE is required"},
 		{"argument", []string{"audit", "rotate", "--log", p, "x"}, 125, "takes no arguments"},
 		{"missing log", []string{"audit", "rotate", "--log", p + ".nope"}, 125, "no such audit log; check the --log path"},
 		{"not intact", []string{"audit", "rotate", "--log", edited}, 1, "is edited at entry 2; a damaged log stays where it is: run agentbox verify " + edited},
 		{"destination exists", []string{"audit", "rotate", "--log", p, "--to", edited}, 1, "rotate to a new name"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := auditCLI(t, tc.args...)
-			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) || strings.Count(errOut, "\n") != 1 {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
-			}
-		})
-	}
+	checkAuditCLIErrors(t, tests)
 }
 
 // A running agent's writer would go on appending to the moved file.

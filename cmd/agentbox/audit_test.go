@@ -122,12 +122,7 @@ func TestAuditCLIEscapesTerminalControls(t *testing.T) {
 
 func TestAuditCLIErrors(t *testing.T) {
 	p := auditTestLog(t, auditQueryEvents())
-	tests := []struct {
-		name string
-		args []string
-		code int
-		err  string
-	}{
+	tests := []auditCLIError{
 		{"no --log", []string{"audit"}, 125, "--log FILE is required"},
 		{"argument", []string{"audit", "--log", p, "extra"}, 125, "no arguments"},
 		{"unknown type", []string{"audit", "--log", p, "--type", "network_denied"}, 125, `unknown --type "network_denied"`},
@@ -140,14 +135,7 @@ func TestAuditCLIErrors(t *testing.T) {
 		{"missing file", []string{"audit", "--log", p + ".nope"}, 125, "agentbox: audit: " + p + ".nope: no such audit log; check the --log path\n"},
 		{"directory", []string{"audit", "--log", filepath.Dir(p)}, 125, "agentbox: audit: " + filepath.Dir(p) + " is a directory, not an audit log file\n"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := auditCLI(t, tc.args...)
-			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) || strings.Count(errOut, "\n") != 1 {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
-			}
-		})
-	}
+	checkAuditCLIErrors(t, tests)
 }
 
 // A line that is not an entry does not hide the others: every entry is
@@ -214,5 +202,26 @@ func TestAuditCLIPrintsAroundBadLines(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// auditCLIError is an audit command that must fail with exit code and one
+// line on stderr holding err, and print nothing on stdout.
+type auditCLIError struct {
+	name string
+	args []string
+	code int
+	err  string
+}
+
+func checkAuditCLIErrors(t *testing.T, tests []auditCLIError) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := auditCLI(t, tc.args...)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tc.code, tc.err)
+			}
+		})
 	}
 }
