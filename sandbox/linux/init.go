@@ -83,11 +83,11 @@ func runInit() int {
 	// Nothing the init inherited or opens may reach the program: mark every
 	// descriptor above the standard streams close-on-exec.
 	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	base, baseErr := baseNone, error(nil)
-	if prebuildAllowed() {
-		base, baseErr = prebuildRoot()
+	prebuilt, prebuildErr := prebuildAllowed(), error(nil)
+	if prebuilt {
+		prebuildErr = prebuildRoot()
 	}
-	pid, layers, err := setUp(base, baseErr)
+	pid, layers, err := setUp(prebuilt, prebuildErr)
 	if err != nil {
 		code := exitSetupFailed
 		var ie *initError
@@ -142,17 +142,18 @@ func prebuildAllowed() bool {
 	return len(os.Args) == 2 && os.Args[1] == prebuildArg && os.Getpid() == 1
 }
 
-// setUp runs every stage in order and starts the program. base is how far
-// the root was built before the spec came, baseErr why it stopped there.
-func setUp(base baseRoot, baseErr error) (int, []string, error) {
+// setUp runs every stage in order and starts the program. prebuilt says
+// the root's spec-independent part was built before the spec came, and
+// prebuildErr why that failed.
+func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	spec, stdio, idmapFDs, err := readSpec()
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
 	}
-	if baseErr != nil {
-		return 0, nil, baseErr
+	if prebuildErr != nil {
+		return 0, nil, prebuildErr
 	}
-	if spec.Reduced != "" && base != baseNone {
+	if spec.Reduced != "" && prebuilt {
 		return 0, nil, stageErr("spec", errors.New("a reduced-tier spec sent to an init in namespaces of its own"))
 	}
 	var layers []string
@@ -164,7 +165,7 @@ func setUp(base baseRoot, baseErr error) (int, []string, error) {
 		}
 		layers = append(layers, LayerReduced+": "+spec.Reduced)
 	} else {
-		scratch, err := buildRoot(spec, idmapFDs, base)
+		scratch, err := buildRoot(spec, idmapFDs, prebuilt)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -43,15 +43,15 @@ const maxPtys = 256
 //  7. pivot into /newroot and detach everything else.
 //
 // Steps 1 to 3 depend on no spec: a warm init takes them while it waits
-// (prebuildRoot), and base says how far it got. The host tree is bound
+// (prebuildRoot), and prebuilt says it did. The host tree is bound
 // only when the spec comes, so the sandbox sees the host's mounts as they
 // are then, not as they were when the init started.
 //
 // It returns the scratch directories' layer ("" without any). A scratch
 // overlay the kernel refuses leaves its directory read-only, and says so.
-func buildRoot(s *initSpec, idmapFDs []int, base baseRoot) (string, error) {
-	if base == baseNone {
-		if _, err := prebuildRoot(); err != nil {
+func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool) (string, error) {
+	if !prebuilt {
+		if err := prebuildRoot(); err != nil {
 			return "", err
 		}
 	}
@@ -122,26 +122,14 @@ func buildRoot(s *initSpec, idmapFDs []int, base baseRoot) (string, error) {
 	return scratch.layer(), nil
 }
 
-// baseRoot is how far the root was built before the spec came.
-type baseRoot int
-
-const (
-	baseNone    baseRoot = iota // nothing yet
-	baseScratch                 // in the scratch root (enterScratch)
-	baseSystem                  // and /proc and /dev made at staging
-)
-
 // prebuildRoot builds what no spec changes, while a warm init waits for its
 // spec: the scratch root, and the sandbox's /proc and /dev. An error is the
 // spec's to report, as if the spec had been there.
-func prebuildRoot() (baseRoot, error) {
+func prebuildRoot() error {
 	if err := enterScratch(); err != nil {
-		return baseNone, err
+		return err
 	}
-	if err := mountSystem(); err != nil {
-		return baseScratch, err
-	}
-	return baseSystem, nil
+	return mountSystem()
 }
 
 // enterScratch makes every mount a slave and pivots into a scratch tmpfs,

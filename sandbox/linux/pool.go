@@ -295,22 +295,18 @@ func newWarmInit(proc initProc, ctl *os.File, c initCgroup) *warmInit {
 	return w
 }
 
-// settleCgroup takes the result of the move into the cgroup once it is
+// settleCgroup takes the result of the move into the cgroup if it is
 // known: a move that failed leaves the init without a cgroup. It reports
 // whether the move is still in flight.
-func (w *warmInit) settleCgroup(wait bool) (pending bool) {
+func (w *warmInit) settleCgroup() (pending bool) {
 	if w.cgMoved == nil {
 		return false
 	}
 	var err error
-	if wait {
-		err = <-w.cgMoved
-	} else {
-		select {
-		case err = <-w.cgMoved:
-		default:
-			return true
-		}
+	select {
+	case err = <-w.cgMoved:
+	default:
+		return true
 	}
 	w.cgMoved = nil
 	if err != nil {

@@ -287,7 +287,7 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	// cgroup, its user namespace's idmaps) is done: reaped, its pid could
 	// be another process's.
 	reap := func() { go func() { h.waitStatus, h.waitErr = w.proc.wait(); close(h.reaped) }() }
-	moving := w.settleCgroup(false)
+	moving := w.settleCgroup()
 	if err := h.joinCgroup(w); err != nil {
 		_ = h.Kill()
 		reap()
