@@ -259,7 +259,7 @@ func joinedPath(arg string) (p field, ok bool) {
 	}
 	var parts []string
 	for _, part := range splitArgs(t[1 : len(t)-1]) {
-		lit, n := readLiteralMaybeAny(part)
+		lit, n := readLiteralMaybe(part, `"'`)
 		if n == 0 && slices.Contains(homeExprs, part) {
 			lit, n = "~", len(part)
 		}
@@ -311,15 +311,6 @@ func splitArgs(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
-}
-
-// readLiteralMaybeAny reads a single- or double-quoted literal at the
-// start of s, if any.
-func readLiteralMaybeAny(s string) (string, int) {
-	if s == "" || s[0] != '"' && s[0] != '\'' {
-		return "", 0
-	}
-	return readLiteral(s)
 }
 
 // callArgText returns the argument text of a call whose name ends where s
@@ -579,7 +570,7 @@ func awkPipes(code string) []string {
 		// print "cmd" | "sh": the printed text is run by the shell.
 		if strings.HasPrefix(after, "|") {
 			target := strings.TrimLeft(after[1:], " ")
-			if t, n := readLiteralMaybe(target); n > 0 && shellNames.has(normName(strings.Fields(t + " x")[0])) {
+			if t, n := readLiteralMaybe(target, `"`); n > 0 && shellNames.has(normName(strings.Fields(t + " x")[0])) {
 				out = append(out, lit)
 			}
 		}
@@ -632,9 +623,10 @@ var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
 	return m
 })
 
-// readLiteralMaybe reads a quoted literal at the start of s, if any.
-func readLiteralMaybe(s string) (string, int) {
-	if s == "" || s[0] != '"' {
+// readLiteralMaybe reads a literal at the start of s, if s starts with
+// one of the quote characters quotes.
+func readLiteralMaybe(s, quotes string) (string, int) {
+	if s == "" || !strings.ContainsRune(quotes, rune(s[0])) {
 		return "", 0
 	}
 	return readLiteral(s)
