@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -75,4 +76,30 @@ func FuzzDecodeInitSpec(f *testing.F) {
 			t.Fatalf("re-encoding a decoded spec changed it: %v", err)
 		}
 	})
+}
+
+// TestRecvAfterPeerLeftUnread: a peer that sends its last message and
+// exits with one of ours unread (an init that fails before it reads the
+// parent's msgCgroup) makes the kernel report ECONNRESET on our end ahead
+// of the queued message. The message still reaches the reader.
+func TestRecvAfterPeerLeftUnread(t *testing.T) {
+	ours, peer, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ours.Close()
+	if err := sendMsg(int(peer.Fd()), ctlMsg{Type: msgError, Err: "exec: not found"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sendMsg(int(ours.Fd()), ctlMsg{Type: msgCgroup}); err != nil {
+		t.Fatal(err)
+	}
+	peer.Close() // with our message unread
+	m, _, err := recvMsg(int(ours.Fd()))
+	if err != nil || m.Type != msgError || m.Err != "exec: not found" {
+		t.Fatalf("recv after the peer left: %+v, %v; want its error message", m, err)
+	}
+	if _, _, err := recvMsg(int(ours.Fd())); !errors.Is(err, errClosed) {
+		t.Errorf("then: %v, want the end of the socket", err)
+	}
 }

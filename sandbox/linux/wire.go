@@ -197,7 +197,11 @@ func recvInto(fd int, bufs *[2][]byte) ([]byte, []int, error) {
 	buf, oob := bufs[0], bufs[1]
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
+		if err == unix.EINTR || err == unix.ECONNRESET {
+			// ECONNRESET: the peer left with a message of ours unread (an
+			// init that failed before reading msgCgroup). The kernel says
+			// so once, ahead of what the peer sent before it left; read on
+			// to that, then to the end.
 			continue
 		}
 		if err != nil {
