@@ -14,8 +14,8 @@ import (
 //   - denied: syscalls refused outright (EPERM), the kernel attack surface a
 //     workload never needs;
 //   - argRules: syscalls refused only for some arguments (namespace flags
-//     to clone, TIOCSTI and TIOCSETD to ioctl, set-user-ID bits to chmod and open,
-//     exotic socket families).
+//     to clone, TIOCSTI and TIOCSETD to ioctl, F_SETLEASE to fcntl, set-user-ID
+//     bits to chmod and open, exotic socket families).
 //
 // The filter first checks the architecture (anything but the native one is
 // killed, and on amd64 so is the x32 ABI), so a syscall number can never be
@@ -68,6 +68,13 @@ var commonArgRules = []argRule{
 	// module (n_hdlc and n_gsm have had privilege escalations).
 	rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD),
 	rule(unix.SYS_CLONE, 0, denyIfAnyBits, unix.EPERM, nsCloneFlags),
+	// A file lease makes every other process that opens the file (for
+	// writing, under a read lease; at all, under a write lease) wait until
+	// the holder lets go or lease-break-time passes (45 s by default), and
+	// the holder may take it again at once: a sandboxed program could stall
+	// the host's editor, shell or agent on any file it may read. No
+	// ordinary workload takes leases; F_GETLEASE stays allowed.
+	rule(unix.SYS_FCNTL, 1, denyIfEqual, unix.EPERM, unix.F_SETLEASE),
 	rule(unix.SYS_FCHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_FCHMODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_FCHMODAT2, 2, denyIfAnyBits, unix.EPERM, setIDBits),
