@@ -289,3 +289,30 @@ func probeMemfdExec(string) (string, error) {
 	}
 	return fmt.Sprintf("exit %d: %s", st.ExitCode(), out), nil
 }
+
+func init() { register(map[string]probeFunc{"mqhog": probeMqHog}) }
+
+// mqAttr is struct mq_attr.
+type mqAttr struct{ flags, maxmsg, msgsize, curmsgs, pad0, pad1, pad2, pad3 int64 }
+
+// probeMqHog (blocked when not even one queue could be made) creates POSIX message queues in the sandbox's own IPC
+// namespace (10 messages of 8 KiB each, the defaults) until the kernel
+// refuses, keeps them open, and reports how many it got. Each costs about
+// 80 KiB of the per-user RLIMIT_MSGQUEUE allowance, which the kernel also
+// counts against the user who made the sandbox's user namespace.
+func probeMqHog(string) (string, error) {
+	attr := mqAttr{maxmsg: 10, msgsize: 8192}
+	n := 0
+	for ; n < 256; n++ {
+		name, _ := unix.BytePtrFromString(fmt.Sprintf("agentbox-hog-%d", n))
+		fd, _, e := unix.Syscall6(unix.SYS_MQ_OPEN, ptr(name), unix.O_CREAT|unix.O_RDWR|unix.O_CLOEXEC, 0o600, uintptr(unsafe.Pointer(&attr)), 0, 0)
+		if e != 0 && n == 0 {
+			return "", e
+		}
+		if e != 0 {
+			return fmt.Sprintf("%d queues, then %v", n, e), nil
+		}
+		held = append(held, int(fd))
+	}
+	return fmt.Sprintf("%d queues", n), nil
+}
