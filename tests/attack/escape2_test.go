@@ -70,6 +70,11 @@ func TestNamespaceAndInodeEscapes(t *testing.T) {
 		attack("init_task_environ", "read:/proc/1/task/1/environ"),
 		attack("init_task_root", "readlink:/proc/1/task/1/root"),
 		attack("init_task_mem", "open:/proc/1/task/1/mem"),
+		attack("init_sigterm", "kill:1:15"),
+		attack("init_sigquit", "kill:1:3"),
+		control("own_child_sigterm_by_sigio", "sigio:child|15", "gone"),
+		attack("init_sigterm_by_sigio", "sigio:1|15"),
+		control("alive_after_init_signals", "sys:getpid", ""),
 	}
 	for _, ns := range []string{"mnt", "user", "net", "pid"} {
 		ps = append(ps, attack("pidfd_init_"+ns+"_ns", "pidfdns:1|"+ns))

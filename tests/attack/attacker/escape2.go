@@ -316,3 +316,60 @@ func probeMqHog(string) (string, error) {
 	}
 	return fmt.Sprintf("%d queues", n), nil
 }
+
+func init() { register(map[string]probeFunc{"sigio": probeSigio}) }
+
+// probeSigio: "PID|SIG" (PID "child": a child it starts): has the kernel send SIG to PID on its behalf, as
+// the owner of a pipe in O_ASYNC mode (F_SETOWN, F_SETSIG), then writes
+// to the pipe. Allowed when PID is gone afterwards. For the sandbox's
+// init, whose Go runtime handles SIGTERM by exiting, that ends the
+// sandbox (and this probe with it: the run is then incomplete).
+func probeSigio(arg string) (string, error) {
+	a, err := splitArgs(arg, 2)
+	if err != nil {
+		return "", err
+	}
+	var pid int
+	var err1 error
+	if a[0] == "child" {
+		// The control: a child of the attacker's own.
+		child, err := os.StartProcess("/bin/sleep", []string{"sleep", "30"}, &os.ProcAttr{})
+		if err != nil {
+			return "", unwrap(err)
+		}
+		pid = child.Pid
+		go func() { _, _ = child.Wait() }()
+	} else {
+		pid, err1 = strconv.Atoi(a[0])
+	}
+	sig, err2 := strconv.Atoi(a[1])
+	if err1 != nil || err2 != nil {
+		return "", badArgs(arg)
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return "", err
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETOWN, pid); err != nil {
+		return "F_SETOWN", err
+	}
+	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETSIG, sig); err != nil {
+		return "F_SETSIG", err
+	}
+	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_ASYNC|unix.O_NONBLOCK); err != nil {
+		return "O_ASYNC", err
+	}
+	if _, err := unix.Write(p[1], []byte("x")); err != nil {
+		return "", err
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := unix.Kill(pid, 0); err == unix.ESRCH {
+		return fmt.Sprintf("pid %d is gone", pid), nil
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/status", pid)); err != nil {
+		return fmt.Sprintf("pid %d is gone", pid), nil
+	}
+	return fmt.Sprintf("pid %d still runs", pid), errNotObtained
+}
