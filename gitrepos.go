@@ -64,7 +64,11 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 
 // scanGitRepos walks root breadth first for .git entries and bare
 // repositories (git directories of their own: a bare repository used as a
-// local remote runs its hooks at every push to it).
+// local remote runs its hooks at every push to it). Names are compared
+// without case: in a case-insensitive directory (ext4's and f2fs's
+// casefold, which a command may turn on for an empty directory it made)
+// git's lookup of .git finds a .GIT, and Unicode case folding
+// (strings.EqualFold) covers such spellings as "refſ".
 // truncated says that it stopped at gitScanMaxDirs with directories left.
 func scanGitRepos(root string) (found []string, truncated bool) {
 	type dir struct {
@@ -88,12 +92,13 @@ func scanGitRepos(root string) (found []string, truncated bool) {
 		}
 		for _, e := range entries {
 			p := filepath.Join(d.path, e.Name())
-			if e.Name() == ".git" && d.path != root && (e.IsDir() || e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
+			isGit := strings.EqualFold(e.Name(), ".git")
+			if isGit && d.path != root && (e.IsDir() || e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
 				found = append(found, p)
 				continue
 			}
 			switch {
-			case !e.IsDir() || e.Name() == ".git":
+			case !e.IsDir() || isGit:
 			case gitScanSkip[e.Name()]:
 				// Not walked, but a repository made right there (build/.git)
 				// is one a person may cd into.
@@ -110,13 +115,13 @@ func scanGitRepos(root string) (found []string, truncated bool) {
 
 // isGitDir reports whether a directory with these entries is a git
 // directory, by git's own test: a HEAD file, an objects and a refs
-// directory.
+// directory (names compared without case, as in scanGitRepos).
 func isGitDir(entries []os.DirEntry) bool {
 	n := 0
 	for _, e := range entries {
 		switch {
-		case e.Name() == "HEAD" && e.Type().IsRegular(),
-			(e.Name() == "objects" || e.Name() == "refs") && e.IsDir():
+		case strings.EqualFold(e.Name(), "HEAD") && e.Type().IsRegular(),
+			(strings.EqualFold(e.Name(), "objects") || strings.EqualFold(e.Name(), "refs")) && e.IsDir():
 			n++
 		}
 	}

@@ -80,13 +80,17 @@ func TestScanGitRepos(t *testing.T) {
 		}
 	}
 	mk([]string{".git/objects", "app/.git/objects", "remote.git/objects", "remote.git/refs", "remote.git/hooks",
-		"half.git/objects", "node_modules/x/.git", "build/.git", "deep/a/b/c/d/e/f/.git", "lib"},
-		"remote.git/HEAD", "half.git/HEAD", "lib/.git")
+		"half.git/objects", "node_modules/x/.git", "build/.git", "deep/a/b/c/d/e/f/.git", "lib",
+		// Spellings a case-insensitive (casefold) directory resolves as
+		// .git, HEAD, objects and refs.
+		"folded/.GIT", "bare2/OBJECTS", "bare2/Refſ"},
+		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head")
 	got, truncated := scanGitRepos(root)
 	if truncated {
 		t.Error("a small tree was reported as truncated")
 	}
-	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "build/.git"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
+	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "bare2"), filepath.Join(root, "build/.git"),
+		filepath.Join(root, "folded/.GIT"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not inside node_modules, not deeper than %d)", got, want, gitScanDepth)
