@@ -86,12 +86,7 @@ func TestForkerDeathWaitsForTree(t *testing.T) {
 // this test speaks for.
 func TestForkerProtocolError(t *testing.T) {
 	f, peer, cmd := fakeForker(t)
-	ctl, child, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close()
-	defer child.Close()
+	_, child := ctlPair(t)
 	start := time.Now()
 	forked := make(chan error, 1)
 	go func() {
@@ -144,12 +139,7 @@ func TestSlowForkerKeepsItsSandboxes(t *testing.T) {
 	f.mu.Lock()
 	f.procs[7] = running // a sandbox it cloned earlier, still running
 	f.mu.Unlock()
-	ctl, child, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close()
-	defer child.Close()
+	ctl, child := ctlPair(t)
 	start := time.Now()
 	if _, err := f.fork(kindNetns, false, child, nil); !errors.Is(err, errForkerGone) {
 		t.Fatalf("an unanswered request: %v, want errForkerGone", err)
@@ -188,12 +178,7 @@ func TestForkerReusedPid(t *testing.T) {
 	const pid = 4242 // both inits' pid, as the forker reports them
 	var procs []*forkedProc
 	for range 2 {
-		ctl, child, err := socketpair()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ctl.Close()
-		defer child.Close()
+		_, child := ctlPair(t)
 		got := make(chan *forkedProc, 1)
 		go func() {
 			p, err := f.fork(kindNetns, false, child, nil)
@@ -283,6 +268,18 @@ func fakeForker(t *testing.T) (f *forker, peer *os.File, cmd *exec.Cmd) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() }) // the forker's read reaps it
 	return newForker(cmd, sock), peer, cmd
+}
+
+// ctlPair is a control socket pair for a request to a forker: the end
+// this process keeps and the init's, both closed when the test ends.
+func ctlPair(t *testing.T) (ctl, child *os.File) {
+	t.Helper()
+	ctl, child, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctl.Close(); child.Close() })
+	return ctl, child
 }
 
 // answerFork reads the next request on a fake forker's peer and answers

@@ -197,11 +197,7 @@ func TestForkerClonesIntoCgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.close()
-	ctl, child, err := socketpair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close()
+	ctl, child := ctlPair(t)
 	p, err := f.fork(kindNetns, os.Geteuid() == 0 && inInitialUserNS(), child, cg)
 	child.Close()
 	if err != nil {
