@@ -385,6 +385,9 @@ func (f *forker) close() {
 	_ = rc.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
 }
 
+// resume continues the forker if it is stopped (SIGSTOP).
+func (f *forker) resume() { _ = f.cmd.Process.Signal(syscall.SIGCONT) }
+
 // forkedProc is an init the forker cloned. It is signalled through its
 // pidfd, so a signal never reaches a process that reused its pid.
 type forkedProc struct {

@@ -234,3 +234,39 @@ func TestNoFallbackAfterClose(t *testing.T) {
 		t.Errorf("%d init(s) started after Close", n)
 	}
 }
+
+// TestClosedRuntimeEndsStoppedForker: a forker that is stopped (SIGSTOP)
+// when its Runtime closes, with no request in flight, does not stay behind
+// for ever with the warm init it cloned: no request will come to find it
+// overdue, and a stopped process never reads the end of its socket.
+func TestClosedRuntimeEndsStoppedForker(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{}
+	initPid, forkerPid := forkedWarmInit(t, r)
+	f := runningForker(t, r)
+	t.Cleanup(func() { _ = f.cmd.Process.Kill() }) // not to leave it behind if this fails
+	if err := syscall.Kill(forkerPid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); procState(forkerPid) != "T"; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the forker is in state %q, not stopped", procState(forkerPid))
+		}
+	}
+	f.mu.Lock()
+	asked := f.pending != nil
+	f.mu.Unlock()
+	if asked {
+		t.Fatal("a request is in flight")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{initPid, forkerPid} {
+		if !processGone(pid, 10*time.Second) {
+			t.Errorf("process %d (state %q) outlived the closed Runtime", pid, procState(pid))
+		}
+	}
+}

@@ -107,6 +107,10 @@ func (r *Runtime) Close() error {
 	r.mu.Unlock()
 	if f != nil {
 		f.close()
+		// A forker stopped (SIGSTOP) would never read the end, and no
+		// request will come to find it overdue: it would stay behind for
+		// ever, with its inits. Resumed, it ends once they have exited.
+		f.resume()
 	}
 	cleanups.Wait()
 	return nil
