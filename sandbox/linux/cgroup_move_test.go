@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -104,5 +107,73 @@ func TestInitNotReapedWhileMoved(t *testing.T) {
 	}
 	if err := <-w.cgMoved; err != nil {
 		t.Errorf("the move: %v", err)
+	}
+}
+
+// TestForkedInitNotMovedByPid: a warm init the forker cloned without a
+// cgroup (making one failed then) is not moved into the sandbox's cgroup
+// by its pid from this process: the forker reaps it, and once reaped its
+// pid may be another process's, which would be moved into the sandbox's
+// cgroup and killed with it. Here the init was reaped, and its pid, as
+// the forker reported it, is a host process's (victim) by the time its
+// sandbox starts, before the forker's report of its end came in.
+func TestForkedInitNotMovedByPid(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	if _, err := newSandboxCgroup(); err != nil {
+		t.Skipf("no cgroups: %v", err)
+	}
+	victim := exec.Command("/bin/sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
+	cgBefore, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", victim.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The init that was: a process that exited and was reaped.
+	gone := exec.Command("/bin/true")
+	if err := gone.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidfd, err := unix.PidfdOpen(gone.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = gone.Wait()
+	p := &forkedProc{id: victim.Process.Pid, pidfd: pidfd, exited: make(chan struct{})}
+	t.Cleanup(func() { p.exit(syscall.WaitStatus(syscall.SIGKILL), nil) }) // the forker's late report
+	ctl, child, err := socketpair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Close() // the init's end went with it
+
+	r := &Runtime{ColdStart: true} // no warm-up, and no forker, beside this one
+	defer r.Close()
+	r.init()
+	r.pool.ready = map[initKind]*warmInit{kindNetns: {proc: p, ctl: ctl}}
+	proc, startErr := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered,
+		Limits: sandbox.Limits{MemoryBytes: 256 << 20, Processes: 64}},
+		&sandbox.Program{Path: "/bin/true", Args: []string{"true"}})
+	if startErr == nil {
+		proc.Wait()
+		proc.Close()
+	}
+	cleanups.Wait() // the sandbox's cgroup removed, what is in it killed
+	if st := procState(victim.Process.Pid); st == "" || st == "Z" {
+		t.Fatalf("the host process whose pid the gone init had was killed (state %q)", st)
+	}
+	cgAfter, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", victim.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(cgAfter) != string(cgBefore) {
+		t.Errorf("the host process was moved from\n%s\nto\n%s", cgBefore, cgAfter)
+	}
+	if startErr != nil {
+		t.Errorf("Start: %v, want the sandbox in an init of its own", startErr)
 	}
 }

@@ -283,6 +283,10 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		w.discard()
 		return nil, err
 	}
+	if w, err = r.movableInit(w, h, kind); err != nil {
+		h.Close()
+		return nil, err
+	}
 	h.proc, h.ctl = w.proc, w.ctl
 	if !r.ColdStart && kind != kindReduced {
 		h.released = func() { r.pool.warm(r, kind) }
@@ -341,6 +345,25 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		return nil, err
 	}
 	return h, nil
+}
+
+// movableInit returns w, or an init started here instead when w, cloned
+// by the forker without a cgroup, would have to be moved into the cgroup
+// h's limits need: only the forker may write its pid, since it reaps it
+// (once reaped, the pid may be another process's, which would be moved
+// into the sandbox's cgroup and killed with it).
+func (r *Runtime) movableInit(w *warmInit, h *handle, kind initKind) (*warmInit, error) {
+	if _, forked := w.proc.(*forkedProc); !forked || w.cg != nil {
+		return w, nil
+	}
+	if _, want := h.cgroupLimits(); !want {
+		return w, nil
+	}
+	if cgroups.find(); cgroups.version == 0 {
+		return w, nil // no cgroup to move it into: rlimits alone apply
+	}
+	w.discard()
+	return startInit(r, kind)
 }
 
 func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind initKind) (*handle, error) {
