@@ -20,6 +20,11 @@ import (
 // returns when the Runtime has closed its end and every init it cloned has
 // exited.
 func runForker() int {
+	// It lives as long as its Runtime: what it inherited from the caller
+	// by mistake (a descriptor without close-on-exec, such as a pipe the
+	// caller's own parent left it) must not be held open that long, nor
+	// passed on to the inits.
+	closeInherited()
 	// A terminal's signals (^C, ^\, ^Z, a hang-up, background reads and
 	// writes) are for the caller, which may handle them itself, not for
 	// the forker, whose death would take every sandbox with it. They are
@@ -111,6 +116,25 @@ func moveInto(procs []int, pid int) error {
 		}
 	}
 	return nil
+}
+
+// closeInherited closes the descriptors above ctlFD that this process
+// inherited without meaning to: the ones without close-on-exec (every
+// descriptor Go opens has it).
+func closeInherited() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= ctlFD {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.Close(fd)
+		}
+	}
 }
 
 // reply sends one message to the Runtime; a failure means it is gone, and

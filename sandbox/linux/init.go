@@ -81,7 +81,10 @@ func runInit() int {
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 	// Nothing the init inherited or opens may reach the program: mark every
-	// descriptor above the standard streams close-on-exec.
+	// descriptor above the standard streams close-on-exec, once the ones it
+	// inherited by mistake are closed (the sandbox's lifetime is long to
+	// hold, say, a pipe's write end open).
+	closeInherited()
 	_ = unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	prebuilt, prebuildErr := prebuildAllowed(), error(nil)
 	if prebuilt {
