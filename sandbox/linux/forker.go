@@ -31,7 +31,8 @@ import (
 // it clones get SIGKILL when it ends. It stops when the Runtime closes,
 // once the inits it cloned have exited. It has a process group of its own
 // and drops a terminal's signals, which are the caller's to handle; one
-// that stops anyway (SIGSTOP) is killed once a request is overdue.
+// that stops anyway (SIGSTOP) is killed once a request, or the report of
+// an init's end, is overdue, and resumed when the Runtime closes.
 
 // forkerArg0 marks a re-executed agentbox binary as a forker.
 const forkerArg0 = "agentbox-sandbox-forker"
@@ -355,7 +356,7 @@ func (f *forker) forked(m forkMsg, fds []int) {
 		answer <- forkReply{err: err}
 		return
 	}
-	p := &forkedProc{id: m.Pid, pidfd: fds[0], exited: make(chan struct{})}
+	p := &forkedProc{id: m.Pid, pidfd: fds[0], exited: make(chan struct{}), forker: f}
 	if m.MoveErr != "" {
 		p.moveErr = errors.New(m.MoveErr)
 	}
@@ -391,7 +392,8 @@ func (f *forker) resume() { _ = f.cmd.Process.Signal(syscall.SIGCONT) }
 // forkedProc is an init the forker cloned. It is signalled through its
 // pidfd, so a signal never reaches a process that reused its pid.
 type forkedProc struct {
-	id int
+	id     int
+	forker *forker // which reaps it and reports its end; nil in tests
 	// moveErr is the forker's failure to move it into the cgroups whose
 	// cgroup.procs came with the request.
 	moveErr error
@@ -421,9 +423,48 @@ func (p *forkedProc) signal(sig syscall.Signal) error {
 	return nil
 }
 
+// wait waits for the forker's report of the init's end. A forker that is
+// stopped (SIGSTOP) once the init has exited would hold the report up for
+// ever: it is killed, as when a request to it is overdue, and its end
+// reports the init's.
 func (p *forkedProc) wait() (syscall.WaitStatus, error) {
-	<-p.exited
-	return p.status, p.err
+	var tick *time.Ticker
+	for {
+		if tick == nil {
+			select {
+			case <-p.exited:
+				return p.status, p.err
+			default:
+			}
+			tick = time.NewTicker(reapOverdue)
+			defer tick.Stop()
+		}
+		select {
+		case <-p.exited:
+			return p.status, p.err
+		case <-tick.C:
+		}
+		if p.forker != nil && p.hasExited() && processStopped(p.forker.cmd.Process.Pid) {
+			_ = p.forker.cmd.Process.Kill()
+		}
+	}
+}
+
+// reapOverdue is how often a wait checks that the forker is not stopped
+// while the init it waits for has exited unreported.
+const reapOverdue = time.Second
+
+// hasExited reports whether the init has exited (and its pid namespace is
+// empty), reaped or not.
+func (p *forkedProc) hasExited() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pidfd < 0 {
+		return true
+	}
+	pfd := []unix.PollFd{{Fd: int32(p.pidfd), Events: unix.POLLIN}}
+	n, err := unix.Poll(pfd, 0)
+	return err == nil && n > 0
 }
 
 func (p *forkedProc) exit(ws syscall.WaitStatus, err error) {

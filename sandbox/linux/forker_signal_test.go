@@ -236,9 +236,10 @@ func TestNoFallbackAfterClose(t *testing.T) {
 }
 
 // TestClosedRuntimeEndsStoppedForker: a forker that is stopped (SIGSTOP)
-// when its Runtime closes, with no request in flight, does not stay behind
-// for ever with the warm init it cloned: no request will come to find it
-// overdue, and a stopped process never reads the end of its socket.
+// when its Runtime closes, with no request in flight and no init of its
+// own left, does not stay behind for ever: no request will come to find it
+// overdue, no init's end to report, and a stopped process never reads the
+// end of its socket.
 func TestClosedRuntimeEndsStoppedForker(t *testing.T) {
 	if !probeUserns().OK {
 		t.Skip("user namespaces unavailable")
@@ -247,6 +248,23 @@ func TestClosedRuntimeEndsStoppedForker(t *testing.T) {
 	initPid, forkerPid := forkedWarmInit(t, r)
 	f := runningForker(t, r)
 	t.Cleanup(func() { _ = f.cmd.Process.Kill() }) // not to leave it behind if this fails
+	// The forker's warm init goes, and no other one comes.
+	r.pool.mu.Lock()
+	w := r.pool.ready[kindNetns]
+	delete(r.pool.ready, kindNetns)
+	r.pool.mu.Unlock()
+	w.discard()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		f.mu.Lock()
+		idle := len(f.procs) == 0
+		f.mu.Unlock()
+		if idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the forker did not report its discarded init's end")
+		}
+	}
 	if err := syscall.Kill(forkerPid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -268,5 +286,51 @@ func TestClosedRuntimeEndsStoppedForker(t *testing.T) {
 		if !processGone(pid, 10*time.Second) {
 			t.Errorf("process %d (state %q) outlived the closed Runtime", pid, procState(pid))
 		}
+	}
+}
+
+// TestKilledSandboxWaitsNotForStoppedForker: the Wait of a sandbox killed
+// (its init gone without a report of the program's status) while its
+// forker is stopped (SIGSTOP) returns: it does not wait for ever for the
+// forker's report of the init's end. (The forker is killed, as when a
+// request to it is overdue.)
+func TestKilledSandboxWaitsNotForStoppedForker(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{}
+	defer r.Close()
+	initPid, forkerPid := forkedWarmInit(t, r)
+	f := runningForker(t, r)
+	t.Cleanup(func() { _ = f.cmd.Process.Kill() }) // not to leave it behind if this fails
+	proc, err := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered},
+		&sandbox.Program{Path: "/bin/sleep", Args: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	if proc.Pid() != initPid {
+		t.Fatalf("the sandbox runs in init %d, not the forked one %d", proc.Pid(), initPid)
+	}
+	if err := syscall.Kill(forkerPid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); procState(forkerPid) != "T"; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the forker is in state %q, not stopped", procState(forkerPid))
+		}
+	}
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan sandbox.ExitStatus, 1)
+	go func() { st, _ := proc.Wait(); waited <- st }()
+	select {
+	case st := <-waited:
+		if st.Signal != syscall.SIGKILL {
+			t.Errorf("the killed sandbox: %+v, want SIGKILL", st)
+		}
+	case <-time.After(forkTimeout + 10*time.Second):
+		t.Fatal("Wait of a killed sandbox still blocked by its stopped forker")
 	}
 }
