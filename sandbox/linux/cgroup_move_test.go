@@ -121,9 +121,11 @@ func TestForkedInitNotMovedByPid(t *testing.T) {
 	if !probeUserns().OK {
 		t.Skip("user namespaces unavailable")
 	}
-	if _, err := newSandboxCgroup(); err != nil {
+	probe, err := newSandboxCgroup()
+	if err != nil {
 		t.Skipf("no cgroups: %v", err)
 	}
+	probe.closeAsync()
 	victim := exec.Command("/bin/sleep", "60")
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)

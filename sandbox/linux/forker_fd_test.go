@@ -91,10 +91,9 @@ func TestForkerHoldsNoInheritedFiles(t *testing.T) {
 		if len(f) < 3 || f[len(f)-2] != "->" {
 			continue
 		}
-		if fd := f[len(f)-3]; fd > "2" || len(fd) > 1 {
-			if !strings.HasSuffix(f[len(f)-1], "/fd") { // ls's own listing
-				fds = append(fds, fd+" -> "+f[len(f)-1])
-			}
+		fd, target := f[len(f)-3], f[len(f)-1]
+		if n, err := strconv.Atoi(fd); err == nil && n > 2 && !strings.HasSuffix(target, "/fd") { // not ls's own listing
+			fds = append(fds, fd+" -> "+target)
 		}
 	}
 	if len(fds) > 0 || !strings.Contains(out.String(), " 2 -> ") {
