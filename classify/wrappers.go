@@ -84,7 +84,7 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"systemd-run":      {argShort: "upEHMs", argLong: []string{"--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "--service-type", "--expand-environment"}, chdirLong: []string{"--working-directory"}},
 		"sshpass":          {argShort: "fdpP", transparent: true},
 		"xargs":            {argShort: "aEILnPsd", argLong: []string{"--arg-file", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}, transparent: true, defCmd: "echo"},
-		"parallel":         {argShort: "jSI", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring"}, flagLong: []string{"--tag"}, transparent: true},
+		"parallel":         {argShort: "jSIadnNLsPCE", argLong: []string{"--jobs", "--sshlogin", "--joblog", "--results", "--delay", "--timeout", "--retries", "--colsep", "--tagstring", "--arg-file", "--delimiter", "--max-args", "--max-replace-args", "--max-lines", "--max-chars", "--workdir", "--env", "--tmpdir", "--eof"}, flagLong: []string{"--tag"}, transparent: true},
 		"nix-shell":        {argShort: "pIA", cmdLong: []string{"--run", "--command"}, optOnly: true, transparent: true},
 		"fakeroot":         {argShort: "ies", argLong: []string{"--lib", "--faked", "--unknown-is-real", "--fd-base"}, transparent: true},
 		"proot":            {argShort: "rbmwvkiu0", argLong: []string{"--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--verbose", "--kernel-release"}, transparent: true},
@@ -377,6 +377,10 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 			}
 		}
 	}
+	opts := args // xargs' and parallel's own options: cmd is a tail of args
+	if (name == "xargs" || name == "parallel") && len(cmd) <= len(args) {
+		opts = args[:len(args)-len(cmd)]
+	}
 	var out stream
 	ran := false
 	if shell != nil {
@@ -390,8 +394,12 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		// sudo -s, chroot DIR, unshare: a shell reads standard input.
 		cmd = []field{{val: "sh"}}
 	}
+	stdinArgs := name == "xargs"
 	if name == "parallel" {
-		cmd = parallelCmd(cmd)
+		var done bool
+		if cmd, stdinArgs, done = a.parallelRun(u, opts, cmd); done {
+			return stream{traits: trUnknown | trShellOut}, true
+		}
 	}
 	if name == "xargs" && len(cmd) > 0 && xargsReplaces(args) {
 		cmd = xargsPaste(cmd, xargsReplace(args), u.in)
@@ -401,9 +409,11 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		if cwd != nil {
 			in.chdir(*cwd)
 		}
-		if name == "xargs" {
+		if stdinArgs {
+			// xargs CMD, parallel CMD: each input line becomes arguments.
 			in.viaXargs = true
-			in.xargsToken = xargsReplace(args)
+			in.xargsToken = xargsReplace(opts)
+			in.argsIn = u.in
 			in.in = stream{}
 		}
 		in.env = append(in.env, u.env...)
@@ -492,18 +502,6 @@ func xargsPaste(cmd []field, tok string, in stream) []field {
 		g.dynEnd = len(g.val)
 		g.src.merge(in)
 		out[k] = g
-	}
-	return out
-}
-
-// parallelCmd turns `parallel CMD ::: ARGS` into CMD ARGS.
-func parallelCmd(cmd []field) []field {
-	var out []field
-	for _, f := range cmd {
-		if f.val == ":::" || f.val == "::::" || f.val == ":::+" {
-			continue
-		}
-		out = append(out, f)
 	}
 	return out
 }
