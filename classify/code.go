@@ -190,43 +190,6 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.kill = f.kill || o.kill
 }
 
-// stdinEval names, per language, the calls that run a string as code and
-// the expressions that read standard input.
-var stdinEval = map[string]struct{ calls, refs []string }{
-	"python": {[]string{"exec", "eval", "compile"}, []string{"sys.stdin", "input(", "open(0", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "fileinput"}},
-	"perl":   {[]string{"eval"}, []string{"<STDIN>", "<>", "<<>>", "/dev/stdin"}},
-	"ruby":   {[]string{"eval", "instance_eval", "binding.eval"}, []string{"$stdin", "STDIN", "ARGF", "gets", "$<", "/dev/stdin"}},
-	"node":   {[]string{"eval", "Function", "vm.runInThisContext", "vm.runInNewContext"}, []string{"readFileSync(0", "/dev/stdin", "process.stdin"}},
-	"php":    {[]string{"eval"}, []string{"php://stdin", "STDIN"}},
-	"lua":    {[]string{"load", "loadstring"}, []string{"io.read", "io.stdin", "io.lines"}},
-}
-
-// evalsStdin reports whether code runs what it reads from standard input
-// as code: an eval-like call whose argument reads it (exec(sys.stdin.read()),
-// eval <STDIN>), or is a plain name while the code reads it.
-func evalsStdin(lang, code string) bool {
-	ev, ok := stdinEval[lang]
-	if !ok {
-		return false
-	}
-	for _, name := range ev.calls {
-		for _, sp := range nameSpans(code, name) {
-			i, off := sp[0], sp[1]
-			if i > 0 && isIdent(code[i-1]) || off < len(code) && isIdent(code[off]) {
-				continue
-			}
-			arg := callArgText(code[off:])
-			if containsAny(arg, ev.refs...) {
-				return true
-			}
-			if n := strings.Trim(arg, " \t()$@"); n != "" && isName(n) && containsAny(code, ev.refs...) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // pathJoins are calls that join path components.
 var pathJoins = []string{"os.path.join(", "posixpath.join(", "path.join(", "File.join(", "filepath.Join(", "File.expand_path("}
 

@@ -330,8 +330,9 @@ type interpSpec struct {
 	codeLong  []string
 	argShort  string // short options that take some other value
 	argLong   []string
-	module    byte // python -m MODULE runs a module like a command
-	progArg   bool // the first operand is the program text (awk)
+	module    byte   // python -m MODULE runs a module like a command
+	loopShort string // short options that run the code once per input line (perl -n, -p)
+	progArg   bool   // the first operand is the program text (awk)
 	evalSub   string
 }
 
@@ -340,8 +341,8 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"python":      {lang: "python", codeShort: "c", argShort: "WXQ", module: 'm'},
 		"pypy":        {lang: "python", codeShort: "c", argShort: "WX", module: 'm'},
 		"ipython":     {lang: "python", codeShort: "c", module: 'm'},
-		"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx"},
-		"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF"},
+		"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx", loopShort: "np"},
+		"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF", loopShort: "np"},
 		"irb":         {lang: "ruby"},
 		"node":        {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions"}},
 		"nodejs":      {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "r", argLong: []string{"--require", "--import"}},
@@ -408,6 +409,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}
 	var code *field
 	var ops []field
+	loop := false
 	off := len(u.args) - len(args) // args is a tail of u.args
 	for i := 0; i < len(args); i++ {
 		f := args[i]
@@ -454,6 +456,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 				}
 				return a.runModule(u, mod, rest), true
 			}
+			loop = loop || strings.IndexByte(spec.loopShort, c) >= 0
 			if strings.IndexByte(spec.codeShort, c) >= 0 {
 				g := f
 				if attached != "" {
@@ -477,6 +480,9 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
+		if loop && u.code != nil && loopEvalsStdin(spec.lang, code.val) {
+			u.code.runsStdin = true // perl -ne 'eval': each input line is code
+		}
 		a.inputCode(u, spec.lang)
 	case spec.progArg && len(ops) > 0 && !progFile(args):
 		u.markCode(ops[0])
