@@ -3,6 +3,7 @@ package classify
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"runtime"
 	"strings"
@@ -54,6 +55,7 @@ type config struct {
 	userRules []UserRule
 	overrides []RuleOverride
 	protected []string
+	home      *string
 }
 
 // Option configures a Classifier.
@@ -91,6 +93,17 @@ func WithProtectedPaths(globs ...string) Option {
 	return func(c *config) { c.protected = append(c.protected, globs...) }
 }
 
+// WithHomeDir names the caller's home directory as an absolute path: a
+// write aimed at a path under it is judged as the same path under ~ is as
+// well (tar -x -C /home/user is home-overwrite, > /home/user/.ssh/x is
+// output-redirect-system, a protected "~/.bashrc" covers
+// /home/user/.bashrc). It only adds matches: the path as written is judged
+// too. Without this option the home is $HOME of the process; "" (or a
+// relative path, or /) turns the mapping off.
+func WithHomeDir(dir string) Option {
+	return func(c *config) { c.home = &dir }
+}
+
 // DefaultProtectedPaths returns the globs WithDefaultProtectedPaths adds.
 func DefaultProtectedPaths() []string {
 	return []string{
@@ -114,6 +127,7 @@ type Classifier struct {
 	userRules []UserRule
 	decisions []Decision // effective decision per built-in rule, by index
 	protected []string
+	home      string // the caller's home directory (see WithHomeDir), "" for none
 	// foldCase matches protected paths without regard to case, as the
 	// file systems of macOS and Windows do (.GIT/hooks is .git/hooks).
 	foldCase bool
@@ -164,6 +178,11 @@ func New(opts ...Option) (*Classifier, error) {
 			return nil, fmt.Errorf("classify: protected path %q: %w: %w", g, ErrInvalidPattern, err)
 		}
 		c.protected = append(c.protected, g)
+	}
+	if cfg.home != nil {
+		c.home = cleanHome(*cfg.home)
+	} else if h, err := os.UserHomeDir(); err == nil {
+		c.home = cleanHome(h)
 	}
 	return c, nil
 }

@@ -464,3 +464,50 @@ func TestRootsHome(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeDir: with the caller's home given as an absolute path, a write
+// under it is judged as the same write under ~ (as well as as written).
+func TestHomeDir(t *testing.T) {
+	c, err := New(WithHomeDir("/home/user/"), WithProtectedPaths("~/.bashrc", "~/.profile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := New(WithHomeDir(""), WithProtectedPaths("~/.bashrc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    *Classifier
+		line string
+		want Decision
+		rule string
+	}{
+		{c, "tar -C /home/user -xf x.tar", Escalated, RuleHomeOverwrite},
+		{c, "tar -xf x.tar --directory=/home/user/", Escalated, RuleHomeOverwrite},
+		{c, "cd /home/user && tar xf x.tar", Escalated, RuleHomeOverwrite},
+		{c, "unzip -o x.zip -d /home/user", Escalated, RuleHomeOverwrite},
+		{c, "cp -r dotfiles/. /home/user", Escalated, RuleHomeOverwrite},
+		{c, "rsync -a dotfiles/ /home/user/", Escalated, RuleHomeOverwrite},
+		{c, "echo k >> /home/user/.ssh/authorized_keys", Forbidden, RuleOutputRedirectSystem},
+		{c, "cp key.pub /home/user/.ssh/authorized_keys", Forbidden, RuleOutputRedirectSystem},
+		{c, "cp x /home/user/.bashrc", Escalated, RuleProtectedPathWrite},
+		{c, "echo 'export A=1' > /home/user/.profile", Escalated, RuleProtectedPathWrite},
+		{c, "cd /home/user && cp x .bashrc", Escalated, RuleProtectedPathWrite},
+		{c, "cp x ~/.bashrc", Escalated, RuleProtectedPathWrite},
+		// Ordinary work in the home, other directories, the feature off.
+		{c, "tar -C /home/user/project -xf x.tar", Sandboxed, ""},
+		{c, "cp x /home/user/notes.txt", Sandboxed, ""},
+		{c, "cp a.txt /home/user", Sandboxed, ""},
+		{c, "cp -r src /home/user/proj", Sandboxed, ""},
+		{c, "tar -C /home/username -xf x.tar", Sandboxed, ""},
+		{c, "echo x > /home/user2/.bashrc", Sandboxed, ""},
+		{c, "tar -C /root -xf x.tar", Forbidden, RuleOutputRedirectSystem},
+		{off, "cp x /home/user/.bashrc", Sandboxed, ""},
+		{off, "cp x ~/.bashrc", Escalated, RuleProtectedPathWrite},
+	} {
+		r := tc.c.Classify(tc.line)
+		if r.Decision != tc.want || r.Rule != tc.rule {
+			t.Errorf("%q = %v/%s, want %v/%s", tc.line, r.Decision, r.Rule, tc.want, tc.rule)
+		}
+	}
+}

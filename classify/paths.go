@@ -269,6 +269,33 @@ func systemWriteTarget(f field) bool {
 	return len(l) > 2 && l[1] == ':' && strings.HasPrefix(l[2:], "/windows/")
 }
 
+// inHome returns f spelled from ~ when it is an absolute path at or under
+// home (the caller's home directory, clean and absolute; "" for none):
+// /home/user/.ssh/x is ~/.ssh/x.
+func inHome(f field, home string) (field, bool) {
+	if home == "" || f.dynPrefix || !strings.HasPrefix(f.val, "/") {
+		return f, false
+	}
+	c := path.Clean(f.val)
+	rest, ok := strings.CutPrefix(c, home)
+	if !ok || rest != "" && rest[0] != '/' {
+		return f, false
+	}
+	g := f
+	g.val = "~" + rest
+	return g, true
+}
+
+// cleanHome returns dir as inHome wants it: clean and absolute, "" for a
+// relative path or /.
+func cleanHome(dir string) string {
+	c := path.Clean(dir)
+	if !strings.HasPrefix(c, "/") || c == "/" {
+		return ""
+	}
+	return c
+}
+
 // callerIsRoot reports whether this process runs as root, whose home
 // /root is: for any other user, a write there is a write to a system path.
 var callerIsRoot = sync.OnceValue(func() bool { return os.Geteuid() == 0 })

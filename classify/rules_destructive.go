@@ -388,7 +388,21 @@ var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", 
 // rm, shred, unlink, dd of=, cp/mv/install/ln/rsync, sed -i, perl -i,
 // tar (the archive it creates, the directory it extracts into), unzip -d,
 // curl -o and wget -O.
-func writeTargets(u *unit) []writeTarget {
+//
+// A path under home (the caller's home directory as an absolute path) is
+// also given as the same path under ~, so that the rules that protect the
+// home treat /home/user/.ssh as they treat ~/.ssh.
+func writeTargets(u *unit, home string) []writeTarget {
+	out := pathWriteTargets(u, home)
+	for _, t := range out {
+		if h, ok := inHome(t.f, home); ok {
+			out = append(out, writeTarget{h, t.tree})
+		}
+	}
+	return out
+}
+
+func pathWriteTargets(u *unit, home string) []writeTarget {
 	var out []writeTarget
 	add := func(f field, tree bool) { out = append(out, writeTarget{u.resolve(f), tree}) }
 	for _, r := range u.redirs {
@@ -416,6 +430,10 @@ func writeTargets(u *unit) []writeTarget {
 		if dest != nil {
 			// cd ~ && cp -r /tmp/proj . copies into the home.
 			d := u.resolve(*dest)
+			if h, ok := inHome(d, home); ok && isHome(h) {
+				add(d, tree) // and, below, what lands in ~
+				d = h
+			}
 			dest = &d
 		}
 		// cp -T/mv -T: the source's contents become the destination.
@@ -690,11 +708,11 @@ func homeTree(f field) bool {
 	return (!f.dynPrefix || strings.HasPrefix(f.val, "~")) && cleanTarget(f.val) == "~"
 }
 
-func matchHomeOverwrite(u *unit, _ *Classifier) bool {
+func matchHomeOverwrite(u *unit, c *Classifier) bool {
 	if u.kind != kCall {
 		return false
 	}
-	for _, t := range writeTargets(u) {
+	for _, t := range writeTargets(u, c.home) {
 		if t.tree && homeTree(t.f) {
 			return true
 		}
@@ -702,7 +720,7 @@ func matchHomeOverwrite(u *unit, _ *Classifier) bool {
 	return false
 }
 
-func matchSystemWrite(u *unit, _ *Classifier) bool {
+func matchSystemWrite(u *unit, c *Classifier) bool {
 	if u.kind != kCall {
 		return false
 	}
@@ -710,7 +728,11 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 	case "chmod", "chown", "chgrp":
 		// Permission changes are file-permission's (and chmod-recursive-root's).
 		for _, r := range u.redirs {
-			if r.isWrite() && systemWriteTarget(u.resolve(r.target)) {
+			if !r.isWrite() {
+				continue
+			}
+			t := u.resolve(r.target)
+			if h, ok := inHome(t, c.home); systemWriteTarget(t) || ok && systemWriteTarget(h) {
 				return true
 			}
 		}
@@ -726,7 +748,7 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 			return true
 		}
 	}
-	for _, t := range writeTargets(u) {
+	for _, t := range writeTargets(u, c.home) {
 		if u.name == "dd" && isBlockDevice(t.f.val) && !u.dynName {
 			continue // disk-wipe's
 		}
@@ -738,7 +760,7 @@ func matchSystemWrite(u *unit, _ *Classifier) bool {
 }
 
 func matchProtectedWrite(u *unit, c *Classifier) bool {
-	for _, t := range writeTargets(u) {
+	for _, t := range writeTargets(u, c.home) {
 		if protectedMatch(c.protected, t.f.val, t.tree, c.foldCase) {
 			return true
 		}
