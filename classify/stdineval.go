@@ -123,3 +123,160 @@ func pythonAliases(code string) [][2]string {
 	}
 	return out
 }
+
+// stdinSink says when a program runs code read from standard input: given
+// one of seqs, words that follow each other ("-" stands for /dev/stdin
+// and its aliases too; no words: whenever the input is piped). With
+// cluster, short options cluster as getopt allows (make -sf -, -f-).
+// Between a subcommand and a following option of the sequence, other
+// options may stand (deno run -A -), valueOpts with their values.
+type stdinSink struct {
+	seqs      [][]string
+	cluster   bool
+	valueOpts []string
+	lang      string // what known code is: "" shell, "sed" a sed script, "make" a makefile
+	bareDash  bool   // "-" as the first operand, with no subcommand, runs it too (deno -A -)
+}
+
+var (
+	makeSink = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}, {"--makefile", "-"}}, cluster: true, lang: "make"}
+	sedSink  = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}}, cluster: true, lang: "sed"}
+	denoSink = &stdinSink{seqs: [][]string{{"run", "-"}}, valueOpts: []string{"-c", "--config", "--import-map", "--lock",
+		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}, bareDash: true}
+	vimSink = &stdinSink{seqs: [][]string{{"-s", "-"}, {"-S", "-"}}}
+)
+
+// stdinCodeSinks are the programs that may run code from standard input.
+var stdinCodeSinks = map[string]*stdinSink{
+	"deno": denoSink, "bun": {seqs: [][]string{{"run", "-"}, {"-"}}},
+	"pwsh":       {seqs: [][]string{{"-"}, {"-File", "-"}, {"-f", "-"}}},
+	"powershell": {seqs: [][]string{{"-"}, {"-File", "-"}}}, "jshell": {seqs: [][]string{nil}},
+	"gdb": {seqs: [][]string{{"-x", "-"}, {"--command", "-"}, {"-ex", "source -"}}},
+	"vim": vimSink, "nvim": vimSink, "vi": vimSink, "ex": {seqs: [][]string{nil}},
+	"make": makeSink, "gmake": makeSink, "sed": sedSink, "gsed": sedSink,
+	"tclsh": {seqs: [][]string{{"-"}}}, "osascript": {seqs: [][]string{{"-"}}}, "Rscript": {seqs: [][]string{{"-"}}},
+}
+
+// stdinWord maps the names of standard input to "-".
+func stdinWord(v string) string {
+	switch v {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return "-"
+	}
+	if k, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(k, "--") {
+		return k + " " + stdinWord(val)
+	}
+	return v
+}
+
+// sinkWords splits u's arguments into the words a sink's sequences are
+// matched against: --opt=- as two words (--opt=VALUE stays one option
+// word: deno run --allow-read=. -), and with cluster -sf as -s -f, -f- as
+// -f -.
+func (k *stdinSink) words(args []field) []string {
+	var words []string
+	for _, f := range args {
+		w := stdinWord(f.val)
+		if o, v, ok := strings.Cut(w, " "); ok && strings.HasPrefix(o, "--") {
+			if v == "-" {
+				words = append(words, o, v)
+			} else {
+				words = append(words, o+"="+v)
+			}
+			continue
+		}
+		if k.cluster && len(w) > 2 && w[0] == '-' && w[1] != '-' {
+			for j := 1; j < len(w); j++ {
+				words = append(words, "-"+w[j:j+1])
+				if rest := w[j+1:]; rest != "" && k.takesValue(w[j]) {
+					words = append(words, stdinWord(rest))
+					break
+				}
+			}
+			continue
+		}
+		words = append(words, w)
+	}
+	return words
+}
+
+// takesValue reports whether the short option c starts a sequence (-f -):
+// what follows it in a cluster is its value.
+func (k *stdinSink) takesValue(c byte) bool {
+	for _, seq := range k.seqs {
+		if len(seq) > 1 && seq[0] == "-"+string(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsCodeFromStdin returns the sink through which u runs code from its
+// piped input, or nil.
+func readsCodeFromStdin(u *unit) *stdinSink {
+	k, ok := stdinCodeSinks[u.name]
+	if !ok || !u.piped || u.dynName {
+		return nil
+	}
+	words := k.words(u.args)
+	for _, seq := range k.seqs {
+		if len(seq) == 0 || k.matchAt(words, seq) {
+			return k
+		}
+	}
+	if k.bareDash {
+		// deno -A -: run is implied when the first operand is a script.
+		for j := 0; j < len(words); j++ {
+			if w := words[j]; len(w) > 1 && w[0] == '-' {
+				if contains(k.valueOpts, w) {
+					j++
+				}
+				continue
+			}
+			if words[j] == "-" {
+				return k
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// matchAt reports whether seq occurs in words, options (and the values of
+// valueOpts) allowed between a subcommand and an option after it.
+func (k *stdinSink) matchAt(words, seq []string) bool {
+	for i := range words {
+		j, n := i, 0
+		for ; n < len(seq) && j < len(words); n++ {
+			if n > 0 && !strings.HasPrefix(seq[n-1], "-") {
+				for j < len(words) && words[j] != seq[n] && len(words[j]) > 1 && words[j][0] == '-' {
+					if contains(k.valueOpts, words[j]) {
+						j++
+					}
+					j++
+				}
+			}
+			if j >= len(words) || words[j] != seq[n] {
+				break
+			}
+			j++
+		}
+		if n == len(seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinCode records that u runs its piped input as code through sink k.
+func (a *analyzer) stdinCode(u *unit, k *stdinSink) {
+	switch {
+	case k.lang == "sed" && u.in.textKnown:
+		a.sedScript(u, field{val: u.in.text})
+		return
+	case k.lang == "make" && u.in.textKnown:
+		a.makefile(u, field{val: u.in.text})
+		return
+	}
+	a.codeFromInput(u, u.in)
+}
