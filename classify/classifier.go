@@ -199,7 +199,8 @@ var defaultClassifier = sync.OnceValue(func() *Classifier {
 func Default() *Classifier { return defaultClassifier() }
 
 // Classify classifies a shell command line.
-func (c *Classifier) Classify(command string) Result {
+func (c *Classifier) Classify(command string) (res Result) {
+	defer c.failClosed(&res)
 	a := newAnalyzer(c)
 	if len(command) > maxInput {
 		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
@@ -209,10 +210,25 @@ func (c *Classifier) Classify(command string) Result {
 	return a.result()
 }
 
+// failClosed turns a panic in the analysis, a bug that a command's text
+// must never turn into a crash of the program that asked (an agent's
+// host), into the parse-error rule's decision: the command is judged
+// unreadable, which is never Allow.
+func (c *Classifier) failClosed(res *Result) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	a := newAnalyzer(c)
+	a.emit(&unit{kind: kParseError, info: fmt.Sprintf("a bug in agentbox's classifier: %v", v)})
+	*res = a.result()
+}
+
 // ClassifyArgs classifies an argument vector: name is the program and args
 // its arguments, taken literally (no shell parsing of the words). Wrappers
 // still unwrap, and strings handed to a shell (bash -c STR) are parsed.
-func (c *Classifier) ClassifyArgs(name string, args []string) Result {
+func (c *Classifier) ClassifyArgs(name string, args []string) (res Result) {
+	defer c.failClosed(&res)
 	a := newAnalyzer(c)
 	u := &unit{kind: kCall}
 	u.setProgram(field{val: name})

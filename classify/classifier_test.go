@@ -511,3 +511,30 @@ func TestHomeDir(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifierPanicFailsClosed: a bug that panics in a rule while a
+// command is judged must not crash the program that asked (an agent's
+// host, through Manager.Exec), nor let the command through: the command
+// gets the parse-error rule's decision, which is never Allow.
+func TestClassifierPanicFailsClosed(t *testing.T) {
+	saved := builtinRules[0].match
+	t.Cleanup(func() { builtinRules[0].match = saved })
+	builtinRules[0].match = func(u *unit, c *Classifier) bool {
+		if u.name == "trip-the-bug" {
+			panic("index out of range")
+		}
+		return saved(u, c)
+	}
+	c := Default()
+	for name, got := range map[string]Result{
+		"Classify":     c.Classify("echo hi && trip-the-bug now"),
+		"ClassifyArgs": c.ClassifyArgs("trip-the-bug", []string{"now"}),
+	} {
+		if got.Decision != Escalated || got.Rule != RuleParseError || !strings.Contains(got.Reason, "a bug in agentbox's classifier: index out of range") {
+			t.Errorf("%s: got %+v, want parse-error, escalated, naming the bug", name, got)
+		}
+	}
+	if got := c.Classify("echo hi"); got.Decision != Allow {
+		t.Errorf("control: echo hi got %+v, want allowed", got)
+	}
+}

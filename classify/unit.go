@@ -236,12 +236,15 @@ func (u *unit) operands() []field {
 
 // sub returns the first argument that does not start with '-' and its index
 // (the subcommand of git, docker, systemctl …), skipping the values of the
-// given options.
+// given options; "", -1 when there is none (also after a final "--").
 func (u *unit) sub(withValue ...string) (string, int) {
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
 		if v == "--" {
-			return u.arg(i + 1), i + 1
+			if i+1 == len(u.args) {
+				break
+			}
+			return u.args[i+1].val, i + 1
 		}
 		if strings.HasPrefix(v, "-") && len(v) > 1 {
 			for _, o := range withValue {
