@@ -210,6 +210,10 @@ func (c *Classifier) Classify(command string) (res Result) {
 	return a.result()
 }
 
+// classifierBug opens the parse-error detail of a command whose analysis
+// panicked (the tests look for it).
+const classifierBug = "a bug in agentbox's classifier"
+
 // failClosed turns a panic in the analysis, a bug that a command's text
 // must never turn into a crash of the program that asked (an agent's
 // host), into the parse-error rule's decision: the command is judged
@@ -220,7 +224,7 @@ func (c *Classifier) failClosed(res *Result) {
 		return
 	}
 	a := newAnalyzer(c)
-	a.emit(&unit{kind: kParseError, info: fmt.Sprintf("a bug in agentbox's classifier: %v", v)})
+	a.emit(&unit{kind: kParseError, info: fmt.Sprintf("%s: %v", classifierBug, v)})
 	*res = a.result()
 }
 

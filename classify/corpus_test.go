@@ -71,6 +71,7 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := c.Classify(tc.command)
+		noBug(t, got, tc.command)
 		if got.Decision != tc.decision || (tc.rule != "" && got.Rule != tc.rule) {
 			want := tc.decision.String()
 			if tc.rule != "" {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,15 @@ func addCorpusSeeds(f *testing.F) {
 	}
 }
 
+// noBug fails t when the analysis of input panicked: Classify turns a
+// panic into a parse-error result, which the fuzzers must still see.
+func noBug(t *testing.T, r Result, input string) {
+	t.Helper()
+	if strings.Contains(r.Reason, classifierBug) {
+		t.Fatalf("classifying %q panicked: %s", input, r.Reason)
+	}
+}
+
 // FuzzClassify: the classifier never panics, always returns a valid
 // decision, and never allows input the parser rejects.
 func FuzzClassify(f *testing.F) {
@@ -24,6 +34,7 @@ func FuzzClassify(f *testing.F) {
 	c := Default()
 	f.Fuzz(func(t *testing.T, cmd string) {
 		r := c.Classify(cmd)
+		noBug(t, r, cmd)
 		if !r.Decision.Valid() {
 			t.Fatalf("Classify(%q) returned invalid decision %d", cmd, r.Decision)
 		}
@@ -52,6 +63,7 @@ func FuzzWrapped(f *testing.F) {
 			return
 		}
 		base := c.Classify(cmd)
+		noBug(t, base, cmd)
 		if base.Rule == RuleParseError {
 			return // limits (depth, size) are hit at different levels
 		}
@@ -60,7 +72,9 @@ func FuzzWrapped(f *testing.F) {
 			if _, err := parse(w); err != nil {
 				continue // e.g. an empty group is a syntax error
 			}
-			if got := c.Classify(w); got.Decision != base.Decision {
+			got := c.Classify(w)
+			noBug(t, got, w)
+			if got.Decision != base.Decision {
 				t.Fatalf("Classify(%q) = %v/%s but Classify(%q) = %v/%s", cmd, base.Decision, base.Rule, w, got.Decision, got.Rule)
 			}
 		}
@@ -74,7 +88,9 @@ func FuzzWrapped(f *testing.F) {
 			if strings.HasPrefix(w, "sudo") {
 				want = max(base.Decision, Escalated)
 			}
-			if got := c.Classify(w); got.Decision != want {
+			got := c.Classify(w)
+			noBug(t, got, w)
+			if got.Decision != want {
 				t.Fatalf("Classify(%q) = %v/%s but Classify(%q) = %v/%s, want %v", cmd, base.Decision, base.Rule, w, got.Decision, got.Rule, want)
 			}
 		}
@@ -95,12 +111,15 @@ func FuzzClassifyArgs(f *testing.F) {
 			return
 		}
 		r := c.ClassifyArgs(name, []string{a1, a2})
+		noBug(t, r, fmt.Sprintf("%q %q %q", name, a1, a2))
 		if !r.Decision.Valid() {
 			t.Fatalf("invalid decision %d", r.Decision)
 		}
 		q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 		line := q(name) + " " + q(a1) + " " + q(a2)
-		if got := c.Classify(line); got.Decision != r.Decision {
+		got := c.Classify(line)
+		noBug(t, got, line)
+		if got.Decision != r.Decision {
 			t.Fatalf("ClassifyArgs(%q,%q,%q) = %v/%s but Classify(%q) = %v/%s", name, a1, a2, r.Decision, r.Rule, line, got.Decision, got.Rule)
 		}
 	})
