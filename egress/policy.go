@@ -40,6 +40,10 @@ const (
 	RuleCallbackError = "callback-error"
 	RuleSNIMismatch   = "sni-mismatch"
 	RuleBadTLS        = "tls-malformed"
+	// RuleECH refuses a tunnel to a host name whose ClientHello hides its
+	// server name (Encrypted Client Hello, or draft ESNI). Browsers send a
+	// decoy ECH extension by default; turn ECH off in them behind the proxy.
+	RuleECH = "tls-ech"
 	// RulePlainHTTPTunnel refuses plain HTTP inside a CONNECT tunnel: its
 	// requests' Host headers would reach the upstream unchecked.
 	RulePlainHTTPTunnel = "plain-http-tunnel"

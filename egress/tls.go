@@ -17,6 +17,8 @@ const (
 	tlsRecordHeartbeat   = 0x18
 	tlsHandshakeHello    = 0x01
 	tlsExtServerName     = 0x0000
+	tlsExtECH            = 0xfe0d // encrypted_client_hello (RFC 9849)
+	tlsExtESNI           = 0xffce // encrypted_server_name, ECH's draft predecessor
 	tlsSNIHostName       = 0x00
 	tlsMaxRecord         = 16384 + 2048 // TLSCiphertext limit; plaintext hellos are smaller
 	tlsMaxHelloLen       = 1 << 16
@@ -30,6 +32,9 @@ var errBadHello = errors.New("malformed TLS ClientHello")
 type clientHello struct {
 	serverName string // the host_name of the server_name extension, as sent
 	hasSNI     bool
+	// encrypted says the hello carries an encrypted inner ClientHello
+	// (ECH, or draft ESNI), whose server name the proxy cannot read.
+	encrypted bool
 }
 
 // readFirstFlight reads the first bytes a client sends into a tunnel. If
@@ -140,6 +145,9 @@ func parseClientHello(body []byte) (*clientHello, error) {
 			return nil, fmt.Errorf("%w: duplicate extension %d", errBadHello, typ)
 		}
 		seen[typ] = true
+		if typ == tlsExtECH || typ == tlsExtESNI {
+			h.encrypted = true
+		}
 		if typ != tlsExtServerName {
 			continue
 		}

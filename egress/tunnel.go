@@ -100,6 +100,11 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
 		return nil, nil, nil, false
+	case hello != nil && hello.encrypted && !tgt.isIP():
+		// A front end would route by the inner ClientHello's name, which
+		// the proxy cannot read: fronting that no SNI check sees.
+		t.refuse(d, RuleECH, "TLS ClientHello encrypts its real server name (Encrypted Client Hello), for "+tgt.host()+"; turn ECH off in the client")
+		return nil, nil, nil, false
 	case hello != nil && !hello.hasSNI && !tgt.isIP():
 		// A front end would pick the host from the encrypted request.
 		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names no server name, for "+tgt.host())
