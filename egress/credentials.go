@@ -74,7 +74,8 @@ type Credential struct {
 	// Idempotency-Key. New refuses a Header that frames or routes the
 	// request (Host, Content-Length, Transfer-Encoding,
 	// Proxy-Authorization, …) or that servers store and repeat
-	// (Idempotency-Key, X-Csrf-Token, Next-Page-Token, …), with _ read as
+	// (Idempotency-Key, X-Csrf-Token, Next-Page-Token, an object store's
+	// user metadata such as X-Amz-Meta-Token, …), with _ read as
 	// - (Content_Length too). Wherever the response to a request repeats
 	// an injected value, it is masked.
 	Header string

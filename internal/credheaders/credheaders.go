@@ -15,7 +15,7 @@ import (
 // Stored are header names (in lower case, _ read as -) of a credential's
 // shape that carry none, and that servers store and repeat: idempotency keys
 // come back in webhook events, pagination tokens in responses, CSRF tokens
-// in pages.
+// in pages. IsStored also counts object stores' user metadata headers.
 var Stored = []string{
 	"idempotency-key", "x-idempotency-key", "idempotency-token", "x-idempotency-token",
 	"cache-key", "x-cache-key", "request-key", "x-request-key", "x-forwarded-key",
@@ -42,10 +42,28 @@ func Normal(k string) string {
 	return strings.ReplaceAll(strings.ToLower(k), "_", "-")
 }
 
+// storedPrefixes start the names of user metadata headers that object
+// stores keep with an object and send back with every later read of it,
+// besides those with a "meta" or "metadata" part (x-amz-meta-*,
+// x-goog-meta-*, x-ms-meta-*, x-object-meta-*, x-oss-meta-*, …).
+var storedPrefixes = []string{"x-bz-info-"}
+
 // IsStored reports whether the header name k, in any case and with _ for
-// -, is one of Stored.
+// -, is one of Stored or a user metadata header (x-amz-meta-api-key): a
+// credential's value in one would be stored with the object and come back,
+// unmasked, to whoever reads it later.
 func IsStored(k string) bool {
-	return slices.Contains(Stored, Normal(k))
+	k = Normal(k)
+	if slices.Contains(Stored, k) {
+		return true
+	}
+	for _, p := range storedPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	parts := strings.Split(k, "-")
+	return slices.Contains(parts[:len(parts)-1], "meta") || slices.Contains(parts[:len(parts)-1], "metadata")
 }
 
 // IsFraming reports whether the header name k, in any case and with _ for
