@@ -178,6 +178,11 @@ func echo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer conn.Close()
+		if r.URL.Query().Has("h2c") { // switches to HTTP/2 whatever was asked
+			fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\nframe: %s\n", auth)
+			_ = brw.Flush()
+			return
+		}
 		if r.Header.Get("Sec-Websocket-Extensions") == "" && !r.URL.Query().Has("deflate") {
 			fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nframe: %s\n", auth)
 			_ = brw.Flush()

@@ -343,10 +343,19 @@ func compressedStream(resp *http.Response) string {
 			return "Sec-WebSocket-Extensions: " + v
 		}
 	}
+	if proto := multiplexedUpgrade(resp); proto != "" {
+		return "Upgrade: " + proto
+	}
+	return ""
+}
+
+// multiplexedUpgrade returns the protocol of compressedUpgrades that a 101
+// response's Upgrade names, or "".
+func multiplexedUpgrade(resp *http.Response) string {
 	for _, u := range resp.Header.Values("Upgrade") {
 		for tok := range strings.SplitSeq(u, ",") {
 			if compressedUpgrade(tok) {
-				return "Upgrade: " + strings.TrimSpace(tok)
+				return strings.TrimSpace(tok)
 			}
 		}
 	}

@@ -250,7 +250,8 @@ func upgradeExchange(t *testing.T, e *credEnv, path string, hdr map[string]strin
 
 // A request that carries a value does not negotiate a compressed upgraded
 // stream (permessage-deflate, h2c), and an upstream that compresses one
-// anyway is refused: the mask sees only bytes as they are.
+// anyway is refused: the mask sees only bytes as they are. No request
+// upgrades to a multiplexed protocol (h2c), with a value or without.
 func TestUpgradeWithValueNotCompressed(t *testing.T) {
 	e := newCredEnv(t)
 	ws := func(ph string) map[string]string {
@@ -290,6 +291,26 @@ func TestUpgradeWithValueNotCompressed(t *testing.T) {
 		reqs := e.up["api.test"].all()
 		if got := reqs[len(reqs)-1].Header; got.Get("Upgrade") != "" || got.Get("Http2-Settings") != "" {
 			t.Errorf("upstream headers %v", got)
+		}
+	})
+	// Without a value too: HTTP/2's streams each name a host, which the
+	// relay, checking one request's Host at a time, would never see.
+	t.Run("h2c without a value", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/", map[string]string{"Connection": "Upgrade, HTTP2-Settings", "Upgrade": "h2c, websocket",
+			"HTTP2-Settings": "AAMAAABkAAQAAP__"})
+		if resp.StatusCode != http.StatusOK || rest != "ok api.test" {
+			t.Fatalf("%d %q", resp.StatusCode, rest)
+		}
+		reqs := e.up["api.test"].all()
+		if got := reqs[len(reqs)-1].Header; got.Get("Upgrade") != "websocket" {
+			t.Errorf("upstream headers %v", got)
+		}
+	})
+	t.Run("h2c unasked, without a value", func(t *testing.T) {
+		resp, rest := upgradeExchange(t, e, "/echo/ws?h2c", ws(""))
+		if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("X-Agentbox-Deny") != RuleUnsupported ||
+			!strings.Contains(rest, "h2c") {
+			t.Fatalf("%d %v %q", resp.StatusCode, resp.Header, rest)
 		}
 	})
 	t.Run("h2c settings without Connection", func(t *testing.T) {

@@ -151,8 +151,10 @@ type headBuilder struct {
 var withheldHeaders = []string{"Accept-Encoding", "Range", "If-Range", "Sec-Websocket-Extensions", "Http2-Settings"}
 
 // compressedUpgrades are the upgrade protocols whose streams are
-// compressed (HTTP/2's HPACK, SPDY's zlib): a request that carries a
-// value does not ask for them.
+// compressed (HTTP/2's HPACK, SPDY's zlib), where the mask could not see
+// an echo, and multiplexed: each stream names its own host (:authority),
+// which the relay, checking one request's Host at a time, never sees. No
+// relayed request asks for them.
 var compressedUpgrades = []string{"h2c", "h2", "http/2", "spdy"}
 
 // checkedUpgrade is the Upgrade header u without the protocols of
@@ -183,9 +185,9 @@ func compressedUpgrade(tok string) bool {
 // holds values: the caller writes it and wipes it; mask gets a copy of
 // each value as it went out, for the response. The fetched values are
 // wiped before buildHead returns. A request that carries a value asks for
-// an uncompressed, whole response and no compressed upgrade, so that mask
-// can see into it (see withheldHeaders, compressedUpgrades); the upgrade
-// it asked for is in the result.
+// an uncompressed, whole response, so that mask can see into it (see
+// withheldHeaders); no request asks for a compressed, multiplexed upgrade
+// (see compressedUpgrades). The upgrade it asks for is in the result.
 func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
 	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
 	defer hb.wipeSecrets()
@@ -210,9 +212,9 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 	if err := hb.fields(req.Header, keys); err != nil {
 		return nil, err
 	}
+	upgrade = checkedUpgrade(upgrade)
 	if len(hb.used) > 0 {
 		b.str("Accept-Encoding: identity\r\n")
-		upgrade = checkedUpgrade(upgrade)
 	} else if err := hb.fields(req.Header, withheldHeaders); err != nil {
 		return nil, err
 	}

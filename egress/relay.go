@@ -165,6 +165,11 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 			r.refuse(http.StatusBadGateway, "", "the upstream switched protocols unasked", "")
 			return false
 		}
+		if proto := multiplexedUpgrade(resp); proto != "" {
+			r.refuse(http.StatusBadGateway, RuleUnsupported,
+				fmt.Sprintf("the upstream switched to %s although not asked to: its streams would name hosts the proxy cannot check", proto), "")
+			return false
+		}
 		if why := compressedStream(resp); mask.active() && why != "" {
 			r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
 				fmt.Sprintf("the upstream switched to a compressed stream (%s) although not asked to, so it cannot be checked for the injected credential", why), "")
