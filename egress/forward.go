@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ func stripHopByHop(h http.Header) {
 // last used, reused while the client keeps asking for the same target.
 type httpUpstream struct {
 	up *upstream
-	br *bufio.Reader
+	br *upstreamReader
 	t  target
 	d  Decision
 }
@@ -158,7 +157,7 @@ func (h *connHandler) dialUpstream(t target, cache *httpUpstream) bool {
 		return false
 	}
 	h.cs.add(up)
-	*cache = httpUpstream{up: up, br: bufio.NewReader(&idleConn{Conn: up.Conn, idle: h.p.idle}), t: t, d: d}
+	*cache = httpUpstream{up: up, br: newUpstreamReader(&idleConn{Conn: up.Conn, idle: h.p.idle}), t: t, d: d}
 	return true
 }
 
@@ -168,31 +167,15 @@ func (h *connHandler) roundTrip(req *http.Request, cache *httpUpstream) (*http.R
 	if err := req.Write(upw); err != nil {
 		return nil, fmt.Errorf("sending the request upstream failed: %w", err)
 	}
-	resp, err := readFinalResponse(cache.br, req)
+	resp, err := cache.br.readResponse(req)
+	if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
+		_ = resp.Body.Close()
+		err = errSwitchingProtocols
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the upstream response failed: %w", err)
 	}
 	return resp, nil
-}
-
-// readFinalResponse reads the response to req, skipping informational (1xx)
-// responses; the proxy answers Expect: 100-continue itself.
-func readFinalResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
-	for {
-		resp, err := http.ReadResponse(br, req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-			_ = resp.Body.Close()
-			continue
-		}
-		if resp.StatusCode == http.StatusSwitchingProtocols {
-			_ = resp.Body.Close()
-			return nil, errSwitchingProtocols
-		}
-		return resp, nil
-	}
 }
 
 var errSwitchingProtocols = errors.New("upstream switched protocols, which a plain-HTTP proxy request cannot do")

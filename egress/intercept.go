@@ -100,7 +100,7 @@ func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
 	client := &idleConn{Conn: &prefixConn{Conn: t.client, pre: raw}, idle: p.idle}
 	up := &idleConn{Conn: t.up.Conn, idle: p.idle}
 	r := &relay{p: p, tgt: tgt, d: d, scheme: "http", client: client, conn: t.client, cbr: bufio.NewReaderSize(client, 4096),
-		up: up, ubr: bufio.NewReaderSize(up, 4096)}
+		up: up, ubr: newUpstreamReader(up)}
 	if p.creds != nil {
 		r.others = p.creds.all
 	}
@@ -154,7 +154,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 		return
 	}
 	defer upstream.Close()
-	r.up, r.ubr = upstream, bufio.NewReaderSize(upstream, 4096)
+	r.up, r.ubr = upstream, newUpstreamReader(upstream)
 	r.bound, r.others = p.creds.split(tgt)
 	r.serve()
 }

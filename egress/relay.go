@@ -27,7 +27,7 @@ type relay struct {
 	conn          net.Conn // the client's socket, under client's layers
 	cbr           *bufio.Reader
 	up            net.Conn
-	ubr           *bufio.Reader
+	ubr           *upstreamReader
 }
 
 // serve relays requests until either side closes or a request is refused.
@@ -146,7 +146,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		return false
 	}
 
-	resp, err := r.readResponse(req)
+	resp, err := r.ubr.readResponse(req)
 	if err != nil {
 		// The error may quote the response (a malformed status line):
 		// what the request carried stays masked there too.
@@ -232,22 +232,6 @@ func (r *relay) sendBody(req *http.Request, body io.Reader) error {
 	}
 	_, _ = io.WriteString(bw, "\r\n")
 	return bw.Flush()
-}
-
-// readResponse reads the final response (or 101) to req; the proxy
-// answered any 100-continue itself.
-func (r *relay) readResponse(req *http.Request) (*http.Response, error) {
-	for {
-		resp, err := http.ReadResponse(r.ubr, req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-			_ = resp.Body.Close()
-			continue
-		}
-		return resp, nil
-	}
 }
 
 // switchProtocols passes a 101 response on and then relays bytes both

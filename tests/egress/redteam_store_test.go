@@ -52,6 +52,9 @@ func serveObjectStore(dir string) {
 	objects := map[string]http.Header{}
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if serveMisbehaving(w, r) {
+				return
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch r.Method {
@@ -79,6 +82,10 @@ func serveObjectStore(dir string) {
 		}),
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
 		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
+	}
+	if pl, err := net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(misbehavePlainPort))); err == nil {
+		plain := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+		go func() { _ = plain.Serve(pl) }()
 	}
 	_ = srv.ServeTLS(l, "", "")
 }
