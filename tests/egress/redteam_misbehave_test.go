@@ -23,6 +23,9 @@ const misbehavePlainPort = 8445
 // proxy that reads its responses. It reports whether it answered.
 func serveMisbehaving(w http.ResponseWriter, r *http.Request) bool {
 	switch r.URL.Path {
+	case "/rt-redirect":
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+		return true
 	case "/rt-huge-header":
 		// A header line of mb MiB that never ends.
 		mb, _ := strconv.Atoi(r.URL.Query().Get("mb"))
@@ -133,4 +136,40 @@ func TestNetRedteamMisbehavingUpstream(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNetRedteamRedirect: the proxy relays an allowed upstream's redirect
+// to a denied host and never follows it; a client that follows it asks
+// the proxy anew, and is refused.
+func TestNetRedteamRedirect(t *testing.T) {
+	inNetns(t)
+	plainHost := fmt.Sprintf("allowed.test:%d", misbehavePlainPort)
+	m, r, decisions := newManager(t, netPolicy{allow: []string{plainHost, "allowed.test"}})
+	cases := []struct{ name, to string }{
+		{"other_host", "http://other.test/rt-bad-redirect"},
+		{"metadata", "http://169.254.169.254/rt-bad-redirect-meta"},
+		{"loopback", "http://127.0.0.1:3128/rt-bad-redirect-proxy"},
+		{"control_allowed", "http://allowed.test/rt-redirect-ok"},
+	}
+	for _, c := range cases {
+		argv := curlArgv("-L", "http://"+plainHost+"/rt-redirect?to="+c.to)
+		o := execIn(t, m, r, decisions, argv)
+		res := o.curl(t)
+		if !strings.Contains(res.stderr, "302 Found") {
+			t.Errorf("%s: the redirect did not reach the client\n%s", c.name, o.dump())
+		}
+		if c.name == "control_allowed" {
+			if !strings.Contains(res.body, "path=/rt-redirect-ok") {
+				t.Errorf("control: the followed redirect to an allowed host failed\n%s", o.dump())
+			}
+			continue
+		}
+		if strings.HasPrefix(res.code, "2") || strings.Contains(res.body, "upstream ") {
+			t.Errorf("ESCAPE: %s: the redirect target was reached (code %s)\n%s", c.name, res.code, o.dump())
+		}
+	}
+	for _, e := range upstreamEvents(t, "rt-bad-redirect") {
+		t.Errorf("ESCAPE: the upstream saw %q", e)
+	}
+	expectUnreached(t, otherAddr+":80", metadataAddr+":80")
 }
