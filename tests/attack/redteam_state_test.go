@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 	"github.com/agentbox-dev/agentbox/policy"
 	"github.com/agentbox-dev/agentbox/supervise"
 )
@@ -166,7 +167,7 @@ func TestRedteamStateDirWritableHome(t *testing.T) {
 
 func runStateAgent(t *testing.T, m *policy.Manifest, reg *supervise.Registry, home, state, data, logPath, script string, out ...*bytes.Buffer) *supervise.Result {
 	t.Helper()
-	var buf bytes.Buffer
+	var buf syncbuf.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	a, err := supervise.Start(ctx, m, supervise.Options{
@@ -182,7 +183,7 @@ func runStateAgent(t *testing.T, m *policy.Manifest, reg *supervise.Registry, ho
 		t.Fatalf("Wait: %v\n%s", err, buf.String())
 	}
 	if len(out) > 0 {
-		out[0].Write(buf.Bytes())
+		out[0].WriteString(buf.String())
 	}
 	return res
 }
