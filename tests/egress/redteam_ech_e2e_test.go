@@ -122,8 +122,14 @@ func runECHClient(serverName, useECH string) int {
 	if resp.StatusCode != 200 {
 		return 0
 	}
-	tc := tls.Client(c, &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS13,
-		EncryptedClientHelloConfigList: list})
+	cfg := &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS13,
+		EncryptedClientHelloConfigList: list}
+	if useECH == "nosni" {
+		// No server_name at all: a front end picks the site from the
+		// Host header inside.
+		cfg.ServerName, cfg.InsecureSkipVerify = "", true
+	}
+	tc := tls.Client(c, cfg)
 	if err := tc.Handshake(); err != nil {
 		fmt.Println("tls error", err)
 		return 0
@@ -200,5 +206,33 @@ func TestNetRedteamECHSandbox(t *testing.T) {
 	o = run("other.test", "ech")
 	if strings.Contains(o.res.Stdout, "sni=other.test") {
 		t.Errorf("ESCAPE: the sandbox reached the front end's other.test site through a tunnel allowed for allowed.test, by naming other.test in an Encrypted Client Hello\n%s", o.dump())
+	}
+}
+
+// TestNetRedteamSNIForms: the SNI check beside the ECH case, from inside
+// a sandbox: a ClientHello without a server name is refused for a tunnel
+// to a host name; the allowed name in another case is the same name.
+func TestNetRedteamSNIForms(t *testing.T) {
+	inNetns(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(workDir, echListFileName)); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream's front end did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	pol := netPolicy{allow: []string{fmt.Sprintf("allowed.test:%d", echPort)}}
+	env := []string{envRedteam + "=" + roleECHClient}
+	o := runSandboxed(t, pol, echClientArgv(t, "other.test", "nosni"), agentbox.WithEnv(env...))
+	if strings.Contains(o.res.Stdout, "response ") || !strings.Contains(o.res.Stdout, "tls error") {
+		t.Errorf("ESCAPE: a ClientHello without a server name was let through\n%s", o.dump())
+	}
+	o.wantRefused(t, decisionWant{"connect", "allowed.test", echPort, "sni-mismatch", ""})
+	o = runSandboxed(t, pol, echClientArgv(t, "ALLOWED.Test", "plain"), agentbox.WithEnv(env...))
+	if !strings.Contains(strings.ToLower(o.res.Stdout), "response front routed sni=allowed.test") {
+		t.Errorf("control: the allowed name in upper case was refused\n%s", o.dump())
 	}
 }
