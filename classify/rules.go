@@ -90,7 +90,7 @@ var builtinRules = []rule{
 	{RuleKernelModule, Forbidden, "Loads or unloads a kernel module", false, matchKernelModule},
 	{RulePartitionManagement, Forbidden, "Changes a disk's partition table or signatures", false, matchPartition},
 	{RuleDestructiveFind, Forbidden, "find deletes or runs a destructive command over the root, a home or a system directory", false, matchDestructiveFind},
-	{RuleDestructiveXargs, Forbidden, "xargs feeds input to a destructive command (rm -r, shred, mkfs, dd)", false, matchDestructiveXargs},
+	{RuleDestructiveXargs, Forbidden, "xargs or parallel feeds input to a destructive command (rm -r, shred, mkfs, dd)", false, matchDestructiveXargs},
 	{RuleOutputRedirectSystem, Forbidden, "Writes to a system file or a device (/etc, /boot, /dev/sd*, /proc/sys …)", false, matchSystemWrite},
 
 	{RuleCredentialAccess, Escalated, "Reads credentials or secrets (SSH keys, cloud credentials, tokens)", false, matchCredentialAccess},
