@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
@@ -432,4 +433,21 @@ func (c *Config) logger() *slog.Logger {
 		return c.Logger
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// clone returns a copy of c that shares no slice with it: a Manager keeps
+// its own, so that a caller changing the Config it passed (or was given by
+// Manager.Config) afterwards, say filtering a deny list in place for
+// another Manager, cannot change what the Manager enforces unvalidated.
+func (c Config) clone() Config {
+	fs := &c.Filesystem
+	for _, s := range []*[]string{&fs.WritableRoots, &fs.DenyWrite, &fs.DenyRead, &fs.Scratch, &fs.AllowRead,
+		&c.Network.AllowedDomains, &c.Network.DeniedDomains} {
+		*s = slices.Clone(*s)
+	}
+	c.Credentials = slices.Clone(c.Credentials)
+	for i := range c.Credentials {
+		c.Credentials[i].Hosts = slices.Clone(c.Credentials[i].Hosts)
+	}
+	return c
 }

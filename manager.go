@@ -35,6 +35,7 @@ type Manager struct {
 
 // NewManager validates cfg and returns a Manager for it.
 func NewManager(cfg Config) (*Manager, error) {
+	cfg = cfg.clone()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -55,6 +56,7 @@ func NewManager(cfg Config) (*Manager, error) {
 
 // UpdateConfig replaces the Config for the calls that start after it.
 func (m *Manager) UpdateConfig(cfg Config) error {
+	cfg = cfg.clone()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -70,11 +72,11 @@ func (m *Manager) UpdateConfig(cfg Config) error {
 	return nil
 }
 
-// Config returns a copy of the current Config.
+// Config returns a copy of the current Config, sharing nothing with it.
 func (m *Manager) Config() Config {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.cfg
+	return m.cfg.clone()
 }
 
 // Cleanup kills every sandbox this Manager still runs and releases what they
