@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -86,18 +87,52 @@ const maxLinks = 40
 
 func (r *resolver) resolve(p string) string {
 	if !filepath.IsAbs(p) {
-		abs, err := filepath.Abs(p)
+		wd, err := os.Getwd()
 		if err != nil {
 			return filepath.Clean(p)
 		}
-		p = abs
+		p = wd + "/" + p // not cleaned: see within
 	}
-	p = filepath.Clean(p)
 	links := 0
-	if out, ok := r.walk(p, &links); ok {
+	if out, ok := r.within("/", p, &links); ok {
 		return out
 	}
-	return p // a loop of links: leave it as it is named
+	return filepath.Clean(p) // a loop of links: leave it as it is named
+}
+
+// within resolves the path p (absolute, or relative to dir, which has no
+// links left) as the kernel does: component by component, so that a ".."
+// applies to the directory a link before it leads to, not to the link's
+// own directory (LINK/../secret is the secret beside LINK's target), which
+// cleaning the path first would get wrong. It reports false when more than
+// maxLinks links were followed.
+func (r *resolver) within(dir, p string, links *int) (string, bool) {
+	if filepath.IsAbs(p) {
+		dir = "/"
+	}
+	if !hasDotDot(p) {
+		return r.walk(filepath.Join(dir, p), links) // the common case, memoised whole
+	}
+	for c := range strings.SplitSeq(p, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			dir = filepath.Dir(dir)
+			continue
+		}
+		out, ok := r.walk(filepath.Join(dir, c), links)
+		if !ok {
+			return "", false
+		}
+		dir = out
+	}
+	return dir, true
+}
+
+// hasDotDot reports whether p has a ".." component.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // walk resolves the cleaned absolute path p. It reports false when more
@@ -135,11 +170,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 		if *links++; *links > maxLinks {
 			return "", false
 		}
-		if !filepath.IsAbs(target) {
-			// dir has no links left, so ".." in the target is lexical.
-			target = filepath.Join(dir, target)
-		}
-		if out, ok = r.walk(filepath.Clean(target), links); !ok {
+		if out, ok = r.within(dir, target, links); !ok {
 			return "", false
 		}
 	}
@@ -171,7 +202,7 @@ func (r *resolver) all(ps []string, keepLinks bool) []string {
 		rp := r.resolve(p)
 		add(rp)
 		c := filepath.Clean(p)
-		if keepLinks && rp != c && r.resolve(filepath.Dir(c)) == filepath.Dir(c) {
+		if keepLinks && rp != c && !hasDotDot(p) && r.resolve(filepath.Dir(c)) == filepath.Dir(c) {
 			add(c)
 		}
 	}

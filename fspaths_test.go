@@ -34,6 +34,8 @@ func TestResolvePath(t *testing.T) {
 	ln("loop2", "loop1")
 	ln("loop1", "loop2")
 	ln("../sub/../..", "real/sub/back") // .. after a link's directory
+	mk("real/sub2")
+	ln("rel/../sub2", "via") // .. after a link, in a link's target
 
 	for _, tc := range []struct{ in, want string }{
 		{"real/sub", "real/sub"},
@@ -48,8 +50,14 @@ func TestResolvePath(t *testing.T) {
 		{"loop1/x", "loop1/x"},
 		{"abs/sub/back", ""}, // real/sub/../sub/../.. is base itself
 		{"real/./sub/../sub", "real/sub"},
+		// ".." applies to where a link before it leads (the kernel's
+		// reading), not to the link's own directory (cleaning's).
+		{"rel/../sub2", "real/sub2"},
+		{"rel/../missing", "real/missing"},
+		{"via", "real/sub2"},
+		{"other/up/../other", "other"},
 	} {
-		in := filepath.Join(base, tc.in)
+		in := base + "/" + tc.in // not Join, which cleans
 		want := filepath.Join(base, tc.want)
 		if got := resolvePath(in); got != want {
 			t.Errorf("resolvePath(%s) = %s, want %s", tc.in, got, want)
@@ -72,6 +80,9 @@ func TestResolvePath(t *testing.T) {
 	t.Chdir(base)
 	if got := resolvePath("abs/sub"); got != filepath.Join(base, "real/sub") {
 		t.Errorf("relative: got %s", got)
+	}
+	if got := resolvePath("rel/../sub2"); got != filepath.Join(base, "real/sub2") {
+		t.Errorf("relative, .. after a link: got %s", got)
 	}
 }
 

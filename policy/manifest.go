@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -323,8 +324,9 @@ func sortErrors(list []ManifestError) []ManifestError {
 }
 
 // ExpandPath turns a manifest path into an absolute, cleaned path: "~" and
-// "~/x" are under home, a relative path is under base. It does not touch the
-// filesystem. "~user" forms are refused.
+// "~/x" are under home, a relative path is under base. It touches the
+// filesystem only for a path with a ".." component, which it reads as the
+// kernel will (see JoinPath). "~user" forms are refused.
 func ExpandPath(raw, home, base string) (string, error) {
 	switch {
 	case raw == "":
@@ -338,17 +340,36 @@ func ExpandPath(raw, home, base string) (string, error) {
 		if !filepath.IsAbs(home) {
 			return "", fmt.Errorf("cannot expand ~: home directory %q is not absolute", home)
 		}
-		return filepath.Join(home, raw[1:]), nil
+		return JoinPath(home, raw[1:]), nil
 	case strings.HasPrefix(raw, "~"):
 		return "", fmt.Errorf("%q: only ~ and ~/... (your own home) are supported, not ~user", raw)
 	case filepath.IsAbs(raw):
-		return filepath.Clean(raw), nil
+		return JoinPath("/", raw), nil
 	default:
 		if !filepath.IsAbs(base) {
 			return "", fmt.Errorf("base directory %q is not absolute", base)
 		}
-		return filepath.Join(base, raw), nil
+		return JoinPath(base, raw), nil
 	}
+}
+
+// JoinPath joins base and rel (rel taken as relative to base even when it
+// starts with "/"). Without a ".." component in rel this is filepath.Join.
+// With one, the joined path is read as the kernel will read it (see
+// ResolvePath): the kernel applies ".." to the directory a symbolic link
+// before it leads to, where cleaning the path would drop the link's own
+// name (LINK/../secret is the secret beside LINK's target, not beside
+// LINK), so a rule would land on another file than the one the command
+// opens.
+func JoinPath(base, rel string) string {
+	if !slices.Contains(strings.Split(rel, "/"), "..") {
+		return filepath.Join(base, rel)
+	}
+	joined := strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(rel, "/")
+	if r, err := ResolvePath(joined); err == nil {
+		return r
+	}
+	return filepath.Join(base, rel) // a loop of links: leave it as it is named
 }
 
 // Limits every run applies: the memory limit when the manifest sets no

@@ -49,6 +49,41 @@ func TestExpandPath(t *testing.T) {
 	}
 }
 
+// TestExpandPathDotDotAfterLink: a ".." after a symbolic link is read as
+// the kernel reads it, from where the link leads, not by cleaning the
+// path, which would name the file beside the link instead.
+func TestExpandPathDotDotAfterLink(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"top/deep/dir", "home"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "top/deep/dir"), filepath.Join(base, "top/link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "top/deep/dir"), filepath.Join(base, "home/l")); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(base, "top/deep/secret")
+	for _, tc := range []struct{ raw, home, base string }{
+		{filepath.Join(base, "top/link") + "/../secret", "", "/"},
+		{"link/../secret", "", filepath.Join(base, "top")},
+		{"~/l/../secret", filepath.Join(base, "home"), "/"},
+	} {
+		got, err := ExpandPath(tc.raw, tc.home, tc.base)
+		if err != nil || got != want {
+			t.Errorf("ExpandPath(%q) = %q, %v; want %q", tc.raw, got, err, want)
+		}
+	}
+	if got := JoinPath(base, "top/./deep//dir"); got != filepath.Join(base, "top/deep/dir") {
+		t.Errorf("without ..: %q", got)
+	}
+}
+
 // TestManifestPathBase checks that relative paths are relative to the
 // manifest's directory, not the working directory, and that ~ follows $HOME.
 func TestManifestPathBase(t *testing.T) {

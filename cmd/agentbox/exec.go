@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/policy"
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -115,11 +116,15 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 			if p == "" {
 				return nil, fmt.Errorf("invalid --%s: empty path", flag)
 			}
-			a, err := filepath.Abs(expandHome(p))
-			if err != nil {
-				return nil, fmt.Errorf("invalid --%s %q: %w", flag, p, err)
+			// Not filepath.Abs, which cleans: see policy.JoinPath.
+			wd, e := "/", expandHome(p)
+			if !filepath.IsAbs(e) {
+				var err error
+				if wd, err = os.Getwd(); err != nil {
+					return nil, fmt.Errorf("invalid --%s %q: %w", flag, p, err)
+				}
 			}
-			out = append(out, a)
+			out = append(out, policy.JoinPath(wd, e))
 		}
 		return out, nil
 	}
@@ -193,7 +198,7 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 func expandHome(p string) string {
 	if p == "~" || len(p) > 1 && p[:2] == "~/" {
 		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
+			return policy.JoinPath(home, p[1:])
 		}
 	}
 	return p
