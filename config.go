@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
@@ -387,6 +388,12 @@ func checkPaths(field string, ps []string) error {
 			return configErr(name, "empty path")
 		case !filepath.IsAbs(p):
 			return configErr(name, "%q is not an absolute path", p)
+		case strings.ContainsAny(p, "*?["):
+			// A path that names no file but reads as a pattern: the
+			// caller meant one, and a deny of "*.pem" would deny nothing.
+			if _, err := os.Lstat(p); err != nil {
+				return configErr(name, "%q is a pattern, and paths here are not patterns (it would match only a file of that very name, which does not exist): list each path", p)
+			}
 		}
 	}
 	return nil

@@ -32,6 +32,8 @@ func TestConfigValidate(t *testing.T) {
 		{"writable / spelt /..", func(c *Config) { c.Filesystem.WritableRoots = []string{"/.."} }, "Filesystem.WritableRoots[0]"},
 		{"empty deny path", func(c *Config) { c.Filesystem.DenyRead = append(c.Filesystem.DenyRead, "") }, "Filesystem.DenyRead["},
 		{"relative allow-read", func(c *Config) { c.Filesystem.AllowRead = []string{"/ok", "./no"} }, "Filesystem.AllowRead[1]"},
+		{"deny pattern", func(c *Config) { c.Filesystem.DenyRead = []string{"/nonexistent/*.pem"} }, "Filesystem.DenyRead[0]"},
+		{"deny-write pattern", func(c *Config) { c.Filesystem.DenyWrite = []string{"/nonexistent/.env?"} }, "Filesystem.DenyWrite[0]"},
 		{"negative memory", func(c *Config) { c.ResourceLimits.MaxMemoryBytes = -1 }, "ResourceLimits.MaxMemoryBytes"},
 		{"negative processes", func(c *Config) { c.ResourceLimits.MaxProcesses = -5 }, "ResourceLimits.MaxProcesses"},
 		{"negative output", func(c *Config) { c.MaxOutputBytes = -1 }, "MaxOutputBytes"},

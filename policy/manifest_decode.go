@@ -543,8 +543,20 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 		d.errorf(n, "%s: %v", where, err)
 		return PathRule{}, false
 	}
+	if strings.ContainsAny(s, globChars) {
+		if _, err := os.Lstat(p); err != nil {
+			d.errorf(n, "%s: %q is a pattern, and paths here are not patterns (it would match only a file of that very name, which does not exist): list each path", where, s)
+			return PathRule{}, false
+		}
+	}
 	return PathRule{Raw: s, Path: p, Pos: posOf(n)}, true
 }
+
+// globChars are the characters a pattern is written with; a path rule
+// holding one names a file of that very name, and unless one exists the
+// author meant a pattern, which a rule that matches nothing would betray
+// in silence (a deny of "*.pem" that denies nothing).
+const globChars = "*?["
 
 // maxMemoryMB keeps MaxMemoryBytes from overflowing.
 const maxMemoryMB = math.MaxInt64 >> 20

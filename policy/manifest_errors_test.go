@@ -82,6 +82,9 @@ func TestManifestErrors(t *testing.T) {
 			[]wantErr{{4, 19, "permissions.filesystem.write: / cannot be a writable root: it would make the whole host writable"}}},
 		{"writable / spelt /..", "name: a\npermissions:\n  filesystem:\n    write: [/..]\n",
 			[]wantErr{{4, 13, "/ cannot be a writable root"}}},
+		{"deny patterns", "name: a\npermissions:\n  filesystem:\n    deny: [\"/nonexistent/*.pem\", \"/nonexistent/x?\"]\n    read: [\"/nonexistent/[ab]\"]\n",
+			[]wantErr{{4, 12, `permissions.filesystem.deny[0]: "/nonexistent/*.pem" is a pattern, and paths here are not patterns`},
+				{4, 34, `"/nonexistent/x?" is a pattern`}, {5, 12, `"/nonexistent/[ab]" is a pattern`}}},
 
 		// Wrong types.
 		{"name is an integer", "name: 123\n", []wantErr{{1, 7, "name must be a string such as my-agent, not the integer 123"}}},

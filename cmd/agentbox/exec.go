@@ -124,7 +124,13 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 					return nil, fmt.Errorf("invalid --%s %q: %w", flag, p, err)
 				}
 			}
-			out = append(out, policy.JoinPath(wd, e))
+			a := policy.JoinPath(wd, e)
+			if strings.ContainsAny(p, "*?[") {
+				if _, err := os.Lstat(a); err != nil {
+					return nil, fmt.Errorf("invalid --%s %q: a pattern, and paths are not patterns (it would match only a file of that very name, which does not exist); give each path", flag, p)
+				}
+			}
+			out = append(out, a)
 		}
 		return out, nil
 	}
