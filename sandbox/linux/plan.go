@@ -358,7 +358,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			continue // named by more than one protection: one mount holds it
 		}
 		mounted[p] = true
-		if denied(p) || !(inWritable(p) || inPrivateArea(p)) {
+		if denied(p) || !(inWritable(p) || inPrivateArea(p) || inScratch(p)) {
 			continue // already read-only (or masked)
 		}
 		if inWritable(p) {
@@ -372,7 +372,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			return err
 		}
 		ops = append(ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
-		if inWritable(p) {
+		if inWritable(p) || inScratch(p) {
 			pinned = append(pinned, p)
 		}
 	}
@@ -468,15 +468,16 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing
-// directories, readable under the policy, neither denied (deny wins) nor
-// inside a writable root (already writable) or a private area, and not
+// directories, readable under the policy, neither denied nor denied to
+// write (deny wins; a deny-write path inside one is bound read-only over
+// its overlay) nor inside a writable root (already writable) or a private area, and not
 // inside another scratch directory. The overlay's options name its layers
 // by path, so a path with a character they reserve is left out.
 func scratchDirs(fsSpec sandbox.Filesystem, writable []string, denied func(string) bool) []string {
 	var out []string
 	for _, s := range slices.Sorted(slices.Values(fsSpec.Scratch)) {
 		switch {
-		case denied(s), paths.WithinAny(s, writable), inPrivateArea(s), paths.WithinAny(s, out),
+		case denied(s), paths.WithinAny(s, fsSpec.DenyWrite), paths.WithinAny(s, writable), inPrivateArea(s), paths.WithinAny(s, out),
 			len(fsSpec.Read) > 0 && !paths.WithinAny(s, fsSpec.Read), strings.ContainsAny(s, `,:\=`):
 			continue
 		}
