@@ -180,3 +180,81 @@ func TestPolicyEdgeUpdateConfigNarrows(t *testing.T) {
 	}
 	runProbes(t, m, []probe{attack("write_after_race", "write:"+w+"/race.txt", "EROFS", "EACCES")})
 }
+
+// TestPolicyEdgeReadAllowList attacks a read allow-list from every side:
+// a link in a writable root that leads out of the list, /proc/self/root
+// and /proc/1/root, a listed entry inside a denied store (deny wins), the
+// home when it is not listed, and a working directory outside the list.
+func TestPolicyEdgeReadAllowList(t *testing.T) {
+	t.Parallel()
+	data, unlisted, w := newDir(t, 0o755), newDir(t, 0o755), newDir(t, 0o777)
+	giveToSandboxUser(t, w)
+	listed := uniqueSecret("listed")
+	writeFile(t, filepath.Join(data, "input.txt"), listed, 0o644)
+	private := uniqueSecret("unlisted")
+	writeFile(t, filepath.Join(unlisted, "private.txt"), private, 0o644)
+	if err := os.Symlink(unlisted, filepath.Join(w, "out")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ciConfig()
+	cfg.Filesystem.AllowRead = []string{data, attackerBin, filepath.Join(fakeHome, ".ssh")}
+	cfg.Filesystem.WritableRoots = []string{w}
+	m := newManager(t, cfg)
+	ps := []probe{
+		control("listed", "read:"+data+"/input.txt", listed),
+		control("system", "read:/etc/passwd", "root"),
+		control("writable_root", "write:"+w+"/new.txt", ""),
+		attack("unlisted", "read:"+unlisted+"/private.txt"),
+		attack("link_in_root", "read:"+w+"/out/private.txt"),
+		control("plant_link", "symlink:"+unlisted+"|"+w+"/out2", ""),
+		attack("planted_link", "read:"+w+"/out2/private.txt"),
+		attack("proc_self_root", "read:/proc/self/root"+unlisted+"/private.txt"),
+		attack("proc_1_root", "read:/proc/1/root"+unlisted+"/private.txt"),
+		attack("listed_but_denied", "read:"+filepath.Join(fakeHome, ".ssh", "id_ed25519")),
+		attack("home_unlisted", "read:"+filepath.Join(fakeHome, ".profile")),
+	}
+	runProbes(t, m, ps)
+	// A working directory outside the list is refused, or shows nothing.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := m.ExecArgs(ctx, attackerBin, []string{"rel=read:private.txt", "abs=read:" + unlisted + "/private.txt"}, agentbox.WithWorkingDir(unlisted))
+	if err != nil {
+		t.Logf("working directory outside the allow-list refused: %v", err)
+		return
+	}
+	t.Logf("working directory outside the allow-list (exit %d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	o := parseOutput(res.Stdout)
+	for _, l := range []string{"rel", "abs"} {
+		if r, ok := o.results[l]; ok && r.verdict == allowed {
+			t.Errorf("ESCAPE %s: the working directory outside the allow-list was readable (%q)", l, r.detail)
+		}
+	}
+	if res.ExitCode == 0 && !o.done {
+		t.Errorf("the attacker ran in an unlisted working directory without finishing")
+	}
+}
+
+// TestPolicyEdgeDenyDeepMissing denies a path whose parents do not exist
+// yet, outside every writable root; the host creates the whole chain
+// while the sandbox runs.
+func TestPolicyEdgeDenyDeepMissing(t *testing.T) {
+	t.Parallel()
+	dir := newDir(t, 0o755)
+	deep := filepath.Join(dir, "a", "b", "secret.txt")
+	goFile := filepath.Join(dir, "go")
+	ps := []probe{
+		control("wait", "waitexist:"+goFile, ""),
+		control("public", "read:"+dir+"/public.txt", publicContent),
+		attack("deep_secret", "read:"+deep, "EACCES"),
+		attack("deep_dir_file", "read:"+filepath.Join(dir, "a", "b", "other.txt"), "EACCES"),
+	}
+	// The control exists before the start: Landlock grants nothing to
+	// what appears later under a directory it carves a denied path out of.
+	writeFile(t, dir+"/public.txt", publicContent, 0o644)
+	run := startProbes(t, ciMgr, ps, nil, agentbox.WithDenyRead(deep, filepath.Join(dir, "a", "b")))
+	run.waitLine(t, "STARTED")
+	writeFile(t, deep, uniqueSecret("deep"), 0o644)
+	writeFile(t, filepath.Join(dir, "a", "b", "other.txt"), uniqueSecret("deep-other"), 0o644)
+	writeFile(t, goFile, "", 0o644)
+	run.check(t, ps)
+}
