@@ -30,6 +30,9 @@ var (
 	baseDir string
 	// attackerBin is the hostile program, runnable inside every sandbox.
 	attackerBin string
+	// realHome is HOME as the run found it, where the go command's caches
+	// are (agentboxCLI builds with them).
+	realHome string
 	// fakeHome is HOME for the whole run: it holds credential files that the
 	// default deny list must hide.
 	fakeHome string
@@ -85,6 +88,7 @@ func runSuite(m *testing.M) (int, error) {
 	}
 	// From here on the process looks like an agent host with a secret in its
 	// environment and credentials in its home.
+	realHome = os.Getenv("HOME")
 	if err := os.Setenv("HOME", fakeHome); err != nil {
 		return 0, err
 	}

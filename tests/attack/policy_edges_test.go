@@ -119,7 +119,9 @@ func agentboxCLI(t *testing.T) string {
 		cliOnce.path = filepath.Join(baseDir, "bin", "agentbox")
 		cmd := exec.Command(gobin, "build", "-o", cliOnce.path, "./cmd/agentbox")
 		cmd.Dir = filepath.Dir(string(bytes.TrimSpace(out)))
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		// With the real home, whose module and build caches have every
+		// package already (this process's HOME is the fake one).
+		cmd.Env = append(os.Environ(), "HOME="+realHome, "GOPROXY=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			cliOnce.err = fmt.Errorf("go build ./cmd/agentbox: %v\n%s", err, out)
 		}
