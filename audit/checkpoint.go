@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -129,16 +128,21 @@ type checkpointRecord struct {
 	torn   bool   // last record cut short by a crash
 }
 
+// maxCheckpointFile bounds a checkpoint file read whole: a checkpoint is
+// a few hundred bytes, written every few thousand events and at the end
+// of each run, so this is hundreds of thousands of them.
+const maxCheckpointFile = 64 << 20
+
 // readCheckpoints returns the records of the checkpoint file at path,
 // verified with v (nil: no key, every record unverified). A missing file
 // yields no records.
 func readCheckpoints(path string, v note.Verifier) ([]checkpointRecord, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, maxCheckpointFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
+		return nil, err
 	}
 	var starts []int
 	for off := 0; off < len(data); {

@@ -165,7 +165,7 @@ func Open(path string, opts Options) (*Log, error) {
 	// A new chain where a longer log was signed would leave neither log
 	// verifiable: refuse before creating the file.
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := checkNotShrunk(dir, abs, path, 0); err != nil {
+		if err := checkNotShrunk(dir, path, 0); err != nil {
 			writers.Close()
 			return nil, err
 		}
@@ -186,7 +186,7 @@ func Open(path string, opts Options) (*Log, error) {
 	alert, err := l.withLock(func() (*request, error) {
 		r, err := l.refresh()
 		if err == nil {
-			err = checkNotShrunk(dir, abs, path, l.lastID)
+			err = checkNotShrunk(dir, path, l.lastID)
 		}
 		return r, err
 	})
@@ -208,17 +208,11 @@ func Open(path string, opts Options) (*Log, error) {
 // refuses a symlink or anything but a regular file, and syncs the directory
 // so that a new file survives a crash.
 func openAppend(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|openNoFollow, 0o600)
-	if isSymlinkErr(err) {
-		return nil, fmt.Errorf("audit: %s is a symbolic link; refusing to write through it", path)
-	}
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600, "a regular file")
 	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
+		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("audit: %s is not a regular file", path)
-	}
 	if err == nil && fi.Size() == 0 {
 		err = syncDir(filepath.Dir(path))
 	}

@@ -76,16 +76,11 @@ func (e *BadLinesError) Is(target error) bool { return target == ErrBadLine }
 // skipped. Lines that are not entries are skipped too, and reported by a
 // *BadLinesError returned with the events of the other lines.
 func Query(path string, f Filter) ([]Event, error) {
-	file, err := os.Open(path)
+	file, err := openRegular(path, os.O_RDONLY, 0, "an audit log file")
 	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
+		return nil, err
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("audit: %s is %s, not an audit log file", path, fileKind(fi.Mode()))
-	}
 	r := bufio.NewReaderSize(file, 256<<10)
 	var out []Event
 	bad := &BadLinesError{Path: path}

@@ -286,9 +286,9 @@ func signedBeyond(path string, v note.Verifier, n uint64) (uint64, error) {
 	return most, nil
 }
 
-// checkNotShrunk refuses a log at path (abs, resolved) of n entries when
+// checkNotShrunk refuses a log at path of n entries when
 // the audit key signed more entries for the log at that path.
-func checkNotShrunk(dir, abs, path string, n uint64) error {
+func checkNotShrunk(dir, path string, n uint64) error {
 	vkey, err := verifierKeyOf(filepath.Join(dir, keyFile))
 	if err != nil {
 		return err
@@ -297,11 +297,20 @@ func checkNotShrunk(dir, abs, path string, n uint64) error {
 	if err != nil {
 		return fmt.Errorf("audit: verifier key: %w", err)
 	}
-	most, err := signedBeyond(stateCheckpointPath(dir, abs), v, n)
-	if err != nil || most == 0 {
+	keys, err := stateKeys(path)
+	if err != nil {
 		return err
 	}
-	return &shrunkError{path: path, n: n, signed: most}
+	for _, k := range keys {
+		most, err := signedBeyond(stateCheckpointPath(dir, k), v, n)
+		if err != nil {
+			return err
+		}
+		if most != 0 {
+			return &shrunkError{path: path, n: n, signed: most}
+		}
+	}
+	return nil
 }
 
 // shrunkError is ErrLogShrunk with what to do, in one line.

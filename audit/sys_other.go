@@ -23,3 +23,5 @@ func tryLockFile(*os.File) (bool, error) { return false, errors.ErrUnsupported }
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
 
 func isSymlinkErr(error) bool { return false }
+
+const openNonBlock = 0

@@ -62,3 +62,6 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 // isSymlinkErr reports whether err is what opening a symlink with
 // openNoFollow fails with.
 func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// openNonBlock keeps opening a FIFO from waiting for its other end.
+const openNonBlock = syscall.O_NONBLOCK

@@ -35,18 +35,7 @@ func openWritersLock(path string) (*os.File, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	lp := filepath.Join(dir, filepath.Base(abs)+WritersLockSuffix)
-	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE|openNoFollow, 0o600)
-	if isSymlinkErr(err) {
-		return nil, fmt.Errorf("audit: %s is a symbolic link; refusing to lock through it", lp)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("audit: %s is not a regular file", lp)
-	}
-	return f, nil
+	return openRegular(lp, os.O_RDONLY|os.O_CREATE, 0o600, "a lock file")
 }
 
 // writersWait bounds how long holdWriters waits while the writers' lock is
