@@ -85,16 +85,20 @@ func Query(path string, f Filter) ([]Event, error) {
 	var out []Event
 	bad := &BadLinesError{Path: path}
 	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
+		line, long, err := readLine(r, maxQueryLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("audit: %w", err) // names the path
 		}
 		eof := err != nil
-		if len(line) == 0 && eof {
+		if len(line) == 0 && !long && eof {
 			break
 		}
 		line, terminated := bytes.CutSuffix(line, []byte{'\n'})
 		e, perr := decodeLine(line)
+		if long {
+			perr = fmt.Errorf("a line longer than %d bytes, which no entry is", maxQueryLine)
+			terminated = !eof
+		}
 		if perr != nil {
 			if !terminated {
 				break // torn tail: a writer crashed mid-append
@@ -121,6 +125,29 @@ func Query(path string, f Filter) ([]Event, error) {
 		return out, bad
 	}
 	return out, nil
+}
+
+// maxQueryLine bounds the line Query holds: longer than any entry (see
+// MaxEntryBytes), so that a line beyond it is a bad line, read past
+// without being kept.
+const maxQueryLine = 2 * MaxEntryBytes
+
+// readLine reads the next line, with its newline, of at most max bytes;
+// of a longer one it keeps nothing, reads on to its end and reports long.
+func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if !long {
+			if len(line)+len(frag) > max {
+				long, line = true, nil
+			} else {
+				line = append(line, frag...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, long, err
+		}
+	}
 }
 
 func decodeLine(line []byte) (Event, error) {

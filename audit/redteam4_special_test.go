@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -199,4 +200,39 @@ func rt4LastLines(s string, n int) string {
 		ls = ls[len(ls)-n:]
 	}
 	return strings.Join(ls, "\n")
+}
+
+// TestRedteam4QueryBoundsLineLength: Verify refuses a line longer than
+// 2*MaxEntryBytes, but Query (agentbox audit) reads any line whole into
+// memory, twice over: a log ending in one long line without a newline (a
+// sparse file costs no disk) makes the operator's audit viewer hold it all.
+func TestRedteam4QueryBoundsLineLength(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	// Control: the entries are read.
+	if evs, err := Query(env.path, Filter{}); err != nil || len(evs) != 3 {
+		t.Fatalf("control: %d events, %v", len(evs), err)
+	}
+	f, err := os.OpenFile(env.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	const long = 256 << 20
+	if err := f.Truncate(fi.Size() + long); err != nil { // NUL bytes, no newline
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	evs, err := Query(env.path, Filter{})
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16*MaxEntryBytes {
+		t.Errorf("attack succeeded: Query of a log ending in a %d MiB line allocated %d MiB (events %d, err %v); Verify stops at %d MiB",
+			long>>20, got>>20, len(evs), err, 2*MaxEntryBytes>>20)
+	}
+	if _, err := Verify(env.path, VerifyOptions{StateDir: env.state}); err == nil {
+		t.Errorf("control: Verify accepted the long line")
+	}
 }
