@@ -281,3 +281,79 @@ func TestRedteam4OtherUserCannotListOrKill(t *testing.T) {
 		t.Errorf("control: the killed run exited %d", code)
 	}
 }
+
+// TestRedteam4AuditBadLinesStayInert: lines that are no entries are named
+// on stderr with the parser's reason; hostile keys and values in them
+// (escape sequences in a duplicate key, a timestamp, a number) must reach
+// the terminal escaped. A real entry beside them is printed (control).
+func TestRedteam4AuditBadLinesStayInert(t *testing.T) {
+	p := auditTestLog(t, auditSampleEvents(2))
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{
+		`{"\u001b[2J":1,"\u001b[2J":2}`,
+		`{"id":3,"hash":"x","prev_hash":"y","timestamp":"\u001b]0;pwned\u0007","event_type":"alert","allowed":true}`,
+		`{"id":3,"hash":"x","prev_hash":"y","timestamp":"2026-01-01T00:00:00Z","event_type":"alert","allowed":true,"details":"\u001b[31m"}`,
+		"{\"id\":3,\"hash\":\"\x1b[2J\",\"prev_hash\":\"y\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"event_type\":\"alert\",\"allowed\":true}",
+		"\x1b[1A\x1b[2K\u202e not json at all",
+	} {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	code, out, errOut := auditCLI(t, "audit", "--log", p)
+	if code != exitFailure || !strings.Contains(out, "cmd-a") || !strings.Contains(out, "cmd-b") {
+		t.Fatalf("control: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+		if strings.Contains(out, bad) || strings.Contains(errOut, bad) {
+			t.Errorf("attack succeeded: %q reaches the terminal:\nstdout %q\nstderr %q", bad, out, errOut)
+		}
+	}
+	code, out, errOut = auditCLI(t, "verify", p)
+	if code != exitFailure || strings.Contains(out+errOut, "\x1b") {
+		t.Errorf("verify: exit %d %q %q", code, out, errOut)
+	}
+}
+
+// TestRedteam4ConcurrentRunsShareOneChain starts several "agentbox run"
+// processes of one manifest at once, all appending to one audit log: the
+// chain must stay linear and verify, with every run's start and exit.
+func TestRedteam4ConcurrentRunsShareOneChain(t *testing.T) {
+	state := runEnv(t)
+	m := writeManifest(t, "name: crowd\n")
+	const n = 4
+	var ps []*cliProcess
+	for range n {
+		ps = append(ps, startCLI(t, "run", "--manifest", m, "--", "/bin/sh", "-c", "sleep 0.3"))
+	}
+	for i, p := range ps {
+		if code := p.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("run %d exited %d: %s", i, code, p.stderr.String())
+		}
+	}
+	logPath := filepath.Join(state, "logs", "crowd.log")
+	rep, err := audit.Verify(logPath, audit.VerifyOptions{})
+	if err != nil || !rep.OK || rep.Signed != uint64(rep.Entries) {
+		t.Fatalf("verify after %d concurrent runs: %+v %v", n, rep, err)
+	}
+	starts, _ := audit.Query(logPath, audit.Filter{Type: audit.AgentStart})
+	exits, _ := audit.Query(logPath, audit.Filter{Type: audit.AgentExit})
+	if len(starts) != n || len(exits) != n {
+		t.Errorf("%d agent_start and %d agent_exit events, want %d each", len(starts), len(exits), n)
+	}
+	// Control: an edit of one entry is still found.
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logPath, []byte(strings.Replace(string(b), `"allowed":true`, `"allowed":false`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := audit.Verify(logPath, audit.VerifyOptions{}); err != nil || rep.OK {
+		t.Errorf("control: an edited entry verified: %+v %v", rep, err)
+	}
+}
