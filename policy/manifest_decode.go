@@ -92,7 +92,7 @@ func (d *decoder) decode(data []byte) {
 	d.mapping(root, "", []field{
 		{"name", func(v *yaml.Node, w string) { nameSeen = true; d.name(v, w) }},
 		{"version", d.version},
-		{"description", func(v *yaml.Node, w string) { d.m.Description, _ = d.str(v, w, "a string") }},
+		{"description", func(v *yaml.Node, w string) { d.m.Description, _ = d.text(v, w) }},
 		{"runtime", d.runtime},
 		{"permissions", d.permissions},
 		{"limits", d.limits},
@@ -301,6 +301,60 @@ func (d *decoder) str(n *yaml.Node, where, want string) (string, bool) {
 		d.wrongType(n, where, want)
 		return "", false
 	}
+	if !d.printable(n, where, false) {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// printable reports whether n's value is free of control characters,
+// refusing it with an error otherwise. Manifest strings reach the
+// operator's terminal (validate's summary, run's banner, errors), where an
+// escape sequence, a line break or a bidirectional override could hide or
+// rewrite what the manifest grants. lineBreaks admits tabs and line breaks
+// (not U+2028/U+2029), for free text that is folded onto one line before
+// it is printed.
+func (d *decoder) printable(n *yaml.Node, where string, lineBreaks bool) bool {
+	for _, r := range n.Value {
+		if lineBreaks && (r == '\t' || r == '\n' || r == '\r') {
+			continue
+		}
+		if isControlChar(r) {
+			d.errorf(n, "%s: contains a control character (U+%04X); remove it", where, r)
+			return false
+		}
+	}
+	return true
+}
+
+// isControlChar reports whether r is a character that must not reach a
+// terminal as it is: C0 controls, DEL, C1 controls, the bidirectional
+// controls (embeddings, overrides, isolates, marks) and the line and
+// paragraph separators.
+func isControlChar(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, 0x80 <= r && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, // ALM, LRM, RLM
+		0x2028 <= r && r <= 0x202e, // LS, PS, LRE, RLE, PDF, LRO, RLO
+		0x2066 <= r && r <= 0x2069: // LRI, RLI, FSI, PDI
+		return true
+	}
+	return false
+}
+
+// text decodes free text, which may run over several lines.
+func (d *decoder) text(n *yaml.Node, where string) (string, bool) {
+	if !d.plain(n, where) {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.wrongType(n, where, "a string")
+		return "", false
+	}
+	if !d.printable(n, where, true) {
+		return "", false
+	}
 	return n.Value, true
 }
 
@@ -483,6 +537,9 @@ func (d *decoder) version(n *yaml.Node, where string) {
 	// A bare 1.0 or 2 is a number to YAML; its literal text is kept.
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		d.wrongType(n, where, "a string such as \"1.0.0\"")
+		return
+	}
+	if !d.printable(n, where, false) {
 		return
 	}
 	d.m.Version = n.Value
