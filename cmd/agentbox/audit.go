@@ -156,22 +156,12 @@ func auditCell(s string, width int) string {
 		return "-"
 	}
 	var b strings.Builder
-	n := 0
-	for _, r := range s { // the log's strings are valid UTF-8
+	for i, n := 0, 0; i < len(s); n++ {
 		if n == width {
 			b.WriteString("…")
 			break
 		}
-		switch {
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c,
-			r == 0x2028, r == 0x2029:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		n++
+		i += writeEscaped(&b, s[i:])
 	}
 	return b.String()
 }

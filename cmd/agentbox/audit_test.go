@@ -225,3 +225,30 @@ func checkAuditCLIErrors(t *testing.T, tests []auditCLIError) {
 		})
 	}
 }
+
+// TestEscapeOneRule: alert lines (escapeControls) and audit cells
+// (auditCell) escape the same characters, the same way.
+func TestEscapeOneRule(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain é", "plain é"},
+		{"a\x1b[2Jb", `a\x1b[2Jb`},
+		{"a\nb\tc", `a\x0ab\x09c`},
+		{"a\x7fb\u009bc", `a\x7fb\x9bc`},
+		{"moc.elgoog\u202e.evil", `moc.elgoog\u202e.evil`},
+		{"x\u2066\u2069\u200e\u200f\u061cy", `x\u2066\u2069\u200e\u200f\u061cy`},
+		{"x\u2028y\u2029z", `x\u2028y\u2029z`},
+		{"bad\xffbyte", `bad\xffbyte`},
+		{"kept \ufffd", "kept \ufffd"},
+	} {
+		if got := escapeControls(tc.in); got != tc.want {
+			t.Errorf("escapeControls(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := auditCell(tc.in, 1000); got != tc.want {
+			t.Errorf("auditCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Width counts characters, an escaped one as one.
+	if got := auditCell("\u202eabc", 2); got != `\u202ea…` {
+		t.Errorf("auditCell cut = %q", got)
+	}
+}

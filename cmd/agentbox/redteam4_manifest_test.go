@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentbox-dev/agentbox/supervise"
 )
 
 // Red-team tests (redteam4) of attacks that succeed today: each fails until
@@ -71,6 +73,34 @@ func TestRedteam4ManifestTextDrivesOperatorTerminal(t *testing.T) {
 	if !refused("run", code, out, errOut) {
 		if i := strings.IndexByte(errOut, 0x1b); i >= 0 {
 			t.Errorf("attack succeeded: run prints the manifest's escape sequences on its 🚀 line: %q", errOut[max(0, i-40):min(len(errOut), i+60)])
+		}
+	}
+}
+
+// TestRedteam4AlertLinesEscapeBidiOverrides: a CONNECT to
+// "moc.elgoog\u202e.evil.example" is refused as an invalid target, and the
+// raw host is the decision's target; with alert_on: [network_deny] run's
+// alert line prints it with the right-to-left override intact (checked by
+// hand with a sandboxed python3), so the terminal shows the rest of the
+// line reversed. "agentbox audit" escapes the same characters (auditCell);
+// the notice printer's escapeControls does not. (Low: the agent also owns
+// the terminal's stdout and stderr; this is about which lines the operator
+// can trust as agentbox's own.)
+func TestRedteam4AlertLinesEscapeBidiOverrides(t *testing.T) {
+	var b strings.Builder
+	p := &noticePrinter{w: &b, name: "bidi"}
+	p.print(supervise.Notice{Kind: supervise.NoticeAlert, Text: "network_deny: moc.elgoog\u202e.evil.example:443 (invalid-target)"})
+	// Control: C0 controls are escaped.
+	p.print(supervise.Notice{Kind: supervise.NoticeAlert, Text: "network_deny: a\x1b[2Jb:443"})
+	out := b.String()
+	if strings.Contains(out, "\x1b") {
+		t.Fatalf("control: ESC printed raw: %q", out)
+	}
+	for _, r := range []string{"\u202e", "\u2066", "\u200f", "\u2028"} {
+		b.Reset()
+		p.print(supervise.Notice{Kind: supervise.NoticeAlert, Text: "network_deny: x" + r + "y:443"})
+		if strings.Contains(b.String(), r) {
+			t.Errorf("attack succeeded: alert line carries %U raw: %q", []rune(r)[0], b.String())
 		}
 	}
 }

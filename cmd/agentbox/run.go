@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -231,25 +229,6 @@ func (p *noticePrinter) printf(format string, args ...any) {
 	}
 	fmt.Fprintf(p.w, format+end, args...)
 }
-
-// escapeControls keeps text that came from the agent (host names, reasons)
-// from driving the operator's terminal.
-func escapeControls(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }
 
 func mibString(b int64) string {
 	if b%(1<<20) == 0 {
