@@ -236,8 +236,13 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 		return nil, cfg, err
 	}
 	// The manifest states what the agent may do: an agent that may write
-	// beside it must not widen its own next run.
+	// beside it must not widen its own next run. The file is protected
+	// where it is, past any symbolic link it was named through: the
+	// sandbox cannot mount over a link, and the link is not what is read.
 	if mf := manifestPath(m); filepath.IsAbs(mf) {
+		if real, err := policy.ResolvePath(mf); err == nil {
+			mf = real
+		}
 		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, mf)
 	}
 	for _, f := range opts.Secrets {
