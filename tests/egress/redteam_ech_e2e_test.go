@@ -47,15 +47,8 @@ func init() {
 // whose public name is allowed.test, and answers with the server name it
 // routed the connection by. It waits for the address to be configured.
 func serveECHFront(dir string) {
-	var l net.Listener
-	var err error
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if l, err = net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(echPort))); err == nil {
-			break
-		}
-	}
+	l := listenAllowed(echPort, "redteam ech front")
 	if l == nil {
-		fmt.Fprintln(os.Stderr, "redteam ech front:", err)
 		return
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))

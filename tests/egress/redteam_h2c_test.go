@@ -42,15 +42,8 @@ func init() {
 }
 
 func serveH2CFront() {
-	var l net.Listener
-	var err error
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if l, err = net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(h2cPort))); err == nil {
-			break
-		}
-	}
+	l := listenAllowed(h2cPort, "redteam h2c front")
 	if l == nil {
-		fmt.Fprintln(os.Stderr, "redteam h2c front:", err)
 		return
 	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -31,16 +31,24 @@ func init() {
 	}
 }
 
-func serveObjectStore(dir string) {
-	var l net.Listener
+// listenAllowed listens on allowedAddr:port in the upstream namespace,
+// waiting up to a minute for the address to be configured; nil (said on
+// stderr, as who) when it never is.
+func listenAllowed(port int, who string) net.Listener {
 	var err error
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if l, err = net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(storePort))); err == nil {
-			break
+		var l net.Listener
+		if l, err = net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(port))); err == nil {
+			return l
 		}
 	}
+	fmt.Fprintln(os.Stderr, who+":", err)
+	return nil
+}
+
+func serveObjectStore(dir string) {
+	l := listenAllowed(storePort, "redteam object store")
 	if l == nil {
-		fmt.Fprintln(os.Stderr, "redteam object store:", err)
 		return
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
