@@ -16,6 +16,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentbox-dev/agentbox/internal/termsafe"
 )
 
 // decoder walks the yaml.Node tree of a manifest and collects every error
@@ -319,28 +321,12 @@ func (d *decoder) printable(n *yaml.Node, where string, lineBreaks bool) bool {
 		if lineBreaks && (r == '\t' || r == '\n' || r == '\r') {
 			continue
 		}
-		if isControlChar(r) {
+		if termsafe.IsControl(r) {
 			d.errorf(n, "%s: contains a control character (U+%04X); remove it", where, r)
 			return false
 		}
 	}
 	return true
-}
-
-// isControlChar reports whether r is a character that must not reach a
-// terminal as it is: C0 controls, DEL, C1 controls, the bidirectional
-// controls (embeddings, overrides, isolates, marks) and the line and
-// paragraph separators.
-func isControlChar(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, 0x80 <= r && r <= 0x9f:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, // ALM, LRM, RLM
-		0x2028 <= r && r <= 0x202e, // LS, PS, LRE, RLE, PDF, LRO, RLO
-		0x2066 <= r && r <= 0x2069: // LRI, RLI, FSI, PDI
-		return true
-	}
-	return false
 }
 
 // text decodes free text, which may run over several lines.
