@@ -97,16 +97,10 @@ func runECHClient(serverName, useECH string) int {
 			return 0
 		}
 	}
-	c, err := net.DialTimeout("tcp", "127.0.0.1:3128", 10*time.Second)
-	if err != nil {
-		fmt.Println("error", err)
-		return 0
+	c, _, resp, err := tunnelToAllowed(echPort)
+	if c != nil {
+		defer c.Close()
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(c, "CONNECT allowed.test:%d HTTP/1.1\r\nHost: allowed.test:%d\r\n\r\n", echPort, echPort)
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
 	if err != nil {
 		fmt.Println("error", err)
 		return 0
@@ -163,22 +157,44 @@ func echClientArgv(t *testing.T, serverName, useECH string) []string {
 	return []string{p, serverName, useECH}
 }
 
-// TestNetRedteamECHSandbox is TestNetRedteamECHFronting from inside a real
-// sandbox: a program that may reach allowed.test only must not reach
-// another site of allowed.test's front end by naming it in an encrypted
-// inner ClientHello.
-func TestNetRedteamECHSandbox(t *testing.T) {
-	inNetns(t)
+// awaitECHFront waits for the upstream's ECH front end to publish its
+// ECH configuration list, which it does once it listens.
+func awaitECHFront(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(workDir, echListFileName)); err == nil {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the upstream's ECH front end did not start")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// tunnelToAllowed, run inside a sandbox, opens a CONNECT tunnel to
+// allowed.test:port through the sandbox's proxy and reads the answer; the
+// connection (nil if the dial failed) has a 20 s deadline.
+func tunnelToAllowed(port int) (net.Conn, *bufio.Reader, *http.Response, error) {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:3128", 10*time.Second)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(c, "CONNECT allowed.test:%d HTTP/1.1\r\nHost: allowed.test:%d\r\n\r\n", port, port)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	return c, br, resp, err
+}
+
+// TestNetRedteamECHSandbox is TestNetRedteamECHFronting from inside a real
+// sandbox: a program that may reach allowed.test only must not reach
+// another site of allowed.test's front end by naming it in an encrypted
+// inner ClientHello.
+func TestNetRedteamECHSandbox(t *testing.T) {
+	inNetns(t)
+	awaitECHFront(t)
 	pol := netPolicy{allow: []string{fmt.Sprintf("allowed.test:%d", echPort)}}
 	env := []string{envRedteam + "=" + roleECHClient}
 	run := func(serverName, useECH string) outcome {
@@ -207,16 +223,7 @@ func TestNetRedteamECHSandbox(t *testing.T) {
 // to a host name; the allowed name in another case is the same name.
 func TestNetRedteamSNIForms(t *testing.T) {
 	inNetns(t)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(workDir, echListFileName)); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the upstream's front end did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitECHFront(t)
 	pol := netPolicy{allow: []string{fmt.Sprintf("allowed.test:%d", echPort)}}
 	env := []string{envRedteam + "=" + roleECHClient}
 	o := runSandboxed(t, pol, echClientArgv(t, "other.test", "nosni"), agentbox.WithEnv(env...))

@@ -93,16 +93,12 @@ func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 // for h2c, then, on the upgraded connection, an HTTP/2 request whose
 // :authority is other.test.
 func runH2CClient() int {
-	c, err := net.DialTimeout("tcp", "127.0.0.1:3128", 10*time.Second)
-	if err != nil {
+	c, br, resp, err := tunnelToAllowed(h2cPort)
+	if c == nil {
 		fmt.Println("error", err)
 		return 0
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(c, "CONNECT allowed.test:%d HTTP/1.1\r\nHost: allowed.test:%d\r\n\r\n", h2cPort, h2cPort)
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
 	if err != nil || resp.StatusCode != 200 {
 		fmt.Println("proxy", resp, err)
 		return 0
