@@ -59,7 +59,7 @@ func (l *Log) committer() {
 }
 
 // withLock runs fn with the file locked.
-func (l *Log) withLock(fn func() (*request, error)) (*request, error) {
+func (l *Log) withLock(fn func() ([]*request, error)) ([]*request, error) {
 	if err := lockFile(l.f); err != nil {
 		return nil, fmt.Errorf("audit: lock %s: %w", l.path, err)
 	}
@@ -82,7 +82,7 @@ func (l *Log) commit(batch []*request) error {
 		}
 	}
 	if !flushOnly {
-		if _, err := l.withLock(func() (*request, error) { return nil, l.writeLocked(batch) }); err != nil {
+		if _, err := l.withLock(func() ([]*request, error) { return nil, l.writeLocked(batch) }); err != nil {
 			l.known = -1
 			return err
 		}
@@ -114,15 +114,16 @@ func (l *Log) writeLocked(batch []*request) error {
 		return fmt.Errorf("audit: %w", err)
 	}
 	size := fi.Size()
-	var alert *request
+	var alerts []*request
 	if size != l.known {
-		if alert, err = l.refresh(); err != nil {
+		if alerts, err = l.refresh(); err != nil {
 			return err
 		}
 		size = l.known
 	}
 	id, prev := l.lastID, l.lastHash
 	buf := l.buf[:0]
+	last := -1 // where the last line written starts in buf
 	write := func(r *request) {
 		ms := r.ms
 		ms[0].val = numValue(strconv.FormatUint(id+1, 10))
@@ -141,9 +142,10 @@ func (l *Log) writeLocked(batch []*request) error {
 		id++
 		prev = hash
 		r.id, r.res.ms = id, ms
+		last = start
 	}
-	if alert != nil {
-		write(alert)
+	for _, r := range alerts {
+		write(r)
 	}
 	for _, r := range batch {
 		if r.ms != nil {
@@ -161,17 +163,32 @@ func (l *Log) writeLocked(batch []*request) error {
 	l.stats.events.Add(id - l.lastID)
 	l.known = size + int64(len(buf))
 	l.lastID, l.lastHash = id, prev
+	l.lastLine = append(l.lastLine[:0], buf[last:]...)
 	l.wrote = true
 	return nil
 }
 
 // refresh re-reads the tail of the file (the lock is held). A line cut
 // short by a crashed writer is removed, or completed if it is a whole entry
-// lacking its newline; either way the returned alert event records it.
-func (l *Log) refresh() (*request, error) {
+// lacking its newline; either way an alert event records it. So does a
+// change to what this Log wrote or read before (see changedUnder).
+func (l *Log) refresh() ([]*request, error) {
 	fi, err := l.f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
+	}
+	var alerts []*request
+	alert := func(rule, reason string) error {
+		r, err := l.alertEvent(rule, reason)
+		alerts = append(alerts, r)
+		return err
+	}
+	if changed, err := l.changedUnder(fi.Size()); err != nil {
+		return nil, err
+	} else if changed != "" {
+		if err := alert(ruleChangedUnderWriter, changed); err != nil {
+			return nil, err
+		}
 	}
 	t, err := readTail(l.f, fi.Size())
 	if err != nil {
@@ -181,8 +198,12 @@ func (l *Log) refresh() (*request, error) {
 		l.log.Warn("audit: the last entry does not match its hash; continuing the chain from it (run agentbox verify)", "log", l.path, "id", t.id)
 	}
 	l.lastID, l.lastHash, l.known = t.id, t.hash, fi.Size()
+	l.lastLine = append(append(l.lastLine[:0], t.last...), '\n')
+	if t.id == 0 {
+		l.lastLine = l.lastLine[:0]
+	}
 	if len(t.torn) == 0 {
-		return nil, nil
+		return alerts, nil
 	}
 	var reason string
 	if pe := t.tornEntry; pe != nil {
@@ -190,6 +211,7 @@ func (l *Log) refresh() (*request, error) {
 			return nil, fmt.Errorf("audit: complete the last line of %s: %w", l.path, err)
 		}
 		l.lastID, l.lastHash, l.known = pe.id, pe.hash, fi.Size()+1
+		l.lastLine = append(append(l.lastLine[:0], t.torn...), '\n')
 		reason = fmt.Sprintf("entry %d lacked its final newline (a writer crashed mid-append); newline added", pe.id)
 	} else {
 		if err := l.f.Truncate(t.end); err != nil {
@@ -198,9 +220,10 @@ func (l *Log) refresh() (*request, error) {
 		l.known = t.end
 		reason = fmt.Sprintf("removed %d bytes of a line cut short after entry %d (a writer crashed mid-append)", len(t.torn), t.id)
 	}
-	l.log.Warn("audit: repaired torn tail", "log", l.path, "detail", reason)
-	ev := Event{EventType: Alert, Allowed: true, Resource: l.path, Rule: "audit.torn_tail", Reason: reason}
-	return l.prepare(ev, false)
+	if err := alert(ruleTornTail, reason); err != nil {
+		return nil, err
+	}
+	return alerts, nil
 }
 
 // checkpoint signs (size, head) and appends it beside the log and to the

@@ -64,6 +64,18 @@
 // tail, not as tampering; the next writer that opens the file removes it and
 // logs an alert event saying so.
 //
+// Two changes leave a chain that any later checkpoint would sign, so the
+// writer that sees them says so in the log, where the next checkpoint
+// covers its words: a writer that opens the log while no other writer has
+// it (it holds the writers' lock exclusively until it has looked) logs an
+// audit.unsigned_tail alert for entries past the last signed checkpoint (a
+// writer killed before signing, or entries added without the key), which
+// Verify repeats as a warning; a writer that finds the last entry it wrote
+// or read gone from where it was, or the file shorter, logs
+// audit.changed_under_writer, which Verify reports as tampering
+// (KindWitnessed). Entries appended while other writers have the log open
+// are taken as theirs.
+//
 // An edit, deletion, reordering or insertion that leaves the chain broken is
 // pinned to its entry. One hidden by re-chaining (recomputing every later
 // hash, which needs no key) is caught by the first checkpoint after it and

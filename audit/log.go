@@ -88,6 +88,7 @@ type Log struct {
 	known      int64 // file size after our last write; -1: re-read the tail
 	lastID     uint64
 	lastHash   string
+	lastLine   []byte // the file's last entry as this Log wrote or read it, with its newline
 	lastSigned uint64 // size of the last checkpoint this Log signed
 	wrote      bool   // this Log appended at least one entry
 	buf, hbuf  []byte
@@ -157,8 +158,10 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	// Hold the writers' lock before opening the log, and until Close: a
 	// Rotate either finishes before the log is opened or refuses to move
-	// it.
-	writers, err := holdWriters(path, l.log)
+	// it. Hold it alone, if no other writer has it, until the log's end is
+	// checked against the signed checkpoints: no writer can then append
+	// entries it has not signed yet.
+	writers, alone, err := claimWriters(path, l.log)
 	if err != nil {
 		return nil, err
 	}
@@ -183,13 +186,27 @@ func Open(path string, opts Options) (*Log, error) {
 	// compared with the signed checkpoints under the same lock: another
 	// writer appends under it and signs only after, so no checkpoint can
 	// be ahead of what the lock shows.
-	alert, err := l.withLock(func() (*request, error) {
-		r, err := l.refresh()
-		if err == nil {
-			err = checkNotShrunk(dir, path, l.lastID)
+	alerts, err := l.withLock(func() ([]*request, error) {
+		rs, err := l.refresh()
+		if err != nil {
+			return nil, err
 		}
-		return r, err
+		st, err := readSignedState(dir, path, l.lastID)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.shrunk(path, l.lastID); err != nil {
+			return nil, err
+		}
+		if alone && l.lastID > st.last {
+			r, err := l.unsignedTail(st.last)
+			return append(rs, r), err
+		}
+		return rs, nil
 	})
+	if err == nil && alone {
+		err = shareWriters(writers, f, path)
+	}
 	if err != nil {
 		f.Close()
 		writers.Close()
@@ -197,9 +214,7 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	l.work = sync.NewCond(&l.mu)
 	l.space = sync.NewCond(&l.mu)
-	if alert != nil {
-		l.queue = append(l.queue, alert)
-	}
+	l.queue = append(l.queue, alerts...)
 	go l.committer()
 	return l, nil
 }
@@ -346,7 +361,7 @@ func (l *Log) Close() error {
 	errs = append(errs, l.asyncErr)
 	l.mu.Unlock()
 	// Sign the head as it is now, which may include other writers' entries.
-	alert, err := l.withLock(func() (*request, error) {
+	alerts, err := l.withLock(func() ([]*request, error) {
 		fi, err := l.f.Stat()
 		if err != nil || fi.Size() == l.known {
 			return nil, err
@@ -354,8 +369,8 @@ func (l *Log) Close() error {
 		return l.refresh()
 	})
 	errs = append(errs, err)
-	if alert != nil {
-		_, err = l.withLock(func() (*request, error) { return nil, l.writeLocked([]*request{alert}) })
+	if len(alerts) > 0 {
+		_, err = l.withLock(func() ([]*request, error) { return nil, l.writeLocked(alerts) })
 		errs = append(errs, err)
 	}
 	errs = append(errs, l.f.Sync())

@@ -256,61 +256,23 @@ func splitRecords(data []byte, header string) [][]byte {
 	return chunks
 }
 
-// signedBeyond returns the largest log size above n that a valid
-// checkpoint in the file at path signed, or 0. Only checkpoints above n
-// have their signatures checked, so that a log in order costs no
-// verification.
-func signedBeyond(path string, v note.Verifier, n uint64) (uint64, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("audit: %w", err)
-	}
-	var most uint64
-	for _, c := range splitRecords(data, checkpointHeader) {
-		text, _, ok := bytes.Cut(c, []byte("\n\n"))
-		if !ok {
-			continue
-		}
-		ck, err := parseCheckpointText(string(text) + "\n")
-		if err != nil || ck.Size <= max(n, most) {
-			continue
-		}
-		msg, _ := bytes.CutSuffix(c, []byte("\n\n"))
-		if _, err := note.Open(append(msg, '\n'), note.VerifierList(v)); err == nil {
-			most = ck.Size
-		}
-	}
-	return most, nil
-}
-
 // checkNotShrunk refuses a log at path of n entries when
 // the audit key signed more entries for the log at that path.
 func checkNotShrunk(dir, path string, n uint64) error {
-	vkey, err := verifierKeyOf(filepath.Join(dir, keyFile))
+	st, err := readSignedState(dir, path, n)
 	if err != nil {
 		return err
 	}
-	v, err := note.NewVerifier(vkey)
-	if err != nil {
-		return fmt.Errorf("audit: verifier key: %w", err)
+	return st.shrunk(path, n)
+}
+
+// shrunk is ErrLogShrunk when a checkpoint signed more than the n
+// entries of the log at path.
+func (st signedState) shrunk(path string, n uint64) error {
+	if st.above == 0 {
+		return nil
 	}
-	keys, err := stateKeys(path)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		most, err := signedBeyond(stateCheckpointPath(dir, k), v, n)
-		if err != nil {
-			return err
-		}
-		if most != 0 {
-			return &shrunkError{path: path, n: n, signed: most}
-		}
-	}
-	return nil
+	return &shrunkError{path: path, n: n, signed: st.above}
 }
 
 // shrunkError is ErrLogShrunk with what to do, in one line.

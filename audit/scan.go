@@ -20,6 +20,9 @@ type lineResult struct {
 	// unterminated marks the last line of the file when it lacks its
 	// newline.
 	unterminated bool
+	// witness is set for an alert in which a writer recorded what the
+	// chain cannot show (see witness.go).
+	witness *witness
 }
 
 // scanJob is a block of whole lines, checked by one worker.
@@ -156,6 +159,7 @@ func (sc *lineScratch) check(line []byte) lineResult {
 	var sum [32]byte
 	sum, sc.hbuf = entrySum(pe.obj, sc.hbuf)
 	lr.hashOK = hashMatches(sum, pe.hash)
+	lr.witness = witnessOf(v)
 	clear(v.obj) // drop references into this line's strings
 	return lr
 }

@@ -16,6 +16,8 @@ func lockFile(*os.File) error { return errors.ErrUnsupported }
 
 func unlockFile(*os.File) error { return errors.ErrUnsupported }
 
+func lockShared(*os.File) error { return errors.ErrUnsupported }
+
 func tryLockShared(*os.File) (bool, error) { return false, errors.ErrUnsupported }
 
 func tryLockFile(*os.File) (bool, error) { return false, errors.ErrUnsupported }

@@ -18,6 +18,10 @@ const openNoFollow = syscall.O_NOFOLLOW
 // other even inside one process.
 func lockFile(f *os.File) error { return flock(f, syscall.LOCK_EX) }
 
+// lockShared takes a shared flock(2) on f, waiting for it; it turns an
+// exclusive lock f holds into a shared one.
+func lockShared(f *os.File) error { return flock(f, syscall.LOCK_SH) }
+
 // tryLockShared takes a shared flock(2) on f without waiting; it reports
 // false when another open file description holds an exclusive lock on the
 // file.

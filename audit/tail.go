@@ -20,6 +20,7 @@ type tail struct {
 	id   uint64 // id of the last complete entry, 0 if none
 	hash string // its hash, Genesis if none
 	end  int64  // offset just past the last complete line
+	last []byte // the last complete line, without its newline
 	torn []byte // bytes after the last newline: a line cut short
 	// tornEntry is set when the torn bytes are in fact a whole entry that
 	// continues the chain and only lacks its newline.
@@ -74,7 +75,7 @@ func readTail(r io.ReaderAt, size int64) (tail, error) {
 		if h, _ := entryHash(pe.obj, nil); h != pe.hash {
 			t.hashMismatch = true
 		}
-		t.id, t.hash = pe.id, pe.hash
+		t.id, t.hash, t.last = pe.id, pe.hash, line
 		t.checkTorn()
 		return t, nil
 	}

@@ -33,6 +33,9 @@ const (
 	KindForgedCheckpoint Kind = "forged_checkpoint"
 	// KindMalformed: a line is not a valid audit entry.
 	KindMalformed Kind = "malformed"
+	// KindWitnessed: a writer recorded in the log that the log was
+	// rewritten, or shrank, while the writer had it open.
+	KindWitnessed Kind = "witnessed"
 )
 
 // VerifyOptions configure Verify.
@@ -123,6 +126,9 @@ func Verify(path string, opts VerifyOptions) (Report, error) {
 	rep.TornBytes = cs.torn
 	probs := cs.probs
 	probs = append(probs, ck.check(cs.n, cs.got)...)
+	wprobs, warnings := witnessFindings(cs.witnessed, cs.moreWitnessed)
+	probs = append(probs, wprobs...)
+	rep.Warnings = append(rep.Warnings, warnings...)
 	rep.Checkpoints, rep.Signed = ck.summary()
 	if len(probs) > 0 {
 		sort.SliceStable(probs, func(i, j int) bool {
@@ -159,6 +165,11 @@ type chainState struct {
 	broken    bool
 	want, got map[uint64]string // checkpoint sizes → hash found at that position
 	ring      []string          // hash fields of recent lines, by position
+	// witnessed lists the first maxWitnesses alerts of writers that say
+	// what the chain cannot (see witness.go); moreWitnessed counts the
+	// rest.
+	witnessed     []witness
+	moreWitnessed int
 }
 
 func (cs *chainState) line(lr lineResult) bool {
@@ -182,6 +193,14 @@ func (cs *chainState) line(lr lineResult) bool {
 	cs.n++
 	if _, ok := cs.want[uint64(i)]; ok {
 		cs.got[uint64(i)] = lr.hash
+	}
+	if w := lr.witness; w != nil && lr.hashOK {
+		if len(cs.witnessed) < maxWitnesses {
+			w.pos = i
+			cs.witnessed = append(cs.witnessed, *w)
+		} else {
+			cs.moreWitnessed++
+		}
 	}
 	if cs.gap != nil && lr.id >= cs.gapFrom && lr.id < cs.gapTo {
 		cs.gapMoved = true

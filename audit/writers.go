@@ -38,7 +38,7 @@ func openWritersLock(path string) (*os.File, error) {
 	return openRegular(lp, os.O_RDONLY|os.O_CREATE, 0o600, "a lock file")
 }
 
-// writersWait bounds how long holdWriters waits while the writers' lock is
+// writersWait bounds how long claimWriters waits while the writers' lock is
 // held exclusively, and writersWarn when it says that it waits. A rotation
 // holds the lock while it verifies the log (about 5 s per million entries
 // on a small machine); anyone who can open the lock file can hold it too,
@@ -48,40 +48,72 @@ var (
 	writersWarn = 2 * time.Second
 )
 
-// writersPoll is how often holdWriters tries the lock again.
+// writersPoll is the longest claimWriters waits before it tries the lock
+// again.
 const writersPoll = 50 * time.Millisecond
 
-// holdWriters takes a shared hold on the writers' lock of the log at path,
-// waiting while a Rotate holds it, for at most writersWait; it tells log
-// when it has waited writersWarn. Close the file to let go.
-func holdWriters(path string, log *slog.Logger) (*os.File, error) {
-	f, err := openWritersLock(path)
+// claimWriters takes a hold on the writers' lock of the log at path. When
+// no other writer holds it, the hold is exclusive and alone is true, until
+// shareWriters makes it shared; otherwise it is shared, waiting while a
+// Rotate holds the lock, for at most writersWait (it tells log when it has
+// waited writersWarn). Close the file to let go.
+func claimWriters(path string, log *slog.Logger) (f *os.File, alone bool, err error) {
+	f, err = openWritersLock(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if ok, err := tryLockFile(f); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("audit: lock %s: %w", f.Name(), err)
+	} else if ok {
+		return f, true, nil
 	}
 	start := time.Now()
 	warned := false
+	// Another writer holds the lock alone only while it opens the log
+	// (about a millisecond); a Rotate holds it for seconds.
+	pause := time.Millisecond
 	for {
 		ok, err := tryLockShared(f)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("audit: lock %s: %w", f.Name(), err)
+			return nil, false, fmt.Errorf("audit: lock %s: %w", f.Name(), err)
 		}
 		if ok {
-			return f, nil
+			return f, false, nil
 		}
 		waited := time.Since(start)
 		if waited >= writersWait {
 			f.Close()
-			return nil, fmt.Errorf("audit: %s stayed locked exclusively for %v, by a rotation of %s still running (agentbox audit rotate) or by another process; retry once the rotation has finished, or end the process holding the lock (see /proc/locks)",
+			return nil, false, fmt.Errorf("audit: %s stayed locked exclusively for %v, by a rotation of %s still running (agentbox audit rotate) or by another process; retry once the rotation has finished, or end the process holding the lock (see /proc/locks)",
 				f.Name(), writersWait, path)
 		}
 		if !warned && waited >= writersWarn {
 			warned = true
 			log.Warn("audit: waiting for the writers' lock, held exclusively (a rotation?)", "lock", f.Name(), "limit", writersWait)
 		}
-		time.Sleep(writersPoll)
+		time.Sleep(pause)
+		pause = min(2*pause, writersPoll)
 	}
+}
+
+// shareWriters turns the exclusive hold claimWriters took on writers into
+// a shared one, letting other writers in. Linux converts a flock(2) lock
+// in one step; where a system lets go first, a Rotate could move the log
+// in between, so the log opened as log must still be the one at path.
+func shareWriters(writers, log *os.File, path string) error {
+	if err := lockShared(writers); err != nil {
+		return fmt.Errorf("audit: lock %s: %w", writers.Name(), err)
+	}
+	opened, err := log.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	now, err := os.Lstat(path)
+	if err != nil || !os.SameFile(opened, now) {
+		return fmt.Errorf("audit: %s was moved while it was being opened (by agentbox audit rotate?); open it again", path)
+	}
+	return nil
 }
 
 // excludeWriters takes the writers' lock of the log at path exclusively,

@@ -85,7 +85,7 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 		if rep.Kind == audit.KindMalformed && rep.FirstBad == 1 {
 			hint = " (or this is not an agentbox audit log)"
 		}
-		fmt.Fprintf(stderr, "❌ tampered%s (%s): %s%s\n", where, rep.Kind, rep.Problem, hint)
+		fmt.Fprintf(stderr, "❌ tampered%s (%s): %s%s\n", where, rep.Kind, escapeControls(rep.Problem), hint)
 		printRotations(stderr, rep)
 		printVerifyWarnings(stderr, rep)
 		return nil
@@ -115,7 +115,9 @@ func printVerify(stdout, stderr io.Writer, rep audit.Report) error {
 
 func printVerifyWarnings(w io.Writer, rep audit.Report) {
 	for _, m := range rep.Warnings {
-		fmt.Fprintf(w, "⚠️  %s\n", m)
+		// A warning may repeat a writer's alert from the log, which
+		// anyone who can write the log can forge.
+		fmt.Fprintf(w, "⚠️  %s\n", escapeControls(m))
 	}
 }
 
