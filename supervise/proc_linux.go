@@ -269,7 +269,7 @@ func oomKills(file string) (uint64, error) {
 type pidfd int
 
 // openPidfd pins pid and checks that it is still the process that started
-// at start (0: do not check).
+// at start.
 func openPidfd(pid int, start uint64) (pidfd, error) {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
@@ -278,13 +278,12 @@ func openPidfd(pid int, start uint64) (pidfd, error) {
 		}
 		return -1, fmt.Errorf("pidfd_open %d: %w", pid, err)
 	}
-	if start != 0 {
-		// The pidfd pins the process now; if the start time still matches,
-		// it is the process the registry recorded.
-		if st, err := procStartTime(pid); err != nil || st != start {
-			unix.Close(fd)
-			return -1, ErrGone
-		}
+	// The pidfd pins the process now; if the start time still matches,
+	// it is the process the registry recorded. A record without one names
+	// no process for sure: nothing is killed.
+	if st, err := procStartTime(pid); err != nil || start == 0 || st != start {
+		unix.Close(fd)
+		return -1, ErrGone
 	}
 	return pidfd(fd), nil
 }

@@ -230,6 +230,10 @@ func (r *Registry) read(id string) (Record, error) {
 	if rec.ID != id {
 		return rec, fmt.Errorf("supervise: registry entry %s names ID %q", id, rec.ID)
 	}
+	if rec.Pid <= 0 || rec.PidStart == 0 || rec.InitPid <= 0 || rec.InitStart == 0 {
+		// Without both start times the pids may name any process now.
+		return rec, fmt.Errorf("supervise: registry entry %s does not name its processes with their start times", id)
+	}
 	return rec, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,8 +51,16 @@ func TestRegistryStaleEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := c.Process.Pid
+	bystander := exec.Command("sleep", "30")
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bystander.Process.Kill(); bystander.Wait() })
 	recs := []Record{
-		{ID: "0000000a", Name: "live", Pid: os.Getpid(), PidStart: own, Started: time.Now()},
+		{ID: "0000000a", Name: "live", Pid: os.Getpid(), PidStart: own, InitPid: os.Getpid(), InitStart: own, Started: time.Now()},
+		// A record that does not say when its init started may name any
+		// process by now: it is not listed, found or killed.
+		{ID: "0000000d", Name: "unsure", Pid: os.Getpid(), PidStart: own, InitPid: bystander.Process.Pid, Started: time.Now()},
 		{ID: "0000000b", Name: "dead", Pid: dead, PidStart: 1, InitPid: dead, InitStart: 1, Started: time.Now()},
 		// The pid is alive, but it is another process than the one recorded.
 		{ID: "0000000c", Name: "reused", Pid: os.Getpid(), PidStart: own + 1, InitPid: os.Getpid(), InitStart: own + 1, Started: time.Now()},
@@ -79,6 +88,12 @@ func TestRegistryStaleEntries(t *testing.T) {
 			}
 		}
 	}
+	if _, err := f.reg.Kill("0000000d", "test"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Kill of a record without the init's start time: %v; want ErrNotFound", err)
+	}
+	if err := bystander.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the process a record named without its start time was killed: %v", err)
+	}
 	if err := f.reg.Register(Record{ID: "../x", Pid: 1}); err == nil {
 		t.Error("Register accepted an ID that is not 8 hex digits")
 	}
@@ -88,9 +103,9 @@ func TestRegistryFind(t *testing.T) {
 	f := newFixture(t)
 	own, _ := procStartTime(os.Getpid())
 	for _, r := range []Record{
-		{ID: "000000a1", Name: "twin", Pid: os.Getpid(), PidStart: own, Started: time.Now()},
-		{ID: "000000a2", Name: "twin", Pid: os.Getpid(), PidStart: own, Started: time.Now().Add(time.Second)},
-		{ID: "000000a3", Name: "single", Pid: os.Getpid(), PidStart: own, Started: time.Now()},
+		{ID: "000000a1", Name: "twin", Pid: os.Getpid(), PidStart: own, InitPid: os.Getpid(), InitStart: own, Started: time.Now()},
+		{ID: "000000a2", Name: "twin", Pid: os.Getpid(), PidStart: own, InitPid: os.Getpid(), InitStart: own, Started: time.Now().Add(time.Second)},
+		{ID: "000000a3", Name: "single", Pid: os.Getpid(), PidStart: own, InitPid: os.Getpid(), InitStart: own, Started: time.Now()},
 	} {
 		if err := f.reg.Register(r); err != nil {
 			t.Fatal(err)
