@@ -510,7 +510,13 @@ func TestRunCrash(t *testing.T) {
 	if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/true"); code != 0 {
 		t.Fatalf("run after the crash: %d %s", code, errOut)
 	}
-	if rep, err := audit.Verify(logPath, audit.VerifyOptions{}); err != nil || !rep.OK {
+	rep, err = audit.Verify(logPath, audit.VerifyOptions{})
+	if err != nil || !rep.OK {
 		t.Errorf("audit log after the next run: %+v %v", rep, err)
+	}
+	// The killed run signed nothing; the next one says so, and verify
+	// repeats it.
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "not signed by a writer") {
+		t.Errorf("verify's warnings after a crashed run: %q; want the next run's alert about its entries", rep.Warnings)
 	}
 }
