@@ -240,10 +240,14 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 	// where it is, past any symbolic link it was named through: the
 	// sandbox cannot mount over a link, and the link is not what is read.
 	if mf := manifestPath(m); filepath.IsAbs(mf) {
-		if real, err := policy.ResolvePath(mf); err == nil {
-			mf = real
+		real, err := policy.ResolvePath(mf)
+		if err != nil {
+			real = mf
 		}
-		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, mf)
+		if link, root := replaceableLink(mf, resolved.Write, resolvedAll(cfg.Filesystem.DenyWrite)); link != "" {
+			return nil, cfg, &ManifestLinkError{Manifest: mf, Link: link, Root: root, Real: real}
+		}
+		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, real)
 	}
 	for _, f := range opts.Secrets {
 		if abs, err := filepath.Abs(f); err == nil {

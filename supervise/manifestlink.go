@@ -1,0 +1,67 @@
+package supervise
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/policy"
+)
+
+// ManifestLinkError refuses a manifest named through a symbolic link that
+// the agent could replace: the file it names is kept read-only, but the
+// link, in a directory the agent may write, could be pointed at a
+// manifest of the agent's making for the next run.
+type ManifestLinkError struct {
+	Manifest, Link, Root, Real string
+}
+
+func (e *ManifestLinkError) Error() string {
+	return fmt.Sprintf("the manifest %s is named through the symbolic link %s, inside %s, which the agent may write: it could point the link at a manifest of its own for the next run; name the manifest by its real path, %s",
+		e.Manifest, e.Link, e.Root, e.Real)
+}
+
+// replaceableLink returns the first symbolic link on the way to the
+// absolute path p whose directory lies in one of the writable roots and
+// outside every read-only path, with the root; "" if none. roots and
+// readOnly hold resolved paths.
+func replaceableLink(p string, roots, readOnly []string) (link, root string) {
+	dir := "/" // resolved so far
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
+	for i, part := range parts {
+		next := filepath.Join(dir, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", "" // the load will say what is missing
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			dir = next
+			continue
+		}
+		for _, r := range roots {
+			if paths.Within(dir, r) && !paths.WithinAny(next, readOnly) {
+				return filepath.Join(append([]string{"/"}, parts[:i+1]...)...), r
+			}
+		}
+		if dir, err = filepath.EvalSymlinks(next); err != nil {
+			return "", ""
+		}
+	}
+	return "", ""
+}
+
+// resolvedAll returns ps with symbolic links resolved, each kept as it is
+// where it cannot be resolved.
+func resolvedAll(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if r, err := policy.ResolvePath(p); err == nil {
+			p = r
+		}
+		out = append(out, p)
+	}
+	return out
+}
