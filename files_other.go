@@ -4,9 +4,12 @@ package agentbox
 
 import "os"
 
-// relayedPipe: no sandbox runs here (see MaybeSandboxInit), so no file
+// relayed: no sandbox runs here (see MaybeSandboxInit), so no file
 // needs relaying.
-func relayedPipe(*os.File) *os.File { return nil }
+func relayed(*os.File) *os.File { return nil }
+
+// isSocket: see relayed.
+func isSocket(*os.File) bool { return false }
 
 // readNoFollow reads the file p.
 func readNoFollow(p string) ([]byte, error) { return os.ReadFile(p) }

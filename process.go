@@ -165,14 +165,14 @@ func (m *Manager) restoreShared(sf *sharedFiles) {
 func openByName(f *os.File) { _ = f.Chmod(0o666) }
 
 // input returns the file the program reads: r itself when it is a file
-// (see relayedPipe), else a pipe fed from r.
+// (see relayed), else a pipe fed from r.
 func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	if r == nil {
 		return nil, nil
 	}
 	var relay *os.File
 	if f, ok := r.(*os.File); ok {
-		if relay = relayedPipe(f); relay == nil {
+		if relay = relayed(f); relay == nil {
 			pr.shared.add(f)
 			return f, nil
 		}
@@ -194,14 +194,14 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 }
 
 // output returns the file the program writes: w itself when it is a file
-// (see relayedPipe), else a pipe drained into w.
+// (see relayed), else a pipe drained into w.
 func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) {
 	if w == nil {
 		return nil, nil
 	}
 	var relay *os.File
 	if f, ok := w.(*os.File); ok {
-		if relay = relayedPipe(f); relay == nil {
+		if relay = relayed(f); relay == nil {
 			pr.shared.add(f)
 			return f, nil
 		}

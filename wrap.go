@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -30,6 +31,9 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		return nil, err
 	}
 	if err := o.refuseTerminal("Wrap"); err != nil {
+		return nil, err
+	}
+	if err := keepSocketsOut(cmd); err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
@@ -95,6 +99,24 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			m.log.Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}, nil
+}
+
+// keepSocketsOut keeps the caller's sockets out of a wrapped command,
+// which could connect them anywhere the host can reach (see relayed):
+// os/exec relays an output that is not an *os.File through a pipe, so a
+// socket as Stdout or Stderr is handed to os/exec as a plain io.Writer. A
+// socket as Stdin is refused: os/exec's Wait would wait for the socket's
+// end of input, which may never come after the command exits.
+func keepSocketsOut(cmd *exec.Cmd) error {
+	if f, ok := cmd.Stdin.(*os.File); ok && isSocket(f) {
+		return configErr("Wrap", "cmd.Stdin is a socket, which the command could connect anywhere the host can reach; pass a pipe, or use Start, which relays it")
+	}
+	for _, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if f, ok := (*w).(*os.File); ok && isSocket(f) {
+			*w = struct{ io.Writer }{f}
+		}
+	}
+	return nil
 }
 
 // watch kills a wrapped sandbox when ctx ends or its timeout passes.
