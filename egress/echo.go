@@ -63,9 +63,13 @@ func (c *credential) mayCarry(k string) bool {
 	return isCredentialHeader(k)
 }
 
-// echoMask holds the values injected into one request, as they went out,
-// and masks them in its response: each byte of a value becomes '*', so
-// lengths, and with them the response's framing, do not change.
+// echoMask holds the values injected into the requests of one upstream
+// connection, as they went out, and masks them in every response that
+// connection brings after them: each byte of a value becomes '*', so
+// lengths, and with them the response's framing, do not change. It keeps
+// them for the connection's life, not one exchange's: bytes an upstream
+// sends past a response's end (a body to HEAD, more than its
+// Content-Length) are read as the next response.
 type echoMask struct {
 	values [][]byte // wiped by wipe
 	owners []*credential
@@ -135,10 +139,13 @@ func (m *echoMask) maskString(s, where string) string {
 // them.
 func (m *echoMask) header(h http.Header, where string) {
 	for k, vs := range h {
+		// Where a value was found names the header masked too: the
+		// report goes to the audit log.
+		mk := m.maskName(k, where+" name")
 		for i, v := range vs {
-			vs[i] = m.maskString(v, where+" "+k)
+			vs[i] = m.maskString(v, where+" "+mk)
 		}
-		if mk := m.maskName(k, where+" name"); mk != k {
+		if mk != k {
 			h[mk] = append(h[mk], vs...)
 			delete(h, k)
 		}
@@ -307,6 +314,9 @@ func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
 	}
 	resp.Status = mask.maskString(resp.Status, "the status line")
 	mask.header(resp.Header, "header")
+	// The names a Trailer header declares are written in the head, before
+	// the body (and the trailer's values) is read.
+	mask.header(resp.Trailer, "trailer")
 	if resp.Body != http.NoBody {
 		resp.Body = &maskedBody{maskReader: mask.reader(resp.Body, "the body"), orig: resp.Body, resp: resp}
 	}
@@ -391,4 +401,5 @@ func (r *relay) reportEchoes(mask *echoMask) {
 			fmt.Sprintf("the upstream repeated %s's value in its response (%s); it reached the sandbox masked",
 				c.name, strings.Join(where, ", ")), c.name))
 	}
+	clear(mask.hits) // the next response on the connection reports its own
 }

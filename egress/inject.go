@@ -184,9 +184,9 @@ func compressedUpgrade(tok string) bool {
 // header values each may go into (see credential.mayCarry). The buffer
 // holds values: the caller writes it and wipes it; mask gets a copy of
 // each value as it went out, for the response. The fetched values are
-// wiped before buildHead returns. A request that carries a value asks for
-// an uncompressed, whole response, so that mask can see into it (see
-// withheldHeaders); no request asks for a compressed, multiplexed upgrade
+// wiped before buildHead returns. A request that carries a value, or that
+// follows one on the connection, asks for an uncompressed, whole response,
+// so that mask can see into it (see withheldHeaders); no request asks for a compressed, multiplexed upgrade
 // (see compressedUpgrades). The upgrade it asks for is in the result.
 func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
 	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
@@ -213,7 +213,7 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 		return nil, err
 	}
 	upgrade = checkedUpgrade(upgrade)
-	if len(hb.used) > 0 {
+	if len(hb.used) > 0 || mask.active() {
 		b.str("Accept-Encoding: identity\r\n")
 	} else if err := hb.fields(req.Header, withheldHeaders); err != nil {
 		return nil, err

@@ -28,10 +28,13 @@ type relay struct {
 	cbr           *bufio.Reader
 	up            net.Conn
 	ubr           *upstreamReader
+	// sent holds every value injected on up so far (see echoMask).
+	sent echoMask
 }
 
 // serve relays requests until either side closes or a request is refused.
 func (r *relay) serve() {
+	defer r.sent.wipe()
 	for {
 		req, head, err := r.readRequest()
 		if err != nil {
@@ -101,8 +104,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	stripHopByHop(req.Header)
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
-	mask := &echoMask{}
-	defer mask.wipe()
+	mask := &r.sent
 	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
 	cancel()
 	if err != nil {
@@ -148,9 +150,13 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 
 	resp, err := r.ubr.readResponse(req)
 	if err != nil {
-		// The error may quote the response (a malformed status line):
-		// what the request carried stays masked there too.
-		r.refuse(http.StatusBadGateway, "", mask.maskString("reading the upstream response failed: "+err.Error(), "an unreadable response"), "")
+		why := "reading the upstream response failed: " + err.Error()
+		if mask.active() {
+			// The error may quote the response (a malformed status line
+			// or header), escaped: no mask would match the value there.
+			why = "reading the upstream response failed; the upstream's text is withheld, as it may repeat the injected credential"
+		}
+		r.refuse(http.StatusBadGateway, "", why, "")
 		return false
 	}
 	defer resp.Body.Close()
