@@ -410,9 +410,10 @@ func (a *Agent) breach(cause Cause, rule, reason string, due time.Time) {
 	a.mu.Lock()
 	a.breached = true
 	a.mu.Unlock()
-	a.notify(Notice{Kind: NoticeKilling, Text: reason})
+	// The record first: printing the notice may fail, or take long.
 	a.rec.emitAnnounced(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(cause), Rule: rule, Reason: reason,
 		Details: a.limitDetails(cause, due)}, false)
+	a.notify(Notice{Kind: NoticeKilling, Text: reason})
 }
 
 func (a *Agent) limitDetails(cause Cause, due time.Time) map[string]any {
@@ -535,9 +536,9 @@ func (a *Agent) wait() (*Result, error) {
 	if kill == nil && memoryViolation(res) {
 		// The kernel's OOM killer ended it before the watcher saw it.
 		kill = &KillInfo{Cause: CauseMemory, Reason: fmt.Sprintf("memory limit exceeded: %s (the kernel's OOM killer ended a process)", mib(a.MemoryLimit())), At: time.Now()}
-		a.notify(Notice{Kind: NoticeKilled, Text: kill.Reason})
 		a.rec.emitAnnounced(audit.Event{EventType: audit.LimitBreached, Allowed: false, Resource: string(CauseMemory),
 			Rule: "limits.max_memory_mb", Reason: kill.Reason, Details: a.limitDetails(CauseMemory, time.Time{})}, true)
+		a.notify(Notice{Kind: NoticeKilled, Text: kill.Reason})
 		breached = true
 	}
 	if kill == nil && res.ExitCode == killed {
