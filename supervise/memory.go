@@ -16,9 +16,11 @@ const (
 	// any process of it.
 	MemoryCgroup = "cgroup"
 	// MemoryMonitor: no cgroup could be used. Every process is bounded by
-	// RLIMIT_DATA, and supervise samples the resident memory of the whole
-	// tree (anonymous plus shared pages of every process in the sandbox's
-	// pid namespace) and kills the tree when the sum exceeds the limit.
+	// RLIMIT_DATA, and supervise samples what the whole tree holds (the
+	// anonymous and shared memory, page tables and swap of every process
+	// in the sandbox's pid namespace, and the files of its memory-backed
+	// /tmp, /dev/shm and scratch layers; see treeSampler) and kills the
+	// tree when the sum exceeds the limit.
 	MemoryMonitor = "rlimit+monitor"
 )
 
@@ -43,8 +45,8 @@ type memoryWatch struct {
 	interval  time.Duration
 	breach    func(reason string)
 
-	ns      string // MemoryMonitor: the sandbox's pid namespace
-	oomFile string // MemoryCgroup: the cgroup's OOM counter ("" if not found)
+	sampler *treeSampler // MemoryMonitor
+	oomFile string       // MemoryCgroup: the cgroup's OOM counter ("" if not found)
 	oomBase uint64
 
 	stopOnce sync.Once
@@ -72,52 +74,34 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 			w.oomBase, _ = oomKills(w.oomFile)
 		}
 	default:
-		ns, err := sandboxNamespace(initPid)
+		start, err := procStartTime(initPid)
 		if errors.Is(err, ErrGone) {
 			close(w.done) // the agent has ended: nothing to watch
 			return w, nil
 		}
+		if err == nil {
+			w.sampler, err = openTreeSampler(initPid, start, limit)
+		}
 		if err != nil {
+			if !alive(initPid, start) {
+				close(w.done)
+				return w, nil
+			}
 			return nil, fmt.Errorf("memory monitor: cannot see the sandbox's processes: %w", err)
 		}
-		w.ns = ns
 	}
 	go w.run()
 	return w, nil
 }
 
-// sandboxNamespace reads the pid namespace of the sandbox's init. An init
-// that is exiting may refuse the read for a moment; one that has exited
-// yields ErrGone.
-func sandboxNamespace(initPid int) (string, error) {
-	start, err := procStartTime(initPid)
-	if err != nil {
-		return "", err
-	}
-	for try := 0; ; try++ {
-		ns, err := pidNamespace(initPid)
-		if err == nil {
-			return ns, nil
-		}
-		if !alive(initPid, start) {
-			return "", fmt.Errorf("%w: %w", ErrGone, err)
-		}
-		if try == 20 {
-			return "", err
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func (w *memoryWatch) run() {
 	defer close(w.done)
+	defer w.sampler.close()
 	if w.mechanism == MemoryCgroup && w.oomFile == "" {
 		return // the kernel enforces; the exit status tells (see Agent.Wait)
 	}
 	t := time.NewTimer(w.interval)
 	defer t.Stop()
-	var pids []int
-	var buf []byte
 	for {
 		select {
 		case <-w.stop:
@@ -131,44 +115,40 @@ func (w *memoryWatch) run() {
 				return
 			}
 		} else {
-			var used int64
-			used, pids, buf = w.sample(pids, buf)
+			began := time.Now()
+			used, procs := w.sample(false)
 			if used > w.limit {
-				w.breach(fmt.Sprintf("memory limit exceeded: %s (resident %s in %d processes)", mib(w.limit), mib(used), len(pids)))
+				// The cheap sum counts shared pages once per process:
+				// judge by the shares before killing.
+				used, procs = w.sample(true)
+			}
+			if used > w.limit {
+				w.breach(fmt.Sprintf("memory limit exceeded: %s (%s held by %d processes and their memory-backed files)", mib(w.limit), mib(used), procs))
 				return
 			}
 			if used > w.limit/2 {
 				next = w.interval / 4
 			}
+			// A sandbox of many processes costs more to sample: keep the
+			// monitor under a fifth of a CPU.
+			next = max(next, 4*time.Since(began))
 		}
 		t.Reset(next)
 	}
 }
 
-// sample sums the resident memory of the sandbox's processes.
-func (w *memoryWatch) sample(pids []int, buf []byte) (int64, []int, []byte) {
-	if buf == nil {
-		buf = make([]byte, 0, 4096)
-	}
-	pids, _ = namespaceProcs(w.ns, pids)
-	var used int64
-	for _, pid := range pids {
-		var n int64
-		var err error
-		n, buf, err = residentBytes(pid, buf)
-		if err == nil {
-			used += n
-		}
+// sample returns what the sandbox holds (see treeSampler) and how many
+// processes it has, and keeps the largest values seen.
+func (w *memoryWatch) sample(exact bool) (int64, int) {
+	used, procs, err := w.sampler.sample(exact)
+	if err != nil {
+		return 0, 0 // the sandbox is going: its /proc is empty or gone
 	}
 	w.mu.Lock()
-	if used > w.peak {
-		w.peak = used
-	}
-	if len(pids) > w.procs {
-		w.procs = len(pids)
-	}
+	w.peak = max(w.peak, used)
+	w.procs = max(w.procs, procs)
 	w.mu.Unlock()
-	return used, pids, buf
+	return used, procs
 }
 
 // close stops the watcher and waits for it.

@@ -93,24 +93,35 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
+// TestMemoryMonitorSeesTheTree: the monitor's sampler sees every process
+// of the sandbox (as many as the host's view of its pid namespace holds,
+// the test's own not among them) and what the sandbox keeps in its
+// memory-backed /tmp.
 func TestMemoryMonitorSeesTheTree(t *testing.T) {
 	f := newFixture(t)
 	m := f.manifest("name: watched\n")
-	r := f.start(m, "/bin/sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
+	r := f.start(m, "/bin/sh", "-c", "head -c 16777216 /dev/zero > /tmp/held; sleep 30 & sleep 30 & echo ready; wait")
 	r.waitOutput(t, "ready")
 	ns, pids := waitProcs(t, r.ag.Pid(), 4)
-	w := &memoryWatch{ns: ns}
-	used, seen, _ := w.sample(nil, nil)
-	if len(seen) != len(pids) || used <= 0 {
-		t.Errorf("monitor saw %d processes using %d bytes; the namespace has %v", len(seen), used, pids)
-	}
-	own, _ := pidNamespace(os.Getpid())
-	if own == ns {
+	if own, _ := pidNamespace(os.Getpid()); own == ns {
 		t.Fatal("the sandbox shares the test's pid namespace")
 	}
-	for _, p := range seen {
-		if p == os.Getpid() {
-			t.Error("the monitor counted a process outside the sandbox")
+	start, err := procStartTime(r.ag.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openTreeSampler(r.ag.Pid(), start, r.ag.MemoryLimit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if s.areas < 0 {
+		t.Fatal("the sampler found no memory areas")
+	}
+	for _, exact := range []bool{false, true} {
+		used, procs, err := s.sample(exact)
+		if err != nil || procs != len(pids) || used < 16<<20 {
+			t.Errorf("sampler (exact %v) saw %d processes holding %d bytes (%v); the namespace has %v, and /tmp holds 16 MiB", exact, procs, used, err, pids)
 		}
 	}
 }

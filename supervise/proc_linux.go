@@ -3,7 +3,6 @@
 package supervise
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -125,44 +124,6 @@ func readlinkInto(path, buf []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return buf[:n], true
-}
-
-// residentBytes returns the memory pid holds that only reclaiming it from
-// the process would free: anonymous pages (RssAnon) plus shared memory
-// (RssShmem: shared anonymous mappings, /dev/shm, memfds). File-backed pages
-// (RssFile) are left out: the kernel can drop them. Shared memory mapped by
-// several processes counts once for each, which errs on the safe side.
-func residentBytes(pid int, buf []byte) (int64, []byte, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, buf, err
-	}
-	defer f.Close()
-	buf = buf[:cap(buf)]
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, buf, err
-	}
-	var total int64
-	sc := bufio.NewScanner(bytes.NewReader(buf[:n]))
-	for sc.Scan() {
-		line := sc.Bytes()
-		var rest []byte
-		switch {
-		case bytes.HasPrefix(line, []byte("RssAnon:")):
-			rest = line[len("RssAnon:"):]
-		case bytes.HasPrefix(line, []byte("RssShmem:")):
-			rest = line[len("RssShmem:"):]
-		default:
-			continue
-		}
-		kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-		if err != nil {
-			return 0, buf, fmt.Errorf("/proc/%d/status: %w", pid, err)
-		}
-		total += kb << 10
-	}
-	return total, buf, nil
 }
 
 // memoryCgroupOOMFile finds the file that counts the OOM kills of pid's

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -203,9 +204,11 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
 	// refuses to create them unless the policy allows them.
 	allowUnix := spec.AllowUnixSockets || ll.confinesUnixSockets()
+	uncounted := spec.Limits.MemoryBytes > 0 // a memory limit, and no cgroup (see plan.cgroupMemory)
 	filter, err := buildSeccomp(seccompOptions{
-		allowUnix:  allowUnix,
-		streamOnly: spec.Reduced != "" && spec.Network != "allowed",
+		allowUnix:       allowUnix,
+		streamOnly:      spec.Reduced != "" && spec.Network != "allowed",
+		uncountedMemory: uncounted,
 	})
 	if err != nil {
 		return 0, nil, stageErr("seccomp", err)
@@ -257,6 +260,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		seccompLayer = LayerSeccomp + "(unix sockets: confined by landlock)"
 	case allowUnix:
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
+	}
+	if uncounted {
+		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd and System V shared memory: refused, no memory cgroup)"
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -77,13 +78,10 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool) (string, error) {
 			return "", stageErr("mount: "+d, err)
 		}
 	}
-	if err := mountTmpfs(newRoot+"/dev/shm", "mode=1777", s.TmpfsSize); err != nil {
-		return "", stageErr("mount: /dev/shm", err)
+	if err := mountMemoryAreas(s.TmpfsSize); err != nil {
+		return "", err
 	}
-	if err := mountTmpfs(newRoot+"/tmp", "mode=1777", s.TmpfsSize); err != nil {
-		return "", stageErr("mount: private /tmp", err)
-	}
-	scratch := &overlays{size: s.TmpfsSize}
+	scratch := &overlays{layers: memoryAreas + "/layers"}
 	for _, op := range s.Mounts {
 		if op.Kind == opOverlay {
 			if err := scratch.mount(newRoot + op.Dst); err != nil {
@@ -182,6 +180,47 @@ func setAttr(path string, set uint64, recursive bool) error {
 		flags |= unix.AT_RECURSIVE
 	}
 	return unix.MountSetattr(unix.AT_FDCWD, path, uint(flags), &unix.MountAttr{Attr_set: set})
+}
+
+// memoryAreas is the one tmpfs, in the init's scratch root, that holds
+// what the command may keep in memory-backed files: the private /tmp and
+// /dev/shm (bound from its tmp and shm directories) and the scratch
+// overlays' upper layers (its layers directory). Sized by the memory
+// limit, it bounds them all together, not once each; statfs of the
+// sandbox's /tmp tells how much they hold (supervise's memory monitor
+// counts it).
+const memoryAreas = "/memory-areas"
+
+func mountMemoryAreas(size int64) error {
+	if err := os.Mkdir(memoryAreas, 0o700); err != nil {
+		return stageErr("mount: memory areas", err)
+	}
+	if err := mountTmpfs(memoryAreas, "mode=0700", size); err != nil {
+		return stageErr("mount: memory areas", err)
+	}
+	for _, a := range []struct {
+		dir, dst string
+		mode     os.FileMode
+	}{
+		{"shm", newRoot + "/dev/shm", 0o777 | os.ModeSticky},
+		{"tmp", newRoot + "/tmp", 0o777 | os.ModeSticky},
+		{"layers", "", 0o700},
+	} {
+		dir := memoryAreas + "/" + a.dir
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return stageErr("mount: memory areas", err)
+		}
+		if err := os.Chmod(dir, a.mode); err != nil {
+			return stageErr("mount: memory areas", err)
+		}
+		if a.dst == "" {
+			continue
+		}
+		if err := unix.Mount(dir, a.dst, "", unix.MS_BIND, ""); err != nil {
+			return stageErr("mount: private "+strings.TrimPrefix(a.dst, newRoot), err)
+		}
+	}
+	return nil
 }
 
 func mountTmpfs(dst, opts string, size int64) error {

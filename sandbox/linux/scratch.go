@@ -16,33 +16,20 @@ import (
 	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
-// scratchLayers is where the private upper layers of the scratch overlays
-// live while the root is built: a tmpfs in the init's scratch root, which
-// the command never sees (each overlay keeps its own reference to it once
-// the scratch root is detached). Its size is the private /tmp's.
-const scratchLayers = "/scratch-layers"
-
-// overlays mounts the plan's scratch overlays, one per opOverlay.
+// overlays mounts the plan's scratch overlays, one per opOverlay. Their
+// private upper layers live in layers, a directory of the memory areas'
+// tmpfs (see memoryAreas), which the command never sees (each overlay
+// keeps its own reference to it once the scratch root is detached).
 type overlays struct {
-	size    int64
-	mounted bool // the layers' tmpfs
-	n       int
-	made    []string
-	failed  []string
+	layers string
+	n      int
+	made   []string
+	failed []string
 }
 
 // mount lays a writable overlay over dst (a path in the new root): the
-// directory as it is below, a fresh directory of the layers' tmpfs above.
+// directory as it is below, a fresh directory of the layers above.
 func (o *overlays) mount(dst string) error {
-	if !o.mounted {
-		if err := os.Mkdir(scratchLayers, 0o700); err != nil {
-			return err
-		}
-		if err := mountTmpfs(scratchLayers, "mode=0700", o.size); err != nil {
-			return fmt.Errorf("layers tmpfs: %w", err)
-		}
-		o.mounted = true
-	}
 	dstFD, err := openNoSymlinks(dst)
 	if err != nil {
 		return err
@@ -55,7 +42,7 @@ func (o *overlays) mount(dst string) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return fmt.Errorf("%s is not a directory", dst)
 	}
-	dir := filepath.Join(scratchLayers, strconv.Itoa(o.n))
+	dir := filepath.Join(o.layers, strconv.Itoa(o.n))
 	o.n++
 	upper, work := dir+"/upper", dir+"/work"
 	for _, d := range []string{dir, upper, work} {

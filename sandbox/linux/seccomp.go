@@ -180,7 +180,20 @@ func socketpairRule(o seccompOptions) []argRule {
 type seccompOptions struct {
 	allowUnix  bool // AF_UNIX sockets may be created
 	streamOnly bool // only TCP sockets (no network namespace)
+	// uncountedMemory refuses the shared memory that no count of a
+	// process's memory sees (see uncountedMemory): set when a memory limit
+	// is enforced without a memory cgroup.
+	uncountedMemory bool
 }
+
+// uncountedMemory are the calls that make shared memory a process can hold
+// without mapping it: a memfd's pages filled with write(2), a System V
+// segment detached and left. Without a memory cgroup the kernel charges
+// them to nothing that /proc shows per process, so a memory limit enforced
+// by summing the processes' memory (supervise's monitor) could not see
+// them. They are answered ENOSYS, as on a kernel without them: libraries
+// fall back to files in /dev/shm, whose tmpfs the monitor counts.
+var uncountedMemory = []uintptr{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_SHMGET}
 
 // buildSeccomp assembles the filter for the native architecture.
 func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
@@ -203,7 +216,11 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
 	}
-	for _, nr := range enosys {
+	nosys := enosys
+	if o.uncountedMemory {
+		nosys = append(append([]uintptr(nil), enosys...), uncountedMemory...)
+	}
+	for _, nr := range nosys {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.ENOSYS)))
 	}
 	p = append(p, bpfStmt(retK, retOK))

@@ -114,6 +114,12 @@ func TestSeccompDecisions(t *testing.T) {
 		{"chmod 0755", seccompOptions{}, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o755}, allow},
 		{"personality query", seccompOptions{}, native, unix.SYS_PERSONALITY, [6]uint64{0xffffffff}, allow},
 		{"personality READ_IMPLIES_EXEC", seccompOptions{}, native, unix.SYS_PERSONALITY, [6]uint64{0x0400000}, eperm},
+		{"memfd with a memory cgroup", seccompOptions{}, native, unix.SYS_MEMFD_CREATE, [6]uint64{}, allow},
+		{"shmget with a memory cgroup", seccompOptions{}, native, unix.SYS_SHMGET, [6]uint64{}, allow},
+		{"memfd, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MEMFD_CREATE, [6]uint64{}, enosys},
+		{"memfd_secret, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MEMFD_SECRET, [6]uint64{}, enosys},
+		{"shmget, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SHMGET, [6]uint64{}, enosys},
+		{"mmap, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MMAP, [6]uint64{}, allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,293 @@
+//go:build linux
+
+package supervise
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// treeSampler measures, from the host, the memory a sandbox's processes
+// hold, where no memory cgroup does:
+//
+//   - through the sandbox's own /proc, which lists the processes of its
+//     pid namespace and no others (no scan of every process of the host,
+//     and no pid of the host that a recycled number could make wrong);
+//   - plus what its memory areas hold: the one tmpfs behind its private
+//     /tmp, /dev/shm and scratch layers (sandbox/linux's memoryAreas),
+//     whose files no process needs to map.
+//
+// memfd_create and System V shared memory, which no count per process
+// sees, are refused inside such a sandbox (sandbox/linux's seccomp
+// filter), so the sum covers what the sandbox can hold in memory.
+type treeSampler struct {
+	proc  *os.File // the sandbox's /proc
+	areas int      // O_PATH descriptor of the memory areas' tmpfs; -1 if none
+	buf   []byte
+	names []string
+}
+
+// openTreeSampler opens the /proc and the memory areas of the sandbox whose
+// init is initPid (with start time start), through the init's root.
+func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, error) {
+	base := "/proc/" + strconv.Itoa(initPid)
+	root, err := unix.Open(base+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open the sandbox's root: %w", err)
+	}
+	defer unix.Close(root)
+	// Nothing the sandbox made may redirect these: no link is followed.
+	beneath := func(path string, flags uint64) (int, error) {
+		return unix.Openat2(root, path, &unix.OpenHow{Flags: flags | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	}
+	pfd, err := beneath("proc", unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, fmt.Errorf("open the sandbox's /proc: %w", err)
+	}
+	s := &treeSampler{proc: os.NewFile(uintptr(pfd), "sandbox /proc"), areas: -1, buf: make([]byte, 0, 4096)}
+	if err := s.checkProc(initPid, start); err != nil {
+		s.close()
+		return nil, err
+	}
+	dev, at, err := memoryAreasMount(base+"/mountinfo", limit)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	if at == "" {
+		return s, nil // a sandbox without a memory limit has no sized areas
+	}
+	fd, err := beneath(strings.TrimPrefix(at, "/"), unix.O_PATH|unix.O_DIRECTORY)
+	var st unix.Stat_t
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
+	if err != nil || st.Dev != dev {
+		if err == nil {
+			unix.Close(fd)
+		}
+		s.close()
+		return nil, fmt.Errorf("the sandbox's memory areas at %s cannot be measured (a writable root over them?): %v", at, err)
+	}
+	s.areas = fd
+	return s, nil
+}
+
+// checkProc makes sure s.proc is the procfs of the sandbox's pid
+// namespace: its process 1 is the init.
+func (s *treeSampler) checkProc(initPid int, start uint64) error {
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(s.proc.Fd()), &fs); err != nil || fs.Type != unix.PROC_SUPER_MAGIC {
+		return fmt.Errorf("the sandbox's /proc is not a procfs (%v)", err)
+	}
+	b, err := s.read("1/stat")
+	if err != nil {
+		return fmt.Errorf("the sandbox's /proc: %w", err)
+	}
+	if st, err := parseStatStart(b); err != nil || st != start {
+		return fmt.Errorf("the sandbox's /proc does not show its init (pid %d) as process 1", initPid)
+	}
+	return nil
+}
+
+// memoryAreasMount finds, in the init's mountinfo, the tmpfs of the memory
+// areas (sized by limit, bound at /tmp from its tmp directory or at
+// /dev/shm from its shm one) and returns its device and a mount point the
+// sandbox's root still shows it at ("" if it has none).
+func memoryAreasMount(mountinfo string, limit int64) (uint64, string, error) {
+	data, err := os.ReadFile(mountinfo)
+	if err != nil {
+		return 0, "", fmt.Errorf("read the sandbox's mounts: %w", err)
+	}
+	size := "size=" + strconv.FormatInt(limit>>10, 10) + "k"
+	top := map[string]string{} // mount point → root of its last (top) mount
+	var dev uint64
+	var found string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		left, right, ok := strings.Cut(line, " - ")
+		lf, rf := strings.Fields(left), strings.Fields(right)
+		if !ok || len(lf) < 5 || len(rf) < 3 {
+			continue
+		}
+		root, at := lf[3], lf[4]
+		top[at] = root
+		ours := rf[0] == "tmpfs" && (at == "/tmp" && root == "/tmp" || at == "/dev/shm" && root == "/shm") &&
+			strings.Contains(","+rf[2]+",", ","+size+",")
+		if !ours || found != "" {
+			continue
+		}
+		maj, min, ok := strings.Cut(lf[2], ":")
+		ma, err1 := strconv.ParseUint(maj, 10, 32)
+		mi, err2 := strconv.ParseUint(min, 10, 32)
+		if !ok || err1 != nil || err2 != nil {
+			continue
+		}
+		dev, found = unix.Mkdev(uint32(ma), uint32(mi)), at
+	}
+	if found == "" {
+		return 0, "", nil
+	}
+	// A writable root at /tmp covers the areas' bind there: use /dev/shm.
+	for _, at := range []string{"/tmp", "/dev/shm"} {
+		if want := map[string]string{"/tmp": "/tmp", "/dev/shm": "/shm"}[at]; top[at] == want {
+			return dev, at, nil
+		}
+	}
+	return dev, "", fmt.Errorf("the sandbox's memory areas are covered at both /tmp and /dev/shm; a memory limit cannot be enforced without a cgroup")
+}
+
+// close releases the sampler's descriptors.
+func (s *treeSampler) close() {
+	if s == nil {
+		return
+	}
+	s.proc.Close()
+	if s.areas >= 0 {
+		unix.Close(s.areas)
+	}
+}
+
+// read reads the file name of the sandbox's /proc into s.buf.
+func (s *treeSampler) read(name string) ([]byte, error) {
+	fd, err := unix.Openat(int(s.proc.Fd()), name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	buf := s.buf[:cap(s.buf)]
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// sample returns the memory the sandbox holds and its number of
+// processes. With exact false it sums each process's resident counts
+// (/proc/PID/status, cheap): pages several processes share, such as those
+// a fork shares with its parent until either writes, count once for each,
+// so the sum is at or above what the sandbox holds. With exact true it
+// sums their proportional shares (/proc/PID/smaps_rollup, which walks the
+// page tables: dearer), which add up to what the sandbox holds; the
+// monitor asks for it when the cheap sum is past the limit.
+func (s *treeSampler) sample(exact bool) (int64, int, error) {
+	if _, err := s.proc.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, err
+	}
+	names, err := s.proc.Readdirnames(-1)
+	if err != nil {
+		return 0, 0, err
+	}
+	var used int64
+	procs := 0
+	for _, name := range names {
+		if name == "" || name[0] < '1' || name[0] > '9' {
+			continue
+		}
+		n, ok := s.processBytes(name, "status", residentFields)
+		if ok && exact {
+			// Page tables and swap are the process's own; its pages are
+			// counted by their shares.
+			n, _ = s.processBytes(name, "status", ownFields)
+			pss, _ := s.processBytes(name, "smaps_rollup", proportionalFields)
+			n += pss
+		}
+		if ok {
+			used += n
+			procs++
+		}
+	}
+	if s.areas >= 0 {
+		var fs unix.Statfs_t
+		if err := unix.Fstatfs(s.areas, &fs); err != nil {
+			return 0, 0, err
+		}
+		used += int64(fs.Blocks-fs.Bfree) * fs.Bsize
+	}
+	return used, procs, nil
+}
+
+// processBytes sums fields of the file (status or smaps_rollup) of the
+// process name (its pid in the sandbox); ok is false when the process is
+// gone. A process whose first thread has exited shows no memory in its
+// own files: another thread's show the memory they share.
+func (s *treeSampler) processBytes(name, file string, fields [][]byte) (int64, bool) {
+	b, err := s.read(name + "/" + file)
+	if err == nil {
+		if n, ok := sumFields(b, fields); ok {
+			return n, true
+		}
+	}
+	// Nothing there, or no memory to show (smaps_rollup fails then).
+	tasks, terr := s.taskNames(name)
+	if terr != nil {
+		return 0, err == nil // gone, or a zombie with nothing left
+	}
+	for _, tid := range tasks {
+		if tid == name {
+			continue
+		}
+		if b, err := s.read(name + "/task/" + tid + "/" + file); err == nil {
+			if n, ok := sumFields(b, fields); ok {
+				return n, true
+			}
+		}
+	}
+	return 0, true
+}
+
+func (s *treeSampler) taskNames(name string) ([]string, error) {
+	fd, err := unix.Openat(int(s.proc.Fd()), name+"/task", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	d := os.NewFile(uintptr(fd), "task")
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+// The fields the monitor sums: memory only reclaiming it from the
+// process would free. Anonymous pages, shared memory it maps (shared
+// anonymous mappings, files of tmpfs), its page tables (a process can make
+// them large with sparse mappings) and what of all that was swapped out.
+// File-backed pages (RssFile) are left out: the kernel can drop them. A
+// mapped file of the memory areas counts there too: that errs on the safe
+// side.
+var (
+	residentFields     = [][]byte{[]byte("RssAnon:"), []byte("RssShmem:"), []byte("VmPTE:"), []byte("VmSwap:")}
+	ownFields          = [][]byte{[]byte("VmPTE:")}
+	proportionalFields = [][]byte{[]byte("Pss_Anon:"), []byte("Pss_Shmem:"), []byte("SwapPss:")}
+)
+
+// sumFields sums fields (values in kB) in the text of a /proc file; ok is
+// false when it has none of them (an exited thread's, a zombie's).
+func sumFields(b []byte, fields [][]byte) (int64, bool) {
+	var total int64
+	ok := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Bytes()
+		for _, f := range fields {
+			rest, found := bytes.CutPrefix(line, f)
+			if !found {
+				continue
+			}
+			kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+			if err == nil {
+				total += kb << 10
+				ok = true
+			}
+		}
+	}
+	return total, ok
+}
