@@ -133,7 +133,9 @@ func WithClassifier(c Classifier) Option {
 }
 
 // WithCustomRules adds user rules, evaluated before the built-in ones, for
-// this call.
+// this call. With a Config.Classifier or WithClassifier, that classifier
+// still judges the command too, and the more severe verdict stands (as for
+// WithRuleOverrides and WithDefaultProtectedPaths).
 func WithCustomRules(rules ...UserRule) Option {
 	return func(o *callOptions) error {
 		o.classifyOpts = append(o.classifyOpts, classify.WithCustomRules(rules...))
@@ -141,7 +143,9 @@ func WithCustomRules(rules ...UserRule) Option {
 	}
 }
 
-// WithRuleOverrides changes built-in rules' decisions for this call.
+// WithRuleOverrides changes built-in rules' decisions for this call: an
+// override that relaxes a rule cannot relax a Config.Classifier's or
+// WithClassifier's verdict, which still stands beside it.
 func WithRuleOverrides(overrides ...RuleOverride) Option {
 	return func(o *callOptions) error {
 		o.classifyOpts = append(o.classifyOpts, classify.WithRuleOverrides(overrides...))
@@ -158,24 +162,49 @@ func WithDefaultProtectedPaths() Option {
 	}
 }
 
-// classifier returns the classifier of a call: one built from the call's
-// classifier options, else WithClassifier's, else the Config's, else the
-// built-in rules.
+// classifier returns the classifier of a call: WithClassifier's, else the
+// Config's, else the built-in rules; with the call's classifier options
+// (WithCustomRules, WithRuleOverrides, WithDefaultProtectedPaths) a
+// classifier built from them judges beside it, and the more severe verdict
+// stands: an option that adds rules for one call never drops the host's.
 func (o *callOptions) classifierFor(cfg Config) (Classifier, error) {
+	base := o.classifier
+	if base == nil {
+		base = cfg.Classifier
+	}
 	if len(o.classifyOpts) > 0 {
 		c, err := classify.New(o.classifyOpts...)
 		if err != nil {
 			return nil, configErr("classifier options", "%v", err)
 		}
-		return c, nil
+		if base == nil {
+			return c, nil
+		}
+		return strictest{base, c}, nil
 	}
-	if o.classifier != nil {
-		return o.classifier, nil
-	}
-	if cfg.Classifier != nil {
-		return cfg.Classifier, nil
+	if base != nil {
+		return base, nil
 	}
 	return classify.Default(), nil
+}
+
+// strictest asks both classifiers and keeps the more severe verdict (the
+// first's on a tie).
+type strictest [2]Classifier
+
+func (s strictest) Classify(command string) ClassifyResult {
+	return severer(s[0].Classify(command), s[1].Classify(command))
+}
+
+func (s strictest) ClassifyArgs(name string, args []string) ClassifyResult {
+	return severer(s[0].ClassifyArgs(name, args), s[1].ClassifyArgs(name, args))
+}
+
+func severer(a, b ClassifyResult) ClassifyResult {
+	if b.Decision > a.Decision {
+		return b
+	}
+	return a
 }
 
 // gate classifies a command and applies the verdict: forbidden refuses,
