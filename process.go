@@ -75,6 +75,9 @@ func argvTail(cmd *exec.Cmd) []string {
 }
 
 func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
+	if err := o.takeCmdDir("Start", cmd); err != nil {
+		return nil, err
+	}
 	dir := cmd.Dir
 	if dir == "" {
 		var err error

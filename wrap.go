@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -46,14 +47,15 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if _, err := m.classify(ctx, cfg, o, argvString(cmd.Path, args), func(c Classifier) ClassifyResult { return c.ClassifyArgs(cmd.Path, args) }); err != nil {
 		return nil, err
 	}
+	if err := o.takeCmdDir("Wrap", cmd); err != nil {
+		return nil, err
+	}
 	if cmd.Dir == "" {
 		dir, err := workingDir(o)
 		if err != nil {
 			return nil, err
 		}
 		cmd.Dir = dir
-	} else if o.dir == "" {
-		o.dir = cmd.Dir // named by the caller: checked as WithWorkingDir is
 	}
 	res := new(resolver) // one per call: the lists share their parents' lookups
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {
@@ -99,6 +101,20 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			m.log.Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}, nil
+}
+
+// takeCmdDir makes a cmd.Dir the caller named the call's working
+// directory, checked as WithWorkingDir's is (a link a sandbox planted on
+// the way is refused); one that differs from WithWorkingDir's is refused.
+func (o *callOptions) takeCmdDir(api string, cmd *exec.Cmd) error {
+	switch {
+	case cmd.Dir == "":
+	case o.dir == "":
+		o.dir = cmd.Dir
+	case filepath.Clean(o.dir) != filepath.Clean(cmd.Dir):
+		return configErr(api, "cmd.Dir (%s) and WithWorkingDir (%s) name different directories; set one of them", cmd.Dir, o.dir)
+	}
+	return nil
 }
 
 // keepSocketsOut keeps the caller's sockets out of a wrapped command,
