@@ -2,7 +2,10 @@
 
 package agentbox
 
-import "os"
+import (
+	"os"
+	"os/exec"
+)
 
 // relayed: no sandbox runs here (see MaybeSandboxInit), so no file
 // needs relaying.
@@ -22,3 +25,6 @@ func idOf(string) (fileID, bool) { return fileID{}, false }
 
 // untrustedLink: no sandbox runs on this platform yet.
 func untrustedLink(string) bool { return false }
+
+// checkProcAttr: no sandbox runs here (see MaybeSandboxInit).
+func checkProcAttr(string, *exec.Cmd) error { return nil }

@@ -78,6 +78,9 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := o.takeCmdDir("Start", cmd); err != nil {
 		return nil, err
 	}
+	if err := checkProcAttr("Start", cmd); err != nil {
+		return nil, err
+	}
 	dir := cmd.Dir
 	if dir == "" {
 		var err error
@@ -115,7 +118,13 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	default:
 		if prog.Stdin, err = pr.input(cmd.Stdin, &childEnds); err == nil {
 			if prog.Stdout, err = pr.output(cmd.Stdout, &childEnds); err == nil {
-				prog.Stderr, err = pr.output(cmd.Stderr, &childEnds)
+				if sameWriter(cmd.Stdout, cmd.Stderr) {
+					// One pipe for both, as os/exec does: one goroutine
+					// writes to the caller's writer, in the order written.
+					prog.Stderr = prog.Stdout
+				} else {
+					prog.Stderr, err = pr.output(cmd.Stderr, &childEnds)
+				}
 			}
 		}
 	}
@@ -225,6 +234,20 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		closeRelay(relay)
 	}()
 	return wr, nil
+}
+
+// sameWriter reports whether a and b are one writer, compared as os/exec
+// does: with ==, where their dynamic type allows it.
+func sameWriter(a, b io.Writer) (same bool) {
+	if a == nil || b == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false // not comparable
+		}
+	}()
+	return a == b
 }
 
 func closeRelay(f *os.File) {

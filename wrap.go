@@ -15,8 +15,12 @@ import (
 // The caller starts, waits for and reads cmd as usual (standard streams are
 // passed through, not captured); cmd.Env, when nil, becomes the
 // allow-listed part of the caller's environment. cleanup releases what the
-// sandbox holds; call it after cmd.Wait. ctx, and WithTimeout, kill the
-// sandbox's whole process tree when they end.
+// sandbox holds; call it after cmd.Wait (called while the command runs, it
+// kills the sandbox's process tree first). ctx, and WithTimeout, kill the
+// sandbox's whole process tree when they end; a cmd started after ctx has
+// ended, or after the Manager was closed, exits without running its
+// program (status 125). cmd.SysProcAttr must be nil, or set no more than
+// Setpgid and Pdeathsig: the sandbox makes the process attributes.
 func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (cleanup func(), err error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -35,6 +39,9 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		return nil, err
 	}
 	if err := keepSocketsOut(cmd); err != nil {
+		return nil, err
+	}
+	if err := checkProcAttr("Wrap", cmd); err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
@@ -93,6 +100,13 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	go m.watch(ctx, h, o.timeout, stop)
 	return func() {
 		close(stop)
+		// A cleanup while the command still runs ends it first: what
+		// follows releases what confines it (its protected names, its
+		// proxy, the Manager's hold on it).
+		_ = h.Kill()
+		if w, ok := h.(exitAwaiter); ok {
+			w.AwaitExit(5 * time.Second)
+		}
 		m.restoreShared(&shared)
 		m.untrack(h)
 		egr.close()
@@ -102,6 +116,10 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		}
 	}, nil
 }
+
+// exitAwaiter is a handle that can wait for its init to exit
+// (sandbox/linux's).
+type exitAwaiter interface{ AwaitExit(time.Duration) }
 
 // takeCmdDir makes a cmd.Dir the caller named the call's working
 // directory, checked as WithWorkingDir's is (a link a sandbox planted on

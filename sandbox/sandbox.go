@@ -197,7 +197,9 @@ type Process interface {
 	Degraded() []string
 	// Signal forwards sig to the program's process group.
 	Signal(sig os.Signal) error
-	// Kill ends the sandbox's whole process tree at once.
+	// Kill ends the sandbox's whole process tree at once. Before the
+	// caller has started cmd, it makes the init exit, when started, without
+	// running the program.
 	Kill() error
 	// Terminal returns the master side of the program's terminal
 	// (Program.Terminal), nil without one. The caller owns it from then on:
@@ -214,7 +216,7 @@ type Process interface {
 type Handle interface {
 	// Ready waits until the program has started inside the sandbox, or the
 	// sandbox failed to build (an error wrapping ErrSetup or ErrUnavailable).
-	// Call it after cmd.Start.
+	// It may be called before cmd.Start: it waits for the init to report.
 	Ready(ctx context.Context) error
 	// Layers lists the isolation layers applied.
 	Layers() []string
@@ -222,7 +224,9 @@ type Handle interface {
 	// fully enforced (the warn fallback ran without something it needs);
 	// empty for a full sandbox.
 	Degraded() []string
-	// Kill ends the sandbox's whole process tree at once.
+	// Kill ends the sandbox's whole process tree at once. Before the
+	// caller has started cmd, it makes the init exit, when started, without
+	// running the program.
 	Kill() error
 	// ExitStatus decodes the state of the finished cmd into the program's
 	// own status.

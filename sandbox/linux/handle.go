@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
@@ -21,11 +23,16 @@ type handle struct {
 	plan *plan
 	proc initProc // the init
 
-	ctl    *os.File   // parent end of the control socket; serve owns it once started
-	files  []*os.File // what the init inherits; closed once it has started
-	idmaps []*os.File // idmapped mount trees, sent with the spec
-	cgroup *sandboxCgroup
-	cgDir  *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
+	ctl   *os.File   // parent end of the control socket; serve owns it once started
+	files []*os.File // what the init inherits; closed once it has started
+	// prepared marks Prepare's handle, whose init the caller starts when
+	// it likes; child is the init's end of the control socket, in files.
+	prepared  bool
+	child     *os.File
+	withdrawn bool       // Kill took the spec back before the init read it
+	idmaps    []*os.File // idmapped mount trees, sent with the spec
+	cgroup    *sandboxCgroup
+	cgDir     *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
 	// spareCgroup is the warm init's cgroup when the spec sets no limits.
 	spareCgroup *sandboxCgroup
 
@@ -189,9 +196,14 @@ func (h *handle) serveProxy(fd int) {
 	go h.spec.Proxy(f)
 }
 
-// Ready implements sandbox.Handle.
+// Ready implements sandbox.Handle. For Prepare's handle it may be called
+// before the caller starts the init: the init's files stay open until
+// Close (closing them from here could race with the caller's cmd.Start,
+// which reads them).
 func (h *handle) Ready(ctx context.Context) error {
-	h.closeChildFiles()
+	if !h.prepared {
+		h.closeChildFiles()
+	}
 	select {
 	case <-h.ready:
 		return h.readyErr
@@ -238,11 +250,76 @@ func (h *handle) Signal(sig os.Signal) error {
 // Kill implements sandbox.Handle: killing the init tears down its pid
 // namespace, which the kernel empties at once.
 func (h *handle) Kill() error {
+	if h.withdraw() {
+		return nil
+	}
 	err := h.proc.signal(syscall.SIGKILL)
 	if errors.Is(err, os.ErrProcessDone) {
 		return nil
 	}
 	return err
+}
+
+// withdraw takes back the spec that Prepare queued for an init the caller
+// has not started yet (or that has not read it yet), and shuts the init's
+// end of the control socket for reading: an init started later finds no
+// spec and exits without running the program. It reports whether the spec
+// was taken back (now or before).
+func (h *handle) withdraw() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.withdrawn {
+		return true
+	}
+	// The child end stays in files until Close; under mu it cannot close.
+	if !h.prepared || h.child == nil || !slices.Contains(h.files, h.child) {
+		return false
+	}
+	bufs := msgBufs.Get().(*[2][]byte)
+	defer msgBufs.Put(bufs)
+	fd := int(h.child.Fd())
+	n, oobn, _, _, err := unix.Recvmsg(fd, bufs[0], bufs[1], unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+	if err != nil || n == 0 {
+		return false // nothing queued: the init has it
+	}
+	if cmsgs, err := unix.ParseSocketControlMessage(bufs[1][:oobn]); err == nil {
+		for _, c := range cmsgs {
+			if fds, err := unix.ParseUnixRights(&c); err == nil {
+				closeAll(fds)
+			}
+		}
+	}
+	_ = unix.Shutdown(fd, unix.SHUT_RD)
+	h.withdrawn = true
+	return true
+}
+
+// AwaitExit waits, at most d, until the init of Prepare's handle has
+// exited; it returns at once for an init that never started. The caller
+// owns the init's cmd.Wait, so it looks without reaping (waitid with
+// WNOWAIT); an init the caller has reaped already counts as exited.
+func (h *handle) AwaitExit(d time.Duration) {
+	select {
+	case <-h.ready:
+	default:
+		return
+	}
+	pid := h.proc.pid()
+	if pid <= 0 {
+		return
+	}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		if err != nil || info.Signo != 0 {
+			return // reaped (ECHILD), or exited
+		}
+		select {
+		case <-h.exited:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // Wait implements sandbox.Process: it returns as soon as the init reports

@@ -238,6 +238,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	}
 	h.ctl = ctl
 	h.files = append(h.files, child)
+	h.prepared, h.child = true, child
 	attr := r.initAttr(kind)
 	if kind != kindReduced {
 		if err := h.cgroupForClone(attr); err != nil {
