@@ -32,7 +32,6 @@ type treeSampler struct {
 	proc  *os.File // the sandbox's /proc
 	areas int      // O_PATH descriptor of the memory areas' tmpfs; -1 if none
 	buf   []byte
-	names []string
 }
 
 // openTreeSampler opens the /proc and the memory areas of the sandbox whose

@@ -15,22 +15,8 @@ import (
 // cannot write, the same manifest runs (controls).
 func TestManifestLinkTheAgentCouldReplace(t *testing.T) {
 	runEnv(t)
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	proj := filepath.Join(dir, "proj")
-	cfgDir := filepath.Join(proj, "cfg")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	real := filepath.Join(cfgDir, "agent.yaml")
-	src := "name: linked\npermissions: {filesystem: {write: [\"" + proj + "\"]}}\naudit: {log_path: \"" + filepath.Join(dir, "logs", "a.log") + "\"}\n"
-	if err := os.WriteFile(real, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, proj, real, _ := linkedManifestProject(t, "cfg")
+	cfgDir := filepath.Dir(real)
 	inside := filepath.Join(proj, "agent.yaml") // a link the agent may replace
 	dirLink := filepath.Join(proj, "conf")      // a directory link it may replace
 	outside := filepath.Join(dir, "agent.yaml") // a link it may not
@@ -58,4 +44,30 @@ func TestManifestLinkTheAgentCouldReplace(t *testing.T) {
 			t.Errorf("control: run --manifest %s: exit %d, stdout %q, stderr %q", m, code, out, errOut)
 		}
 	}
+}
+
+// linkedManifestProject makes a directory the sandbox can enter holding a
+// project (proj, the manifest's writable root) and the manifest at
+// proj/sub/agent.yaml (sub "" for proj itself), with its audit log beside
+// the project. It returns the directory, the project, the manifest's path
+// and its text.
+func linkedManifestProject(t *testing.T, sub string) (dir, proj, manifest, src string) {
+	t.Helper()
+	dir = t.TempDir()
+	// A root caller's sandbox runs as nobody: let it in.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proj = filepath.Join(dir, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, sub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest = filepath.Join(proj, sub, "agent.yaml")
+	src = "name: linked\npermissions: {filesystem: {write: [\"" + proj + "\"]}}\naudit: {log_path: \"" + filepath.Join(dir, "logs", "a.log") + "\"}\n"
+	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, proj, manifest, src
 }

@@ -17,22 +17,7 @@ import (
 // names. Control: the real path runs, and the agent cannot write the file.
 func TestRedteam4ManifestThroughASymlink(t *testing.T) {
 	runEnv(t)
-	dir := t.TempDir()
-	// A root caller's sandbox runs as nobody: let it in.
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	proj := filepath.Join(dir, "proj")
-	if err := os.Mkdir(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	real := filepath.Join(proj, "agent.yaml")
-	src := "name: linked\npermissions: {filesystem: {write: [\"" + proj + "\"]}}\naudit: {log_path: \"" + filepath.Join(dir, "logs", "a.log") + "\"}\n"
-	if err := os.WriteFile(real, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, proj, real, src := linkedManifestProject(t, "")
 	link := filepath.Join(dir, "agent.yaml")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
