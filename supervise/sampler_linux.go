@@ -57,13 +57,13 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 		s.close()
 		return nil, err
 	}
+	if limit <= 0 {
+		return s, nil // no limit, no areas sized by one
+	}
 	dev, at, err := memoryAreasMount(base+"/mountinfo", limit)
 	if err != nil {
 		s.close()
 		return nil, err
-	}
-	if at == "" {
-		return s, nil // a sandbox without a memory limit has no sized areas
 	}
 	fd, err := beneath(strings.TrimPrefix(at, "/"), unix.O_PATH|unix.O_DIRECTORY)
 	var st unix.Stat_t
@@ -101,13 +101,15 @@ func (s *treeSampler) checkProc(initPid int, start uint64) error {
 // memoryAreasMount finds, in the init's mountinfo, the tmpfs of the memory
 // areas (sized by limit, bound at /tmp from its tmp directory or at
 // /dev/shm from its shm one) and returns its device and a mount point the
-// sandbox's root still shows it at ("" if it has none).
+// sandbox's root still shows it at.
 func memoryAreasMount(mountinfo string, limit int64) (uint64, string, error) {
 	data, err := os.ReadFile(mountinfo)
 	if err != nil {
 		return 0, "", fmt.Errorf("read the sandbox's mounts: %w", err)
 	}
-	size := "size=" + strconv.FormatInt(limit>>10, 10) + "k"
+	page := int64(os.Getpagesize())
+	// tmpfs rounds its size up to pages.
+	size := "size=" + strconv.FormatInt((limit+page-1)/page*page>>10, 10) + "k"
 	top := map[string]string{} // mount point → root of its last (top) mount
 	var dev uint64
 	var found string
@@ -133,7 +135,7 @@ func memoryAreasMount(mountinfo string, limit int64) (uint64, string, error) {
 		dev, found = unix.Mkdev(uint32(ma), uint32(mi)), at
 	}
 	if found == "" {
-		return 0, "", nil
+		return 0, "", fmt.Errorf("the sandbox's memory areas (a tmpfs of %s at /tmp or /dev/shm) are not among its mounts", mib(limit))
 	}
 	// A writable root at /tmp covers the areas' bind there: use /dev/shm.
 	for _, at := range []string{"/tmp", "/dev/shm"} {

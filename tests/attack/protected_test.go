@@ -609,6 +609,12 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			if rel, ok := strings.CutPrefix(d, "created "); ok && isPlaceholder(after[rel], filepath.Join(fakeHome, rel)) {
 				continue
 			}
+			// Nor are the directories tests running beside this one make
+			// in the home for themselves (newDirIn names them after the
+			// test) and remove when done.
+			if _, rel, _ := strings.Cut(d, " "); strings.HasPrefix(rel, "Test") {
+				continue
+			}
 			t.Errorf("ESCAPE: a shell or git start-up file in the home changed on the host: %s", d)
 		}
 	})
