@@ -161,6 +161,14 @@ type ResourceLimits struct {
 	MaxMemoryBytes     int64 `json:"max_memory_bytes"`
 	MaxFileDescriptors int64 `json:"max_file_descriptors"`
 	MaxCPUSeconds      int64 `json:"max_cpu_seconds"`
+	// CountedMemoryOnly, for a sandbox whose memory limit no memory cgroup
+	// enforces, refuses the shared memory that no count of a process's
+	// memory sees (memfd_create, memfd_secret and System V shared memory
+	// answer ENOSYS), so that a monitor summing the tree's memory sees all
+	// of it. agentbox run sets it: its monitor is such a sum. Without a
+	// monitor, RLIMIT_DATA bounds each process and nothing bounds the
+	// tree, and this changes nothing worth its cost.
+	CountedMemoryOnly bool `json:"counted_memory_only,omitempty"`
 }
 
 // Defaults.

@@ -279,6 +279,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 			MemoryBytes:     cfg.ResourceLimits.MaxMemoryBytes,
 			FileDescriptors: cfg.ResourceLimits.MaxFileDescriptors,
 			CPUSeconds:      cfg.ResourceLimits.MaxCPUSeconds,
+			CountedOnly:     cfg.ResourceLimits.CountedMemoryOnly,
 		},
 	}
 	if o.network != nil {

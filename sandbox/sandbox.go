@@ -110,6 +110,10 @@ type Limits struct {
 	MemoryBytes     int64
 	FileDescriptors int64
 	CPUSeconds      int64
+	// CountedOnly refuses, where no memory cgroup enforces MemoryBytes,
+	// the shared memory no count of a process's memory sees (see
+	// agentbox.ResourceLimits.CountedMemoryOnly).
+	CountedOnly bool
 }
 
 // Spec describes the isolation of one sandboxed program. The program itself

@@ -46,7 +46,7 @@ func (e *RuntimeError) Unwrap() error { return ErrRuntimeUnavailable }
 //   - permissions.network allow/deny → AllowedDomains/DeniedDomains in the
 //     filtered mode ("*" in deny: everything not allowed).
 //   - limits.max_memory_mb → ResourceLimits.MaxMemoryBytes (else the
-//     default 2 GiB).
+//     default 2 GiB), with CountedMemoryOnly (see memoryWatch).
 //   - permissions.credentials → Credentials, their values from creds (the
 //     vault); a manifest with credentials and no provider is refused.
 //   - runtime: native only; anything else is a *RuntimeError.
@@ -85,6 +85,9 @@ func Compile(m *policy.Manifest, resolved policy.ResolvedPaths, creds agentbox.C
 	if b := m.Limits.MaxMemoryBytes(); b > 0 {
 		cfg.ResourceLimits.MaxMemoryBytes = b
 	}
+	// The monitor that enforces the limit without a cgroup sums what the
+	// tree holds: what it cannot count is refused.
+	cfg.ResourceLimits.CountedMemoryOnly = true
 	if len(m.Permissions.Credentials) > 0 {
 		if creds == nil {
 			return agentbox.Config{}, fmt.Errorf("%s: %w", m.File, ErrNoVault)

@@ -91,8 +91,10 @@ func TestCompileDefaults(t *testing.T) {
 	if len(cfg.Filesystem.AllowRead) != 0 || len(cfg.Filesystem.WritableRoots) != 0 {
 		t.Errorf("read %q write %q, want the defaults (read everywhere, write nowhere)", cfg.Filesystem.AllowRead, cfg.Filesystem.WritableRoots)
 	}
-	if cfg.ResourceLimits != def.ResourceLimits {
-		t.Errorf("limits %+v, want the defaults %+v", cfg.ResourceLimits, def.ResourceLimits)
+	want := def.ResourceLimits
+	want.CountedMemoryOnly = true // run's monitor counts the tree's memory
+	if cfg.ResourceLimits != want {
+		t.Errorf("limits %+v, want the defaults %+v", cfg.ResourceLimits, want)
 	}
 	if len(cfg.Network.AllowedDomains)+len(cfg.Network.DeniedDomains) != 0 || cfg.Network.Mode != agentbox.NetworkFiltered {
 		t.Errorf("network %+v, want filtered with empty lists", cfg.Network)
@@ -207,7 +209,7 @@ func TestDefaultLimitsAgree(t *testing.T) {
 	}
 	got := cfg.ResourceLimits
 	want := agentbox.ResourceLimits{MaxMemoryBytes: policy.DefaultMaxMemoryMB << 20,
-		MaxProcesses: policy.DefaultMaxProcesses, MaxFileDescriptors: policy.DefaultMaxOpenFiles}
+		MaxProcesses: policy.DefaultMaxProcesses, MaxFileDescriptors: policy.DefaultMaxOpenFiles, CountedMemoryOnly: true}
 	if got != want {
 		t.Errorf("a manifest without limits runs with %+v, described as %+v", got, want)
 	}

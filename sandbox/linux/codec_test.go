@@ -20,7 +20,7 @@ func sampleSpec() *initSpec {
 		TmpfsSize: 3<<30 + 12345, Network: "filtered", ProxyPort: 3128,
 		Landlock: landlockSpec{ReadRoots: []string{"/"}, DenyRead: []string{"/home/u/.ssh"}, WriteRoots: []string{"/w", "/tmp"},
 			Devices: []string{"/dev/null"}, TCP: true, ConnectPorts: []int{3128, 443}},
-		Limits:           limitsSpec{Processes: 1024, MemoryBytes: 2 << 30, FileDescriptors: 1024, CPUSeconds: 7},
+		Limits:           limitsSpec{Processes: 1024, MemoryBytes: 2 << 30, FileDescriptors: 1024, CPUSeconds: 7, CountedOnly: true},
 		AllowUnixSockets: true, Reduced: "no user namespaces", MissingLayers: true, Terminal: true, TermRows: 33, TermCols: 77,
 		Files: []fileSpec{{Name: "ca.pem", Data: []byte("-----BEGIN\x00")}},
 	}

@@ -204,7 +204,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
 	// refuses to create them unless the policy allows them.
 	allowUnix := spec.AllowUnixSockets || ll.confinesUnixSockets()
-	uncounted := spec.Limits.MemoryBytes > 0 // a memory limit, and no cgroup (see plan.cgroupMemory)
+	// A memory limit no cgroup enforces (see plan.cgroupMemory), summed by
+	// a monitor that asked for what it cannot count to be refused.
+	uncounted := spec.Limits.CountedOnly && spec.Limits.MemoryBytes > 0
 	filter, err := buildSeccomp(seccompOptions{
 		allowUnix:       allowUnix,
 		streamOnly:      spec.Reduced != "" && spec.Network != "allowed",

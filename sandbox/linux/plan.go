@@ -462,6 +462,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	pl.init.Limits = limitsSpec{
 		Processes: uint64(max(l.Processes, 0)), MemoryBytes: uint64(max(l.MemoryBytes, 0)),
 		FileDescriptors: uint64(max(l.FileDescriptors, 0)), CPUSeconds: uint64(max(l.CPUSeconds, 0)),
+		CountedOnly: l.CountedOnly,
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
 	return nil

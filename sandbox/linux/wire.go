@@ -117,6 +117,9 @@ type limitsSpec struct {
 	MemoryBytes     uint64
 	FileDescriptors uint64
 	CPUSeconds      uint64
+	// CountedOnly: see sandbox.Limits; with MemoryBytes (which a cgroup
+	// zeroes), the seccomp filter refuses uncountedMemory.
+	CountedOnly bool
 }
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
