@@ -254,10 +254,31 @@ func (h *handle) Kill() error {
 		return nil
 	}
 	err := h.proc.signal(syscall.SIGKILL)
-	if errors.Is(err, os.ErrProcessDone) {
+	switch {
+	case errors.Is(err, os.ErrProcessDone):
+		return nil
+	case errors.Is(err, errNotStarted) && h.prepared:
+		// The init has read its spec, but the caller's cmd.Start has not
+		// returned yet: kill it once it has.
+		go h.killWhenStarted()
 		return nil
 	}
 	return err
+}
+
+// killWhenStarted kills the init of Prepare's handle as soon as the
+// caller's cmd.Start has made its process, for at most five seconds.
+func (h *handle) killWhenStarted() {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if err := h.proc.signal(syscall.SIGKILL); !errors.Is(err, errNotStarted) {
+			return
+		}
+		select {
+		case <-h.done:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // withdraw takes back the spec that Prepare queued for an init the caller

@@ -35,9 +35,12 @@ func (p cmdProc) pid() int {
 	return p.cmd.Process.Pid
 }
 
+// errNotStarted is a signal for an init whose cmd has no process yet.
+var errNotStarted = errors.New("sandbox not started")
+
 func (p cmdProc) signal(sig syscall.Signal) error {
 	if p.cmd.Process == nil {
-		return errors.New("sandbox not started")
+		return errNotStarted
 	}
 	return p.cmd.Process.Signal(sig)
 }
