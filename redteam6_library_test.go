@@ -70,6 +70,8 @@ func rt6Script(t *testing.T, body string) string {
 // network namespace into a way out of its own blocked network: a TCP socket
 // can be disconnected (connect with AF_UNSPEC) and connected again anywhere,
 // here to another host loopback service.
+//
+// Fixed: Start relays a socket through a pipe; Wrap lets os/exec relay one as Stdout/Stderr.
 func TestRT6SocketStdioReconnect(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig()) // network blocked
@@ -170,6 +172,8 @@ func rt6Waited(t *testing.T, cmd *exec.Cmd) <-chan struct{} {
 // root (here .vscode, held by a placeholder) taken away, so that the
 // command plants .vscode/tasks.json for the editor that opens the project
 // next. Before the cleanup the same write fails (the control).
+//
+// Fixed: cleanup kills the tree and waits for the init first.
 func TestRT6WrapCleanupWhileRunning(t *testing.T) {
 	t.Parallel()
 	m, err := agentbox.NewManager(agentbox.CIConfig())
@@ -228,6 +232,8 @@ done`, "sh", dir)
 // must not run on, for as long as it likes, as exec.CommandContext refuses
 // to start after its ctx is done. With a live ctx and Manager it runs to
 // the end (the control).
+//
+// Fixed: Kill takes back the spec of an init not started yet.
 func TestRT6WrapStartedAfterCtxOrClose(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -287,6 +293,8 @@ func TestRT6WrapStartedAfterCtxOrClose(t *testing.T) {
 // (exit 125, "spec: socket operation on non-socket"): WithTimeout makes Wrap
 // unusable unless Start follows at once. Without WithTimeout the same delay
 // works (the control). (Fail-closed: a reliability bug, not an escape.)
+//
+// Fixed: a prepared handle's init files stay open until Close.
 func TestRT6WrapTimeoutThenLateStart(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -380,6 +388,8 @@ func TestRT6ExtraFilesDoNotLeak(t *testing.T) {
 // timing): output is lost or turns into NUL bytes. The same command
 // through Wrap, where os/exec does the copying, keeps every line (the
 // control).
+//
+// Fixed: one pipe for both streams, as os/exec does.
 func TestRT6StartSharedWriter(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -426,6 +436,8 @@ func TestRT6StartSharedWriter(t *testing.T) {
 // whole tree (its /etc/passwd) the caller meant to hide. Either the layer
 // the caller asked for is applied, or the call is refused; the command
 // without SysProcAttr reads the file (the control).
+//
+// Fixed: a SysProcAttr that sets more than Setpgid and Pdeathsig is refused.
 func TestRT6SysProcAttrNotDropped(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -539,6 +551,8 @@ func TestRT6DetachedChildEnds(t *testing.T) {
 // WithWorkingDir also names another directory: the command is shown the
 // host's /tmp directory and reads its files. A real directory as cmd.Dir
 // works (the control).
+//
+// Fixed: cmd.Dir is checked as WithWorkingDir is.
 func TestRT6CmdDirThroughPlantedLink(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -624,6 +638,8 @@ func TestRT6CmdDirThroughPlantedLink(t *testing.T) {
 // WithRuleOverrides) builds a classifier of the built-in rules instead, and
 // the host's classifier is silently not asked: its forbidden command runs.
 // Without the per-call option it is refused (the control).
+//
+// Fixed: the two classifiers judge side by side; the more severe verdict stands.
 func TestRT6PerCallClassifierOptionKeepsHostClassifier(t *testing.T) {
 	t.Parallel()
 	strict, err := classify.New(classify.WithCustomRules(classify.UserRule{Pattern: "echo rt6-forbidden*", Decision: classify.Forbidden}))

@@ -243,6 +243,8 @@ print("survived: small", flush=True)
 // segments) or nearly twice that in tmpfs files, and `agentbox run` exits
 // 0. Each must end the run with 137 for the memory limit, as the mapped
 // control does; the small control must run to its end.
+//
+// Fixed: run's sandboxes without a cgroup refuse memfd and System V shared memory, and /tmp, /dev/shm and the scratch layers share one tmpfs of the limit's size, which the monitor counts.
 func TestRedteam6MonitorMissesUnmappedSharedMemory(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt6-mem\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

@@ -56,6 +56,8 @@ func rt6CPUTicks(t *testing.T, pid int) int {
 // costs its supervisor under 1%. The control: a tree of 20 processes. The
 // bound asked for: the supervisor of an idle agent uses under a quarter of a CPU (the
 // control, a small tree above half its limit, costs about 10% here).
+//
+// Fixed: the monitor reads the sandbox's own /proc and samples no more often than four times a sample's cost.
 func TestRedteam6MonitorBurnsSupervisorCPU(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "idle.yaml", "name: rt6-idle\nlimits: {max_memory_mb: 256, max_duration: 40s}\n")

@@ -53,6 +53,8 @@ print("alive", flush=True)
 // page tables in all), is legitimate and runs to its end. Where the run
 // gets a cgroup (root here), the kernel charges page tables to it and the
 // same attack is killed: the last case, run as root, shows that.
+//
+// Fixed: the monitor counts VmPTE.
 func TestRedteam6MonitorMissesPageTables(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "pte.yaml", "name: rt6-pte\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

@@ -26,6 +26,8 @@ import (
 // fd 1 or 2 with SIGPIPE unless it handles the signal: the supervisor dies
 // (exit 141), nothing of the breach is in the audit log and the registry
 // keeps a stale record.
+//
+// Fixed: run handles SIGPIPE, and logs a breach before it prints the notice.
 func TestRedteam6BreachWithClosedStderr(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -49,6 +49,8 @@ print("alive", flush=True)
 // the monitor, processes whose main thread has exited hold 800 MiB between
 // them and `agentbox run` exits 0. The control, the same processes with
 // their main threads in place, is killed for the memory limit.
+//
+// Fixed: the monitor reads another thread's status when the first thread has exited.
 func TestRedteam6MonitorMissesZombieLeader(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "leader.yaml", "name: rt6-leader\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

@@ -11,11 +11,12 @@ import (
 // TestNetRedteam6DecisionHoldsValue: egress.Credential promises the value
 // "never appears in a Decision, a log record or an error". An upstream
 // that repeats the value both as a header's name and in that header's
-// value gets the echo masked for the sandbox, but echoMask.header records
-// where it found the value in the value under the header's name as the
-// response had it (unmasked), and reportEchoes puts that into the
-// Decision's Reason: the audit log holds the value (canonicalised). The
-// control: the echo reached the sandbox masked and was reported.
+// value got the echo masked for the sandbox, but echoMask.header recorded
+// where it found the value under the header's name as the response had it
+// (unmasked), and reportEchoes put that into the Decision's Reason: the
+// audit log held the value (canonicalised). The report names the header
+// masked now. The control: the echo reached the sandbox masked and was
+// reported.
 func TestNetRedteam6DecisionHoldsValue(t *testing.T) {
 	inNetns(t)
 	run, decisions := rt6ReflectingWith(t, fixedProvider{})

@@ -263,9 +263,10 @@ func rt6Control(t *testing.T, run func(string) string) {
 // TestNetRedteam6ReflectTrailer: the upstream names the injected value as
 // a trailer field it will send (Trailer: VALUE). net/http's ReadResponse
 // moves the names of a chunked response's Trailer header out of
-// resp.Header into resp.Trailer; the proxy masks resp.Trailer only once the
-// body has been read, but resp.Write has already sent "Trailer: NAME" (the
-// canonicalised value) in the head.
+// resp.Header into resp.Trailer; the proxy masked resp.Trailer only once
+// the body had been read, after resp.Write had sent "Trailer: NAME" (the
+// canonicalised value) in the head. Trailer names are masked with the head
+// now.
 func TestNetRedteam6ReflectTrailer(t *testing.T) {
 	inNetns(t)
 	run := rt6Reflecting(t)
@@ -285,8 +286,9 @@ func TestNetRedteam6ReflectTrailer(t *testing.T) {
 // no body for HEAD (relay.exchange, http.ReadResponse with the HEAD
 // request), so the echo stays in the upstream connection's buffer and is
 // read as the response to the next request on the tunnel, which carried
-// no value and so is not masked: here it comes back quoted in the 502 of
-// a malformed response; bytes that form a response come back whole.
+// no value and so had no mask: it came back quoted in the 502 of a
+// malformed response (bytes that form a response would come back whole).
+// The values injected on a connection are masked for its life now.
 func TestNetRedteam6ReflectHeadBody(t *testing.T) {
 	inNetns(t)
 	run := rt6Reflecting(t)
