@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -98,7 +99,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	}
 	stop := make(chan struct{})
 	go m.watch(ctx, h, o.timeout, stop)
-	return func() {
+	return sync.OnceFunc(func() {
 		close(stop)
 		// A cleanup while the command still runs ends it first: what
 		// follows releases what confines it (its protected names, its
@@ -114,7 +115,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		for _, v := range before.sweep() {
 			m.log.Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
-	}, nil
+	}), nil
 }
 
 // exitAwaiter is a handle that can wait for its init to exit

@@ -1,0 +1,179 @@
+//go:build linux
+
+package agentbox_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// Red team 7: Wrap's life cycle.
+
+// TestRedteam7WrapCleanupTwice: a caller that calls the cleanup Wrap
+// returned twice (a defer plus an early call on an error path, the usual
+// Go pattern) gets a panic: "close of closed channel". The control: one
+// cleanup after Wait returns.
+func TestRedteam7WrapCleanupTwice(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	for _, twice := range []bool{false, true} {
+		t.Run(fmt.Sprintf("twice=%v", twice), func(t *testing.T) {
+			cmd := exec.Command("/bin/true")
+			cleanup, err := m.Wrap(context.Background(), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("control: %v", err)
+			}
+			calls := 1
+			if twice {
+				calls = 2
+			}
+			for i := 0; i < calls; i++ {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("cleanup call %d panicked: %v", i+1, r)
+						}
+					}()
+					cleanup()
+				}()
+			}
+		})
+	}
+}
+
+// TestRedteam7WrapRaces: cleanup racing cmd.Wait while the command runs
+// (the tree is killed, Wait returns, nothing hangs), ctx cancelled while
+// cmd.Start runs (the program never runs after the cancel was seen), and a
+// cmd whose Start fails (cleanup returns at once). The control: a command
+// run and waited for before cleanup succeeds.
+func TestRedteam7WrapRaces(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	t.Run("control", func(t *testing.T) {
+		cmd := exec.Command("/bin/sh", "-c", "exit 3")
+		cleanup, err := m.Wrap(context.Background(), cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Run()
+		cleanup()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+			t.Fatalf("control: %v", err)
+		}
+	})
+	t.Run("cleanup during Wait", func(t *testing.T) {
+		for i := 0; i < 5; i++ {
+			cmd := exec.Command("/bin/sleep", "30")
+			cleanup, err := m.Wrap(context.Background(), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				cleanup()
+				t.Fatal(err)
+			}
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			time.Sleep(time.Duration(i*20) * time.Millisecond)
+			done := make(chan struct{})
+			go func() { cleanup(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(7 * time.Second):
+				t.Fatal("cleanup hung while the command ran")
+			}
+			select {
+			case <-waited:
+			case <-time.After(3 * time.Second):
+				t.Fatal("the command outlived its cleanup")
+			}
+		}
+	})
+	t.Run("cancel during Start", func(t *testing.T) {
+		dir := hostDir(t)
+		for i := 0; i < 20; i++ {
+			marker := fmt.Sprintf("%s/ran-%d", dir, i)
+			ctx, cancel := context.WithCancel(context.Background())
+			cmd := exec.Command("/bin/sh", "-c", `sleep 0.3; echo > "$1"`, "sh", marker)
+			cleanup, err := m.Wrap(ctx, cmd, agentbox.WithWritableRoots(dir))
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			go func() { time.Sleep(time.Duration(i%5) * 200 * time.Microsecond); cancel() }()
+			if err := cmd.Start(); err == nil {
+				_ = cmd.Wait()
+			}
+			cleanup()
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("iteration %d: the program ran to its end after ctx was cancelled", i)
+			}
+		}
+	})
+	t.Run("Start fails", func(t *testing.T) {
+		// A cmd made with a context already ended: os/exec's Start fails.
+		dead, cancel := context.WithCancel(context.Background())
+		cancel()
+		cmd := exec.CommandContext(dead, "/bin/true")
+		cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithTimeout(time.Minute))
+		if err != nil {
+			return // refused up front: held
+		}
+		if err := cmd.Start(); err == nil {
+			_ = cmd.Wait()
+			t.Fatal("Start succeeded with an ended context")
+		}
+		done := make(chan struct{})
+		go func() { cleanup(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("cleanup hung after a failed Start")
+		}
+	})
+}
+
+// TestRedteam7WrapNeverStartedLeaks: a wrapped command with a timeout that
+// the caller never starts (its own later step failed) and cleans up leaves
+// a goroutine blocked for ever in readyChan's h.Ready(Background): one per
+// call, for the life of the process. The control: the same calls started
+// and waited for leave none.
+func TestRedteam7WrapNeverStartedLeaks(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	const n = 20
+	for _, start := range []bool{true, false} {
+		t.Run(fmt.Sprintf("started=%v", start), func(t *testing.T) {
+			runtime.GC()
+			time.Sleep(200 * time.Millisecond)
+			before := runtime.NumGoroutine()
+			for i := 0; i < n; i++ {
+				cmd := exec.Command("/bin/true")
+				cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithTimeout(time.Minute))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if start {
+					if err := cmd.Run(); err != nil {
+						t.Fatalf("control: %v", err)
+					}
+				}
+				cleanup()
+			}
+			var after int
+			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if after = runtime.NumGoroutine(); after < before+n/2 {
+					return
+				}
+			}
+			t.Errorf("LEAK: %d goroutines before %d Wrap/cleanup calls, %d after (started %v)", before, n, after, start)
+		})
+	}
+}
