@@ -31,7 +31,10 @@ import (
 type treeSampler struct {
 	proc  *os.File // the sandbox's /proc
 	areas int      // O_PATH descriptor of the memory areas' tmpfs; -1 if none
-	buf   []byte
+	// areasDev is the memory areas' device as smaps writes it: mapped
+	// files there count once, in the tmpfs's use, not again as a share.
+	areasDev string
+	buf      []byte
 }
 
 // openTreeSampler opens the /proc and the memory areas of the sandbox whose
@@ -78,6 +81,8 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 		return nil, fmt.Errorf("the sandbox's memory areas at %s cannot be measured (a writable root over them?): %v", at, err)
 	}
 	s.areas = fd
+	// smaps names a mapping's device as hex "major:minor".
+	s.areasDev = fmt.Sprintf("%02x:%02x", unix.Major(dev), unix.Minor(dev))
 	return s, nil
 }
 
@@ -88,7 +93,7 @@ func (s *treeSampler) checkProc(initPid int, start uint64) error {
 	if err := unix.Fstatfs(int(s.proc.Fd()), &fs); err != nil || fs.Type != unix.PROC_SUPER_MAGIC {
 		return fmt.Errorf("the sandbox's /proc is not a procfs (%v)", err)
 	}
-	b, err := s.read("1/stat")
+	b, err := s.readAll("1/stat")
 	if err != nil {
 		return fmt.Errorf("the sandbox's /proc: %w", err)
 	}
@@ -157,20 +162,31 @@ func (s *treeSampler) close() {
 	}
 }
 
-// read reads the file name of the sandbox's /proc into s.buf.
-func (s *treeSampler) read(name string) ([]byte, error) {
+// readAll reads the file name of the sandbox's /proc whole, into s.buf
+// (valid until the next read).
+func (s *treeSampler) readAll(name string) ([]byte, error) {
 	fd, err := unix.Openat(int(s.proc.Fd()), name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	buf := s.buf[:cap(s.buf)]
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
+	buf := s.buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) || err == nil && n == 0 {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return buf[:n], nil
+	s.buf = buf
+	return buf, nil
 }
 
 // sample returns the memory the sandbox holds and its number of
@@ -200,8 +216,7 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 			// Page tables and swap are the process's own; its pages are
 			// counted by their shares.
 			n, _ = s.processBytes(name, "status", ownFields)
-			pss, _ := s.processBytes(name, "smaps_rollup", proportionalFields)
-			n += pss
+			n += s.proportionalBytes(name)
 		}
 		if ok {
 			used += n
@@ -220,12 +235,19 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 
 // processBytes sums fields of the file (status or smaps_rollup) of the
 // process name (its pid in the sandbox); ok is false when the process is
-// gone. A process whose first thread has exited shows no memory in its
-// own files: another thread's show the memory they share.
+// gone.
 func (s *treeSampler) processBytes(name, file string, fields [][]byte) (int64, bool) {
-	b, err := s.read(name + "/" + file)
+	return s.processFunc(name, file, func(b []byte) (int64, bool) { return sumFields(b, fields) })
+}
+
+// processFunc reads the file of the process name and sums it with sum; ok
+// is false when the process is gone. A process whose first thread has
+// exited shows no memory in its own files: another thread's show the
+// memory they share.
+func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bool)) (int64, bool) {
+	b, err := s.readAll(name + "/" + file)
 	if err == nil {
-		if n, ok := sumFields(b, fields); ok {
+		if n, ok := sum(b); ok {
 			return n, true
 		}
 	}
@@ -238,13 +260,56 @@ func (s *treeSampler) processBytes(name, file string, fields [][]byte) (int64, b
 		if tid == name {
 			continue
 		}
-		if b, err := s.read(name + "/task/" + tid + "/" + file); err == nil {
-			if n, ok := sumFields(b, fields); ok {
+		if b, err := s.readAll(name + "/task/" + tid + "/" + file); err == nil {
+			if n, ok := sum(b); ok {
 				return n, true
 			}
 		}
 	}
 	return 0, true
+}
+
+// proportionalBytes sums the proportional shares (smaps_rollup) of the
+// memory the process name maps, anonymous, shared and swapped, less the
+// shares of the files of the memory areas it maps (read from smaps), which
+// their tmpfs's use counts already.
+func (s *treeSampler) proportionalBytes(name string) int64 {
+	n, _ := s.processBytes(name, "smaps_rollup", proportionalFields)
+	if s.areasDev == "" {
+		return n
+	}
+	inAreas, _ := s.processFunc(name, "smaps", s.areasShares)
+	return max(0, n-inAreas)
+}
+
+// areasShares sums the Pss of the mappings of files in the memory areas
+// in the text of an smaps file; ok is false when it lists no mapping.
+func (s *treeSampler) areasShares(b []byte) (int64, bool) {
+	var total int64
+	mapped, inAreas := false, false
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if isMappingHeader(line) {
+			// "start-end perms offset dev inode path"
+			fields := bytes.Fields(line)
+			mapped = true
+			inAreas = len(fields) >= 4 && string(fields[3]) == s.areasDev
+			continue
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok && inAreas {
+			if kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64); err == nil {
+				total += kb << 10
+			}
+		}
+	}
+	return total, mapped
+}
+
+// isMappingHeader reports whether a line of smaps starts a mapping
+// ("7f00...-7f01... rw-p ..."), not one of its "Field: value" lines.
+func isMappingHeader(line []byte) bool {
+	i := bytes.IndexByte(line, ' ')
+	return i > 0 && bytes.IndexByte(line[:i], '-') > 0 && !bytes.HasSuffix(line[:i], []byte(":"))
 }
 
 func (s *treeSampler) taskNames(name string) ([]string, error) {

@@ -264,7 +264,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
 	}
 	if uncounted {
-		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd and System V shared memory: refused, no memory cgroup)"
+		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd and System V IPC: refused, no memory cgroup)"
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil

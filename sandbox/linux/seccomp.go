@@ -186,14 +186,15 @@ type seccompOptions struct {
 	uncountedMemory bool
 }
 
-// uncountedMemory are the calls that make shared memory a process can hold
+// uncountedMemory are the calls that make memory a process can hold
 // without mapping it: a memfd's pages filled with write(2), a System V
-// segment detached and left. Without a memory cgroup the kernel charges
+// segment detached and left, System V message queues and semaphore sets
+// (kernel memory of the IPC namespace). Without a memory cgroup the kernel charges
 // them to nothing that /proc shows per process, so a memory limit enforced
 // by summing the processes' memory (supervise's monitor) could not see
 // them. They are answered ENOSYS, as on a kernel without them: libraries
 // fall back to files in /dev/shm, whose tmpfs the monitor counts.
-var uncountedMemory = []uintptr{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_SHMGET}
+var uncountedMemory = []uintptr{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_SHMGET, unix.SYS_MSGGET, unix.SYS_SEMGET}
 
 // buildSeccomp assembles the filter for the native architecture.
 func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
