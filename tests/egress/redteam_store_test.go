@@ -91,10 +91,14 @@ func serveObjectStore(dir string) {
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
 		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
 	}
-	if pl, err := net.Listen("tcp4", net.JoinHostPort(allowedAddr, fmt.Sprint(misbehavePlainPort))); err == nil {
-		plain := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
-		go func() { _ = plain.Serve(pl) }()
-	}
+	// The plain-HTTP twin listens as patiently as the TLS one (a single
+	// try failed once in CI, and every plain test then got 502).
+	go func() {
+		if pl := listenAllowed(misbehavePlainPort, "redteam object store, plain"); pl != nil {
+			plain := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+			_ = plain.Serve(pl)
+		}
+	}()
 	_ = srv.ServeTLS(l, "", "")
 }
 
