@@ -39,17 +39,10 @@ func setRlimits(l limitsSpec) error {
 		{unix.RLIMIT_NPROC, "nproc", l.Processes, false},
 		{unix.RLIMIT_NOFILE, "nofile", l.FileDescriptors, false},
 		{unix.RLIMIT_CPU, "cpu", l.CPUSeconds, false},
-	}
-	if l.CountedOnly && l.MemoryBytes > 0 {
-		// A monitor sums the tree's memory (see uncountedMemory): it
-		// leaves file pages out, as the kernel may drop them, so none may
-		// be locked in.
-		set = append(set, struct {
-			res    int
-			name   string
-			v      uint64
-			always bool
-		}{unix.RLIMIT_MEMLOCK, "memlock", 0, true})
+		// Where a monitor sums the tree's memory (see uncountedMemory), it
+		// leaves file pages out, as the kernel may drop them: none may be
+		// locked in.
+		{unix.RLIMIT_MEMLOCK, "memlock", 0, l.CountedOnly && l.MemoryBytes > 0},
 	}
 	for _, s := range set {
 		if s.v == 0 && !s.always {
