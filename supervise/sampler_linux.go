@@ -207,12 +207,27 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 	}
 	var used int64
 	procs := 0
+	var rollups map[string]string // exact: process → its smaps_rollup text
+	if exact {
+		rollups = make(map[string]string, len(names))
+	}
 	for _, name := range names {
 		if name == "" || name[0] < '1' || name[0] > '9' {
 			continue
 		}
 		n, ok := s.processBytes(name, "status", residentFields)
 		if ok && exact {
+			// A child that shares its parent's memory (vfork, until its
+			// execve: how subprocess, os/exec and posix_spawn start
+			// programs) shows the very same smaps_rollup: count it once.
+			parent := s.parent(name)
+			if b, err := s.readAll(name + "/smaps_rollup"); err == nil && len(b) > 0 {
+				rollups[name] = string(b)
+				if parent != "" && rollups[parent] == rollups[name] {
+					procs++
+					continue
+				}
+			}
 			// Page tables and swap are the process's own; its pages are
 			// counted by their shares.
 			n, _ = s.processBytes(name, "status", ownFields)
@@ -231,6 +246,21 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 		used += int64(fs.Blocks-fs.Bfree) * fs.Bsize
 	}
 	return used, procs, nil
+}
+
+// parent returns the parent (PPid, in the sandbox) of the process name,
+// or "".
+func (s *treeSampler) parent(name string) string {
+	b, err := s.readAll(name + "/status")
+	if err != nil {
+		return ""
+	}
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte("PPid:")); ok {
+			return string(bytes.TrimSpace(rest))
+		}
+	}
+	return ""
 }
 
 // processBytes sums fields of the file (status or smaps_rollup) of the
