@@ -4,11 +4,13 @@ package supervise
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/audit"
+	"golang.org/x/sys/unix"
 )
 
 // Memory bombs that RLIMIT_DATA alone does not stop: it bounds each
@@ -152,5 +154,82 @@ func TestCgroupPathHelpers(t *testing.T) {
 		if _, err := oomKills(f); err != nil {
 			t.Errorf("oom counter of %s: %v", f, err)
 		}
+	}
+}
+
+// oneMemory holds 64 MiB, then makes a second process: with "vfork", one
+// that shares its memory (clone with CLONE_VM and CLONE_VFORK: the parent
+// waits, and never resumes, as the test kills both) and keeps mapping,
+// writing and unmapping a little more, so no two reads of the memory's
+// counts are alike to the byte; with "fork", a child
+// that writes every page, so the two hold 64 MiB each and their
+// smaps_rollup look alike. The clone's number is the test's architecture's.
+const oneMemory = `
+import ctypes, os, sys, time
+held = bytearray(64 << 20)
+for off in range(0, len(held), 4096):
+    held[off] = 1
+if sys.argv[1] == "vfork":
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(int(sys.argv[2]), 0x100 | 0x4000 | 17, 0, 0, 0, 0) == 0:
+        import mmap
+        os.write(1, b"ready\n")
+        end = time.time() + 60
+        while time.time() < end:
+            m = mmap.mmap(-1, 256 << 10)
+            m.write(b"x" * (256 << 10))
+            m.close()
+        os._exit(0)
+elif os.fork() == 0:
+    for off in range(0, len(held), 4096):
+        held[off] = 2
+    os.write(1, b"ready\n")
+    time.sleep(60)
+    os._exit(0)
+time.sleep(60)
+`
+
+// TestMemoryMonitorCountsOneMemoryOnce: the exact count counts a memory
+// two processes share once (a vfork child's, before its execve: counted
+// twice, a program that starts others is killed for memory it does not
+// hold), and a forked child's own memory in full, however much its
+// smaps_rollup looks like its parent's.
+func TestMemoryMonitorCountsOneMemoryOnce(t *testing.T) {
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("needs " + python)
+	}
+	const held = 64 << 20
+	for _, tt := range []struct {
+		mode     string
+		min, max int64 // what the exact count may say
+	}{
+		{"vfork", held, 2*held - 16<<20},
+		{"fork", 2 * held, 4 * held},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			f := newFixture(t)
+			m := f.manifest("name: shared\n")
+			r := f.start(m, python, scriptFile(t, "one.py", oneMemory), tt.mode, strconv.Itoa(unix.SYS_CLONE))
+			r.waitOutput(t, "ready")
+			waitProcs(t, r.ag.Pid(), 3)
+			start, err := procStartTime(r.ag.Pid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := openTreeSampler(r.ag.Pid(), start, r.ag.MemoryLimit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			cheap, _, err := s.sample(false)
+			if err != nil || cheap < 2*held {
+				t.Fatalf("the resident sum says %s (%v); both processes show the 64 MiB", mib(cheap), err)
+			}
+			exact, procs, err := s.sample(true)
+			if err != nil || exact < tt.min || exact > tt.max || procs != 3 {
+				t.Errorf("%s: the exact count says %s in %d processes (%v), want %s to %s in 3", tt.mode, mib(exact), procs, err, mib(tt.min), mib(tt.max))
+			}
+			t.Logf("%s: resident sum %s, exact %s", tt.mode, mib(cheap), mib(exact))
+		})
 	}
 }

@@ -34,6 +34,7 @@ type treeSampler struct {
 	// areasDev is the memory areas' device as smaps writes it: mapped
 	// files there count once, in the tmpfs's use, not again as a share.
 	areasDev string
+	pidNS    string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
 	buf      []byte
 }
 
@@ -60,6 +61,8 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 		s.close()
 		return nil, err
 	}
+	// Without it no two processes are taken for one memory: counted apart.
+	s.pidNS, _ = pidNamespace(initPid)
 	if limit <= 0 {
 		return s, nil // no limit, no areas sized by one
 	}
@@ -207,36 +210,25 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 	}
 	var used int64
 	procs := 0
-	var rollups map[string]string // exact: process → its smaps_rollup text
+	var shared *sharedMemory
+	var rollups map[int]rollup // exact: what each process's smaps_rollup showed
 	if exact {
-		rollups = make(map[string]string, len(names))
+		shared = &sharedMemory{ns: s.pidNS}
+		rollups = make(map[int]rollup, len(names))
 	}
 	for _, name := range names {
 		if name == "" || name[0] < '1' || name[0] > '9' {
 			continue
 		}
 		n, ok := s.processBytes(name, "status", residentFields)
-		if ok && exact {
-			// A child that shares its parent's memory (vfork, until its
-			// execve: how subprocess, os/exec and posix_spawn start
-			// programs) shows the very same smaps_rollup: count it once.
-			parent := s.parent(name)
-			if b, err := s.readAll(name + "/smaps_rollup"); err == nil && len(b) > 0 {
-				rollups[name] = string(b)
-				if parent != "" && rollups[parent] == rollups[name] {
-					procs++
-					continue
-				}
-			}
-			// Page tables and swap are the process's own; its pages are
-			// counted by their shares.
-			n, _ = s.processBytes(name, "status", ownFields)
-			n += s.proportionalBytes(name)
+		if !ok {
+			continue // gone
 		}
-		if ok {
-			used += n
-			procs++
+		procs++
+		if exact {
+			n = s.exactBytes(name, rollups, shared)
 		}
+		used += n
 	}
 	if s.areas >= 0 {
 		var fs unix.Statfs_t
@@ -249,18 +241,19 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 }
 
 // parent returns the parent (PPid, in the sandbox) of the process name,
-// or "".
-func (s *treeSampler) parent(name string) string {
+// or 0.
+func (s *treeSampler) parent(name string) int {
 	b, err := s.readAll(name + "/status")
 	if err != nil {
-		return ""
+		return 0
 	}
 	for line := range bytes.Lines(b) {
 		if rest, ok := bytes.CutPrefix(line, []byte("PPid:")); ok {
-			return string(bytes.TrimSpace(rest))
+			p, _ := strconv.Atoi(string(bytes.TrimSpace(rest)))
+			return p
 		}
 	}
-	return ""
+	return 0
 }
 
 // processBytes sums fields of the file (status or smaps_rollup) of the
@@ -299,17 +292,53 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 	return 0, true
 }
 
-// proportionalBytes sums the proportional shares (smaps_rollup) of the
-// memory the process name maps, anonymous, shared and swapped, less the
-// shares of the files of the memory areas it maps (read from smaps), which
-// their tmpfs's use counts already.
-func (s *treeSampler) proportionalBytes(name string) int64 {
-	n, _ := s.processBytes(name, "smaps_rollup", proportionalFields)
-	if s.areasDev == "" {
-		return n
+// rollup is what the exact count keeps of a process's smaps_rollup: enough
+// to tell a child that may be its parent's memory again.
+type rollup struct {
+	span string // the first line: where the mappings start and end
+	rss  int64
+}
+
+// alike reports whether two rollups could be one memory's, read a moment
+// apart.
+func (r rollup) alike(o rollup) bool {
+	return r.span == o.span && max(r.rss-o.rss, o.rss-r.rss) <= r.rss/16
+}
+
+// exactBytes returns the memory the process name holds: the proportional
+// shares (smaps_rollup, which walks its page tables) of the memory it
+// maps, anonymous, shared and swapped, less the shares of the files of
+// the memory areas it maps (read from smaps), which their tmpfs's use
+// counts already, plus its page tables. It returns 0 for a process that
+// is its parent's memory again (see sharedMemory), and records its rollup
+// in rollups for its children.
+func (s *treeSampler) exactBytes(name string, rollups map[int]rollup, shared *sharedMemory) int64 {
+	pid, _ := strconv.Atoi(name)
+	b, err := s.readAll(name + "/smaps_rollup")
+	var n int64
+	ok := false
+	if err == nil {
+		n, ok = sumFields(b, proportionalFields)
 	}
-	inAreas, _ := s.processFunc(name, "smaps", s.areasShares)
-	return max(0, n-inAreas)
+	if ok {
+		line, _, _ := bytes.Cut(b, []byte("\n"))
+		r := rollup{span: string(line)}
+		r.rss, _ = sumFields(b, rssField)
+		rollups[pid] = r
+		ppid := s.parent(name)
+		if p, seen := rollups[ppid]; seen && p.alike(r) && shared.same(pid, ppid) {
+			return 0
+		}
+	} else {
+		// No memory in the first thread's: another thread's.
+		n, _ = s.processBytes(name, "smaps_rollup", proportionalFields)
+	}
+	if s.areasDev != "" {
+		inAreas, _ := s.processFunc(name, "smaps", s.areasShares)
+		n = max(0, n-inAreas)
+	}
+	own, _ := s.processBytes(name, "status", ownFields)
+	return n + own
 }
 
 // areasShares sums the Pss of the mappings of files in the memory areas
@@ -362,6 +391,7 @@ func (s *treeSampler) taskNames(name string) ([]string, error) {
 var (
 	residentFields     = [][]byte{[]byte("RssAnon:"), []byte("RssShmem:"), []byte("VmPTE:"), []byte("VmSwap:")}
 	ownFields          = [][]byte{[]byte("VmPTE:")}
+	rssField           = [][]byte{[]byte("Rss:")}
 	proportionalFields = [][]byte{[]byte("Pss_Anon:"), []byte("Pss_Shmem:"), []byte("SwapPss:")}
 )
 

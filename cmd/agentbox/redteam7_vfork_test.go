@@ -31,9 +31,11 @@ print("survived: %d programs run" % n, flush=True)
 // "for the memory limit" (300 MiB counted) when a sample sees a vfork
 // child before its execve. The control: the same loop holding 16 MiB.
 //
-// It held in the session's runs and failed once in CI: the exact recount
-// now counts a child whose smaps_rollup is its parent's (one memory)
-// once.
+// The exact recount counted such a child once only when the two
+// smaps_rollup read alike to the byte, which the running child breaks now
+// and then: it failed in CI. It now asks the kernel (kcmp) whether the
+// two share their memory; supervise's TestMemoryMonitorCountsOneMemoryOnce
+// holds it to that without the luck of timing.
 func TestRedteam7MonitorKillsSpawner(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt7-spawn\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")
