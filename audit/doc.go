@@ -67,7 +67,8 @@
 // Two changes leave a chain that any later checkpoint would sign, so the
 // writer that sees them says so in the log, where the next checkpoint
 // covers its words: a writer that opens the log while no other writer has
-// it (it holds the writers' lock exclusively until it has looked) logs an
+// it (no other holds the writers' lock, or no other has its mark of a live
+// writer in the state directory, where only the user may write) logs an
 // audit.unsigned_tail alert for entries past the last signed checkpoint (a
 // writer killed before signing, or entries added without the key), which
 // Verify repeats as a warning; a writer that finds the last entry it wrote

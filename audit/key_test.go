@@ -26,7 +26,8 @@ func TestKeyFileIsPrivate(t *testing.T) {
 		filepath.Join(dir, checkpointDir): 0o700,
 		filepath.Join(dir, keyFile):       0o600,
 		filepath.Join(dir, pubFile):       0o644,
-		mustOne(t, filepath.Join(dir, checkpointDir, "*")): 0o600,
+		mustOne(t, filepath.Join(dir, checkpointDir, "*"+CheckpointSuffix)): 0o600,
+		mustOne(t, filepath.Join(dir, checkpointDir, "*"+liveSuffix)):       0o700,
 	} {
 		fi, err := os.Lstat(p)
 		if err != nil {

@@ -69,6 +69,7 @@ type Log struct {
 	abs       string // absolute, symlinks resolved
 	f         *os.File
 	writers   *os.File // holds the writers' lock shared (see WritersLockSuffix)
+	live      *liveMark
 	opts      Options
 	log       *slog.Logger
 	signer    note.Signer
@@ -181,6 +182,11 @@ func Open(path string, opts Options) (*Log, error) {
 	l.f, l.writers = f, writers
 	l.abs = abs
 	l.stateCkpt = stateCheckpointPath(dir, abs)
+	if l.live, err = markLive(l.stateCkpt); err != nil {
+		f.Close()
+		writers.Close()
+		return nil, err
+	}
 	// Read the tail now so that a corrupt log fails Open, not the first
 	// Append; a torn tail is repaired and the repair logged. The length is
 	// compared with the signed checkpoints under the same lock: another
@@ -198,7 +204,11 @@ func Open(path string, opts Options) (*Log, error) {
 		if err := st.shrunk(path, l.lastID); err != nil {
 			return nil, err
 		}
-		if alone && l.lastID > st.last {
+		// Another holder of the writers' lock may be a writer that has
+		// not signed what it wrote yet, if it says so (see liveMark).
+		// Checked under the log's lock: a writer marks itself before it
+		// appends.
+		if l.lastID > st.last && (alone || !l.live.othersLive()) {
 			r, err := l.unsignedTail(st.last)
 			return append(rs, r), err
 		}
@@ -208,6 +218,7 @@ func Open(path string, opts Options) (*Log, error) {
 		err = shareWriters(writers, f, path)
 	}
 	if err != nil {
+		l.live.close()
 		f.Close()
 		writers.Close()
 		return nil, err
@@ -378,6 +389,9 @@ func (l *Log) Close() error {
 		errs = append(errs, l.checkpoint(l.lastID, l.lastHash))
 	}
 	errs = append(errs, l.f.Close())
+	// What it wrote is signed: it is no longer a writer the next ones
+	// must take unsigned entries for.
+	errs = append(errs, l.live.close())
 	// Only now may Rotate move the log and its checkpoints.
 	errs = append(errs, l.writers.Close())
 	l.closeErr = errors.Join(errs...)
