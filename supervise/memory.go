@@ -38,6 +38,14 @@ func memoryMechanism(layers []string) string {
 	return MemoryMonitor
 }
 
+// memorySampler counts what a sandbox holds (treeSampler).
+type memorySampler interface {
+	// sample returns the bytes the sandbox holds and its number of
+	// processes; exact asks for the dearer, proportional count.
+	sample(exact bool) (int64, int, error)
+	close()
+}
+
 // memoryWatch enforces an agent's memory limit from outside the sandbox.
 type memoryWatch struct {
 	mechanism string
@@ -45,8 +53,8 @@ type memoryWatch struct {
 	interval  time.Duration
 	breach    func(reason string)
 
-	sampler *treeSampler // MemoryMonitor
-	oomFile string       // MemoryCgroup: the cgroup's OOM counter ("" if not found)
+	sampler memorySampler // MemoryMonitor
+	oomFile string        // MemoryCgroup: the cgroup's OOM counter ("" if not found)
 	oomBase uint64
 
 	stopOnce sync.Once
@@ -79,8 +87,9 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 			close(w.done) // the agent has ended: nothing to watch
 			return w, nil
 		}
+		var ts *treeSampler
 		if err == nil {
-			w.sampler, err = openTreeSampler(initPid, start, limit)
+			ts, err = openTreeSampler(initPid, start, limit)
 		}
 		if err != nil {
 			if !alive(initPid, start) {
@@ -89,6 +98,7 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 			}
 			return nil, fmt.Errorf("memory monitor: cannot see the sandbox's processes: %w", err)
 		}
+		w.sampler = ts
 	}
 	go w.run()
 	return w, nil
@@ -96,7 +106,9 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 
 func (w *memoryWatch) run() {
 	defer close(w.done)
-	defer w.sampler.close()
+	if w.sampler != nil {
+		defer w.sampler.close()
+	}
 	if w.mechanism == MemoryCgroup && w.oomFile == "" {
 		return // the kernel enforces; the exit status tells (see Agent.Wait)
 	}
@@ -116,13 +128,8 @@ func (w *memoryWatch) run() {
 			}
 		} else {
 			began := time.Now()
-			used, procs := w.sample(false)
-			if used > w.limit {
-				// The cheap sum counts shared pages once per process:
-				// judge by the shares before killing.
-				used, procs = w.sample(true)
-			}
-			if used > w.limit {
+			used, procs, over := w.count()
+			if over {
 				w.breach(fmt.Sprintf("memory limit exceeded: %s (%s held by %d processes and their memory-backed files)", mib(w.limit), mib(used), procs))
 				return
 			}
@@ -135,6 +142,39 @@ func (w *memoryWatch) run() {
 		}
 		t.Reset(next)
 	}
+}
+
+// confirmDelay is how long the monitor waits before it counts again a
+// sandbox it found past its limit.
+const confirmDelay = 10 * time.Millisecond
+
+// count returns what the sandbox holds, how many processes it has, and
+// whether that is past the limit: by two exact counts, confirmDelay apart.
+// A count reads each process's files one after another while the
+// processes run, so it can see one memory twice: a vfork child that
+// execs, before the sampler can ask whether it is its parent's memory
+// again; a mapping of a /dev/shm file dropped between the two reads of its
+// process's use. Such a moment has passed by the second count; memory
+// held past the limit has not.
+func (w *memoryWatch) count() (int64, int, bool) {
+	used, procs := w.sample(false)
+	if used <= w.limit {
+		return used, procs, false
+	}
+	// The cheap sum counts shared pages once per process: judge by the
+	// shares.
+	if used, procs = w.sample(true); used <= w.limit {
+		return used, procs, false
+	}
+	t := time.NewTimer(confirmDelay)
+	defer t.Stop()
+	select {
+	case <-w.stop:
+		return used, procs, false
+	case <-t.C:
+	}
+	again, n := w.sample(true)
+	return min(used, again), n, again > w.limit
 }
 
 // sample returns what the sandbox holds (see treeSampler) and how many

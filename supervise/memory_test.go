@@ -34,21 +34,28 @@ for i in range(64):
 print("survived", flush=True)
 time.sleep(30)
 `},
+	// "survived" only if the three children held their memory at once:
+	// with cgroup v1 the kernel ends the largest process and the others go
+	// on until supervise, seeing the OOM counter, ends the tree.
 	{"process tree", `
 import os, time
 r, w = os.pipe()
+kids = []
 for i in range(3):
-    if os.fork() == 0:
+    pid = os.fork()
+    if pid == 0:
         b = bytearray(112 << 20)   # each child stays under RLIMIT_DATA
         for off in range(0, len(b), 4096):
             b[off] = 1
         os.write(w, b"x")
         time.sleep(30)
         os._exit(0)
+    kids.append(pid)
 got = 0
 while got < 3:
     got += len(os.read(r, 3))
-print("survived", flush=True)
+if all(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in kids):
+    print("survived", flush=True)
 time.sleep(30)
 `},
 }
@@ -230,6 +237,54 @@ func TestMemoryMonitorCountsOneMemoryOnce(t *testing.T) {
 				t.Errorf("%s: the exact count says %s in %d processes (%v), want %s to %s in 3", tt.mode, mib(exact), procs, err, mib(tt.min), mib(tt.max))
 			}
 			t.Logf("%s: resident sum %s, exact %s", tt.mode, mib(cheap), mib(exact))
+		})
+	}
+}
+
+// fakeSampler returns its counts in turn, the last one ever after.
+type fakeSampler struct {
+	counts []int64
+	exact  []bool // what each call asked for
+}
+
+func (f *fakeSampler) sample(exact bool) (int64, int, error) {
+	f.exact = append(f.exact, exact)
+	n := f.counts[min(len(f.exact), len(f.counts))-1]
+	return n, 2, nil
+}
+
+func (f *fakeSampler) close() {}
+
+// TestMemoryCountConfirmsBreach: the monitor kills only for a sandbox past
+// its limit in the cheap sum and in two exact counts, so a moment a count
+// sees one memory twice is no breach.
+func TestMemoryCountConfirmsBreach(t *testing.T) {
+	const limit = 100
+	for _, tt := range []struct {
+		name   string
+		counts []int64 // cheap, exact, exact again
+		over   bool
+		used   int64
+		calls  int
+	}{
+		{"under in the cheap sum", []int64{90}, false, 90, 1},
+		{"shared pages counted once", []int64{150, 80}, false, 80, 2},
+		{"a moment seen twice", []int64{200, 190, 95}, false, 95, 3},
+		{"held past the limit", []int64{200, 190, 180}, true, 180, 3},
+		{"growing past it", []int64{200, 120, 300}, true, 120, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeSampler{counts: tt.counts}
+			w := &memoryWatch{limit: limit, sampler: f, stop: make(chan struct{})}
+			used, _, over := w.count()
+			if over != tt.over || used != tt.used || len(f.exact) != tt.calls {
+				t.Errorf("count() = %d, over %v after %d samples; want %d, %v after %d", used, over, len(f.exact), tt.used, tt.over, tt.calls)
+			}
+			for i, exact := range f.exact {
+				if exact != (i > 0) {
+					t.Errorf("sample %d asked exact=%v", i, exact)
+				}
+			}
 		})
 	}
 }
