@@ -81,6 +81,9 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := checkProcAttr("Start", cmd); err != nil {
 		return nil, err
 	}
+	if err := refuseExtraFiles("Start", cmd); err != nil {
+		return nil, err
+	}
 	dir := cmd.Dir
 	if dir == "" {
 		var err error

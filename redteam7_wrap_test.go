@@ -4,10 +4,12 @@ package agentbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +56,9 @@ func TestRedteam7WrapCleanupTwice(t *testing.T) {
 // (the tree is killed, Wait returns, nothing hangs), ctx cancelled while
 // cmd.Start runs (the program never runs after the cancel was seen), and a
 // cmd whose Start fails (cleanup returns at once). The control: a command
-// run and waited for before cleanup succeeds.
+// run and waited for before cleanup succeeds. "cancel during Start" also
+// runs under the race detector: the kill is the init's to carry out
+// (msgKill), so nothing reads the cmd.Process the caller's Start writes.
 func TestRedteam7WrapRaces(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	t.Run("control", func(t *testing.T) {
@@ -98,13 +102,6 @@ func TestRedteam7WrapRaces(t *testing.T) {
 		}
 	})
 	t.Run("cancel during Start", func(t *testing.T) {
-		if raceEnabled {
-			// Wrap's watcher reads cmd.Process to kill the init while the
-			// caller's cmd.Start may still be writing it: a data race the
-			// detector reports (README, known limits). The kill lands all
-			// the same; the suite's run without the detector checks it.
-			t.Skip("a known data race on cmd.Process when ctx ends during cmd.Start")
-		}
 		dir := hostDir(t)
 		for i := 0; i < 20; i++ {
 			marker := fmt.Sprintf("%s/ran-%d", dir, i)
@@ -182,5 +179,51 @@ func TestRedteam7WrapNeverStartedLeaks(t *testing.T) {
 			}
 			t.Errorf("LEAK: %d goroutines before %d Wrap/cleanup calls, %d after (started %v)", before, n, after, start)
 		})
+	}
+}
+
+// TestExtraFilesRefused: a cmd.ExtraFiles descriptor never reaches the
+// sandboxed program (its init closes what it inherits), so Wrap and Start
+// refuse the cmd rather than run it without them; the same cmd without
+// ExtraFiles runs (the control).
+func TestExtraFilesRefused(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, api := range []string{"Wrap", "Start"} {
+		for _, extra := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/extra=%v", api, extra), func(t *testing.T) {
+				cmd := exec.Command("/bin/sh", "-c", "echo hi >&3 2>/dev/null; exit 0")
+				if extra {
+					cmd.ExtraFiles = []*os.File{w}
+				}
+				var err error
+				switch api {
+				case "Wrap":
+					var cleanup func()
+					if cleanup, err = m.Wrap(context.Background(), cmd); err == nil {
+						err = cmd.Run()
+						cleanup()
+					}
+				default:
+					var p *agentbox.Process
+					if p, err = m.Start(context.Background(), cmd); err == nil {
+						_, err = p.Wait()
+					}
+				}
+				switch {
+				case !extra && err != nil:
+					t.Fatalf("control: %v", err)
+				case extra && !errors.Is(err, agentbox.ErrConfigInvalid):
+					t.Errorf("%s with cmd.ExtraFiles: err %v, want ErrConfigInvalid (the descriptor never reaches the program)", api, err)
+				case extra && !strings.Contains(err.Error(), "ExtraFiles"):
+					t.Errorf("the refusal does not name cmd.ExtraFiles: %v", err)
+				}
+			})
+		}
 	}
 }

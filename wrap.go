@@ -21,7 +21,10 @@ import (
 // sandbox's whole process tree when they end; a cmd started after ctx has
 // ended, or after the Manager was closed, exits without running its
 // program (status 125). cmd.SysProcAttr must be nil, or set no more than
-// Setpgid and Pdeathsig: the sandbox makes the process attributes.
+// Setpgid and Pdeathsig: the sandbox makes the process attributes; and
+// cmd.ExtraFiles empty: no descriptor but the standard streams reaches
+// the program. The sandbox is ended by its own init, asked over its
+// control socket: cmd.Process stays the caller's alone.
 func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (cleanup func(), err error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -43,6 +46,9 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		return nil, err
 	}
 	if err := checkProcAttr("Wrap", cmd); err != nil {
+		return nil, err
+	}
+	if err := refuseExtraFiles("Wrap", cmd); err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
@@ -132,6 +138,16 @@ func (o *callOptions) takeCmdDir(api string, cmd *exec.Cmd) error {
 		o.dir = cmd.Dir
 	case filepath.Clean(o.dir) != filepath.Clean(cmd.Dir):
 		return configErr(api, "cmd.Dir (%s) and WithWorkingDir (%s) name different directories; set one of them", cmd.Dir, o.dir)
+	}
+	return nil
+}
+
+// refuseExtraFiles refuses a cmd that hands its program more descriptors
+// (cmd.ExtraFiles): the sandbox's init closes every descriptor it inherits
+// beyond the standard streams, so they would be dropped without a word.
+func refuseExtraFiles(api string, cmd *exec.Cmd) error {
+	if len(cmd.ExtraFiles) > 0 {
+		return configErr(api, "cmd.ExtraFiles cannot reach the sandboxed program (its init closes every descriptor but the standard streams); pass data on stdin or in a file of a writable root")
 	}
 	return nil
 }

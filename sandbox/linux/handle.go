@@ -253,32 +253,36 @@ func (h *handle) Kill() error {
 	if h.withdraw() {
 		return nil
 	}
+	if h.prepared {
+		return h.askKill()
+	}
 	err := h.proc.signal(syscall.SIGKILL)
-	switch {
-	case errors.Is(err, os.ErrProcessDone):
-		return nil
-	case errors.Is(err, errNotStarted) && h.prepared:
-		// The init has read its spec, but the caller's cmd.Start has not
-		// returned yet: kill it once it has.
-		go h.killWhenStarted()
+	if errors.Is(err, os.ErrProcessDone) {
 		return nil
 	}
 	return err
 }
 
-// killWhenStarted kills the init of Prepare's handle as soon as the
-// caller's cmd.Start has made its process, for at most five seconds.
-func (h *handle) killWhenStarted() {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		if err := h.proc.signal(syscall.SIGKILL); !errors.Is(err, errNotStarted) {
-			return
-		}
-		select {
-		case <-h.done:
-			return
-		case <-time.After(time.Millisecond):
-		}
+// askKill asks the init of Prepare's handle to end the sandbox's tree
+// (msgKill), which it does as soon as the program has started, or by
+// refusing to run it when the message comes before. The caller starts
+// that init with its own cmd.Start, which writes cmd.Process while this
+// runs in another goroutine: the init's process is not this handle's to
+// read. An init that has ended has nothing left to end.
+func (h *handle) askKill() error {
+	rc, err := h.ctl.SyscallConn()
+	if err != nil {
+		return err
 	}
+	var serr error
+	// Control holds the descriptor open meanwhile: serve may close it.
+	if err := rc.Control(func(fd uintptr) { serr = sendMsg(int(fd), ctlMsg{Type: msgKill}) }); err != nil {
+		return nil // closed: the init has ended
+	}
+	if errors.Is(serr, unix.EPIPE) || errors.Is(serr, unix.ECONNRESET) {
+		return nil
+	}
+	return serr
 }
 
 // withdraw takes back the spec that Prepare queued for an init the caller

@@ -104,6 +104,7 @@ func runInit() int {
 		reportError(err, code)
 		return code
 	}
+	go awaitKill(pid)
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0}, append(proxyListenerFD(), terminalFDs()...)...)
 	closeProxyListener()
 	closeTerminal()
@@ -111,6 +112,32 @@ func runInit() int {
 	killOrphans()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig)})
 	return code
+}
+
+// awaitKill ends the sandbox's tree when the parent asks (msgKill), once
+// the program (pid) has started; a msgKill that came before is read here,
+// still queued. As process 1 of its pid namespace, the init kills every
+// other process in it. Without one (the reduced tier), kill(-1) would
+// reach every process of the user on the host: it kills the program's
+// process group (it starts its own session), and reap's killOrphans the
+// init's other children. reap then reports the program killed.
+func awaitKill(pid int) {
+	for {
+		m, fds, err := recvMsg(ctlFD)
+		closeAll(fds)
+		if err != nil {
+			return // the parent is gone: so is the tree (Pdeathsig)
+		}
+		if m.Type != msgKill {
+			continue
+		}
+		if os.Getpid() == 1 {
+			_ = unix.Kill(-1, unix.SIGKILL)
+		} else {
+			_ = unix.Kill(-pid, unix.SIGKILL)
+		}
+		return
+	}
 }
 
 // reportError tells the parent (and, for callers that only see stderr, the

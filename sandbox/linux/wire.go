@@ -124,7 +124,9 @@ type limitsSpec struct {
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
 // when the program has ended. The parent sends msgSpec, then msgCgroup if
-// the spec says AwaitCgroup (Err: the move failed, do not run).
+// the spec says AwaitCgroup (Err: the move failed, do not run), and
+// msgKill to end the sandbox's tree where it may not signal the init
+// itself (Prepare's init: see handle.Kill).
 type ctlMsg struct {
 	Type   string
 	Layers []string
@@ -155,6 +157,7 @@ const (
 	msgExit   = "exit"
 	msgSpec   = "spec"
 	msgCgroup = "cgroup"
+	msgKill   = "kill"
 )
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.

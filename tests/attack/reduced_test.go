@@ -68,6 +68,9 @@ func runReduced() int {
 		return fail(err)
 	}
 	defer m.Close()
+	if os.Getenv(reducedWrapEnv) != "" {
+		return wrapKillReduced(m)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	res, err := m.ExecArgs(ctx, os.Getenv(reducedBinEnv), os.Args[1:],
