@@ -3,6 +3,7 @@ package supervise
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -144,9 +145,13 @@ func (w *memoryWatch) run() {
 	}
 }
 
-// confirmDelay is how long the monitor waits before it counts again a
-// sandbox it found past its limit.
-const confirmDelay = 10 * time.Millisecond
+// confirmDelay returns how long the monitor waits before it counts again
+// a sandbox it found past its limit: 5 to 15 ms, drawn each time, so that
+// no program can time its memory to be gone at the second count (holding
+// it, say, 10 ms of every 20).
+func confirmDelay() time.Duration {
+	return 5*time.Millisecond + rand.N(10*time.Millisecond)
+}
 
 // count returns what the sandbox holds, how many processes it has, and
 // whether that is past the limit: by two exact counts, confirmDelay apart.
@@ -166,7 +171,7 @@ func (w *memoryWatch) count() (int64, int, bool) {
 	if used, procs = w.sample(true); used <= w.limit {
 		return used, procs, false
 	}
-	t := time.NewTimer(confirmDelay)
+	t := time.NewTimer(confirmDelay())
 	defer t.Stop()
 	select {
 	case <-w.stop:

@@ -288,3 +288,19 @@ func TestMemoryCountConfirmsBreach(t *testing.T) {
 		})
 	}
 }
+
+// TestConfirmDelayDrawn: the second count's delay is drawn each time,
+// within 5 to 15 ms, so a program cannot time its memory around it.
+func TestConfirmDelayDrawn(t *testing.T) {
+	seen := map[time.Duration]bool{}
+	for range 100 {
+		d := confirmDelay()
+		if d < 5*time.Millisecond || d >= 15*time.Millisecond {
+			t.Fatalf("confirmDelay() = %v, want 5 to 15 ms", d)
+		}
+		seen[d] = true
+	}
+	if len(seen) < 50 {
+		t.Errorf("100 draws gave %d distinct delays: not drawn", len(seen))
+	}
+}
