@@ -111,7 +111,8 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	h.cr.rolling(h.p.idle)
 	stripHopByHop(req.Header)
 	req.RequestURI = ""
-	req.Host = req.URL.Host
+	req.Host = pr.target.hostHeader(80)
+	req.URL.Host = req.Host
 	req.Close = false
 
 	resp, err := h.roundTrip(req, cache)

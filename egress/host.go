@@ -57,6 +57,22 @@ func (t target) String() string {
 	return net.JoinHostPort(t.host(), strconv.Itoa(t.port))
 }
 
+// hostHeader is the target as a Host header names it: its normalised host
+// (an IPv6 address in brackets), with the port unless it is def. The
+// request goes upstream under the name the policy judged, not under the
+// client's spelling of it: one that IDNA maps (full-width letters, soft
+// hyphens) is judged as the plain name, and a front end shared with it
+// would route the spelling elsewhere.
+func (t target) hostHeader(def int) string {
+	if t.port != def {
+		return t.String()
+	}
+	if t.isIP() && t.ip.Is6() {
+		return "[" + t.ip.String() + "]"
+	}
+	return t.host()
+}
+
 const (
 	maxNameLen  = 253
 	maxLabelLen = 63

@@ -63,11 +63,15 @@ func readTunnelRequest(br *bufio.Reader, tgt target, scheme string) (req *http.R
 				msg: fmt.Sprintf("Host %q does not name the tunnel's host %s", hv, tgt)}
 		}
 	}
+	// Upstream, the Host names the tunnel's host as the policy judged it
+	// (see target.hostHeader; also for HTTP/1.0 without Host), and an
+	// absolute target goes in origin form.
+	req.Host = tgt.hostHeader(defaultPort(scheme))
+	if req.URL.Host != "" {
+		req.RequestURI = req.URL.RequestURI()
+	}
 	if !validRequestURI(req.RequestURI) {
 		return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest, msg: "invalid request target"}
-	}
-	if req.Host == "" { // HTTP/1.0 without Host
-		req.Host = tgt.String()
 	}
 	return req, head, nil
 }
