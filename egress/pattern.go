@@ -38,7 +38,9 @@ const (
 //	*                   every host
 //
 // Each form takes an optional ":port" (a number, or "*" for every port);
-// without one, only ports 80 and 443 match. Names are matched
+// without one, only ports 80 and 443 match, but in Policy.Denied, where it
+// denies every port (a host denied outright stays denied on port 8443
+// that a wider allow pattern such as "*.example.com:*" covers). Names are matched
 // case-insensitively, a trailing dot is ignored and internationalised names
 // are compared in their punycode form.
 type Pattern struct {
@@ -46,6 +48,9 @@ type Pattern struct {
 	host string // name, suffix without "*.", or "" for kindAnyHost
 	ip   netip.Addr
 	port int
+	// denied marks a pattern of Policy.Denied: without a port, it denies
+	// every port of its hosts, not 80 and 443 alone.
+	denied bool
 }
 
 // ParsePattern parses a host pattern (see Pattern). The error names the
@@ -209,7 +214,7 @@ func (p Pattern) matchPort(port int) bool {
 	case portAny:
 		return true
 	case portDefault:
-		return port == 80 || port == 443
+		return p.denied || port == 80 || port == 443
 	default:
 		return port == p.port
 	}

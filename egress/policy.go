@@ -85,6 +85,7 @@ func compilePolicy(p Policy) (*ruleset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("denied: %w", err)
 		}
+		pat.denied = true
 		if pat.matchesEveryHost() {
 			rs.denyRest = append(rs.denyRest, pat)
 			continue

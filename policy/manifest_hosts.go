@@ -26,7 +26,8 @@ const (
 //	*                      every host (deny lists only: "everything not allowed")
 //
 // Each form takes an optional ":port", or ":*" for every port; without one,
-// only ports 80 and 443 match. Names are case-insensitive, one trailing dot is
+// only ports 80 and 443 match in an allow list, and every port in a deny
+// list (the proxy's Policy.Denied). Names are case-insensitive, one trailing dot is
 // ignored and internationalised names are compared in their punycode form. A
 // name whose last label is numeric must be a canonical dotted-quad address.
 type HostPattern struct {
