@@ -341,27 +341,53 @@ func (s *treeSampler) exactBytes(name string, rollups map[int]rollup, shared *sh
 	return n + own
 }
 
-// areasShares sums the Pss of the mappings of files in the memory areas
-// in the text of an smaps file; ok is false when it lists no mapping.
+// areasShares sums, in the text of an smaps file, the shares of the
+// memory areas' pages that the process maps: each mapping of a file there
+// counts its Pss less its anonymous pages (Anonymous, the private copies
+// of a MAP_PRIVATE mapping written to, which are not the tmpfs's pages and
+// stay when the file's pages are punched out). Anonymous is whole pages
+// where Pss is a share, so at most the file's share is taken away: never
+// too much. ok is false when the text lists no mapping.
 func (s *treeSampler) areasShares(b []byte) (int64, bool) {
-	var total int64
+	var total, pss, anon int64
 	mapped, inAreas := false, false
+	flush := func() {
+		if inAreas {
+			total += max(0, pss-anon)
+		}
+		pss, anon = 0, 0
+	}
 	for line := range bytes.Lines(b) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		if isMappingHeader(line) {
+			flush()
 			// "start-end perms offset dev inode path"
 			fields := bytes.Fields(line)
 			mapped = true
 			inAreas = len(fields) >= 4 && string(fields[3]) == s.areasDev
 			continue
 		}
-		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok && inAreas {
-			if kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64); err == nil {
-				total += kb << 10
-			}
+		if !inAreas {
+			continue
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok {
+			pss = kbField(rest)
+		} else if rest, ok := bytes.CutPrefix(line, []byte("Anonymous:")); ok {
+			anon = kbField(rest)
 		}
 	}
+	flush()
 	return total, mapped
+}
+
+// kbField parses the value of an smaps field ("  1234 kB") in bytes; 0 if
+// it is not one.
+func kbField(rest []byte) int64 {
+	kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return kb << 10
 }
 
 // isMappingHeader reports whether a line of smaps starts a mapping
