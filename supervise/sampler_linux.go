@@ -236,6 +236,10 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 			return 0, 0, err
 		}
 		used += int64(fs.Blocks-fs.Bfree) * fs.Bsize
+		// Its inodes and user extended attributes hold kernel memory
+		// that no block shows: tmpfs charges them to its inode space,
+		// which statfs tells in units of a KiB (BOGO_INODE_SIZE).
+		used += int64(fs.Files-fs.Ffree) << 10
 	}
 	return used, procs, nil
 }

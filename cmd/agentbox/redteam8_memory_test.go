@@ -127,3 +127,142 @@ func TestRedteam8MonitorSubtractsPrivateCopiesOfShm(t *testing.T) {
 		})
 	}
 }
+
+// A file of a scratch directory that a process maps counts twice (in the
+// memory areas' tmpfs, where the overlay copied it up, and in the
+// process's shared pages: smaps names the overlay's device, which the
+// sampler cannot take for the tmpfs's without also taking a file of the
+// lower, on-disk layer, whose pages no count holds, for one). A false kill
+// errs on the safe side; README names it. Red team 8's test of it stays on
+// its branch (rt8-memory, a3a1852).
+
+// rt8XattrScript sets user extended attributes of ARGV[3] bytes each on
+// files of the tmpfs at ARGV[1] until ARGV[2] MiB of values are set, then
+// reports "survived", waits 3 s and reports "alive". tmpfs keeps them in
+// kernel memory (a kvmalloc per value: 512 MiB of values grow the host's
+// SUnreclaim by 512 MiB or more), charges them to its inode space
+// (nr_inodes, by default half the host's RAM pages, a KiB each), not to
+// its blocks, which are all the monitor's statfs sees.
+const rt8XattrScript = `
+import os, sys, time
+d, want, size = sys.argv[1] + "/rt8x", int(sys.argv[2]) << 20, int(sys.argv[3])
+os.makedirs(d, exist_ok=True)
+val = b"\1" * size
+held, f = 0, 0
+while held < want:
+    p = "%s/f%d" % (d, f)
+    open(p, "w").close()
+    for i in range(500):
+        if held >= want:
+            break
+        os.setxattr(p, "user.a%d" % i, val)
+        held += size
+    f += 1
+st = os.statvfs(sys.argv[1])
+print("survived: %d MiB of xattrs in %s, its blocks %d MiB used" % (held >> 20, sys.argv[1], (st.f_blocks - st.f_bfree) * st.f_frsize >> 20), flush=True)
+time.sleep(3)
+print("alive", flush=True)
+`
+
+// TestRedteam8MonitorMissesTmpfsXattrs: with max_memory_mb 256 enforced
+// by the monitor, the agent holds 512 MiB of kernel memory as user
+// extended attributes of files in its private /tmp (the memory areas'
+// tmpfs), and `agentbox run` exits
+// 0: no process's status shows them and the tmpfs's statfs blocks do not
+// grow. The run must end 137 for the memory limit, or setxattr must fail
+// (ENOSPC, EPERM, ENOTSUP) before the values pass the limit; a few small
+// attributes (what curl, wget or a browser set: user.xdg.origin.url) must
+// work.
+//
+// Fixed: the memory areas' tmpfs has nr_inodes for a quarter of the limit
+// (its inode space holds the attributes), and the monitor counts the
+// inode space used.
+func TestRedteam8MonitorMissesTmpfsXattrs(t *testing.T) {
+	m := rt6NewMonitored(t)
+	manifest := m.file(t, "mem.yaml", "name: rt8-xattr\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")
+	path := m.file(t, "xattr.py", rt8XattrScript)
+	for _, tc := range []struct {
+		name, dir, mib, size string
+		ok                   bool // a legitimate use: exit 0
+	}{
+		{"control_small", "/tmp", "1", "4096", true},
+		{"tmp_512", "/tmp", "512", "65280", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := m.runArgs(t, manifest, 20*time.Second, path, tc.dir, tc.mib, tc.size)
+			monitored(t, code, errOut)
+			if tc.ok {
+				if code != 0 || !strings.Contains(out, "alive") {
+					t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
+				}
+				return
+			}
+			if code == 137 && strings.Contains(errOut, "memory limit exceeded") && !strings.Contains(out, "alive") {
+				return
+			}
+			if code != 0 && !strings.Contains(out, "survived") && strings.Contains(errOut, "OSError") {
+				return // setxattr refused before the limit
+			}
+			t.Errorf("ESCAPE: %s: %s MiB of xattrs past max_memory_mb 256 without being killed: exit %d, want 137 or setxattr refused\nstdout %q\nstderr %q",
+				tc.name, tc.mib, code, out, errOut)
+		})
+	}
+}
+
+// rt8FilesScript creates ARGV[1] empty files in /tmp: each is an inode
+// and a dentry of tmpfs (about 1 KiB of slab the kernel cannot reclaim
+// while the file exists) and no block, then reports "survived", waits 2 s
+// and reports "alive".
+const rt8FilesScript = `
+import os, sys, time
+n = int(sys.argv[1])
+for d in range(n // 10000):
+    os.mkdir("/tmp/d%d" % d)
+    for i in range(10000):
+        os.close(os.open("/tmp/d%d/%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o600))
+st = os.statvfs("/tmp")
+print("survived: %d empty files, %d MiB of blocks" % (n, (st.f_blocks - st.f_bfree) * st.f_frsize >> 20), flush=True)
+time.sleep(2)
+print("alive", flush=True)
+`
+
+// TestRedteam8MonitorMissesEmptyTmpfsFiles: the memory areas' tmpfs is
+// sized in blocks only; its inodes (nr_inodes) default to half the host's
+// RAM pages. 400,000 empty files in /tmp hold some 400 MiB of slab
+// (/proc/meminfo's Slab grows by 1 KiB a file) under max_memory_mb 256,
+// which no count sees, and the run exits 0. It must end 137 for the
+// memory limit or have file creation refused (ENOSPC) first; a few
+// thousand files (a checkout, a node_modules) must work.
+//
+// Fixed as the attributes are: nr_inodes, counted by the monitor.
+func TestRedteam8MonitorMissesEmptyTmpfsFiles(t *testing.T) {
+	m := rt6NewMonitored(t)
+	manifest := m.file(t, "mem.yaml", "name: rt8-files\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")
+	path := m.file(t, "files.py", rt8FilesScript)
+	for _, tc := range []struct {
+		name, files string
+		ok          bool
+	}{
+		{"control_20000", "20000", true},
+		{"files_400000", "400000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := m.runArgs(t, manifest, 20*time.Second, path, tc.files)
+			monitored(t, code, errOut)
+			if tc.ok {
+				if code != 0 || !strings.Contains(out, "alive") {
+					t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
+				}
+				return
+			}
+			if code == 137 && strings.Contains(errOut, "memory limit exceeded") && !strings.Contains(out, "alive") {
+				return
+			}
+			if code != 0 && !strings.Contains(out, "survived") && strings.Contains(errOut, "No space left on device") {
+				return // the tmpfs ran out of inodes first
+			}
+			t.Errorf("ESCAPE: %s: %s empty files (about 1 KiB of kernel memory each) under max_memory_mb 256 without being killed: exit %d\nstdout %q\nstderr %q",
+				tc.name, tc.files, code, out, errOut)
+		})
+	}
+}

@@ -191,11 +191,21 @@ func setAttr(path string, set uint64, recursive bool) error {
 // counts it).
 const memoryAreas = "/memory-areas"
 
+//
+// Its inodes are bounded too: each holds about a KiB of kernel memory
+// that no block counts, and tmpfs charges user extended attributes to the
+// same inode space. Left to its default (half the host's pages), an empty
+// file or an attribute at a time would hold gigabytes; areasInodes keeps
+// that within a quarter of the limit, and the monitor counts what is used.
 func mountMemoryAreas(size int64) error {
 	if err := os.Mkdir(memoryAreas, 0o700); err != nil {
 		return stageErr("mount: memory areas", err)
 	}
-	if err := mountTmpfs(memoryAreas, "mode=0700", size); err != nil {
+	opts := "mode=0700"
+	if size > 0 {
+		opts += ",nr_inodes=" + strconv.FormatInt(areasInodes(size), 10)
+	}
+	if err := mountTmpfs(memoryAreas, opts, size); err != nil {
 		return stageErr("mount: memory areas", err)
 	}
 	for _, a := range []struct {
@@ -222,6 +232,12 @@ func mountMemoryAreas(size int64) error {
 	}
 	return nil
 }
+
+// areasInodes is the memory areas' inode count for a tmpfs of size bytes:
+// one per 4 KiB, each charged a KiB of inode space, so at most a quarter
+// of the size (a 256 MiB limit allows 65,536 files; the default 2 GiB,
+// 524,288).
+func areasInodes(size int64) int64 { return max(size>>12, 1024) }
 
 func mountTmpfs(dst, opts string, size int64) error {
 	if size > 0 {
