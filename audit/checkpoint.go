@@ -90,15 +90,16 @@ func canonicalPath(path string) (string, error) {
 }
 
 // appendRecord appends rec to the checkpoint file at path under an
-// exclusive lock and syncs it. header is written first when the file is new.
-func appendRecord(path string, rec []byte, header string) error {
+// exclusive lock, waited for at most wait, and syncs it. header is written
+// first when the file is new.
+func appendRecord(path string, rec []byte, header string, wait time.Duration) error {
 	f, err := openAppend(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return fmt.Errorf("audit: lock %s: %w", path, err)
+	if err := lockWithin(f, wait, path); err != nil {
+		return err
 	}
 	defer unlockFile(f)
 	fi, err := f.Stat()

@@ -60,8 +60,10 @@ func (l *Log) committer() {
 
 // withLock runs fn with the file locked.
 func (l *Log) withLock(fn func() ([]*request, error)) ([]*request, error) {
-	if err := lockFile(l.f); err != nil {
-		return nil, fmt.Errorf("audit: lock %s: %w", l.path, err)
+	// Writers hold it for one write; anyone who can open the log could
+	// hold it for ever.
+	if err := lockWithin(l.f, writersWait, l.path); err != nil {
+		return nil, err
 	}
 	r, err := fn()
 	if uerr := unlockFile(l.f); err == nil && uerr != nil {
@@ -83,7 +85,15 @@ func (l *Log) commit(batch []*request) error {
 	}
 	if !flushOnly {
 		if _, err := l.withLock(func() ([]*request, error) { return nil, l.writeLocked(batch) }); err != nil {
-			l.known = -1
+			l.stale = true
+			for _, r := range batch {
+				if r.ms != nil {
+					l.dropped++
+				}
+			}
+			if l.dropErr == nil {
+				l.dropErr = err
+			}
 			return err
 		}
 	}
@@ -115,11 +125,19 @@ func (l *Log) writeLocked(batch []*request) error {
 	}
 	size := fi.Size()
 	var alerts []*request
-	if size != l.known {
+	if size != l.known || l.stale {
 		if alerts, err = l.refresh(); err != nil {
 			return err
 		}
 		size = l.known
+	}
+	if l.dropped > 0 {
+		r, err := l.alertEvent(ruleWriteFailed, fmt.Sprintf("%s could not be written to the log (first: %v); the log lacks them",
+			countPhrase(l.dropped, "event"), l.dropErr))
+		if err != nil {
+			return err
+		}
+		alerts = append(alerts, r)
 	}
 	id, prev := l.lastID, l.lastHash
 	buf := l.buf[:0]
@@ -165,6 +183,7 @@ func (l *Log) writeLocked(batch []*request) error {
 	l.lastID, l.lastHash = id, prev
 	l.lastLine = append(l.lastLine[:0], buf[last:]...)
 	l.wrote = true
+	l.stale, l.dropped, l.dropErr = false, 0, nil
 	return nil
 }
 
@@ -236,8 +255,8 @@ func (l *Log) checkpoint(size uint64, head string) error {
 	if err != nil {
 		return err
 	}
-	errBeside := appendRecord(l.path+CheckpointSuffix, rec, "")
-	errState := appendRecord(l.stateCkpt, rec, fmt.Sprintf("# checkpoints of %q\n", l.abs))
+	errBeside := appendRecord(l.path+CheckpointSuffix, rec, "", besideWait)
+	errState := appendRecord(l.stateCkpt, rec, fmt.Sprintf("# checkpoints of %q\n", l.abs), writersWait)
 	if err := errors.Join(errBeside, errState); err != nil {
 		return err
 	}

@@ -74,8 +74,10 @@
 // Verify repeats as a warning; a writer that finds the last entry it wrote
 // or read gone from where it was, or the file shorter, logs
 // audit.changed_under_writer, which Verify reports as tampering
-// (KindWitnessed). Entries appended while other writers have the log open
-// are taken as theirs.
+// (KindWitnessed), however many alerts come before it. A writer whose
+// writes failed logs audit.write_failed, with how many events the log
+// lacks, when a write succeeds again (a warning in Verify). Entries
+// appended while other writers have the log open are taken as theirs.
 //
 // An edit, deletion, reordering or insertion that leaves the chain broken is
 // pinned to its entry. One hidden by re-chaining (recomputing every later

@@ -86,7 +86,16 @@ type Log struct {
 	closeErr error
 
 	// Owned by the committer goroutine (and by Close after it exits).
-	known      int64 // file size after our last write; -1: re-read the tail
+	known int64 // file size after our last write; -1: re-read the tail
+	// stale: a write failed, so re-read the tail before the next one
+	// (known and lastLine keep the last good view, which changedUnder
+	// checks the file against).
+	stale bool
+	// dropped counts the events of failed writes since the last write
+	// that succeeded, and dropErr is the first failure: the next write
+	// says so in the log (ruleWriteFailed).
+	dropped    int
+	dropErr    error
 	lastID     uint64
 	lastHash   string
 	lastLine   []byte // the file's last entry as this Log wrote or read it, with its newline

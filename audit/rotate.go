@@ -102,8 +102,8 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	}
 	defer f.Close()
 	// Writers append under this lock: none slips in while the log moves.
-	if err := lockFile(f); err != nil {
-		return Rotation{}, fmt.Errorf("audit: lock %s: %w", path, err)
+	if err := lockWithin(f, writersWait, path); err != nil {
+		return Rotation{}, err
 	}
 	defer unlockFile(f)
 	rep, err := Verify(path, VerifyOptions{StateDir: opts.StateDir})
@@ -158,8 +158,8 @@ func rotateFiles(signer note.Signer, path string, rot Rotation, stateFrom, state
 	if err != nil {
 		return fmt.Errorf("audit: sign rotation: %w", err)
 	}
-	if err := errors.Join(appendRecord(path+CheckpointSuffix, rec, ""),
-		appendRecord(stateFrom, rec, fmt.Sprintf("# checkpoints of %q\n", rot.From))); err != nil {
+	if err := errors.Join(appendRecord(path+CheckpointSuffix, rec, "", besideWait),
+		appendRecord(stateFrom, rec, fmt.Sprintf("# checkpoints of %q\n", rot.From), writersWait)); err != nil {
 		return err
 	}
 	// 2. The log and its checkpoints get their new names (link fails if

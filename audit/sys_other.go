@@ -10,10 +10,8 @@ import (
 
 const openNoFollow = 0
 
-// lockFile is not implemented here: appending from several processes needs
-// a file lock, and agentbox refuses rather than risk a forked chain.
-func lockFile(*os.File) error { return errors.ErrUnsupported }
-
+// File locks are not implemented here: appending from several processes
+// needs one, and agentbox refuses rather than risk a forked chain.
 func unlockFile(*os.File) error { return errors.ErrUnsupported }
 
 func lockShared(*os.File) error { return errors.ErrUnsupported }

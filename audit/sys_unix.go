@@ -13,10 +13,9 @@ import (
 // never written through a link someone else may have planted.
 const openNoFollow = syscall.O_NOFOLLOW
 
-// lockFile takes an exclusive flock(2) on f, waiting for it. flock locks
-// belong to the open file description, so two Logs on one path exclude each
-// other even inside one process.
-func lockFile(f *os.File) error { return flock(f, syscall.LOCK_EX) }
+// Exclusive locks are taken with tryLockFile (lockWithin waits for them,
+// bounded). flock locks belong to the open file description, so two Logs
+// on one path exclude each other even inside one process.
 
 // lockShared takes a shared flock(2) on f, waiting for it; it turns an
 // exclusive lock f holds into a shared one.

@@ -168,8 +168,9 @@ type chainState struct {
 	// witnessed lists the first maxWitnesses alerts of writers that say
 	// what the chain cannot (see witness.go); moreWitnessed counts the
 	// rest.
-	witnessed     []witness
-	moreWitnessed int
+	witnessed        []witness
+	moreWitnessed    int
+	changedWitnessed bool // witnessed holds a ruleChangedUnderWriter alert
 }
 
 func (cs *chainState) line(lr lineResult) bool {
@@ -195,9 +196,12 @@ func (cs *chainState) line(lr lineResult) bool {
 		cs.got[uint64(i)] = lr.hash
 	}
 	if w := lr.witness; w != nil && lr.hashOK {
-		if len(cs.witnessed) < maxWitnesses {
+		// A writer's word that the log changed under it is kept past
+		// the cap: forged alerts before it must not push it out.
+		if len(cs.witnessed) < maxWitnesses || w.rule == ruleChangedUnderWriter && !cs.changedWitnessed {
 			w.pos = i
 			cs.witnessed = append(cs.witnessed, *w)
+			cs.changedWitnessed = cs.changedWitnessed || w.rule == ruleChangedUnderWriter
 		} else {
 			cs.moreWitnessed++
 		}

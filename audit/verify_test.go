@@ -230,7 +230,7 @@ func TestVerifyTampering(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := appendRecord(env.path+CheckpointSuffix, rec, ""); err != nil {
+				if err := appendRecord(env.path+CheckpointSuffix, rec, "", writersWait); err != nil {
 					t.Fatal(err)
 				}
 				return ls
@@ -250,7 +250,7 @@ func TestVerifyTampering(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := appendRecord(env.path+CheckpointSuffix, rec, ""); err != nil {
+				if err := appendRecord(env.path+CheckpointSuffix, rec, "", writersWait); err != nil {
 					t.Fatal(err)
 				}
 				return ls

@@ -31,6 +31,11 @@ const (
 	// someone rewrote the log while it was open. Verify reports it as
 	// tampering (KindWitnessed).
 	ruleChangedUnderWriter = "audit.changed_under_writer"
+	// ruleWriteFailed: writes of the writer failed (a line that is no
+	// entry ended the log, the disk was full, …) and their events are
+	// not in the log; the first write that succeeds again says how many.
+	// Verify repeats it as a warning.
+	ruleWriteFailed = "audit.write_failed"
 )
 
 // witness is an alert of one of the rules above, as Verify finds it.
@@ -47,13 +52,13 @@ const (
 )
 
 // witnessOf returns the witness an entry records, if it is an alert of
-// ruleUnsignedTail or ruleChangedUnderWriter.
+// one of the rules above but ruleTornTail.
 func witnessOf(v value) *witness {
 	if et, _ := v.get("event_type"); et.kind != kindString || et.str != Alert {
 		return nil
 	}
 	rule, _ := v.get("rule")
-	if rule.kind != kindString || (rule.str != ruleUnsignedTail && rule.str != ruleChangedUnderWriter) {
+	if rule.kind != kindString || (rule.str != ruleUnsignedTail && rule.str != ruleChangedUnderWriter && rule.str != ruleWriteFailed) {
 		return nil
 	}
 	reason, _ := v.get("reason")
@@ -73,7 +78,7 @@ func witnessFindings(ws []witness, more int) (probs []problem, warnings []string
 		case ruleChangedUnderWriter:
 			probs = append(probs, problem{anchor: w.pos, first: w.pos, kind: KindWitnessed,
 				msg: fmt.Sprintf("entry %d is a writer's alert that the log changed under it: %s", w.pos, w.reason)})
-		case ruleUnsignedTail:
+		case ruleUnsignedTail, ruleWriteFailed:
 			warnings = append(warnings, fmt.Sprintf("entry %d is an alert: %s", w.pos, w.reason))
 		}
 	}

@@ -52,6 +52,33 @@ var (
 // again.
 const writersPoll = 50 * time.Millisecond
 
+// besideWait bounds how long a writer waits for the lock of the
+// checkpoints beside the log, which anyone who can open that file may
+// hold: the state directory's copy, which only the user can reach, is the
+// one that counts.
+var besideWait = 2 * time.Second
+
+// lockWithin takes an exclusive flock(2) on f, waiting at most limit: a
+// file others can open can be locked by them for ever, and a writer must
+// not hang behind them. what names the file in the error.
+func lockWithin(f *os.File, limit time.Duration, what string) error {
+	pause := time.Millisecond
+	for start := time.Now(); ; {
+		ok, err := tryLockFile(f)
+		if err != nil {
+			return fmt.Errorf("audit: lock %s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		if time.Since(start) >= limit {
+			return fmt.Errorf("audit: %s stayed locked for %v by another process (see /proc/locks); end the process holding it", what, limit)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, writersPoll)
+	}
+}
+
 // claimWriters takes a hold on the writers' lock of the log at path. When
 // no other writer holds it, the hold is exclusive and alone is true, until
 // shareWriters makes it shared; otherwise it is shared, waiting while a
