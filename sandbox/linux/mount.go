@@ -191,7 +191,6 @@ func setAttr(path string, set uint64, recursive bool) error {
 // counts it).
 const memoryAreas = "/memory-areas"
 
-//
 // Its inodes are bounded too: each holds about a KiB of kernel memory
 // that no block counts, and tmpfs charges user extended attributes to the
 // same inode space. Left to its default (half the host's pages), an empty
