@@ -191,7 +191,8 @@ func setAttr(path string, set uint64, recursive bool) error {
 // counts it).
 const memoryAreas = "/memory-areas"
 
-// Its inodes are bounded too: each holds about a KiB of kernel memory
+// mountMemoryAreas mounts the memory areas, of size bytes (0: no limit).
+// Their inodes are bounded too: each holds about a KiB of kernel memory
 // that no block counts, and tmpfs charges user extended attributes to the
 // same inode space. Left to its default (half the host's pages), an empty
 // file or an attribute at a time would hold gigabytes; areasInodes keeps
