@@ -325,7 +325,12 @@ func (d *decoder) crossChecks() {
 	}
 	for _, a := range p.Network.Allow {
 		for _, deny := range p.Network.Deny {
-			if deny.Covers(a) {
+			// A deny entry without a port denies every port.
+			every := deny
+			if every.Port == PortDefault {
+				every.Port = PortAny
+			}
+			if every.Covers(a) {
 				d.warnf(a.Pos, "permissions.network.allow: %s is also matched by deny %s (line %d); deny wins, so it is not reachable",
 					a, deny, deny.Pos.Line)
 				break

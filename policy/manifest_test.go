@@ -123,8 +123,8 @@ permissions:
     read: [/data, /data]
     deny: [/data]
   network:
-    allow: [api.x.com, "*.y.com"]
-    deny: ["*.x.com", "a.y.com"]
+    allow: [api.x.com, "*.y.com", "api.z.com:8443"]
+    deny: ["*.x.com", "a.y.com", api.z.com]
   credentials: [TOKEN]
 `
 	m, err := ParseManifestWith("w.yaml", []byte(src), LoadOptions{Home: "/h", BaseDir: "/b"})
@@ -139,7 +139,9 @@ permissions:
 		"w.yaml:4:19: permissions.filesystem.read: /data is listed twice (also at line 4)",
 		"w.yaml:4:12: permissions.filesystem.read: /data is under denied /data (line 5); deny wins, so it is not readable",
 		"w.yaml:7:13: permissions.network.allow: api.x.com is also matched by deny *.x.com (line 8); deny wins, so it is not reachable",
-		"w.yaml:9:17: permissions.credentials: TOKEN names no hosts, so every allowed host may receive it (api.x.com, *.y.com); bind it with {name: TOKEN, hosts: [...]}",
+		// A deny entry without a port denies every port.
+		"w.yaml:7:35: permissions.network.allow: api.z.com:8443 is also matched by deny api.z.com (line 8); deny wins, so it is not reachable",
+		"w.yaml:9:17: permissions.credentials: TOKEN names no hosts, so every allowed host may receive it (api.x.com, *.y.com, api.z.com:8443); bind it with {name: TOKEN, hosts: [...]}",
 	}
 	// Warnings are sorted by position.
 	want[0], want[1] = want[1], want[0]
