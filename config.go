@@ -130,7 +130,8 @@ type NetworkConfig struct {
 	Mode NetworkMode `json:"mode"`
 	// AllowedDomains and DeniedDomains are host patterns for the filtered
 	// mode: "example.com", "*.example.com" (subdomains only), an optional
-	// ":port" (without one, only 80 and 443), an IP literal (allowed only
+	// ":port" (without one, 80 and 443 when allowed, every port when
+	// denied), an IP literal (allowed only
 	// when listed). Denied wins; "*" in DeniedDomains means "everything not
 	// allowed". Private, loopback, link-local and metadata addresses are
 	// refused whatever the lists say. DeniedDomains with the allowed mode,
