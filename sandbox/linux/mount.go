@@ -486,7 +486,9 @@ func applyOp(op mountOp, idmapFDs []int) error {
 		}
 		return nil // ENOENT: removed since it was opened; nothing left to hide
 	case opTmpfs:
-		return newTmpfsAt(dstFD, [][2]string{{"mode", "0755"}, {"size", "16m"}}, restrict)
+		// A few inodes: the program may make no file there (Landlock),
+		// and its inode space would hold kernel memory no limit counts.
+		return newTmpfsAt(dstFD, [][2]string{{"mode", "0755"}, {"size", "16m"}, {"nr_inodes", "256"}}, restrict)
 	}
 	return fmt.Errorf("unknown mount step %q", op.Kind)
 }

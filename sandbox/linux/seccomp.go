@@ -116,6 +116,18 @@ var commonDenied = []uintptr{
 // structure seccomp cannot read.
 var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2}
 
+// noXattrs are answered EOPNOTSUPP, as by a filesystem without extended
+// attributes. tmpfs keeps a file's POSIX ACLs in kernel memory that no
+// count and no limit sees (not its blocks, not its inode space, and not
+// the memory cgroup: posix_acl_alloc allocates unaccounted): a sandboxed
+// program could hold gigabytes as ACLs of its own directories in /tmp.
+// User attributes fill a tmpfs's inode space (the private /run's too).
+// seccomp cannot read an attribute's name, so every set is refused;
+// programs that copy attributes (cp -a, Python's shutil.copy2, rsync -X)
+// take EOPNOTSUPP as a filesystem without them. Reading and removing
+// attributes stay allowed.
+var noXattrs = []uintptr{unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT}
+
 // Offsets into struct seccomp_data.
 const (
 	offNr   = 0
@@ -216,6 +228,9 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	}
 	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
+	}
+	for _, nr := range noXattrs {
+		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EOPNOTSUPP)))
 	}
 	nosys := enosys
 	if o.uncountedMemory {

@@ -59,6 +59,7 @@ func TestSeccompDecisions(t *testing.T) {
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	noAF := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	noXattr := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP))
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
 	kill := uint32(unix.SECCOMP_RET_KILL_PROCESS)
 	type call struct {
@@ -120,6 +121,12 @@ func TestSeccompDecisions(t *testing.T) {
 		{"memfd_secret, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MEMFD_SECRET, [6]uint64{}, enosys},
 		{"shmget, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SHMGET, [6]uint64{}, enosys},
 		{"mmap, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MMAP, [6]uint64{}, allow},
+		{"setxattr", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{}, noXattr},
+		{"lsetxattr", seccompOptions{}, native, unix.SYS_LSETXATTR, [6]uint64{}, noXattr},
+		{"fsetxattr", seccompOptions{}, native, unix.SYS_FSETXATTR, [6]uint64{}, noXattr},
+		{"setxattrat", seccompOptions{}, native, unix.SYS_SETXATTRAT, [6]uint64{}, noXattr},
+		{"getxattr", seccompOptions{}, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
+		{"removexattr", seccompOptions{}, native, unix.SYS_REMOVEXATTR, [6]uint64{}, allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
