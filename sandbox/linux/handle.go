@@ -30,6 +30,7 @@ type handle struct {
 	prepared  bool
 	child     *os.File
 	withdrawn bool       // Kill took the spec back before the init read it
+	killSent  bool       // Kill sent msgKill (Prepare's handle)
 	idmaps    []*os.File // idmapped mount trees, sent with the spec
 	cgroup    *sandboxCgroup
 	cgDir     *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
@@ -248,13 +249,27 @@ func (h *handle) Signal(sig os.Signal) error {
 }
 
 // Kill implements sandbox.Handle: killing the init tears down its pid
-// namespace, which the kernel empties at once.
+// namespace, which the kernel empties at once. Prepare's init is asked
+// instead (see killPrepared); so is an init without a pid namespace (the
+// reduced tier), whose death would leave the program's own children
+// running: it ends the program's process group and its other children,
+// and is killed after killGrace if it has not ended by then.
 func (h *handle) Kill() error {
-	if h.withdraw() {
-		return nil
-	}
 	if h.prepared {
-		return h.askKill()
+		return h.killPrepared()
+	}
+	if h.plan.init.Reduced != "" {
+		if err := h.askKill(); err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-h.done:
+			case <-time.After(killGrace):
+				_ = h.proc.signal(syscall.SIGKILL)
+			}
+		}()
+		return nil
 	}
 	err := h.proc.signal(syscall.SIGKILL)
 	if errors.Is(err, os.ErrProcessDone) {
@@ -263,12 +278,32 @@ func (h *handle) Kill() error {
 	return err
 }
 
-// askKill asks the init of Prepare's handle to end the sandbox's tree
-// (msgKill), which it does as soon as the program has started, or by
-// refusing to run it when the message comes before. The caller starts
-// that init with its own cmd.Start, which writes cmd.Process while this
-// runs in another goroutine: the init's process is not this handle's to
-// read. An init that has ended has nothing left to end.
+// killGrace is how long an init asked to end its tree (msgKill) has
+// before it is killed.
+const killGrace = 2 * time.Second
+
+// killPrepared ends the sandbox of Prepare's handle, once: it takes back
+// the spec while no init has read it (withdraw), or else asks the init
+// (msgKill). The caller starts that init with its own cmd.Start, which
+// writes cmd.Process while this runs in another goroutine: the init's
+// process is not this handle's to touch. Once a msgKill is sent, nothing
+// reads the init's end again: a withdraw would take the msgKill back.
+func (h *handle) killPrepared() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.withdrawn || h.killSent {
+		return nil
+	}
+	if h.withdrawLocked() {
+		return nil
+	}
+	h.killSent = true
+	return h.askKill()
+}
+
+// askKill sends msgKill: the init ends the sandbox's tree as soon as the
+// program has started, and does not start it when the message comes
+// before. An init that has ended has nothing left to end.
 func (h *handle) askKill() error {
 	rc, err := h.ctl.SyscallConn()
 	if err != nil {
@@ -285,14 +320,12 @@ func (h *handle) askKill() error {
 	return serr
 }
 
-// withdraw takes back the spec that Prepare queued for an init the caller
+// withdrawLocked (h.mu held) takes back the spec that Prepare queued for an init the caller
 // has not started yet (or that has not read it yet), and shuts the init's
 // end of the control socket for reading: an init started later finds no
 // spec and exits without running the program. It reports whether the spec
 // was taken back (now or before).
-func (h *handle) withdraw() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (h *handle) withdrawLocked() bool {
 	if h.withdrawn {
 		return true
 	}
@@ -320,15 +353,13 @@ func (h *handle) withdraw() bool {
 }
 
 // AwaitExit waits, at most d, until the init of Prepare's handle has
-// exited; it returns at once for an init that never started. The caller
-// owns the init's cmd.Wait, so it looks without reaping (waitid with
-// WNOWAIT); an init the caller has reaped already counts as exited.
+// exited, whether or not it reported ready (one asked to end during its
+// set-up may yet start the program, and ends it); it returns at once for
+// an init the caller never started. It is called from the caller's
+// goroutine (Wrap's cleanup), after its cmd.Start. The caller owns the
+// init's cmd.Wait, so it looks without reaping (waitid with WNOWAIT); an
+// init the caller has reaped already counts as exited.
 func (h *handle) AwaitExit(d time.Duration) {
-	select {
-	case <-h.ready:
-	default:
-		return
-	}
 	pid := h.proc.pid()
 	if pid <= 0 {
 		return

@@ -140,6 +140,19 @@ func awaitKill(pid int) {
 	}
 }
 
+// killQueued reports whether the parent asked for the sandbox's end
+// (msgKill) before the program started: it is then not started. A
+// msgKill that comes later is awaitKill's.
+func killQueued() bool {
+	var buf [512]byte
+	n, _, _, _, err := unix.Recvmsg(ctlFD, buf[:], nil, unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	if err != nil || n <= 0 || n > len(buf) {
+		return false
+	}
+	m, err := decodeCtlMsg(buf[:n])
+	return err == nil && m.Type == msgKill
+}
+
 // reportError tells the parent (and, for callers that only see stderr, the
 // user) why the sandbox could not be built.
 func reportError(err error, code int) {
@@ -267,6 +280,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		if err := awaitCgroup(); err != nil {
 			return 0, nil, stageErr("cgroup", err)
 		}
+	}
+	if killQueued() {
+		return 0, nil, stageErr("start", errors.New("the sandbox was ended before its program started"))
 	}
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,8 +66,12 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 // remaining children (orphans adopted as subreaper in the reduced tier),
 // until none is left. With a pid namespace the kernel does this anyway
 // when the init exits.
+//
+// A chain of processes each in a session of its own comes to the init a
+// generation at a time (as each parent dies), so the rounds go on until
+// no child is left, for at most orphansWait, not a fixed count.
 func killOrphans() {
-	for range 100 {
+	for deadline := time.Now().Add(orphansWait); time.Now().Before(deadline); {
 		if !reapExited() {
 			return // no child at all: the common case, without reading /proc
 		}
@@ -77,8 +82,12 @@ func killOrphans() {
 		for _, k := range kids {
 			_ = unix.Kill(k, unix.SIGKILL)
 		}
+		time.Sleep(200 * time.Microsecond) // let the killed exit
 	}
 }
+
+// orphansWait bounds killOrphans.
+const orphansWait = 5 * time.Second
 
 // reapExited reaps the init's children that have exited and reports
 // whether any child is left.
