@@ -227,3 +227,35 @@ func TestExtraFilesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestManyWritableRootsRefusedClearly: a root caller's writable roots are
+// idmapped trees, a descriptor each, all sent in one message, which
+// carries at most 253: 300 roots were refused with "invalid argument".
+// They are refused with a line that says what to change; 20 roots run
+// (the control).
+func TestManyWritableRootsRefusedClearly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only a root caller's writable roots are idmapped")
+	}
+	m := newManager(t, agentbox.CIConfig())
+	base := hostDir(t)
+	for _, n := range []int{20, 300} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var roots []string
+			for i := range n {
+				d := fmt.Sprintf("%s/r%d-%d", base, n, i)
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				roots = append(roots, d)
+			}
+			res, err := m.ExecArgs(context.Background(), "/bin/true", nil, agentbox.WithWritableRoots(roots...))
+			switch {
+			case n == 20 && (err != nil || res.ExitCode != 0):
+				t.Fatalf("control: %v %+v", err, res)
+			case n == 300 && (err == nil || !strings.Contains(err.Error(), "name fewer writable roots")):
+				t.Errorf("300 writable roots: err %v, want a refusal that says to name fewer", err)
+			}
+		})
+	}
+}

@@ -87,6 +87,10 @@ func (h *handle) sendSpec(stdio *[3]*os.File) error {
 	for _, f := range h.idmaps {
 		fds = append(fds, int(f.Fd()))
 	}
+	if len(fds) > maxFDsPerMsg {
+		return fmt.Errorf("%w: %d idmapped trees (a root caller's writable roots need one each) are more than one message carries (%d); name fewer writable roots, or a common parent",
+			sandbox.ErrSetup, len(h.idmaps), maxFDsPerMsg-4)
+	}
 	if err := sendMsg(int(h.ctl.Fd()), m, fds...); err != nil {
 		return fmt.Errorf("%w: send spec: %w", sandbox.ErrSetup, err)
 	}
@@ -96,6 +100,10 @@ func (h *handle) sendSpec(stdio *[3]*os.File) error {
 	h.idmaps = nil
 	return nil
 }
+
+// maxFDsPerMsg is the kernel's SCM_MAX_FD: the most descriptors one
+// SCM_RIGHTS message carries.
+const maxFDsPerMsg = 253
 
 // devNull is /dev/null, opened once for every sandbox's missing streams.
 var devNull = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_RDWR, 0) })
