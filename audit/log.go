@@ -383,13 +383,15 @@ func (l *Log) Close() error {
 	// Sign the head as it is now, which may include other writers' entries.
 	alerts, err := l.withLock(func() ([]*request, error) {
 		fi, err := l.f.Stat()
-		if err != nil || fi.Size() == l.known {
+		if err != nil || fi.Size() == l.known && !l.stale {
 			return nil, err
 		}
 		return l.refresh()
 	})
 	errs = append(errs, err)
-	if len(alerts) > 0 {
+	// Events of failed writes are owed an audit.write_failed alert even
+	// when nothing follows them (writeLocked adds it).
+	if len(alerts) > 0 || err == nil && l.dropped > 0 {
 		_, err = l.withLock(func() ([]*request, error) { return nil, l.writeLocked(alerts) })
 		errs = append(errs, err)
 	}

@@ -87,3 +87,43 @@ func TestRedteam8EventsDroppedWithoutTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFailedAtClose: events whose writes failed, with no write after
+// them that succeeds, are still owed their audit.write_failed alert: Close
+// writes it. The control: a writer with no failed write logs none.
+func TestWriteFailedAtClose(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(map[bool]string{false: "control: nothing failed", true: "a write failed, then Close"}[fail], func(t *testing.T) {
+			env := newEnv(t)
+			env.write(t, 3, Options{})
+			ctx := context.Background()
+			l := env.open(t, Options{})
+			if err := l.Append(ctx, sampleEvent(0)); err != nil {
+				t.Fatal(err)
+			}
+			before, err := os.ReadFile(env.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fail {
+				appendRaw(t, env.path, "x\n")
+				if err := l.Append(ctx, sampleEvent(1)); err == nil {
+					t.Fatal("the append after a bad line succeeded; the test's premise is gone")
+				}
+				if err := os.WriteFile(env.path, before, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			as := alertsOf(t, env.path, ruleWriteFailed)
+			if fail != (len(as) == 1) {
+				t.Fatalf("write_failed alerts %+v (a write failed: %v)", as, fail)
+			}
+			if rep := env.verify(t); !rep.OK || fail != (len(rep.Warnings) == 1) {
+				t.Fatalf("report %+v", rep)
+			}
+		})
+	}
+}
