@@ -176,8 +176,9 @@ print("alive", flush=True)
 //
 // Fixed: the memory areas' tmpfs has nr_inodes for a quarter of the limit
 // (its inode space holds the attributes), and the monitor counts the
-// inode space used; since red team 9 (POSIX ACLs, which no count sees),
-// every setxattr is answered EOPNOTSUPP, so the control sets none.
+// inode space used; since red team 9 (POSIX ACLs, which no count sees), a
+// setxattr of a value over 128 bytes is answered EOPNOTSUPP, so the
+// control sets none.
 func TestRedteam8MonitorMissesTmpfsXattrs(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt8-xattr\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

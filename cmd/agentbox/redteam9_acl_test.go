@@ -53,10 +53,11 @@ print("alive", flush=True)
 // pass the limit; an ordinary ACL (a few entries, what setfacl -m u:…
 // makes) must still work.
 //
-// Fixed: the seccomp filter answers every setxattr EOPNOTSUPP (noXattrs),
-// as a filesystem without extended attributes does: seccomp cannot read
-// the attribute's name, and no count sees an ACL. The control is now the
-// same directories without ACLs.
+// Fixed: the seccomp filter answers a setxattr whose value is over 128
+// bytes EOPNOTSUPP (maxXattrValue), as a filesystem without extended
+// attributes does: seccomp cannot read the attribute's name, and no count
+// sees an ACL. The control is the same directories without ACLs (red team
+// 10's TestRedteam10CopyInDefaultACLProject copies small ACLs).
 func TestRedteam9MonitorMissesTmpfsACLs(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt9-acl\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

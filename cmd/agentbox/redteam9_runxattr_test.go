@@ -48,9 +48,10 @@ print("alive", flush=True)
 // before the values pass the limit; a few small attributes on a file in
 // /tmp (what curl or a browser set) must still work.
 //
-// Fixed: the seccomp filter answers every setxattr EOPNOTSUPP (noXattrs,
-// see TestRedteam9MonitorMissesTmpfsACLs), and /run has 256 inodes. The
-// control is now the script's ordinary work without attributes.
+// Fixed: the seccomp filter answers a setxattr of a value over 128 bytes
+// EOPNOTSUPP (maxXattrValue, see TestRedteam9MonitorMissesTmpfsACLs), and
+// /run has 256 inodes. The control is the script's ordinary work without
+// attributes.
 func TestRedteam9MonitorMissesRunXattrs(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt9-runxattr\nlimits: {max_memory_mb: 256, max_duration: 15s}\n")

@@ -28,6 +28,7 @@ const (
 	denyIfEqual   argCheck = iota // deny when arg equals one of values
 	denyIfNotIn                   // deny unless arg equals one of values
 	denyIfAnyBits                 // deny when arg & values[0] != 0
+	denyIfAbove                   // deny when arg > values[0]
 )
 
 // argTest judges one argument (its low 32 bits, masked when mask is set).
@@ -112,21 +113,33 @@ var commonDenied = []uintptr{
 }
 
 // enosys are answered with ENOSYS so that libraries fall back to a variant
-// the filter can inspect: clone3 and openat2 pass their arguments in a
-// structure seccomp cannot read.
-var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2}
+// the filter can inspect: clone3, openat2 and setxattrat pass their
+// arguments in a structure seccomp cannot read.
+var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2, unix.SYS_SETXATTRAT}
 
-// noXattrs are answered EOPNOTSUPP, as by a filesystem without extended
-// attributes. tmpfs keeps a file's POSIX ACLs in kernel memory that no
-// count and no limit sees (not its blocks, not its inode space, and not
-// the memory cgroup: posix_acl_alloc allocates unaccounted): a sandboxed
-// program could hold gigabytes as ACLs of its own directories in /tmp.
-// User attributes fill a tmpfs's inode space (the private /run's too).
-// seccomp cannot read an attribute's name, so every set is refused;
-// programs that copy attributes (cp -a, Python's shutil.copy2, rsync -X)
-// take EOPNOTSUPP as a filesystem without them. Reading and removing
-// attributes stay allowed.
-var noXattrs = []uintptr{unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT}
+// maxXattrValue bounds the value of an extended attribute a sandboxed
+// program may set; a larger one is answered EOPNOTSUPP, as by a
+// filesystem without extended attributes. tmpfs keeps a file's POSIX ACLs
+// in kernel memory that no count and no limit sees (not its blocks, not
+// its inode space, and not the memory cgroup: posix_acl_alloc allocates
+// unaccounted): ACLs of 8,000 entries on directories in /tmp held
+// gigabytes. seccomp cannot read an attribute's name, but it can read the
+// value's size: 128 bytes hold an ACL of 15 entries (what cp -a and cp -p
+// copy), so the two ACLs an inode may have cost a few hundred bytes of
+// kernel memory, and the memory areas' inodes are bounded (areasInodes):
+// under a tenth of the limit. User attributes are charged to the tmpfs's
+// inode space, which the monitor counts. The value's size is the low 32
+// bits of the argument; one with higher bits set is past XATTR_SIZE_MAX,
+// which the kernel refuses itself.
+const maxXattrValue = 128
+
+// xattrRules bound setxattr's value (see maxXattrValue); setxattrat passes
+// it in a structure seccomp cannot read, so it is in enosys.
+var xattrRules = []argRule{
+	rule(unix.SYS_SETXATTR, 3, denyIfAbove, unix.EOPNOTSUPP, maxXattrValue),
+	rule(unix.SYS_LSETXATTR, 3, denyIfAbove, unix.EOPNOTSUPP, maxXattrValue),
+	rule(unix.SYS_FSETXATTR, 3, denyIfAbove, unix.EOPNOTSUPP, maxXattrValue),
+}
 
 // Offsets into struct seccomp_data.
 const (
@@ -146,6 +159,7 @@ const (
 	jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	jgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 	jsetK  = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	jgtK   = unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K
 	retK   = unix.BPF_RET | unix.BPF_K
 	retOK  = unix.SECCOMP_RET_ALLOW
 	retErr = unix.SECCOMP_RET_ERRNO
@@ -218,7 +232,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := append(append(append([]argRule{socketRule(o)}, socketpairRule(o)...), commonArgRules...), archArgRules...)
+	rules := append(append(append(append([]argRule{socketRule(o)}, socketpairRule(o)...), commonArgRules...), xattrRules...), archArgRules...)
 	for _, r := range rules {
 		blk, err := r.assemble()
 		if err != nil {
@@ -228,9 +242,6 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	}
 	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
-	}
-	for _, nr := range noXattrs {
-		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EOPNOTSUPP)))
 	}
 	nosys := enosys
 	if o.uncountedMemory {
@@ -264,6 +275,9 @@ func (r argRule) assemble() ([]unix.SockFilter, error) {
 		case denyIfAnyBits:
 			toDeny = append(toDeny, len(body))
 			body = append(body, bpfJump(jsetK, t.values[0], 0, 0))
+		case denyIfAbove:
+			toDeny = append(toDeny, len(body))
+			body = append(body, bpfJump(jgtK, t.values[0], 0, 0))
 		case denyIfEqual:
 			for _, v := range t.values {
 				toDeny = append(toDeny, len(body))

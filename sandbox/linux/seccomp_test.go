@@ -28,13 +28,15 @@ func runBPF(t *testing.T, prog []unix.SockFilter, arch uint32, nr int, args [6]u
 			acc = binary.LittleEndian.Uint32(data[in.K:])
 		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
 			acc &= in.K
-		case jeqK, jgeK, jsetK:
+		case jeqK, jgeK, jgtK, jsetK:
 			var ok bool
 			switch in.Code {
 			case jeqK:
 				ok = acc == in.K
 			case jgeK:
 				ok = acc >= in.K
+			case jgtK:
+				ok = acc > in.K
 			default:
 				ok = acc&in.K != 0
 			}
@@ -121,10 +123,14 @@ func TestSeccompDecisions(t *testing.T) {
 		{"memfd_secret, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MEMFD_SECRET, [6]uint64{}, enosys},
 		{"shmget, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SHMGET, [6]uint64{}, enosys},
 		{"mmap, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_MMAP, [6]uint64{}, allow},
-		{"setxattr", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{}, noXattr},
-		{"lsetxattr", seccompOptions{}, native, unix.SYS_LSETXATTR, [6]uint64{}, noXattr},
-		{"fsetxattr", seccompOptions{}, native, unix.SYS_FSETXATTR, [6]uint64{}, noXattr},
-		{"setxattrat", seccompOptions{}, native, unix.SYS_SETXATTRAT, [6]uint64{}, noXattr},
+		{"setxattr, a small ACL", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{0, 0, 0, 4 + 8*5}, allow},
+		{"setxattr, 128 bytes", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{0, 0, 0, 128}, allow},
+		{"setxattr, 129 bytes", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{0, 0, 0, 129}, noXattr},
+		{"setxattr, an ACL of 8,000 entries", seccompOptions{}, native, unix.SYS_SETXATTR, [6]uint64{0, 0, 0, 4 + 8*8000}, noXattr},
+		{"lsetxattr, 64 KiB", seccompOptions{}, native, unix.SYS_LSETXATTR, [6]uint64{0, 0, 0, 65536}, noXattr},
+		{"fsetxattr, 64 KiB", seccompOptions{}, native, unix.SYS_FSETXATTR, [6]uint64{0, 0, 0, 65536}, noXattr},
+		{"fsetxattr, 16 bytes", seccompOptions{}, native, unix.SYS_FSETXATTR, [6]uint64{0, 0, 0, 16}, allow},
+		{"setxattrat falls back", seccompOptions{}, native, unix.SYS_SETXATTRAT, [6]uint64{}, enosys},
 		{"getxattr", seccompOptions{}, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
 		{"removexattr", seccompOptions{}, native, unix.SYS_REMOVEXATTR, [6]uint64{}, allow},
 	}
