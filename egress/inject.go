@@ -68,12 +68,34 @@ func readTunnelRequest(br *bufio.Reader, tgt target, scheme string) (req *http.R
 	// absolute target goes in origin form.
 	req.Host = tgt.hostHeader(defaultPort(scheme))
 	if req.URL.Host != "" {
-		req.RequestURI = req.URL.RequestURI()
+		req.RequestURI = originForm(req.RequestURI)
 	}
 	if !validRequestURI(req.RequestURI) {
 		return nil, nil, &requestError{status: http.StatusBadRequest, rule: RuleBadRequest, msg: "invalid request target"}
 	}
 	return req, head, nil
+}
+
+// originForm is an absolute request target ("scheme://authority/p?q")
+// in origin form ("/p?q"), the client's bytes kept as they are: rebuilt
+// from the parsed URL, a path with %2F or a character Go escapes would
+// reach the server as another resource. The authority was checked
+// against the tunnel's host already.
+func originForm(abs string) string {
+	_, rest, ok := strings.Cut(abs, "://")
+	if !ok {
+		return abs
+	}
+	i := strings.IndexAny(rest, "/?#")
+	switch {
+	case i < 0:
+		return "/"
+	case rest[i] == '/':
+		return rest[i:]
+	case rest[i] == '?':
+		return "/" + rest[i:]
+	}
+	return "/" // a fragment only: never sent
 }
 
 // validRequestURI reports whether s can go on a request line as it is.
