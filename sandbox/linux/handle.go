@@ -287,8 +287,8 @@ func (h *handle) Kill() error {
 }
 
 // killGrace is how long an init asked to end its tree (msgKill) has
-// before it is killed.
-const killGrace = 2 * time.Second
+// before it is killed: longer than it may take (orphansWait).
+const killGrace = orphansWait + 2*time.Second
 
 // killPrepared ends the sandbox of Prepare's handle, once: it takes back
 // the spec while no init has read it (withdraw), or else asks the init

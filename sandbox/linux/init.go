@@ -104,7 +104,7 @@ func runInit() int {
 		reportError(err, code)
 		return code
 	}
-	go awaitKill(pid)
+	go awaitKill()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0}, append(proxyListenerFD(), terminalFDs()...)...)
 	closeProxyListener()
 	closeTerminal()
@@ -115,13 +115,14 @@ func runInit() int {
 }
 
 // awaitKill ends the sandbox's tree when the parent asks (msgKill), once
-// the program (pid) has started; a msgKill that came before is read here,
-// still queued. As process 1 of its pid namespace, the init kills every
-// other process in it. Without one (the reduced tier), kill(-1) would
-// reach every process of the user on the host: it kills the program's
-// process group (it starts its own session), and reap's killOrphans the
-// init's other children. reap then reports the program killed.
-func awaitKill(pid int) {
+// the program has started; a msgKill that came before is read here, still
+// queued. As process 1 of its pid namespace, the init kills every other
+// process in it. Without one (the reduced tier), kill(-1) would reach
+// every process of the user on the host: it kills the tree below itself
+// (killTree: its descendants and their process groups; not the program's
+// pid, which may be reaped and reused by then), and reap's killOrphans
+// what is left. reap then reports the program killed.
+func awaitKill() {
 	for {
 		m, fds, err := recvMsg(ctlFD)
 		closeAll(fds)
@@ -134,7 +135,7 @@ func awaitKill(pid int) {
 		if os.Getpid() == 1 {
 			_ = unix.Kill(-1, unix.SIGKILL)
 		} else {
-			_ = unix.Kill(-pid, unix.SIGKILL)
+			killTree()
 		}
 		return
 	}

@@ -65,25 +65,78 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 // killOrphans ends every process left behind the program: the init's
 // remaining children (orphans adopted as subreaper in the reduced tier),
 // until none is left. With a pid namespace the kernel does this anyway
-// when the init exits.
-//
-// A chain of processes each in a session of its own comes to the init a
-// generation at a time (as each parent dies), so the rounds go on until
-// no child is left, for at most orphansWait, not a fixed count.
+// when the init exits. Without one, each round kills the whole tree below
+// the init (killTree), not a generation at a time: a chain whose every
+// link forks the next and exits would otherwise grow as fast as it is
+// killed. The rounds go on until no child is left, for at most
+// orphansWait.
 func killOrphans() {
 	for deadline := time.Now().Add(orphansWait); time.Now().Before(deadline); {
 		if !reapExited() {
 			return // no child at all: the common case, without reading /proc
 		}
-		kids := childPids()
-		if len(kids) == 0 {
+		if len(childPids()) == 0 {
 			return
 		}
-		for _, k := range kids {
-			_ = unix.Kill(k, unix.SIGKILL)
-		}
+		killTree()
 		time.Sleep(200 * time.Microsecond) // let the killed exit
 	}
+}
+
+// killTree kills every process below the init, when no pid namespace
+// would: the process group of each (kill(-pgid) ends a group at once, a
+// fork under way in it too) and each process itself, found by walking
+// /proc's parent links from the init (a process that left its group, and
+// the children the init adopts only once their parents die). A group a
+// descendant is in lies in a session the program or a descendant made
+// (the program starts its own), so no process but the sandbox's is in it.
+func killTree() {
+	self, own := os.Getpid(), unix.Getpgrp()
+	for _, pid := range descendants(self) {
+		if pgid, err := unix.Getpgid(pid); err == nil && pgid > 1 && pgid != own {
+			_ = unix.Kill(-pgid, unix.SIGKILL)
+		}
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+}
+
+// descendants returns the processes below root, from /proc's parent
+// links (direct children first).
+func descendants(root int) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return childPids()
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	kids := map[int][]int{}
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and ')'.
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		if i < 0 || len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			kids[ppid] = append(kids[ppid], pid)
+		}
+	}
+	var out []int
+	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
+		for _, k := range kids[queue[0]] {
+			out = append(out, k)
+			queue = append(queue, k)
+		}
+	}
+	return out
 }
 
 // orphansWait bounds killOrphans.
