@@ -90,14 +90,64 @@ func killOrphans() {
 // the children the init adopts only once their parents die). A group a
 // descendant is in lies in a session the program or a descendant made
 // (the program starts its own), so no process but the sandbox's is in it.
+//
+// Without a pid namespace a pid read from /proc may be reused by a host
+// process before it is signalled: each is pinned with a pidfd, and only
+// one whose parent is still in the tree, and that still runs once its
+// group is read, is killed, through the pidfd.
 func killTree() {
 	self, own := os.Getpid(), unix.Getpgrp()
-	for _, pid := range descendants(self) {
-		if pgid, err := unix.Getpgid(pid); err == nil && pgid > 1 && pgid != own {
-			_ = unix.Kill(-pgid, unix.SIGKILL)
-		}
-		_ = unix.Kill(pid, unix.SIGKILL)
+	tree := descendants(self)
+	in := make(map[int]bool, len(tree)+1)
+	in[self] = true
+	for _, pid := range tree {
+		in[pid] = true
 	}
+	for _, pid := range tree {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone (or no pidfds: nothing is signalled by a bare pid)
+		}
+		if ppid, ok := procParent(pid); ok && in[ppid] {
+			pgid, err := unix.Getpgid(pid)
+			if err == nil && pgid > 1 && pgid != own && running(fd) {
+				_ = unix.Kill(-pgid, unix.SIGKILL)
+			}
+			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+		unix.Close(fd)
+	}
+}
+
+// running reports whether the process of pidfd fd has not exited.
+func running(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n == 0
+}
+
+// procParent returns the parent of pid, from /proc/PID/stat.
+func procParent(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	return statParent(b)
+}
+
+// statParent parses the parent (field 4) from the text of /proc/PID/stat,
+// whose command name (field 2) may hold spaces and ')'.
+func statParent(b []byte) (int, bool) {
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
 }
 
 // descendants returns the processes below root, from /proc's parent
@@ -119,13 +169,7 @@ func descendants(root int) []int {
 		if err != nil {
 			continue
 		}
-		// "pid (comm) state ppid ...": comm may hold spaces and ')'.
-		i := strings.LastIndexByte(string(b), ')')
-		f := strings.Fields(string(b[i+1:]))
-		if i < 0 || len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
+		if ppid, ok := statParent(b); ok {
 			kids[ppid] = append(kids[ppid], pid)
 		}
 	}
