@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,7 +96,16 @@ func killOrphans() {
 // process before it is signalled: each is pinned with a pidfd, and only
 // one whose parent is still in the tree, and that still runs once its
 // group is read, is killed, through the pidfd.
+//
+// A kernel without pidfds (before 5.3) gets the old round: the init's own
+// children, which no one else can reap, so their pids cannot be reused.
 func killTree() {
+	if !havePidfd() {
+		for _, k := range childPids() {
+			_ = unix.Kill(k, unix.SIGKILL)
+		}
+		return
+	}
 	self, own := os.Getpid(), unix.Getpgrp()
 	tree := descendants(self)
 	in := make(map[int]bool, len(tree)+1)
@@ -118,6 +128,16 @@ func killTree() {
 		unix.Close(fd)
 	}
 }
+
+// havePidfd reports whether the kernel makes pidfds (pidfd_open, 5.3).
+var havePidfd = sync.OnceValue(func() bool {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+})
 
 // running reports whether the process of pidfd fd has not exited.
 func running(fd int) bool {
