@@ -328,11 +328,11 @@ func (h *handle) askKill() error {
 	return serr
 }
 
-// withdrawLocked (h.mu held) takes back the spec that Prepare queued for an init the caller
-// has not started yet (or that has not read it yet), and shuts the init's
-// end of the control socket for reading: an init started later finds no
-// spec and exits without running the program. It reports whether the spec
-// was taken back (now or before).
+// withdrawLocked (h.mu held) takes back the spec that Prepare queued for
+// an init the caller has not started yet (or that has not read it yet),
+// and shuts the init's end of the control socket for reading: an init
+// started later finds no spec and exits without running the program. It
+// reports whether the spec was taken back (now or before).
 func (h *handle) withdrawLocked() bool {
 	if h.withdrawn {
 		return true
