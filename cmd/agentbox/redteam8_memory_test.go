@@ -114,16 +114,7 @@ func TestRedteam8MonitorSubtractsPrivateCopiesOfShm(t *testing.T) {
 			path := m.file(t, tc.name+".py", tc.script)
 			code, out, errOut := m.runArgs(t, manifest, 20*time.Second, path, tc.args...)
 			monitored(t, code, errOut)
-			if tc.ok {
-				if code != 0 || !strings.Contains(out, "alive") {
-					t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
-				}
-				return
-			}
-			if code != 137 || strings.Contains(out, "alive") || !strings.Contains(errOut, "memory limit exceeded") {
-				t.Errorf("ESCAPE: %s past max_memory_mb 256 without being killed: exit %d, want 137 for the memory limit\nstdout %q\nstderr %q",
-					tc.name, code, out, errOut)
-			}
+			rtMemoryVerdict(t, tc.ok, code, out, errOut, "", tc.name)
 		})
 	}
 }
@@ -193,20 +184,7 @@ func TestRedteam8MonitorMissesTmpfsXattrs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := m.runArgs(t, manifest, 20*time.Second, path, tc.dir, tc.mib, tc.size)
 			monitored(t, code, errOut)
-			if tc.ok {
-				if code != 0 || !strings.Contains(out, "alive") {
-					t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
-				}
-				return
-			}
-			if code == 137 && strings.Contains(errOut, "memory limit exceeded") && !strings.Contains(out, "alive") {
-				return
-			}
-			if code != 0 && !strings.Contains(out, "survived") && strings.Contains(errOut, "OSError") {
-				return // setxattr refused before the limit
-			}
-			t.Errorf("ESCAPE: %s: %s MiB of xattrs past max_memory_mb 256 without being killed: exit %d, want 137 or setxattr refused\nstdout %q\nstderr %q",
-				tc.name, tc.mib, code, out, errOut)
+			rtMemoryVerdict(t, tc.ok, code, out, errOut, "OSError", tc.name+": "+tc.mib+" MiB of xattrs")
 		})
 	}
 }
@@ -251,20 +229,27 @@ func TestRedteam8MonitorMissesEmptyTmpfsFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := m.runArgs(t, manifest, 20*time.Second, path, tc.files)
 			monitored(t, code, errOut)
-			if tc.ok {
-				if code != 0 || !strings.Contains(out, "alive") {
-					t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
-				}
-				return
-			}
-			if code == 137 && strings.Contains(errOut, "memory limit exceeded") && !strings.Contains(out, "alive") {
-				return
-			}
-			if code != 0 && !strings.Contains(out, "survived") && strings.Contains(errOut, "No space left on device") {
-				return // the tmpfs ran out of inodes first
-			}
-			t.Errorf("ESCAPE: %s: %s empty files (about 1 KiB of kernel memory each) under max_memory_mb 256 without being killed: exit %d\nstdout %q\nstderr %q",
-				tc.name, tc.files, code, out, errOut)
+			rtMemoryVerdict(t, tc.ok, code, out, errOut, "No space left on device", tc.name+": "+tc.files+" empty files (about 1 KiB of kernel memory each)")
 		})
+	}
+}
+
+// rtMemoryVerdict judges a run under a monitored memory limit. A control
+// (ok) must exit 0 having said "alive". An attack must end 137 for the
+// memory limit before it says "alive", or fail before it says "survived"
+// with refused (the refusal it meets instead, such as "OSError") in its
+// stderr; what is the attack is named in escape.
+func rtMemoryVerdict(t *testing.T, ok bool, code int, out, errOut, refused, escape string) {
+	t.Helper()
+	switch {
+	case ok:
+		if code != 0 || !strings.Contains(out, "alive") {
+			t.Errorf("control: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
+		}
+	case code == 137 && strings.Contains(errOut, "memory limit exceeded") && !strings.Contains(out, "alive"):
+	case refused != "" && code != 0 && !strings.Contains(out, "survived") && strings.Contains(errOut, refused):
+	default:
+		t.Errorf("ESCAPE: %s past max_memory_mb 256 without being killed: exit %d, want 137 for the memory limit (or %q first)\nstdout %q\nstderr %q",
+			escape, code, refused, out, errOut)
 	}
 }
