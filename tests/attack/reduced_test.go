@@ -63,6 +63,10 @@ func runReduced() int {
 	}
 	cfg := ciConfig()
 	cfg.FallbackPolicy = agentbox.FallbackWarn
+	// Without a user namespace RLIMIT_NPROC counts every process of the
+	// user on the host, those of the suite's tests running beside
+	// included: the default 1024 could refuse the attacker's start.
+	cfg.ResourceLimits.MaxProcesses = 1 << 16
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
 		return fail(err)
