@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,8 +52,10 @@ func markLive(ckpt string) (*liveMark, error) {
 		f.Close()
 		return nil, fmt.Errorf("audit: mark this writer of the log in %s: %w", dir, err)
 	}
-	if ok, err := tryLockFile(f); err != nil || !ok {
-		return fail(errors.Join(err, errors.New("locked by another process")))
+	if ok, err := tryLockFile(f); err != nil {
+		return fail(err)
+	} else if !ok {
+		return fail(errors.New("locked by another process"))
 	}
 	var id [8]byte
 	rand.Read(id[:])
@@ -82,11 +83,8 @@ func (m *liveMark) othersLive() bool {
 			continue
 		}
 		f, err := openRegular(p, os.O_RDONLY, 0, "a writer's mark")
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // its writer closed the log meanwhile
-		}
 		if err != nil {
-			continue
+			continue // its writer closed the log meanwhile, or not a mark
 		}
 		ok, err := tryLockFile(f)
 		if ok {
