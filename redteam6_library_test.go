@@ -104,22 +104,9 @@ print("reconnected", file=sys.stderr)
 			var errb bytes.Buffer
 			cmd := exec.Command("/usr/bin/python3", script, strconv.Itoa(other.Addr().(*net.TCPAddr).Port))
 			cmd.Stdout, cmd.Stderr = f, &errb
-			switch api {
-			case "Wrap":
-				cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithTimeout(15*time.Second))
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = cmd.Run()
-				cleanup()
-			case "Start":
-				p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(15*time.Second))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := p.Wait(); err != nil {
-					t.Fatal(err)
-				}
+			setup, run := runVia(m, api, cmd, agentbox.WithTimeout(15*time.Second))
+			if setup != nil || api == "Start" && run != nil {
+				t.Fatal(setup, run) // a Wrap'd command's exit status is its own
 			}
 			// The control: what the command wrote reached the handed
 			// connection.
@@ -357,20 +344,7 @@ func TestRT6ExtraFilesDoNotLeak(t *testing.T) {
 			var out, errb bytes.Buffer
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = pf, &out, &errb
 			for {
-				var err error
-				switch api {
-				case "Wrap":
-					var cleanup func()
-					if cleanup, err = m.Wrap(context.Background(), cmd, agentbox.WithDenyRead(secret)); err == nil {
-						_ = cmd.Run()
-						cleanup()
-					}
-				default:
-					var p *agentbox.Process
-					if p, err = m.Start(context.Background(), cmd, agentbox.WithDenyRead(secret)); err == nil {
-						_, _ = p.Wait()
-					}
-				}
+				err, _ := runVia(m, api, cmd, agentbox.WithDenyRead(secret))
 				if errors.Is(err, agentbox.ErrConfigInvalid) && cmd.ExtraFiles != nil {
 					cmd.ExtraFiles = nil // refused: nothing leaked
 					continue
@@ -462,20 +436,8 @@ func TestRT6SysProcAttrNotDropped(t *testing.T) {
 				if confined {
 					cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: jail}
 				}
-				var err error
-				switch api {
-				case "Wrap":
-					var cleanup func()
-					if cleanup, err = m.Wrap(context.Background(), cmd); err == nil {
-						err = cmd.Run()
-						cleanup()
-					}
-				default:
-					var p *agentbox.Process
-					if p, err = m.Start(context.Background(), cmd); err == nil {
-						_, err = p.Wait()
-					}
-				}
+				setup, run := runVia(m, api, cmd)
+				err := errors.Join(setup, run)
 				read := strings.Contains(out.String(), "root:")
 				switch {
 				case !confined && !read:

@@ -201,20 +201,8 @@ func TestExtraFilesRefused(t *testing.T) {
 				if extra {
 					cmd.ExtraFiles = []*os.File{w}
 				}
-				var err error
-				switch api {
-				case "Wrap":
-					var cleanup func()
-					if cleanup, err = m.Wrap(context.Background(), cmd); err == nil {
-						err = cmd.Run()
-						cleanup()
-					}
-				default:
-					var p *agentbox.Process
-					if p, err = m.Start(context.Background(), cmd); err == nil {
-						_, err = p.Wait()
-					}
-				}
+				setup, run := runVia(m, api, cmd)
+				err := errors.Join(setup, run)
 				switch {
 				case !extra && err != nil:
 					t.Fatalf("control: %v", err)

@@ -36,26 +36,8 @@ func TestRedteam8EventsDroppedWithoutTrace(t *testing.T) {
 			if err := l.Append(ctx, sampleEvent(0)); err != nil {
 				t.Fatal(err)
 			}
-			before, err := os.ReadFile(env.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if attack {
-				appendRaw(t, env.path, "x\n")
-			}
 			deny := Event{EventType: NetworkDeny, Resource: "exfil.internal:443", Rule: "default-deny", Reason: "not allowed"}
-			err = l.Append(ctx, deny)
-			if attack {
-				if err == nil {
-					t.Fatal("the append after a bad line succeeded; the test's premise is gone")
-				}
-				// Put back exactly what the writer last saw.
-				if err := os.WriteFile(env.path, before, 0o600); err != nil {
-					t.Fatal(err)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			appendPast(t, env, l, deny, attack)
 			if err := l.Append(ctx, sampleEvent(1)); err != nil {
 				t.Fatal(err)
 			}
@@ -101,18 +83,8 @@ func TestWriteFailedAtClose(t *testing.T) {
 			if err := l.Append(ctx, sampleEvent(0)); err != nil {
 				t.Fatal(err)
 			}
-			before, err := os.ReadFile(env.path)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if fail {
-				appendRaw(t, env.path, "x\n")
-				if err := l.Append(ctx, sampleEvent(1)); err == nil {
-					t.Fatal("the append after a bad line succeeded; the test's premise is gone")
-				}
-				if err := os.WriteFile(env.path, before, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				appendPast(t, env, l, sampleEvent(1), true)
 			}
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
@@ -125,5 +97,29 @@ func TestWriteFailedAtClose(t *testing.T) {
 				t.Fatalf("report %+v", rep)
 			}
 		})
+	}
+}
+
+// appendPast appends e; with badLine, while a line that is no entry ends
+// the log, so that the append must fail, and then puts back exactly what
+// the writer last saw.
+func appendPast(t *testing.T, env testEnv, l *Log, e Event, badLine bool) {
+	t.Helper()
+	if !badLine {
+		if err := l.Append(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	before, err := os.ReadFile(env.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, env.path, "x\n")
+	if err := l.Append(context.Background(), e); err == nil {
+		t.Fatal("the append after a bad line succeeded; the test's premise is gone")
+	}
+	if err := os.WriteFile(env.path, before, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
