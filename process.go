@@ -275,6 +275,10 @@ func (p *Process) Terminal() *os.File { return p.p.Terminal() }
 // enforced (see ExecResult.Degraded).
 func (p *Process) Degraded() []string { return p.p.Degraded() }
 
+// Started returns when the program was started inside its sandbox, after
+// the sandbox was built; the caller's clock.
+func (p *Process) Started() time.Time { return p.p.Started() }
+
 // Signal forwards sig to the program's process group inside the sandbox.
 func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 

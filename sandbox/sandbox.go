@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // NetworkMode says what network a sandbox gets.
@@ -199,6 +200,9 @@ type Process interface {
 	// fully enforced (the warn fallback ran without something it needs);
 	// empty for a full sandbox.
 	Degraded() []string
+	// Started returns when the program was started inside the sandbox
+	// (zero before it was).
+	Started() time.Time
 	// Signal forwards sig to the program's process group.
 	Signal(sig os.Signal) error
 	// Kill ends the sandbox's whole process tree at once. Before the

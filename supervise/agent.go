@@ -308,9 +308,12 @@ func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
 		a.rec.started(a.refusal(err))
 		return err
 	}
-	// The program runs: its duration counts from here, not from before the
-	// sandbox was built.
-	a.started = time.Now()
+	// The program runs: its duration counts from when the init started
+	// it, not from before the sandbox was built nor from when Start saw it
+	// run (a moment later, longer on a loaded machine).
+	if a.started = a.proc.Started(); a.started.IsZero() {
+		a.started = time.Now()
+	}
 	a.armDuration()
 	a.record.Memory = memoryMechanism(a.proc.Layers())
 	ended, err := a.identify()

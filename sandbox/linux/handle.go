@@ -49,8 +49,11 @@ type handle struct {
 	waitStatus syscall.WaitStatus
 	waitErr    error
 
+	created time.Time // when the handle was made: no program started earlier
+
 	mu       sync.Mutex
-	terminal *os.File // the master of the program's terminal, until taken
+	started  time.Time // when the init started the program (msgReady)
+	terminal *os.File  // the master of the program's terminal, until taken
 	layers   []string
 	exit     *ctlMsg
 	serving  bool
@@ -144,6 +147,7 @@ func (h *handle) serve() {
 				closeAll(fds)
 			}
 			h.mu.Lock()
+			h.started = monotonicTime(m.Started, h.created)
 			h.layers = m.Layers
 			if h.cgroup != nil {
 				h.layers = append(h.layers, h.cgroup.layer())
@@ -245,6 +249,14 @@ func (h *handle) Layers() []string {
 
 // Degraded implements sandbox.Handle.
 func (h *handle) Degraded() []string { return degradedLayers(h.Layers()) }
+
+// Started returns when the init started the program: zero until it has
+// (or if the init could not read its clock).
+func (h *handle) Started() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.started
+}
 
 // Signal sends sig to the init, which forwards it to the program's process
 // group.

@@ -105,7 +105,7 @@ func runInit() int {
 		return code
 	}
 	go awaitKill()
-	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0}, append(proxyListenerFD(), terminalFDs()...)...)
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted}, append(proxyListenerFD(), terminalFDs()...)...)
 	closeProxyListener()
 	closeTerminal()
 	code, sig := reap(pid, sigs)
@@ -285,6 +285,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if killQueued() {
 		return 0, nil, stageErr("start", errors.New("the sandbox was ended before its program started"))
 	}
+	programStarted = monotonicNow()
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
 	if err == nil {
 		if lerr := limitMemory(pid, spec.Limits.MemoryBytes); lerr != nil {

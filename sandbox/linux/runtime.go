@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"golang.org/x/sys/unix"
@@ -378,7 +379,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{spec: spec, plan: pl, ready: make(chan struct{}), done: make(chan struct{}), reaped: make(chan struct{})}
+	h := &handle{spec: spec, plan: pl, created: time.Now(), ready: make(chan struct{}), done: make(chan struct{}), reaped: make(chan struct{})}
 	s := &pl.init
 	s.Path, s.Args, s.Env, s.Dir = prog.Path, prog.Args, prog.Env, prog.Dir
 	s.Terminal = prog.Terminal

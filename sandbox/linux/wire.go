@@ -142,6 +142,10 @@ type ctlMsg struct {
 	// Terminal says that the last descriptor of msgReady is the master of
 	// the program's terminal.
 	Terminal bool
+	// Started is when the init started the program (msgReady), in
+	// CLOCK_MONOTONIC nanoseconds: the host's clock, as no sandbox has a
+	// time namespace of its own.
+	Started uint64
 	// Payload is msgSpec's encoded initSpec when it fits the message;
 	// otherwise the spec comes in a sealed memfd, the first descriptor.
 	Payload []byte
