@@ -189,11 +189,6 @@ func rt9ReducedChild(name, dir string) int {
 	cfg := agentbox.CIConfig()
 	cfg.FallbackPolicy = agentbox.FallbackWarn
 	cfg.Classifier = rt9Sandboxed{}
-	// Without a user namespace RLIMIT_NPROC counts every process of the
-	// user on the host, those of the suite's tests running beside (and
-	// their sandboxes) included: the default 1024 made the program's
-	// shell fail to start (exit 126) whenever they held that many.
-	cfg.ResourceLimits.MaxProcesses = 1 << 16
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
 		return out(rt9Outcome{Refused: err.Error()})

@@ -256,7 +256,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if err != nil {
 		return 0, nil, stageErr("seccomp", err)
 	}
-	if err := setRlimits(spec.Limits); err != nil {
+	if err := setRlimits(spec.Limits, spec.Reduced != ""); err != nil {
 		return 0, nil, stageErr("rlimits", err)
 	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {

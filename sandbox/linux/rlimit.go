@@ -4,6 +4,9 @@ package linux
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +29,18 @@ import (
 // The memory limit is not among them: the init itself (a copy of the host
 // program, which may link cgo) can need more than a small limit allows, so
 // limitMemory applies it to the program alone, right after the fork.
-func setRlimits(l limitsSpec) error {
+//
+// shared says the sandbox has no user namespace of its own (the reduced
+// tier): RLIMIT_NPROC then counts every process of the user on the host,
+// not the sandbox's alone, so l.Processes is added to what the user runs
+// now (see userTasks).
+func setRlimits(l limitsSpec, shared bool) error {
+	if shared && l.Processes > 0 {
+		var err error
+		if l.Processes, err = sharedProcessLimit(l.Processes); err != nil {
+			return fmt.Errorf("nproc: %w", err)
+		}
+	}
 	set := []struct {
 		res    int
 		name   string
@@ -95,4 +109,75 @@ func limitMemory(pid int, bytes uint64) error {
 		return fmt.Errorf("data=%d: %w", bytes, err)
 	}
 	return nil
+}
+
+// sharedProcessLimit is the RLIMIT_NPROC that lets a sandbox sharing its
+// user's count start n processes (threads included) beyond those the user
+// runs now, within the caller's own hard limit. A user's other programs
+// exiting while it runs leave it room for more; the limit still bounds a
+// fork bomb to n more than the user had.
+func sharedProcessLimit(n uint64) (uint64, error) {
+	running, err := userTasks("/proc", uint32(unix.Getuid()))
+	if err != nil {
+		return 0, err
+	}
+	var hard unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &hard); err != nil {
+		return 0, err
+	}
+	return min(running+n, hard.Max), nil
+}
+
+// userTasks counts the tasks (threads) whose real uid is uid, as the
+// kernel's RLIMIT_NPROC does, from the processes under proc. A process
+// that exits while it reads is skipped.
+func userTasks(proc string, uid uint32) (uint64, error) {
+	d, err := os.Open(proc)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(proc + "/" + name + "/status")
+		if err != nil {
+			continue
+		}
+		if real, threads, ok := statusUIDThreads(b); ok && real == uid {
+			n += threads
+		}
+	}
+	return n, nil
+}
+
+// statusUIDThreads reads the real uid and the thread count from a
+// /proc/PID/status.
+func statusUIDThreads(b []byte) (uid uint32, threads uint64, ok bool) {
+	var haveUID, haveThreads bool
+	for line := range strings.SplitSeq(string(b), "\n") {
+		key, val, found := strings.Cut(line, ":")
+		if !found {
+			continue
+		}
+		fields := strings.Fields(val)
+		if len(fields) == 0 {
+			continue
+		}
+		switch key {
+		case "Uid":
+			v, err := strconv.ParseUint(fields[0], 10, 32)
+			uid, haveUID = uint32(v), err == nil
+		case "Threads":
+			v, err := strconv.ParseUint(fields[0], 10, 64)
+			threads, haveThreads = v, err == nil
+		}
+	}
+	return uid, threads, haveUID && haveThreads
 }

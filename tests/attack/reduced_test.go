@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +28,8 @@ const (
 	reducedEnv      = "AGENTBOX_ATTACK_REDUCED"
 	reducedBinEnv   = "AGENTBOX_ATTACK_REDUCED_BIN"
 	reducedWriteEnv = "AGENTBOX_ATTACK_REDUCED_WRITE"
+	// reducedNprocEnv, when set, is the run's MaxProcesses.
+	reducedNprocEnv = "AGENTBOX_ATTACK_REDUCED_NPROC"
 )
 
 // reducedMachines are the ways a machine lacks usable user namespaces.
@@ -63,10 +66,11 @@ func runReduced() int {
 	}
 	cfg := ciConfig()
 	cfg.FallbackPolicy = agentbox.FallbackWarn
-	// Without a user namespace RLIMIT_NPROC counts every process of the
-	// user on the host, those of the suite's tests running beside
-	// included: the default 1024 could refuse the attacker's start.
-	cfg.ResourceLimits.MaxProcesses = 1 << 16
+	if n := os.Getenv(reducedNprocEnv); n != "" {
+		if cfg.ResourceLimits.MaxProcesses, err = strconv.ParseInt(n, 10, 64); err != nil {
+			return fail(err)
+		}
+	}
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
 		return fail(err)
@@ -200,11 +204,13 @@ func runInChild(t *testing.T, machine string, userns bool, writable string, ps [
 	return runBinInChild(t, machine, userns, writable, attackerBin, probeArgs(ps))
 }
 
-// runBinInChild is runInChild for any program: bin with args.
-func runBinInChild(t *testing.T, machine string, userns bool, writable, bin string, args []string) (refused string, res *agentbox.ExecResult) {
+// runBinInChild is runInChild for any program: bin with args; env is
+// added to the child's environment.
+func runBinInChild(t *testing.T, machine string, userns bool, writable, bin string, args []string, env ...string) (refused string, res *agentbox.ExecResult) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), reducedEnv+"="+machine, reducedBinEnv+"="+bin, reducedWriteEnv+"="+writable)
+	cmd.Env = append(cmd.Env, env...)
 	if userns {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
@@ -226,4 +232,46 @@ func runBinInChild(t *testing.T, machine string, userns bool, writable, bin stri
 		t.Fatalf("%v\n%s", err, out)
 	}
 	return "", res
+}
+
+// TestReducedTierForkBomb forks until the kernel refuses in the reduced
+// tier, where RLIMIT_NPROC counts every process of the user on the host:
+// while the user already runs more processes than MaxProcesses, the
+// program must still start and fork (the limit is MaxProcesses beyond
+// them), and the bomb must still be refused well before it runs away.
+func TestReducedTierForkBomb(t *testing.T) {
+	if isRoot {
+		t.Skip("the reduced tier refuses root (TestReducedTier)")
+	}
+	t.Parallel()
+	const limit = 32
+	// The user's own processes, more than the limit, held for the run.
+	for range limit + 8 {
+		c := exec.Command("/bin/sleep", "60")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	}
+	ps := []probe{attack("forkbomb", "forkbomb", "EAGAIN")}
+	refused, res := runBinInChild(t, "no-capabilities", false, newDir(t, 0o755), attackerBin, probeArgs(ps),
+		reducedNprocEnv+"="+strconv.Itoa(limit))
+	if res == nil {
+		t.Fatalf("agentbox refused: %s", refused)
+	}
+	o := parseOutput(res.Stdout)
+	if !o.started || !o.done {
+		t.Fatalf("the program did not run (exit %d): the user's own processes took the sandbox's limit\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	checkProbes(t, o, ps)
+	var forked int
+	if _, err := fmt.Sscanf(o.results["forkbomb"].detail, "forked %d", &forked); err != nil {
+		t.Fatalf("forkbomb: %q: %v", o.results["forkbomb"].detail, err)
+	}
+	t.Logf("forked %d with MaxProcesses %d, %d processes of the user's own held", forked, limit, limit+8)
+	// Other tests' processes of the same user exiting meanwhile leave the
+	// bomb room for more: bound it loosely, far below its 5,000.
+	if forked < limit/2 || forked > 8*limit {
+		t.Errorf("the bomb forked %d processes with MaxProcesses %d: want about the limit", forked, limit)
+	}
 }
