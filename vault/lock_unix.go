@@ -4,9 +4,26 @@ package vault
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
+
+// openNoFollow makes opening a symbolic link fail, and opening a FIFO
+// return at once.
+const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
+// isSymlinkErr reports whether err is what opening a symbolic link with
+// openNoFollow fails with.
+func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// linkCount is the number of names the file fi describes has.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
 
 // tryLock takes an exclusive flock on f without blocking. flock locks belong
 // to the open file description, so two opens in one process exclude each

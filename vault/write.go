@@ -10,16 +10,21 @@ import (
 // lockSuffix names the lock file next to the vault file.
 const lockSuffix = ".lock"
 
+// LockPath is the lock file kept beside the vault at path: whoever may
+// replace it (an agent whose writable root holds the vault) could break
+// the lock, so it is as secret as the vault.
+func LockPath(path string) string { return path + lockSuffix }
+
 // withLock runs fn while holding the exclusive lock of the vault at path. It
 // polls a non-blocking lock so that a stuck holder produces ErrLocked after
 // timeout instead of a hang.
 func withLock(path string, timeout time.Duration, fn func() error) error {
-	lp := path + lockSuffix
-	lf, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := openLock(LockPath(path))
 	if err != nil {
-		return fmt.Errorf("vault: lock: %w", err)
+		return err
 	}
 	defer lf.Close()
+	lp := lf.Name()
 	deadline := time.Now().Add(timeout)
 	delay := 500 * time.Microsecond
 	for {
@@ -38,6 +43,30 @@ func withLock(path string, timeout time.Duration, fn func() error) error {
 	}
 	defer unlockFile(lf)
 	return fn()
+}
+
+// openLock opens (or creates) the lock file at lp. It never follows a
+// symbolic link nor waits on a FIFO someone planted there (the vault may sit
+// in a directory an agent can write): opening through a link would create
+// or open any file the link names, as the operator. Anything but a plain
+// file with no other name is refused, with what to do.
+func openLock(lp string) (*os.File, error) {
+	lf, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
+	if err != nil {
+		if isSymlinkErr(err) {
+			return nil, fmt.Errorf("vault: lock %s is a symbolic link, which the vault never follows; remove it", lp)
+		}
+		return nil, fmt.Errorf("vault: lock: %w", err)
+	}
+	fi, err := lf.Stat()
+	if err == nil && (!fi.Mode().IsRegular() || linkCount(fi) > 1) {
+		err = fmt.Errorf("vault: lock %s is not a plain file of its own (%s, %d names); remove it", lp, fi.Mode().Type(), linkCount(fi))
+	}
+	if err != nil {
+		lf.Close()
+		return nil, err
+	}
+	return lf, nil
 }
 
 // writeFile writes f to path atomically: a temporary file in the same

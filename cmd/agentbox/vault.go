@@ -505,12 +505,13 @@ func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error
 	}
 }
 
-// secretFiles are the vault file and the passphrase file, if any: no agent
-// may read them.
+// secretFiles are the vault file, its lock and the passphrase file, if
+// any: no agent may read them, nor replace the lock (which would break
+// the next writer's exclusion).
 func (f *vaultFlags) secretFiles() []string {
 	var out []string
 	if p, err := f.vaultPath(); err == nil {
-		out = append(out, p)
+		out = append(out, p, vault.LockPath(p))
 	}
 	if f.passFile != "" {
 		out = append(out, f.passFile)
