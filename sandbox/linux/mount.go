@@ -398,6 +398,9 @@ func maskFile(p string) error {
 // planned it makes the step fail instead of mounting the wrong place.
 func applyOp(op mountOp, idmapFDs []int) error {
 	dst := newRoot + op.Dst
+	if op.Kind == opHoldLink {
+		return holdLink(dst, op.Src)
+	}
 	if op.Kind == opMaskAuto {
 		fi, err := os.Lstat(dst)
 		switch {
@@ -491,6 +494,50 @@ func applyOp(op mountOp, idmapFDs []int) error {
 		return newTmpfsAt(dstFD, [][2]string{{"mode", "0755"}, {"size", "16m"}, {"nr_inodes", "256"}}, restrict)
 	}
 	return fmt.Errorf("unknown mount step %q", op.Kind)
+}
+
+// holdLink mounts what the finished root shows at src (a host path; empty:
+// an empty file) read-only onto the symbolic link at dst itself, so that
+// the command can neither write through the link nor replace it (a
+// mountpoint cannot be removed or renamed). The kernel mounts only a
+// non-directory on a link: a link to a directory keeps just its target's
+// own protection. A link gone or changed since the plan fails the set-up.
+func holdLink(dst, src string) error {
+	linkFD, err := openNoSymlinks(dst)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(linkFD)
+	var st unix.Stat_t
+	if err := unix.Fstat(linkFD, &st); err != nil {
+		return fmt.Errorf("stat %s: %w", dst, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return fmt.Errorf("%s is no longer a symbolic link", dst)
+	}
+	if src == "" {
+		return maskFileFD(linkFD)
+	}
+	srcFD, err := openNoSymlinks(newRoot + src)
+	switch {
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.EACCES):
+		return maskFileFD(linkFD) // out of the sandbox's sight: so is the link's
+	case err != nil:
+		return err
+	}
+	defer unix.Close(srcFD)
+	if err := unix.Fstat(srcFD, &st); err != nil {
+		return fmt.Errorf("stat %s: %w", src, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nil
+	}
+	tree, err := unix.OpenTree(srcFD, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("open_tree %s: %w", src, err)
+	}
+	defer unix.Close(tree)
+	return attachTree(tree, linkFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 }
 
 // attachTree restricts the detached mount tree and attaches it at dstFD.

@@ -126,7 +126,7 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 	var out []string
 	for _, op := range ops {
 		switch op.Kind {
-		case opBindRO, opMaskDir, opMaskFile, opMaskAuto:
+		case opBindRO, opMaskDir, opMaskFile, opMaskAuto, opHoldLink:
 		default:
 			continue
 		}
@@ -290,11 +290,15 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// Protected names inside writable roots stay read-only. Where one does
 	// not exist yet but its parent does, a placeholder directory takes its
 	// place for the run, so the command cannot create it either.
-	var readOnly []string
+	var readOnly, links, pinnedLinks []string
 	for _, w := range writable {
 		for _, rel := range fsSpec.ProtectedIfPresent {
 			p := filepath.Join(w, rel)
-			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			fi, err := os.Lstat(p)
+			switch {
+			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+				links = append(links, p)
+			case err == nil:
 				readOnly = append(readOnly, p)
 			}
 		}
@@ -303,8 +307,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			fi, err := os.Lstat(p)
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-				// A symlink cannot be a mountpoint; what it points to is judged
-				// where it lives.
+				links = append(links, p)
 			case err == nil:
 				readOnly = append(readOnly, p)
 			case errors.Is(err, fs.ErrNotExist):
@@ -314,7 +317,40 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			}
 		}
 	}
-	readOnly = append(readOnly, fsSpec.DenyWrite...)
+	// A protected name that is a symbolic link (a shared configuration in a
+	// monorepo, a dotfile manager's link) is followed by whoever reads it
+	// on the host: what it leads to is held read-only where it lives in a
+	// writable root, and so is each link on the way (see linkHolds).
+	// So is a deny-write path that is a link (a home's .bashrc a dotfile
+	// manager links): a link cannot be bound over as a file is.
+	denyWrite := make([]string, 0, len(fsSpec.DenyWrite))
+	for _, p := range fsSpec.DenyWrite {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && inWritable(p) {
+			links = append(links, p)
+			continue
+		}
+		denyWrite = append(denyWrite, p)
+	}
+	var holdLinks []mountOp
+	slices.Sort(links)
+	for _, p := range slices.Compact(links) {
+		chain, target := linkChain(p)
+		if inWritable(target) && !denied(target) {
+			readOnly = append(readOnly, target)
+		}
+		src := target
+		if _, err := os.Lstat(target); err != nil {
+			src = "" // leads nowhere: masked (and a placeholder holds the target)
+		}
+		for _, l := range chain {
+			if inWritable(l) && !denied(l) && !slices.ContainsFunc(holdLinks, func(op mountOp) bool { return op.Dst == l }) {
+				pl.hold(l)
+				holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Src: src, Dst: l})
+				pinnedLinks = append(pinnedLinks, l)
+			}
+		}
+	}
+	readOnly = append(readOnly, denyWrite...)
 	holds := make([]string, 0, len(fsSpec.Holds))
 	for p := range fsSpec.Holds {
 		holds = append(holds, p)
@@ -351,7 +387,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		}
 		readOnly = append(readOnly, p)
 	}
-	var pinned []string // paths inside writable roots that get a mount of their own
+	pinned := pinnedLinks // paths inside writable roots that get a mount of their own
 	mounted := make(map[string]bool, len(readOnly))
 	for _, p := range readOnly {
 		if mounted[p] {
@@ -419,7 +455,9 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// Parents before children: a mask inside a writable root must land on
 	// top of the writable root's mount.
 	sort.SliceStable(ops, func(i, j int) bool { return depth(ops[i].Dst) < depth(ops[j].Dst) })
-	pl.init.Mounts = ops
+	// Links are held last, with what the finished root shows at their
+	// targets: a mask there is what the link leads to.
+	pl.init.Mounts = append(ops, holdLinks...)
 
 	readRoots := []string{"/"}
 	if len(fsSpec.Read) > 0 {
@@ -466,6 +504,35 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
 	return nil
+}
+
+// linkChain follows the symbolic link at p on the host and returns every
+// link on the way (p first) and where the chain ends: the path of the last
+// one's target, which may be missing. A chain longer than the kernel's 40
+// ends at the last link followed.
+func linkChain(p string) (chain []string, target string) {
+	cur := p
+	for range 40 {
+		fi, err := os.Lstat(cur)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		chain = append(chain, cur)
+		dest, err := os.Readlink(cur)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(cur), dest)
+		}
+		// The directories on the way may be links themselves.
+		dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(dest)))
+		if err != nil {
+			return chain, filepath.Clean(dest)
+		}
+		cur = filepath.Join(dir, filepath.Base(dest))
+	}
+	return chain, cur
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing

@@ -4,6 +4,7 @@ package linux
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -498,5 +499,75 @@ func TestPlaceholderWithoutLocks(t *testing.T) {
 	r.end(taken)
 	if _, err := os.Stat(d); err != nil {
 		t.Errorf("a placeholder no lock protects was removed: %v", err)
+	}
+}
+
+// TestBuildPlanHoldsLinks: protected names and deny-write paths that are
+// symbolic links (a dotfile manager's .bashrc, a monorepo's shared
+// configuration) are held with opHoldLink, each link of a chain once and
+// last, and their targets inside the writable root bound read-only; a link
+// that leads nowhere is masked (Src empty).
+func TestBuildPlanHoldsLinks(t *testing.T) {
+	w := filepath.Join(hostTempDir(t), "home")
+	if err := os.MkdirAll(filepath.Join(w, "dotfiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w, "dotfiles", "bashrc"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, dest := range map[string]string{
+		".bashrc":      "dotfiles/bashrc",
+		"dotfiles/hop": "bashrc",
+		".envrc":       "dotfiles/hop",
+		".mise.toml":   "dotfiles/missing",
+	} {
+		if err := os.Symlink(dest, filepath.Join(w, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := &sandbox.Spec{Filesystem: sandbox.Filesystem{
+		Writable:           []string{w},
+		DenyWrite:          []string{filepath.Join(w, ".bashrc")},
+		Protected:          []string{".bashrc", ".envrc"},
+		ProtectedIfPresent: []string{".mise.toml"},
+	}}
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	target := filepath.Join(w, "dotfiles", "bashrc")
+	want := map[string]string{ // link: Src
+		filepath.Join(w, ".bashrc"):      target,
+		filepath.Join(w, ".envrc"):       target,
+		filepath.Join(w, "dotfiles/hop"): target,
+		filepath.Join(w, ".mise.toml"):   "",
+	}
+	got := map[string]string{}
+	sawHold := false
+	for _, op := range pl.init.Mounts {
+		switch {
+		case op.Kind == opHoldLink:
+			if _, dup := got[op.Dst]; dup {
+				t.Errorf("%s held twice", op.Dst)
+			}
+			got[op.Dst] = op.Src
+			sawHold = true
+		case sawHold:
+			t.Errorf("%s %s after a held link: links are held last", op.Kind, op.Dst)
+		case want[op.Dst] != "" || op.Dst == filepath.Join(w, ".mise.toml"):
+			t.Errorf("%s bound as %s: a link cannot be a mountpoint that way", op.Dst, op.Kind)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("held links %v, want %v", got, want)
+	}
+	if !slices.ContainsFunc(pl.init.Mounts, func(op mountOp) bool { return op.Kind == opBindRO && op.Dst == target }) {
+		t.Errorf("the links' target %s is not bound read-only", target)
+	}
+	if !slices.ContainsFunc(pl.init.Mounts, func(op mountOp) bool {
+		return op.Kind == opBindRO && op.Dst == filepath.Join(w, "dotfiles", "missing")
+	}) {
+		t.Error("the missing target of a link is not held")
 	}
 }
