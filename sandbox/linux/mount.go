@@ -404,9 +404,13 @@ func applyOp(op mountOp, idmapFDs []int) error {
 	if op.Kind == opMaskAuto {
 		fi, err := os.Lstat(dst)
 		switch {
-		case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission), err == nil && fi.Mode()&os.ModeSymlink != 0:
+		case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 			// Missing, or out of reach of the init and so of the program too.
 			return nil
+		case err == nil && fi.Mode()&os.ModeSymlink != 0:
+			// The caller could not look (opMaskAuto), so it did not deny the
+			// link's target as it does where it can: hide the name itself.
+			return holdLink(dst, "")
 		case err != nil:
 			return err
 		case fi.IsDir():
