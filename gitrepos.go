@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"iter"
@@ -52,7 +53,7 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 	if ok && !fresh && time.Since(s.at) < gitScanLifetime {
 		return s.found
 	}
-	found, _ := scanGitRepos(root)
+	found, _, _ := scanGitRepos(root)
 	c.mu.Lock()
 	if c.roots == nil {
 		c.roots = make(map[string]gitScan)
@@ -69,8 +70,21 @@ func (c *gitRepoCache) nested(root string, fresh bool) []string {
 // casefold, which a command may turn on for an empty directory it made)
 // git's lookup of .git finds a .GIT, and Unicode case folding
 // (strings.EqualFold) covers such spellings as "refſ".
+// The caller owns the directories of its writable roots, so one that a
+// command made unreadable is made readable for the walk (scanAccess) and
+// given its mode back after it. unlisted are the directories that could
+// still not be listed, each as the error that stopped it: what they hold
+// was not examined, beyond a .git right inside (probeGit).
 // truncated says that it stopped at gitScanMaxDirs with directories left.
-func scanGitRepos(root string) (found []string, truncated bool) {
+func scanGitRepos(root string) (found []string, unlisted []error, truncated bool) {
+	access := scanAccess{root: root}
+	defer access.restore()
+	return walkGitRepos(root, &access)
+}
+
+// walkGitRepos is scanGitRepos with the directories' modes given back by
+// the caller (access.restore), who may first rename what it found.
+func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []error, truncated bool) {
 	type dir struct {
 		path  string
 		depth int
@@ -78,12 +92,18 @@ func scanGitRepos(root string) (found []string, truncated bool) {
 	queue := []dir{{root, 0}}
 	for visited := 0; len(queue) > 0; visited++ {
 		if visited == gitScanMaxDirs {
-			return found, true
+			return found, unlisted, true
 		}
 		d := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(d.path)
+		entries, err := listDir(d.path, access)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				unlisted = append(unlisted, err)
+				if d.path != root {
+					found = append(found, probeGit(d.path)...)
+				}
+			}
 			continue
 		}
 		if d.path != root && isGitDir(entries) {
@@ -110,7 +130,37 @@ func scanGitRepos(root string) (found []string, truncated bool) {
 			}
 		}
 	}
-	return found, false
+	return found, unlisted, false
+}
+
+// listDir lists dir, first letting the scan read and search it if the
+// command took that from its owner, the caller (see scanAccess).
+func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
+	granted := access.grant(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil && granted != nil {
+		return nil, fmt.Errorf("%w (%v)", err, granted)
+	}
+	return entries, err
+}
+
+// probeGit looks, without listing dir, for what scanGitRepos would find
+// in it: a .git right inside (in a directory that can be searched but not
+// read, git on the host still finds it), or dir as a git directory itself.
+func probeGit(dir string) []string {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		return []string{filepath.Join(dir, ".git")}
+	}
+	n := 0
+	for _, f := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			n++
+		}
+	}
+	if n == 3 {
+		return []string{dir}
+	}
+	return nil
 }
 
 // isGitDir reports whether a directory with these entries is a git
@@ -254,12 +304,18 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 		for _, g := range before[w] {
 			old[g] = true
 		}
-		candidates, truncated := scanGitRepos(w)
+		access := scanAccess{root: w}
+		candidates, unlisted, truncated := walkGitRepos(w, &access)
 		if truncated {
 			// Many directories are no reason to trust what lies beyond
 			// them: say that the check stopped.
 			out = append(out, Violation{Kind: "filesystem", Rule: "planted-repository",
 				Detail: fmt.Sprintf("%s holds more than %d directories: repositories the command made beyond them were not checked", w, gitScanMaxDirs)})
+		}
+		for _, err := range unlisted {
+			// Nor is a directory agentbox could not read.
+			out = append(out, Violation{Kind: "filesystem", Rule: "planted-repository",
+				Detail: fmt.Sprintf("a directory of %s could not be examined (%v): repositories the command made in or below it were not checked", w, err)})
 		}
 		for _, g := range append(candidates, filepath.Join(w, ".git")) {
 			if old[repoKey(g)] {
@@ -278,6 +334,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			}
 			out = append(out, v)
 		}
+		access.restore() // after the renames, which may need the search permission given
 	}
 	return out
 }
@@ -336,11 +393,13 @@ func riskyRepo(gitPath string) string {
 			return "has a " + f + " that is a symbolic link"
 		}
 	}
-	if hooks, err := os.ReadDir(filepath.Join(gitPath, "hooks")); err == nil {
-		for _, h := range hooks {
-			if !strings.HasSuffix(h.Name(), ".sample") {
-				return "has a hook (" + h.Name() + ")"
-			}
+	hooks, err := os.ReadDir(filepath.Join(gitPath, "hooks"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "has hooks that agentbox could not list (" + err.Error() + ")"
+	}
+	for _, h := range hooks {
+		if !strings.HasSuffix(h.Name(), ".sample") {
+			return "has a hook (" + h.Name() + ")"
 		}
 	}
 	for _, f := range []string{"commondir", "config.worktree"} {
@@ -349,8 +408,11 @@ func riskyRepo(gitPath string) string {
 		}
 	}
 	b, err := readNoFollow(filepath.Join(gitPath, "config"))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return ""
+	}
+	if err != nil {
+		return "has a config that agentbox could not read (" + err.Error() + ")"
 	}
 	if key := unsafeGitKey(string(b)); key != "" {
 		return "sets " + key + " in its config"

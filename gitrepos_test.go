@@ -85,7 +85,7 @@ func TestScanGitRepos(t *testing.T) {
 		// .git, HEAD, objects and refs.
 		"folded/.GIT", "bare2/OBJECTS", "bare2/Refſ"},
 		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head")
-	got, truncated := scanGitRepos(root)
+	got, _, truncated := scanGitRepos(root)
 	if truncated {
 		t.Error("a small tree was reported as truncated")
 	}
@@ -118,7 +118,7 @@ func TestSweepRepointedGitLink(t *testing.T) {
 		}
 	}
 	var before []string
-	found, _ := scanGitRepos(root)
+	found, _, _ := scanGitRepos(root)
 	for _, g := range found {
 		before = append(before, repoKey(g))
 	}
@@ -138,5 +138,49 @@ func TestSweepRepointedGitLink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "kept", ".git")); err != nil {
 		t.Errorf("the untouched link was disabled: %v", err)
+	}
+}
+
+// TestSweepUnreadableDir: a repository planted in a directory the command
+// then made unreadable (0311: git on the host still finds it) or
+// unsearchable (0000: found once the user opens it) is found, disabled
+// and reported, and the directories get their modes back.
+func TestSweepUnreadableDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root lists every directory")
+	}
+	root := t.TempDir()
+	modes := map[string]os.FileMode{"src": 0o311, "hid": 0o000}
+	for _, g := range []string{"src/.git", "hid/sub/.git"} {
+		for _, d := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(root, g, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(root, g, "config"), []byte("[core]\n\tfsmonitor = touch /tmp/x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for d, m := range modes {
+		if err := os.Chmod(filepath.Join(root, d), m); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(filepath.Join(root, d), 0o755) })
+	}
+	vs := sweepNewRepos(map[string][]string{root: nil}, []string{root})
+	for d, m := range modes {
+		fi, err := os.Lstat(filepath.Join(root, d))
+		if err != nil || fi.Mode().Perm() != m {
+			t.Errorf("%s: mode not given back: %v %v", d, fi.Mode(), err)
+		}
+		os.Chmod(filepath.Join(root, d), 0o755)
+	}
+	if len(vs) != 2 {
+		t.Errorf("got %+v, want the two repositories", vs)
+	}
+	for _, g := range []string{"src/.git", "hid/sub/.git"} {
+		if _, err := os.Lstat(filepath.Join(root, g+quarantineSuffix)); err != nil {
+			t.Errorf("%s was not disabled: %v", g, err)
+		}
 	}
 }

@@ -21,6 +21,13 @@ import (
 // neither disabled nor reported. The one in the readable directory is
 // (control). Root's agentbox reads every directory, so only an
 // unprivileged caller is attacked.
+//
+// Fixed: the scan (scanGitRepos, scanAccess) gives a directory of the
+// caller's that lacks the owner's read or search permission both for the
+// walk, opened beneath the root without following links and changed
+// through that descriptor, and its mode back after the sweep's renames; a
+// directory that still cannot be listed has its .git looked up directly
+// and is reported as a planted-repository violation.
 func TestRedteam12PlantedRepositoryInUnreadableDir(t *testing.T) {
 	t.Parallel()
 	if isRoot {
