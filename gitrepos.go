@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -133,15 +134,36 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 	return found, unlisted, false
 }
 
-// listDir lists dir, first letting the scan read and search it if the
-// command took that from its owner, the caller (see scanAccess).
+// listDir lists dir. Where that is refused, it lets the scan read and
+// search dir, and search its parents below the root, if the command took
+// that from their owner, the caller (see scanAccess), and lists it again.
+// A directory that lists costs nothing more.
 func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
-	granted := access.grant(dir)
 	entries, err := os.ReadDir(dir)
-	if err != nil && granted != nil {
+	if !errors.Is(err, fs.ErrPermission) {
+		return entries, err
+	}
+	var granted error
+	for _, d := range ancestorsBelow(access.root, dir) {
+		if granted = access.grant(d); granted != nil {
+			break
+		}
+	}
+	if entries, err = os.ReadDir(dir); err != nil && granted != nil {
 		return nil, fmt.Errorf("%w (%v)", err, granted)
 	}
 	return entries, err
+}
+
+// ancestorsBelow lists the directories from root (excluded) down to dir
+// (included), outermost first.
+func ancestorsBelow(root, dir string) []string {
+	var out []string
+	for d := dir; d != root && len(d) > len(root); d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // probeGit looks, without listing dir, for what scanGitRepos would find
