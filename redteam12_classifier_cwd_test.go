@@ -18,6 +18,12 @@ import (
 // runs: where the home is a writable root (the only case in which the
 // sandbox itself lets it be deleted) every file in it is gone. The
 // control: `cd ~ && rm -rf .` is refused as forbidden.
+//
+// Fixed: the classifier resolves a /proc/(self|thread-self|$$|$BASHPID)/cwd
+// prefix to the directory cd tracking gives `.` (classify/paths.go
+// resolveAlias); with that unknown, or for another pid's cwd, /dev/fd/N/ or
+// /proc/*/fd/N/, the prefix is a run-time one that dynamic-delete-target
+// escalates, find -delete's starting points included.
 func TestRedteam12ClassifierCwdAliasDeletesHome(t *testing.T) {
 	for _, tc := range []struct {
 		name, command string

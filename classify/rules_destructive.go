@@ -120,12 +120,13 @@ func matchRecursiveDeleteRoot(u *unit, _ *Classifier) bool {
 // matchDynamicDelete: a recursive delete whose target is only known at run
 // time and could be the root, a home or a system directory: all of it
 // ("$DIR", "$(cmd)"), or a run-time prefix that an empty value would turn
-// into one ("$X/", "$X"/*, "$PREFIX/etc" — not "$TMPDIR/x").
+// into one ("$X/", "$X"/*, "$PREFIX/etc" — not "$TMPDIR/x"). find's
+// starting points count when it deletes (find "$X" -delete).
 func matchDynamicDelete(u *unit, _ *Classifier) bool {
 	if u.code != nil && u.code.dynDelete {
 		return true
 	}
-	for _, f := range deleteTargets(u) {
+	for _, f := range append(deleteTargets(u), findDeleteRoots(u)...) {
 		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
 			if dynBareCritical(f.bare) {
 				return true
@@ -315,11 +316,17 @@ func matchPartition(u *unit, _ *Classifier) bool {
 }
 
 func matchDestructiveFind(u *unit, _ *Classifier) bool {
+	return anyCritical(findDeleteRoots(u))
+}
+
+// findDeleteRoots returns the starting points of a find that deletes
+// (-delete, or -exec of a destructive program), resolved against the
+// working directory.
+func findDeleteRoots(u *unit) []field {
 	if u.kind != kCall || u.dynName || u.name != "find" {
-		return false
+		return nil
 	}
 	roots, execs := findParse(u.args)
-	roots = expandFindRoots(u, roots)
 	destructive := false
 	for _, f := range u.args {
 		if f.val == "-delete" {
@@ -331,7 +338,10 @@ func matchDestructiveFind(u *unit, _ *Classifier) bool {
 			destructive = true
 		}
 	}
-	return destructive && anyCritical(roots)
+	if !destructive {
+		return nil
+	}
+	return expandFindRoots(u, roots)
 }
 
 // destructiveProgram reports whether a command deletes, wipes or formats.

@@ -471,8 +471,12 @@ func (u *unit) dirAt(i int) string {
 	return dir
 }
 
-// resolveIn makes a relative path f relative to dir ("" = unknown).
+// resolveIn makes a relative path f relative to dir ("" = unknown), and
+// resolves a directory alias (/proc/self/cwd) in it.
 func resolveIn(dir string, f field) field {
+	if g, ok := resolveAlias(dir, f); ok {
+		return g
+	}
 	if dir == "" || f.dynPrefix || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~") {
 		return f
 	}
