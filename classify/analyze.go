@@ -444,6 +444,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	out := a.run(u)
 	a.remember(u, out)
 	a.chdir(u)
+	a.builtinAssigns(u)
 	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" {
 		a.speculate(u, fields)
 	}

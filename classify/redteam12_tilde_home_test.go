@@ -8,6 +8,14 @@ import "testing"
 // disk wipe (`HOME=/dev; dd of=~/sda`). The controls: the same targets
 // written out are forbidden, and so is `HOME=/; rm -rf ~/`. The sandbox
 // keeps /etc and /dev read-only, so this is the classifier's layer alone.
+//
+// Fixed: once the line sets HOME (assignment, export/declare/local, read,
+// getopts, printf -v, mapfile, a for loop), ~ (at a word's start, and after
+// = or : in an assignment-like word such as of=~/sda) and $HOME expand to
+// the value set when it is literal (read from a plain here-string too),
+// else to a run-time part that dynamic-delete-target judges like $DIR
+// (classify/assigns.go). A HOME=x prefix on the command itself is still
+// ignored: the shell expands ~ before applying it.
 func TestRedteam12TildeAfterHomeReassigned(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

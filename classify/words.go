@@ -168,6 +168,12 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 // expandLit performs quote removal on a literal part and notes globs, tilde
 // and history expansions.
 func (a *analyzer) expandLit(b *fieldBuilder, v string, quoted, first bool) {
+	if !quoted && first && a.reassigned("HOME") {
+		if at := tildes(v); len(at) > 0 {
+			a.expandTildes(b, v, at)
+			return
+		}
+	}
 	if !quoted && first && strings.HasPrefix(v, "~") {
 		b.cur.home = true
 	}
@@ -268,7 +274,7 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		return
 	}
 	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
-	if plain && p.Exp != nil && isTrimOp(p.Exp.Op) {
+	if plain && p.Exp != nil && isTrimOp(p.Exp.Op) && !a.reassigned(name) {
 		if _, ok := symbolicSamples[name]; ok {
 			switch v, kind := trimSymbolic(name, p.Exp); kind {
 			case trimConst:
@@ -282,33 +288,23 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		}
 	}
 	if plain && (p.Exp == nil || isDefaultOp(p.Exp.Op) || isTrimOp(p.Exp.Op) && trimKeeps(p.Exp)) {
-		switch name {
-		case "SHELL", "BASH":
+		switch {
+		case a.reassigned(name):
+			// Set on this line: its value, not what it stands for.
+		case name == "SHELL" || name == "BASH":
 			b.add("/bin/sh")
 			return
-		case "HOME":
+		case name == "HOME":
 			if !b.started || b.cur.val == "" {
 				b.cur.home = true
 			}
 			b.add("~")
 			return
-		case "PWD":
+		case name == "PWD":
 			b.add(".")
 			return
 		}
-		if v, ok := a.vars[name]; ok && v.item && p.Exp == nil {
-			b.addDyn(a.source(p))
-			b.cur.bare += xargsInputBare // a for-loop word is never empty
-			return
-		}
-		if v, ok := a.vars[name]; ok && v.known && p.Exp == nil {
-			if v.home && (!b.started || b.cur.val == "") {
-				b.cur.home = true
-			}
-			if v.ifs {
-				b.cur.ifs = true
-			}
-			a.addValue(b, v.val, quoted)
+		if p.Exp == nil && a.addVar(b, name, a.source(p), quoted) {
 			return
 		}
 		if p.Exp != nil && p.Exp.Word != nil {
@@ -321,6 +317,35 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		}
 	}
 	b.addDyn(a.source(p))
+}
+
+// reassigned reports whether name was set earlier on the line.
+func (a *analyzer) reassigned(name string) bool {
+	_, ok := a.vars[name]
+	return ok
+}
+
+// addVar adds the value of the variable name (written src) when this line
+// set it: a known value, or a for-loop word (never empty). It reports
+// whether it did.
+func (a *analyzer) addVar(b *fieldBuilder, name, src string, quoted bool) bool {
+	v, ok := a.vars[name]
+	switch {
+	case ok && v.item:
+		b.addDyn(src)
+		b.cur.bare += xargsInputBare // a for-loop word is never empty
+	case ok && v.known:
+		if v.home && (!b.started || b.cur.val == "") {
+			b.cur.home = true
+		}
+		if v.ifs {
+			b.cur.ifs = true
+		}
+		a.addValue(b, v.val, quoted)
+	default:
+		return false
+	}
+	return true
 }
 
 // arrayElems resolves ${x[@]}, ${x[*]}, ${x[N]}, $@, $* and $N when the

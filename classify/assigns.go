@@ -1,0 +1,135 @@
+package classify
+
+import "strings"
+
+// How a builtin names the variables it sets.
+type setterKind uint8
+
+const (
+	setsNames   setterKind = iota // every word that is a name (read x y, mapfile arr)
+	setsVOption                   // the value of -v (printf -v x)
+	setsSecond                    // the second operand (getopts optstring x)
+	setsLeft                      // the name left of = in each word (let x=1)
+)
+
+// varSetters are builtins that set shell variables other than by an
+// assignment: after them the variable's value is only known at run time
+// (read from a literal here-string excepted). Words that only look like
+// names (read -p PROMPT) are taken as set too, which only makes the
+// classifier more careful.
+var varSetters = map[string]setterKind{
+	"read": setsNames, "mapfile": setsNames, "readarray": setsNames,
+	"printf": setsVOption, "getopts": setsSecond, "let": setsLeft,
+}
+
+// builtinAssigns records the variables a builtin sets (read HOME), and
+// forgets the ones unset removes.
+func (a *analyzer) builtinAssigns(u *unit) {
+	if u.kind != kCall || u.dynName {
+		return
+	}
+	if u.name == "unset" {
+		for _, f := range u.args {
+			delete(a.vars, f.val)
+		}
+		return
+	}
+	kind, ok := varSetters[u.name]
+	if !ok {
+		return
+	}
+	var names []string
+	switch kind {
+	case setsNames:
+		for _, f := range u.args {
+			names = append(names, f.val)
+		}
+	case setsVOption:
+		for i, f := range u.args {
+			switch {
+			case f.val == "-v" && i+1 < len(u.args):
+				names = append(names, u.args[i+1].val)
+			case strings.HasPrefix(f.val, "-v"):
+				names = append(names, f.val[2:])
+			}
+		}
+	case setsSecond:
+		if ops := u.operands(); len(ops) > 1 {
+			names = append(names, ops[1].val)
+		}
+	case setsLeft:
+		for _, f := range u.args {
+			n, _, _ := strings.Cut(f.val, "=")
+			names = append(names, strings.TrimRight(n, "+-*/%<>&|^"))
+		}
+	}
+	for _, n := range names {
+		if n != "" && isName(n) && !isDigit(n[0]) {
+			a.setVar(n, varVal{})
+		}
+	}
+	if v, ok := readHereValue(u); ok {
+		a.setVar(u.args[len(u.args)-1].val, varVal{val: v, known: true})
+	}
+}
+
+// readHereValue returns the value `read [-r] NAME` takes from a standard
+// input whose text is known and plain (read HOME <<< /).
+func readHereValue(u *unit) (string, bool) {
+	if u.name != "read" || len(u.args) == 0 || len(u.args) > 2 || !u.in.textKnown {
+		return "", false
+	}
+	if len(u.args) == 2 && u.args[0].val != "-r" {
+		return "", false
+	}
+	for _, f := range u.args {
+		if f.dyn {
+			return "", false
+		}
+	}
+	line, _, _ := strings.Cut(u.in.text, "\n")
+	if strings.ContainsAny(line, "$`\\") {
+		return "", false // a run-time part, or an escape read would process
+	}
+	return strings.Trim(line, " \t"), true
+}
+
+// tildes returns where in an unquoted literal that starts a word bash
+// expands ~ to $HOME: at the start (~, ~/x), and in a word that looks like
+// an assignment after its = and each later : (of=~/x, P=a:~/b). ~user and
+// escaped tildes are left alone.
+func tildes(v string) []int {
+	if strings.IndexByte(v, '\\') >= 0 {
+		return nil
+	}
+	var at []int
+	ends := func(i int) bool { return i+1 == len(v) || v[i+1] == '/' || v[i+1] == ':' }
+	if strings.HasPrefix(v, "~") && ends(0) {
+		at = append(at, 0)
+	}
+	name, _, ok := strings.Cut(v, "=")
+	if !ok || name == "" || !isName(name) || isDigit(name[0]) {
+		return at
+	}
+	for i := len(name) + 1; i < len(v); i++ {
+		if v[i] == '~' && (i == len(name)+1 || v[i-1] == ':') && ends(i) {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// expandTildes adds the literal v whose tildes at the offsets at expand to
+// what the line set HOME to (HOME=/; rm -rf ~/etc): its value when known,
+// else a part only known at run time.
+func (a *analyzer) expandTildes(b *fieldBuilder, v string, at []int) {
+	prev := 0
+	for _, i := range at {
+		a.expandLit(b, v[prev:i], false, false)
+		if !a.addVar(b, "HOME", "$HOME", true) {
+			b.addDyn("$HOME")
+		}
+		prev = i + 1
+	}
+	a.expandLit(b, v[prev:], false, false)
+}
