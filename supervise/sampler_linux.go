@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentbox-dev/agentbox/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,11 +32,12 @@ import (
 type treeSampler struct {
 	proc  *os.File // the sandbox's /proc
 	areas int      // O_PATH descriptor of the memory areas' tmpfs; -1 if none
-	// areasDev is the memory areas' device as smaps writes it: mapped
+	// areasDevs are the devices, as smaps writes them, of the memory areas
+	// and of the scratch overlays whose upper layers they hold: mapped
 	// files there count once, in the tmpfs's use, not again as a share.
-	areasDev string
-	pidNS    string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
-	buf      []byte
+	areasDevs map[string]bool
+	pidNS     string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
+	buf       []byte
 }
 
 // openTreeSampler opens the /proc and the memory areas of the sandbox whose
@@ -84,9 +86,55 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 		return nil, fmt.Errorf("the sandbox's memory areas at %s cannot be measured (a writable root over them?): %v", at, err)
 	}
 	s.areas = fd
-	// smaps names a mapping's device as hex "major:minor".
-	s.areasDev = fmt.Sprintf("%02x:%02x", unix.Major(dev), unix.Minor(dev))
+	s.areasDevs = map[string]bool{smapsDev(dev): true}
+	// A file of a scratch directory maps with its overlay's device, though
+	// its pages are the areas' (the upper layer's).
+	for _, d := range scratchOverlays(base + "/mountinfo") {
+		s.areasDevs[smapsDev(d)] = true
+	}
 	return s, nil
+}
+
+// smapsDev writes a device as smaps names a mapping's: hex "major:minor".
+func smapsDev(dev uint64) string { return fmt.Sprintf("%02x:%02x", unix.Major(dev), unix.Minor(dev)) }
+
+// scratchOverlays lists, from the init's mountinfo, the devices of the
+// scratch directories' overlays: those whose upper layer lies in the
+// memory areas. No program in the sandbox can mount one of its own.
+func scratchOverlays(mountinfo string) []uint64 {
+	data, err := os.ReadFile(mountinfo)
+	if err != nil {
+		return nil
+	}
+	var out []uint64
+	for line := range strings.SplitSeq(string(data), "\n") {
+		left, right, ok := strings.Cut(line, " - ")
+		lf, rf := strings.Fields(left), strings.Fields(right)
+		if !ok || len(lf) < 5 || len(rf) < 3 || rf[0] != "overlay" {
+			continue
+		}
+		inAreas := false
+		for opt := range strings.SplitSeq(rf[2], ",") {
+			if upper, ok := strings.CutPrefix(opt, "upperdir="); ok && strings.HasPrefix(upper, linux.MemoryAreas+"/") {
+				inAreas = true
+			}
+		}
+		if dev, ok := parseMountDev(lf[2]); ok && inAreas {
+			out = append(out, dev)
+		}
+	}
+	return out
+}
+
+// parseMountDev parses mountinfo's decimal "major:minor".
+func parseMountDev(s string) (uint64, bool) {
+	maj, min, ok := strings.Cut(s, ":")
+	ma, err1 := strconv.ParseUint(maj, 10, 32)
+	mi, err2 := strconv.ParseUint(min, 10, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return unix.Mkdev(uint32(ma), uint32(mi)), true
 }
 
 // checkProc makes sure s.proc is the procfs of the sandbox's pid
@@ -134,13 +182,11 @@ func memoryAreasMount(mountinfo string, limit int64) (uint64, string, error) {
 		if !ours || found != "" {
 			continue
 		}
-		maj, min, ok := strings.Cut(lf[2], ":")
-		ma, err1 := strconv.ParseUint(maj, 10, 32)
-		mi, err2 := strconv.ParseUint(min, 10, 32)
-		if !ok || err1 != nil || err2 != nil {
+		d, ok := parseMountDev(lf[2])
+		if !ok {
 			continue
 		}
-		dev, found = unix.Mkdev(uint32(ma), uint32(mi)), at
+		dev, found = d, at
 	}
 	if found == "" {
 		return 0, "", fmt.Errorf("the sandbox's memory areas (a tmpfs of %s at /tmp or /dev/shm) are not among its mounts", mib(limit))
@@ -337,7 +383,7 @@ func (s *treeSampler) exactBytes(name string, rollups map[int]rollup, shared *sh
 		// No memory in the first thread's: another thread's.
 		n, _ = s.processBytes(name, "smaps_rollup", proportionalFields)
 	}
-	if s.areasDev != "" {
+	if len(s.areasDevs) > 0 {
 		inAreas, _ := s.processFunc(name, "smaps", s.areasShares)
 		n = max(0, n-inAreas)
 	}
@@ -368,7 +414,7 @@ func (s *treeSampler) areasShares(b []byte) (int64, bool) {
 			// "start-end perms offset dev inode path"
 			fields := bytes.Fields(line)
 			mapped = true
-			inAreas = len(fields) >= 4 && string(fields[3]) == s.areasDev
+			inAreas = len(fields) >= 4 && s.areasDevs[string(fields[3])]
 			continue
 		}
 		if !inAreas {

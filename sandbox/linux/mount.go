@@ -81,7 +81,7 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool) (string, error) {
 	if err := mountMemoryAreas(s.TmpfsSize); err != nil {
 		return "", err
 	}
-	scratch := &overlays{layers: memoryAreas + "/layers"}
+	scratch := &overlays{layers: MemoryAreas + "/layers"}
 	for _, op := range s.Mounts {
 		if op.Kind == opOverlay {
 			if err := scratch.mount(newRoot + op.Dst); err != nil {
@@ -182,14 +182,14 @@ func setAttr(path string, set uint64, recursive bool) error {
 	return unix.MountSetattr(unix.AT_FDCWD, path, uint(flags), &unix.MountAttr{Attr_set: set})
 }
 
-// memoryAreas is the one tmpfs, in the init's scratch root, that holds
+// MemoryAreas is the one tmpfs, in the init's scratch root, that holds
 // what the command may keep in memory-backed files: the private /tmp and
 // /dev/shm (bound from its tmp and shm directories) and the scratch
 // overlays' upper layers (its layers directory). Sized by the memory
 // limit, it bounds them all together, not once each; statfs of the
 // sandbox's /tmp tells how much they hold (supervise's memory monitor
 // counts it).
-const memoryAreas = "/memory-areas"
+const MemoryAreas = "/memory-areas"
 
 // mountMemoryAreas mounts the memory areas, of size bytes (0: no limit).
 // Their inodes are bounded too: each holds about a KiB of kernel memory
@@ -198,14 +198,14 @@ const memoryAreas = "/memory-areas"
 // file or an attribute at a time would hold gigabytes; areasInodes keeps
 // that within a quarter of the limit, and the monitor counts what is used.
 func mountMemoryAreas(size int64) error {
-	if err := os.Mkdir(memoryAreas, 0o700); err != nil {
+	if err := os.Mkdir(MemoryAreas, 0o700); err != nil {
 		return stageErr("mount: memory areas", err)
 	}
 	opts := "mode=0700"
 	if size > 0 {
 		opts += ",nr_inodes=" + strconv.FormatInt(areasInodes(size), 10)
 	}
-	if err := mountTmpfs(memoryAreas, opts, size); err != nil {
+	if err := mountTmpfs(MemoryAreas, opts, size); err != nil {
 		return stageErr("mount: memory areas", err)
 	}
 	for _, a := range []struct {
@@ -216,7 +216,7 @@ func mountMemoryAreas(size int64) error {
 		{"tmp", newRoot + "/tmp", 0o777 | os.ModeSticky},
 		{"layers", "", 0o700},
 	} {
-		dir := memoryAreas + "/" + a.dir
+		dir := MemoryAreas + "/" + a.dir
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return stageErr("mount: memory areas", err)
 		}

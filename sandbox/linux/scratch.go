@@ -18,7 +18,7 @@ import (
 
 // overlays mounts the plan's scratch overlays, one per opOverlay. Their
 // private upper layers live in layers, a directory of the memory areas'
-// tmpfs (see memoryAreas), which the command never sees (each overlay
+// tmpfs (see MemoryAreas), which the command never sees (each overlay
 // keeps its own reference to it once the scratch root is detached).
 type overlays struct {
 	layers string
