@@ -523,16 +523,37 @@ func linkChain(p string) (chain []string, target string) {
 			break
 		}
 		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(cur), dest)
+			// Not joined: Join cleans, and "a/.." is not where the kernel
+			// goes when a is a link.
+			dest = filepath.Dir(cur) + "/" + dest
 		}
-		// The directories on the way may be links themselves.
-		dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(dest)))
+		// The directories on the way may be links themselves; the last
+		// name may be the next link of the chain.
+		dirPart, base := splitLast(dest)
+		if base == "" || base == "." || base == ".." {
+			if t, err := filepath.EvalSymlinks(dest); err == nil {
+				return chain, t
+			}
+			return chain, filepath.Clean(dest)
+		}
+		dir, err := filepath.EvalSymlinks(dirPart)
 		if err != nil {
 			return chain, filepath.Clean(dest)
 		}
-		cur = filepath.Join(dir, filepath.Base(dest))
+		cur = filepath.Join(dir, base)
 	}
 	return chain, cur
+}
+
+// splitLast splits an absolute path before its last name (trailing
+// slashes dropped); the directory part is "/" for a name in the root.
+func splitLast(p string) (dir, base string) {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/", p[i+1:]
+	}
+	return p[:i], p[i+1:]
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing

@@ -571,3 +571,53 @@ func TestBuildPlanHoldsLinks(t *testing.T) {
 		t.Error("the missing target of a link is not held")
 	}
 }
+
+// TestLinkChain follows links as the kernel does: ".." after a link is
+// taken from where the link leads, not from the link's own directory.
+func TestLinkChain(t *testing.T) {
+	d := hostTempDir(t)
+	for _, dir := range []string{"root/sub", "away/deep"} {
+		if err := os.MkdirAll(filepath.Join(d, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"away/conf", "root/conf", "root/file"} {
+		if err := os.WriteFile(filepath.Join(d, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"root/dirlink": filepath.Join(d, "away/deep"),
+		"root/dotdot":  "dirlink/../conf", // the kernel: away/conf
+		"root/plain":   "file",
+		"root/hop":     "plain",
+		"root/abs":     filepath.Join(d, "root/sub/../conf"),
+		"root/nowhere": "sub/missing",
+		"root/loop1":   "loop2",
+		"root/loop2":   "loop1",
+	}
+	for l, dest := range links {
+		if err := os.Symlink(dest, filepath.Join(d, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := func(p string) string { return filepath.Join(d, p) }
+	for _, tt := range []struct {
+		link   string
+		chain  []string
+		target string
+	}{
+		{"root/dotdot", []string{r("root/dotdot")}, r("away/conf")},
+		{"root/hop", []string{r("root/hop"), r("root/plain")}, r("root/file")},
+		{"root/abs", []string{r("root/abs")}, r("root/conf")},
+		{"root/nowhere", []string{r("root/nowhere")}, r("root/sub/missing")},
+	} {
+		chain, target := linkChain(r(tt.link))
+		if !slices.Equal(chain, tt.chain) || target != tt.target {
+			t.Errorf("linkChain(%s) = %v, %s; want %v, %s", tt.link, chain, target, tt.chain, tt.target)
+		}
+	}
+	if chain, _ := linkChain(r("root/loop1")); len(chain) != 40 {
+		t.Errorf("a loop gave a chain of %d links, want the kernel's 40", len(chain))
+	}
+}
