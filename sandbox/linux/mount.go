@@ -399,7 +399,7 @@ func maskFile(p string) error {
 func applyOp(op mountOp, idmapFDs []int) error {
 	dst := newRoot + op.Dst
 	if op.Kind == opHoldLink {
-		return holdLink(dst, op.Src)
+		return holdLink(dst)
 	}
 	if op.Kind == opMaskAuto {
 		fi, err := os.Lstat(dst)
@@ -410,7 +410,7 @@ func applyOp(op mountOp, idmapFDs []int) error {
 		case err == nil && fi.Mode()&os.ModeSymlink != 0:
 			// The caller could not look (opMaskAuto), so it did not deny the
 			// link's target as it does where it can: hide the name itself.
-			return holdLink(dst, "")
+			return maskLink(dst)
 		case err != nil:
 			return err
 		case fi.IsDir():
@@ -500,48 +500,52 @@ func applyOp(op mountOp, idmapFDs []int) error {
 	return fmt.Errorf("unknown mount step %q", op.Kind)
 }
 
-// holdLink mounts what the finished root shows at src (a host path; empty:
-// an empty file) read-only onto the symbolic link at dst itself, so that
-// the command can neither write through the link nor replace it (a
-// mountpoint cannot be removed or renamed). The kernel mounts only a
-// non-directory on a link: a link to a directory keeps just its target's
-// own protection. A link gone or changed since the plan fails the set-up.
-func holdLink(dst, src string) error {
-	linkFD, err := openNoSymlinks(dst)
+// holdLink binds the symbolic link at dst onto itself: it still leads
+// where it did, for the command too, but as a mountpoint it can be neither
+// removed nor renamed, so nothing can take its place. A link gone or
+// changed since the plan fails the set-up.
+func holdLink(dst string) error {
+	fd, err := openLink(dst)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(linkFD)
-	var st unix.Stat_t
-	if err := unix.Fstat(linkFD, &st); err != nil {
-		return fmt.Errorf("stat %s: %w", dst, err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-		return fmt.Errorf("%s is no longer a symbolic link", dst)
-	}
-	if src == "" {
-		return maskFileFD(linkFD)
-	}
-	srcFD, err := openNoSymlinks(newRoot + src)
-	switch {
-	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.EACCES):
-		return maskFileFD(linkFD) // out of the sandbox's sight: so is the link's
-	case err != nil:
-		return err
-	}
-	defer unix.Close(srcFD)
-	if err := unix.Fstat(srcFD, &st); err != nil {
-		return fmt.Errorf("stat %s: %w", src, err)
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return nil
-	}
-	tree, err := unix.OpenTree(srcFD, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	defer unix.Close(fd)
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
 	if err != nil {
-		return fmt.Errorf("open_tree %s: %w", src, err)
+		return fmt.Errorf("open_tree %s: %w", dst, err)
 	}
 	defer unix.Close(tree)
-	return attachTree(tree, linkFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	return attachTree(tree, fd, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+}
+
+// maskLink mounts an empty file on the symbolic link at dst itself: the
+// name leads nowhere.
+func maskLink(dst string) error {
+	fd, err := openLink(dst)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return maskFileFD(fd)
+}
+
+// openLink opens the symbolic link at dst itself (O_PATH), refusing
+// anything else.
+func openLink(dst string) (int, error) {
+	fd, err := openNoSymlinks(dst)
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("stat %s: %w", dst, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%s is no longer a symbolic link", dst)
+	}
+	return fd, nil
 }
 
 // attachTree restricts the detached mount tree and attaches it at dstFD.

@@ -319,8 +319,9 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	}
 	// A protected name that is a symbolic link (a shared configuration in a
 	// monorepo, a dotfile manager's link) is followed by whoever reads it
-	// on the host: what it leads to is held read-only where it lives in a
-	// writable root, and so is each link on the way (see linkHolds).
+	// on the host: what it leads to is held read-only where it lies in a
+	// writable root, and every link on the way there, directories' too, is
+	// pinned (opHoldLink), so that none can be replaced.
 	// So is a deny-write path that is a link (a home's .bashrc a dotfile
 	// manager links): a link cannot be bound over as a file is.
 	denyWrite := make([]string, 0, len(fsSpec.DenyWrite))
@@ -332,20 +333,18 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		denyWrite = append(denyWrite, p)
 	}
 	var holdLinks []mountOp
+	held := make(map[string]bool)
 	slices.Sort(links)
 	for _, p := range slices.Compact(links) {
-		chain, target := linkChain(p)
+		chain, target := followLinks(p)
 		if inWritable(target) && !denied(target) {
 			readOnly = append(readOnly, target)
 		}
-		src := target
-		if _, err := os.Lstat(target); err != nil {
-			src = "" // leads nowhere: masked (and a placeholder holds the target)
-		}
 		for _, l := range chain {
-			if inWritable(l) && !denied(l) && !slices.ContainsFunc(holdLinks, func(op mountOp) bool { return op.Dst == l }) {
+			if inWritable(l) && !denied(l) && !held[l] {
+				held[l] = true
 				pl.hold(l)
-				holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Src: src, Dst: l})
+				holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Dst: l})
 				pinnedLinks = append(pinnedLinks, l)
 			}
 		}
@@ -506,54 +505,46 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	return nil
 }
 
-// linkChain follows the symbolic link at p on the host and returns every
-// link on the way (p first) and where the chain ends: the path of the last
-// one's target, which may be missing. A chain longer than the kernel's 40
-// ends at the last link followed.
-func linkChain(p string) (chain []string, target string) {
-	cur := p
-	for range 40 {
-		fi, err := os.Lstat(cur)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			break
+// followLinks resolves p as the kernel does, a name at a time (".." after
+// a link is taken from where the link leads), and returns every symbolic
+// link it followed on the way, directories' and the last name's alike, and
+// where p leads: a path with no link in it, which may be missing. After
+// the kernel's 40 links it stops at the last one.
+func followLinks(p string) (links []string, target string) {
+	const maxLinks = 40
+	resolved := "/"
+	rest := strings.Split(p, "/")
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
 		}
-		chain = append(chain, cur)
-		dest, err := os.Readlink(cur)
+		next := filepath.Join(resolved, name)
+		fi, err := os.Lstat(next)
 		if err != nil {
-			break
+			// Missing: nothing further can be a link yet.
+			return links, filepath.Join(append([]string{next}, rest...)...)
 		}
-		if !filepath.IsAbs(dest) {
-			// Not joined: Join cleans, and "a/.." is not where the kernel
-			// goes when a is a link.
-			dest = filepath.Dir(cur) + "/" + dest
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
 		}
-		// The directories on the way may be links themselves; the last
-		// name may be the next link of the chain.
-		dirPart, base := splitLast(dest)
-		if base == "" || base == "." || base == ".." {
-			if t, err := filepath.EvalSymlinks(dest); err == nil {
-				return chain, t
-			}
-			return chain, filepath.Clean(dest)
+		dest, err := os.Readlink(next)
+		if err != nil || len(links) == maxLinks {
+			return links, next
 		}
-		dir, err := filepath.EvalSymlinks(dirPart)
-		if err != nil {
-			return chain, filepath.Clean(dest)
+		links = append(links, next)
+		if filepath.IsAbs(dest) {
+			resolved = "/"
 		}
-		cur = filepath.Join(dir, base)
+		rest = append(strings.Split(dest, "/"), rest...)
 	}
-	return chain, cur
-}
-
-// splitLast splits an absolute path before its last name (trailing
-// slashes dropped); the directory part is "/" for a name in the root.
-func splitLast(p string) (dir, base string) {
-	p = strings.TrimRight(p, "/")
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/", p[i+1:]
-	}
-	return p[:i], p[i+1:]
+	return links, resolved
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing

@@ -505,8 +505,8 @@ func TestPlaceholderWithoutLocks(t *testing.T) {
 // TestBuildPlanHoldsLinks: protected names and deny-write paths that are
 // symbolic links (a dotfile manager's .bashrc, a monorepo's shared
 // configuration) are held with opHoldLink, each link of a chain once and
-// last, and their targets inside the writable root bound read-only; a link
-// that leads nowhere is masked (Src empty).
+// last, and their targets inside the writable root bound read-only, a
+// missing one too.
 func TestBuildPlanHoldsLinks(t *testing.T) {
 	w := filepath.Join(hostTempDir(t), "home")
 	if err := os.MkdirAll(filepath.Join(w, "dotfiles"), 0o755); err != nil {
@@ -537,25 +537,25 @@ func TestBuildPlanHoldsLinks(t *testing.T) {
 	}
 	defer pl.removePlaceholders()
 	target := filepath.Join(w, "dotfiles", "bashrc")
-	want := map[string]string{ // link: Src
-		filepath.Join(w, ".bashrc"):      target,
-		filepath.Join(w, ".envrc"):       target,
-		filepath.Join(w, "dotfiles/hop"): target,
-		filepath.Join(w, ".mise.toml"):   "",
+	want := map[string]bool{
+		filepath.Join(w, ".bashrc"):      true,
+		filepath.Join(w, ".envrc"):       true,
+		filepath.Join(w, "dotfiles/hop"): true,
+		filepath.Join(w, ".mise.toml"):   true,
 	}
-	got := map[string]string{}
+	got := map[string]bool{}
 	sawHold := false
 	for _, op := range pl.init.Mounts {
 		switch {
 		case op.Kind == opHoldLink:
-			if _, dup := got[op.Dst]; dup {
+			if got[op.Dst] {
 				t.Errorf("%s held twice", op.Dst)
 			}
-			got[op.Dst] = op.Src
+			got[op.Dst] = true
 			sawHold = true
 		case sawHold:
 			t.Errorf("%s %s after a held link: links are held last", op.Kind, op.Dst)
-		case want[op.Dst] != "" || op.Dst == filepath.Join(w, ".mise.toml"):
+		case want[op.Dst]:
 			t.Errorf("%s bound as %s: a link cannot be a mountpoint that way", op.Dst, op.Kind)
 		}
 	}
@@ -572,9 +572,10 @@ func TestBuildPlanHoldsLinks(t *testing.T) {
 	}
 }
 
-// TestLinkChain follows links as the kernel does: ".." after a link is
-// taken from where the link leads, not from the link's own directory.
-func TestLinkChain(t *testing.T) {
+// TestFollowLinks follows links as the kernel does: ".." after a link is
+// taken from where the link leads, not from the link's own directory, and
+// every link on the way is listed, a directory's too.
+func TestFollowLinks(t *testing.T) {
 	d := hostTempDir(t)
 	for _, dir := range []string{"root/sub", "away/deep"} {
 		if err := os.MkdirAll(filepath.Join(d, dir), 0o755); err != nil {
@@ -607,17 +608,18 @@ func TestLinkChain(t *testing.T) {
 		chain  []string
 		target string
 	}{
-		{"root/dotdot", []string{r("root/dotdot")}, r("away/conf")},
+		{"root/dotdot", []string{r("root/dotdot"), r("root/dirlink")}, r("away/conf")},
+		{"root/dirlink/../conf", []string{r("root/dirlink")}, r("away/conf")},
 		{"root/hop", []string{r("root/hop"), r("root/plain")}, r("root/file")},
 		{"root/abs", []string{r("root/abs")}, r("root/conf")},
 		{"root/nowhere", []string{r("root/nowhere")}, r("root/sub/missing")},
 	} {
-		chain, target := linkChain(r(tt.link))
+		chain, target := followLinks(d + "/" + tt.link) // not Join: it would clean ".."
 		if !slices.Equal(chain, tt.chain) || target != tt.target {
-			t.Errorf("linkChain(%s) = %v, %s; want %v, %s", tt.link, chain, target, tt.chain, tt.target)
+			t.Errorf("followLinks(%s) = %v, %s; want %v, %s", tt.link, chain, target, tt.chain, tt.target)
 		}
 	}
-	if chain, _ := linkChain(r("root/loop1")); len(chain) != 40 {
+	if chain, _ := followLinks(r("root/loop1")); len(chain) != 40 {
 		t.Errorf("a loop gave a chain of %d links, want the kernel's 40", len(chain))
 	}
 }

@@ -37,7 +37,7 @@ const (
 	opIdmapRW  opKind = "idmap-rw"  // attach idmapped mount number FD read-write at Dst
 	opIdmapRO  opKind = "idmap-ro"  // attach idmapped mount number FD read-only at Dst
 	opOverlay  opKind = "overlay"   // Dst over itself, writable, its changes in a private layer
-	opHoldLink opKind = "hold-link" // the new root's Src (empty: an empty file) bound read-only onto the symbolic link Dst itself
+	opHoldLink opKind = "hold-link" // the symbolic link Dst bound onto itself, so that it cannot be removed, renamed or replaced
 )
 
 // mountOp is one mount of the plan, applied in order after the base root

@@ -21,12 +21,12 @@ import (
 // through the protected name itself. The same names as regular files stay
 // read-only (controls that hold), and an ordinary file is writable.
 //
-// Fixed: the plan follows a protected link (linkChain) and holds its
-// target read-only where it lies in a writable root, and mounts that
-// target read-only onto the link itself (opHoldLink), so the command can
-// read the configuration through the link but can neither write it,
-// through either name, nor remove, rename or replace the link; a link
-// that leads nowhere is masked and its target held by a placeholder.
+// Fixed: the plan follows a protected link as the kernel does
+// (followLinks), holds its target read-only where it lies in a writable
+// root (a placeholder holds a missing one), and binds every link on the
+// way, a directory's too, onto itself (opHoldLink): the command reads the
+// configuration through the link as before but can neither write it,
+// through any name, nor remove, rename or replace a link of the chain.
 func TestRedteam12ProtectedNameLinkedToFileInRoot(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
@@ -47,6 +47,18 @@ func TestRedteam12ProtectedNameLinkedToFileInRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("shared/hop", filepath.Join(w, "lefthook.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// A link to a directory, and a file link through a directory link.
+	writeFile(t, filepath.Join(w, "shared", "vscode", "settings.json"), orig, 0o644)
+	if err := os.Symlink("shared/vscode", filepath.Join(w, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w, "real", "lefthook.json"), orig, 0o644)
+	if err := os.Symlink("real", filepath.Join(w, "conf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("conf/lefthook.json", filepath.Join(w, "lefthook.json")); err != nil {
 		t.Fatal(err)
 	}
 	// A second writable root where the same names are regular files.
@@ -75,6 +87,14 @@ func TestRedteam12ProtectedNameLinkedToFileInRoot(t *testing.T) {
 		attack("hop_write_through", "write:"+w+"/lefthook.yaml", "EROFS"),
 		attack("hop_unlink_middle", "unlink:"+w+"/shared/hop", "EBUSY"),
 		control("hop_read", "read:"+w+"/lefthook.yaml", orig),
+		control("dirlink_list", "readdir:"+w+"/.vscode", "settings.json"),
+		attack("dirlink_write_in", "write:"+w+"/.vscode/tasks.json", "EROFS"),
+		attack("dirlink_write_target", "write:"+w+"/shared/vscode/settings.json", "EROFS"),
+		attack("dirlink_unlink", "unlink:"+w+"/.vscode", "EBUSY"),
+		attack("dirlink_rename", "rename:"+w+"/.vscode|"+w+"/moved", "EBUSY"),
+		control("through_dirlink_read", "read:"+w+"/lefthook.json", orig),
+		attack("through_dirlink_unlink_dir", "unlink:"+w+"/conf", "EBUSY"),
+		attack("through_dirlink_write", "write:"+w+"/real/lefthook.json", "EROFS"),
 	)
 	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w, regular))
 	for _, name := range append(linked, "claude.md") {
@@ -89,7 +109,13 @@ func TestRedteam12ProtectedNameLinkedToFileInRoot(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(w, "shared", "missing.toml")); err == nil {
 		t.Error("ESCAPE: the command created the target of a protected link that led nowhere")
 	}
-	for _, l := range []string{".envrc", ".mise.toml", "lefthook.yaml", "shared/hop"} {
+	if b, err := os.ReadFile(filepath.Join(w, "real", "lefthook.json")); err != nil || string(b) != orig {
+		t.Errorf("ESCAPE: lefthook.json (through a directory link) now holds %q on the host (%v)", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(w, "shared", "vscode", "tasks.json")); err == nil {
+		t.Error("ESCAPE: the command wrote into a protected directory through its link")
+	}
+	for _, l := range []string{".envrc", ".mise.toml", "lefthook.yaml", "shared/hop", ".vscode", "conf", "lefthook.json"} {
 		if fi, err := os.Lstat(filepath.Join(w, l)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			t.Errorf("%s is no longer a link on the host after the run (%v)", l, err)
 		}
