@@ -250,9 +250,18 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 		cfg.Filesystem.DenyWrite = appendUnique(cfg.Filesystem.DenyWrite, real)
 	}
 	for _, f := range opts.Secrets {
-		if abs, err := filepath.Abs(f); err == nil {
-			cfg.Filesystem.DenyRead = appendUnique(cfg.Filesystem.DenyRead, abs)
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
 		}
+		if link, root := replaceableLink(abs, resolved.Write, resolvedAll(cfg.Filesystem.DenyWrite)); link != "" {
+			real, err := policy.ResolvePath(abs)
+			if err != nil {
+				real = abs
+			}
+			return nil, cfg, &SecretLinkError{File: abs, Link: link, Root: root, Real: real}
+		}
+		cfg.Filesystem.DenyRead = appendUnique(cfg.Filesystem.DenyRead, abs)
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {

@@ -24,6 +24,20 @@ func (e *ManifestLinkError) Error() string {
 		e.Manifest, e.Link, e.Root, e.Real)
 }
 
+// SecretLinkError refuses a file no agent may read (a vault, its lock, a
+// passphrase file) named through a symbolic link the agent could replace:
+// the run hides the file where the link leads, but the agent could point
+// the link at files of its own, so that the next run used its vault and
+// hid nothing of the operator's.
+type SecretLinkError struct {
+	File, Link, Root, Real string
+}
+
+func (e *SecretLinkError) Error() string {
+	return fmt.Sprintf("%s is named through the symbolic link %s, inside %s, which the agent may write: it could point the link at files of its own for the next run; name it by its real path, %s",
+		e.File, e.Link, e.Root, e.Real)
+}
+
 // replaceableLink returns the first symbolic link on the way to the
 // absolute path p whose directory lies in one of the writable roots and
 // outside every read-only path, with the root; "" if none. roots and
