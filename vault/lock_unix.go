@@ -13,6 +13,9 @@ import (
 // return at once.
 const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
+// openNonBlock makes opening a FIFO return at once.
+const openNonBlock = syscall.O_NONBLOCK
+
 // isSymlinkErr reports whether err is what opening a symbolic link with
 // openNoFollow fails with.
 func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }

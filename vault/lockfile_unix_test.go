@@ -90,3 +90,25 @@ func TestLockNeverFollowed(t *testing.T) {
 		})
 	}
 }
+
+// TestVaultFIFORefused: a FIFO at the vault's path is refused at once, not
+// waited on (an open for reading blocks until a writer comes).
+func TestVaultFIFORefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(path, testPass, testOpts()...)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open of a FIFO: %v; want it refused as not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open hung on a FIFO at the vault's path")
+	}
+}

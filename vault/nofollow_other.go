@@ -8,6 +8,9 @@ import "io/fs"
 // the open.
 const openNoFollow = 0
 
+// openNonBlock: see openNoFollow.
+const openNonBlock = 0
+
 func isSymlinkErr(error) bool { return false }
 
 func linkCount(fs.FileInfo) uint64 { return 1 }

@@ -237,7 +237,9 @@ func unlock(f *file, passphrase []byte) (*keys, error) {
 
 // readFile reads and parses the vault file without the key.
 func readFile(path string) (*file, error) {
-	fh, err := os.Open(path)
+	// Non-blocking: a FIFO planted at the path is refused below, not
+	// waited on.
+	fh, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("vault: %w at %s: %w", ErrNoVault, path, fs.ErrNotExist)
 	}
