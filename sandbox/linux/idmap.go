@@ -42,10 +42,10 @@ type idmapCache struct {
 	fds map[idmapKey]int
 }
 
-// makeIdmaps creates the idmapped trees of a root caller's plan. initPid,
-// when positive, is an init already running: its own user namespace maps
-// root to the sandbox's id, so paths root owns need no helper process.
-func (h *handle) makeIdmaps(c *idmapCache, initPid int) error {
+// makeIdmaps creates the idmapped trees of a root caller's plan. init,
+// when set, is an init already running: its own user namespace maps root
+// to the sandbox's id, so paths root owns need no helper process.
+func (h *handle) makeIdmaps(c *idmapCache, init initProc) error {
 	if len(h.plan.idmapped) == 0 {
 		return nil
 	}
@@ -56,13 +56,13 @@ func (h *handle) makeIdmaps(c *idmapCache, initPid int) error {
 		}
 	}()
 	nsFor := func(k idmapKey) (int, error) {
-		if k != (idmapKey{}) || initPid <= 0 {
+		if k != (idmapKey{}) || init == nil {
 			return c.userns(k)
 		}
 		if initNS < 0 {
-			fd, err := unix.Open("/proc/"+strconv.Itoa(initPid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			fd, err := openUserNS(init)
 			if err != nil {
-				return -1, fmt.Errorf("idmap: open user namespace: %w", err)
+				return -1, err
 			}
 			initNS = fd
 		}
@@ -85,6 +85,21 @@ func (h *handle) makeIdmaps(c *idmapCache, initPid int) error {
 	}
 	h.plan.idmapped = kept
 	return nil
+}
+
+// openUserNS opens the user namespace of a running init. It goes by pid;
+// the init is still alive after the open (asked through its pidfd, or of a
+// child not yet reaped), so the pid was not another process's.
+func openUserNS(init initProc) (int, error) {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(init.pid())+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("idmap: open user namespace: %w", err)
+	}
+	if err := init.signal(0); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("idmap: the sandbox's init exited before its user namespace was opened: %w", err)
+	}
+	return fd, nil
 }
 
 // dropIdmap removes the idmapped mount of path from the plan and renumbers

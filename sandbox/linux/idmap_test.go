@@ -5,7 +5,10 @@ package linux
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestIdmappedTreeRefusesLinks: a root caller's writable root is cloned
@@ -41,5 +44,38 @@ func TestIdmappedTreeRefusesLinks(t *testing.T) {
 			f.Close()
 			t.Errorf("%s: cloned through a symbolic link", p)
 		}
+	}
+}
+
+// fakeInit is an initProc at pid whose signal answers err.
+type fakeInit struct {
+	id  int
+	err error
+}
+
+func (f fakeInit) pid() int                          { return f.id }
+func (f fakeInit) signal(syscall.Signal) error       { return f.err }
+func (f fakeInit) wait() (syscall.WaitStatus, error) { return 0, f.err }
+
+// TestOpenUserNS: a user namespace opened by pid is kept only when its
+// init is still alive after the open, so the pid was not another
+// process's by then.
+func TestOpenUserNS(t *testing.T) {
+	var self unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/user", &self); err != nil {
+		t.Skip(err)
+	}
+	fd, err := openUserNS(fakeInit{id: os.Getpid()})
+	if err != nil {
+		t.Fatalf("a live init: %v", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != self.Ino {
+		t.Errorf("opened namespace %d (%v), want this process's %d", st.Ino, err, self.Ino)
+	}
+	unix.Close(fd)
+	if fd, err := openUserNS(fakeInit{id: os.Getpid(), err: os.ErrProcessDone}); err == nil {
+		unix.Close(fd)
+		t.Error("an init gone (its pid maybe another process's) gave a namespace")
 	}
 }

@@ -228,7 +228,7 @@ func (r *Runtime) Prepare(spec *sandbox.Spec, cmd *exec.Cmd) (sandbox.Handle, er
 	if err != nil {
 		return nil, err
 	}
-	if err := h.makeIdmaps(&r.idmaps, -1); err != nil {
+	if err := h.makeIdmaps(&r.idmaps, nil); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 		h.Close()
 		return nil, err
 	}
-	if err := h.makeIdmaps(&r.idmaps, w.proc.pid()); err != nil {
+	if err := h.makeIdmaps(&r.idmaps, w.proc); err != nil {
 		_ = h.Kill()
 		reap()
 		h.Close()
