@@ -10,6 +10,10 @@ import "testing"
 // layer is missed. The controls: the absolute dd and the relative
 // redirection are forbidden, dd of a relative file in a build directory
 // stays sandboxed.
+//
+// Fixed: the disk-wipe rule resolves dd's of= (and the operands of shred
+// and the like, and cp/tee's destination) against the cd-tracked directory
+// (u.resolve) before asking isBlockDevice, as writeTargets already did.
 func TestRedteam13DdRelativeOfAfterCd(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

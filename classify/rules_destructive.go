@@ -166,7 +166,7 @@ func matchDiskWipe(u *unit, _ *Classifier) bool {
 			if strings.HasPrefix(f.val, "of=") {
 				g := f
 				g.val = f.val[3:]
-				if isBlockDevice(g.val) {
+				if isBlockDevice(u.resolve(g).val) {
 					return true
 				}
 			}
@@ -176,7 +176,7 @@ func matchDiskWipe(u *unit, _ *Classifier) bool {
 			return true
 		}
 		for _, f := range u.operands() {
-			if isBlockDevice(f.val) {
+			if isBlockDevice(u.resolve(f).val) {
 				return true
 			}
 		}
@@ -200,7 +200,7 @@ func matchDiskWipe(u *unit, _ *Classifier) bool {
 		return s == "secureErase" || s == "zeroDisk" || s == "randomDisk"
 	case u.name == "cp" || u.name == "pv" || u.name == "cat" || u.name == "tee":
 		ops := u.operands()
-		if len(ops) > 0 && u.name != "cat" && isBlockDevice(ops[len(ops)-1].val) {
+		if len(ops) > 0 && u.name != "cat" && isBlockDevice(u.resolve(ops[len(ops)-1]).val) {
 			return true
 		}
 	}
