@@ -16,6 +16,12 @@ import "testing"
 // Expected: sandboxed, as before. Held alongside (must stay escalated or
 // worse): "$X/" and unquoted $X roots, where an empty value really is /
 // or the working directory.
+//
+// Fixed: dynamic-delete-target takes find's starting points through
+// findDynRoots, which drops a whole quoted run-time root ("$DIR",
+// "$(cmd)") when every action is restricted by a -name/-path/-regex test
+// whose pattern is not all wildcards (no -o, !, -not); "$X/", unquoted $X
+// and unfiltered finds still count.
 func TestRedteam13FindQuotedVarRootRegression(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -126,7 +126,7 @@ func matchDynamicDelete(u *unit, _ *Classifier) bool {
 	if u.code != nil && u.code.dynDelete {
 		return true
 	}
-	for _, f := range append(deleteTargets(u), findDeleteRoots(u)...) {
+	for _, f := range append(deleteTargets(u), findDynRoots(u)...) {
 		if f.dynPrefix && !strings.HasPrefix(f.val, "~") {
 			if dynBareCritical(f.bare) {
 				return true
@@ -138,6 +138,51 @@ func matchDynamicDelete(u *unit, _ *Classifier) bool {
 		}
 	}
 	return false
+}
+
+// findDynRoots returns the starting points of a deleting find that count
+// as run-time delete targets. A whole quoted run-time value ("$DIR",
+// "$(cmd)") does not when find only deletes files whose name matches a
+// pattern: empty, it makes find fail (no such file or directory: an
+// empty name), and set, only the matching files go; "$DIR/" and unquoted
+// $DIR still count (an empty value is / or the working directory).
+func findDynRoots(u *unit) []field {
+	roots := findDeleteRoots(u)
+	if !findNameFiltered(u.args) {
+		return roots
+	}
+	var out []field
+	for _, f := range roots {
+		if !(f.quoted && f.dynPrefix && f.bare == "") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// findNameTests are find's tests that select files by name or path.
+var findNameTests = newSet("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex")
+
+// findBranching are find's operators after which a name test no longer
+// restricts every action (find D -name x -o -delete, ! -name x).
+var findBranching = newSet("-o", "-or", "!", "-not", ",")
+
+// findNameFiltered reports whether find's expression restricts its actions
+// to files whose name matches a pattern that is not all wildcards.
+func findNameFiltered(args []field) bool {
+	filtered := false
+	for i, f := range args {
+		switch {
+		case findBranching.has(f.val):
+			return false
+		case findNameTests.has(f.val) && i+1 < len(args):
+			p := args[i+1]
+			if !p.dyn && strings.Trim(p.val, "*?.^$/") != "" {
+				filtered = true
+			}
+		}
+	}
+	return filtered
 }
 
 // dynBareCritical reports whether a delete target that starts with a part
