@@ -81,18 +81,10 @@ func cleanTarget(v string) string {
 		}
 		return stripGlobLeaf(v + c)
 	}
-	abs := strings.HasPrefix(v, "/")
-	c := path.Clean(v)
-	if abs {
-		for {
-			s := stripProcRoot(c)
-			if s == c {
-				break
-			}
-			c = s
-		}
+	if strings.HasPrefix(v, "/") {
+		return stripGlobLeaf(walkAbs(v, nil))
 	}
-	return stripGlobLeaf(c)
+	return stripGlobLeaf(path.Clean(v))
 }
 
 // stripProcRoot removes a /proc/<pid>/root prefix, which resolves to /.
@@ -116,72 +108,6 @@ func stripProcRoot(p string) string {
 		return path.Clean(tail[len("/root"):])
 	}
 	return p
-}
-
-// dirAliases are paths the kernel links to a directory that the path does
-// not name: a process's working directory, or a directory an open file
-// descriptor refers to. fdLike ones are only taken as aliases when used as
-// a directory (/dev/fd/3/, /dev/fd/3/x): /dev/fd/3 alone is a file to write.
-var dirAliases = []struct {
-	glob   string
-	cwd    bool // the shell's working directory when the pid is its own
-	fdLike bool
-}{
-	{"/proc/*/cwd", true, false},
-	{"/proc/*/task/*/cwd", false, false},
-	{"/proc/*/fd/*", false, true},
-	{"/dev/fd/*", false, true},
-	{"/dev/stdin", false, true},
-	{"/dev/stdout", false, true},
-	{"/dev/stderr", false, true},
-}
-
-// ownPids are the names /proc gives the shell's own process.
-var ownPids = newSet("self", "thread-self", "$$", "${$}", "$BASHPID", "${BASHPID}")
-
-// resolveAlias resolves a path that starts with a directory alias against
-// dir, the working directory ("" = unknown). A /proc/self/cwd prefix becomes
-// dir; one whose directory is not known (another pid's cwd, an fd, or the
-// cwd with dir unknown) becomes a prefix only known at run time, whose bare
-// value is what the dynamic-target rules judge: "." for the working
-// directory, "" for any other (as "$DIR/x" is /x with DIR empty).
-func resolveAlias(dir string, f field) (field, bool) {
-	v := f.val
-	if f.dynPrefix || !strings.HasPrefix(v, "/") {
-		return f, false
-	}
-	asDir := strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/.")
-	c := path.Clean(v)
-	for s := stripProcRoot(c); s != c; s = stripProcRoot(c) {
-		c = s
-	}
-	comps := strings.Split(c[1:], "/")
-	for _, al := range dirAliases {
-		globs := strings.Split(al.glob[1:], "/")
-		if len(comps) < len(globs) || !matchComps(globs, comps[:len(globs)], false) {
-			continue
-		}
-		rest := ""
-		if len(comps) > len(globs) {
-			rest = "/" + strings.Join(comps[len(globs):], "/")
-		}
-		if al.fdLike && rest == "" && !asDir {
-			continue
-		}
-		own := al.cwd && ownPids.has(comps[1])
-		g := f
-		if own && dir != "" {
-			g.val = path.Join(dir, "."+rest)
-			return g, true
-		}
-		base := ""
-		if own {
-			base = "."
-		}
-		g.dyn, g.dynPrefix, g.bare = true, true, base+rest
-		return g, true
-	}
-	return f, false
 }
 
 func stripGlobLeaf(p string) string {

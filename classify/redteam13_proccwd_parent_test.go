@@ -12,6 +12,12 @@ import "testing"
 // working directory pass as sandboxed. The controls: the same targets
 // through /proc/self/cwd without "..", and `cd build && rm -rf ../dist`,
 // are judged as expected.
+//
+// Fixed: resolveAlias (classify/aliases.go) walks the path as the kernel
+// does (walkAbs): ".." before an alias is lexical, the alias is swapped in
+// where it is met and ".." after it climbs from the tracked directory;
+// cleanTarget walks absolute paths the same way, so /proc/self/root/../etc
+// is /etc too.
 func TestRedteam13ProcCwdParent(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
