@@ -10,16 +10,17 @@ import (
 
 // codeFacts is what a scan of interpreter code found.
 type codeFacts struct {
-	revShell     bool // opens a network connection and hands it a shell
-	forkBomb     bool // forks in a loop
-	decodeExec   bool // decodes data and executes it
-	downloadExec bool // downloads code and executes it
-	deleteRoot   bool // recursively deletes /, a home or a system directory
-	dynamic      bool // the code itself is only known at run time
-	runsInput    bool // runs its input as shell commands (awk '{system($0)}', print | "sh")
-	runsStdin    bool // runs its standard input as code of its language (exec(sys.stdin.read()))
-	dynDelete    bool // recursively deletes a path only known at run time (shutil.rmtree(p))
-	kill         bool // sends a signal to a process (os.kill, process.kill, perl kill)
+	revShell     bool     // opens a network connection and hands it a shell
+	forkBomb     bool     // forks in a loop
+	decodeExec   bool     // decodes data and executes it
+	downloadExec bool     // downloads code and executes it
+	deleteRoot   bool     // recursively deletes /, a home or a system directory
+	dynamic      bool     // the code itself is only known at run time
+	runsInput    bool     // runs its input as shell commands (awk '{system($0)}', print | "sh")
+	runsStdin    bool     // runs its standard input as code of its language (exec(sys.stdin.read()))
+	dynDelete    bool     // recursively deletes a path only known at run time (shutil.rmtree(p))
+	kill         bool     // sends a signal to a process (os.kill, process.kill, perl kill)
+	deletes      []string // the known paths it deletes recursively, as written (relative to the working directory)
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -108,6 +109,12 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 		for _, c := range callArgs(code, name) {
 			p, isJoin := joinedPath(c.arg)
 			switch {
+			case isJoin && !p.dyn:
+				f.deletes = append(f.deletes, p.val)
+			case len(c.lits) > 0 && !c.dyn:
+				f.deletes = append(f.deletes, c.lits[0])
+			}
+			switch {
 			case len(c.lits) > 0 && !c.dyn && criticalTarget(field{val: c.lits[0]}):
 				f.deleteRoot = true
 			case isJoin && !p.dyn:
@@ -188,6 +195,7 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.runsStdin = f.runsStdin || o.runsStdin
 	f.dynDelete = f.dynDelete || o.dynDelete
 	f.kill = f.kill || o.kill
+	f.deletes = append(f.deletes, o.deletes...)
 }
 
 // pathJoins are calls that join path components.

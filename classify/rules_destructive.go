@@ -114,6 +114,14 @@ func matchRecursiveDeleteRoot(u *unit, _ *Classifier) bool {
 	if u.code != nil && u.code.deleteRoot {
 		return true
 	}
+	if u.code != nil {
+		// shutil.rmtree(".") after cd ~: relative to the tracked directory.
+		for _, p := range u.code.deletes {
+			if criticalTarget(u.resolve(field{val: p})) {
+				return true
+			}
+		}
+	}
 	return anyCritical(deleteTargets(u))
 }
 
