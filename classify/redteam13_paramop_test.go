@@ -12,6 +12,11 @@ import "testing"
 // `${HOME:?}etc`, `${HOME-x}etc` were forbidden before it and are sandboxed
 // now (HOME set on the line is now a plain variable, and plain variables
 // already had this gap). The controls: ${X}etc and "$X"etc are forbidden.
+//
+// Fixed: expandParam evaluates the default, error, assign and alternate
+// operators when the line set the variable to a known value
+// (expandKnownOp, classify/paramops.go, where the trim operators moved
+// from words.go too); an unknown value stays a run-time part.
 func TestRedteam13ParamOperatorOnKnownValue(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

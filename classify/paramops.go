@@ -1,0 +1,161 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// expandKnownOp expands ${X:-y}, ${X-y}, ${X:=y}, ${X=y}, ${X:?m}, ${X?m},
+// ${X:+y} and ${X+y} when the line set X to a known value, as bash does:
+// X=/; rm -rf ${X:?}etc is rm -rf /etc. It reports whether it did; an X
+// whose value is not known stays a run-time part that may be empty.
+func (a *analyzer) expandKnownOp(b *fieldBuilder, p *syntax.ParamExp, name string, quoted bool) bool {
+	op := p.Exp.Op
+	v, ok := a.vars[name]
+	if !ok || !v.known || v.arr != nil || !isDefaultOp(op) && !isAlternateOp(op) {
+		return false
+	}
+	colon := op == syntax.DefaultUnsetOrNull || op == syntax.AssignUnsetOrNull ||
+		op == syntax.ErrorUnsetOrNull || op == syntax.AlternateUnsetOrNull
+	useVal := v.val != "" || !colon // set, and not null where null counts as unset
+	switch {
+	case isAlternateOp(op) && !useVal:
+		b.started = true // ${X:+y} with X empty: nothing
+	case isAlternateOp(op), !useVal && op != syntax.ErrorUnset && op != syntax.ErrorUnsetOrNull:
+		b.started = true
+		if p.Exp.Word != nil {
+			for _, part := range p.Exp.Word.Parts {
+				a.expandPart(b, part, quoted, false)
+			}
+		}
+	case useVal:
+		a.addVar(b, name, a.source(p), quoted)
+	default:
+		return false // ${X:?} with X empty: the command does not run
+	}
+	return true
+}
+
+// isAlternateOp reports whether a parameter operator gives its word when
+// the value is set (${X:+y}, ${X+y}).
+func isAlternateOp(op syntax.ParExpOperator) bool {
+	return op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull
+}
+
+// isDefaultOp reports whether a parameter operator leaves a set value as it
+// is (${X:-d}, ${X:?msg}, ${X:=d}).
+func isDefaultOp(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
+		syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// isTrimOp reports whether a parameter operator removes a matching prefix
+// (${X#p}, ${X##p}) or suffix (${X%p}, ${X%%p}).
+func isTrimOp(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		return true
+	}
+	return false
+}
+
+// symbolicSamples lists, for the parameters the analyzer knows only by kind
+// ($PWD is taken as ".", $HOME as "~", $SHELL as /bin/sh), values they may
+// really have. A trim of such a parameter is judged on all of them: the
+// value it stands for is only kept when the trim is sure to leave it as it
+// is, a result that is the same for every sample ("" for ${PWD%%/*}) is
+// taken as known, and anything else is only known at run time.
+var symbolicSamples = map[string][]string{
+	"PWD":   {"/", "/a", "/x/y", "/home/user/project", "/root", "/tmp/Z9._-"},
+	"HOME":  {"/", "/a", "/x/y", "/home/user", "/root", "/Users/Z9._-"},
+	"SHELL": {"/bin/sh", "/bin/bash", "/usr/bin/zsh", "/usr/local/bin/fish"},
+	"BASH":  {"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"},
+}
+
+type trimKind uint8
+
+const (
+	trimKeep  trimKind = iota // the value is left as it is
+	trimConst                 // the result is known
+	trimDyn                   // the result is only known at run time
+)
+
+// trimPattern returns the pattern of a trim operator when it is written
+// literally (quoted parts match themselves).
+func trimPattern(e *syntax.Expansion) (string, bool) {
+	if e.Word == nil {
+		return "", true
+	}
+	var sb strings.Builder
+	for _, p := range e.Word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			sb.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			sb.WriteString(pattern.QuoteMeta(p.Value, 0))
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// trimKeeps reports whether a trim cannot change what a symbolic value
+// stands for: only trailing slashes are removed (${PWD%/}).
+func trimKeeps(e *syntax.Expansion) bool {
+	pat, ok := trimPattern(e)
+	return ok && (e.Op == syntax.RemSmallSuffix || e.Op == syntax.RemLargeSuffix) && strings.Trim(pat, "/") == ""
+}
+
+// trimSymbolic judges a trim of a symbolic parameter (see symbolicSamples).
+func trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
+	if trimKeeps(e) {
+		return "", trimKeep
+	}
+	pat, ok := trimPattern(e)
+	if !ok {
+		return "", trimDyn
+	}
+	suffix := e.Op == syntax.RemSmallSuffix || e.Op == syntax.RemLargeSuffix
+	mode := pattern.Mode(0)
+	if e.Op == syntax.RemSmallPrefix || e.Op == syntax.RemSmallSuffix {
+		mode = pattern.Shortest
+	}
+	expr, err := pattern.Regexp(pat, mode)
+	if err != nil {
+		return "", trimDyn
+	}
+	switch {
+	case suffix && mode == pattern.Shortest:
+		expr = ".*(" + expr + ")$"
+	case suffix:
+		expr = "(" + expr + ")$"
+	default:
+		expr = "^(" + expr + ")"
+	}
+	rx, err := regexp.Compile("(?s)" + expr)
+	if err != nil {
+		return "", trimDyn
+	}
+	result := ""
+	for i, s := range symbolicSamples[name] {
+		if loc := rx.FindStringSubmatchIndex(s); loc != nil {
+			s = s[:loc[2]] + s[loc[3]:]
+		}
+		if i > 0 && s != result {
+			return "", trimDyn
+		}
+		result = s
+	}
+	return result, trimConst
+}
