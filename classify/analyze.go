@@ -44,7 +44,7 @@ type analyzer struct {
 	vars  map[string]varVal
 	funcs map[string]bool   // defined functions: name → spawns copies of itself
 	files map[string]string // files written on this line with known text
-	refs  map[string]bool   // namerefs (declare -n): their value is another variable's
+	refs  map[string]string // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
 	cwd   string            // working directory after the last literal cd ("" = unknown)
 	depth int
 	steps int
@@ -398,7 +398,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		if as.Index != nil {
 			f.dyn = true // x[i]=v: track the array as unknown
 		}
-		env = append(env, envVar{name: as.Name.Value, val: f})
+		env = append(env, envVar{name: a.refName(as.Name.Value), val: f})
 	}
 	var fields []field
 	for _, w := range ce.Args {
@@ -542,39 +542,66 @@ func (a *analyzer) arrayValue(ae *syntax.ArrayExpr) ([]string, bool) {
 	return out, ok
 }
 
+// setVar records a variable's value; an assignment to a nameref sets the
+// variable it names (declare -n r=HOME; r=/ sets HOME).
 func (a *analyzer) setVar(name string, v varVal) {
 	if a.vars == nil {
 		a.vars = map[string]varVal{}
 	}
-	a.vars[name] = v
+	a.vars[a.refName(name)] = v
 }
 
-// assign records a statement-level variable assignment. A nameref's
-// value is another variable's name: what it expands to is not followed.
+// refName follows namerefs from name to the variable an assignment to it
+// sets. A nameref whose target is only known at run time stays itself
+// (its value then is unknown).
+func (a *analyzer) refName(name string) string {
+	for i := 0; i < 8; i++ {
+		t := a.refs[name]
+		if t == "" {
+			break
+		}
+		name = t
+	}
+	return name
+}
+
+// assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
-	if a.refs[e.name] {
-		a.setVar(e.name, varVal{})
+	if t, ok := a.refs[e.name]; ok && t == "" {
+		a.setVar(e.name, varVal{}) // a nameref to a name known at run time
 		return
 	}
 	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
-	if codeVars.has(e.name) && !e.val.dyn {
+	if codeVars.has(a.refName(e.name)) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
 }
 
-// decl walks export/declare/local/readonly/typeset.
+// decl walks export/declare/local/readonly/typeset. A nameref declared
+// with a literal name (declare -n r=HOME) is recorded: later assignments
+// to it set that variable.
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
+	nameref := isNamerefDecl(d)
 	for _, as := range d.Args {
-		if as.Name != nil && isNamerefDecl(d) {
+		if as.Name != nil && nameref {
 			if a.refs == nil {
-				a.refs = map[string]bool{}
+				a.refs = map[string]string{}
 			}
-			a.refs[as.Name.Value] = true
+			t := ""
+			if as.Value != nil {
+				if f := joinField(a.expandWord(as.Value)); !f.dyn && isName(f.val) && f.val != as.Name.Value {
+					t = f.val
+				}
+			}
+			a.refs[as.Name.Value] = t
+			if t != "" {
+				continue
+			}
 		}
 		switch {
 		case as.Name != nil && as.Value != nil:
-			e := envVar{name: as.Name.Value, val: joinField(a.expandWord(as.Value))}
+			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
 			a.assign(e)
 			env = append(env, e)
 		case as.Value != nil:

@@ -10,6 +10,12 @@ import "testing"
 // and `of=~/sda` as a file there, while bash deletes /etc or writes
 // /dev/sda (checked: `declare -n r=HOME; r=/; echo ~/etc` prints /etc).
 // The controls: the direct assignments are forbidden.
+//
+// Fixed: decl records a nameref declared with a literal name (analyzer.refs
+// maps r → HOME), and setVar (so assignments, read, printf -v, getopts,
+// for) and the names of assignment words follow it (refName) to the
+// variable set; a nameref whose target is known only at run time keeps
+// the old handling (its value unknown).
 func TestRedteam13NamerefHome(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
