@@ -45,7 +45,9 @@ type analyzer struct {
 	funcs map[string]bool   // defined functions: name → spawns copies of itself
 	files map[string]string // files written on this line with known text
 	refs  map[string]string // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
-	cwd   string            // working directory after the last literal cd ("" = unknown)
+	cwd   string            // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
+	oldwd string            // the directory before it ($OLDPWD, cd -)
+	dirs  []string          // pushd's directory stack below cwd, top last
 	depth int
 	steps int
 	res   Result
@@ -639,21 +641,4 @@ func isNamerefDecl(d *syntax.DeclClause) bool {
 		}
 	}
 	return false
-}
-
-// chdir follows cd/pushd with a literal directory, so that later relative
-// paths can be judged (cd / && rm -rf *).
-func (a *analyzer) chdir(u *unit) {
-	if u.dynName || (u.name != "cd" && u.name != "pushd" && u.name != "chdir") {
-		return
-	}
-	ops := u.operands()
-	switch {
-	case len(ops) == 0:
-		a.cwd = "~"
-	case ops[0].dyn || ops[0].val == "-":
-		a.cwd = ""
-	default:
-		a.cwd = cleanTarget(u.resolve(ops[0]).val)
-	}
 }

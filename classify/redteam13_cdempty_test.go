@@ -10,6 +10,12 @@ import "testing"
 // sandboxed, while bash empties the home (checked: `unset X; cd $X; pwd`
 // prints $HOME). The controls: bare `cd` is forbidden, a quoted "$X" (bash
 // stays put on cd "") and a literal directory stay sandboxed.
+//
+// Fixed: an unquoted cd operand wholly known at run time sets the
+// directory to cwdMaybeHome; resolveIn makes paths relative to it run-time
+// paths whose bare value is under ~, so deletes of ., ./* (and ~'s
+// critical entries) are dynamic-delete-target (topLevelOnly no longer
+// takes ~/.ssh for a top-level directory).
 func TestRedteam13CdEmptyVarGoesHome(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -9,6 +9,11 @@ import "testing"
 // follows is an ordinary sandboxed `rm -rf ./*`. Checked in a real bash.
 // The controls: the same directories written out are forbidden, and an
 // empty CDPATH (the usual CI guard) stays sandboxed.
+//
+// Fixed: when the line sets CDPATH (on the cd or earlier) and the target
+// is a plain relative name, cdTarget tries each CDPATH entry and the
+// current directory and keeps the most critical (cdSeverity); a CDPATH
+// only known at run time makes the directory unknown.
 func TestRedteam13CdpathTracked(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

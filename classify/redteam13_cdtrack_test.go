@@ -15,6 +15,11 @@ import "testing"
 // Each was checked in a real bash. The controls: the plain cd/pushd forms
 // are forbidden, and the same wrappers around a build directory stay
 // sandboxed.
+//
+// Fixed: chdir (classify/cwd.go) looks through builtin/command (cdWrappers),
+// takes cd - to the tracked previous directory (analyzer.oldwd) and keeps
+// pushd's directory stack (analyzer.dirs) for popd and a bare pushd;
+// stack forms it cannot follow (+N, -n, an empty stack) make it unknown.
 func TestRedteam13CdVariantsTracked(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -204,7 +204,7 @@ func dynBareCritical(bare string) bool {
 // topLevelOnly reports whether p is a directory directly under / that no
 // system list names (/x, /build): what "$DIR/x" is with DIR empty.
 func topLevelOnly(p string) bool {
-	return strings.Count(p, "/") == 1 && len(p) > 1 && !systemTops.has(p[1:])
+	return strings.HasPrefix(p, "/") && strings.Count(p, "/") == 1 && len(p) > 1 && !systemTops.has(p[1:])
 }
 
 var wipers = newSet("shred", "wipe", "scrub", "blkdiscard", "secure-delete", "sg_format", "nwipe", "dban")

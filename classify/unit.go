@@ -474,13 +474,23 @@ func (u *unit) dirAt(i int) string {
 // resolveIn makes a relative path f relative to dir ("" = unknown), and
 // resolves a directory alias (/proc/self/cwd) in it.
 func resolveIn(dir string, f field) field {
-	if g, ok := resolveAlias(dir, f); ok {
+	known := dir
+	if dir == cwdMaybeHome {
+		known = ""
+	}
+	if g, ok := resolveAlias(known, f); ok {
 		return g
 	}
 	if dir == "" || f.dynPrefix || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~") {
 		return f
 	}
 	g := f
+	if dir == cwdMaybeHome {
+		// After cd $X: a run-time directory that is the home when X is empty.
+		g.val, g.bare = "$PWD/"+f.val, "~/"+f.bare
+		g.dyn, g.dynPrefix = true, true
+		return g
+	}
 	g.val = dir + "/" + f.val
 	return g
 }

@@ -1,0 +1,149 @@
+package classify
+
+import "strings"
+
+// cdKind says how a builtin moves the working directory.
+type cdKind uint8
+
+const (
+	cdTo   cdKind = iota // cd DIR, cd - (to $OLDPWD), cd (home)
+	cdPush               // pushd DIR: cd and push the old directory; pushd alone swaps
+	cdPop                // popd: back to the directory on top of the stack
+)
+
+// cdBuiltins are the builtins that change the shell's working directory.
+var cdBuiltins = map[string]cdKind{"cd": cdTo, "chdir": cdTo, "pushd": cdPush, "popd": cdPop}
+
+// cdWrappers run a builtin in the shell itself (builtin cd, command cd):
+// the directory still changes.
+var cdWrappers = newSet("builtin", "command")
+
+// cwdMaybeHome is the working directory after `cd $X` with X wholly known
+// only at run time: unquoted and empty, it is a bare cd, which goes home.
+// Paths relative to it are run-time paths whose bare value is in the home
+// (resolveIn): rm -rf ./* there is a dynamic delete of ~.
+const cwdMaybeHome = "\x00~"
+
+// chdir follows the builtins that change the working directory (cd, pushd,
+// popd, also behind builtin/command), so that later relative paths can be
+// judged (cd / && rm -rf *). A directory only known at run time makes it
+// unknown (""), or possibly the home for an unquoted `cd $X`.
+func (a *analyzer) chdir(u *unit) {
+	if u.dynName {
+		return
+	}
+	name, args := u.name, u.args
+	for cdWrappers.has(name) {
+		cmd, _, noExec, _ := wrappers()[name].unwrap(args)
+		if noExec || len(cmd) == 0 || cmd[0].dyn {
+			return
+		}
+		name, args = normName(cmd[0].val), cmd[1:]
+	}
+	kind, ok := cdBuiltins[name]
+	if !ok {
+		return
+	}
+	c := &unit{kind: kCall, name: name, args: args, env: u.env, cwd: a.cwd}
+	ops := c.operands()
+	prev := a.cwd
+	switch {
+	case kind == cdPop && len(args) == 0 && len(a.dirs) > 0:
+		a.cwd, a.dirs = a.dirs[len(a.dirs)-1], a.dirs[:len(a.dirs)-1]
+	case kind == cdPop || kind == cdPush && len(args) > 0 && len(ops) == 0:
+		// popd +N, popd -n, pushd -n DIR, popd on a stack this line did not fill
+		a.cwd, a.dirs = "", nil
+	case kind == cdPush && len(ops) == 0 && len(a.dirs) > 0:
+		a.cwd, a.dirs[len(a.dirs)-1] = a.dirs[len(a.dirs)-1], a.cwd
+	case kind == cdPush && (len(ops) == 0 || isStackIndex(ops[0].val)):
+		a.cwd, a.dirs = "", nil
+	case kind == cdPush:
+		a.dirs = append(a.dirs, a.cwd)
+		a.cwd = a.cdTarget(c, ops[0])
+	case len(ops) == 0:
+		a.cwd = a.homeDir()
+	case ops[0].val == "-" && !ops[0].dyn:
+		a.cwd = a.oldwd
+	default:
+		a.cwd = a.cdTarget(c, ops[0])
+	}
+	a.oldwd = prev
+}
+
+// isStackIndex reports whether a pushd/popd operand names a stack entry
+// (+N, -N).
+func isStackIndex(v string) bool {
+	return len(v) > 1 && (v[0] == '+' || v[0] == '-') && allDigits(v[1:])
+}
+
+// homeDir is where a bare cd goes: the home, or the value the line gave HOME.
+func (a *analyzer) homeDir() string {
+	if v, ok := a.vars["HOME"]; ok {
+		if !v.known {
+			return ""
+		}
+		return cleanTarget(v.val)
+	}
+	return "~"
+}
+
+// cdTarget returns the directory cd enters for the operand f. A relative
+// name is searched in CDPATH first, when the line sets CDPATH: of the
+// directories it may be, the most critical is taken.
+func (a *analyzer) cdTarget(c *unit, f field) string {
+	switch {
+	case f.dyn && !f.quoted && f.bare == "":
+		return cwdMaybeHome // cd $X: with X empty, cd goes home
+	case f.dyn:
+		return ""
+	}
+	own := cleanTarget(c.resolve(f).val)
+	v := f.val
+	if v == "" || v[0] == '/' || v[0] == '~' || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return own
+	}
+	cdpath, ok := a.cdpath(c)
+	switch {
+	case !ok:
+		return own
+	case cdpath.dyn:
+		return ""
+	}
+	best, worst := own, cdSeverity(own)
+	for _, e := range strings.Split(cdpath.val, ":") {
+		if e == "" {
+			continue // the current directory: own
+		}
+		d := cleanTarget(resolveIn(a.cwd, field{val: e + "/" + v}).val)
+		if s := cdSeverity(d); s > worst {
+			best, worst = d, s
+		}
+	}
+	return best
+}
+
+// cdpath returns the CDPATH cd searches when the line sets it (on the cd
+// itself or earlier).
+func (a *analyzer) cdpath(c *unit) (field, bool) {
+	for _, e := range c.env {
+		if e.name == "CDPATH" {
+			return e.val, true
+		}
+	}
+	if v, ok := a.vars["CDPATH"]; ok {
+		return field{val: v.val, dyn: !v.known}, true
+	}
+	return field{}, false
+}
+
+// cdSeverity ranks a working directory by what deleting inside it would
+// destroy: 2 a critical directory, 1 a system one, 0 any other.
+func cdSeverity(d string) int {
+	switch {
+	case criticalTarget(field{val: d}):
+		return 2
+	case systemWriteTarget(field{val: d + "/x"}):
+		return 1
+	}
+	return 0
+}
