@@ -115,3 +115,58 @@ func swapAlias(dir string, f field, comps, tail []string, asDir bool) (field, bo
 	}
 	return f, false
 }
+
+// symlink records a symbolic link the line makes with a literal name and
+// target (ln -s TARGET NAME, -sf, -sfn), so that later paths through it
+// are judged where they lead: ln -s ~ x && rm -rf x/ empties the home. The
+// name is kept as written; a relative target is taken from the link's
+// directory.
+func (a *analyzer) symlink(u *unit) {
+	if u.dynName || u.name != "ln" || !u.hasFlag("s", "--symbolic") || u.hasFlag("t", "--target-directory") {
+		return
+	}
+	ops := u.operands()
+	if len(ops) != 2 || ops[0].dyn || ops[1].dyn || ops[0].val == "" {
+		return
+	}
+	name, target := cleanTarget(ops[1].val), ops[0].val
+	if !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~") {
+		target = path.Join(path.Dir(name), target)
+	}
+	if name == "" || name == "." || name == "/" {
+		return
+	}
+	links := make(map[string]string, len(a.links)+1)
+	for k, v := range a.links {
+		links[k] = v
+	}
+	links[name] = target
+	a.links = links
+}
+
+// followLinks replaces, in a path that goes through a link made on the
+// line (x/, x/y), the link's name by its target. A path that names the
+// link itself (rm -rf x) is the link, not what it points to.
+func followLinks(links map[string]string, f field) field {
+	if len(links) == 0 || f.dyn || f.val == "" {
+		return f
+	}
+	for n := 0; n < 8; n++ {
+		comps := strings.Split(f.val, "/")
+		found := false
+		for k := len(comps) - 1; k >= 1 && !found; k-- {
+			t, ok := links[path.Clean(strings.Join(comps[:k], "/"))]
+			if !ok {
+				continue
+			}
+			f.val = t + "/" + strings.Join(comps[k:], "/")
+			f.bare = f.val
+			f.home = strings.HasPrefix(t, "~")
+			found = true
+		}
+		if !found {
+			break
+		}
+	}
+	return f
+}

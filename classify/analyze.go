@@ -48,6 +48,7 @@ type analyzer struct {
 	cwd   string            // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
 	oldwd string            // the directory before it ($OLDPWD, cd -)
 	dirs  []string          // pushd's directory stack below cwd, top last
+	links map[string]string // symbolic links made on the line: name → target
 	depth int
 	steps int
 	res   Result
@@ -423,7 +424,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			a.script(e.val.val, nil)
 		}
 	}
-	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd}
+	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd, links: a.links}
 	if in != nil {
 		u.in = *in
 	}
@@ -446,6 +447,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	out := a.run(u)
 	a.remember(u, out)
 	a.chdir(u)
+	a.symlink(u)
 	a.builtinAssigns(u)
 	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" {
 		a.speculate(u, fields)

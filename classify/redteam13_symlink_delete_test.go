@@ -11,6 +11,12 @@ import "testing"
 // written earlier on the line and resolves /proc/self/cwd; a link made on
 // the line is the same kind of alias. The controls: the target written out
 // is forbidden, and a link into the project stays sandboxed.
+//
+// Fixed: the analyzer records ln -s TARGET NAME with literal words
+// (analyzer.links, classify/aliases.go) and units carry the links made
+// before them; u.resolve follows a link met before the last component
+// (x/, x/y) to its target (followLinks) before resolving against the
+// tracked directory. A path naming the link itself (rm -rf x) is the link.
 func TestRedteam13SymlinkMadeOnLineThenDeleted(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -31,12 +31,13 @@ type unit struct {
 	nameSrc  stream  // what substitutions in the program word produce
 	args     []field // the arguments after the program
 	redirs   []redir
-	in       stream   // what arrives on standard input
-	piped    bool     // standard input comes from a pipe or a redirection
-	env      []envVar // NAME=VALUE prefixes (or statement-level assignments for kAssign)
-	wrappers []string // wrappers around this command, outermost first
-	bg       bool     // run in the background (&)
-	cwd      string   // working directory set by an earlier literal cd on the line ("" = unknown)
+	in       stream            // what arrives on standard input
+	piped    bool              // standard input comes from a pipe or a redirection
+	env      []envVar          // NAME=VALUE prefixes (or statement-level assignments for kAssign)
+	wrappers []string          // wrappers around this command, outermost first
+	bg       bool              // run in the background (&)
+	cwd      string            // working directory set by an earlier literal cd on the line ("" = unknown)
+	links    map[string]string // symbolic links made earlier on the line (ln -s): name → target
 
 	// Facts computed by the analyzer for the rules.
 	script     *stream    // the shell code this unit runs (shells, eval, source)
@@ -326,6 +327,7 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		xargsToken: u.xargsToken,
 		findRoots:  u.findRoots,
 		cwd:        u.cwd,
+		links:      u.links,
 		argsIn:     u.argsIn,
 	}
 	if wrapper == "xargs" {
@@ -506,4 +508,4 @@ func (u *unit) chdir(dir field) {
 
 // resolve makes a relative path operand absolute (or home-relative) when an
 // earlier cd on the line says where the command runs: cd / && rm -rf *.
-func (u *unit) resolve(f field) field { return resolveIn(u.cwd, f) }
+func (u *unit) resolve(f field) field { return resolveIn(u.cwd, followLinks(u.links, f)) }
