@@ -162,6 +162,9 @@ func Open(path string, opts Options) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
+	if err := checkLocation(path); err != nil {
+		return nil, err
+	}
 	abs, err := canonicalPath(path)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,13 @@ const WritersLockSuffix = ".lock"
 // has it open.
 var ErrLogInUse = errors.New("audit: log in use")
 
+// ErrUnsafeLocation refuses a log whose file or directories another user
+// could read, replace or remove: one who owns the log's directory (or one
+// of its parents, or shares the right to write it) could read every entry,
+// or delete the log and so stop every later run until an operator rotates
+// it.
+var ErrUnsafeLocation = errors.New("audit: unsafe log location")
+
 // openWritersLock opens (creating it) the writers' lock of the log at path,
 // beside it: path's directory with symlinks resolved, so that every route to
 // one log names the same lock. It refuses a symlink or anything but a

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package audit
+
+// checkLocation: file modes and owners are unix's; elsewhere the log's
+// directory is the operator's to choose.
+func checkLocation(string) error { return nil }
