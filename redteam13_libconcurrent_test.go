@@ -3,9 +3,11 @@
 package agentbox_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,21 +29,15 @@ func TestRedteam13ConcurrentOptionsAndUpdateConfig(t *testing.T) {
 	dirA, dirB := hostDir(t), hostDir(t)
 	ctx := context.Background()
 
-	// A command started under the old Config waits, then tries the root
-	// a later UpdateConfig adds.
-	started := make(chan struct{})
-	type out struct {
-		res *agentbox.ExecResult
-		err error
+	// A command started under the old Config (Start returns once it runs)
+	// waits, then tries the root a later UpdateConfig adds.
+	var longOut bytes.Buffer
+	long := exec.Command("/bin/sh", "-c", "sleep 1; echo late > "+filepath.Join(dirB, "late")+" && echo wrote")
+	long.Stdout = &longOut
+	lp, err := m.Start(ctx, long)
+	if err != nil {
+		t.Fatal(err)
 	}
-	longDone := make(chan out, 1)
-	go func() {
-		close(started)
-		res, err := m.Exec(ctx, "sleep 1; echo late > "+filepath.Join(dirB, "late")+" && echo wrote")
-		longDone <- out{res, err}
-	}()
-	<-started
-	time.Sleep(300 * time.Millisecond)
 	wide := agentbox.CIConfig()
 	wide.Filesystem.WritableRoots = []string{dirB}
 	if err := m.UpdateConfig(wide); err != nil {
@@ -80,11 +76,10 @@ func TestRedteam13ConcurrentOptionsAndUpdateConfig(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	o := <-longDone
-	if o.err != nil {
-		t.Fatal(o.err)
+	if _, err := lp.Wait(); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(o.res.Stdout, "wrote") {
+	if strings.Contains(longOut.String(), "wrote") {
 		t.Errorf("a command started before UpdateConfig wrote to the root it added")
 	}
 	if _, err := os.Stat(filepath.Join(dirB, "late")); err == nil {
