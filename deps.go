@@ -28,7 +28,7 @@ func (m *Manager) CheckDependencies(ctx context.Context) error {
 			continue
 		}
 		if cfg.FallbackPolicy == FallbackWarn {
-			m.log.Warn("sandbox layer unavailable", "layer", c.Name, "reason", c.Detail)
+			m.log().Warn("sandbox layer unavailable", "layer", c.Name, "reason", c.Detail)
 			continue
 		}
 		errs = append(errs, &UnavailableError{Layer: c.Name, Reason: c.Detail})

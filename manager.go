@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/paths"
@@ -25,7 +26,7 @@ type Manager struct {
 	cfg     Config
 	closed  bool
 	rt      sandbox.Runtime
-	log     *slog.Logger
+	logp    atomic.Pointer[slog.Logger] // UpdateConfig swaps it while calls log
 	running map[killer]struct{}
 
 	guardOnce sync.Once
@@ -44,15 +45,19 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, rt: rt, running: make(map[killer]struct{})}
-	m.log = cfg.Logger
-	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
+	lg := cfg.Logger
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
 	}
+	m.logp.Store(lg)
 	if w, ok := rt.(warmer); ok && !cfg.ColdStart {
 		w.Warm(cfg.Network.Mode != NetworkAllowed)
 	}
 	return m, nil
 }
+
+// log is the Manager's logger (Config.Logger, or one that discards).
+func (m *Manager) log() *slog.Logger { return m.logp.Load() }
 
 // UpdateConfig replaces the Config for the calls that start after it.
 func (m *Manager) UpdateConfig(cfg Config) error {
@@ -67,7 +72,7 @@ func (m *Manager) UpdateConfig(cfg Config) error {
 	}
 	m.cfg = cfg
 	if cfg.Logger != nil {
-		m.log = cfg.Logger
+		m.logp.Store(cfg.Logger)
 	}
 	return nil
 }
@@ -144,7 +149,7 @@ func (m *Manager) classify(ctx context.Context, cfg Config, o *callOptions, comm
 	}
 	verdict := judge(c)
 	if err := m.gate(ctx, cfg, o, verdict, command); err != nil {
-		m.log.Info("command refused", "command", command, "decision", verdict.Decision.String(), "rule", verdict.Rule)
+		m.log().Info("command refused", "command", command, "decision", verdict.Decision.String(), "rule", verdict.Rule)
 		return verdict, err
 	}
 	return verdict, nil
@@ -492,7 +497,7 @@ func (m *Manager) checkPlantedLinks(allowRead, writable, resolvedWritable []stri
 		}
 	}
 	if err := recordGranted(resolvedWritable); err != nil {
-		m.log.Warn("links a command plants in its writable roots will be caught in this call only", "error", err)
+		m.log().Warn("links a command plants in its writable roots will be caught in this call only", "error", err)
 	}
 	return nil
 }

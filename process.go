@@ -159,7 +159,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 // its policy needs.
 func (m *Manager) warnDegraded(missing []string) {
 	if len(missing) > 0 {
-		m.log.Warn("the sandbox ran degraded (warn fallback): the policy is not fully enforced", "missing", missing)
+		m.log().Warn("the sandbox ran degraded (warn fallback): the policy is not fully enforced", "missing", missing)
 	}
 }
 
@@ -167,7 +167,7 @@ func (m *Manager) warnDegraded(missing []string) {
 // the program started (see sharedFile) and logs what the program changed.
 func (m *Manager) restoreShared(sf *sharedFiles) {
 	if what := sf.restore(); len(what) > 0 {
-		m.log.Info("restored what the sandboxed program changed on the caller's terminal or files", "restored", what)
+		m.log().Info("restored what the sandboxed program changed on the caller's terminal or files", "restored", what)
 	}
 }
 

@@ -119,7 +119,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		egr.close()
 		m.warnDegraded(h.Degraded())
 		for _, v := range before.sweep() {
-			m.log.Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
+			m.log().Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}), nil
 }
@@ -131,12 +131,25 @@ type exitAwaiter interface{ AwaitExit(time.Duration) }
 // takeCmdDir makes a cmd.Dir the caller named the call's working
 // directory, checked as WithWorkingDir's is (a link a sandbox planted on
 // the way is refused); one that differs from WithWorkingDir's is refused.
+// A relative cmd.Dir is taken from the caller's working directory, as
+// os/exec does, not from the sandbox's root: cmd.Dir becomes that
+// absolute path.
 func (o *callOptions) takeCmdDir(api string, cmd *exec.Cmd) error {
+	if cmd.Dir == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(cmd.Dir)
+	if err != nil {
+		return configErr(api, "cmd.Dir %s: %v", cmd.Dir, err)
+	}
+	cmd.Dir = dir
 	switch {
-	case cmd.Dir == "":
 	case o.dir == "":
-		o.dir = cmd.Dir
-	case filepath.Clean(o.dir) != filepath.Clean(cmd.Dir):
+		if err := checkPaths(api+": cmd.Dir", []string{dir}); err != nil {
+			return err
+		}
+		o.dir = dir
+	case filepath.Clean(o.dir) != dir:
 		return configErr(api, "cmd.Dir (%s) and WithWorkingDir (%s) name different directories; set one of them", cmd.Dir, o.dir)
 	}
 	return nil
