@@ -31,7 +31,21 @@ func TestCheckLocation(t *testing.T) {
 	}{
 		{"own private directory", false, func(t *testing.T) string { return filepath.Join(mk(t, 0o700), "a.log") }, true},
 		{"own directory others may read", false, func(t *testing.T) string { return filepath.Join(mk(t, 0o755), "a.log") }, true},
-		{"group-writable directory", false, func(t *testing.T) string { return filepath.Join(mk(t, 0o775), "a.log") }, false},
+		{"directory writable by another group", true, func(t *testing.T) string {
+			d := mk(t, 0o775)
+			if err := os.Chown(d, -1, 65534); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(d, "a.log")
+		}, false},
+		{"directory writable by others", false, func(t *testing.T) string { return filepath.Join(mk(t, 0o757), "a.log") }, false},
+		{"through a link to a shared directory", false, func(t *testing.T) string {
+			link := filepath.Join(t.TempDir(), "logs")
+			if err := os.Symlink(mk(t, os.ModeSticky|0o777), link); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(link, "a.log")
+		}, false},
 		{"sticky shared directory", false, func(t *testing.T) string { return filepath.Join(mk(t, os.ModeSticky|0o777), "a.log") }, false},
 		{"own directory in a sticky one", false, func(t *testing.T) string {
 			return filepath.Join(mk(t, os.ModeSticky|0o777), "mine", "a.log")
@@ -85,5 +99,33 @@ func TestCheckLocation(t *testing.T) {
 				t.Errorf("accepted (%v); want ErrUnsafeLocation", err)
 			}
 		})
+	}
+}
+
+// TestOnlyMember: a group is the caller's private one only if it lists no
+// other member and is no other user's primary group.
+func TestOnlyMember(t *testing.T) {
+	d := t.TempDir()
+	group, passwd := filepath.Join(d, "group"), filepath.Join(d, "passwd")
+	if err := os.WriteFile(group, []byte("alice:x:1000:\nteam:x:2000:alice,bob\nsolo:x:3000:alice\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(passwd, []byte("alice:x:1000:1000::/home/alice:/bin/sh\ncarol:x:1002:3000::/home/carol:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		gid  string
+		want bool
+	}{
+		{"1000", true},  // alice's own group
+		{"2000", false}, // bob is a member too
+		{"3000", false}, // carol's primary group
+	} {
+		if got := onlyMember(group, passwd, tt.gid, "alice"); got != tt.want {
+			t.Errorf("onlyMember(gid %s) = %v, want %v", tt.gid, got, tt.want)
+		}
+	}
+	if onlyMember(filepath.Join(d, "missing"), passwd, "1000", "alice") {
+		t.Error("a missing group file made a private group")
 	}
 }
