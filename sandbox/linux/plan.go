@@ -454,8 +454,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// Parents before children: a mask inside a writable root must land on
 	// top of the writable root's mount.
 	sort.SliceStable(ops, func(i, j int) bool { return depth(ops[i].Dst) < depth(ops[j].Dst) })
-	// Links are held last, with what the finished root shows at their
-	// targets: a mask there is what the link leads to.
+	// Links are held last, once every mount they lie in is in place.
 	pl.init.Mounts = append(ops, holdLinks...)
 
 	readRoots := []string{"/"}
