@@ -187,6 +187,11 @@ func Open(path string, opts Options) (*Log, error) {
 		}
 	}
 	f, err := openAppend(path)
+	if err == nil {
+		if err = checkOpened(path, f); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		writers.Close()
 		return nil, err

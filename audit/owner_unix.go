@@ -14,68 +14,134 @@ import (
 	"syscall"
 )
 
-// checkLocation judges the log at path before it is opened: its directory
-// must be the caller's (or root's) and writable by no one else, every
-// directory above it too (and above where links on the way lead), except
-// that a sticky one (/tmp) may be writable by others (they cannot rename
-// what is not theirs there) and the caller's private group counts as the
-// caller (privateGroup); an existing log must be the caller's and writable
-// by no one else.
+// checkLocation judges the log at path before it is opened: every
+// directory the kernel passes through to reach it (those that hold a link
+// on the way included) must be the caller's or root's and writable by no
+// one else, except that a sticky one (/tmp) other than the log's own may be
+// writable by others (they cannot rename what is not theirs there), and
+// the caller's private group counts as the caller (privateGroup); an
+// existing log must be the caller's and writable by no one else. Open
+// checks the file it opened again (checkOpened).
 func checkLocation(path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	me := os.Geteuid()
-	fi, err := os.Lstat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		// Made by Open, or a link that openRegular refuses.
-	case err != nil:
+	dirs, leaf, err := traversed(filepath.Dir(abs))
+	if err != nil {
 		return fmt.Errorf("audit: %w", err)
-	default:
-		if uid, ok := fileOwner(fi); ok && uid != me {
-			return fmt.Errorf("%w: %s belongs to uid %d, not to this user (%d): move it away or choose another audit.log_path", ErrUnsafeLocation, abs, uid, me)
-		}
-		if fi.Mode().Perm()&0o022 != 0 {
-			return fmt.Errorf("%w: %s is writable by group or others (mode %v): run chmod go-w %s", ErrUnsafeLocation, abs, fi.Mode().Perm(), abs)
-		}
-	}
-	// Every directory the kernel passes through: the path's own, and
-	// where its links lead.
-	dir := filepath.Dir(abs)
-	dirs, leaf := ancestors(dir), map[string]bool{dir: true}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dirs, leaf[real] = append(dirs, ancestors(real)...), true
 	}
 	for _, dir := range dirs {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("audit: %w", err)
+		if err := judgeDir(dir, dir == leaf); err != nil {
+			return err
 		}
-		uid, ok := fileOwner(fi)
-		perm := fi.Mode().Perm()
-		if perm&0o020 != 0 && privateGroup(fi) {
-			perm &^= 0o020 // the caller's own group, with no one else in it
-		}
-		switch {
-		case ok && uid != me && uid != 0:
-			return fmt.Errorf("%w: the log's directory %s belongs to uid %d: choose an audit.log_path in a directory of this user's", ErrUnsafeLocation, dir, uid)
-		case perm&0o022 != 0 && (leaf[dir] || fi.Mode()&fs.ModeSticky == 0):
-			return fmt.Errorf("%w: the log's directory %s is writable by others (mode %v): choose an audit.log_path in a directory only this user can write", ErrUnsafeLocation, dir, fi.Mode())
-		}
+	}
+	fi, err := os.Lstat(filepath.Join(leaf, filepath.Base(abs)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return nil // made by Open, or a link that openRegular refuses
+	case err != nil:
+		return fmt.Errorf("audit: %w", err)
+	}
+	return judgeFile(abs, fi)
+}
+
+// checkOpened judges the log Open opened, by its descriptor: what the
+// location's check saw may have been replaced since.
+func checkOpened(path string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return judgeFile(path, fi)
+}
+
+// judgeFile refuses a log another user owns or may write.
+func judgeFile(path string, fi fs.FileInfo) error {
+	me := os.Geteuid()
+	if uid, ok := fileOwner(fi); ok && uid != me {
+		return fmt.Errorf("%w: %s belongs to uid %d, not to this user (%d): move it away or choose another audit.log_path", ErrUnsafeLocation, path, uid, me)
+	}
+	if othersMayWrite(path, fi) {
+		return fmt.Errorf("%w: %s is writable by others (mode %v): run chmod go-w %s", ErrUnsafeLocation, path, fi.Mode().Perm(), path)
 	}
 	return nil
 }
 
-// ancestors lists dir and every directory above it, up to /.
-func ancestors(dir string) []string {
-	out := []string{dir}
-	for d := dir; d != filepath.Dir(d); {
-		d = filepath.Dir(d)
-		out = append(out, d)
+// judgeDir refuses a directory on the log's way that another user owns or
+// may write; leaf is the log's own.
+func judgeDir(dir string, leaf bool) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
 	}
-	return out
+	me := os.Geteuid()
+	if uid, ok := fileOwner(fi); ok && uid != me && uid != 0 {
+		return fmt.Errorf("%w: the log's directory %s belongs to uid %d: choose an audit.log_path in a directory of this user's", ErrUnsafeLocation, dir, uid)
+	}
+	if othersMayWrite(dir, fi) && (leaf || fi.Mode()&fs.ModeSticky == 0) {
+		return fmt.Errorf("%w: the log's directory %s may be written by another user (mode %v): choose an audit.log_path in a directory only this user can write", ErrUnsafeLocation, dir, fi.Mode())
+	}
+	return nil
+}
+
+// othersMayWrite reports whether anyone but the owner may write the file at
+// path: others by its mode; its group, unless that is the caller's private
+// group and no access control list widens it (with one, the group bits are
+// the list's mask, the most any named user or group gets).
+func othersMayWrite(path string, fi fs.FileInfo) bool {
+	perm := fi.Mode().Perm()
+	switch {
+	case perm&0o002 != 0:
+		return true
+	case perm&0o020 == 0:
+		return false
+	}
+	return hasACL(path) || !privateGroup(fi)
+}
+
+// traversed lists every directory the kernel passes through to reach dir,
+// following links a name at a time as it does (".." after a link climbs
+// from where the link leads): "/" first, then each one entered, among
+// them those that hold a link on the way. leaf is where dir leads.
+func traversed(dir string) (dirs []string, leaf string, err error) {
+	const maxLinks = 40
+	resolved, links := "/", 0
+	dirs = []string{"/"}
+	rest := strings.Split(dir, "/")
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return nil, "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			dirs = append(dirs, next)
+			continue
+		}
+		if links++; links > maxLinks {
+			return nil, "", fmt.Errorf("%s: too many levels of symbolic links", dir)
+		}
+		dest, err := os.Readlink(next)
+		if err != nil {
+			return nil, "", err
+		}
+		if filepath.IsAbs(dest) {
+			resolved = "/"
+		}
+		rest = append(strings.Split(dest, "/"), rest...)
+	}
+	return dirs, resolved, nil
 }
 
 // privateGroup reports whether the group of the file fi describes is the

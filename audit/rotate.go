@@ -81,6 +81,11 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	if err != nil {
 		return Rotation{}, err
 	}
+	// The rotated log keeps its chain where it goes: somewhere no other
+	// user may read, replace or remove it.
+	if err := checkLocation(to); err != nil {
+		return Rotation{}, err
+	}
 	isLink := fmt.Errorf("audit: %s is a symbolic link; rotate the log it points to", path)
 	if fi, err := os.Lstat(path); err != nil {
 		return Rotation{}, fmt.Errorf("audit: %w", err)

@@ -13,7 +13,8 @@ const maxRequestLine = 8 << 10
 //
 // A line that only a lenient server would read as a request is ambiguous:
 // one after leading whitespace or control bytes, one with other
-// whitespace or control bytes (VT, FF, NUL, …) as separators, and an
+// whitespace or control bytes (VT, FF, NUL, …) as separators, one whose
+// path or URI holds a blank or a control byte, and an
 // HTTP/0.9 request (a method and a path or absolute URI, then the end of
 // the line), which a server may answer and then read the next line as a
 // request. The proxy cannot check the Host such a request names, and no
@@ -26,6 +27,7 @@ type requestLine struct {
 	n         int  // bytes fed
 	lenient   bool // a byte only a lenient server would accept was skipped
 	first     byte // the target's first byte
+	upper     bool // the method is all capitals (A-Z, _ and -), as HTTP's are
 	scheme    int  // bytes of "://" matched in the target
 	decided   bool
 	http      bool // a well-formed request line
@@ -81,7 +83,7 @@ func (l *requestLine) step(c byte) {
 		case space || odd:
 			l.lenient = true
 		case isTokenChar(c):
-			l.state = rlMethod
+			l.state, l.upper = rlMethod, isUpperMethodChar(c)
 		default:
 			l.decide(false)
 		}
@@ -91,6 +93,8 @@ func (l *requestLine) step(c byte) {
 			l.state = rlGap1
 		case !isTokenChar(c):
 			l.decide(false)
+		default:
+			l.upper = l.upper && isUpperMethodChar(c)
 		}
 	case rlGap1:
 		switch {
@@ -127,6 +131,16 @@ func (l *requestLine) step(c byte) {
 			c += 'a' - 'A'
 		}
 		if c != "http/"[l.version] {
+			if l.upper && l.httpTarget() {
+				// A blank inside an HTTP target: a lenient server reads on
+				// to the version (old nginx's space_in_uri), so this is a
+				// request line whose Host the proxy must not let by. Other
+				// protocols' words (git's pkt-line, an SSH banner) do not
+				// start with a capitals method and a path.
+				l.lenient, l.version, l.state = true, 0, rlTarget
+				l.step(c)
+				return
+			}
 			l.decide(false)
 			return
 		}
@@ -136,11 +150,17 @@ func (l *requestLine) step(c byte) {
 	}
 }
 
+// httpTarget reports whether the target read so far is one an HTTP
+// request names: an origin-form path, "*", or an absolute URI.
+func (l *requestLine) httpTarget() bool {
+	return l.first == '/' || l.first == '*' || l.scheme == len("://")
+}
+
 // http09 reports whether the line so far, ended here, is an HTTP/0.9
 // request: a method and an origin-form path, "*" or an absolute URI. It
 // counts as lenient: HTTP/0.9 carries no Host header to check.
 func (l *requestLine) http09() bool {
-	if l.first == '/' || l.first == '*' || l.scheme == len("://") {
+	if l.httpTarget() {
 		l.lenient = true
 		return true
 	}
@@ -166,6 +186,10 @@ func (l *requestLine) matchScheme(c byte) {
 func isLenientSpace(c byte) bool {
 	return c <= ' ' || c == 0x7f || c == 0x85 || c == 0xa0
 }
+
+// isUpperMethodChar reports whether c may appear in a method as servers
+// that take blanks inside the target read one (nginx: A-Z, _ and -).
+func isUpperMethodChar(c byte) bool { return 'A' <= c && c <= 'Z' || c == '_' || c == '-' }
 
 // isTokenChar reports whether c may appear in an HTTP token (a method).
 func isTokenChar(c byte) bool {
