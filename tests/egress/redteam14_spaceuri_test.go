@@ -21,6 +21,10 @@ import (
 // refusing decision and a violation; the control, the same tunnel with
 // an ordinary target and the same Host, is refused (host-mismatch), and
 // one with the allowed Host goes through.
+//
+// Fixed: requestLine reads on past a blank inside an HTTP target (a
+// capitals method and a path, "*" or an absolute URI) and calls the line
+// lenient, so the tunnel is refused as plain-http-tunnel.
 func TestNetRedteam14SpaceInTargetThroughTunnel(t *testing.T) {
 	inNetns(t)
 	t.Parallel()
@@ -53,7 +57,10 @@ func TestNetRedteam14SpaceInTargetThroughTunnel(t *testing.T) {
 				o.wantRefused(t, decisionWant{"http", "allowed.test", 80, "host-mismatch", ""})
 				return
 			}
-			if len(r.denyHeader()) == 0 {
+			// Refused inside a tunnel already open, the request gets no
+			// answer at all (the proxy closes the tunnel): any HTTP status
+			// is the upstream's.
+			if len(r.denyHeader()) == 0 && r.code != "000" {
 				t.Errorf("ESCAPE: a request with Host other.test reached allowed.test's front end unchecked: curl got %s from the upstream, no X-Agentbox-Deny\n%s", r.code, o.dump())
 			}
 			refused := false
