@@ -291,9 +291,33 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// not exist yet but its parent does, a placeholder directory takes its
 	// place for the run, so the command cannot create it either.
 	var readOnly, links, pinnedLinks []string
+	var holdLinks []mountOp
+	held := make(map[string]bool)
+	holdLink := func(l string) {
+		if inWritable(l) && !denied(l) && !held[l] {
+			held[l] = true
+			pl.hold(l)
+			holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Dst: l})
+			pinnedLinks = append(pinnedLinks, l)
+		}
+	}
+	// viaLinks returns p with the links on the way to its last name
+	// resolved (a home whose .config a dotfile manager links), holding
+	// those links: a mount can only be made, and a placeholder only
+	// created, where no link leads.
+	viaLinks := func(p string) string {
+		chain, dir := followLinks(filepath.Dir(p))
+		if len(chain) == 0 {
+			return p
+		}
+		for _, l := range chain {
+			holdLink(l)
+		}
+		return filepath.Join(dir, filepath.Base(p))
+	}
 	for _, w := range writable {
 		for _, rel := range fsSpec.ProtectedIfPresent {
-			p := filepath.Join(w, rel)
+			p := viaLinks(filepath.Join(w, rel))
 			fi, err := os.Lstat(p)
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -303,7 +327,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			}
 		}
 		for _, rel := range fsSpec.Protected {
-			p := filepath.Join(w, rel)
+			p := viaLinks(filepath.Join(w, rel))
 			fi, err := os.Lstat(p)
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -326,14 +350,15 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// manager links): a link cannot be bound over as a file is.
 	denyWrite := make([]string, 0, len(fsSpec.DenyWrite))
 	for _, p := range fsSpec.DenyWrite {
+		if inWritable(p) {
+			p = viaLinks(p)
+		}
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && inWritable(p) {
 			links = append(links, p)
 			continue
 		}
 		denyWrite = append(denyWrite, p)
 	}
-	var holdLinks []mountOp
-	held := make(map[string]bool)
 	slices.Sort(links)
 	for _, p := range slices.Compact(links) {
 		chain, target := followLinks(p)
@@ -341,21 +366,20 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			readOnly = append(readOnly, target)
 		}
 		for _, l := range chain {
-			if inWritable(l) && !denied(l) && !held[l] {
-				held[l] = true
-				pl.hold(l)
-				holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Dst: l})
-				pinnedLinks = append(pinnedLinks, l)
-			}
+			holdLink(l)
 		}
 	}
 	readOnly = append(readOnly, denyWrite...)
 	holds := make([]string, 0, len(fsSpec.Holds))
-	for p := range fsSpec.Holds {
-		holds = append(holds, p)
+	holdData := make(map[string][]byte, len(fsSpec.Holds))
+	for p, data := range fsSpec.Holds {
+		if inWritable(p) {
+			p = viaLinks(p)
+		}
+		holds, holdData[p] = append(holds, p), data
 	}
 	sort.Strings(holds)
-	for _, p := range holds {
+	for _, p := range slices.Compact(holds) {
 		if !inWritable(p) || denied(p) {
 			continue
 		}
@@ -377,7 +401,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 				continue // the caller, and so the command, cannot create it either
 			}
 			if !pl.dry {
-				taken, err := placeholders.createFile(p, fsSpec.Holds[p])
+				taken, err := placeholders.createFile(p, holdData[p])
 				pl.placeholders = append(pl.placeholders, taken...)
 				if err != nil {
 					return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)

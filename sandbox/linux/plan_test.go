@@ -623,3 +623,44 @@ func TestFollowLinks(t *testing.T) {
 		t.Errorf("a loop gave a chain of %d links, want the kernel's 40", len(chain))
 	}
 }
+
+// TestBuildPlanThroughLinkedDir: protected names, held files and deny-write
+// paths reached through a linked directory (a home whose .config a dotfile
+// manager links) are held where the link leads, and the link is pinned.
+func TestBuildPlanThroughLinkedDir(t *testing.T) {
+	w := filepath.Join(hostTempDir(t), "home")
+	conf := filepath.Join(w, "dotfiles", "config")
+	if err := os.MkdirAll(filepath.Join(conf, "fish"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dotfiles/config", filepath.Join(w, ".config")); err != nil {
+		t.Fatal(err)
+	}
+	spec := &sandbox.Spec{Filesystem: sandbox.Filesystem{
+		Writable:  []string{w},
+		Protected: []string{".config/fish", ".config/autostart"},
+		DenyWrite: []string{filepath.Join(w, ".config", "fish")},
+		Holds:     map[string][]byte{filepath.Join(w, ".config", "git", "config"): nil},
+	}}
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	has := func(kind opKind, dst string) bool {
+		return slices.ContainsFunc(pl.init.Mounts, func(op mountOp) bool { return op.Kind == kind && op.Dst == dst })
+	}
+	if !has(opHoldLink, filepath.Join(w, ".config")) {
+		t.Errorf("the linked .config is not pinned: %+v", pl.init.Mounts)
+	}
+	for _, p := range []string{filepath.Join(conf, "fish"), filepath.Join(conf, "autostart")} {
+		if !has(opBindRO, p) {
+			t.Errorf("%s is not held where the link leads: %+v", p, pl.init.Mounts)
+		}
+	}
+	for _, op := range pl.init.Mounts {
+		if op.Kind != opHoldLink && strings.HasPrefix(op.Dst, filepath.Join(w, ".config")+"/") {
+			t.Errorf("%s %s goes through the link", op.Kind, op.Dst)
+		}
+	}
+}
