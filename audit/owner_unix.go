@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // checkLocation judges the log at path before it is opened: every
@@ -27,11 +29,14 @@ func checkLocation(path string) error {
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	dirs, leaf, err := traversed(filepath.Dir(abs))
+	// Every directory the kernel enters on the way, those that hold a
+	// link among them (paths.Resolve); the last is the log's own.
+	r, err := paths.Resolve(filepath.Dir(abs))
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	for _, dir := range dirs {
+	leaf := r.Target
+	for _, dir := range append(r.Dirs, leaf) {
 		if err := judgeDir(dir, dir == leaf); err != nil {
 			return err
 		}
@@ -98,50 +103,6 @@ func othersMayWrite(path string, fi fs.FileInfo) bool {
 		return false
 	}
 	return hasACL(path) || !privateGroup(fi)
-}
-
-// traversed lists every directory the kernel passes through to reach dir,
-// following links a name at a time as it does (".." after a link climbs
-// from where the link leads): "/" first, then each one entered, among
-// them those that hold a link on the way. leaf is where dir leads.
-func traversed(dir string) (dirs []string, leaf string, err error) {
-	const maxLinks = 40
-	resolved, links := "/", 0
-	dirs = []string{"/"}
-	rest := strings.Split(dir, "/")
-	for len(rest) > 0 {
-		name := rest[0]
-		rest = rest[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, name)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return nil, "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			dirs = append(dirs, next)
-			continue
-		}
-		if links++; links > maxLinks {
-			return nil, "", fmt.Errorf("%s: too many levels of symbolic links", dir)
-		}
-		dest, err := os.Readlink(next)
-		if err != nil {
-			return nil, "", err
-		}
-		if filepath.IsAbs(dest) {
-			resolved = "/"
-		}
-		rest = append(strings.Split(dest, "/"), rest...)
-	}
-	return dirs, resolved, nil
 }
 
 // privateGroup reports whether the group of the file fi describes is the

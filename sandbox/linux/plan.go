@@ -528,46 +528,12 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	return nil
 }
 
-// followLinks resolves p as the kernel does, a name at a time (".." after
-// a link is taken from where the link leads), and returns every symbolic
-// link it followed on the way, directories' and the last name's alike, and
-// where p leads: a path with no link in it, which may be missing. After
-// the kernel's 40 links it stops at the last one.
+// followLinks returns every symbolic link the kernel follows to reach p
+// (paths.Resolve), directories' and the last name's alike, and where p
+// leads, which may be missing; past the kernel's 40 links, the last one.
 func followLinks(p string) (links []string, target string) {
-	const maxLinks = 40
-	resolved := "/"
-	rest := strings.Split(p, "/")
-	for len(rest) > 0 {
-		name := rest[0]
-		rest = rest[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, name)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			// Missing: nothing further can be a link yet.
-			return links, filepath.Join(append([]string{next}, rest...)...)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		dest, err := os.Readlink(next)
-		if err != nil || len(links) == maxLinks {
-			return links, next
-		}
-		links = append(links, next)
-		if filepath.IsAbs(dest) {
-			resolved = "/"
-		}
-		rest = append(strings.Split(dest, "/"), rest...)
-	}
-	return links, resolved
+	r, _ := paths.Resolve(p)
+	return r.Links, r.Target
 }
 
 // scratchDirs picks the scratch directories that get an overlay: existing

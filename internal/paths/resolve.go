@@ -1,0 +1,72 @@
+package paths
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxLinks is how many symbolic links the kernel follows in one lookup.
+const maxLinks = 40
+
+// Resolution is where an absolute path leads, found as the kernel finds it.
+type Resolution struct {
+	// Dirs are the directories entered on the way: "/" first, then each one
+	// in turn (those that hold a link on the way among them), without links.
+	Dirs []string
+	// Links are the symbolic links followed, in order, each by a path with
+	// no link in it: a directory's as well as the last name's.
+	Links []string
+	// Target is where the path leads, with no link in it. It may be
+	// missing: past the first missing name the rest is joined as written.
+	Target string
+}
+
+// Resolve follows the absolute path p a name at a time, as the kernel does:
+// ".." after a link climbs from where the link leads, not from the link's
+// own directory (filepath.Clean would take it away first). After the
+// kernel's 40 links it stops with an error, Target the last link.
+func Resolve(p string) (Resolution, error) {
+	r := Resolution{Dirs: []string{"/"}}
+	resolved := "/"
+	rest := strings.Split(p, "/")
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			r.Target = filepath.Join(append([]string{next}, rest...)...)
+			return r, nil
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			r.Dirs = append(r.Dirs, next)
+			continue
+		}
+		dest, err := os.Readlink(next)
+		if err == nil && len(r.Links) == maxLinks {
+			err = fmt.Errorf("%s: too many levels of symbolic links", p)
+		}
+		if err != nil {
+			r.Target = next
+			return r, err
+		}
+		r.Links = append(r.Links, next)
+		if filepath.IsAbs(dest) {
+			resolved = "/"
+		}
+		rest = append(strings.Split(dest, "/"), rest...)
+	}
+	r.Target = resolved
+	return r, nil
+}
