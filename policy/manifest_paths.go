@@ -3,74 +3,29 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
-// maxSymlinks bounds symlink expansions in ResolvePath, like the kernel's
-// ELOOP limit.
-const maxSymlinks = 40
-
 // ErrTooManySymlinks is returned by ResolvePath for a symlink loop.
-var ErrTooManySymlinks = errors.New("too many levels of symbolic links")
+var ErrTooManySymlinks = paths.ErrTooManyLinks
 
 // ResolvePath resolves the symlinks of an absolute path as the filesystem is
 // now. Unlike filepath.EvalSymlinks it accepts a path that does not exist
 // (yet): it resolves the longest existing prefix, following a dangling
 // symlink to where its target would be, and appends the rest, so that a rule
 // for a missing path still lands on the location the kernel would use once
-// the path is created.
+// the path is created (paths.Resolve).
 func ResolvePath(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("resolve %q: not an absolute path", p)
 	}
-	resolved := "/"
-	rest := splitPath(p)
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, c)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			// Nothing exists from here on, so nothing more can be a link.
-			return filepath.Join(append([]string{next}, rest...)...), nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("resolve %s: %w", p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		if links > maxSymlinks {
-			return "", fmt.Errorf("resolve %s: %w", p, ErrTooManySymlinks)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", fmt.Errorf("resolve %s: %w", p, err)
-		}
-		if filepath.IsAbs(target) {
-			resolved = "/"
-		}
-		rest = append(splitPath(target), rest...)
+	r, err := paths.Resolve(p)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
 	}
-	return resolved, nil
-}
-
-func splitPath(p string) []string {
-	return strings.Split(strings.Trim(p, "/"), "/")
+	return r.Target, nil
 }
 
 // ResolvedPaths are a manifest's filesystem rules with symlinks resolved, as

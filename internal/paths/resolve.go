@@ -1,15 +1,20 @@
 package paths
 
 import (
-	"fmt"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxLinks is how many symbolic links the kernel follows in one lookup.
 const maxLinks = 40
+
+// ErrTooManyLinks is Resolve's error for a chain longer than the kernel
+// follows (a loop).
+var ErrTooManyLinks = errors.New("too many levels of symbolic links")
 
 // Resolution is where an absolute path leads, found as the kernel finds it.
 type Resolution struct {
@@ -26,8 +31,11 @@ type Resolution struct {
 
 // Resolve follows the absolute path p a name at a time, as the kernel does:
 // ".." after a link climbs from where the link leads, not from the link's
-// own directory (filepath.Clean would take it away first). After the
-// kernel's 40 links it stops with an error, Target the last link.
+// own directory (filepath.Clean would take it away first). A path that
+// does not exist (yet) resolves as far as it exists, a dangling link to
+// where its target would be. After the kernel's 40 links it stops with
+// ErrTooManyLinks, Target the last link; another error reading the way
+// (a directory it may not search) ends it with that error.
 func Resolve(p string) (Resolution, error) {
 	r := Resolution{Dirs: []string{"/"}}
 	resolved := "/"
@@ -44,9 +52,14 @@ func Resolve(p string) (Resolution, error) {
 		}
 		next := filepath.Join(resolved, name)
 		fi, err := os.Lstat(next)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			// Nothing exists from here on, so nothing more can be a link.
 			r.Target = filepath.Join(append([]string{next}, rest...)...)
 			return r, nil
+		}
+		if err != nil {
+			r.Target = next
+			return r, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			resolved = next
@@ -55,7 +68,7 @@ func Resolve(p string) (Resolution, error) {
 		}
 		dest, err := os.Readlink(next)
 		if err == nil && len(r.Links) == maxLinks {
-			err = fmt.Errorf("%s: too many levels of symbolic links", p)
+			err = ErrTooManyLinks
 		}
 		if err != nil {
 			r.Target = next

@@ -307,11 +307,11 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// created, where no link leads.
 	viaLinks := func(p string) string {
 		chain, dir := followLinks(filepath.Dir(p))
-		if len(chain) == 0 {
-			return p
-		}
 		for _, l := range chain {
 			holdLink(l)
+		}
+		if len(chain) == 0 || dir == "" {
+			return p
 		}
 		return filepath.Join(dir, filepath.Base(p))
 	}
@@ -531,8 +531,13 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 // followLinks returns every symbolic link the kernel follows to reach p
 // (paths.Resolve), directories' and the last name's alike, and where p
 // leads, which may be missing; past the kernel's 40 links, the last one.
+// target is "" where the way cannot be read (a directory the caller may
+// not search): the links found until then are still returned.
 func followLinks(p string) (links []string, target string) {
-	r, _ := paths.Resolve(p)
+	r, err := paths.Resolve(p)
+	if err != nil && !errors.Is(err, paths.ErrTooManyLinks) {
+		return r.Links, ""
+	}
 	return r.Links, r.Target
 }
 
