@@ -2,10 +2,7 @@ package supervise
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
@@ -41,27 +38,15 @@ func (e *SecretLinkError) Error() string {
 // replaceableLink returns the first symbolic link on the way to the
 // absolute path p whose directory lies in one of the writable roots and
 // outside every read-only path, with the root; "" if none. roots and
-// readOnly hold resolved paths.
+// readOnly hold resolved paths; the links are those the kernel follows
+// (paths.Resolve), each named by a path with no link in it.
 func replaceableLink(p string, roots, readOnly []string) (link, root string) {
-	dir := "/" // resolved so far
-	parts := strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
-	for i, part := range parts {
-		next := filepath.Join(dir, part)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return "", "" // the load will say what is missing
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			dir = next
-			continue
-		}
-		for _, r := range roots {
-			if paths.Within(dir, r) && !paths.WithinAny(next, readOnly) {
-				return filepath.Join(append([]string{"/"}, parts[:i+1]...)...), r
+	r, _ := paths.Resolve(filepath.Clean(p))
+	for _, l := range r.Links {
+		for _, w := range roots {
+			if paths.Within(filepath.Dir(l), w) && !paths.WithinAny(l, readOnly) {
+				return l, w
 			}
-		}
-		if dir, err = filepath.EvalSymlinks(next); err != nil {
-			return "", ""
 		}
 	}
 	return "", ""
