@@ -68,7 +68,12 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 	if limit <= 0 {
 		return s, nil // no limit, no areas sized by one
 	}
-	dev, at, err := memoryAreasMount(base+"/mountinfo", limit)
+	mounts, err := os.ReadFile(base + "/mountinfo")
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("read the sandbox's mounts: %w", err)
+	}
+	dev, at, err := memoryAreasMount(string(mounts), limit)
 	if err != nil {
 		s.close()
 		return nil, err
@@ -89,7 +94,7 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 	s.areasDevs = map[string]bool{smapsDev(dev): true}
 	// A file of a scratch directory maps with its overlay's device, though
 	// its pages are the areas' (the upper layer's).
-	for _, d := range scratchOverlays(base + "/mountinfo") {
+	for _, d := range scratchOverlays(string(mounts)) {
 		s.areasDevs[smapsDev(d)] = true
 	}
 	return s, nil
@@ -98,16 +103,12 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 // smapsDev writes a device as smaps names a mapping's: hex "major:minor".
 func smapsDev(dev uint64) string { return fmt.Sprintf("%02x:%02x", unix.Major(dev), unix.Minor(dev)) }
 
-// scratchOverlays lists, from the init's mountinfo, the devices of the
-// scratch directories' overlays: those whose upper layer lies in the
+// scratchOverlays lists, from the init's mountinfo (its text), the devices
+// of the scratch directories' overlays: those whose upper layer lies in the
 // memory areas. No program in the sandbox can mount one of its own.
 func scratchOverlays(mountinfo string) []uint64 {
-	data, err := os.ReadFile(mountinfo)
-	if err != nil {
-		return nil
-	}
 	var out []uint64
-	for line := range strings.SplitSeq(string(data), "\n") {
+	for line := range strings.SplitSeq(mountinfo, "\n") {
 		left, right, ok := strings.Cut(line, " - ")
 		lf, rf := strings.Fields(left), strings.Fields(right)
 		if !ok || len(lf) < 5 || len(rf) < 3 || rf[0] != "overlay" {
@@ -154,22 +155,18 @@ func (s *treeSampler) checkProc(initPid int, start uint64) error {
 	return nil
 }
 
-// memoryAreasMount finds, in the init's mountinfo, the tmpfs of the memory
+// memoryAreasMount finds, in the init's mountinfo (its text), the tmpfs of the memory
 // areas (sized by limit, bound at /tmp from its tmp directory or at
 // /dev/shm from its shm one) and returns its device and a mount point the
 // sandbox's root still shows it at.
 func memoryAreasMount(mountinfo string, limit int64) (uint64, string, error) {
-	data, err := os.ReadFile(mountinfo)
-	if err != nil {
-		return 0, "", fmt.Errorf("read the sandbox's mounts: %w", err)
-	}
 	page := int64(os.Getpagesize())
 	// tmpfs rounds its size up to pages.
 	size := "size=" + strconv.FormatInt((limit+page-1)/page*page>>10, 10) + "k"
 	top := map[string]string{} // mount point → root of its last (top) mount
 	var dev uint64
 	var found string
-	for line := range strings.SplitSeq(string(data), "\n") {
+	for line := range strings.SplitSeq(mountinfo, "\n") {
 		left, right, ok := strings.Cut(line, " - ")
 		lf, rf := strings.Fields(left), strings.Fields(right)
 		if !ok || len(lf) < 5 || len(rf) < 3 {

@@ -3,8 +3,6 @@
 package supervise
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -22,11 +20,7 @@ func TestScratchOverlays(t *testing.T) {
 132 86 0:62 / /fake rw,relatime - tmpfs upperdir=/memory-areas/x rw
 bad line
 `
-	path := filepath.Join(t.TempDir(), "mountinfo")
-	if err := os.WriteFile(path, []byte(mountinfo), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := scratchOverlays(path)
+	got := scratchOverlays(mountinfo)
 	want := []uint64{unix.Mkdev(0, 48), unix.Mkdev(0, 55)}
 	if !slices.Equal(got, want) {
 		t.Errorf("scratchOverlays = %v, want %v", got, want)
@@ -34,7 +28,7 @@ bad line
 	if d := smapsDev(unix.Mkdev(0, 55)); d != "00:37" {
 		t.Errorf("smapsDev(0:55) = %q, want 00:37 as smaps writes it", d)
 	}
-	if scratchOverlays(filepath.Join(t.TempDir(), "missing")) != nil {
-		t.Error("a missing mountinfo gave devices")
+	if scratchOverlays("") != nil {
+		t.Error("no mounts gave devices")
 	}
 }
