@@ -305,12 +305,27 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// resolved (a home whose .config a dotfile manager links), holding
 	// those links: a mount can only be made, and a placeholder only
 	// created, where no link leads.
+	// Most names lie right in a writable root, which the caller resolved:
+	// each directory is walked once (every command pays this).
+	resolvedDirs := make(map[string]string, len(writable))
+	for _, w := range writable {
+		resolvedDirs[w] = w
+	}
 	viaLinks := func(p string) string {
-		chain, dir := followLinks(filepath.Dir(p))
-		for _, l := range chain {
-			holdLink(l)
+		parent := filepath.Dir(p)
+		dir, ok := resolvedDirs[parent]
+		if !ok {
+			var chain []string
+			chain, dir = followLinks(parent)
+			for _, l := range chain {
+				holdLink(l)
+			}
+			if len(chain) == 0 || dir == "" {
+				dir = parent
+			}
+			resolvedDirs[parent] = dir
 		}
-		if len(chain) == 0 || dir == "" {
+		if dir == parent {
 			return p
 		}
 		return filepath.Join(dir, filepath.Base(p))
