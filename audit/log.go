@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // SyncMode says when appended events reach the disk.
@@ -141,14 +143,14 @@ type result struct {
 // file beside the log named by WritersLockSuffix, so that Rotate refuses to
 // move the log; Open waits while a Rotate holds it, and fails when the lock
 // stays held exclusively for more than 30 seconds.
-func Open(path string, opts Options) (*Log, error) {
+func Open(path string, opts Options) (l *Log, err error) {
 	if opts.CheckpointEvery == 0 {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = DefaultQueueSize
 	}
-	l := &Log{path: path, opts: opts, log: opts.Logger, known: -1, done: make(chan struct{}), closed: make(chan struct{})}
+	l = &Log{path: path, opts: opts, log: opts.Logger, known: -1, done: make(chan struct{}), closed: make(chan struct{})}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -159,9 +161,17 @@ func Open(path string, opts Options) (*Log, error) {
 	if l.signer, err = loadOrCreateSigner(dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	made, err := paths.MkdirAll(filepath.Dir(path), 0o700)
+	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
+	// Nothing is left behind in a place refused: the directories made
+	// are removed again if Open fails (those still empty).
+	defer func() {
+		if err != nil {
+			made.Remove()
+		}
+	}()
 	if err := checkLocation(path); err != nil {
 		return nil, err
 	}

@@ -129,3 +129,33 @@ func TestOnlyMember(t *testing.T) {
 		t.Error("a missing group file made a private group")
 	}
 }
+
+// TestOpenRefusedLeavesNoDirectories: Open makes the log's missing
+// directories, and takes them away again when it then refuses the place;
+// a log opened in an accepted place keeps them (the control).
+func TestOpenRefusedLeavesNoDirectories(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(filepath.Join(shared, "a", "b", "x.log"), Options{StateDir: t.TempDir()})
+	if !errors.Is(err, ErrUnsafeLocation) {
+		t.Fatalf("Open in a directory others may write: %v; want ErrUnsafeLocation", err)
+	}
+	if _, err := os.Lstat(filepath.Join(shared, "a")); !os.IsNotExist(err) {
+		t.Errorf("the refused Open left %s behind (%v)", filepath.Join(shared, "a"), err)
+	}
+
+	mine := filepath.Join(t.TempDir(), "a", "b", "x.log")
+	l, err := Open(mine, Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	defer l.Close()
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("control: %v", err)
+	}
+}

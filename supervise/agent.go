@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
 )
 
@@ -159,10 +160,13 @@ type Agent struct {
 	rec     *recorder
 	record  Record
 	logPath string
-	started time.Time
-	mem     *memoryWatch
-	timers  []*time.Timer
-	notify  func(Notice)
+	// madeDirs are the directories made for the audit log, removed
+	// again if the run is refused before it starts.
+	madeDirs paths.Made
+	started  time.Time
+	mem      *memoryWatch
+	timers   []*time.Timer
+	notify   func(Notice)
 
 	mu         sync.Mutex
 	kill       *KillInfo
@@ -207,7 +211,7 @@ func Start(ctx context.Context, m *policy.Manifest, opts Options) (*Agent, error
 
 // prepare compiles the manifest, picks the agent's ID and opens its audit
 // log.
-func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) {
+func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err error) {
 	resolved, err := m.Resolve()
 	if err != nil {
 		return nil, agentbox.Config{}, err
@@ -227,6 +231,13 @@ func prepare(m *policy.Manifest, opts Options) (*Agent, agentbox.Config, error) 
 		return nil, cfg, err
 	}
 	a := &Agent{m: m, opts: opts, reg: reg, notify: opts.Notify}
+	// The audit log's directories made for a run that is then refused
+	// are taken away again (those still empty).
+	defer func() {
+		if err != nil {
+			a.madeDirs.Remove()
+		}
+	}()
 	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
 		Runtime: string(policy.RuntimeNative), Limits: limitsOf(m)}
 	if a.logPath, err = auditLogPath(m, reg); err != nil {

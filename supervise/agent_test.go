@@ -345,6 +345,39 @@ func TestAuditLogPlacement(t *testing.T) {
 	}
 }
 
+// TestRefusedRunLeavesNoLogDirectories: a run refused after the audit
+// log's directories were made (here: they would lie in a directory others
+// may write) takes them away again; an accepted one keeps them.
+func TestRefusedRunLeavesNoLogDirectories(t *testing.T) {
+	f := newFixture(t)
+	shared := filepath.Join(f.dir, "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf("name: x\naudit: {log_path: %s/a/b/x.log}\n", shared)
+	_, err := Start(context.Background(), f.manifest(src), Options{Program: "/bin/true", Registry: f.reg})
+	if !errors.Is(err, audit.ErrUnsafeLocation) {
+		t.Fatalf("log under a directory others may write: %v, want audit.ErrUnsafeLocation", err)
+	}
+	if _, err := os.Lstat(filepath.Join(shared, "a")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused run left %s behind (%v)", filepath.Join(shared, "a"), err)
+	}
+	mine := filepath.Join(f.dir, "mine", "a", "x.log")
+	ag, err := Start(context.Background(), f.manifest(fmt.Sprintf("name: x\naudit: {log_path: %s}\n", mine)), Options{Program: "/bin/true", Registry: f.reg})
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	if res, err := ag.Wait(); err != nil || res.ExitCode != 0 {
+		t.Fatalf("control: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("control: %v", err)
+	}
+}
+
 func TestAgentCannotReadItsAuditLog(t *testing.T) {
 	f := newFixture(t)
 	// A log in a directory of its own, under /var/tmp so the agent would

@@ -84,9 +84,11 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 	// The directory exists before the deny list is made, so that the list
 	// can name it rather than the files in it.
 	if a.m.Audit.LogLevel != policy.LogOff {
-		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		made, err := paths.MkdirAll(filepath.Dir(logPath), 0o700)
+		if err != nil {
 			return fmt.Errorf("audit log: %w", err)
 		}
+		a.madeDirs = made
 	}
 	// The writers' lock too: an agent holding it would keep every later
 	// writer from opening the log.
