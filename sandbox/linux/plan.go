@@ -64,82 +64,6 @@ func inPrivateArea(p string) bool {
 // devicePaths get read, write and ioctl rights in Landlock.
 var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts"}
 
-// buildReducedPlan lays out the reduced tier: no namespaces, so no mounts;
-// Landlock alone confines the filesystem (deny paths everywhere outside the
-// writable roots, and the writes to those roots and a private temporary
-// directory) and TCP, seccomp the other socket kinds.
-func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
-	// Planned as if mounts were possible, to say what they would have
-	// protected, but without placeholders: nothing would mount on them.
-	pl := &plan{dry: true}
-	if err := pl.build(spec, false); err != nil {
-		return nil, err
-	}
-	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
-	pl.init.Mounts = nil
-	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
-	if err != nil {
-		return nil, fmt.Errorf("%w: private temporary directory: %w", sandbox.ErrSetup, err)
-	}
-	pl.tmpDir = tmp
-	ll := &pl.init.Landlock
-	// The writable roots the plan kept (deny wins), and the private
-	// temporary directory in place of /tmp and /dev/shm.
-	var write []string
-	for _, w := range ll.WriteRoots {
-		if w != "/tmp" && w != "/dev/shm" {
-			write = append(write, w)
-		}
-	}
-	ll.WriteRoots = append(write, tmp)
-	// No mount masks: Landlock carves out every deny path it can (not those
-	// inside writable roots, which it grants whole).
-	ll.DenyRead = nil
-	for _, d := range spec.Filesystem.DenyRead {
-		inWrite := false
-		for _, w := range write {
-			inWrite = inWrite || paths.Within(d, w)
-		}
-		if !inWrite {
-			ll.DenyRead = append(ll.DenyRead, d)
-		}
-	}
-	ll.TCP = spec.Network != sandbox.NetworkAllowed
-	pl.init.Reduced = reason
-	if len(unenforced) > 0 {
-		pl.init.Reduced += fmt.Sprintf("; Landlock grants writable roots whole, so %d protected or denied paths in them are writable and readable (%s)",
-			len(unenforced), strings.Join(unenforced[:min(3, len(unenforced))], ", "))
-		if len(unenforced) > 3 {
-			pl.init.Reduced += ", …"
-		}
-	}
-	if spec.Network == sandbox.NetworkFiltered {
-		pl.init.Reduced += "; the filtered network needs a network namespace, so no network at all"
-	}
-	return pl, nil
-}
-
-// unenforcedInWritable lists the read-only and masked paths of the full
-// tier's mounts that lie inside a writable root: the reduced tier cannot
-// keep them, because Landlock only adds rights.
-func unenforcedInWritable(ops []mountOp, writable []string) []string {
-	var out []string
-	for _, op := range ops {
-		switch op.Kind {
-		case opBindRO, opMaskDir, opMaskFile, opMaskAuto, opHoldLink:
-		default:
-			continue
-		}
-		for _, w := range writable {
-			if w != "/tmp" && w != "/dev/shm" && paths.Within(op.Dst, w) && op.Dst != w {
-				out = append(out, op.Dst)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // buildPlan checks spec and lays out the mounts. Paths must be absolute and
 // clean; the caller has resolved symlinks.
 func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
@@ -151,7 +75,9 @@ func buildPlan(spec *sandbox.Spec, asRoot bool) (*plan, error) {
 	return pl, nil
 }
 
-// build fills in the plan; see buildPlan.
+// build fills in the plan; see buildPlan. Each step adds to the mounts
+// what one part of the policy needs, in this order: the order of mounts at
+// the same depth is kept.
 func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	fsSpec := spec.Filesystem
 	for _, group := range [][]string{fsSpec.Read, fsSpec.Writable, fsSpec.DenyRead, fsSpec.DenyWrite, fsSpec.Visible, fsSpec.Scratch} {
@@ -161,363 +87,225 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 			}
 		}
 	}
-	denied := func(p string) bool {
-		for _, d := range fsSpec.DenyRead {
-			if paths.Within(p, d) {
-				return true
-			}
-		}
-		return false
-	}
-
-	var ops []mountOp
+	b := &planner{pl: pl, fs: fsSpec, asRoot: asRoot,
+		shown: make(map[string]bool), held: make(map[string]bool)}
 	// The private /run hides the host's service sockets (docker, dbus, ...).
-	ops = append(ops, mountOp{Kind: opTmpfs, Dst: "/run", Dir: true})
+	b.ops = append(b.ops, mountOp{Kind: opTmpfs, Dst: "/run", Dir: true})
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && paths.Within(target, "/run") {
-		ops = append(ops, mountOp{Kind: opBindRO, Src: target, Dst: target})
+		b.ops = append(b.ops, mountOp{Kind: opBindRO, Src: target, Dst: target})
 	}
+	for _, step := range []func() error{
+		b.writableRoots,  // writable roots, bound read-write
+		b.idmapHome,      // root's sandbox: the home shown as its own
+		b.overlayScratch, // scratch directories
+		b.showPrivate,    // host paths shown inside /tmp, /dev/shm
+		b.protectNames,   // protected names and deny-write paths
+		b.holdFiles,      // files held with given contents
+		b.bindReadOnly,   // all of those, read-only
+		b.maskDenied,     // deny-read paths
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	b.ops = append(b.ops, pins(append(slices.Clip(b.writable), b.scratch...), b.pinned)...)
+	// Parents before children: a mask inside a writable root must land on
+	// top of the writable root's mount.
+	sort.SliceStable(b.ops, func(i, j int) bool { return depth(b.ops[i].Dst) < depth(b.ops[j].Dst) })
+	// Links are held last, once every mount they lie in is in place.
+	pl.init.Mounts = append(b.ops, b.holdLinks...)
+	b.landlock()
+	pl.setRest(spec)
+	return nil
+}
 
-	var writable []string
-	for _, w := range fsSpec.Writable {
-		if denied(w) {
+// planner carries what build has worked out from one step to the next.
+type planner struct {
+	pl     *plan
+	fs     sandbox.Filesystem
+	asRoot bool
+	ops    []mountOp
+
+	writable []string        // the writable roots kept (deny wins)
+	scratch  []string        // the scratch directories given an overlay
+	shown    map[string]bool // host paths bound read-only, by path
+
+	// readOnly are the paths to keep read-only, links the protected names
+	// and deny-write paths that are symbolic links, and pinned the paths
+	// inside writable roots that get a mount of their own (see pins).
+	readOnly, links, pinned []string
+	// holdLinks pin the links on the way to held names (see holdLink).
+	holdLinks []mountOp
+	held      map[string]bool
+	// resolvedDirs maps a directory to where it leads (see viaLinks).
+	resolvedDirs map[string]string
+}
+
+func (b *planner) denied(p string) bool     { return paths.WithinAny(p, b.fs.DenyRead) }
+func (b *planner) inWritable(p string) bool { return paths.WithinAny(p, b.writable) }
+func (b *planner) inScratch(p string) bool  { return paths.WithinAny(p, b.scratch) }
+
+// writableRoots binds the writable roots read-write (idmapped for root's
+// sandbox, whose processes are nobody on the host).
+func (b *planner) writableRoots() error {
+	for _, w := range b.fs.Writable {
+		if b.denied(w) {
 			continue // deny wins over write
 		}
 		fi, err := os.Stat(w)
 		if err != nil {
 			return fmt.Errorf("%w: writable root %s: %w", sandbox.ErrSetup, w, err)
 		}
-		writable = append(writable, w)
+		b.writable = append(b.writable, w)
 		op := mountOp{Kind: opBindRW, Src: w, Dst: w, Dir: fi.IsDir()}
-		if asRoot {
-			op.Kind, op.FD = opIdmapRW, len(pl.idmapped)
-			pl.idmapped = append(pl.idmapped, idmapMount{path: w})
+		if b.asRoot {
+			op.Kind, op.FD = opIdmapRW, len(b.pl.idmapped)
+			b.pl.idmapped = append(b.pl.idmapped, idmapMount{path: w})
 		}
-		ops = append(ops, op)
+		b.ops = append(b.ops, op)
 	}
-	if len(writable) > 0 && !pl.dry {
+	if len(b.writable) > 0 && !b.pl.dry {
 		placeholders.begin()
-		pl.began = true
+		b.pl.began = true
 	}
-	shown := make(map[string]bool) // host paths bound read-only, by path
-	// A sandbox started by root runs as nobody on the host; its home is
-	// shown to it, read-only, as its own.
-	if h := fsSpec.Home; asRoot && h != "" && !denied(h) && !paths.WithinAny(h, writable) && (len(fsSpec.Read) == 0 || paths.WithinAny(h, fsSpec.Read)) {
-		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
-			shown[h] = true
-			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: h, Dir: true, FD: len(pl.idmapped)})
-			pl.idmapped = append(pl.idmapped, idmapMount{path: h, ro: true})
-		}
+	b.resolvedDirs = make(map[string]string, len(b.writable))
+	for _, w := range b.writable {
+		b.resolvedDirs[w] = w
 	}
-	// So are the read allow-list's entries inside the home when the home
-	// is not listed whole: bound as they are, they would be out of the
-	// reach of nobody (a home is rarely searchable by others), and the
-	// command would not find what the policy lets it read.
-	if h := fsSpec.Home; asRoot && h != "" && !shown[h] && len(fsSpec.Read) > 0 {
-		var inHome []string
-		for _, r := range slices.Sorted(slices.Values(fsSpec.Read)) {
-			if r == h || !paths.Within(r, h) || paths.WithinAny(r, inHome) || denied(r) || paths.WithinAny(r, writable) {
-				continue
-			}
-			fi, err := os.Lstat(r)
-			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-				continue // missing, or a link (the caller resolves them)
-			}
-			inHome = append(inHome, r)
-			shown[r] = true
-			ops = append(ops, mountOp{Kind: opIdmapRO, Dst: r, Dir: fi.IsDir(), FD: len(pl.idmapped)})
-			pl.idmapped = append(pl.idmapped, idmapMount{path: r, ro: true})
-		}
-	}
-	inWritable := func(p string) bool {
-		for _, w := range writable {
-			if paths.Within(p, w) {
-				return true
-			}
-		}
-		return false
-	}
-	scratch := scratchDirs(fsSpec, writable, denied)
-	for _, s := range scratch {
-		ops = append(ops, mountOp{Kind: opOverlay, Dst: s, Dir: true})
-	}
-	inScratch := func(p string) bool { return paths.WithinAny(p, scratch) }
-	// Paths of the host shown inside the private areas, read-only, as the
-	// rest of the host is: the caller's working directory inside /tmp or
-	// /dev/shm (Visible; nothing of /run, where service sockets live), and
-	// the read allow-list's entries in any of them, which the private areas
-	// would otherwise hide. Masks inside them land on top.
-	show := func(p string, mustBeDir bool) error {
-		if shown[p] || slices.Contains(privateAreas, p) || inWritable(p) || denied(p) {
-			return nil
-		}
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil && mustBeDir:
-			return fmt.Errorf("%w: visible directory: %w", sandbox.ErrSetup, err)
-		case err != nil:
-			return nil // not on this host, as elsewhere in the allow-list
-		case mustBeDir && !fi.IsDir():
-			return fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, p)
-		}
-		shown[p] = true
-		ops = append(ops, mountOp{Kind: opBindRO, Src: p, Dst: p, Dir: fi.IsDir()})
+	return nil
+}
+
+// idmapHome: a sandbox started by root runs as nobody on the host; its
+// home is shown to it, read-only, as its own. So are the read allow-list's
+// entries inside the home when the home is not listed whole: bound as they
+// are, they would be out of the reach of nobody (a home is rarely
+// searchable by others), and the command would not find what the policy
+// lets it read.
+func (b *planner) idmapHome() error {
+	h := b.fs.Home
+	if !b.asRoot || h == "" {
 		return nil
 	}
-	for _, v := range fsSpec.Visible {
-		if !paths.WithinAny(v, visibleAreas) || len(fsSpec.Read) > 0 && !paths.WithinAny(v, fsSpec.Read) {
+	idmapRO := func(p string, dir bool) {
+		b.shown[p] = true
+		b.ops = append(b.ops, mountOp{Kind: opIdmapRO, Dst: p, Dir: dir, FD: len(b.pl.idmapped)})
+		b.pl.idmapped = append(b.pl.idmapped, idmapMount{path: p, ro: true})
+	}
+	if !b.denied(h) && !b.inWritable(h) && (len(b.fs.Read) == 0 || paths.WithinAny(h, b.fs.Read)) {
+		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
+			idmapRO(h, true)
+		}
+	}
+	if b.shown[h] || len(b.fs.Read) == 0 {
+		return nil
+	}
+	var inHome []string
+	for _, r := range slices.Sorted(slices.Values(b.fs.Read)) {
+		if r == h || !paths.Within(r, h) || paths.WithinAny(r, inHome) || b.denied(r) || b.inWritable(r) {
 			continue
 		}
-		if err := show(v, true); err != nil {
+		fi, err := os.Lstat(r)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			continue // missing, or a link (the caller resolves them)
+		}
+		inHome = append(inHome, r)
+		idmapRO(r, fi.IsDir())
+	}
+	return nil
+}
+
+// overlayScratch gives each scratch directory an overlay (scratchDirs).
+func (b *planner) overlayScratch() error {
+	b.scratch = scratchDirs(b.fs, b.writable, b.denied)
+	for _, s := range b.scratch {
+		b.ops = append(b.ops, mountOp{Kind: opOverlay, Dst: s, Dir: true})
+	}
+	return nil
+}
+
+// showPrivate binds paths of the host inside the private areas, read-only,
+// as the rest of the host is: the caller's working directory inside /tmp or
+// /dev/shm (Visible; nothing of /run, where service sockets live), a home
+// there (HOME=/tmp/... on some CI runners; root's sandbox has it idmapped),
+// and the read allow-list's entries in any of them, which the private areas
+// would otherwise hide. Masks inside them land on top.
+func (b *planner) showPrivate() error {
+	readable := func(p string) bool { return len(b.fs.Read) == 0 || paths.WithinAny(p, b.fs.Read) }
+	for _, v := range b.fs.Visible {
+		if !paths.WithinAny(v, visibleAreas) || !readable(v) {
+			continue
+		}
+		if err := b.show(v, true); err != nil {
 			return err
 		}
 	}
-	// So is a home there (HOME=/tmp/... on some CI runners); root's sandbox
-	// has it idmapped above.
-	if h := fsSpec.Home; h != "" && !asRoot && paths.WithinAny(h, visibleAreas) &&
-		(len(fsSpec.Read) == 0 || paths.WithinAny(h, fsSpec.Read)) {
-		if err := show(h, false); err != nil {
+	if h := b.fs.Home; h != "" && !b.asRoot && paths.WithinAny(h, visibleAreas) && readable(h) {
+		if err := b.show(h, false); err != nil {
 			return err
 		}
 	}
-	for _, r := range fsSpec.Read {
+	for _, r := range b.fs.Read {
 		if inPrivateArea(r) {
-			if err := show(r, false); err != nil {
+			if err := b.show(r, false); err != nil {
 				return err
 			}
 		}
 	}
+	return nil
+}
 
-	// Protected names inside writable roots stay read-only. Where one does
-	// not exist yet but its parent does, a placeholder directory takes its
-	// place for the run, so the command cannot create it either.
-	var readOnly, links, pinnedLinks []string
-	var holdLinks []mountOp
-	held := make(map[string]bool)
-	holdLink := func(l string) {
-		if inWritable(l) && !denied(l) && !held[l] {
-			held[l] = true
-			pl.hold(l)
-			holdLinks = append(holdLinks, mountOp{Kind: opHoldLink, Dst: l})
-			pinnedLinks = append(pinnedLinks, l)
-		}
+// show binds the host's p read-only in the sandbox, once; a missing p is
+// an error only where it must be a directory.
+func (b *planner) show(p string, mustBeDir bool) error {
+	if b.shown[p] || slices.Contains(privateAreas, p) || b.inWritable(p) || b.denied(p) {
+		return nil
 	}
-	// viaLinks returns p with the links on the way to its last name
-	// resolved (a home whose .config a dotfile manager links), holding
-	// those links: a mount can only be made, and a placeholder only
-	// created, where no link leads.
-	// Most names lie right in a writable root, which the caller resolved:
-	// each directory is walked once (every command pays this).
-	resolvedDirs := make(map[string]string, len(writable))
-	for _, w := range writable {
-		resolvedDirs[w] = w
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil && mustBeDir:
+		return fmt.Errorf("%w: visible directory: %w", sandbox.ErrSetup, err)
+	case err != nil:
+		return nil // not on this host, as elsewhere in the allow-list
+	case mustBeDir && !fi.IsDir():
+		return fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, p)
 	}
-	viaLinks := func(p string) string {
-		parent := filepath.Dir(p)
-		dir, ok := resolvedDirs[parent]
-		if !ok {
-			var chain []string
-			chain, dir = followLinks(parent)
-			for _, l := range chain {
-				holdLink(l)
-			}
-			if len(chain) == 0 || dir == "" {
-				dir = parent
-			}
-			resolvedDirs[parent] = dir
-		}
-		if dir == parent {
-			return p
-		}
-		return filepath.Join(dir, filepath.Base(p))
-	}
-	for _, w := range writable {
-		for _, rel := range fsSpec.ProtectedIfPresent {
-			p := viaLinks(filepath.Join(w, rel))
-			fi, err := os.Lstat(p)
-			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-				links = append(links, p)
-			case err == nil:
-				readOnly = append(readOnly, p)
-			}
-		}
-		for _, rel := range fsSpec.Protected {
-			p := viaLinks(filepath.Join(w, rel))
-			fi, err := os.Lstat(p)
-			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-				links = append(links, p)
-			case err == nil:
-				readOnly = append(readOnly, p)
-			case errors.Is(err, fs.ErrNotExist):
-				if pfi, err := os.Lstat(filepath.Dir(p)); err == nil && pfi.IsDir() {
-					readOnly = append(readOnly, p)
-				}
-			}
-		}
-	}
-	// A protected name that is a symbolic link (a shared configuration in a
-	// monorepo, a dotfile manager's link) is followed by whoever reads it
-	// on the host: what it leads to is held read-only where it lies in a
-	// writable root, and every link on the way there, directories' too, is
-	// pinned (opHoldLink), so that none can be replaced.
-	// So is a deny-write path that is a link (a home's .bashrc a dotfile
-	// manager links): a link cannot be bound over as a file is.
-	denyWrite := make([]string, 0, len(fsSpec.DenyWrite))
-	for _, p := range fsSpec.DenyWrite {
-		if inWritable(p) {
-			p = viaLinks(p)
-		}
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && inWritable(p) {
-			links = append(links, p)
-			continue
-		}
-		denyWrite = append(denyWrite, p)
-	}
-	slices.Sort(links)
-	for _, p := range slices.Compact(links) {
-		chain, target := followLinks(p)
-		if inWritable(target) && !denied(target) {
-			readOnly = append(readOnly, target)
-		}
-		for _, l := range chain {
-			holdLink(l)
-		}
-	}
-	readOnly = append(readOnly, denyWrite...)
-	holds := make([]string, 0, len(fsSpec.Holds))
-	holdData := make(map[string][]byte, len(fsSpec.Holds))
-	for p, data := range fsSpec.Holds {
-		if inWritable(p) {
-			p = viaLinks(p)
-		}
-		holds, holdData[p] = append(holds, p), data
-	}
-	sort.Strings(holds)
-	for _, p := range slices.Compact(holds) {
-		if !inWritable(p) || denied(p) {
-			continue
-		}
-		pl.hold(p)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			pfi, err := os.Lstat(filepath.Dir(p))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				// Its directory is missing too: hold that with placeholders,
-				// or the command could make both.
-				if _, err := pl.ensureExists(filepath.Dir(p), true); errors.Is(err, errCannotCreate) {
-					continue
-				} else if err != nil {
-					return err
-				}
-			case err != nil || !pfi.IsDir():
-				continue
-			case os.Geteuid() != 0 && unix.Access(filepath.Dir(p), unix.W_OK) != nil:
-				continue // the caller, and so the command, cannot create it either
-			}
-			if !pl.dry {
-				taken, err := placeholders.createFile(p, holdData[p])
-				pl.placeholders = append(pl.placeholders, taken...)
-				if err != nil {
-					return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
-				}
-			}
-		}
-		readOnly = append(readOnly, p)
-	}
-	pinned := pinnedLinks // paths inside writable roots that get a mount of their own
-	mounted := make(map[string]bool, len(readOnly))
-	for _, p := range readOnly {
-		if mounted[p] {
-			continue // named by more than one protection: one mount holds it
-		}
-		mounted[p] = true
-		if denied(p) || !(inWritable(p) || inPrivateArea(p) || inScratch(p)) {
-			continue // already read-only (or masked)
-		}
-		if inWritable(p) {
-			pl.hold(p)
-		}
-		isDir, err := pl.ensureExists(p, inWritable(p))
-		if errors.Is(err, errCannotCreate) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		ops = append(ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
-		if inWritable(p) || inScratch(p) {
-			pinned = append(pinned, p)
-		}
-	}
+	b.shown[p] = true
+	b.ops = append(b.ops, mountOp{Kind: opBindRO, Src: p, Dst: p, Dir: fi.IsDir()})
+	return nil
+}
 
-	for _, d := range fsSpec.DenyRead {
-		if inWritable(d) || inScratch(d) {
-			pinned = append(pinned, d)
-		}
-		if inWritable(d) {
-			pl.hold(d)
-		}
-		fi, err := os.Lstat(d)
-		switch {
-		case err == nil && fi.IsDir():
-			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
-		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			// The caller denies the target too; a symlink cannot be a mountpoint.
-		case err == nil:
-			ops = append(ops, mountOp{Kind: opMaskFile, Dst: d})
-		case errors.Is(err, fs.ErrNotExist) && (inWritable(d) || inPrivateArea(d) || inScratch(d)):
-			// Inside a scratch directory the init makes it in the overlay's
-			// private layer, which also hides one the host makes later.
-			if _, err := pl.ensureExists(d, inWritable(d)); errors.Is(err, errCannotCreate) {
-				continue
-			} else if err != nil {
-				return err
-			}
-			ops = append(ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
-		case errors.Is(err, fs.ErrNotExist):
-			// Nothing can create it here (read-only); Landlock denies it if the
-			// host creates it while the sandbox runs.
-		case errors.Is(err, fs.ErrPermission):
-			// agentbox cannot look (a parent it may not search). The init,
-			// with the user namespace's capabilities over the caller's own
-			// files, can: it masks whatever it finds there.
-			ops = append(ops, mountOp{Kind: opMaskAuto, Dst: d})
-		default:
-			return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
-		}
-	}
-
-	ops = append(ops, pins(append(slices.Clip(writable), scratch...), pinned)...)
-
-	// Parents before children: a mask inside a writable root must land on
-	// top of the writable root's mount.
-	sort.SliceStable(ops, func(i, j int) bool { return depth(ops[i].Dst) < depth(ops[j].Dst) })
-	// Links are held last, once every mount they lie in is in place.
-	pl.init.Mounts = append(ops, holdLinks...)
-
+// landlock lays out the second layer: what may be read (everything, or the
+// allow-list with what programs need), written, and the deny paths no mount
+// covers.
+func (b *planner) landlock() {
+	pl := b.pl
 	readRoots := []string{"/"}
-	if len(fsSpec.Read) > 0 {
-		readRoots = append(append([]string(nil), systemReadPaths...), fsSpec.Read...)
+	if len(b.fs.Read) > 0 {
+		readRoots = append(append([]string(nil), systemReadPaths...), b.fs.Read...)
 		// The mount layer builds the root from the same list: parents
 		// before children, so a child inside a bound parent is skipped.
 		allow := append([]string(nil), readRoots...)
 		sort.SliceStable(allow, func(i, j int) bool { return depth(allow[i]) < depth(allow[j]) })
 		pl.init.ReadOnly = allow
-		readRoots = append(readRoots, writable...)
+		readRoots = append(readRoots, b.writable...)
 	}
 	var llDeny []string
-	for _, d := range fsSpec.DenyRead {
-		if !inWritable(d) && !inPrivateArea(d) && !inScratch(d) {
+	for _, d := range b.fs.DenyRead {
+		if !b.inWritable(d) && !inPrivateArea(d) && !b.inScratch(d) {
 			llDeny = append(llDeny, d)
 		}
 	}
 	pl.init.Landlock = landlockSpec{
 		ReadRoots:  readRoots,
 		DenyRead:   llDeny,
-		WriteRoots: slices.Concat(writable, scratch, []string{"/tmp", "/dev/shm"}),
+		WriteRoots: slices.Concat(b.writable, b.scratch, []string{"/tmp", "/dev/shm"}),
 		Devices:    devicePaths,
 	}
+}
+
+// setRest copies the rest of the spec into the init's: files, network,
+// host name and limits.
+func (pl *plan) setRest(spec *sandbox.Spec) {
 	for name, data := range spec.Files {
 		pl.init.Files = append(pl.init.Files, fileSpec{Name: name, Data: data})
 	}
@@ -540,7 +328,6 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		CountedOnly: l.CountedOnly,
 	}
 	pl.init.TmpfsSize = l.MemoryBytes
-	return nil
 }
 
 // followLinks returns every symbolic link the kernel follows to reach p

@@ -1,0 +1,241 @@
+//go:build linux
+
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/sandbox"
+)
+
+// The plan's steps that protect paths inside writable roots: names kept
+// read-only, files held, deny paths masked, and the symbolic links on the
+// way to any of them pinned.
+
+// holdLink pins the link l, where it lies in a writable root: a mount can
+// only be made, and a placeholder only created, where no link leads, so a
+// link on the way to a held name must not be replaced while the sandbox
+// runs (opHoldLink binds it onto itself).
+func (b *planner) holdLink(l string) {
+	if b.inWritable(l) && !b.denied(l) && !b.held[l] {
+		b.held[l] = true
+		b.pl.hold(l)
+		b.holdLinks = append(b.holdLinks, mountOp{Kind: opHoldLink, Dst: l})
+		b.pinned = append(b.pinned, l)
+	}
+}
+
+// viaLinks returns p with the links on the way to its last name resolved
+// (a home whose .config a dotfile manager links), holding those links.
+// Most names lie right in a writable root, which the caller resolved: each
+// directory is walked once (every command pays this).
+func (b *planner) viaLinks(p string) string {
+	parent := filepath.Dir(p)
+	dir, ok := b.resolvedDirs[parent]
+	if !ok {
+		var chain []string
+		chain, dir = followLinks(parent)
+		for _, l := range chain {
+			b.holdLink(l)
+		}
+		if len(chain) == 0 || dir == "" {
+			dir = parent
+		}
+		b.resolvedDirs[parent] = dir
+	}
+	if dir == parent {
+		return p
+	}
+	return filepath.Join(dir, filepath.Base(p))
+}
+
+// protectNames keeps protected names inside writable roots read-only.
+// Where one does not exist yet but its parent does, a placeholder
+// directory takes its place for the run, so the command cannot create it
+// either (Protected; ProtectedIfPresent only where present).
+//
+// A protected name that is a symbolic link (a shared configuration in a
+// monorepo, a dotfile manager's link) is followed by whoever reads it on
+// the host: what it leads to is held read-only where it lies in a writable
+// root, and every link on the way there, directories' too, is pinned, so
+// that none can be replaced. So is a deny-write path that is a link (a
+// home's .bashrc a dotfile manager links): a link cannot be bound over as
+// a file is.
+func (b *planner) protectNames() error {
+	for _, w := range b.writable {
+		for _, rel := range b.fs.ProtectedIfPresent {
+			b.protect(b.viaLinks(filepath.Join(w, rel)), false)
+		}
+		for _, rel := range b.fs.Protected {
+			b.protect(b.viaLinks(filepath.Join(w, rel)), true)
+		}
+	}
+	denyWrite := make([]string, 0, len(b.fs.DenyWrite))
+	for _, p := range b.fs.DenyWrite {
+		if b.inWritable(p) {
+			p = b.viaLinks(p)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && b.inWritable(p) {
+			b.links = append(b.links, p)
+			continue
+		}
+		denyWrite = append(denyWrite, p)
+	}
+	slices.Sort(b.links)
+	for _, p := range slices.Compact(b.links) {
+		chain, target := followLinks(p)
+		if b.inWritable(target) && !b.denied(target) {
+			b.readOnly = append(b.readOnly, target)
+		}
+		for _, l := range chain {
+			b.holdLink(l)
+		}
+	}
+	b.readOnly = append(b.readOnly, denyWrite...)
+	return nil
+}
+
+// protect notes the protected name p: a link to follow, or a path to keep
+// read-only; a missing one too where missing ones are held and its parent
+// is a directory.
+func (b *planner) protect(p string, evenMissing bool) {
+	fi, err := os.Lstat(p)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		b.links = append(b.links, p)
+	case err == nil:
+		b.readOnly = append(b.readOnly, p)
+	case evenMissing && errors.Is(err, fs.ErrNotExist):
+		if pfi, err := os.Lstat(filepath.Dir(p)); err == nil && pfi.IsDir() {
+			b.readOnly = append(b.readOnly, p)
+		}
+	}
+}
+
+// holdFiles keeps the held files (Holds) read-only inside writable roots;
+// a missing one is made on the host with its given contents for the run.
+func (b *planner) holdFiles() error {
+	holds := make([]string, 0, len(b.fs.Holds))
+	holdData := make(map[string][]byte, len(b.fs.Holds))
+	for p, data := range b.fs.Holds {
+		if b.inWritable(p) {
+			p = b.viaLinks(p)
+		}
+		holds, holdData[p] = append(holds, p), data
+	}
+	sort.Strings(holds)
+	for _, p := range slices.Compact(holds) {
+		if !b.inWritable(p) || b.denied(p) {
+			continue
+		}
+		b.pl.hold(p)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			pfi, err := os.Lstat(filepath.Dir(p))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				// Its directory is missing too: hold that with placeholders,
+				// or the command could make both.
+				if _, err := b.pl.ensureExists(filepath.Dir(p), true); errors.Is(err, errCannotCreate) {
+					continue
+				} else if err != nil {
+					return err
+				}
+			case err != nil || !pfi.IsDir():
+				continue
+			case os.Geteuid() != 0 && unix.Access(filepath.Dir(p), unix.W_OK) != nil:
+				continue // the caller, and so the command, cannot create it either
+			}
+			if !b.pl.dry {
+				taken, err := placeholders.createFile(p, holdData[p])
+				b.pl.placeholders = append(b.pl.placeholders, taken...)
+				if err != nil {
+					return fmt.Errorf("%w: hold %s: %w", sandbox.ErrSetup, p, err)
+				}
+			}
+		}
+		b.readOnly = append(b.readOnly, p)
+	}
+	return nil
+}
+
+// bindReadOnly binds every path to keep read-only onto itself, where it
+// lies in a writable root, a private area or a scratch directory (the rest
+// of the host is read-only already).
+func (b *planner) bindReadOnly() error {
+	mounted := make(map[string]bool, len(b.readOnly))
+	for _, p := range b.readOnly {
+		if mounted[p] {
+			continue // named by more than one protection: one mount holds it
+		}
+		mounted[p] = true
+		if b.denied(p) || !(b.inWritable(p) || inPrivateArea(p) || b.inScratch(p)) {
+			continue // already read-only (or masked)
+		}
+		if b.inWritable(p) {
+			b.pl.hold(p)
+		}
+		isDir, err := b.pl.ensureExists(p, b.inWritable(p))
+		if errors.Is(err, errCannotCreate) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b.ops = append(b.ops, mountOp{Kind: opBindRO, Dst: p, Dir: isDir})
+		if b.inWritable(p) || b.inScratch(p) {
+			b.pinned = append(b.pinned, p)
+		}
+	}
+	return nil
+}
+
+// maskDenied hides every deny-read path: an empty directory or file over
+// it, made first where it is missing in a place the command could create
+// it.
+func (b *planner) maskDenied() error {
+	for _, d := range b.fs.DenyRead {
+		if b.inWritable(d) || b.inScratch(d) {
+			b.pinned = append(b.pinned, d)
+		}
+		if b.inWritable(d) {
+			b.pl.hold(d)
+		}
+		fi, err := os.Lstat(d)
+		switch {
+		case err == nil && fi.IsDir():
+			b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			// The caller denies the target too; a symlink cannot be a mountpoint.
+		case err == nil:
+			b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
+		case errors.Is(err, fs.ErrNotExist) && (b.inWritable(d) || inPrivateArea(d) || b.inScratch(d)):
+			// Inside a scratch directory the init makes it in the overlay's
+			// private layer, which also hides one the host makes later.
+			if _, err := b.pl.ensureExists(d, b.inWritable(d)); errors.Is(err, errCannotCreate) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+		case errors.Is(err, fs.ErrNotExist):
+			// Nothing can create it here (read-only); Landlock denies it if the
+			// host creates it while the sandbox runs.
+		case errors.Is(err, fs.ErrPermission):
+			// agentbox cannot look (a parent it may not search). The init,
+			// with the user namespace's capabilities over the caller's own
+			// files, can: it masks whatever it finds there.
+			b.ops = append(b.ops, mountOp{Kind: opMaskAuto, Dst: d})
+		default:
+			return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
+		}
+	}
+	return nil
+}
