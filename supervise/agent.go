@@ -163,6 +163,9 @@ type Agent struct {
 	// madeDirs are the directories made for the audit log, removed
 	// again if the run is refused before it starts.
 	madeDirs paths.Made
+	// memRoots are the writable places whose files are memory
+	// (memoryRoots).
+	memRoots []string
 	started  time.Time
 	mem      *memoryWatch
 	timers   []*time.Timer
@@ -238,6 +241,17 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 			a.madeDirs.Remove()
 		}
 	}()
+	// Writable places in memory the monitor could not count: refused
+	// before the agent runs where no cgroup is expected (checked again
+	// once the sandbox says which mechanism it got).
+	a.memRoots = memoryRoots(cfg.Filesystem.WritableRoots)
+	expected := MemoryMonitor
+	if strings.HasPrefix(agentbox.MemoryMechanism(), MemoryCgroup) {
+		expected = MemoryCgroup
+	}
+	if _, err := memoryRootsCheck(a.memRoots, expected, m.Limits.MaxMemoryBytes() > 0); err != nil {
+		return nil, cfg, err
+	}
 	a.record = Record{ID: id, Name: m.Name, Manifest: manifestPath(m), Pid: os.Getpid(),
 		Runtime: string(policy.RuntimeNative), Limits: limitsOf(m)}
 	if a.logPath, err = auditLogPath(m, reg); err != nil {
@@ -336,7 +350,11 @@ func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
 	}
 	a.armDuration()
 	a.record.Memory = memoryMechanism(a.proc.Layers())
-	ended, err := a.identify()
+	warning, err := memoryRootsCheck(a.memRoots, a.record.Memory, a.m.Limits.MaxMemoryBytes() > 0)
+	ended := false
+	if err == nil {
+		ended, err = a.identify()
+	}
 	if err != nil {
 		a.stopTimers()
 		_ = a.proc.Kill()
@@ -346,6 +364,9 @@ func (a *Agent) launch(ctx context.Context, cfg agentbox.Config) (err error) {
 	}
 	// agent_start is on disk before the agent is listed anywhere.
 	a.rec.started(a.startEvent(true, "started"))
+	if warning != "" {
+		a.notify(Notice{Kind: NoticeWarning, Text: warning})
+	}
 	a.mem, err = startMemoryWatch(a.record.Memory, a.proc.Pid(), cfg.ResourceLimits.MaxMemoryBytes, opts.SampleInterval, func(reason string) {
 		a.breach(CauseMemory, "limits.max_memory_mb", reason, time.Time{})
 	})

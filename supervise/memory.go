@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -221,4 +222,32 @@ func mib(b int64) string {
 		return fmt.Sprintf("%d MiB", b>>20)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// MemoryRootError refuses a run whose writable roots (or mounts inside
+// them) keep their files in memory where the monitor enforces the memory
+// limit: what the agent writes there no process maps, so the monitor
+// cannot count it, and only a memory cgroup charges it.
+type MemoryRootError struct {
+	Places []string // "PATH (tmpfs)"
+}
+
+func (e *MemoryRootError) Error() string {
+	return fmt.Sprintf("writable %s keeps its files in memory, which limits.max_memory_mb cannot count here (%s: no memory cgroup): choose a writable root on disk, or drop limits.max_memory_mb",
+		strings.Join(e.Places, ", "), MemoryMonitor)
+}
+
+// memoryRootsCheck judges the writable places in memory (memoryRoots) for
+// a run whose memory limit mechanism enforces: the monitor cannot count
+// them, so a declared limit refuses the run (MemoryRootError) and the
+// default one warns.
+func memoryRootsCheck(places []string, mechanism string, declared bool) (warning string, err error) {
+	if len(places) == 0 || mechanism != MemoryMonitor {
+		return "", nil
+	}
+	if declared {
+		return "", &MemoryRootError{Places: places}
+	}
+	return fmt.Sprintf("writable %s keeps its files in memory, which the default memory limit does not count here (%s)",
+		strings.Join(places, ", "), MemoryMonitor), nil
 }

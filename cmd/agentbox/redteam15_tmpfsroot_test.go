@@ -45,6 +45,11 @@ os.unlink(path)
 // Want: the run ends 137 for the memory limit, or is refused before the
 // agent runs (the root's file system named), when its writable root is a
 // host tmpfs; the on-disk control runs to its end.
+//
+// Fixed: a writable place whose files are memory (a root on a tmpfs or
+// ramfs, or such a mount inside one) refuses a run whose declared
+// max_memory_mb the monitor enforces (exit 125, the place named), and the
+// default limit warns (supervise.memoryRoots, MemoryRootError).
 func TestRedteam15MonitorMissesTmpfsWritableRoot(t *testing.T) {
 	var sfs unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &sfs); err != nil || sfs.Type != unix.TMPFS_MAGIC {
@@ -77,6 +82,9 @@ func TestRedteam15MonitorMissesTmpfsWritableRoot(t *testing.T) {
 			manifest := m.file(t, tc.name+".yaml", "name: rt15-tmpfsroot\npermissions:\n  filesystem:\n    write: ["+
 				tc.root+"]\nlimits: {max_memory_mb: 64, max_duration: 15s}\n")
 			code, out, errOut := m.runArgs(t, manifest, 25*time.Second, script, filepath.Join(tc.root, "big"), "192")
+			if !tc.ok && code == 125 && strings.Contains(errOut, tc.root+" (tmpfs) keeps its files in memory") && !strings.Contains(out, "survived") {
+				return // refused before the agent ran, the place named
+			}
 			monitored(t, code, errOut)
 			switch {
 			case tc.ok:
@@ -92,4 +100,14 @@ func TestRedteam15MonitorMissesTmpfsWritableRoot(t *testing.T) {
 			}
 		})
 	}
+	// With no max_memory_mb declared the default limit applies: the run
+	// goes on, and says the place is not counted.
+	t.Run("tmpfs_root_default_limit_warns", func(t *testing.T) {
+		manifest := m.file(t, "default.yaml", "name: rt15-tmpfsroot\npermissions:\n  filesystem:\n    write: ["+shmRoot+"]\nlimits: {max_duration: 15s}\n")
+		code, out, errOut := m.runArgs(t, manifest, 25*time.Second, script, filepath.Join(shmRoot, "small"), "8")
+		monitored(t, code, errOut)
+		if code != 0 || !strings.Contains(out, "alive") || !strings.Contains(errOut, shmRoot+" (tmpfs) keeps its files in memory, which the default memory limit does not count") {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 0 and the warning", code, out, errOut)
+		}
+	})
 }
