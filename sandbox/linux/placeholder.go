@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -173,10 +174,39 @@ func inParent(p string, fn func(dir int, name string) error) error {
 		return &fs.PathError{Op: "open parent", Path: p, Err: err}
 	}
 	defer unix.Close(fd)
-	if err := fn(fd, name); err != nil {
+	err = fn(fd, name)
+	if errors.Is(err, unix.EACCES) {
+		err = withOwnerWrite(fd, func() error { return fn(fd, name) })
+	}
+	if err != nil {
 		return &fs.PathError{Op: "placeholder", Path: p, Err: err}
 	}
 	return nil
+}
+
+// withOwnerWrite runs fn with the owner's write permission added to the
+// directory dir for the moment, if the caller owns it: a command could add
+// it too, so a name there must be held (mayCreateIn), and the placeholder
+// taken away again. The directory's mode is put back as it was.
+func withOwnerWrite(dir int, fn func() error) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(dir, &st); err != nil {
+		return err
+	}
+	if int(st.Uid) != os.Geteuid() || st.Mode&unix.S_IWUSR != 0 {
+		return unix.EACCES
+	}
+	// dir is an O_PATH descriptor: chmod reaches it through its magic link.
+	self := "/proc/self/fd/" + strconv.Itoa(dir)
+	mode := st.Mode & 0o7777
+	if err := unix.Chmod(self, mode|unix.S_IWUSR); err != nil {
+		return err
+	}
+	err := fn()
+	if rerr := unix.Chmod(self, mode); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // writeNewFile creates name in dir, exclusively, with content.

@@ -433,9 +433,9 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 		}
 		return true, fmt.Errorf("%w: %s appeared and went again while the sandbox was planned", sandbox.ErrSetup, p)
 	}
-	// The caller must be able to create the outermost missing directory (root
-	// can anyway); then it can create the rest.
-	if unix.Access(filepath.Dir(missing[0]), unix.W_OK) != nil && os.Geteuid() != 0 {
+	// The caller must be able to create the outermost missing directory;
+	// then it can create the rest.
+	if !mayCreateIn(filepath.Dir(missing[0])) {
 		return true, errCannotCreate
 	}
 	taken, err := placeholders.create(missing)
@@ -447,6 +447,17 @@ func (pl *plan) ensureExists(p string, onHost bool) (isDir bool, err error) {
 }
 
 var errCannotCreate = errors.New("the caller cannot create it either")
+
+// mayCreateIn reports whether the caller, and so a command it runs, could
+// create an entry in dir: as root, with write permission there, or as its
+// owner, who may give itself that permission (chmod needs no capability).
+func mayCreateIn(dir string) bool {
+	if os.Geteuid() == 0 || unix.Access(dir, unix.W_OK) == nil {
+		return true
+	}
+	var st unix.Stat_t
+	return unix.Stat(dir, &st) == nil && int(st.Uid) == os.Geteuid()
+}
 
 // testHookMissing, when set, runs after ensureExists found p missing.
 var testHookMissing func(p string)

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"sort"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -150,7 +148,7 @@ func (b *planner) holdFiles() error {
 				}
 			case err != nil || !pfi.IsDir():
 				continue
-			case os.Geteuid() != 0 && unix.Access(filepath.Dir(p), unix.W_OK) != nil:
+			case !mayCreateIn(filepath.Dir(p)):
 				continue // the caller, and so the command, cannot create it either
 			}
 			if !b.pl.dry {

@@ -23,6 +23,11 @@ import (
 // its choosing that direnv or an agent's MCP start-up on the host runs
 // next. Root's sandboxes always get the placeholder (only the
 // unprivileged caller is concerned).
+//
+// Fixed: a directory the caller owns counts as one it may create in
+// (mayCreateIn); the placeholder is made, and taken away after the run,
+// with the owner's write permission added for the moment and the mode put
+// back (withOwnerWrite).
 func TestRedteam15ProtectedInReadOnlyDirOfOwn(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
@@ -59,5 +64,29 @@ func TestRedteam15ProtectedInReadOnlyDirOfOwn(t *testing.T) {
 		if b, err := os.ReadFile(p); err == nil {
 			t.Errorf("ESCAPE: %s now reads %q on the host", p, strings.TrimSpace(string(b)))
 		}
+	}
+}
+
+// TestReadOnlyDirOfOwnKeepsItsMode: the placeholder held in a read-only
+// directory of the caller's is gone after the run, and the directory's
+// mode is what it was.
+func TestReadOnlyDirOfOwnKeepsItsMode(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	giveToSandboxUser(t, w)
+	if err := os.Chmod(w, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(w, 0o755) })
+	ps := []probe{
+		control("list_root", "readdir:"+w, ""),
+		attack("create_protected", "write:"+w+"/.mcp.json"),
+	}
+	runProbes(t, ciMgr, ps, agentbox.WithWritableRoots(w))
+	if _, err := os.Lstat(filepath.Join(w, ".mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("the placeholder is still there after the run (%v)", err)
+	}
+	if fi, err := os.Stat(w); err != nil || fi.Mode().Perm() != 0o555 {
+		t.Errorf("the root's mode after the run: %v, %v; want 0555", fi.Mode().Perm(), err)
 	}
 }
