@@ -332,12 +332,14 @@ func (pl *plan) setRest(spec *sandbox.Spec) {
 
 // followLinks returns every symbolic link the kernel follows to reach p
 // (paths.Resolve), directories' and the last name's alike, and where p
-// leads, which may be missing; past the kernel's 40 links, the last one.
-// target is "" where the way cannot be read (a directory the caller may
-// not search): the links found until then are still returned.
+// leads, which may be missing. target is "" where the way cannot be read
+// (a directory the caller may not search) or leads nowhere (a loop, or
+// more links than the kernel follows, which the host's readers cannot
+// follow either): the links found until then are still returned, to be
+// held.
 func followLinks(p string) (links []string, target string) {
 	r, err := paths.Resolve(p)
-	if err != nil && !errors.Is(err, paths.ErrTooManyLinks) {
+	if err != nil {
 		return r.Links, ""
 	}
 	return r.Links, r.Target
