@@ -27,6 +27,10 @@ type Resolution struct {
 	// Target is where the path leads, with no link in it. It may be
 	// missing: past the first missing name the rest is joined as written.
 	Target string
+	// ViaProc is set when a link followed lies on a procfs (/proc/self,
+	// a process's cwd or fd/N): where it leads depends on who follows it,
+	// and Target is only where it leads for this process.
+	ViaProc bool
 }
 
 // Resolve follows the absolute path p a name at a time, as the kernel does:
@@ -75,6 +79,7 @@ func Resolve(p string) (Resolution, error) {
 			return r, err
 		}
 		r.Links = append(r.Links, next)
+		r.ViaProc = r.ViaProc || inProcfs(resolved)
 		if filepath.IsAbs(dest) {
 			resolved = "/"
 		}

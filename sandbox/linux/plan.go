@@ -107,6 +107,9 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		if err := step(); err != nil {
 			return err
 		}
+		if b.err != nil {
+			return b.err
+		}
 	}
 	b.ops = append(b.ops, pins(append(slices.Clip(b.writable), b.scratch...), b.pinned)...)
 	// Parents before children: a mask inside a writable root must land on
@@ -139,6 +142,8 @@ type planner struct {
 	held      map[string]bool
 	// resolvedDirs maps a directory to where it leads (see viaLinks).
 	resolvedDirs map[string]string
+	// err is the first way found that cannot be held (followLinks).
+	err error
 }
 
 func (b *planner) denied(p string) bool     { return paths.WithinAny(p, b.fs.DenyRead) }
@@ -336,9 +341,15 @@ func (pl *plan) setRest(spec *sandbox.Spec) {
 // (a directory the caller may not search) or leads nowhere (a loop, or
 // more links than the kernel follows, which the host's readers cannot
 // follow either): the links found until then are still returned, to be
-// held.
-func followLinks(p string) (links []string, target string) {
+// held. A way through /proc's own links leads wherever its reader is (a
+// link to /proc/self/cwd/x reads x in the reader's working directory), so
+// nothing can be held for it: the plan fails (b.err), naming the link.
+func (b *planner) followLinks(p string) (links []string, target string) {
 	r, err := paths.Resolve(p)
+	if r.ViaProc && b.err == nil {
+		b.err = fmt.Errorf("%w: %s leads through /proc, to wherever the program reading it runs, so agentbox cannot keep what it leads to read-only: remove the link (%s)",
+			sandbox.ErrSetup, p, strings.Join(r.Links, ", "))
+	}
 	if err != nil {
 		return r.Links, ""
 	}

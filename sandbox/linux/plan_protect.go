@@ -40,7 +40,7 @@ func (b *planner) viaLinks(p string) string {
 	dir, ok := b.resolvedDirs[parent]
 	if !ok {
 		var chain []string
-		chain, dir = followLinks(parent)
+		chain, dir = b.followLinks(parent)
 		for _, l := range chain {
 			b.holdLink(l)
 		}
@@ -89,7 +89,7 @@ func (b *planner) protectNames() error {
 	}
 	slices.Sort(b.links)
 	for _, p := range slices.Compact(b.links) {
-		chain, target := followLinks(p)
+		chain, target := b.followLinks(p)
 		if b.inWritable(target) && !b.denied(target) {
 			b.readOnly = append(b.readOnly, target)
 		}
