@@ -664,3 +664,51 @@ func TestBuildPlanThroughLinkedDir(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildPlanHardLinkedProtectedFile: a protected file with another name
+// in the writable root is held by both names; where the other names
+// cannot all be looked for, the plan is refused. A protected file with one
+// name costs no walk (the control).
+func TestBuildPlanHardLinkedProtectedFile(t *testing.T) {
+	w := filepath.Join(hostTempDir(t), "work")
+	if err := os.MkdirAll(filepath.Join(w, "deep", "er"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{".envrc", ".mise.toml"} {
+		if err := os.WriteFile(filepath.Join(w, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(w, "deep", "er", "copy")
+	if err := os.Link(filepath.Join(w, ".envrc"), other); err != nil {
+		t.Fatal(err)
+	}
+	spec := &sandbox.Spec{Filesystem: sandbox.Filesystem{Writable: []string{w}, Protected: []string{".envrc", ".mise.toml"}}}
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	for _, p := range []string{filepath.Join(w, ".envrc"), other, filepath.Join(w, ".mise.toml")} {
+		if op, _, ok := opAt(pl, p); !ok || op.Kind != opBindRO {
+			t.Errorf("%s is not bound read-only: %+v", p, op)
+		}
+	}
+
+	defer func(n int) { maxLinkWalk = n }(maxLinkWalk)
+	maxLinkWalk = 3
+	if pl, err := buildPlan(spec, false); err == nil || !strings.Contains(err.Error(), "has other names") {
+		if pl != nil {
+			pl.removePlaceholders()
+		}
+		t.Errorf("a walk past its bound: %v; want the plan refused", err)
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	pl, err = buildPlan(spec, false)
+	if err != nil {
+		t.Fatalf("one name each, no walk: %v", err)
+	}
+	pl.removePlaceholders()
+}

@@ -23,6 +23,11 @@ import (
 // the command's. The plan never looks at the link count of a protected
 // file (a hard link across the read-only mount is refused, EXDEV, so only
 // links made before the mount matter).
+//
+// Fixed: a protected file with more than one name has its other names in
+// the writable roots found (a bounded walk, only then) and bound read-only
+// too; where they cannot all be looked for, the sandbox is refused
+// (planner.otherNames).
 func TestRedteam15ProtectedFileHardLinkedFromEarlierRun(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
