@@ -2,6 +2,7 @@ package egress
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -116,5 +117,87 @@ func TestRedteam15MaskHeldTailPrefixOracle(t *testing.T) {
 	e.assertNoValue(t)
 	if len(known) == want && strings.HasPrefix(apiValue, known) {
 		t.Fatalf("the sandbox recovered the first %d characters of the injected value (%q) from when the echo mask released its own bytes, without the upstream ever repeating the value", want, known)
+	}
+}
+
+// echoUpgrade switches to a raw echo protocol (as a WebSocket echo does with
+// frames) and writes back every read at once.
+func echoUpgrade(w http.ResponseWriter, r *http.Request) {
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	_ = brw.Flush()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4096)
+	for {
+		n, err := brw.Read(buf)
+		if n > 0 {
+			if _, werr := conn.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TestRedteam15MaskHeldTailPrefixOracleUpgraded: the same oracle on an
+// upgraded stream, from an upstream that only echoes the sandbox's own
+// messages right away (a WebSocket echo), never the value.
+func TestRedteam15MaskHeldTailPrefixOracleUpgraded(t *testing.T) {
+	e := newCredEnv(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(echoUpgrade))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, "api.test")}}
+	srv.Config.ErrorLog = quietLog
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	e.h.dial.route(ap(addrAPI, 443), srv.Listener.Addr().String())
+	ph := e.ph["API_KEY"]
+
+	// probe sends guess on a fresh upgraded stream that carried the value
+	// and reports whether any of its echo came back within the wait (a
+	// guess held back whole is a prefix of the value).
+	const wait = 400 * time.Millisecond
+	probe := func(guess string) (bool, string) {
+		c, br := e.interceptedConn(t, "api.test:443")
+		defer c.Close()
+		fmt.Fprintf(c, "GET /ws HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer %s\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n", ph)
+		resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade: %v %v", resp, err)
+		}
+		_, _ = io.WriteString(c, guess)
+		_ = c.SetReadDeadline(time.Now().Add(wait))
+		b := make([]byte, len(guess))
+		n, _ := io.ReadFull(br, b)
+		return n > 0, string(b[:n])
+	}
+	// Control: the echo works.
+	if ok, got := probe("hello"); !ok || got != "hello" {
+		t.Fatalf("control: echo %q", got)
+	}
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+	const want = 4
+	known := ""
+	for len(known) < want {
+		var held []byte
+		for i := 0; i < len(alphabet); i++ {
+			if ok, _ := probe(known + alphabet[i:i+1]); !ok {
+				held = append(held, alphabet[i])
+			}
+		}
+		if len(held) != 1 {
+			t.Logf("position %d: %d guesses held back (%q): no oracle", len(known), len(held), held)
+			break
+		}
+		known += string(held)
+	}
+	e.assertNoValue(t)
+	if len(known) == want && strings.HasPrefix(apiValue, known) {
+		t.Fatalf("the sandbox recovered the first %d characters of the injected value (%q) from which of its own echoed messages the mask held back", want, known)
 	}
 }
