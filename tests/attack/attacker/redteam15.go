@@ -1,0 +1,141 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Probes of red-team session 15: calls that change another process's
+// scheduling and resource attributes. They check only that the caller and
+// the target share a uid (or a capability), not that the target is in the
+// caller's Landlock domain, so a pid namespace is what keeps them from the
+// host's processes. "self" as PID targets the prober.
+func init() {
+	register(map[string]probeFunc{
+		"prlimitpid":  probePrlimitPid,
+		"nicepid":     probeNicePid,
+		"schedidle":   probeSchedIdlePid,
+		"iopriopid":   probeIoprioPid,
+		"affinitypid": probeAffinityPid,
+		"cpulimitpid": probeCPULimitPid,
+	})
+}
+
+func targetPid(arg string) (int, error) {
+	if arg == "self" {
+		return 0, nil
+	}
+	pid, err := strconv.Atoi(arg)
+	if err != nil {
+		return 0, badArgs("want a pid or self, got " + strconv.Quote(arg))
+	}
+	return pid, nil
+}
+
+// probePrlimitPid lowers PID's open-file limit to 7 (soft and hard, so
+// that an unprivileged owner cannot raise it back).
+func probePrlimitPid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	lim := unix.Rlimit{Cur: 7, Max: 7}
+	if pid == 0 {
+		// The prober needs its descriptors: lower only the soft limit.
+		var old unix.Rlimit
+		if err := unix.Prlimit(0, unix.RLIMIT_NOFILE, nil, &old); err != nil {
+			return "", err
+		}
+		lim = unix.Rlimit{Cur: old.Cur, Max: old.Max}
+	}
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &lim, nil); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("RLIMIT_NOFILE of %s set to %d", arg, lim.Max), nil
+}
+
+// probeNicePid sets PID's nice value to 19, which an unprivileged owner
+// cannot undo beyond RLIMIT_NICE.
+func probeNicePid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	if err := unix.Setpriority(unix.PRIO_PROCESS, pid, 19); err != nil {
+		return "", err
+	}
+	return "niced to 19", nil
+}
+
+// probeSchedIdlePid moves PID to SCHED_IDLE: it then runs only when the
+// CPU has nothing else to do.
+func probeSchedIdlePid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	var attr [56]byte
+	binary.LittleEndian.PutUint32(attr[0:], 56)
+	binary.LittleEndian.PutUint32(attr[4:], 5 /* SCHED_IDLE */)
+	_, _, e := unix.Syscall(unix.SYS_SCHED_SETATTR, uintptr(pid), uintptr(unsafe.Pointer(&attr[0])), 0)
+	if e != 0 {
+		return "", e
+	}
+	return "SCHED_IDLE", nil
+}
+
+// probeIoprioPid puts PID in the idle I/O class.
+func probeIoprioPid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	_, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, 1 /* IOPRIO_WHO_PROCESS */, uintptr(pid), 3<<13 /* IOPRIO_CLASS_IDLE */)
+	if e != 0 {
+		return "", e
+	}
+	return "IOPRIO_CLASS_IDLE", nil
+}
+
+// probeAffinityPid pins PID to CPU 0.
+func probeAffinityPid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	var set unix.CPUSet
+	set.Set(0)
+	if err := unix.SchedSetaffinity(pid, &set); err != nil {
+		return "", err
+	}
+	return "pinned to CPU 0", nil
+}
+
+// probeCPULimitPid caps PID's CPU time at one second, soft and hard: past
+// it the kernel sends SIGXCPU, then SIGKILL, which Landlock's signal
+// scoping does not see (the kernel sends it, not the prober).
+func probeCPULimitPid(arg string) (string, error) {
+	pid, err := targetPid(arg)
+	if err != nil {
+		return "", err
+	}
+	lim := unix.Rlimit{Cur: 1, Max: 1}
+	if pid == 0 {
+		lim = unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+		var old unix.Rlimit
+		if err := unix.Prlimit(0, unix.RLIMIT_CPU, nil, &old); err != nil {
+			return "", err
+		}
+		lim = old
+	}
+	if err := unix.Prlimit(pid, unix.RLIMIT_CPU, &lim, nil); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("RLIMIT_CPU of %s set to %d s", arg, lim.Max), nil
+}
