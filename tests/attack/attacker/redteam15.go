@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +25,8 @@ func init() {
 		"iopriopid":   probeIoprioPid,
 		"affinitypid": probeAffinityPid,
 		"cpulimitpid": probeCPULimitPid,
+		"mqsteal":     probeMqSteal,
+		"shmatid":     probeShmatID,
 	})
 }
 
@@ -138,4 +141,42 @@ func probeCPULimitPid(arg string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("RLIMIT_CPU of %s set to %d s", arg, lim.Max), nil
+}
+
+// probeMqSteal takes the first message off the POSIX message queue NAME
+// ("/name") and returns it: the message is gone for its real reader.
+func probeMqSteal(name string) (string, error) {
+	if len(name) < 2 || name[0] != '/' {
+		return "", badArgs("want /NAME, got " + strconv.Quote(name))
+	}
+	p, err := unix.BytePtrFromString(name[1:])
+	if err != nil {
+		return "", err
+	}
+	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0, 0, 0, 0)
+	if errno != 0 {
+		return "", errno
+	}
+	defer unix.Close(int(fd))
+	buf := make([]byte, 8192)
+	n, _, errno := unix.Syscall6(unix.SYS_MQ_TIMEDRECEIVE, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
+	if errno != 0 {
+		return "opened " + name, errno
+	}
+	return "received " + strconv.Quote(string(buf[:n])), nil
+}
+
+// probeShmatID attaches the System V segment ID (as /proc/sysvipc/shm
+// lists it) read-only without shmget, and returns its first bytes.
+func probeShmatID(arg string) (string, error) {
+	id, err := strconv.Atoi(arg)
+	if err != nil {
+		return "", badArgs("want a segment id, got " + strconv.Quote(arg))
+	}
+	b, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY)
+	if err != nil {
+		return "", err
+	}
+	defer unix.SysvShmDetach(b)
+	return strconv.Quote(strings.TrimRight(string(b[:min(len(b), 64)]), "\x00")), nil
 }
