@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,9 @@ func init() {
 		"cpulimitpid": probeCPULimitPid,
 		"mqsteal":     probeMqSteal,
 		"shmatid":     probeShmatID,
+		"listmnt":     probeListmount,
+		"listns":      probeListns,
+		"aiohog":      probeAIOHog,
 	})
 }
 
@@ -179,4 +183,74 @@ func probeShmatID(arg string) (string, error) {
 	}
 	defer unix.SysvShmDetach(b)
 	return strconv.Quote(strings.TrimRight(string(b[:min(len(b), 64)]), "\x00")), nil
+}
+
+// probeListmount lists the mounts of the mount namespace whose id is ARG
+// (0: the prober's own) with listmount(2) and returns how many there are.
+func probeListmount(arg string) (string, error) {
+	nsid, err := strconv.ParseUint(arg, 10, 64)
+	if err != nil {
+		return "", badArgs("want a mount namespace id, got " + strconv.Quote(arg))
+	}
+	// struct mnt_id_req: size, spare, mnt_id, param, mnt_ns_id.
+	var req [4]uint64
+	req[0] = 32
+	req[1] = ^uint64(0) // LSMT_ROOT
+	req[3] = nsid
+	ids := make([]uint64, 4096)
+	n, _, e := unix.Syscall6(unix.SYS_LISTMOUNT, uintptr(unsafe.Pointer(&req[0])), uintptr(unsafe.Pointer(&ids[0])), uintptr(len(ids)), 0, 0, 0)
+	if e != 0 {
+		return "", e
+	}
+	return fmt.Sprintf("%d mounts", n), nil
+}
+
+// probeListns lists the namespaces listns(2) shows the prober and returns
+// how many there are.
+func probeListns(string) (string, error) {
+	// struct ns_id_req: size, spare, ns_id, ns_type, spare2, user_ns_id.
+	var req [4]uint64
+	req[0] = 32
+	ids := make([]uint64, 4096)
+	n, _, e := unix.Syscall6(unix.SYS_LISTNS, uintptr(unsafe.Pointer(&req[0])), uintptr(unsafe.Pointer(&ids[0])), uintptr(len(ids)), 0, 0, 0)
+	if e != 0 {
+		return "", e
+	}
+	return fmt.Sprintf("%d namespaces: %v", n, ids[:min(int(n), 16)]), nil
+}
+
+// probeAIOHog takes native AIO contexts (io_setup) until the kernel
+// refuses even a one-event one, holds them for ARG seconds, and returns
+// how many events it reserved. fs.aio-max-nr bounds the events of every
+// context on the machine together.
+func probeAIOHog(arg string) (string, error) {
+	secs, err := strconv.Atoi(arg)
+	if err != nil {
+		return "", badArgs("want seconds, got " + strconv.Quote(arg))
+	}
+	var ctxs []uint64
+	defer func() {
+		for _, c := range ctxs {
+			unix.Syscall(unix.SYS_IO_DESTROY, uintptr(c), 0, 0)
+		}
+	}()
+	reserved := 0
+	for nr := 1 << 15; nr >= 1 && len(ctxs) < 4096; {
+		var c uint64
+		_, _, e := unix.Syscall(unix.SYS_IO_SETUP, uintptr(nr), uintptr(unsafe.Pointer(&c)), 0)
+		if e == unix.EAGAIN {
+			nr /= 2
+			continue
+		}
+		if e != 0 {
+			return fmt.Sprintf("%d contexts, %d events", len(ctxs), reserved), e
+		}
+		ctxs = append(ctxs, c)
+		reserved += nr
+	}
+	if len(ctxs) == 0 {
+		return "", unix.EAGAIN
+	}
+	time.Sleep(time.Duration(secs) * time.Second)
+	return fmt.Sprintf("%d contexts, %d events", len(ctxs), reserved), nil
 }
