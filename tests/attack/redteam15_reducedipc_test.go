@@ -63,6 +63,7 @@ func TestRedteam15ReducedTierHostIPC(t *testing.T) {
 		// shmat by the id /proc/sysvipc/shm lists needs no shmget, which
 		// a counted memory limit answers ENOSYS.
 		attack("host_sysv_shm_by_id", "shmatid:"+strconv.Itoa(id)),
+		attack("host_sysv_shm_write", "shmwriteid:"+strconv.Itoa(id)),
 		attack("host_posix_mq", "mqsteal:"+queue),
 	}
 	refused, res := runInChild(t, "no-capabilities", false, newDir(t, 0o755), ps)
@@ -79,6 +80,12 @@ func TestRedteam15ReducedTierHostIPC(t *testing.T) {
 		if strings.Contains(r.detail, secret) || strings.Contains(r.detail, msg) {
 			t.Errorf("ESCAPE %s: a host secret leaked: %q", label, r.detail)
 		}
+	}
+	if b, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY); err == nil {
+		if strings.HasPrefix(string(b), "AGENTBOX-RT15-WROTE") {
+			t.Errorf("ESCAPE: the sandbox wrote into the host's segment")
+		}
+		_ = unix.SysvShmDetach(b)
 	}
 	var attr [8]int64 // struct mq_attr
 	if _, _, errno := unix.Syscall(unix.SYS_MQ_GETSETATTR, fd, 0, uintptr(unsafe.Pointer(&attr[0]))); errno == 0 && attr[3] != 1 {

@@ -31,6 +31,7 @@ func init() {
 		"listmnt":     probeListmount,
 		"listns":      probeListns,
 		"aiohog":      probeAIOHog,
+		"shmwriteid":  probeShmWriteID,
 	})
 }
 
@@ -253,4 +254,20 @@ func probeAIOHog(arg string) (string, error) {
 	}
 	time.Sleep(time.Duration(secs) * time.Second)
 	return fmt.Sprintf("%d contexts, %d events", len(ctxs), reserved), nil
+}
+
+// probeShmWriteID attaches the System V segment ID read-write without
+// shmget and writes a marker at its start.
+func probeShmWriteID(arg string) (string, error) {
+	id, err := strconv.Atoi(arg)
+	if err != nil {
+		return "", badArgs("want a segment id, got " + strconv.Quote(arg))
+	}
+	b, err := unix.SysvShmAttach(id, 0, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.SysvShmDetach(b)
+	copy(b, "AGENTBOX-RT15-WROTE")
+	return "wrote the marker", nil
 }
