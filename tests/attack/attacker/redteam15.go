@@ -32,6 +32,7 @@ func init() {
 		"listns":      probeListns,
 		"aiohog":      probeAIOHog,
 		"shmwriteid":  probeShmWriteID,
+		"ptysteal":    probePtySteal,
 	})
 }
 
@@ -270,4 +271,27 @@ func probeShmWriteID(arg string) (string, error) {
 	defer unix.SysvShmDetach(b)
 	copy(b, "AGENTBOX-RT15-WROTE")
 	return "wrote the marker", nil
+}
+
+// probePtySteal opens the terminal PATH (another terminal's /dev/pts/N)
+// for reading, as a program on it would, and takes what is waiting in its
+// input: what the user typed there.
+func probePtySteal(path string) (string, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 256)
+	for range 40 {
+		n, err := unix.Read(fd, buf)
+		if n > 0 {
+			return "read " + strconv.Quote(string(buf[:n])), nil
+		}
+		if err != nil && err != unix.EAGAIN {
+			return "opened", err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "opened, nothing to read", errNotObtained
 }
