@@ -1,0 +1,144 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call walks a simple command.
+func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, bg bool) stream {
+	var env []envVar
+	for _, as := range ce.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		var f field
+		switch {
+		case as.Value != nil:
+			f = joinField(a.expandWord(as.Value))
+		case as.Array != nil:
+			arr, ok := a.arrayValue(as.Array)
+			f = field{dyn: true, val: "(…)"}
+			if ok && len(ce.Args) == 0 && as.Index == nil {
+				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
+				continue
+			}
+		}
+		a.walkNode(as.Index)
+		if as.Index != nil {
+			f.dyn = true // x[i]=v: track the array as unknown
+		}
+		env = append(env, envVar{name: a.refName(as.Name.Value), val: f})
+	}
+	var fields []field
+	for _, w := range ce.Args {
+		fields = append(fields, a.expandWord(w)...)
+	}
+	if len(ce.Args) == 0 {
+		for _, e := range env {
+			a.assign(e)
+		}
+		if len(env) > 0 {
+			a.run(&unit{kind: kAssign, env: env})
+		}
+		if len(redirs) > 0 {
+			a.run(&unit{kind: kCall, redirs: redirs})
+		}
+		return stream{}
+	}
+	for _, e := range env {
+		if codeVars.has(e.name) && !e.val.dyn {
+			a.script(e.val.val, nil)
+		}
+	}
+	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd, links: a.links}
+	if in != nil {
+		u.in = *in
+	}
+	if len(fields) == 0 {
+		if len(redirs) > 0 {
+			return a.run(u)
+		}
+		return stream{}
+	}
+	u.setProgram(fields[0])
+	u.args = fields[1:]
+	for _, f := range fields {
+		if f.hist {
+			u.histInWord = true
+		}
+	}
+	if p := fields[0].val; !fields[0].quoted && len(p) > 1 && p[0] == '!' && p[1] != '=' {
+		u.histInWord = true // !prefix re-runs the last command starting with prefix
+	}
+	out := a.run(u)
+	a.remember(u, out)
+	a.chdir(u)
+	a.symlink(u)
+	a.builtinAssigns(u)
+	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" {
+		a.speculate(u, fields)
+	}
+	return out
+}
+
+// speculate classifies the command a dynamic program word most likely
+// runs: unset variables expand to nothing, so r${X}m -rf / is rm -rf /.
+func (a *analyzer) speculate(u *unit, fields []field) {
+	var bare []field
+	for _, f := range fields {
+		// Every run-time part empty, the xargs input too: r{}m is rm.
+		b := strings.ReplaceAll(f.bare, xargsInputBare, "")
+		if f.dyn && b == "" && !f.quoted {
+			continue // an unquoted empty expansion disappears
+		}
+		g := f
+		g.val, g.dyn, g.dynPrefix = b, false, false
+		bare = append(bare, g)
+	}
+	if len(bare) == 0 || bare[0].val == "" {
+		return
+	}
+	s := &unit{kind: kCall, redirs: u.redirs, env: u.env, in: u.in, piped: u.piped, bg: u.bg}
+	s.setProgram(bare[0])
+	s.args = bare[1:]
+	a.run(s)
+}
+
+// remember records the known text a command writes to a file on this line
+// (echo 'rm -rf /' > x.sh), so that running the file later is classified.
+func (a *analyzer) remember(u *unit, out stream) {
+	if f := downloadTarget(u); f != "" {
+		if a.files == nil {
+			a.files = map[string]string{}
+		}
+		a.files[cleanTarget(f)] = downloaded
+	}
+	for _, r := range u.redirs {
+		if !r.isWrite() || r.target.dyn {
+			continue
+		}
+		key := cleanTarget(r.target.val)
+		if a.files == nil {
+			a.files = map[string]string{}
+		}
+		text := out.text
+		if !out.textKnown {
+			text = "\x00unknown"
+		}
+		if out.traits&trDownload != 0 {
+			text = downloaded
+		}
+		if r.op == syntax.AppOut || r.op == syntax.AppAll {
+			text = a.files[key] + text
+		}
+		if len(text) > maxValue {
+			text = "\x00unknown"
+		}
+		a.files[key] = text
+		if out.textKnown && runFile(r.target.val) {
+			a.script(out.text, nil)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// compound walks every command that is not a simple command or a list.
+func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
+	switch c := cmd.(type) {
+	case *syntax.Subshell:
+		return a.stmtList(c.Stmts, in)
+	case *syntax.Block:
+		return a.stmtList(c.Stmts, in)
+	case *syntax.IfClause:
+		var out stream
+		for ; c != nil; c = c.Else {
+			a.stmtList(c.Cond, in)
+			out.merge(a.stmtList(c.Then, in))
+		}
+		return out
+	case *syntax.WhileClause:
+		a.stmtList(c.Cond, in)
+		if infiniteLoop(c) && spawnsInBackground(c.Do) {
+			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
+		}
+		return a.stmtList(c.Do, in)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			item := len(wi.Items) > 0
+			for _, w := range wi.Items {
+				for _, f := range a.expandWord(w) {
+					item = item && loopItem(f)
+				}
+			}
+			a.setVar(wi.Name.Value, varVal{item: item})
+		} else {
+			a.walkNode(c.Loop)
+		}
+		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok && cl.Cond == nil && spawnsInBackground(c.Do) {
+			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
+		}
+		out := a.stmtList(c.Do, in)
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			// With nullglob the loop may not run: afterwards the value is unknown.
+			a.setVar(wi.Name.Value, varVal{})
+		}
+		return out
+	case *syntax.CaseClause:
+		a.expandWord(c.Word)
+		var out stream
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				a.expandWord(p)
+			}
+			out.merge(a.stmtList(it.Stmts, in))
+		}
+		return out
+	case *syntax.FuncDecl:
+		a.funcDecl(c)
+		return stream{}
+	case *syntax.DeclClause:
+		a.decl(c)
+		return stream{}
+	case *syntax.TimeClause:
+		return a.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		return a.stmt(c.Stmt, in)
+	case *syntax.TestDecl:
+		return a.stmt(c.Body, in)
+	default: // ArithmCmd, LetClause, TestClause
+		a.walkNode(cmd)
+		return stream{}
+	}
+}
+
+// loopItem reports whether a for-loop word is a value the loop variable
+// can take without being empty or naming more than the working directory
+// holds: a relative literal or glob (a glob with no match stays the
+// pattern), with no .. component and no dot glob (.* matches . and ..).
+// Words from $(…), $VAR, ~ or an absolute path are not.
+func loopItem(f field) bool {
+	if f.dyn || f.home || f.val == "" || strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "-") {
+		return false
+	}
+	if c := cleanTarget(f.val); c == "" || c == "." || c == ".." {
+		return false
+	}
+	for _, comp := range strings.Split(f.val, "/") {
+		if comp == ".." || strings.HasPrefix(comp, ".") && strings.ContainsAny(comp, "*?[") {
+			return false
+		}
+	}
+	return true
+}
+
+// walkNode finds the command and process substitutions inside a node that
+// the analyzer does not otherwise visit (arithmetic, [[ ]] tests, parameter
+// expansion operands) and walks them.
+func (a *analyzer) walkNode(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			a.subst(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			a.subst(n.Stmts)
+			return false
+		case *syntax.Word:
+			for _, p := range n.Parts {
+				switch p.(type) {
+				case *syntax.CmdSubst, *syntax.ProcSubst:
+					a.walkNode(p)
+				case *syntax.ParamExp, *syntax.DblQuoted, *syntax.ArithmExp:
+					a.walkNode(p)
+				}
+			}
+			return false
+		}
+		return true
+	})
+}

@@ -1,0 +1,83 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// redirects expands the redirections of a statement. It returns the ones
+// that name files and, when one feeds standard input, what it feeds.
+func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
+	var out []redir
+	var stdin *stream
+	for _, r := range rs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			s := a.heredoc(r)
+			if fd == "" || fd == "0" {
+				stdin = &s
+			}
+			continue
+		case syntax.WordHdoc:
+			fs := a.expandWord(r.Word)
+			s := joinStream(fs)
+			s.text += "\n"
+			if fd == "" || fd == "0" {
+				stdin = &s
+			}
+			continue
+		}
+		fs := a.expandWord(r.Word)
+		if len(fs) == 0 {
+			continue
+		}
+		t := fs[0]
+		rd := redir{op: r.Op, target: t}
+		out = append(out, rd)
+		if rd.isFileRead() && (fd == "" || fd == "0") {
+			s := t.src
+			if t.src.traits&trProcSubst == 0 {
+				s.traits |= trFile
+			}
+			if text, ok := a.files[cleanTarget(t.val)]; ok && !t.dyn {
+				// Written (or downloaded) earlier on the line: bash < a.
+				s = literal(text)
+				if text == downloaded {
+					s = stream{traits: trDownload}
+				}
+			}
+			stdin = &s
+		}
+	}
+	return out, stdin
+}
+
+// heredoc returns the body of a here-document as a stream.
+func (a *analyzer) heredoc(r *syntax.Redirect) stream {
+	if r.Hdoc == nil {
+		return literal("")
+	}
+	var b fieldBuilder
+	for _, p := range r.Hdoc.Parts {
+		a.expandPart(&b, p, true, false)
+	}
+	return joinStream(b.done())
+}
+
+// joinStream joins fields into a known text stream; run-time parts keep
+// their source text, which a nested parse sees as expansions again.
+func joinStream(fs []field) stream {
+	var s stream
+	var vals []string
+	for _, f := range fs {
+		s.traits |= f.src.traits
+		vals = append(vals, f.val)
+	}
+	s.text, s.textKnown = strings.Join(vals, " "), true
+	return s
+}
