@@ -337,14 +337,15 @@ func (a *analyzer) runCmdExe(u *unit) (stream, bool) {
 // runFind runs the commands of -exec/-execdir/-ok/-okdir with {} standing
 // for the starting points.
 func (a *analyzer) runFind(u *unit) (stream, bool) {
-	roots, execs := findParse(u.args)
+	roots, execs, at := findParse(u.args)
 	roots = expandFindRoots(u, roots)
-	for _, ex := range execs {
+	for k, ex := range execs {
 		if len(ex) == 0 {
 			continue
 		}
 		in := u.inner("find", ex)
 		in.findRoots = roots
+		in.findFiltered = findNameFiltered(u.args[:at[k]])
 		in.in = stream{}
 		a.run(in)
 	}
@@ -352,8 +353,9 @@ func (a *analyzer) runFind(u *unit) (stream, bool) {
 }
 
 // findParse splits find's arguments into starting points and the command
-// words of every -exec-like action.
-func findParse(args []field) (roots []field, execs [][]field) {
+// words of every -exec-like action; at holds the index in args of each
+// action's -exec word.
+func findParse(args []field) (roots []field, execs [][]field, at []int) {
 	i := 0
 	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-D") || strings.HasPrefix(args[i].val, "-O")) {
 		if args[i].val == "-D" {
@@ -372,17 +374,17 @@ func findParse(args []field) (roots []field, execs [][]field) {
 		roots = []field{{val: "."}}
 	}
 	for ; i < len(args); i++ {
-		switch args[i].val {
-		case "-exec", "-execdir", "-ok", "-okdir":
+		if findExecActions.has(args[i].val) {
 			j := i + 1
 			for j < len(args) && args[j].val != ";" && args[j].val != "+" {
 				j++
 			}
 			execs = append(execs, args[i+1:j])
+			at = append(at, i)
 			i = j
 		}
 	}
-	return roots, execs
+	return roots, execs, at
 }
 
 // runSet records `set -- ARGS` (or set ARGS) as the positional parameters.

@@ -64,7 +64,10 @@ func deleteTargets(u *unit) []field {
 
 // expandFindRoots replaces {} in the operands of a find -exec payload with
 // find's starting points, and resolves relative operands against the
-// working directory an earlier cd set.
+// working directory an earlier cd set. A whole quoted run-time root
+// ("$DIR") is left out of a bare {} when a name test before the -exec
+// restricts it to matching files, as findDynRoots leaves it out for
+// -delete: empty, find fails; set, only the matching files are given.
 func expandFindRoots(u *unit, ops []field) []field {
 	var out []field
 	for _, f := range ops {
@@ -73,6 +76,9 @@ func expandFindRoots(u *unit, ops []field) []field {
 			continue
 		}
 		for _, r := range u.findRoots {
+			if u.findFiltered && f.val == "{}" && !f.dyn && wholeQuotedDyn(r) {
+				continue
+			}
 			g := r
 			g.val = strings.ReplaceAll(f.val, "{}", r.val)
 			out = append(out, u.resolve(g))
@@ -161,26 +167,42 @@ func findDynRoots(u *unit) []field {
 	}
 	var out []field
 	for _, f := range roots {
-		if !(f.quoted && f.dynPrefix && f.bare == "") {
+		if !wholeQuotedDyn(f) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// wholeQuotedDyn reports whether a word is a quoted value known only at
+// run time as a whole ("$DIR", "$(cmd)"): empty, it is an empty word, not
+// the working directory or /.
+func wholeQuotedDyn(f field) bool {
+	return f.quoted && f.dynPrefix && f.bare == ""
+}
+
 // findNameTests are find's tests that select files by name or path.
 var findNameTests = newSet("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex")
+
+// findExecActions are find's actions that run a command: its words follow,
+// up to ; or +.
+var findExecActions = newSet("-exec", "-execdir", "-ok", "-okdir")
 
 // findBranching are find's operators after which a name test no longer
 // restricts every action (find D -name x -o -delete, ! -name x).
 var findBranching = newSet("-o", "-or", "!", "-not", ",")
 
 // findNameFiltered reports whether find's expression restricts its actions
-// to files whose name matches a pattern that is not all wildcards.
+// to files whose name matches a pattern that is not all wildcards. The
+// words of an -exec-like action are its command's, not tests.
 func findNameFiltered(args []field) bool {
 	filtered := false
-	for i, f := range args {
-		switch {
+	for i := 0; i < len(args); i++ {
+		switch f := args[i]; {
+		case findExecActions.has(f.val):
+			for i+1 < len(args) && args[i+1].val != ";" && args[i+1].val != "+" {
+				i++
+			}
 		case findBranching.has(f.val):
 			return false
 		case findNameTests.has(f.val) && i+1 < len(args):
@@ -379,7 +401,7 @@ func findDeleteRoots(u *unit) []field {
 	if u.kind != kCall || u.dynName || u.name != "find" {
 		return nil
 	}
-	roots, execs := findParse(u.args)
+	roots, execs, _ := findParse(u.args)
 	destructive := false
 	for _, f := range u.args {
 		if f.val == "-delete" {

@@ -40,17 +40,18 @@ type unit struct {
 	links    map[string]string // symbolic links made earlier on the line (ln -s): name → target
 
 	// Facts computed by the analyzer for the rules.
-	script     *stream    // the shell code this unit runs (shells, eval, source)
-	code       *codeFacts // what an interpreter one-liner does
-	codeArg    int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
-	selfSpawn  bool       // kFuncDecl/kLoop: spawns copies of itself
-	viaXargs   bool       // arguments also come from standard input (xargs)
-	argsIn     stream     // with viaXargs: the input xargs turns into arguments
-	xargsToken string     // with viaXargs: what xargs replaces with each input line ({})
-	findRoots  []field    // starting points when run by find -exec
-	info       string     // detail for pseudo units
-	fromIFS    bool       // the program word came from $IFS splitting
-	histInWord bool       // a word holds an interactive history expansion
+	script       *stream    // the shell code this unit runs (shells, eval, source)
+	code         *codeFacts // what an interpreter one-liner does
+	codeArg      int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
+	selfSpawn    bool       // kFuncDecl/kLoop: spawns copies of itself
+	viaXargs     bool       // arguments also come from standard input (xargs)
+	argsIn       stream     // with viaXargs: the input xargs turns into arguments
+	xargsToken   string     // with viaXargs: what xargs replaces with each input line ({})
+	findRoots    []field    // starting points when run by find -exec
+	findFiltered bool       // with findRoots: a name test before the -exec restricts what {} stands for
+	info         string     // detail for pseudo units
+	fromIFS      bool       // the program word came from $IFS splitting
+	histInWord   bool       // a word holds an interactive history expansion
 }
 
 // redir is one redirection after expansion.
@@ -317,18 +318,19 @@ func (u *unit) isCodeArg(i int) bool { return u.codeArg < 0 || u.codeArg == i+1 
 // payload), inheriting its input and redirections.
 func (u *unit) inner(wrapper string, fields []field) *unit {
 	n := &unit{
-		kind:       kCall,
-		redirs:     u.redirs,
-		in:         u.in,
-		piped:      u.piped,
-		wrappers:   append(append([]string(nil), u.wrappers...), wrapper),
-		bg:         u.bg,
-		viaXargs:   u.viaXargs,
-		xargsToken: u.xargsToken,
-		findRoots:  u.findRoots,
-		cwd:        u.cwd,
-		links:      u.links,
-		argsIn:     u.argsIn,
+		kind:         kCall,
+		redirs:       u.redirs,
+		in:           u.in,
+		piped:        u.piped,
+		wrappers:     append(append([]string(nil), u.wrappers...), wrapper),
+		bg:           u.bg,
+		viaXargs:     u.viaXargs,
+		xargsToken:   u.xargsToken,
+		findRoots:    u.findRoots,
+		findFiltered: u.findFiltered,
+		cwd:          u.cwd,
+		links:        u.links,
+		argsIn:       u.argsIn,
 	}
 	if wrapper == "xargs" {
 		n.argsIn = u.in
