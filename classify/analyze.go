@@ -35,6 +35,12 @@ type varVal struct {
 	ifs   bool     // the value was built with $IFS
 	arr   []string // elements of a literal array (x=(a b), set -- a b)
 	item  bool     // a for-loop word over relative literals or globs: never empty
+
+	// A value only known at run time, or dflt where that was empty or
+	// unset: ${X:=dflt} (or ${X=dflt}) ran on a variable the line did
+	// not know.
+	dflt    string
+	hasDflt bool
 }
 
 // analyzer walks one command line. It is used by a single goroutine.

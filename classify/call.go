@@ -77,7 +77,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	a.chdir(u)
 	a.symlink(u)
 	a.builtinAssigns(u)
-	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" {
+	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) {
 		a.speculate(u, fields)
 	}
 	return out
@@ -85,17 +85,29 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 
 // speculate classifies the command a dynamic program word most likely
 // runs: unset variables expand to nothing, so r${X}m -rf / is rm -rf /.
+// A variable an earlier ${X:=y} ran on is taken as y (: ${D:=/}; rm -rf $D
+// is rm -rf /).
 func (a *analyzer) speculate(u *unit, fields []field) {
 	var bare []field
 	for _, f := range fields {
 		// Every run-time part empty, the xargs input too: r{}m is rm.
-		b := strings.ReplaceAll(f.bare, xargsInputBare, "")
+		b := f.bare
+		if f.hasAlt {
+			b = f.alt
+		}
+		b = strings.ReplaceAll(b, xargsInputBare, "")
 		if f.dyn && b == "" && !f.quoted {
 			continue // an unquoted empty expansion disappears
 		}
-		g := f
-		g.val, g.dyn, g.dynPrefix = b, false, false
-		bare = append(bare, g)
+		vals := []string{b}
+		if f.hasAlt && !f.quoted {
+			vals = strings.Fields(b) // a default is split like any unquoted value
+		}
+		for _, v := range vals {
+			g := f
+			g.val, g.dyn, g.dynPrefix = v, false, false
+			bare = append(bare, g)
+		}
 	}
 	if len(bare) == 0 || bare[0].val == "" {
 		return
@@ -104,6 +116,16 @@ func (a *analyzer) speculate(u *unit, fields []field) {
 	s.setProgram(bare[0])
 	s.args = bare[1:]
 	a.run(s)
+}
+
+// anyAlt reports whether a field holds a variable an earlier ${X:=y} ran on.
+func anyAlt(fields []field) bool {
+	for _, f := range fields {
+		if f.hasAlt {
+			return true
+		}
+	}
+	return false
 }
 
 // remember records the known text a command writes to a file on this line

@@ -39,6 +39,46 @@ func (a *analyzer) expandKnownOp(b *fieldBuilder, p *syntax.ParamExp, name strin
 	return true
 }
 
+// assignDefault records what ${X:=y} and ${X=y} leave in X for later
+// words, as bash assigns y where X is empty (:=) or unset: y when the line
+// knew X was empty, and "the run-time value, or y" when the line did not
+// know X (see varVal.dflt). A y with a substitution in it is only known
+// at run time.
+func (a *analyzer) assignDefault(p *syntax.ParamExp, name string) {
+	op := p.Exp.Op
+	if op != syntax.AssignUnset && op != syntax.AssignUnsetOrNull || name == "" || !isName(name) || isDigit(name[0]) {
+		return
+	}
+	v, set := a.vars[name]
+	if _, symbolic := symbolicSamples[name]; symbolic && !set {
+		return // HOME, PWD, SHELL are set and not empty
+	}
+	if set && (v.item || v.arr != nil || v.known && (v.val != "" || op == syntax.AssignUnset)) {
+		return // a value that stays
+	}
+	y, ok := field{}, true
+	if w := p.Exp.Word; w != nil {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			switch n.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+				ok = false // already walked; expanding again would walk it twice
+			}
+			return ok
+		})
+		if ok {
+			y = joinField(a.expandWord(w))
+		}
+	}
+	switch {
+	case !ok || y.dyn:
+		a.setVar(name, varVal{})
+	case set && v.known:
+		a.setVar(name, varVal{val: y.val, known: true, home: y.home})
+	default:
+		a.setVar(name, varVal{dflt: y.val, hasDflt: true})
+	}
+}
+
 // isAlternateOp reports whether a parameter operator gives its word when
 // the value is set (${X:+y}, ${X+y}).
 func isAlternateOp(op syntax.ParExpOperator) bool {

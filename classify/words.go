@@ -18,8 +18,10 @@ type field struct {
 	home      bool   // starts with the home directory (~, $HOME, ${HOME})
 	ifs       bool   // $IFS was expanded unquoted, or the word was split on a custom IFS
 	hist      bool   // holds an interactive history expansion (!!, !-1, !42, !?x)
+	hasAlt    bool   // alt is set
 	src       stream // what the command or process substitutions inside produce
 	bare      string // the value with every run-time part taken as empty
+	alt       string // with hasAlt: bare, but a variable an earlier ${X:=y} ran on taken as y
 }
 
 // maxBraceFields bounds brace expansion so that {1..99999999} cannot blow up.
@@ -66,8 +68,27 @@ type fieldBuilder struct {
 func (b *fieldBuilder) add(s string) {
 	s = b.bound(s)
 	b.cur.val += s
-	b.cur.bare += s
+	b.addBare(s)
 	b.started = true
+}
+
+// addBare adds s to what the field is with its run-time parts taken as
+// empty (or defaulted, for alt).
+func (b *fieldBuilder) addBare(s string) {
+	b.cur.bare += s
+	if b.cur.hasAlt {
+		b.cur.alt += s
+	}
+}
+
+// addDefaulted adds a variable only known at run time that an earlier
+// ${X:=y} set to dflt where it was empty or unset.
+func (b *fieldBuilder) addDefaulted(src, dflt string) {
+	b.addDyn(src)
+	if !b.cur.hasAlt {
+		b.cur.alt, b.cur.hasAlt = b.cur.bare, true
+	}
+	b.cur.alt += dflt
 }
 
 // bound keeps values under maxValue: values this large only come from
@@ -145,7 +166,7 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 		src := a.source(p)
 		b.addDyn(src)
 		if a.xargsFill && src == xargsInput {
-			b.cur.bare += xargsInputBare // never empty (see xargsInputBare)
+			b.addBare(xargsInputBare) // never empty (see xargsInputBare)
 		}
 	case *syntax.ProcSubst:
 		out := a.subst(p.Stmts)
@@ -272,6 +293,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		return
 	}
 	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
+	if plain && p.Exp != nil {
+		defer a.assignDefault(p, name)
+	}
 	if plain && p.Exp != nil && a.expandKnownOp(b, p, name, quoted) {
 		return
 	}
@@ -332,9 +356,11 @@ func (a *analyzer) reassigned(name string) bool {
 func (a *analyzer) addVar(b *fieldBuilder, name, src string, quoted bool) bool {
 	v, ok := a.vars[name]
 	switch {
+	case ok && v.hasDflt:
+		b.addDefaulted(src, v.dflt)
 	case ok && v.item:
 		b.addDyn(src)
-		b.cur.bare += xargsInputBare // a for-loop word is never empty
+		b.addBare(xargsInputBare) // a for-loop word is never empty
 	case ok && v.known:
 		if v.home && (!b.started || b.cur.val == "") {
 			b.cur.home = true
