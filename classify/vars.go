@@ -37,22 +37,70 @@ func (a *analyzer) arrayValue(ae *syntax.ArrayExpr) ([]string, bool) {
 	return out, ok
 }
 
+// What analyzer.refs holds for a nameref that names no known variable.
+const (
+	refRuntime  = ""        // its target is only known at run time: any variable
+	refUnset    = "\x00"    // declared without a target: the first value it is given names it
+	refUnsetEnv = "\x00env" // the same, but the environment may already have given it one
+)
+
 // setVar records a variable's value; an assignment to a nameref sets the
-// variable it names (declare -n r=HOME; r=/ sets HOME).
+// variable it names (declare -n r=HOME; r=/ sets HOME). The first value
+// given to a nameref declared without a target names its target, as in
+// bash (declare -n r; r=HOME; r=/ sets HOME). An assignment through a
+// nameref whose target is only known at run time may set any variable:
+// the line's variables, HOME among them, become run-time values.
 func (a *analyzer) setVar(name string, v varVal) {
 	if a.vars == nil {
 		a.vars = map[string]varVal{}
 	}
-	a.vars[a.refName(name)] = v
+	name = a.refName(name)
+	switch t, ref := a.refs[name]; {
+	case ref && (t == refUnset || t == refUnsetEnv):
+		if t == refUnsetEnv {
+			a.clobberVars() // already bound to a variable of the environment?
+		}
+		a.refs[name] = refTarget(v, name)
+		return
+	case ref:
+		a.clobberVars()
+		return
+	}
+	a.vars[name] = v
+}
+
+// refTarget returns what a nameref given the value v refers to.
+func refTarget(v varVal, self string) string {
+	switch {
+	case !v.known || v.arr != nil || v.item:
+		return refRuntime
+	case v.val == "":
+		return refUnset
+	case isName(v.val) && !isDigit(v.val[0]) && v.val != self:
+		return v.val
+	}
+	return refRuntime // arr[1], or an error that may stop the script
+}
+
+// clobberVars makes every variable the line knows, and those the analyzer
+// gives a meaning of their own (HOME, PWD, SHELL, BASH, CDPATH), values
+// only known at run time.
+func (a *analyzer) clobberVars() {
+	for n := range a.vars {
+		a.vars[n] = varVal{}
+	}
+	for n := range symbolicSamples {
+		a.vars[n] = varVal{}
+	}
+	a.vars["CDPATH"] = varVal{}
 }
 
 // refName follows namerefs from name to the variable an assignment to it
-// sets. A nameref whose target is only known at run time stays itself
-// (its value then is unknown).
+// sets. A nameref with no known target stays itself.
 func (a *analyzer) refName(name string) string {
 	for i := 0; i < 8; i++ {
 		t := a.refs[name]
-		if t == "" {
+		if t == refRuntime || t == refUnset || t == refUnsetEnv {
 			break
 		}
 		name = t
@@ -62,37 +110,23 @@ func (a *analyzer) refName(name string) string {
 
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
-	if t, ok := a.refs[e.name]; ok && t == "" {
-		a.setVar(e.name, varVal{}) // a nameref to a name known at run time
-		return
-	}
+	_, ref := a.refs[e.name] // a nameref with no known target
 	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
-	if codeVars.has(a.refName(e.name)) && !e.val.dyn {
+	if !ref && codeVars.has(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
 }
 
 // decl walks export/declare/local/readonly/typeset. A nameref declared
-// with a literal name (declare -n r=HOME) is recorded: later assignments
-// to it set that variable.
+// (declare -n r=HOME) is recorded: later assignments to it set the
+// variable it names.
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
 	nameref := isNamerefDecl(d)
 	for _, as := range d.Args {
 		if as.Name != nil && nameref {
-			if a.refs == nil {
-				a.refs = map[string]string{}
-			}
-			t := ""
-			if as.Value != nil {
-				if f := joinField(a.expandWord(as.Value)); !f.dyn && isName(f.val) && f.val != as.Name.Value {
-					t = f.val
-				}
-			}
-			a.refs[as.Name.Value] = t
-			if t != "" {
-				continue
-			}
+			a.declareRef(as)
+			continue
 		}
 		switch {
 		case as.Name != nil && as.Value != nil:
@@ -113,6 +147,37 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	}
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
+	}
+}
+
+// declareRef records the nameref as declares. Its value names the target;
+// without one, the value the variable had does (r=HOME; declare -n r), and
+// a variable the line did not set may have one from the environment.
+// Declaring an existing nameref again keeps its target.
+func (a *analyzer) declareRef(as *syntax.Assign) {
+	name := as.Name.Value
+	if a.refs == nil {
+		a.refs = map[string]string{}
+	}
+	t := refRuntime
+	v, set := a.vars[name]
+	_, isRef := a.refs[name]
+	switch {
+	case as.Value != nil:
+		f := joinField(a.expandWord(as.Value))
+		t = refTarget(varVal{val: f.val, known: !f.dyn}, name)
+	case as.Array != nil:
+		a.arrayValue(as.Array)
+	case isRef:
+		return
+	case set:
+		t = refTarget(v, name)
+	default:
+		t = refUnsetEnv
+	}
+	a.refs[name] = t
+	if set {
+		a.vars[name] = varVal{} // $r is the value of what it names
 	}
 }
 
