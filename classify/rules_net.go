@@ -304,6 +304,7 @@ func isSecretPathIn(cwd, v string) bool {
 		return secretNames.has(path.Base(v)) // an option (-i~/.ssh/id_rsa)
 	}
 	relative := !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~")
+	cwd = secretBase(cwd)
 	if relative && cwd != "" {
 		if cwd[0] != '/' && cwd[0] != '~' && cwd[0] != '.' {
 			// Below a directory named relative to an unknown one (cd
@@ -364,6 +365,21 @@ func isSecretPathIn(cwd, v string) bool {
 		}
 	}
 	return false
+}
+
+// secretBase returns the working directory a relative path is judged
+// against for credentials. After `cd $X` it is unknown ("") and the home
+// when X is empty; a directory entered from there ("$PWD/src", see
+// resolveIn) is taken relative to it ("./src"), so that climbing back
+// out (cd src/.., ../.aws) finds the home's stores again.
+func secretBase(cwd string) string {
+	switch {
+	case cwd == cwdMaybeHome || cwd == "$PWD":
+		return ""
+	case strings.HasPrefix(cwd, "$PWD/"):
+		return "." + cwd[len("$PWD"):]
+	}
+	return cwd
 }
 
 // secretPathIn reports whether the path argument f of u points at
