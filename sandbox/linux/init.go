@@ -251,6 +251,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	filter, err := buildSeccomp(seccompOptions{
 		allowUnix:       allowUnix,
 		streamOnly:      spec.Reduced != "" && spec.Network != "allowed",
+		hostShared:      spec.Reduced != "",
 		uncountedMemory: uncounted,
 	})
 	if err != nil {

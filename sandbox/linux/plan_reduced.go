@@ -5,6 +5,7 @@ package linux
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
@@ -51,6 +52,12 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 			ll.DenyRead = append(ll.DenyRead, d)
 		}
 	}
+	// /dev/pts is the host's here, holding every terminal of the user
+	// (theirs, mode 0620): not the sandbox's to open, for reading either.
+	// Its own terminal, inherited open, stays usable, and /dev/tty opens
+	// it.
+	ll.Devices = slices.DeleteFunc(slices.Clone(ll.Devices), func(d string) bool { return d == hostPts })
+	ll.DenyRead = append(ll.DenyRead, hostPts)
 	ll.TCP = spec.Network != sandbox.NetworkAllowed
 	pl.init.Reduced = reason
 	if len(unenforced) > 0 {
@@ -86,3 +93,6 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 	}
 	return out
 }
+
+// hostPts is where the host's terminals are.
+const hostPts = "/dev/pts"

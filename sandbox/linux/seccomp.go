@@ -4,6 +4,7 @@ package linux
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -114,8 +115,13 @@ var commonDenied = []uintptr{
 
 // enosys are answered with ENOSYS so that libraries fall back to a variant
 // the filter can inspect: clone3, openat2 and setxattrat pass their
-// arguments in a structure seccomp cannot read.
-var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2, unix.SYS_SETXATTRAT}
+// arguments in a structure seccomp cannot read. Native AIO (io_setup) is
+// answered so too, as by a kernel built without it (libaio users fall back
+// to threads): fs.aio-max-nr bounds the events of every AIO context on the
+// machine together, in no namespace and for no user of its own, and two
+// contexts of a sandbox took them all, failing the host's databases and
+// virtual machines.
+var enosys = []uintptr{unix.SYS_CLONE3, unix.SYS_OPENAT2, unix.SYS_SETXATTRAT, unix.SYS_IO_SETUP}
 
 // maxXattrValue bounds the value of an extended attribute a sandboxed
 // program may set; a larger one is answered EOPNOTSUPP, as by a
@@ -202,10 +208,50 @@ func socketpairRule(o seccompOptions) []argRule {
 	return []argRule{r}
 }
 
+// hostProcessRules keep a program of the reduced tier, which has no pid
+// namespace, from changing the user's other processes: these calls check
+// only that the uids match, and Landlock (which scopes signals and ptrace)
+// has no hook for them. A program may change itself (pid 0), not another
+// process by pid, process group or user: capping a host process's
+// RLIMIT_CPU had the kernel kill it.
+var hostProcessRules = []argRule{
+	rule(unix.SYS_PRLIMIT64, 0, denyIfNotIn, unix.EPERM, 0),
+	rule(unix.SYS_SCHED_SETATTR, 0, denyIfNotIn, unix.EPERM, 0),
+	rule(unix.SYS_SCHED_SETSCHEDULER, 0, denyIfNotIn, unix.EPERM, 0),
+	rule(unix.SYS_SCHED_SETPARAM, 0, denyIfNotIn, unix.EPERM, 0),
+	rule(unix.SYS_SCHED_SETAFFINITY, 0, denyIfNotIn, unix.EPERM, 0),
+	{nr: unix.SYS_SETPRIORITY, errno: unix.EPERM, tests: []argTest{
+		{arg: 0, check: denyIfNotIn, values: []uint32{unix.PRIO_PROCESS}},
+		{arg: 1, check: denyIfNotIn, values: []uint32{0}},
+	}},
+	{nr: unix.SYS_IOPRIO_SET, errno: unix.EPERM, tests: []argTest{
+		{arg: 0, check: denyIfNotIn, values: []uint32{ioprioWhoProcess}},
+		{arg: 1, check: denyIfNotIn, values: []uint32{0}},
+	}},
+}
+
+// ioprioWhoProcess is IOPRIO_WHO_PROCESS.
+const ioprioWhoProcess = 1
+
+// hostIPC are System V IPC's calls, answered ENOSYS in the reduced tier:
+// without an IPC namespace a program would find, attach, read and write
+// the user's own segments, queues and semaphores (by key or by the ids
+// /proc/sysvipc lists), which check only the uid. POSIX message queues
+// are refused by Landlock (mq_open), as /dev/shm's files are.
+var hostIPC = []uintptr{
+	unix.SYS_SHMGET, unix.SYS_SHMAT, unix.SYS_SHMCTL, unix.SYS_SHMDT,
+	unix.SYS_MSGGET, unix.SYS_MSGSND, unix.SYS_MSGRCV, unix.SYS_MSGCTL,
+	unix.SYS_SEMGET, unix.SYS_SEMOP, unix.SYS_SEMTIMEDOP, unix.SYS_SEMCTL,
+}
+
 // seccompOptions vary the filter with the policy and the tier.
 type seccompOptions struct {
 	allowUnix  bool // AF_UNIX sockets may be created
 	streamOnly bool // only TCP sockets (no network namespace)
+	// hostShared refuses what reaches the user's other processes without
+	// a pid and an IPC namespace (hostProcessRules, hostIPC): the reduced
+	// tier.
+	hostShared bool
 	// uncountedMemory refuses the shared memory that no count of a
 	// process's memory sees (see uncountedMemory): set when a memory limit
 	// is enforced without a memory cgroup.
@@ -232,7 +278,10 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := append(append(append(append([]argRule{socketRule(o)}, socketpairRule(o)...), commonArgRules...), xattrRules...), archArgRules...)
+	rules := slices.Concat([]argRule{socketRule(o)}, socketpairRule(o), commonArgRules, xattrRules, archArgRules)
+	if o.hostShared {
+		rules = append(rules, hostProcessRules...)
+	}
 	for _, r := range rules {
 		blk, err := r.assemble()
 		if err != nil {
@@ -243,11 +292,15 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
 	}
-	nosys := enosys
+	nosys := slices.Clone(enosys)
 	if o.uncountedMemory {
-		nosys = append(append([]uintptr(nil), enosys...), uncountedMemory...)
+		nosys = append(nosys, uncountedMemory...)
 	}
-	for _, nr := range nosys {
+	if o.hostShared {
+		nosys = append(nosys, hostIPC...)
+	}
+	slices.Sort(nosys)
+	for _, nr := range slices.Compact(nosys) {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.ENOSYS)))
 	}
 	p = append(p, bpfStmt(retK, retOK))

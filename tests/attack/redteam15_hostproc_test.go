@@ -22,6 +22,10 @@ import (
 // or leave it to run only when the CPU is idle. The controls do the same
 // to the prober itself. The full sandbox (own pid namespace) must refuse
 // the same.
+//
+// Fixed: the reduced tier lets these calls name only the caller itself
+// (pid 0; setpriority and ioprio_set only PRIO_PROCESS/IOPRIO_WHO_PROCESS
+// of 0): seccomp's hostProcessRules.
 func TestRedteam15ReducedTierHostProcessAttributes(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier); run as an unprivileged user")

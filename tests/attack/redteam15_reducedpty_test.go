@@ -20,6 +20,10 @@ import (
 // shell there does. The host's terminal here is a pty the test opens,
 // with a line typed into it and not yet read; the control is the
 // sandbox's own stdout.
+//
+// Fixed: the reduced tier's Landlock carves /dev/pts out of what may be
+// read and grants no device rights there (buildReducedPlan); the
+// command's own terminal is inherited open, and /dev/tty opens it.
 func TestRedteam15ReducedTierOtherTerminals(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier); run as an unprivileged user")
