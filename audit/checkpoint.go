@@ -72,23 +72,6 @@ func stateCheckpointPath(dir, abs string) string {
 	return filepath.Join(dir, checkpointDir, hex.EncodeToString(sum[:16])+CheckpointSuffix)
 }
 
-// canonicalPath returns path made absolute with symlinks resolved, so that
-// every route to one log names the same state-directory copy.
-func canonicalPath(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fmt.Errorf("audit: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r, nil
-	}
-	// The file may be gone (a deleted log): resolve its directory.
-	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(d, filepath.Base(abs)), nil
-	}
-	return abs, nil
-}
-
 // appendRecord appends rec to the checkpoint file at path under an
 // exclusive lock, waited for at most wait, and syncs it. header is written
 // first when the file is new.

@@ -255,7 +255,7 @@ func (l *Log) checkpoint(size uint64, head string) error {
 	if err != nil {
 		return err
 	}
-	errBeside := appendRecord(l.path+CheckpointSuffix, rec, "", besideWait)
+	errBeside := appendRecord(l.abs+CheckpointSuffix, rec, "", besideWait)
 	errState := appendRecord(l.stateCkpt, rec, fmt.Sprintf("# checkpoints of %q\n", l.abs), writersWait)
 	if err := errors.Join(errBeside, errState); err != nil {
 		return err

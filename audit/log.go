@@ -68,7 +68,7 @@ type Options struct {
 // time through their own Log.
 type Log struct {
 	path      string
-	abs       string // absolute, symlinks resolved
+	abs       string // absolute, symlinks resolved: the path the log and the files beside it are opened by
 	f         *os.File
 	writers   *os.File // holds the writers' lock shared (see WritersLockSuffix)
 	live      *liveMark
@@ -172,31 +172,32 @@ func Open(path string, opts Options) (l *Log, err error) {
 			made.Remove()
 		}
 	}()
-	if err := checkLocation(path); err != nil {
-		return nil, err
-	}
-	abs, err := canonicalPath(path)
+	// The log as the kernel reaches it, judged: the log, its lock and its
+	// checkpoints are opened by this path, with no link or ".." in it, not
+	// by the one given, which could lead elsewhere by the time they are.
+	abs, err := locateLog(path)
 	if err != nil {
 		return nil, err
 	}
+	l.abs = abs
 	// Hold the writers' lock before opening the log, and until Close: a
 	// Rotate either finishes before the log is opened or refuses to move
 	// it. Hold it alone, if no other writer has it, until the log's end is
 	// checked against the signed checkpoints: no writer can then append
 	// entries it has not signed yet.
-	writers, alone, err := claimWriters(path, l.log)
+	writers, alone, err := claimWriters(abs, l.log)
 	if err != nil {
 		return nil, err
 	}
 	// A new chain where a longer log was signed would leave neither log
 	// verifiable: refuse before creating the file.
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
 		if err := checkNotShrunk(dir, path, 0); err != nil {
 			writers.Close()
 			return nil, err
 		}
 	}
-	f, err := openAppend(path)
+	f, err := openAppend(abs)
 	if err == nil {
 		if err = checkOpened(path, f); err != nil {
 			f.Close()
@@ -207,7 +208,6 @@ func Open(path string, opts Options) (l *Log, err error) {
 		return nil, err
 	}
 	l.f, l.writers = f, writers
-	l.abs = abs
 	l.stateCkpt = stateCheckpointPath(dir, abs)
 	if l.live, err = markLive(l.stateCkpt); err != nil {
 		f.Close()
@@ -242,7 +242,7 @@ func Open(path string, opts Options) (l *Log, err error) {
 		return rs, nil
 	})
 	if err == nil && alone {
-		err = shareWriters(writers, f, path)
+		err = shareWriters(writers, f, abs)
 	}
 	if err != nil {
 		l.live.close()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // openRegular opens path with flag (and perm, when it creates), refusing
@@ -60,14 +62,16 @@ func readRegular(path string, max int64) ([]byte, error) {
 // checkpoints of the log at path: its path with links resolved (where
 // writers file them) and, when a link is on the way, its path as named.
 // A log whose directory was swapped for a link to another one resolves
-// elsewhere now; its checkpoints are still under the name.
+// elsewhere now; its checkpoints are still under the name. A name with
+// ".." in it names no one log (the kernel climbs from where a link leads,
+// filepath.Abs from the link), so it has no key of its own.
 func stateKeys(path string) ([]string, error) {
 	abs, err := canonicalPath(path)
 	if err != nil {
 		return nil, err
 	}
 	named, err := filepath.Abs(path)
-	if err != nil || named == abs {
+	if err != nil || named == abs || slices.Contains(strings.Split(filepath.ToSlash(path), "/"), "..") {
 		return []string{abs}, nil
 	}
 	return []string{abs, named}, nil

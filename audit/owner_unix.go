@@ -25,30 +25,70 @@ import (
 // existing log must be the caller's and writable by no one else. Open
 // checks the file it opened again (checkOpened).
 func checkLocation(path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
+	_, err := locateLog(path)
+	return err
+}
+
+// locateLog judges the log at path as checkLocation does and returns its
+// path as canonicalPath resolves it: the one path the log, its lock and
+// its checkpoints are then opened by, so that what is opened is what was
+// judged.
+func locateLog(path string) (string, error) {
 	// Every directory the kernel enters on the way, those that hold a
 	// link among them (paths.Resolve); the last is the log's own.
-	r, err := paths.Resolve(filepath.Dir(abs))
+	r, abs, err := resolveLog(path)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return "", err
 	}
 	leaf := r.Target
 	for _, dir := range append(r.Dirs, leaf) {
 		if err := judgeDir(dir, dir == leaf); err != nil {
-			return err
+			return "", err
 		}
 	}
-	fi, err := os.Lstat(filepath.Join(leaf, filepath.Base(abs)))
+	fi, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return nil // made by Open, or a link that openRegular refuses
+		return abs, nil // made by Open, or a link that openRegular refuses
 	case err != nil:
-		return fmt.Errorf("audit: %w", err)
+		return "", fmt.Errorf("audit: %w", err)
 	}
-	return judgeFile(abs, fi)
+	return abs, judgeFile(abs, fi)
+}
+
+// canonicalPath returns the log at path with the links in its directory
+// resolved (resolveLog), so that every route to one log names the same
+// state-directory copy and the same files beside it.
+func canonicalPath(path string) (string, error) {
+	_, abs, err := resolveLog(path)
+	return abs, err
+}
+
+// resolveLog resolves the directory of the log at path as the kernel does
+// when it opens path (paths.Resolve): a name at a time, ".." after a link
+// climbing from where the link leads, where filepath.Abs would have taken
+// "hop/.." away first and named another directory. It returns the
+// resolution and the log's path in the directory reached, with no link
+// in it.
+func resolveLog(path string) (paths.Resolution, string, error) {
+	p := path
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return paths.Resolution{}, "", fmt.Errorf("audit: %w", err)
+		}
+		p = wd + "/" + p
+	}
+	i := strings.LastIndexByte(p, '/')
+	dir, name := p[:i+1], p[i+1:]
+	if name == "" || name == "." || name == ".." {
+		return paths.Resolution{}, "", fmt.Errorf("audit: %s names a directory, not a log file", path)
+	}
+	r, err := paths.Resolve(dir)
+	if err != nil {
+		return r, "", fmt.Errorf("audit: %s: %w", path, err)
+	}
+	return r, filepath.Join(r.Target, name), nil
 }
 
 // checkOpened judges the log Open opened, by its descriptor: what the

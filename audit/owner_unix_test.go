@@ -159,3 +159,31 @@ func TestOpenRefusedLeavesNoDirectories(t *testing.T) {
 		t.Errorf("control: %v", err)
 	}
 }
+
+// TestCanonicalPathDotDotAfterLink: ".." after a link climbs from where the
+// link leads, as the kernel does; such a name has no state key of its own.
+func TestCanonicalPathDotDotAfterLink(t *testing.T) {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"mine", "other/sub"} {
+		if err := os.MkdirAll(filepath.Join(d, p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(d, "other/sub"), filepath.Join(d, "mine/hop")); err != nil {
+		t.Fatal(err)
+	}
+	path := d + "/mine/hop/../a.log"
+	want := filepath.Join(d, "other", "a.log")
+	if got, err := canonicalPath(path); err != nil || got != want {
+		t.Errorf("canonicalPath(%s) = %q, %v; want %q", path, got, err, want)
+	}
+	if keys, err := stateKeys(path); err != nil || len(keys) != 1 || keys[0] != want {
+		t.Errorf("stateKeys(%s) = %q, %v; want [%q]", path, keys, err, want)
+	}
+	if _, err := canonicalPath(d + "/mine/.."); err == nil {
+		t.Errorf("canonicalPath of a directory's name: no error")
+	}
+}

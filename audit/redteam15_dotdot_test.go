@@ -18,6 +18,10 @@ import (
 // target's parent, a directory that was never judged. Here that is another
 // user's directory: the log lands where that user may read its name,
 // delete or replace it.
+//
+// Fixed: the log's path is resolved once as the kernel resolves it
+// (resolveLog, on paths.Resolve), and that one path is judged and used to
+// open the log, its lock and checkpoints and to file its state key.
 func TestRedteam15OpenDotDotAfterLink(t *testing.T) {
 	uid, gid := r14fOther(t)
 	base, err := os.MkdirTemp("", "r15b-dotdot-")

@@ -83,22 +83,29 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	}
 	// The rotated log keeps its chain where it goes: somewhere no other
 	// user may read, replace or remove it.
-	if err := checkLocation(to); err != nil {
+	toAbs, err := locateLog(to)
+	if err != nil {
+		return Rotation{}, err
+	}
+	// The log as the kernel reaches it: moved by this one path, with no
+	// link or ".." in it, as its writers open it (see Open).
+	abs, err := canonicalPath(path)
+	if err != nil {
 		return Rotation{}, err
 	}
 	isLink := fmt.Errorf("audit: %s is a symbolic link; rotate the log it points to", path)
-	if fi, err := os.Lstat(path); err != nil {
+	if fi, err := os.Lstat(abs); err != nil {
 		return Rotation{}, fmt.Errorf("audit: %w", err)
 	} else if fi.Mode()&fs.ModeSymlink != 0 {
 		return Rotation{}, isLink
 	}
 	// No writer may have the log open, nor open it until it has moved.
-	writers, err := excludeWriters(path)
+	writers, err := excludeWriters(abs)
 	if err != nil {
 		return Rotation{}, err
 	}
 	defer writers.Close()
-	f, err := os.OpenFile(path, os.O_RDWR|openNoFollow, 0)
+	f, err := os.OpenFile(abs, os.O_RDWR|openNoFollow, 0)
 	if isSymlinkErr(err) {
 		return Rotation{}, isLink
 	}
@@ -129,14 +136,6 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 	if t.id == 0 {
 		return Rotation{}, fmt.Errorf("audit: %s has no entries; there is nothing to rotate", path)
 	}
-	abs, err := canonicalPath(path)
-	if err != nil {
-		return Rotation{}, err
-	}
-	toAbs, err := canonicalPath(to)
-	if err != nil {
-		return Rotation{}, err
-	}
 	stateFrom, stateTo := stateCheckpointPath(dir, abs), stateCheckpointPath(dir, toAbs)
 	for _, p := range []string{toAbs, toAbs + CheckpointSuffix, stateTo} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
@@ -144,7 +143,7 @@ func Rotate(path, to string, opts RotateOptions) (Rotation, error) {
 		}
 	}
 	rot := Rotation{From: abs, To: toAbs, Size: t.id, Head: t.hash, Time: time.Now().UTC().Truncate(time.Second)}
-	if err := rotateFiles(signer, path, rot, stateFrom, stateTo); err != nil {
+	if err := rotateFiles(signer, abs, rot, stateFrom, stateTo); err != nil {
 		return Rotation{}, err
 	}
 	return rot, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -29,20 +28,15 @@ var ErrLogInUse = errors.New("audit: log in use")
 var ErrUnsafeLocation = errors.New("audit: unsafe log location")
 
 // openWritersLock opens (creating it) the writers' lock of the log at path,
-// beside it: path's directory with symlinks resolved, so that every route to
-// one log names the same lock. It refuses a symlink or anything but a
-// regular file.
+// beside it: in path's directory with symlinks resolved (canonicalPath), so
+// that every route to one log names the same lock. It refuses a symlink or
+// anything but a regular file.
 func openWritersLock(path string) (*os.File, error) {
-	abs, err := filepath.Abs(path)
+	abs, err := canonicalPath(path)
 	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
+		return nil, err
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	lp := filepath.Join(dir, filepath.Base(abs)+WritersLockSuffix)
-	return openRegular(lp, os.O_RDONLY|os.O_CREATE, 0o600, "a lock file")
+	return openRegular(abs+WritersLockSuffix, os.O_RDONLY|os.O_CREATE, 0o600, "a lock file")
 }
 
 // writersWait bounds how long claimWriters waits while the writers' lock is
