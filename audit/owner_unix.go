@@ -21,7 +21,9 @@ import (
 // on the way included) must be the caller's or root's and writable by no
 // one else, except that a sticky one (/tmp) other than the log's own may be
 // writable by others (they cannot rename what is not theirs there), and
-// the caller's private group counts as the caller (privateGroup); an
+// the caller's private group counts as the caller (privateGroup); a link
+// on the way in a directory others may write must be the caller's or
+// root's (judgeLink); an
 // existing log must be the caller's and writable by no one else. Open
 // checks the file it opened again (checkOpened).
 func checkLocation(path string) error {
@@ -43,6 +45,11 @@ func locateLog(path string) (string, error) {
 	leaf := r.Target
 	for _, dir := range append(r.Dirs, leaf) {
 		if err := judgeDir(dir, dir == leaf); err != nil {
+			return "", err
+		}
+	}
+	for _, link := range r.Links {
+		if err := judgeLink(link); err != nil {
 			return "", err
 		}
 	}
@@ -126,6 +133,31 @@ func judgeDir(dir string, leaf bool) error {
 	}
 	if othersMayWrite(dir, fi) && (leaf || fi.Mode()&fs.ModeSticky == 0) {
 		return fmt.Errorf("%w: the log's directory %s may be written by another user (mode %v): choose an audit.log_path in a directory only this user can write", ErrUnsafeLocation, dir, fi.Mode())
+	}
+	return nil
+}
+
+// judgeLink refuses a symbolic link on the log's way that another user
+// (not root) owns in a directory others may write: a sticky one (/tmp)
+// stops others from replacing a name, not the name's owner, who may point
+// the link, and so the log's directory, elsewhere at will.
+func judgeLink(link string) error {
+	fi, err := os.Lstat(link)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	me := os.Geteuid()
+	uid, ok := fileOwner(fi)
+	if !ok || uid == me || uid == 0 {
+		return nil
+	}
+	dir := filepath.Dir(link)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if othersMayWrite(dir, di) {
+		return fmt.Errorf("%w: the symbolic link %s on the log's way belongs to uid %d, who may point it elsewhere (%s may be written by others): name the log's directory by a path without it", ErrUnsafeLocation, link, uid, dir)
 	}
 	return nil
 }

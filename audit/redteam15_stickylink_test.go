@@ -20,6 +20,9 @@ import (
 
 // TestRedteam15CheckLocationStickyLink: checkLocation must refuse a path
 // whose way passes through a link another user owns in a sticky directory.
+//
+// Fixed: checkLocation refuses a link on the way that another user (not
+// root) owns in a directory others may write (judgeLink).
 func TestRedteam15CheckLocationStickyLink(t *testing.T) {
 	r14fLocationCases(t, func(uid, gid int, base string, mkdir func(string, os.FileMode, int) string) []r14fCase {
 		return []r14fCase{
@@ -58,6 +61,10 @@ func TestRedteam15CheckLocationStickyLink(t *testing.T) {
 // log's path reports agentbox-ci's log intact: the state directory's
 // checkpoints are filed under the path the link resolved to at write time,
 // which verify no longer reaches.
+//
+// Fixed: Open refuses the location (judgeLink), and a log that is opened
+// has its lock and checkpoints opened by its resolved path (l.abs), not
+// through the links of the path it was named by.
 func TestRedteam15StickyLinkSwapVerify(t *testing.T) {
 	uid, gid := r14fOther(t)
 	if b, err := os.ReadFile("/proc/sys/fs/protected_symlinks"); err == nil {
