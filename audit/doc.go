@@ -62,7 +62,10 @@
 // re-chained without the key is reported with the first entry that is bad.
 // A line cut short by a writer that crashed mid-append is reported as a torn
 // tail, not as tampering; the next writer that opens the file removes it and
-// logs an alert event saying so.
+// logs an alert event saying so. A last line lacking its newline counts as
+// an entry only when it is the chain's next one, hash right and linked;
+// [Verify], [Query] and the writers apply that one rule, so that Query
+// never lists a line Verify took for a torn one.
 //
 // Two changes leave a chain that any later checkpoint would sign, so the
 // writer that sees them says so in the log, where the next checkpoint

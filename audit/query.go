@@ -72,9 +72,13 @@ func (e *BadLinesError) Error() string {
 func (e *BadLinesError) Is(target error) bool { return target == ErrBadLine }
 
 // Query returns the events of the log at path that match f, oldest first.
-// It reads without verifying (use Verify for that); a torn last line is
-// skipped. Lines that are not entries are skipped too, and reported by a
-// *BadLinesError returned with the events of the other lines.
+// It reads without verifying (use Verify for that), but takes the last
+// line for a torn one, and skips it, by Verify's rule: when it lacks its
+// newline and is not the next entry of the chain (it does not parse, its
+// hash is wrong or it does not link), so that it never lists an event
+// Verify does not count. Lines that are not entries are skipped too, and
+// reported by a *BadLinesError returned with the events of the other
+// lines.
 func Query(path string, f Filter) ([]Event, error) {
 	file, err := openRegular(path, os.O_RDONLY, 0, "an audit log file")
 	if err != nil {
@@ -84,6 +88,7 @@ func Query(path string, f Filter) ([]Event, error) {
 	r := bufio.NewReaderSize(file, 256<<10)
 	var out []Event
 	bad := &BadLinesError{Path: path}
+	prev := Genesis // the hash field of the last line that is an entry
 	for n := 1; ; n++ {
 		line, long, err := readLine(r, maxQueryLine)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -94,7 +99,15 @@ func Query(path string, f Filter) ([]Event, error) {
 			break
 		}
 		line, terminated := bytes.CutSuffix(line, []byte{'\n'})
-		e, perr := decodeLine(line)
+		pe, perr := decodeEntry(line)
+		if perr == nil && !terminated && !pe.follows(uint64(n), prev) {
+			break // torn tail: a writer crashed mid-append
+		}
+		var e Event
+		if perr == nil {
+			prev = pe.hash
+			e, perr = toEvent(pe)
+		}
 		if long {
 			perr = fmt.Errorf("a line longer than %d bytes, which no entry is", maxQueryLine)
 			terminated = !eof
@@ -150,19 +163,15 @@ func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 	}
 }
 
-func decodeLine(line []byte) (Event, error) {
+func decodeEntry(line []byte) (parsedEntry, error) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return Event{}, errors.New("blank line")
+		return parsedEntry{}, errors.New("blank line")
 	}
 	v, err := parseObject(line)
 	if err != nil {
-		return Event{}, err
+		return parsedEntry{}, err
 	}
-	pe, err := entryFields(v)
-	if err != nil {
-		return Event{}, err
-	}
-	return toEvent(pe)
+	return entryFields(v)
 }
 
 // fileKind names what a non-regular file is, for error messages.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -134,6 +135,51 @@ func TestQuerySkipsBadLines(t *testing.T) {
 				if bad.Lines[i].Line != n {
 					t.Fatalf("bad line %d is line %d, want %d", i, bad.Lines[i].Line, n)
 				}
+			}
+		})
+	}
+}
+
+// A last line lacking its newline is listed only when Verify counts it:
+// when it is the next entry of the chain, hash right and linked.
+func TestQueryUnterminatedLastLine(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	ls := lines(t, env.path)
+	v, err := parseObject(ls[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, err := entryFields(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked, _ := rehash(t, bytes.Clone(ls[2]), 4, third.hash)
+	unlinked, _ := rehash(t, bytes.Clone(ls[2]), 4, Genesis)
+	edited := setMember(t, bytes.Clone(linked), "reason", strValue("edited"))
+	for _, tc := range []struct {
+		name   string
+		tail   []byte
+		events int
+	}{
+		{"a whole entry", linked, 4},
+		{"an entry that does not link", unlinked, 3},
+		{"an entry with the wrong hash", edited, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeLines(t, env.path, ls)
+			f, err := os.OpenFile(env.path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(tc.tail); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			evs, err := Query(env.path, Filter{})
+			rep := env.verify(t)
+			if err != nil || len(evs) != tc.events || !rep.OK || rep.Entries != tc.events {
+				t.Fatalf("Query: %d events, %v; verify: %d entries, ok %v; want %d", len(evs), err, rep.Entries, rep.OK, tc.events)
 			}
 		})
 	}

@@ -18,6 +18,9 @@ import (
 // `audit` shows the made-up event with nothing to tell it apart. Query's
 // own documentation says a torn last line is skipped; it is skipped only
 // when it does not parse.
+//
+// Fixed: Query skips an unterminated last line unless it is the chain's
+// next entry, hash right and linked (parsedEntry.follows), Verify's rule.
 func TestRedteam15TornTailQueryDisagrees(t *testing.T) {
 	e := newEnv(t)
 	e.write(t, 3, Options{})

@@ -95,7 +95,16 @@ func (t *tail) checkTorn() {
 	if err != nil {
 		return
 	}
-	if h, _ := entryHash(pe.obj, nil); h == pe.hash && pe.id == t.id+1 && pe.prev == t.hash {
+	if pe.follows(t.id+1, t.hash) {
 		t.tornEntry = &pe
 	}
+}
+
+// follows reports whether pe is entry id of a chain whose previous entry's
+// hash is prev, with its own hash right: the test a line lacking its
+// newline must pass to count as an entry rather than a torn line (see
+// Verify, Query and Open).
+func (pe *parsedEntry) follows(id uint64, prev string) bool {
+	h, _ := entryHash(pe.obj, nil)
+	return h == pe.hash && pe.id == id && pe.prev == prev
 }
