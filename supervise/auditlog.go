@@ -67,10 +67,11 @@ func auditLogPath(m *policy.Manifest, reg *Registry) (string, error) {
 	return filepath.Join(dir, m.Name+".log"), nil
 }
 
-// protectAuditLog keeps the agent away from its own audit log: the log and
-// its checkpoints are denied, and so is their directory when nothing the
-// agent needs lives in it; agentbox's state directory is denied too. A log
-// inside a writable root is refused.
+// protectAuditLog keeps the agent away from its own audit log: the log,
+// its checkpoints and the logs rotated beside it (auditLogFiles) are
+// denied, and so is their directory when nothing the agent needs lives in
+// it; agentbox's state directory is denied too. A log inside a writable
+// root is refused.
 func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPaths) error {
 	logPath, err := policy.ResolvePath(a.logPath)
 	if err != nil {
@@ -90,14 +91,9 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 		}
 		a.madeDirs = made
 	}
-	// The writers' lock too: an agent holding it would keep every later
-	// writer from opening the log.
-	logFiles := func(p string) []string {
-		return []string{p, p + audit.CheckpointSuffix, p + audit.WritersLockSuffix}
-	}
-	deny := append(logFiles(a.logPath), a.reg.StateDir)
+	deny := append(auditLogFiles(a.logPath), a.reg.StateDir)
 	if logPath != a.logPath {
-		deny = append(deny, logFiles(logPath)...)
+		deny = append(deny, auditLogFiles(logPath)...)
 	}
 	dir := filepath.Dir(logPath)
 	needed := append(append([]string(nil), resolved.Read...), resolved.Write...)
@@ -125,6 +121,27 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 	}
 	cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, deny...))
 	return nil
+}
+
+// auditLogFiles names the files of the log at p that the agent may not
+// read: the log, its checkpoints, its writers' lock (an agent holding it
+// would keep every later writer from opening the log), and every other
+// name in its directory that starts with the log's name and a dot as the
+// run starts: the logs of earlier runs that `agentbox audit rotate` moved
+// to FILE.YYYYMMDDTHHMMSSZ (its default) and their checkpoints. A mask
+// covers a path, not a pattern: a log rotated into the directory while
+// the run starts, before the run opens the log (from then on its writer's
+// lock makes a rotation refuse until the run ends), is not masked.
+func auditLogFiles(p string) []string {
+	files := []string{p, p + audit.CheckpointSuffix, p + audit.WritersLockSuffix}
+	dir, prefix := filepath.Dir(p), filepath.Base(p)+"."
+	ents, _ := os.ReadDir(dir) // a directory not made yet holds nothing
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	return files
 }
 
 func manifestPath(m *policy.Manifest) string {

@@ -28,6 +28,10 @@ import (
 // Run as an unprivileged user (agentbox-ci), the way agentbox is meant to
 // be used: under root the agent's uid is mapped away and the 0600 files
 // are unreadable anyway.
+//
+// Fixed: protectAuditLog denies, besides the log's own files, every other
+// FILE.* in the log's directory as the run starts (auditLogFiles), the
+// logs rotated to audit rotate's default name among them.
 func TestRedteam15AgentReadsRotatedAuditLog(t *testing.T) {
 	name, bin := rt4OtherUser(t)
 	u, err := user.Lookup(name)
