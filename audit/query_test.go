@@ -167,15 +167,10 @@ func TestQueryUnterminatedLastLine(t *testing.T) {
 		{"an entry with the wrong hash", edited, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			writeLines(t, env.path, ls)
-			f, err := os.OpenFile(env.path, os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
+			head := append(bytes.Join(ls, []byte{'\n'}), '\n')
+			if err := os.WriteFile(env.path, append(head, tc.tail...), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.Write(tc.tail); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
 			evs, err := Query(env.path, Filter{})
 			rep := env.verify(t)
 			if err != nil || len(evs) != tc.events || !rep.OK || rep.Entries != tc.events {
