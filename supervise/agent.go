@@ -296,6 +296,12 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 			}
 			return nil, cfg, fmt.Errorf("audit log: %w", err)
 		}
+		// A log rotated beside it since the deny list was made is denied
+		// too: the open log now holds the writers' lock, which a rotation
+		// waits for, so none can come before the run ends.
+		if logPath, err := policy.ResolvePath(a.logPath); err == nil {
+			cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, auditLogFiles(logPath)...))
+		}
 	} else {
 		a.logPath = ""
 	}

@@ -129,9 +129,10 @@ func (a *Agent) protectAuditLog(cfg *agentbox.Config, resolved policy.ResolvedPa
 // name in its directory that starts with the log's name and a dot as the
 // run starts: the logs of earlier runs that `agentbox audit rotate` moved
 // to FILE.YYYYMMDDTHHMMSSZ (its default) and their checkpoints. A mask
-// covers a path, not a pattern: a log rotated into the directory while
-// the run starts, before the run opens the log (from then on its writer's
-// lock makes a rotation refuse until the run ends), is not masked.
+// covers a path, not a pattern: prepare lists them again once the run
+// holds the log open (from then on its writer's lock makes a rotation
+// refuse until the run ends), so one rotated while the run starts is
+// masked too.
 func auditLogFiles(p string) []string {
 	files := []string{p, p + audit.CheckpointSuffix, p + audit.WritersLockSuffix}
 	dir, prefix := filepath.Dir(p), filepath.Base(p)+"."
