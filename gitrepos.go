@@ -101,7 +101,10 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				unlisted = append(unlisted, err)
-				if d.path != root {
+				// One that may be searched but not read: git on the host
+				// still finds a .git in it. (Not one that became a link
+				// since it was listed as a directory: that leads elsewhere.)
+				if d.path != root && errors.Is(err, fs.ErrPermission) {
 					found = append(found, probeGit(d.path)...)
 				}
 			}
@@ -120,6 +123,8 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 			}
 			switch {
 			case !e.IsDir() || isGit:
+			case strings.HasSuffix(e.Name(), quarantineSuffix):
+				// Disabled already (by this sweep or another sandbox's).
 			case gitScanSkip[e.Name()]:
 				// Not walked, but a repository made right there (build/.git)
 				// is one a person may cd into.
@@ -139,7 +144,7 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 // that from their owner, the caller (see scanAccess), and lists it again.
 // A directory that lists costs nothing more.
 func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := access.list(dir)
 	if !errors.Is(err, fs.ErrPermission) {
 		return entries, err
 	}
@@ -149,7 +154,7 @@ func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
 			break
 		}
 	}
-	if entries, err = os.ReadDir(dir); err != nil && granted != nil {
+	if entries, err = access.list(dir); err != nil && granted != nil {
 		return nil, fmt.Errorf("%w (%v)", err, granted)
 	}
 	return entries, err
@@ -361,32 +366,21 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 	return out
 }
 
-// quarantine renames the repository gitPath inside the writable root w
-// through an os.Root, so that a directory on the way that another sandbox
-// on the same root replaced with a link to a host directory cannot turn
-// the rename into one of the host's repositories.
-func quarantine(w, gitPath string) error {
-	rel, err := filepath.Rel(w, gitPath)
-	if err != nil {
-		return err
-	}
-	r, err := os.OpenRoot(w)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Rename(rel, rel+quarantineSuffix)
-}
-
 // repoKey names a repository found by the scan for the comparison of
-// before and after a command: its path, and for a .git that is a symbolic
-// link (which cannot be kept read-only) also the link's target, so that
-// a command repointing one is caught like one planting it.
+// before and after a command: its path and its file (device and inode),
+// so that one put in the place of another (a sandbox on the same root
+// moving the first away) is new; and for a .git that is a symbolic link
+// (which cannot be kept read-only) also the link's target, so that a
+// command repointing one is caught like one planting it.
 func repoKey(gitPath string) string {
-	if target, err := os.Readlink(gitPath); err == nil {
-		return gitPath + " -> " + target
+	key := gitPath
+	if id, ok := idOf(gitPath); ok {
+		key += fmt.Sprintf(" @%d:%d:%d", id.dev, id.ino, id.born)
 	}
-	return gitPath
+	if target, err := os.Readlink(gitPath); err == nil {
+		key += " -> " + target
+	}
+	return key
 }
 
 // riskyRepo says why the repository at gitPath could run code on the host,

@@ -62,6 +62,11 @@ func (a *scanAccess) grant(dir string) error {
 
 // open opens dir (O_PATH) beneath root, refusing symbolic links.
 func (a *scanAccess) open(dir string) (int, error) {
+	return a.openFlags(dir, unix.O_PATH|unix.O_DIRECTORY)
+}
+
+// openFlags opens dir with flags beneath root, refusing symbolic links.
+func (a *scanAccess) openFlags(dir string, flags uint64) (int, error) {
 	rel, err := filepath.Rel(a.root, dir)
 	if err != nil {
 		return -1, err
@@ -74,7 +79,7 @@ func (a *scanAccess) open(dir string) (int, error) {
 		a.rootFD, a.opened = fd, true
 	}
 	return unix.Openat2(a.rootFD, rel, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Flags:   flags | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
 }
@@ -94,3 +99,33 @@ func (a *scanAccess) restore() {
 
 // fdPath names the file open at fd, for the calls that take no descriptor.
 func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
+
+// list lists dir, opened beneath root without following a symbolic link:
+// a directory another sandbox on the same root replaced with a link since
+// it was listed is not followed to where the link leads.
+func (a *scanAccess) list(dir string) ([]os.DirEntry, error) {
+	fd, err := a.openFlags(dir, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// quarantine renames the repository gitPath inside the writable root w to
+// gitPath+quarantineSuffix, in its directory opened beneath w without
+// following a symbolic link: a directory on the way that another sandbox
+// on the same root replaced with a link (to the root itself, or to a host
+// directory) cannot turn the rename into one of another repository.
+func quarantine(w, gitPath string) error {
+	a := scanAccess{root: w}
+	defer a.restore()
+	fd, err := a.open(filepath.Dir(gitPath))
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", filepath.Dir(gitPath), err)
+	}
+	defer unix.Close(fd)
+	name := filepath.Base(gitPath)
+	return unix.Renameat(fd, name, fd, name+quarantineSuffix)
+}

@@ -68,6 +68,11 @@ except Exception as e:
 // that existed before is not "new"). Control: the user's repository is
 // intact when nothing is swapped, and a repository the command planted in
 // a subdirectory is quarantined.
+//
+// Fixed: the sweep lists and renames through directories opened beneath
+// the root without following links (scanAccess.list, quarantine), and a
+// repository's key holds its file's identity (repoKey), so a .git put in
+// the place of another is new.
 func TestRedteam16QuarantineThroughSwappedDir(t *testing.T) {
 	w := hostDir(t)
 	if err := os.Chmod(w, 0o777); err != nil {
