@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -142,16 +141,31 @@ func isDir(p string) bool {
 // reports whether the journal must keep it: a directory that holds another
 // placeholder not removed yet.
 func removePlaceholder(e journalEntry, kept func(string) bool) (keep bool) {
+	// A command may have taken the search permission off a directory of
+	// the caller's on the way (chmod 000 of its writable root): agentbox
+	// gives it back for the moment. Where even that fails, the entry
+	// stays in the journal for a later run.
+	if _, err := os.Lstat(e.path); errors.Is(err, fs.ErrPermission) {
+		undo, err := searchable(filepath.Dir(e.path))
+		defer undo()
+		if err != nil {
+			return true
+		}
+	}
 	if e.file {
 		if hasContentSum(e.path, e.sum) {
 			_ = inParent(e.path, func(dir int, name string) error { return unix.Unlinkat(dir, name, 0) })
 		}
 		return false // removed, or no longer agentbox's: the user's now
 	}
-	if fi, err := os.Lstat(e.path); err != nil || !fi.IsDir() || fi.Mode().Perm() != placeholderPerm {
+	fi, err := os.Lstat(e.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return true // cannot tell yet: a later run tries again
+	}
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != placeholderPerm {
 		return false
 	}
-	err := inParent(e.path, func(dir int, name string) error { return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) })
+	err = inParent(e.path, func(dir int, name string) error { return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) })
 	// A full one is the sandbox's litter, which stays, unless what fills it
 	// is a placeholder that goes later.
 	return errors.Is(err, unix.ENOTEMPTY) && kept(e.path)
@@ -182,31 +196,6 @@ func inParent(p string, fn func(dir int, name string) error) error {
 		return &fs.PathError{Op: "placeholder", Path: p, Err: err}
 	}
 	return nil
-}
-
-// withOwnerWrite runs fn with the owner's write permission added to the
-// directory dir for the moment, if the caller owns it: a command could add
-// it too, so a name there must be held (mayCreateIn), and the placeholder
-// taken away again. The directory's mode is put back as it was.
-func withOwnerWrite(dir int, fn func() error) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(dir, &st); err != nil {
-		return err
-	}
-	if int(st.Uid) != os.Geteuid() || st.Mode&unix.S_IWUSR != 0 {
-		return unix.EACCES
-	}
-	// dir is an O_PATH descriptor: chmod reaches it through its magic link.
-	self := "/proc/self/fd/" + strconv.Itoa(dir)
-	mode := st.Mode & 0o7777
-	if err := unix.Chmod(self, mode|unix.S_IWUSR); err != nil {
-		return err
-	}
-	err := fn()
-	if rerr := unix.Chmod(self, mode); err == nil {
-		err = rerr
-	}
-	return err
 }
 
 // writeNewFile creates name in dir, exclusively, with content.

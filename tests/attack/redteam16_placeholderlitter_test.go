@@ -20,6 +20,10 @@ import (
 // there answers "not a git repository: /nonexistent/…" from then on). The
 // user's chmod back and a later run do not remove them. Control: the
 // command's own file is written; without the chmod, nothing is left.
+//
+// Fixed: the clean-up gives the caller's directories on the way their
+// owner's search permission back for the moment (searchable), and keeps in
+// the journal, for a later run, what it still cannot look at.
 func TestRedteam16PlaceholderLitterAfterChmodRoot(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
