@@ -140,7 +140,7 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 }
 
 // listDir lists dir. Where that is refused, it lets the scan read and
-// search dir, and search its parents below the root, if the command took
+// search dir, and its parents from the root on, if the command took
 // that from their owner, the caller (see scanAccess), and lists it again.
 // A directory that lists costs nothing more.
 func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
@@ -149,7 +149,7 @@ func listDir(dir string, access *scanAccess) ([]os.DirEntry, error) {
 		return entries, err
 	}
 	var granted error
-	for _, d := range ancestorsBelow(access.root, dir) {
+	for _, d := range append([]string{access.root}, ancestorsBelow(access.root, dir)...) {
 		if granted = access.grant(d); granted != nil {
 			break
 		}

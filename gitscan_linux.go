@@ -1,13 +1,15 @@
 package agentbox
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/internal/ownerperm"
 )
 
 // scanAccess lets a scan of a writable root list and search the caller's
@@ -19,15 +21,7 @@ type scanAccess struct {
 	root    string // the writable root scanned
 	rootFD  int    // O_PATH descriptor of root, once opened
 	opened  bool   // rootFD is open
-	changed []scanGrant
-}
-
-// scanGrant is a directory whose mode the scan changed: a descriptor of it
-// (O_PATH, so that the restore cannot be turned to another file) and the
-// mode it had.
-type scanGrant struct {
-	fd   int
-	mode uint32
+	changed []*ownerperm.Grant
 }
 
 // grant makes dir, root or a directory below it, readable and searchable
@@ -38,25 +32,16 @@ func (a *scanAccess) grant(dir string) error {
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", dir, err)
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return fmt.Errorf("examining %s: %w", dir, err)
-	}
-	if st.Mode&0o500 == 0o500 {
-		unix.Close(fd)
-		return nil
-	}
-	if st.Uid != uint32(os.Geteuid()) {
-		unix.Close(fd)
-		return fmt.Errorf("%s belongs to user %d: %w", dir, st.Uid, fs.ErrPermission)
-	}
-	mode := st.Mode & 0o7777
-	if err := unix.Chmod(fdPath(fd), mode|0o500); err != nil {
-		unix.Close(fd)
+	defer unix.Close(fd)
+	g, err := ownerperm.Add(fd, unix.S_IRUSR|unix.S_IXUSR)
+	switch {
+	case errors.Is(err, ownerperm.ErrNotOwner):
+		return fmt.Errorf("%s: %w: %w", dir, err, fs.ErrPermission)
+	case err != nil:
 		return fmt.Errorf("making %s readable: %w", dir, err)
+	case g != nil:
+		a.changed = append(a.changed, g)
 	}
-	a.changed = append(a.changed, scanGrant{fd: fd, mode: mode})
 	return nil
 }
 
@@ -78,6 +63,11 @@ func (a *scanAccess) openFlags(dir string, flags uint64) (int, error) {
 		}
 		a.rootFD, a.opened = fd, true
 	}
+	if rel == "." {
+		// The root itself: looking "." up in it would need the search
+		// permission a command may have taken off it.
+		return unix.Open(a.root, int(flags)|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	}
 	return unix.Openat2(a.rootFD, rel, &unix.OpenHow{
 		Flags:   flags | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
@@ -87,8 +77,7 @@ func (a *scanAccess) openFlags(dir string, flags uint64) (int, error) {
 // restore gives the directories grant changed their modes back.
 func (a *scanAccess) restore() {
 	for _, g := range a.changed {
-		_ = unix.Chmod(fdPath(g.fd), g.mode)
-		unix.Close(g.fd)
+		_ = g.Restore()
 	}
 	a.changed = nil
 	if a.opened {
@@ -96,9 +85,6 @@ func (a *scanAccess) restore() {
 		a.opened = false
 	}
 }
-
-// fdPath names the file open at fd, for the calls that take no descriptor.
-func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
 // list lists dir, opened beneath root without following a symbolic link:
 // a directory another sandbox on the same root replaced with a link since
@@ -127,5 +113,12 @@ func quarantine(w, gitPath string) error {
 	}
 	defer unix.Close(fd)
 	name := filepath.Base(gitPath)
-	return unix.Renameat(fd, name, fd, name+quarantineSuffix)
+	rename := func() error { return unix.Renameat(fd, name, fd, name+quarantineSuffix) }
+	err = rename()
+	if errors.Is(err, unix.EACCES) {
+		// The command took the write permission off its directory: the
+		// owner's, given back for the moment.
+		err = ownerperm.With(fd, unix.S_IWUSR|unix.S_IXUSR, rename)
+	}
+	return err
 }

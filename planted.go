@@ -1,7 +1,9 @@
 package agentbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,12 +47,26 @@ func (b *beforeRun) sweep() []Violation {
 	})
 	out := sweepNewRepos(b.repos, roots)
 	for _, w := range roots {
+		access := scanAccess{root: w}
 		for _, name := range AgentConfigFiles {
 			p := filepath.Join(w, name)
 			if b.configs[p] {
 				continue // there before: kept read-only for the run
 			}
-			if _, err := os.Lstat(p); err != nil {
+			_, err := os.Lstat(p)
+			if errors.Is(err, fs.ErrPermission) {
+				// The command took the search permission off its root, the
+				// caller's own: given back for the sweep.
+				if gerr := access.grant(w); gerr == nil {
+					_, err = os.Lstat(p)
+				}
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				out = append(out, Violation{Kind: "filesystem", Rule: "planted-agent-config",
+					Detail: fmt.Sprintf("%s could not be examined (%v): a coding agent configuration the command made there was not checked", p, err)})
 				continue
 			}
 			v := Violation{Kind: "filesystem", Rule: "planted-agent-config",
@@ -62,6 +78,7 @@ func (b *beforeRun) sweep() []Violation {
 			}
 			out = append(out, v)
 		}
+		access.restore()
 	}
 	return out
 }

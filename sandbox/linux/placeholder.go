@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox/internal/ownerperm"
 )
 
 // placeholderRegistry tracks the paths the sandboxes of this process rely
@@ -143,10 +145,10 @@ func isDir(p string) bool {
 func removePlaceholder(e journalEntry, kept func(string) bool) (keep bool) {
 	// A command may have taken the search permission off a directory of
 	// the caller's on the way (chmod 000 of its writable root): agentbox
-	// gives it back for the moment. Where even that fails, the entry
+	// gives it back for the moment (ownerperm). Where even that fails, the entry
 	// stays in the journal for a later run.
 	if _, err := os.Lstat(e.path); errors.Is(err, fs.ErrPermission) {
-		undo, err := searchable(filepath.Dir(e.path))
+		undo, err := ownerperm.Searchable(filepath.Dir(e.path))
 		defer undo()
 		if err != nil {
 			return true
@@ -213,4 +215,16 @@ func writeNewFile(dir int, name string, content []byte) error {
 		_ = unix.Unlinkat(dir, name, 0)
 	}
 	return werr
+}
+
+// withOwnerWrite runs fn with the owner's write permission added to the
+// directory dir for the moment, if the caller owns it: a command could add
+// it too, so a name there must be held (mayCreateIn), and the placeholder
+// taken away again (ownerperm).
+func withOwnerWrite(dir int, fn func() error) error {
+	err := ownerperm.With(dir, unix.S_IWUSR, fn)
+	if errors.Is(err, ownerperm.ErrNotOwner) {
+		return unix.EACCES
+	}
+	return err
 }

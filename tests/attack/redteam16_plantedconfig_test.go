@@ -19,6 +19,10 @@ import (
 // reports it; once the user restores the mode, the planted configuration
 // is in place. Control: without the chmod it is renamed away and
 // reported.
+//
+// Fixed: the sweeps give the caller's own root its owner's permissions
+// back for the moment (internal/ownerperm), and report a name they still
+// cannot examine.
 func TestRedteam16PlantedAgentConfigBehindChmod(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -35,6 +39,9 @@ func TestRedteam16PlantedAgentConfigBehindChmod(t *testing.T) {
 				script += " && chmod 000 " + w
 			}
 			res := runShell(t, script, agentbox.WithWritableRoots(w))
+			if fi, err := os.Stat(w); tc.chmod && (err != nil || fi.Mode().Perm() != 0) {
+				t.Errorf("the root's mode after the sweep: %v (%v); want the command's 000 back", fi.Mode().Perm(), err)
+			}
 			if err := os.Chmod(w, 0o755); err != nil { // the user puts it back
 				t.Fatal(err)
 			}
