@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -213,7 +214,11 @@ func newSandboxCgroup() (*sandboxCgroup, error) {
 	if cgroups.version == 0 {
 		return nil, fmt.Errorf("cgroups unavailable: %s", cgroups.reason)
 	}
-	name := fmt.Sprintf("sandbox-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	// The pid and a number name it for sweepStale; the random part keeps
+	// apart processes of other pid namespaces that share the hierarchy
+	// (another container's agentbox with the same pid), where a
+	// collision would leave a sandbox without its limits.
+	name := fmt.Sprintf("sandbox-%d-%d-%08x", os.Getpid(), cgroupSeq.Add(1), rand.Uint32())
 	cg := &sandboxCgroup{version: cgroups.version}
 	for _, base := range cgroups.bases {
 		d := filepath.Join(base, name)
@@ -241,9 +246,14 @@ func (cg *sandboxCgroup) setLimits(lim cgroupLimits) error {
 		}
 	} else {
 		if lim.memory > 0 {
+			// A v1 memory cgroup charges no socket buffers until its TCP
+			// limit is written (v2 charges them to memory.max): without it a
+			// sandbox held TCP buffers of any size, from the machine's one
+			// pool for every network namespace (net.ipv4.tcp_mem).
 			m := strconv.FormatInt(lim.memory, 10)
 			settings = append(settings, [2]string{cg.dirs[0] + "/memory.limit_in_bytes", m},
-				[2]string{cg.dirs[0] + "/memory.memsw.limit_in_bytes", m})
+				[2]string{cg.dirs[0] + "/memory.memsw.limit_in_bytes", m},
+				[2]string{cg.dirs[0] + "/memory.kmem.tcp.limit_in_bytes", m})
 		}
 		if lim.pids > 0 {
 			settings = append(settings, [2]string{cg.dirs[1] + "/pids.max", strconv.FormatInt(lim.pids, 10)})

@@ -22,6 +22,10 @@ import (
 // (net.ipv4.tcp_mem, one pool for every network namespace) fills up, so
 // that the host's own connections, the egress proxy's and other
 // sandboxes' stall or fail. A control holds a little.
+//
+// Fixed: under v1 the sandbox's cgroup also gets the memory limit as its
+// TCP limit (memory.kmem.tcp.limit_in_bytes), which turns the accounting
+// on.
 func TestRedteam16TCPBuffersPastMemoryCgroup(t *testing.T) {
 	t.Parallel()
 	if raceEnabled {
