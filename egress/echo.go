@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentbox-dev/agentbox/internal/credheaders"
 )
@@ -106,7 +107,12 @@ func (m *echoMask) hit(i int, where string) {
 }
 
 // maskInPlace masks every value in b and reports each as found in where.
-func (m *echoMask) maskInPlace(b []byte, where string) {
+func (m *echoMask) maskInPlace(b []byte, where string) { m.maskAfter(b, 0, where) }
+
+// maskAfter masks every value in b as maskInPlace does, b[:sent] having
+// gone out already: a value that begins there is reported as reaching the
+// sandbox with its start unmasked.
+func (m *echoMask) maskAfter(b []byte, sent int, where string) {
 	for i, v := range m.values {
 		for from := 0; ; {
 			j := bytes.Index(b[from:], v)
@@ -118,7 +124,11 @@ func (m *echoMask) maskInPlace(b []byte, where string) {
 				b[k] = '*'
 			}
 			from = j + len(v)
-			m.hit(i, where)
+			if j < sent {
+				m.hit(i, where+" (its start unmasked: the upstream paused within it)")
+			} else {
+				m.hit(i, where)
+			}
 		}
 	}
 }
@@ -201,6 +211,10 @@ const (
 	maskSlack = 1 << 10
 )
 
+// maskQuiet is how long a maskReader keeps the end of a stream held back
+// while the upstream sends nothing more (see maskReader).
+const maskQuiet = 250 * time.Millisecond
+
 var maskBufs = sync.Pool{New: func() any { return new([maskRead + maskSlack]byte) }}
 
 // reader returns r with every value masked as found in where. The caller
@@ -210,7 +224,7 @@ func (m *echoMask) reader(r io.Reader, where string) *maskReader {
 	for _, v := range m.values {
 		longest = max(longest, len(v))
 	}
-	mr := &maskReader{src: r, m: m, where: where}
+	mr := &maskReader{src: r, m: m, where: where, keep: max(0, longest-1), quiet: maskQuiet}
 	if longest <= maskSlack {
 		mr.pooled = maskBufs.Get().(*[maskRead + maskSlack]byte)
 		mr.buf = mr.pooled[:]
@@ -220,19 +234,49 @@ func (m *echoMask) reader(r io.Reader, where string) *maskReader {
 	return mr
 }
 
-// maskReader masks the values of an echoMask in a stream. It holds back
-// only a tail that could begin a value, so a stream that pauses (server-
-// sent events) is passed on whole up to the pause.
+// maskReader masks the values of an echoMask in a stream.
+//
+// A value can arrive split across reads, so the reader holds back the
+// last keep bytes it has read (one fewer than the longest value has) until
+// more arrive or the stream ends, then masks and releases them. How much
+// it holds never depends on what the bytes are: holding back only an end
+// that could begin a value told the sandbox, by when the echo of its own
+// bytes came back, whether they began the value, and so gave it the value
+// a character at a time.
+//
+// A stream that pauses (server-sent events, a WebSocket) would keep the
+// last bytes before each pause until the upstream wrote again, so the held
+// bytes are also released, as they are, once the upstream has sent nothing
+// for quiet (maskQuiet): the end of every burst reaches the sandbox up to
+// that much later than it would without the mask, whatever it holds. The
+// cost of that release, the same for all bytes and so telling the sandbox
+// nothing, is that an upstream pausing longer than quiet in the middle of
+// writing a value lets the value's start through unmasked; its rest is
+// masked, and the echo is reported as having come back with its start
+// unmasked. A stream that ends (a response with a length, or chunked) is
+// released whole at its end, without waiting.
 type maskReader struct {
 	src    io.Reader
 	m      *echoMask
 	where  string
+	keep   int           // bytes held back at the end of what was read
+	quiet  time.Duration // how long they are held while src sends nothing
 	buf    []byte
 	pooled *[maskRead + maskSlack]byte // buf's array, when from maskBufs
 	r      int                         // buf[r:ready] is masked and not yet returned
 	ready  int
-	w      int // buf[ready:w] is held back
+	w      int // buf[ready:w] is held back; the end of buf[:r], returned, is kept to find values across a release
 	err    error
+
+	pending chan srcRead // a read of src into buf[w:] still going on, or nil
+	reads   chan srcRead
+	timer   *time.Timer
+}
+
+// srcRead is the result of one read of a maskReader's src.
+type srcRead struct {
+	n   int
+	err error
 }
 
 func (mr *maskReader) Read(p []byte) (int, error) {
@@ -244,42 +288,99 @@ func (mr *maskReader) Read(p []byte) (int, error) {
 			}
 			return 0, mr.err
 		}
-		if mr.r > 0 {
-			mr.w = copy(mr.buf, mr.buf[mr.r:mr.w])
-			mr.r, mr.ready = 0, 0
-		}
-		n, err := mr.src.Read(mr.buf[mr.w:])
-		mr.w += n
-		mr.err = err
-		mr.m.maskInPlace(mr.buf[mr.ready:mr.w], mr.where)
-		mr.ready = mr.w - mr.heldTail(mr.buf[mr.ready:mr.w])
+		mr.fill()
 	}
 	n := copy(p, mr.buf[mr.r:mr.ready])
 	mr.r += n
 	return n, nil
 }
 
-// heldTail is the length of the longest end of b that begins a value.
-func (mr *maskReader) heldTail(b []byte) int {
-	held := 0
-	for _, v := range mr.m.values {
-		for i := max(0, len(b)-len(v)+1); i < len(b)-held; i++ {
-			if b[i] == v[0] && bytes.HasPrefix(v, b[i:]) {
-				held = len(b) - i
-				break
-			}
+// fill reads more of src and masks it; or, once src has sent nothing for
+// quiet while bytes are held, releases them. Everything ready has been
+// returned.
+func (mr *maskReader) fill() {
+	if mr.pending == nil {
+		mr.compact()
+		if mr.ready == mr.w { // nothing held: no release to wait for
+			n, err := mr.src.Read(mr.buf[mr.w:])
+			mr.got(n, err)
+			return
+		}
+		if mr.reads == nil {
+			mr.reads = make(chan srcRead, 1)
+			mr.timer = time.NewTimer(mr.quiet)
+		} else {
+			mr.timer.Reset(mr.quiet)
+		}
+		src, b, reads := mr.src, mr.buf[mr.w:], mr.reads
+		go func() {
+			n, err := src.Read(b)
+			reads <- srcRead{n, err}
+		}()
+		mr.pending = reads
+	}
+	var res srcRead
+	if mr.ready == mr.w {
+		res = <-mr.pending
+	} else {
+		select {
+		case res = <-mr.pending:
+			mr.timer.Stop()
+		case <-mr.timer.C:
+			mr.ready = mr.w
+			return
 		}
 	}
-	return held
+	mr.pending = nil
+	mr.got(res.n, res.err)
 }
 
-// wipe clears what the reader still holds and gives up its buffer.
-func (mr *maskReader) wipe() {
-	clear(mr.buf)
-	if mr.pooled != nil {
-		maskBufs.Put(mr.pooled)
+// got masks the n bytes just read into buf[w:] and moves ready on to all
+// but the last keep bytes (all of them at the stream's end).
+func (mr *maskReader) got(n int, err error) {
+	// A value that ends in the new bytes begins at lo or later.
+	lo := max(0, mr.w-mr.keep)
+	mr.w += n
+	mr.err = err
+	mr.m.maskAfter(mr.buf[lo:mr.w], max(0, mr.r-lo), mr.where)
+	mr.ready = max(mr.ready, mr.w-mr.keep)
+	if err != nil {
+		mr.ready = mr.w
 	}
-	mr.buf, mr.pooled, mr.r, mr.ready, mr.w = nil, nil, 0, 0, 0
+}
+
+// compact moves what is held, and the last keep bytes before it, to the
+// start of buf.
+func (mr *maskReader) compact() {
+	if s := min(mr.r, max(0, mr.w-mr.keep)); s > 0 {
+		mr.w = copy(mr.buf, mr.buf[s:mr.w])
+		mr.r -= s
+		mr.ready -= s
+	}
+}
+
+// wipe clears what the reader still holds and gives up its buffer: at
+// once, or when a read of src still going on ends (closing src ends it).
+func (mr *maskReader) wipe() {
+	buf, pooled := mr.buf, mr.pooled
+	done := func() {
+		clear(buf)
+		if pooled != nil {
+			maskBufs.Put(pooled)
+		}
+	}
+	if mr.pending != nil {
+		go func(pending chan srcRead) {
+			<-pending
+			done()
+		}(mr.pending)
+	} else {
+		done()
+	}
+	if mr.timer != nil {
+		mr.timer.Stop()
+	}
+	mr.buf, mr.pooled, mr.pending, mr.r, mr.ready, mr.w = nil, nil, nil, 0, 0, 0
 	if mr.err == nil {
 		mr.err = errMaskClosed
 	}

@@ -449,47 +449,71 @@ func TestEchoInUpgradedStreamMasked(t *testing.T) {
 	e.assertNoValue(t, string(rest))
 }
 
-// The mask holds back only what could begin a value: a stream that
-// pauses is passed on up to the pause.
+// The mask holds back the last bytes of a stream the same whatever they
+// are, and releases them when more comes, at the end, or after a pause:
+// a stream that pauses is passed on up to the pause, a little late.
 func TestMaskReaderPassesPausedStream(t *testing.T) {
 	m := &echoMask{}
 	m.add(&credential{name: "K"}, []byte("secret-value"))
 	pr, pw := io.Pipe()
 	mr := m.reader(pr, "the body")
-	pieces := make(chan string, 8)
-	go func() {
-		for p := range pieces { // one writer: the pieces arrive in order
-			_, _ = io.WriteString(pw, p)
-		}
-		pw.Close()
-	}()
-	for _, tc := range []struct{ write, want string }{
-		{"data: 1\n\n", "data: 1\n\n"},
-		{"data: secret-value\n\n", "data: ************\n\n"},
-		{"data: secr", "data: "}, // "secr" could begin the value
-		{"et-valu", ""},          // nothing comes out yet
-		{"e!\n", "************!\n"},
-		{"data: secrets\n", "data: secrets\n"},
-	} {
-		pieces <- tc.write
-		if tc.want == "" {
-			continue // a read now would wait for the next piece
-		}
+	defer mr.wipe()
+	mr.quiet = 50 * time.Millisecond
+	// read reads until n bytes have come and says how long the last took.
+	read := func(n int) (string, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		var got []byte
 		buf := make([]byte, 100)
-		n, err := mr.Read(buf)
-		if err != nil {
-			t.Fatal(err)
+		for len(got) < n {
+			k, err := mr.Read(buf)
+			if err != nil {
+				t.Fatalf("after %q: %v", got, err)
+			}
+			got = append(got, buf[:k]...)
 		}
-		if got := string(buf[:n]); got != tc.want {
+		return string(got), time.Since(start)
+	}
+	write := func(s ...string) {
+		go func() {
+			for _, p := range s {
+				_, _ = io.WriteString(pw, p)
+			}
+		}()
+	}
+	for _, tc := range []struct {
+		write []string
+		want  string
+	}{
+		{[]string{"data: 1\n\n"}, "data: 1\n\n"},
+		{[]string{"data: secret-value\n\n"}, "data: ************\n\n"},
+		{[]string{"data: xyzw"}, "data: xyzw"},                           // held as long as
+		{[]string{"data: secr"}, "data: secr"},                           // a value's start
+		{[]string{"data: secr", "et-value!\n"}, "data: ************!\n"}, // split, no pause
+		{[]string{"data: secr"}, "data: secr"},                           // a pause within a value
+		{[]string{"et-value!\n"}, "********!\n"},
+	} {
+		write(tc.write...)
+		got, took := read(len(tc.want))
+		if got != tc.want {
 			t.Fatalf("after %q: read %q, want %q", tc.write, got, tc.want)
 		}
+		if took < mr.quiet {
+			t.Errorf("after %q: the end came after %v, before the pause it is held for", tc.write, took)
+		}
 	}
-	close(pieces)
-	if n, err := mr.Read(make([]byte, 10)); n != 0 || err != io.EOF {
-		t.Fatalf("end: %d %v", n, err)
+	// The end releases what is held at once.
+	start := time.Now()
+	go func() {
+		_, _ = io.WriteString(pw, "data: 2")
+		pw.Close()
+	}()
+	if out, err := io.ReadAll(mr); string(out) != "data: 2" || err != nil || time.Since(start) >= mr.quiet {
+		t.Fatalf("end: %q %v after %v", out, err, time.Since(start))
 	}
-	if got := m.hits[m.owners[0]]; len(got) != 1 || got[0] != "the body" {
-		t.Errorf("hits %v", got)
+	want := []string{"the body", "the body (its start unmasked: the upstream paused within it)"}
+	if got := m.hits[m.owners[0]]; !slices.Equal(got, want) {
+		t.Errorf("hits %q, want %q", got, want)
 	}
 }
 

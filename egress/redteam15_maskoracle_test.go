@@ -73,6 +73,13 @@ func firstByteDelay(t *testing.T, c *http.Client, ph, guess string, whole bool) 
 	return d, got
 }
 
+// TestRedteam15MaskHeldTailPrefixOracle: the oracle on a streamed
+// response body.
+//
+// Fixed: the mask now holds back the last bytes of a stream whatever they
+// are and releases them on more data, the stream's end or a pause of the
+// upstream's, so when the sandbox's own bytes come back no longer depends
+// on the value.
 func TestRedteam15MaskHeldTailPrefixOracle(t *testing.T) {
 	e := newCredEnv(t)
 	// api.test (API_KEY's bound host) streams back what it is sent.
@@ -148,6 +155,9 @@ func echoUpgrade(w http.ResponseWriter, r *http.Request) {
 // TestRedteam15MaskHeldTailPrefixOracleUpgraded: the same oracle on an
 // upgraded stream, from an upstream that only echoes the sandbox's own
 // messages right away (a WebSocket echo), never the value.
+//
+// Fixed: an upgraded stream goes through the same maskReader, which now
+// holds back the same number of bytes whatever they are.
 func TestRedteam15MaskHeldTailPrefixOracleUpgraded(t *testing.T) {
 	e := newCredEnv(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(echoUpgrade))
