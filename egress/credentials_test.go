@@ -281,19 +281,27 @@ func TestLeakReader(t *testing.T) {
 		{"empty", nil, nil},
 	} {
 		for _, chunk := range []int{1, 7, 4096, 1 << 20} {
-			lr := newLeakReader(&chunkReader{b: tc.data, n: chunk}, []*credential{c, other})
-			out, err := io.ReadAll(lr)
-			if tc.leak == nil {
-				if err != nil || !bytes.Equal(out, tc.data) {
-					t.Fatalf("%s/%d: %v, %d of %d bytes", tc.name, chunk, err, len(out), len(tc.data))
+			for _, pass := range []bool{false, true} {
+				lr := newLeakReader(&chunkReader{b: tc.data, n: chunk}, []*credential{c, other})
+				lr.pass = pass
+				out, err := io.ReadAll(lr)
+				if tc.leak == nil {
+					if err != nil || !bytes.Equal(out, tc.data) {
+						t.Fatalf("%s/%d/%v: %v, %d of %d bytes", tc.name, chunk, pass, err, len(out), len(tc.data))
+					}
+					continue
 				}
-				continue
-			}
-			if !errors.Is(err, errPlaceholder) || lr.leak != tc.leak {
-				t.Fatalf("%s/%d: err %v leak %v", tc.name, chunk, err, lr.leak)
-			}
-			if bytes.Contains(out, tc.leak.ph[:1+len(tc.leak.ph)/2]) {
-				t.Fatalf("%s/%d: part of the placeholder was passed on", tc.name, chunk)
+				if !errors.Is(err, errPlaceholder) || lr.leak != tc.leak {
+					t.Fatalf("%s/%d/%v: err %v leak %v", tc.name, chunk, pass, err, lr.leak)
+				}
+				if !pass && bytes.Contains(out, tc.leak.ph[:1+len(tc.leak.ph)/2]) {
+					t.Fatalf("%s/%d: part of the placeholder was passed on", tc.name, chunk)
+				}
+				// Passing on, all before the placeholder goes, and never the
+				// whole placeholder.
+				if i := bytes.Index(tc.data, tc.leak.ph); pass && (!bytes.HasPrefix(tc.data, out) || len(out) < i || len(out) >= i+len(tc.leak.ph)) {
+					t.Fatalf("%s/%d/pass: passed on %d bytes, the placeholder at %d", tc.name, chunk, len(out), i)
+				}
 			}
 		}
 	}

@@ -180,7 +180,8 @@ func FuzzMaskReader(f *testing.F) {
 
 // FuzzLeakReader checks the streaming scan: whatever the data and however
 // it is cut into reads, a placeholder is found before any of it is passed
-// on, and data without one passes unchanged.
+// on (with pass, before all of it is), and data without one passes
+// unchanged.
 func FuzzLeakReader(f *testing.F) {
 	f.Add([]byte("hello "+fuzzOther+" world"), uint8(3))
 	f.Add([]byte(fuzzOther), uint8(1))
@@ -188,19 +189,24 @@ func FuzzLeakReader(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("a"), 70000), uint8(255))
 	_, others := fuzzCreds()
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
-		lr := newLeakReader(&chunkReader{b: data, n: int(chunk) + 1}, others)
-		out, err := io.ReadAll(lr)
-		if bytes.Contains(data, []byte(fuzzOther)) {
-			if !errors.Is(err, errPlaceholder) {
-				t.Fatalf("placeholder not found: %v", err)
+		for _, pass := range []bool{false, true} {
+			lr := newLeakReader(&chunkReader{b: data, n: int(chunk) + 1}, others)
+			lr.pass = pass
+			out, err := io.ReadAll(lr)
+			if i := bytes.Index(data, []byte(fuzzOther)); i >= 0 {
+				if !errors.Is(err, errPlaceholder) {
+					t.Fatalf("pass %v: placeholder not found: %v", pass, err)
+				}
+				// Holding back, nothing of it goes; passing on, all
+				// before it and never all of it.
+				if !pass && len(out) > i || pass && (!bytes.HasPrefix(data, out) || len(out) < i || len(out) >= i+len(fuzzOther)) {
+					t.Fatalf("pass %v: passed on %d bytes, the placeholder starts at %d", pass, len(out), i)
+				}
+				continue
 			}
-			if i := bytes.Index(data, []byte(fuzzOther)); len(out) > i {
-				t.Fatalf("passed on %d bytes, the placeholder starts at %d", len(out), i)
+			if err != nil || !bytes.Equal(out, data) {
+				t.Fatalf("pass %v: clean data changed: %v", pass, err)
 			}
-			return
-		}
-		if err != nil || !bytes.Equal(out, data) {
-			t.Fatalf("clean data changed: %v", err)
 		}
 	})
 }

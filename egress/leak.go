@@ -95,10 +95,18 @@ var errPlaceholder = errors.New("a credential placeholder in the body")
 // bytes until more arrive, so a placeholder split across reads (or chunks)
 // is found before its first byte is returned. Once one is found it returns
 // errPlaceholder and leak names the credential.
+//
+// With pass set (an upgraded stream, where the other side may wait for
+// what was sent before it sends more) it holds nothing back: it keeps the
+// last bytes it returned only to find a placeholder split across reads,
+// of which the part before the last read has then gone on; the bytes
+// before a placeholder are returned before errPlaceholder, so a whole
+// placeholder never leaves.
 type leakReader struct {
 	r          io.Reader
 	creds      []*credential
 	keep       int
+	pass       bool
 	buf        []byte
 	start, end int   // buf[start:end] is scanned and not yet returned
 	err        error // from r, returned once the buffer is drained
@@ -116,16 +124,13 @@ func newLeakReader(r io.Reader, creds []*credential) *leakReader {
 }
 
 func (l *leakReader) Read(p []byte) (int, error) {
-	if l.leak != nil {
-		return 0, errPlaceholder
-	}
 	if l.buf == nil {
 		// Allocated at the first read, not while a request waits.
 		l.buf = make([]byte, leakBufSize+l.keep)
 	}
 	for {
 		ready := l.end - l.start
-		if l.err == nil {
+		if l.err == nil && !l.pass {
 			ready -= l.keep
 		}
 		if ready > 0 {
@@ -137,21 +142,32 @@ func (l *leakReader) Read(p []byte) (int, error) {
 			return 0, l.err
 		}
 		if l.end == len(l.buf) {
-			l.end = copy(l.buf, l.buf[l.start:l.end])
-			l.start = 0
+			// Keep what is not yet returned, and at least the last keep
+			// bytes, returned or not, to find a placeholder they begin.
+			s := min(l.start, l.end-l.keep)
+			l.end = copy(l.buf, l.buf[s:l.end])
+			l.start -= s
 		}
 		n, err := l.r.Read(l.buf[l.end:])
 		if n > 0 {
 			// A match ending in the new bytes starts at most keep bytes
-			// before them, within what is still held back.
+			// before them, within what is still held back (or, with
+			// pass, kept).
 			from := max(l.end-l.keep, 0)
 			l.end += n
+			at := -1 // where the first placeholder begins
 			for _, c := range l.creds {
-				if bytes.Contains(l.buf[from:l.end], c.ph) {
-					l.leak = c
-					clear(l.buf)
-					return 0, errPlaceholder
+				if i := bytes.Index(l.buf[from:l.end], c.ph); i >= 0 && (at < 0 || from+i < at) {
+					at, l.leak = from+i, c
 				}
+			}
+			if at >= 0 {
+				cut := l.start
+				if l.pass {
+					cut = max(l.start, at)
+				}
+				clear(l.buf[cut:])
+				l.end, err = cut, errPlaceholder
 			}
 		}
 		if err != nil {

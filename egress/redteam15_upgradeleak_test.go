@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,6 +73,13 @@ func upgradeThenSend(t *testing.T, c net.Conn, br *bufio.Reader, host, extra, pa
 	_ = c.Close()
 }
 
+// TestRedteam15UpgradedStreamCarriesForeignPlaceholder: a foreign
+// placeholder after the 101, on an intercepted tunnel and on a plain-HTTP
+// one.
+//
+// Fixed: switchProtocols now copies the client's bytes through a leak
+// reader that passes them on at once, closes the stream at a placeholder
+// (the bytes before it sent) and records a credential-leak decision.
 func TestRedteam15UpgradedStreamCarriesForeignPlaceholder(t *testing.T) {
 	e := newCredEnv(t)
 	secure, plain := &upgradeSink{}, &upgradeSink{}
@@ -132,6 +140,16 @@ func TestRedteam15UpgradedStreamCarriesForeignPlaceholder(t *testing.T) {
 		}
 	}
 	e.assertNoValue(t, secure.text(), plain.text())
+	// Each stream that carried one is on record as a blocked leak (the
+	// control's refusal is the first).
+	ds := e.waitRule(t, RuleCredentialLeak, 1+len(cases))
+	for _, cred := range []string{"OTHER_KEY", "API_KEY"} {
+		if !slices.ContainsFunc(ds, func(d Decision) bool {
+			return d.Credential == cred && !d.Allowed && strings.Contains(d.Reason, "the upgraded stream")
+		}) {
+			t.Errorf("no credential-leak decision for %s in the upgraded stream: %+v", cred, ds)
+		}
+	}
 	if len(failures) > 0 {
 		t.Fatalf("a placeholder reached a host its credential is not bound to through an upgraded stream, unrefused: %s",
 			strings.Join(failures, "; "))

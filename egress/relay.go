@@ -250,15 +250,28 @@ func (r *relay) switchProtocols(resp *http.Response, mask *echoMask) {
 	if _, err := io.WriteString(r.client, b.String()); err != nil {
 		return
 	}
+	// The client's bytes are scanned for the placeholders that may not go
+	// to this host, as its requests were; one found ends the stream.
+	var up io.Reader = r.cbr
+	var scan *leakReader
+	if len(r.others) > 0 {
+		scan = newLeakReader(r.cbr, r.others)
+		scan.pass = true
+		up = scan
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err := io.Copy(r.upw(), r.cbr)
+		_, err := io.Copy(r.upw(), up)
 		if err == nil {
 			closeWrite(r.up)
 		} else {
 			_ = r.up.Close()
 			_ = r.client.Close()
+		}
+		if scan != nil && scan.leak != nil {
+			l := &leak{scan.leak, "the upgraded stream"}
+			r.p.record(r.decision(false, RuleCredentialLeak, r.leakReason(l)+"; the stream was closed", l.cred.name))
 		}
 	}()
 	var down io.Reader = r.ubr
@@ -301,12 +314,16 @@ func (r *relay) refuse(status int, rule, reason, cred string) {
 }
 
 func (r *relay) refuseLeak(l *leak) {
+	r.refuse(http.StatusForbidden, RuleCredentialLeak, r.leakReason(l), l.cred.name)
+}
+
+// leakReason says why the placeholder l may not go to this tunnel's host.
+func (r *relay) leakReason(l *leak) string {
 	why := fmt.Sprintf("%s may go only to %s", l.cred.name, l.cred.bound)
 	if r.scheme == "http" {
 		why = fmt.Sprintf("credentials are injected only over HTTPS, to %s", l.cred.bound)
 	}
-	r.refuse(http.StatusForbidden, RuleCredentialLeak,
-		fmt.Sprintf("the placeholder of credential %s is in %s, and %s", l.cred.name, l.where, why), l.cred.name)
+	return fmt.Sprintf("the placeholder of credential %s is in %s, and %s", l.cred.name, l.where, why)
 }
 
 // refuseUpstream records that TLS to the upstream failed and answers the
