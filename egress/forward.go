@@ -82,10 +82,15 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 		}
 	}
 	var scan *leakReader
+	var trailer *trailerCheck
 	release := func() {}
 	if h.p.creds != nil && req.Body != http.NoBody {
 		scan = newLeakReader(req.Body, h.p.creds.all)
 		req.Body = scan
+		if req.Trailer != nil {
+			trailer = &trailerCheck{ReadCloser: scan, req: req, creds: h.p.creds.all}
+			req.Body = trailer
+		}
 		held, rel, err := h.p.holdBody(h.ctx, h.client, scan, req.ContentLength, h.cr.bodyWait(h.p.handshake))
 		switch {
 		case errors.Is(err, errBodyBudget):
@@ -132,6 +137,10 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 			h.refuseLeak(pr.target, cache.d.Addr, &leak{scan.leak, "the body"})
 			return false
 		}
+		if trailer != nil && trailer.leak != nil {
+			h.refuseLeak(pr.target, cache.d.Addr, trailer.leak)
+			return false
+		}
 		h.writeError(http.StatusBadGateway, "", "agentbox egress: "+err.Error()+"\n")
 		return false
 	}
@@ -146,6 +155,28 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 		return false
 	}
 	return !clientClose
+}
+
+// trailerCheck reads a chunked request body and, at its end, when the
+// body's reader has read the trailer into req.Trailer, looks for
+// placeholders there: req.Write sends the trailer after the body, so one
+// found is returned instead of io.EOF, and neither the body's end nor the
+// trailer goes upstream.
+type trailerCheck struct {
+	io.ReadCloser
+	req   *http.Request
+	creds []*credential
+	leak  *leak
+}
+
+func (t *trailerCheck) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if err == io.EOF {
+		if t.leak = findLeakIn(t.creds, t.req.Trailer, "a trailer"); t.leak != nil {
+			return n, &leakError{t.leak}
+		}
+	}
+	return n, err
 }
 
 // dialUpstream decides and connects t into cache, answering the client

@@ -35,10 +35,16 @@ func findLeak(creds []*credential, head []byte, h http.Header) *leak {
 	return nil
 }
 
-// findLeakIn looks for the placeholders of creds in header values (a
-// request's trailers).
+// findLeakIn looks for the placeholders of creds in header names and
+// values (a request's trailers). Names are matched whatever their case:
+// the request's reader canonicalises them before they are sent on.
 func findLeakIn(creds []*credential, h http.Header, where string) *leak {
-	for _, vs := range h {
+	for k, vs := range h {
+		for _, c := range creds {
+			if strings.Contains(strings.ToLower(k), strings.ToLower(string(c.ph))) {
+				return &leak{c, where + "'s name"}
+			}
+		}
 		for _, v := range vs {
 			for _, c := range creds {
 				if strings.Contains(v, string(c.ph)) {

@@ -18,6 +18,12 @@ import (
 // intercepted tunnel; the control sends the same request with a harmless
 // trailer.
 
+// TestRedteam15TrailerPlaceholder: a foreign placeholder as a trailer
+// field's value and name, on every path.
+//
+// Fixed: findLeakIn now matches trailer names too, whatever their case,
+// and forward checks req.Trailer once the body is read, failing the
+// request before its end and trailer are sent.
 func TestRedteam15TrailerPlaceholder(t *testing.T) {
 	e := newCredEnv(t)
 	api, other := e.ph["API_KEY"], e.ph["OTHER_KEY"]
