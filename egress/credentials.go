@@ -35,12 +35,14 @@ import (
 //     credentials ("Authorization: Basic base64(user:placeholder)").
 //     Elsewhere in a request to a bound host it passes unchanged.
 //   - A request that carries the placeholder (request line, headers, Basic
-//     credentials, body, trailers) toward a host the credential is not
-//     bound to is refused with 403 and rule RuleCredentialLeak, wherever the
-//     proxy can see it: plain-HTTP requests (never injected, whatever the
-//     host) and intercepted tunnels. The check finds the placeholder as
-//     written; an agent that encodes it differently only sends a worthless
-//     string.
+//     credentials, body, trailers' names and values) toward a host the
+//     credential is not bound to is refused with 403 and rule
+//     RuleCredentialLeak, wherever the proxy can see it: plain-HTTP
+//     requests (never injected, whatever the host) and intercepted tunnels.
+//     After a protocol switch the client's bytes are scanned too, and the
+//     stream is closed at a placeholder (recorded the same way). The check
+//     finds the placeholder as written; an agent that encodes it
+//     differently only sends a worthless string.
 //   - TRACE and TRACK are refused in intercepted tunnels (405), and the Host
 //     header and request target must name the tunnel's host, so an
 //     injected request cannot be reflected or routed elsewhere by a shared
