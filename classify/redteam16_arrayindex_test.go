@@ -10,6 +10,8 @@ import "testing"
 // prints hi). The same turns a delete of / into a delete of x (sandboxed).
 // An attack line must be at least escalated (a run-time index may be
 // judged dynamic); the controls: literal indices keep their verdicts.
+// Fixed: an index that is not a literal, nor $((N)), $i or $((i)) with a
+// number the line knows, makes the expansion a run-time value.
 func TestRedteam16ArrayDynamicIndex(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -17,9 +19,13 @@ func TestRedteam16ArrayDynamicIndex(t *testing.T) {
 		want    Decision
 		exact   bool // the verdict must be exactly want (controls)
 	}{
-		{`A=(ls rm); "${A[1]}" -rf /`, Forbidden, false},        // control
-		{`A=(x /); rm -rf "${A[1]}"`, Forbidden, false},         // control
-		{`A=(ls rm); "${A[0]}" -la`, Allow, true},               // control: harmless
+		{`A=(ls rm); "${A[1]}" -rf /`, Forbidden, false}, // control
+		{`A=(x /); rm -rf "${A[1]}"`, Forbidden, false},  // control
+		{`A=(ls rm); "${A[0]}" -la`, Allow, true},        // control: harmless
+		{`A=(ls rm); i=0; "${A[$i]}" -la`, Allow, true},  // control: index known
+		{`A=(ls rm); "${A[$((0))]}" -la`, Allow, true},   // control: index known
+		{`A=(ls rm); i=1; "${A[$((i))]}" -rf /`, Forbidden, false},
+		{`A=(ls rm); "${A[$1]}" -la`, Escalated, false},
 		{`A=(ls rm); "${A[$((1))]}" -rf /`, Escalated, false},   // attack: allow
 		{`A=(ls rm); i=1; ${A[$i]} -rf /`, Escalated, false},    // attack: allow
 		{`A=(ls sudo); "${A[$((1))]}" id`, Escalated, false},    // attack: allow

@@ -383,10 +383,11 @@ func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
 	}
 	name := p.Param.Value
 	idx := ""
-	if w, ok := p.Index.(*syntax.Word); ok {
-		idx = w.Lit()
-	} else if p.Index != nil {
-		return nil, false
+	if p.Index != nil {
+		var ok bool
+		if idx, ok = a.indexValue(p.Index); !ok {
+			return nil, false // ${A[$i]}, ${A[$(cmd)]}: only known at run time
+		}
 	}
 	if allDigits(name) && name != "0" {
 		idx, name = name, "@"
@@ -415,6 +416,39 @@ func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
 		return nil, false
 	}
 	return v.arr[n : n+1], true
+}
+
+// indexValue returns the value of an array index when the line knows it:
+// a literal (${A[1]}, ${A[@]}), or $((N)), $i, $((i)) with N a number and
+// i a variable the line set to one. Anything else is only known at run time.
+func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return "", false
+	}
+	if l := w.Lit(); l != "" || len(w.Parts) == 0 {
+		return l, true
+	}
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	name := ""
+	switch p := w.Parts[0].(type) {
+	case *syntax.ArithmExp:
+		if v, ok := p.X.(*syntax.Word); ok {
+			if name = v.Lit(); allDigits(name) {
+				return name, true
+			}
+		}
+	case *syntax.ParamExp:
+		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
+			name = p.Param.Value
+		}
+	}
+	if v, ok := a.vars[name]; ok && name != "" && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
+		return v.val, true
+	}
+	return "", false
 }
 
 // source returns the source text of a node in the script being analysed.
