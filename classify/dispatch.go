@@ -67,6 +67,7 @@ func buildHandlers() {
 		"at":        (*analyzer).runScheduler,
 		"batch":     (*analyzer).runScheduler,
 		"set":       (*analyzer).runSet,
+		"shift":     (*analyzer).runShift,
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
 	}
@@ -406,6 +407,28 @@ func (a *analyzer) runSet(u *unit) (stream, bool) {
 		if f.val == "-o" || f.val == "+o" {
 			break
 		}
+	}
+	return stream{}, true
+}
+
+// runShift drops the first N positional parameters (shift [N]) the line
+// set; a count only known at run time leaves them run-time values. A count
+// past $# fails and changes nothing, as in bash.
+func (a *analyzer) runShift(u *unit) (stream, bool) {
+	v, ok := a.vars["@"]
+	if !ok {
+		return stream{}, true // not set on the line: already run-time values
+	}
+	n, lit := 1, true
+	if ops := u.operands(); len(ops) > 0 {
+		n, lit = atoiSmall(ops[0].val)
+		lit = lit && !ops[0].dyn
+	}
+	switch {
+	case !lit || !v.known || n < 0:
+		a.setVar("@", varVal{})
+	case n <= len(v.arr):
+		a.setVar("@", varVal{known: true, arr: v.arr[n:]})
 	}
 	return stream{}, true
 }
