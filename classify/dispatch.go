@@ -17,6 +17,9 @@ func (a *analyzer) run(u *unit) stream {
 		a.limit("command too complex to classify")
 		return stream{traits: trUnknown}
 	}
+	if len(a.hashed) > 0 {
+		a.hashedProgram(u)
+	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
 		a.stdinCode(u, k)
@@ -68,6 +71,7 @@ func buildHandlers() {
 		"batch":     (*analyzer).runScheduler,
 		"set":       (*analyzer).runSet,
 		"shift":     (*analyzer).runShift,
+		"hash":      (*analyzer).runHash,
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
 	}

@@ -7,6 +7,8 @@ import "testing"
 // in safeCmds (rules_allow.go) and no handler records the binding, so
 // `hash -p /bin/rm ls; ls -rf /` is judged as `ls -rf /` (allow) while
 // bash runs /bin/rm -rf /. The controls: plain hash calls stay allowed.
+// Fixed: hash -p bindings are recorded (hash -d and -r forget them) and a
+// later use of the name is judged as the path it was bound to.
 func TestRedteam16HashP(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -14,9 +16,17 @@ func TestRedteam16HashP(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{`hash -r`, Allow, true},                                                   // control
-		{`hash ls; ls -la`, Allow, true},                                           // control
-		{`/bin/rm -rf /`, Forbidden, false},                                        // control
+		{`hash -r`, Allow, true},                                // control
+		{`hash ls; ls -la`, Allow, true},                        // control
+		{`/bin/rm -rf /`, Forbidden, false},                     // control
+		{`hash -p /bin/rm ls; hash -r; ls -la`, Allow, true},    // control
+		{`hash -p /bin/rm ls; hash -d ls; ls -la`, Allow, true}, // control
+		{`hash "$T" 2>/dev/null`, Allow, true},                  // control
+		{`hash -rp /bin/rm ls; ls -rf /`, Forbidden, false},
+		{`hash -p /bin/rm ls; command ls -rf /`, Forbidden, false},
+		{`hash -p "$P" ls; ls -la`, Escalated, false},
+		{`hash -p /bin/rm "$N"; ls -la`, Escalated, false},
+		{`hash "$O" /bin/rm ls; ls -la`, Escalated, false},
 		{`hash -p /bin/rm ls; ls -rf /`, Escalated, false},                         // attack: allow
 		{`hash -p /usr/bin/sudo ls; ls id`, Escalated, false},                      // attack: allow
 		{`hash -p /usr/bin/git x; x push`, Escalated, false},                       // attack: sandboxed
