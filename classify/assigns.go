@@ -64,6 +64,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	for _, n := range names {
+		if a.builtinTableWrite(n) {
+			continue
+		}
 		if n != "" && isName(n) && !isDigit(n[0]) {
 			a.setVar(n, varVal{})
 		}

@@ -15,6 +15,8 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		}
 		var f field
 		switch {
+		case nameTables.has(a.refName(as.Name.Value)):
+			f = a.tableAssign(a.refName(as.Name.Value), as)
 		case as.Value != nil:
 			f = joinField(a.expandWord(as.Value))
 		case as.Array != nil:

@@ -1,10 +1,19 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Names the shell resolves through a table the line can change: hash -p
 // PATH NAME (and BASH_CMDS, bash's hash table as an array) makes NAME run
 // PATH.
+
+// nameTables are bash's arrays whose entries rebind program names. Any
+// assignment to them is eval-exec (see loaderVars); the entries the line
+// knows are followed too.
+var nameTables = newSet("BASH_CMDS")
 
 // runHash records the bindings of hash -p PATH NAME…, forgets those of
 // hash -d NAME… and hash -r. A binding to a path only known at run time
@@ -82,4 +91,48 @@ func (a *analyzer) hashedProgram(u *unit) {
 	default:
 		u.prog, u.name = p, normName(p)
 	}
+}
+
+// tableAssign records an assignment to a name table (BASH_CMDS[ls]=/bin/rm,
+// BASH_CMDS=([ls]=/bin/rm)) and returns the value as an assignment field.
+func (a *analyzer) tableAssign(table string, as *syntax.Assign) field {
+	switch {
+	case as.Value != nil:
+		f := joinField(a.expandWord(as.Value))
+		a.tableEntry(table, as.Index, f)
+		return f
+	case as.Array != nil:
+		for _, e := range as.Array.Elems {
+			a.walkNode(e.Index)
+			a.tableEntry(table, e.Index, joinField(a.expandWord(e.Value)))
+		}
+	}
+	return field{dyn: true, val: "(…)"}
+}
+
+// tableEntry records table[idx]=f. An index only known at run time is left
+// to the eval-exec verdict of the assignment.
+func (a *analyzer) tableEntry(table string, idx syntax.ArithmExpr, f field) {
+	w, ok := idx.(*syntax.Word)
+	if !ok || w.Lit() == "" {
+		return
+	}
+	if table == "BASH_CMDS" {
+		a.rehash(w.Lit(), f)
+	}
+}
+
+// builtinTableWrite handles a builtin that sets an entry of a name table
+// (read 'BASH_CMDS[ls]', printf -v 'BASH_CMDS[ls]' …): the entry is only
+// known at run time, and the call is eval-exec.
+func (a *analyzer) builtinTableWrite(n string) bool {
+	base, key, _ := strings.Cut(n, "[")
+	if !nameTables.has(base) {
+		return false
+	}
+	if key, ok := strings.CutSuffix(key, "]"); ok && key != "" && base == "BASH_CMDS" {
+		a.rehash(key, field{dyn: true})
+	}
+	a.run(&unit{kind: kAssign, env: []envVar{{name: base, val: field{dyn: true}}}})
+	return true
 }

@@ -8,6 +8,8 @@ import "testing"
 // it as an ordinary variable, so `BASH_CMDS[ls]=/bin/rm; ls -rf /` is
 // judged as `ls -rf /` (allow) while bash runs /bin/rm -rf /. The controls:
 // an ordinary array assignment and the direct delete.
+// Fixed: any assignment to BASH_CMDS is eval-exec, and the entries the line
+// knows bind names as hash -p does.
 func TestRedteam16BashCmds(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -15,8 +17,14 @@ func TestRedteam16BashCmds(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{`M[ls]=/bin/rm; ls -la`, Allow, true},                              // control
-		{`/bin/rm -rf /`, Forbidden, false},                                 // control
+		{`M[ls]=/bin/rm; ls -la`, Allow, true}, // control
+		{`/bin/rm -rf /`, Forbidden, false},    // control
+		{`BASH_CMDS[ls]=/bin/rm; ls -la`, Escalated, false},
+		{`BASH_CMDS[$k]=/bin/rm; ls -la`, Escalated, false},
+		{`read 'BASH_CMDS[ls]' <<< /bin/rm; ls -la`, Escalated, false},
+		{`printf -v 'BASH_CMDS[ls]' /bin/rm; ls -la`, Escalated, false},
+		{`declare BASH_CMDS[ls]=/bin/rm; ls -rf /`, Forbidden, false},
+		{`declare -n r=BASH_CMDS; r[ls]=/bin/rm; ls -rf /`, Forbidden, false},
 		{`BASH_CMDS[ls]=/bin/rm; ls -rf /`, Escalated, false},               // attack: allow
 		{`BASH_CMDS=([ls]=/bin/rm); ls -rf /`, Escalated, false},            // attack: allow
 		{`declare -A BASH_CMDS=([ls]=/bin/rm); ls -rf /`, Escalated, false}, // attack: allow

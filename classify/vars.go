@@ -129,6 +129,11 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			continue
 		}
 		switch {
+		case as.Name != nil && nameTables.has(a.refName(as.Name.Value)):
+			e := envVar{name: a.refName(as.Name.Value), val: a.tableAssign(a.refName(as.Name.Value), as)}
+			e.val.dyn = true
+			a.assign(e)
+			env = append(env, e)
 		case as.Name != nil && as.Value != nil:
 			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
 			a.assign(e)
