@@ -104,6 +104,14 @@ func (a *analyzer) walkNode(n syntax.Node) {
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.BinaryArithm:
+			if arithAssigns(n.Op) {
+				a.arithSet(n.X)
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				a.arithSet(n.X)
+			}
 		case *syntax.CmdSubst:
 			a.subst(n.Stmts)
 			return false
@@ -123,4 +131,26 @@ func (a *analyzer) walkNode(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// arithAssigns reports whether an arithmetic operator assigns to its left
+// operand.
+func arithAssigns(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+		syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.AndBoolAssgn,
+		syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+		return true
+	}
+	return false
+}
+
+// arithSet records that arithmetic ((i++), $((i=1)), let i+=1) set the
+// variable x names: its value is now only known at run time.
+func (a *analyzer) arithSet(x syntax.ArithmExpr) {
+	if w, ok := x.(*syntax.Word); ok {
+		if name, _, _ := strings.Cut(w.Lit(), "["); name != "" && isName(name) && !isDigit(name[0]) {
+			a.setVar(name, varVal{})
+		}
+	}
 }

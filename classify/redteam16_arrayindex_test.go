@@ -11,7 +11,9 @@ import "testing"
 // An attack line must be at least escalated (a run-time index may be
 // judged dynamic); the controls: literal indices keep their verdicts.
 // Fixed: an index that is not a literal, nor $((N)), $i or $((i)) with a
-// number the line knows, makes the expansion a run-time value.
+// number the line knows, makes the expansion a run-time value; a variable
+// arithmetic assigns to ((i++), let, $((i=1)), for ((…))) is no longer
+// taken as known.
 func TestRedteam16ArrayDynamicIndex(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -26,6 +28,10 @@ func TestRedteam16ArrayDynamicIndex(t *testing.T) {
 		{`A=(ls rm); "${A[$((0))]}" -la`, Allow, true},   // control: index known
 		{`A=(ls rm); i=1; "${A[$((i))]}" -rf /`, Forbidden, false},
 		{`A=(ls rm); "${A[$1]}" -la`, Escalated, false},
+		{`A=(ls rm); i=0; ((i++)); "${A[$i]}" -rf /`, Escalated, false},
+		{`A=(ls rm); i=0; let i+=1; "${A[$i]}" -rf /`, Escalated, false},
+		{`A=(ls rm); i=0; : $((i=1)); "${A[$i]}" -rf /`, Escalated, false},
+		{`A=(ls rm); i=0; for ((i=0;i<2;i++)); do :; done; "${A[$i]}" -rf /`, Escalated, false},
 		{`A=(ls rm); "${A[$((1))]}" -rf /`, Escalated, false},   // attack: allow
 		{`A=(ls rm); i=1; ${A[$i]} -rf /`, Escalated, false},    // attack: allow
 		{`A=(ls sudo); "${A[$((1))]}" id`, Escalated, false},    // attack: allow
