@@ -19,8 +19,14 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			f = a.tableAssign(a.refName(as.Name.Value), as)
 		case as.Value != nil:
 			f = joinField(a.expandWord(as.Value))
+			if as.Append && as.Index == nil {
+				f = a.appendField(as.Name.Value, f)
+			}
 		case as.Array != nil:
 			arr, ok := a.arrayValue(as.Array)
+			if as.Append {
+				arr, ok = a.appendArray(as.Name.Value, arr, ok)
+			}
 			f = field{dyn: true, val: "(…)"}
 			if ok && len(ce.Args) == 0 && as.Index == nil {
 				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})

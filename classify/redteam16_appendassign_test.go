@@ -9,6 +9,8 @@ import "testing"
 // while bash runs rm -rf / and chmod -R 777 /etc. The controls: plain
 // assignments and array appends (A+=(…)) keep their verdicts. An attack
 // line must be at least escalated.
+// Fixed: X+=V joins the value the line gave X and V (a run-time value when
+// the line did not know X), and A+=(…) appends to the elements it knew.
 func TestRedteam16AppendAssign(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -16,9 +18,15 @@ func TestRedteam16AppendAssign(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{`X='rm -rf /'; $X`, Forbidden, false},                      // control
-		{`X=l; X=ls; $X -la`, Allow, true},                          // control
-		{`A=(x); A+=(/); rm -rf "${A[@]}"`, Forbidden, false},       // control
+		{`X='rm -rf /'; $X`, Forbidden, false},                // control
+		{`X=l; X=ls; $X -la`, Allow, true},                    // control
+		{`A=(x); A+=(/); rm -rf "${A[@]}"`, Forbidden, false}, // control
+		{`X=ls; X+=' -la'; $X`, Allow, true},                  // control
+		{`A+=(-la); ls "${A[@]}"`, Allow, true},               // control
+		{`A=(rm -rf); A+=(/); "${A[@]}"`, Forbidden, false},
+		{`X+=ls; $X`, Escalated, false},
+		{`X=~; X+=/.ssh; cat $X/id_rsa`, Escalated, false},
+		{`declare X=chm; declare X+=od; $X -R 777 /etc`, Escalated, false},
 		{`X='rm -rf /'; X+=' '; $X`, Escalated, false},              // attack: allow
 		{`X=chm; X+=od; $X -R 777 /etc`, Escalated, false},          // attack: allow
 		{`X=kil; X+=l; $X -9 1`, Escalated, false},                  // attack: allow

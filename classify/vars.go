@@ -136,12 +136,19 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			env = append(env, e)
 		case as.Name != nil && as.Value != nil:
 			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
+			if as.Append {
+				e.val = a.appendField(as.Name.Value, e.val)
+			}
 			a.assign(e)
 			env = append(env, e)
 		case as.Value != nil:
 			a.expandWord(as.Value)
 		case as.Name != nil && as.Array != nil:
-			if arr, ok := a.arrayValue(as.Array); ok {
+			arr, ok := a.arrayValue(as.Array)
+			if as.Append {
+				arr, ok = a.appendArray(as.Name.Value, arr, ok)
+			}
+			if ok {
 				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
 			} else {
 				a.setVar(as.Name.Value, varVal{})
@@ -204,4 +211,36 @@ func isNamerefDecl(d *syntax.DeclClause) bool {
 		}
 	}
 	return false
+}
+
+// appendField returns the value X+=V gives the scalar X: the value the
+// line gave X followed by f, or a run-time value when the line did not
+// know X's value (or X is an array: V joins its first element).
+func (a *analyzer) appendField(name string, f field) field {
+	name = a.refName(name)
+	if _, ref := a.refs[name]; ref {
+		return f // a nameref with no known target: setVar handles it
+	}
+	old, ok := a.vars[name]
+	if !ok || !old.known || old.arr != nil {
+		f.dyn = true
+		return f
+	}
+	f.val = old.val + f.val
+	f.home = old.home || old.val == "" && f.home
+	f.ifs = f.ifs || old.ifs
+	return f
+}
+
+// appendArray returns the elements A+=(…) gives the array A: those the line
+// gave A followed by arr; ok is false when the line did not know them.
+func (a *analyzer) appendArray(name string, arr []string, ok bool) ([]string, bool) {
+	old, set := a.vars[a.refName(name)]
+	switch {
+	case !set || !old.known || !ok:
+		return nil, false
+	case old.arr == nil:
+		return append([]string{old.val}, arr...), true
+	}
+	return append(append([]string(nil), old.arr...), arr...), true
 }
