@@ -56,6 +56,7 @@ type analyzer struct {
 	dirs   []string          // pushd's directory stack below cwd, top last
 	links  map[string]string // symbolic links made on the line: name → target
 	hashed map[string]string // hash -p PATH NAME: NAME → PATH, "" when only known at run time
+	attrs  map[string]uint8  // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
 	depth  int
 	steps  int
 	res    Result

@@ -9,6 +9,9 @@ import "testing"
 // reading a file that does not exist (allow) while bash reads root's SSH
 // key, and `declare -l X=SUDO; $X id` as an unknown program (sandboxed).
 // The controls: the lower-case lines are caught, a harmless -l stays allowed.
+// Fixed: -l, -u and -c are recorded (+l and the like take them away) and
+// convert every later value the line gives the variable; two at once, or
+// an option word only known at run time, leave the value to run time.
 func TestRedteam16CaseAttribute(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -16,8 +19,15 @@ func TestRedteam16CaseAttribute(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{`X=/root/.ssh/id_rsa; cat "$X"`, Escalated, false},                    // control
-		{`declare -l X=README.MD; cat "$X"`, Allow, true},                      // control
+		{`X=/root/.ssh/id_rsa; cat "$X"`, Escalated, false}, // control
+		{`declare -l X=README.MD; cat "$X"`, Allow, true},   // control
+		{`declare -u X=ls; $X -la`, Sandboxed, true},        // control: LS
+		{`declare -l X; declare +l X; X=/ROOT/.SSH/ID_RSA; cat "$X"`, Allow, true},
+		{`declare -c X=SUDO; $X id`, Sandboxed, true}, // control: Sudo
+		{`declare -u X; X=/root/.ssh/id_rsa; declare -l X; X=/ROOT/.SSH/ID_RSA; cat "$X"`, Escalated, false},
+		{`declare -lu X=SUDO; $X id`, Escalated, false},
+		{`declare "$O" X=SUDO; $X id`, Escalated, false},
+		{`declare -l A=(RM -RF /); "${A[@]}"`, Forbidden, false},
 		{`declare -l X=/ROOT/.SSH/ID_RSA; cat "$X"`, Escalated, false},         // attack: allow
 		{`declare -l X="$HOME/.SSH/ID_RSA"; cat "$X"`, Escalated, false},       // attack: allow
 		{`typeset -l X; X=/ROOT/.AWS/CREDENTIALS; cat "$X"`, Escalated, false}, // attack: allow

@@ -66,6 +66,11 @@ func (a *analyzer) setVar(name string, v varVal) {
 		a.clobberVars()
 		return
 	}
+	if at, ok := a.attrs[name]; ok {
+		if v, ok = withAttrs(v, at); !ok {
+			return
+		}
+	}
 	a.vars[name] = v
 }
 
@@ -123,10 +128,14 @@ func (a *analyzer) assign(e envVar) {
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
 	nameref := isNamerefDecl(d)
+	set, unset, dynOpt := declAttrs(d)
 	for _, as := range d.Args {
 		if as.Name != nil && nameref {
 			a.declareRef(as)
 			continue
+		}
+		if as.Name != nil && (set|unset)&attrCase != 0 {
+			a.setAttrs(as.Name.Value, set, unset)
 		}
 		switch {
 		case as.Name != nil && nameTables.has(a.refName(as.Name.Value)):
@@ -155,6 +164,13 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			}
 		case as.Array != nil:
 			a.arrayValue(as.Array)
+		}
+		switch {
+		case as.Name == nil:
+		case dynOpt:
+			a.setVar(as.Name.Value, varVal{}) // declare "$O" X=ABC: -l, -u …?
+		case set&attrReadonly != 0:
+			a.markReadonly(as.Name.Value)
 		}
 	}
 	if len(env) > 0 {

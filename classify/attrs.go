@@ -1,0 +1,129 @@
+package classify
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Attributes declare, typeset, local and readonly give a variable that
+// change what later assignments to it store.
+const (
+	attrLower    uint8 = 1 << iota // -l: values are stored lower-case
+	attrUpper                      // -u: upper-case
+	attrCap                        // -c: capitalised
+	attrReadonly                   // -r, readonly: assignments fail
+
+	attrCase = attrLower | attrUpper | attrCap
+)
+
+// declAttrs returns the attributes a declaration's options set and clear;
+// dyn reports an option word only known at run time.
+func declAttrs(d *syntax.DeclClause) (set, unset uint8, dyn bool) {
+	if d.Variant.Value == "readonly" {
+		set = attrReadonly
+	}
+	for _, as := range d.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			continue
+		}
+		l := as.Value.Lit()
+		if l == "" {
+			dyn = true
+			continue
+		}
+		if l[0] != '-' && l[0] != '+' {
+			continue
+		}
+		for _, c := range l[1:] {
+			var bit uint8
+			switch c {
+			case 'l':
+				bit = attrLower
+			case 'u':
+				bit = attrUpper
+			case 'c':
+				bit = attrCap
+			case 'r':
+				bit = attrReadonly
+			case 'f', 'F':
+				return 0, 0, dyn // functions, not variables
+			}
+			if l[0] == '-' {
+				set |= bit
+			} else {
+				unset |= bit &^ attrReadonly // +r cannot undo readonly
+			}
+		}
+	}
+	return set, unset, dyn
+}
+
+// setAttrs gives the variable name the attributes set (readonly aside)
+// and takes away those in unset. A case attribute replaces the others.
+func (a *analyzer) setAttrs(name string, set, unset uint8) {
+	name = a.refName(name)
+	old, had := a.attrs[name]
+	at := old
+	if set&attrCase != 0 {
+		at &^= attrCase
+	}
+	at = (at | set&^attrReadonly) &^ unset
+	if at == old && (had || at == 0) {
+		return
+	}
+	if a.attrs == nil {
+		a.attrs = map[string]uint8{}
+	}
+	a.attrs[name] = at
+}
+
+// markReadonly makes later assignments to name fail: it keeps the value it
+// has (one the line gave it, or the environment's).
+func (a *analyzer) markReadonly(name string) {
+	if a.attrs == nil {
+		a.attrs = map[string]uint8{}
+	}
+	a.attrs[a.refName(name)] |= attrReadonly
+}
+
+// withAttrs returns the value an assignment of v to a variable with the
+// attributes at stores; ok is false when the assignment fails (readonly).
+func withAttrs(v varVal, at uint8) (varVal, bool) {
+	if at&attrReadonly != 0 {
+		return v, false
+	}
+	c := at & attrCase
+	if c == 0 || !v.known && !v.hasDflt {
+		return v, true
+	}
+	if c != attrLower && c != attrUpper && c != attrCap {
+		return varVal{}, true // more than one: left to run time
+	}
+	v.val, v.dflt = convCase(v.val, c), convCase(v.dflt, c)
+	if v.arr != nil {
+		arr := make([]string, len(v.arr))
+		for i, e := range v.arr {
+			arr[i] = convCase(e, c)
+		}
+		v.arr = arr
+	}
+	return v, true
+}
+
+// convCase converts s as the case attribute c does.
+func convCase(s string, c uint8) string {
+	switch c {
+	case attrLower:
+		return strings.ToLower(s)
+	case attrUpper:
+		return strings.ToUpper(s)
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + strings.ToLower(s[n:])
+}
