@@ -45,24 +45,26 @@ type varVal struct {
 
 // analyzer walks one command line. It is used by a single goroutine.
 type analyzer struct {
-	c      *Classifier
-	src    string // source text of the script being walked
-	vars   map[string]varVal
-	funcs  map[string]bool   // defined functions: name → spawns copies of itself
-	files  map[string]string // files written on this line with known text
-	refs   map[string]string // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
-	cwd    string            // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
-	oldwd  string            // the directory before it ($OLDPWD, cd -)
-	dirs   []string          // pushd's directory stack below cwd, top last
-	links  map[string]string // symbolic links made on the line: name → target
-	hashed map[string]string // hash -p PATH NAME: NAME → PATH, "" when only known at run time
-	attrs  map[string]uint8  // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
-	depth  int
-	steps  int
-	res    Result
-	prio   int  // tie rank of res (see decide)
-	any    bool // some unit decided
-	halt   bool // a limit was hit; stop walking
+	c         *Classifier
+	src       string // source text of the script being walked
+	vars      map[string]varVal
+	funcs     map[string]bool   // defined functions: name → spawns copies of itself
+	files     map[string]string // files written on this line with known text
+	refs      map[string]string // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
+	cwd       string            // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
+	oldwd     string            // the directory before it ($OLDPWD, cd -)
+	dirs      []string          // pushd's directory stack below cwd, top last
+	links     map[string]string // symbolic links made on the line: name → target
+	hashed    map[string]string // hash -p PATH NAME: NAME → PATH, "" when only known at run time
+	attrs     map[string]uint8  // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
+	aliases   map[string]string // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
+	aliasBusy []string          // the aliases being expanded (not expanded again)
+	depth     int
+	steps     int
+	res       Result
+	prio      int  // tie rank of res (see decide)
+	any       bool // some unit decided
+	halt      bool // a limit was hit; stop walking
 
 	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
 }

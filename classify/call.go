@@ -39,6 +39,9 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		}
 		env = append(env, envVar{name: a.refName(as.Name.Value), val: f})
 	}
+	if len(a.aliases) > 0 && len(ce.Args) > 0 {
+		a.aliasUse(ce, in)
+	}
 	var fields []field
 	for _, w := range ce.Args {
 		fields = append(fields, a.expandWord(w)...)

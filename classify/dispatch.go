@@ -72,6 +72,7 @@ func buildHandlers() {
 		"set":       (*analyzer).runSet,
 		"shift":     (*analyzer).runShift,
 		"hash":      (*analyzer).runHash,
+		"unalias":   (*analyzer).runUnalias,
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
 	}
@@ -228,14 +229,22 @@ func (a *analyzer) runTrap(u *unit) (stream, bool) {
 	return stream{}, true
 }
 
-// runAlias classifies the value of every NAME=VALUE alias definition.
+// runAlias classifies the value of every NAME=VALUE alias definition and
+// records it (see aliasUse). A name only known at run time may be any
+// command's: the definition is eval-exec.
 func (a *analyzer) runAlias(u *unit) (stream, bool) {
+	dynName := false
 	for _, f := range u.args {
-		if _, v, ok := strings.Cut(f.val, "="); ok {
+		if n, v, ok := strings.Cut(f.val, "="); ok {
 			g := f
 			g.val = v
 			a.shellString(u, g)
+			a.setAlias(n, v)
+			dynName = dynName || f.dyn && strings.ContainsAny(n, "$`")
 		}
+	}
+	if dynName {
+		u.script = &stream{traits: trUnknown}
 	}
 	return stream{}, true
 }

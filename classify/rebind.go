@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -8,12 +9,13 @@ import (
 
 // Names the shell resolves through a table the line can change: hash -p
 // PATH NAME (and BASH_CMDS, bash's hash table as an array) makes NAME run
-// PATH.
+// PATH; alias NAME=VALUE (and BASH_ALIASES) makes a command starting with
+// NAME start with VALUE.
 
 // nameTables are bash's arrays whose entries rebind program names. Any
 // assignment to them is eval-exec (see loaderVars); the entries the line
 // knows are followed too.
-var nameTables = newSet("BASH_CMDS")
+var nameTables = newSet("BASH_CMDS", "BASH_ALIASES")
 
 // runHash records the bindings of hash -p PATH NAME…, forgets those of
 // hash -d NAME… and hash -r. A binding to a path only known at run time
@@ -117,8 +119,11 @@ func (a *analyzer) tableEntry(table string, idx syntax.ArithmExpr, f field) {
 	if !ok || w.Lit() == "" {
 		return
 	}
-	if table == "BASH_CMDS" {
+	switch table {
+	case "BASH_CMDS":
 		a.rehash(w.Lit(), f)
+	case "BASH_ALIASES":
+		a.setAlias(w.Lit(), f.val)
 	}
 }
 
@@ -130,9 +135,91 @@ func (a *analyzer) builtinTableWrite(n string) bool {
 	if !nameTables.has(base) {
 		return false
 	}
-	if key, ok := strings.CutSuffix(key, "]"); ok && key != "" && base == "BASH_CMDS" {
-		a.rehash(key, field{dyn: true})
+	if key, ok := strings.CutSuffix(key, "]"); ok && key != "" {
+		if base == "BASH_CMDS" {
+			a.rehash(key, field{dyn: true})
+		} else {
+			a.setAlias(key, "$_")
+		}
 	}
 	a.run(&unit{kind: kAssign, env: []envVar{{name: base, val: field{dyn: true}}}})
 	return true
+}
+
+// setAlias records an alias. Its value is classified where it is used, as
+// the start of that command: with aliases expanded (shopt -s
+// expand_aliases, or an interactive shell) a later line runs it so.
+func (a *analyzer) setAlias(name, val string) {
+	if a.aliases == nil {
+		a.aliases = map[string]string{}
+	}
+	a.aliases[name] = val
+}
+
+// runUnalias forgets the aliases unalias removes.
+func (a *analyzer) runUnalias(u *unit) (stream, bool) {
+	for _, f := range u.args {
+		if f.val == "-a" {
+			clear(a.aliases)
+		}
+		delete(a.aliases, f.val)
+	}
+	return stream{}, true
+}
+
+// aliasUse classifies a simple command whose first word is an alias the
+// line defined as the command it expands to: the alias value, then the
+// rest of the words as written. A value ending in a blank makes the next
+// word an alias too (alias s='sudo '). An alias is not expanded again
+// inside its own value. The command is still judged as written as well.
+func (a *analyzer) aliasUse(ce *syntax.CallExpr, in *stream) {
+	var sb strings.Builder
+	var busy []string
+	i := 0
+	for ; i < len(ce.Args); i++ {
+		name := plainLit(ce.Args[i])
+		v, ok := a.aliases[name]
+		if !ok || name == "" || slices.Contains(a.aliasBusy, name) {
+			break
+		}
+		sb.WriteString(v)
+		busy = append(busy, name)
+		if !strings.HasSuffix(v, " ") && !strings.HasSuffix(v, "\t") {
+			i++
+			break
+		}
+	}
+	if len(busy) == 0 {
+		return
+	}
+	if i < len(ce.Args) {
+		sb.WriteString(" ")
+		sb.WriteString(a.srcSpan(ce.Args[i], ce.Args[len(ce.Args)-1]))
+	}
+	saved := a.aliasBusy
+	a.aliasBusy = append(slices.Clip(saved), busy...)
+	a.script(sb.String(), in)
+	a.aliasBusy = saved
+}
+
+// plainLit returns a word that is one unquoted literal with no escapes, ""
+// for any other: only such a word is looked up as an alias.
+func plainLit(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\") {
+		return l.Value
+	}
+	return ""
+}
+
+// srcSpan returns the source text from the start of the node from to the
+// end of the node to.
+func (a *analyzer) srcSpan(from, to syntax.Node) string {
+	s, e := int(from.Pos().Offset()), int(to.End().Offset())
+	if s < 0 || e > len(a.src) || s > e {
+		return "$?"
+	}
+	return a.src[s:e]
 }

