@@ -7,15 +7,8 @@ var gitValueOpts = newSet("-C", "-c", "--git-dir", "--work-tree", "--namespace",
 
 // gitSub returns git's subcommand and its arguments, skipping global options.
 func gitSub(u *unit) (string, []field) {
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
-		if strings.HasPrefix(v, "-") {
-			if gitValueOpts.has(v) {
-				i++
-			}
-			continue
-		}
-		return v, u.args[i+1:]
+	if i := gitSubAt(u.args); i >= 0 {
+		return u.args[i].val, u.args[i+1:]
 	}
 	return "", nil
 }
@@ -74,6 +67,7 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 			cmdVal(u.args[i], u.args[i].val)
 		}
 	}
+	a.runGitAliases(u)
 	switch sub, rest := gitSub(u); sub {
 	case "config":
 		ops := nonOptions(rest)
@@ -132,7 +126,8 @@ func gitConfigWrites(u *unit) bool {
 }
 
 var gitAlwaysWrite = newSet("push", "commit", "rebase", "merge", "cherry-pick", "revert", "am", "filter-branch",
-	"filter-repo", "update-ref", "replace", "pull", "send-email", "prune", "commit-tree", "fast-import", "p4", "svn")
+	"filter-repo", "update-ref", "replace", "pull", "send-email", "prune", "commit-tree", "fast-import", "p4", "svn",
+	"send-pack", "http-push")
 
 func gitWrites(sub string, rest []field, u *unit) bool {
 	if gitAlwaysWrite.has(sub) {
