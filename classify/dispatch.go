@@ -73,6 +73,8 @@ func buildHandlers() {
 		"shift":     (*analyzer).runShift,
 		"hash":      (*analyzer).runHash,
 		"unalias":   (*analyzer).runUnalias,
+		"mapfile":   (*analyzer).runMapfile,
+		"readarray": (*analyzer).runMapfile,
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
 	}
