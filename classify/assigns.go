@@ -38,6 +38,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	if !ok {
 		return
 	}
+	if setsRuntimeName(u, kind) {
+		a.clobberVars() // it may be any variable, as through a nameref
+	}
 	var names []string
 	switch kind {
 	case setsNames:
@@ -74,6 +77,50 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	if v, ok := readHereValue(u); ok {
 		a.setVar(u.args[len(u.args)-1].val, varVal{val: v, known: true})
 	}
+}
+
+// setsRuntimeName reports whether a builtin sets a variable whose name is
+// only known at run time: read "$X", mapfile "$X", printf -v "$X",
+// getopts OPTS "$X". Option values (read -p "$P") are not names. Such a
+// variable may be any: every one the line knows (and HOME, PWD …) becomes
+// a run-time value, as after an assignment through a nameref whose target
+// is only known at run time.
+func setsRuntimeName(u *unit, kind setterKind) bool {
+	switch kind {
+	case setsVOption:
+		for i, f := range u.args {
+			if f.val == "-v" && i+1 < len(u.args) && u.args[i+1].dyn || strings.HasPrefix(f.val, "-v") && f.dyn {
+				return true
+			}
+		}
+	case setsSecond:
+		ops := u.operands()
+		return len(ops) > 1 && ops[1].dyn
+	case setsNames:
+		valueOpts := "dinNptu" // read; -a takes a name
+		if u.name != "read" {
+			valueOpts = "dnOsuCc"
+		}
+		opts := true
+		for i := 0; i < len(u.args); i++ {
+			f := u.args[i]
+			if f.dyn {
+				return true
+			}
+			if !opts || len(f.val) < 2 || f.val[0] != '-' {
+				opts = opts && len(f.val) > 0 && f.val[0] == '-'
+				continue
+			}
+			if f.val == "--" {
+				opts = false
+				continue
+			}
+			if j := strings.IndexAny(f.val[1:], valueOpts); j >= 0 && j+2 == len(f.val) {
+				i++ // the option's value is the next word
+			}
+		}
+	}
+	return false
 }
 
 // readHereValue returns the value `read [-r] NAME` takes from a standard

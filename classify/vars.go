@@ -91,6 +91,9 @@ func refTarget(v varVal, self string) string {
 // gives a meaning of their own (HOME, PWD, SHELL, BASH, CDPATH), values
 // only known at run time.
 func (a *analyzer) clobberVars() {
+	if a.vars == nil {
+		a.vars = map[string]varVal{}
+	}
 	for n := range a.vars {
 		a.vars[n] = varVal{}
 	}
@@ -172,6 +175,9 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		case set&attrReadonly != 0:
 			a.markReadonly(as.Name.Value)
 		}
+	}
+	if dynOpt {
+		a.clobberVars() // declare "$X=/": X names the variable set
 	}
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
