@@ -33,10 +33,15 @@ var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", 
 //
 // A path under home (the caller's home directory as an absolute path) is
 // also given as the same path under ~, so that the rules that protect the
-// home treat /home/user/.ssh as they treat ~/.ssh.
+// home treat /home/user/.ssh as they treat ~/.ssh. A path relative to the
+// directory an unquoted `cd $X` entered, which is the home when X is
+// empty (see cwdMaybeHome), is also given as the path in the home.
 func writeTargets(u *unit, home string) []writeTarget {
 	out := pathWriteTargets(u, home)
 	for _, t := range out {
+		if g, ok := maybeInHome(t.f); ok {
+			out = append(out, writeTarget{g, t.tree})
+		}
 		if h, ok := inHome(t.f, home); ok {
 			out = append(out, writeTarget{h, t.tree})
 		}
@@ -261,8 +266,12 @@ func tarWrites(u *unit) []writeTarget {
 	var out []writeTarget
 	if extract {
 		dir := u.dirAt(len(u.args))
-		if dir == "" {
+		switch dir {
+		case "":
 			dir = "."
+		case cwdMaybeHome:
+			out = append(out, writeTarget{resolveIn(dir, field{val: "."}), true})
+			return out
 		}
 		out = append(out, writeTarget{field{val: dir}, true})
 	} else if create {
@@ -316,4 +325,16 @@ func optValue(u *unit, short, long string) *field {
 		}
 	}
 	return nil
+}
+
+// maybeInHome returns the path in the home a path relative to the
+// directory of an unquoted `cd $X` is when X is empty (resolveIn gives it
+// as "$PWD/…" with that bare value).
+func maybeInHome(f field) (field, bool) {
+	if !f.dyn || !strings.HasPrefix(f.val, "$PWD/") || !strings.HasPrefix(f.bare, "~/") {
+		return f, false
+	}
+	g := f
+	g.val, g.dyn, g.dynPrefix, g.home = f.bare, false, false, true
+	return g, true
 }
