@@ -452,13 +452,7 @@ func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
 }
 
 // source returns the source text of a node in the script being analysed.
-func (a *analyzer) source(n syntax.Node) string {
-	s, e := int(n.Pos().Offset()), int(n.End().Offset())
-	if s < 0 || e > len(a.src) || s > e {
-		return "$?"
-	}
-	return a.src[s:e]
-}
+func (a *analyzer) source(n syntax.Node) string { return a.srcSpan(n, n) }
 
 // hasHistoryExpansion reports whether an unquoted or double-quoted literal
 // holds an interactive history expansion: !!, !-N, !N or !?str.
