@@ -8,47 +8,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 )
-
-// relayed returns a copy of the caller's f for agentbox to relay through
-// a pipe of its own, nil when f goes to the program as it is (terminals,
-// FIFOs, files). It relays
-//
-//   - a socket, for every caller: a socket belongs to the network
-//     namespace it was made in, and the program could disconnect it and
-//     connect it anywhere the host can reach, or send from it to any
-//     address, whatever its own network mode;
-//   - an anonymous pipe when the caller is root (the sandbox runs as
-//     nobody): its modes are its creator's, and it may carry other
-//     processes' bytes.
-//
-// The copy lets the caller close f after Start, as with os/exec.
-func relayed(f *os.File) *os.File {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	var dup *os.File
-	_ = rc.Control(func(fd uintptr) {
-		link, _ := os.Readlink("/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10))
-		if !strings.HasPrefix(link, "socket:") && !(os.Geteuid() == 0 && strings.HasPrefix(link, "pipe:")) {
-			return
-		}
-		if nfd, err := syscall.Dup(int(fd)); err == nil {
-			syscall.CloseOnExec(nfd)
-			dup = os.NewFile(uintptr(nfd), f.Name())
-		}
-	})
-	return dup
-}
-
-// isSocket reports whether f is a socket.
-func isSocket(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeSocket != 0
-}
 
 // readNoFollow reads the file p, refusing a symbolic link.
 func readNoFollow(p string) ([]byte, error) {

@@ -187,7 +187,11 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	}
 	var relay *os.File
 	if f, ok := r.(*os.File); ok {
-		if relay = relayed(f); relay == nil {
+		var err error
+		if relay, err = relayed(f); err != nil {
+			return nil, err
+		}
+		if relay == nil {
 			pr.shared.add(f)
 			return f, nil
 		}
@@ -216,7 +220,11 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 	}
 	var relay *os.File
 	if f, ok := w.(*os.File); ok {
-		if relay = relayed(f); relay == nil {
+		var err error
+		if relay, err = relayed(f); err != nil {
+			return nil, err
+		}
+		if relay == nil {
 			pr.shared.add(f)
 			return f, nil
 		}

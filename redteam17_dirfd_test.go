@@ -5,6 +5,7 @@ package agentbox_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,10 @@ import (
 // The files are world-writable so that the result is the same whether the
 // caller is root (the sandbox runs as nobody) or an unprivileged user
 // (whose own files they are).
+//
+// Fixed: a file that is no stream (a directory, a block device, a link
+// opened with O_PATH, an anonymous inode) is refused as a standard stream
+// by Wrap and Start (streamOf), and regular files are relayed.
 func TestRedteam17DirectoryStdinBypassesMounts(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -82,12 +87,38 @@ for name in ("plain.txt", "secret.txt"):
     except OSError as e: print("CWD-READ-ERR", name, e.errno)
 '`)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = d, &out, &errb
-	cleanup, err := m.Wrap(context.Background(), cmd,
-		agentbox.WithWritableRoots(root),
+	opts := []agentbox.Option{agentbox.WithWritableRoots(root),
 		agentbox.WithDenyRead(filepath.Join(root, "secret.txt")),
-		agentbox.WithWorkingDir(root))
+		agentbox.WithWorkingDir(root)}
+	cleanup, err := m.Wrap(context.Background(), cmd, opts...)
 	if err != nil {
-		t.Fatal(err)
+		// Refused: the defence. So must Start be; and the same command
+		// with no directory handed in runs (the control).
+		if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "is a directory") {
+			t.Fatalf("Wrap: %v; want the directory refused as a stream", err)
+		}
+		start := exec.Command("/bin/true")
+		start.Stdin = d
+		p, err := m.Start(context.Background(), start, opts...)
+		if err == nil {
+			p.Wait()
+			t.Fatal("Start took a directory as stdin")
+		}
+		if !errors.Is(err, agentbox.ErrConfigInvalid) {
+			t.Fatalf("Start: %v; want ErrConfigInvalid", err)
+		}
+		cmd = exec.Command(cmd.Path, cmd.Args[1:]...)
+		out.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if cleanup, err = m.Wrap(context.Background(), cmd, opts...); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Run()
+		cleanup()
+		if got := out.String(); err != nil || !strings.Contains(got, "CWD-READ plain.txt b'PLAIN-rt17") || strings.Contains(got, "SECRET-rt17") {
+			t.Fatalf("control: %v\n%s%s", err, got, errb.String())
+		}
+		return
 	}
 	err = cmd.Run()
 	cleanup()

@@ -24,6 +24,10 @@ import (
 //
 // The attack must fail: after Wait the terminal's permissions are what
 // they were. The control: the command reads its terminal's settings (stty).
+//
+// Fixed: the terminal's permissions and owner are recorded with its other
+// state and put back after the run (sharedFile); while the program runs
+// the change stands (README's known limits).
 func TestRedteam17SharedTerminalPermissions(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

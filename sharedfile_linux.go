@@ -11,21 +11,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sharedFile is a file handed to the program as it is (a terminal, FIFO or
-// regular file the caller also holds), with the state a program can change
-// on it that outlives the program: the open file description's status
-// flags (O_NONBLOCK, O_APPEND, O_ASYNC: a terminal left non-blocking makes
-// the user's shell exit on its next read) and, for a terminal, its modes
-// (raw, no echo), exclusive mode (every later open by an ordinary user
-// fails) and suspended output. agentbox records it before the program
-// starts and puts it back once the program's whole tree is gone, so that a
-// sandboxed command changes nothing of the caller's terminal beyond its
-// own run, even when it is killed in the middle of a full-screen program.
+// sharedFile is a file handed to the program as it is (a terminal or
+// another character device, or a pipe, that the caller also holds: see
+// streamKind), with the state a program can change on it that outlives the
+// program: the open file description's status flags (O_NONBLOCK,
+// O_APPEND, O_ASYNC: a terminal left non-blocking makes the user's shell
+// exit on its next read), its permissions and owner (the program is its
+// owner's, and could leave the user's terminal world-writable) and, for a
+// terminal, its modes (raw, no echo), exclusive mode (every later open by
+// an ordinary user fails) and suspended output. agentbox records it
+// before the program starts and puts it back once the program's whole
+// tree is gone, so that a sandboxed command changes nothing of the
+// caller's terminal beyond its own run, even when it is killed in the
+// middle of a full-screen program.
 type sharedFile struct {
-	fd      int // a duplicate: the caller may close its file after Start
-	flags   int
-	termios *unix.Termios // nil: not a terminal
-	excl    int
+	fd       int // a duplicate: the caller may close its file after Start
+	flags    int
+	termios  *unix.Termios // nil: not a terminal
+	excl     int
+	mode     uint32 // permission bits and owner, which the program, as the
+	uid, gid uint32 // file's owner, could change (fchmod 0666)
 }
 
 // shareFile records f's state; nil when it cannot be read.
@@ -41,10 +46,15 @@ func shareFile(f *os.File) *sharedFile {
 	}); err != nil || dupErr != nil {
 		return nil
 	}
-	if s.flags, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err != nil {
+	var st unix.Stat_t
+	if s.flags, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err == nil {
+		err = unix.Fstat(s.fd, &st)
+	}
+	if err != nil {
 		unix.Close(s.fd)
 		return nil
 	}
+	s.mode, s.uid, s.gid = st.Mode&0o7777, st.Uid, st.Gid
 	if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil {
 		s.termios = t
 		s.excl, _ = unix.IoctlGetInt(s.fd, unix.TIOCGEXCL)
@@ -62,6 +72,15 @@ func (s *sharedFile) restore() (restored []string) {
 	if fl, err := unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err == nil && fl != s.flags {
 		if _, err := unix.FcntlInt(uintptr(s.fd), unix.F_SETFL, s.flags); err == nil {
 			restored = append(restored, "file status flags")
+		}
+	}
+	var st unix.Stat_t
+	if unix.Fstat(s.fd, &st) == nil {
+		if (st.Uid != s.uid || st.Gid != s.gid) && unix.Fchown(s.fd, int(s.uid), int(s.gid)) == nil {
+			restored = append(restored, "file owner")
+		}
+		if st.Mode&0o7777 != s.mode && unix.Fchmod(s.fd, s.mode) == nil {
+			restored = append(restored, "file permissions")
 		}
 	}
 	if s.termios == nil {

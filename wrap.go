@@ -2,7 +2,6 @@ package agentbox
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +41,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := o.refuseTerminal("Wrap"); err != nil {
 		return nil, err
 	}
-	if err := keepSocketsOut(cmd); err != nil {
+	if err := wrapStreams(cmd); err != nil {
 		return nil, err
 	}
 	if err := checkProcAttr("Wrap", cmd); err != nil {
@@ -161,24 +160,6 @@ func (o *callOptions) takeCmdDir(api string, cmd *exec.Cmd) error {
 func refuseExtraFiles(api string, cmd *exec.Cmd) error {
 	if len(cmd.ExtraFiles) > 0 {
 		return configErr(api, "cmd.ExtraFiles cannot reach the sandboxed program (its init closes every descriptor but the standard streams); pass data on stdin or in a file of a writable root")
-	}
-	return nil
-}
-
-// keepSocketsOut keeps the caller's sockets out of a wrapped command,
-// which could connect them anywhere the host can reach (see relayed):
-// os/exec relays an output that is not an *os.File through a pipe, so a
-// socket as Stdout or Stderr is handed to os/exec as a plain io.Writer. A
-// socket as Stdin is refused: os/exec's Wait would wait for the socket's
-// end of input, which may never come after the command exits.
-func keepSocketsOut(cmd *exec.Cmd) error {
-	if f, ok := cmd.Stdin.(*os.File); ok && isSocket(f) {
-		return configErr("Wrap", "cmd.Stdin is a socket, which the command could connect anywhere the host can reach; pass a pipe, or use Start, which relays it")
-	}
-	for _, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
-		if f, ok := (*w).(*os.File); ok && isSocket(f) {
-			*w = struct{ io.Writer }{f}
-		}
 	}
 	return nil
 }
