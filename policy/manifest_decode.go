@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -159,8 +160,13 @@ func (d *decoder) plain(n *yaml.Node, where string) bool {
 		d.errorf(n, "%s: YAML aliases (*%s) are not supported in manifests; write the value out", where, n.Value)
 		return false
 	}
+	if strings.ContainsFunc(n.Tag, termsafe.IsControl) || !utf8.ValidString(n.Tag) {
+		// YAML decodes %XX in tags: one could carry an escape sequence.
+		d.errorf(n, "%s: YAML tag %q holds a control character; remove it", where, n.Tag)
+		return false
+	}
 	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Tag != "!" {
-		d.errorf(n, "%s: custom YAML tag %s is not supported; remove it", where, n.Tag)
+		d.errorf(n, "%s: custom YAML tag %q is not supported; remove it", where, n.Tag)
 		return false
 	}
 	return true
@@ -188,7 +194,7 @@ func describe(n *yaml.Node) string {
 		case "!!bool":
 			return "the boolean " + n.Value
 		default:
-			return fmt.Sprintf("the %s value %q", strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)
+			return fmt.Sprintf("a value tagged %q (%q)", n.ShortTag(), n.Value)
 		}
 	}
 	return "an unknown YAML node"
@@ -325,8 +331,21 @@ func (d *decoder) printable(n *yaml.Node, where string, lineBreaks bool) bool {
 			d.errorf(n, "%s: contains a control character (U+%04X); remove it", where, r)
 			return false
 		}
+		// Outside free text, nor an invisible one: a path or name that
+		// shows as another would mislead whoever reads the summary.
+		if !lineBreaks && invisible(r) {
+			d.errorf(n, "%s: contains an invisible character (U+%04X); remove it", where, r)
+			return false
+		}
 	}
 	return true
+}
+
+// invisible reports whether r shows as nothing, or as a plain space:
+// format characters (zero-width spaces and joiners, the byte order mark)
+// and the spaces other than U+0020.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zs, r) && r != ' '
 }
 
 // text decodes free text, which may run over several lines.
@@ -577,6 +596,10 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 		d.errorf(n, "%s: %q is blank; remove it or write a path", where, s)
 		return PathRule{}, false
 	}
+	if strings.TrimSpace(s) != s {
+		d.errorf(n, "%s: %q starts or ends with white space, which names another file than it shows; remove it", where, s)
+		return PathRule{}, false
+	}
 	home := ""
 	if s == "~" || strings.HasPrefix(s, "~/") {
 		home = d.homeDir()
@@ -589,6 +612,12 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 	if strings.ContainsAny(s, globChars) {
 		if _, err := os.Lstat(p); err != nil {
 			d.errorf(n, "%s: %q is a pattern, and paths here are not patterns (it would match only a file of that very name, which does not exist): list each path", where, s)
+			return PathRule{}, false
+		}
+	}
+	if strings.HasPrefix(s, "$") || strings.Contains(s, "${") {
+		if _, err := os.Lstat(p); err != nil {
+			d.errorf(n, "%s: %q names an environment variable, and manifests expand none (it would name a file of that very name, which does not exist): write ~/ for the home, or the path itself", where, s)
 			return PathRule{}, false
 		}
 	}

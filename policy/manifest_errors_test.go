@@ -292,7 +292,7 @@ func TestManifestErrors(t *testing.T) {
 			[]wantErr{{5, 11, "permissions.tools.deny: YAML aliases (*t) are not supported in manifests; write the value out"}}},
 		{"merge key", "name: a\nlimits:\n  <<: {max_tokens: 5}\n",
 			[]wantErr{{3, 3, "merge keys (<<) are not supported in manifests; write the keys out"}}},
-		{"custom tag", "name: !agent a\n", []wantErr{{1, 7, "name: custom YAML tag !agent is not supported; remove it"}}},
+		{"custom tag", "name: !agent a\n", []wantErr{{1, 7, "name: custom YAML tag \"!agent\" is not supported; remove it"}}},
 		{"complex key", "name: a\n? [x]\n: 1\n", []wantErr{{2, 3, "keys in the manifest must be plain names, not a list"}}},
 		{"second document", "name: a\n---\nname: b\n", []wantErr{{2, 1, "a manifest is one YAML document; remove this second document"}}},
 		{"empty manifest", "", []wantErr{{1, 1, "the manifest is empty; it needs at least a name"}}},

@@ -49,3 +49,23 @@ func escapeControls(s string) string {
 	}
 	return b.String()
 }
+
+// escapeLines is escapeControls for text of several lines that agentbox
+// composed around what it did not write (an error naming a path read from
+// disk, a manifest's summary): its line breaks and tabs stay, every other
+// control is escaped.
+func escapeLines(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '\n' || s[i] == '\t' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		i += writeEscaped(&b, s[i:])
+	}
+	return b.String()
+}

@@ -99,10 +99,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "agentbox: %s\n", strings.TrimPrefix(ee.err.Error(), "agentbox: "))
+			fmt.Fprintf(stderr, "agentbox: %s\n", escapeLines(strings.TrimPrefix(ee.err.Error(), "agentbox: ")))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "agentbox: %s\n", strings.TrimPrefix(err.Error(), "agentbox: "))
+	fmt.Fprintf(stderr, "agentbox: %s\n", escapeLines(strings.TrimPrefix(err.Error(), "agentbox: ")))
 	return exitFailure
 }

@@ -16,6 +16,9 @@ import (
 // and it is taken as a relative path under the manifest's directory
 // ("<dir>/$HOME/notes/secret.txt"), which names no file. The file the
 // author meant to deny stays readable in the sandbox.
+//
+// Fixed: a path rule starting with $ or holding ${ is refused unless a file
+// of that very name exists (manifests expand no variable).
 func TestRedteam17EnvVarDenyDeniesNothing(t *testing.T) {
 	runEnv(t)
 	// Outside /tmp, which the sandbox replaces with a private one.

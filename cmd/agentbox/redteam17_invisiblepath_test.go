@@ -16,6 +16,9 @@ import (
 // is called valid without a warning, validate's summary shows it exactly
 // as the real file's path, and it names another (missing) file: the file the
 // reviewer sees denied stays readable in the sandbox.
+//
+// Fixed: manifest strings other than free text refuse format characters and
+// spaces other than U+0020, and path rules white space at either end.
 func TestRedteam17InvisibleCharDenyDeniesNothing(t *testing.T) {
 	runEnv(t)
 	home, err := os.MkdirTemp("/var/tmp", "rt17-home-")

@@ -15,6 +15,10 @@ import (
 // reviewer runs validate on can clear the screen, set the window title,
 // write the clipboard (OSC 52) or conceal the "❌ invalid" line that
 // follows and print a forged "✅ valid" summary in its place.
+//
+// Fixed: a YAML tag holding a control character is refused, tags are quoted
+// in messages, and validate and run escape every error line they print
+// (escapeLines).
 func TestRedteam17ManifestTagEscapes(t *testing.T) {
 	// ESC[2J ESC[H "✅ valid" ... ESC[8m (conceal what follows).
 	const forge = "%1B%5B2J%1B%5BH%E2%9C%85%20valid%0A%1B%5B8m"

@@ -18,6 +18,10 @@ import (
 // too, so their bytes (ESC sequences) reach the operator's terminal in the
 // summary validate prints as "✅ valid": they can rewrite the deny line
 // the reviewer reads, or conceal it.
+//
+// Fixed: validate escapes the summary, the file name and warnings as it
+// prints them (escapeLines): paths read from the disk were never the
+// manifest's checked strings.
 func TestRedteam17ResolvedPathEscapes(t *testing.T) {
 	const evil = "e\x1b[2J\x1b[H\x1b[32mSAFE\x1b[8m"
 	cases := []struct {

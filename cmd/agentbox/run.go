@@ -110,7 +110,7 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		var merrs *policy.ManifestErrors
 		if errors.As(err, &merrs) {
 			for _, e := range merrs.List {
-				fmt.Fprintln(stderr, e.Error())
+				fmt.Fprintln(stderr, escapeLines(e.Error()))
 			}
 			return exitWith(exitInternal, fmt.Errorf("invalid manifest %s: %d %s", manifestFile, len(merrs.List), plural(len(merrs.List), "error", "errors")))
 		}

@@ -87,22 +87,28 @@ func printValidate(stdout, stderr io.Writer, m *policy.Manifest, err error) erro
 	switch {
 	case errors.As(err, &merrs):
 		for _, e := range merrs.List {
-			fmt.Fprintln(stderr, e.Error())
+			fmt.Fprintln(stderr, escapeLines(e.Error()))
 		}
 		fmt.Fprintf(stderr, "❌ invalid: %d %s\n", len(merrs.List), plural(len(merrs.List), "error", "errors"))
 		return exitWith(exitFailure, nil)
 	case err != nil:
 		return exitWith(exitFailure, err)
 	}
-	if _, err := fmt.Fprintf(stdout, "✅ valid: %s\n\n", m.File); err != nil {
+	if _, err := fmt.Fprintf(stdout, "✅ valid: %s\n\n", escapeLines(m.File)); err != nil {
 		return err
 	}
-	if err := m.Describe(stdout); err != nil {
+	// Paths in the summary may come from the disk (a link's target), not
+	// the manifest, whose strings were checked: escaped as they are printed.
+	var summary strings.Builder
+	if err := m.Describe(&summary); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, escapeLines(summary.String())); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nThe memory limit is enforced here by %s.\n", memoryMechanismText(agentbox.MemoryMechanism()))
 	for _, w := range m.Warnings {
-		fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", w.File, w.Line, w.Col, w.Msg)
+		fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", escapeLines(w.File), w.Line, w.Col, escapeLines(w.Msg))
 	}
 	return nil
 }
