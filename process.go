@@ -26,6 +26,7 @@ type Process struct {
 	egress         *egressRun  // nil unless the network is filtered
 	before         *beforeRun  // what the writable roots held before the command
 	shared         sharedFiles // the caller's files handed over as they are
+	stdin          *stdinFile  // the caller's regular file relayed as stdin
 	verdict        ClassifyResult
 
 	once   sync.Once
@@ -121,7 +122,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	default:
 		if prog.Stdin, err = pr.input(cmd.Stdin, &childEnds); err == nil {
 			if prog.Stdout, err = pr.output(cmd.Stdout, &childEnds); err == nil {
-				if sameWriter(cmd.Stdout, cmd.Stderr) {
+				if sameWriter(cmd.Stdout, cmd.Stderr) || sameStream(cmd.Stdout, cmd.Stderr) {
 					// One pipe for both, as os/exec does: one goroutine
 					// writes to the caller's writer, in the order written.
 					prog.Stderr = prog.Stdout
@@ -134,6 +135,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err != nil {
 		closeChildEnds()
 		pr.shared.restore()
+		pr.stdin.finish()
 		egr.close()
 		return nil, err
 	}
@@ -142,6 +144,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err != nil {
 		pr.copies.Wait()
 		pr.shared.restore()
+		pr.stdin.finish()
 		egr.close()
 		return nil, wrapSandboxErr(err)
 	}
@@ -187,8 +190,23 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	}
 	var relay *os.File
 	if f, ok := r.(*os.File); ok {
-		var err error
-		if relay, err = relayed(f); err != nil {
+		kind, err := streamOf(f)
+		if err != nil {
+			return nil, configErr("a standard stream", "%v", err)
+		}
+		if kind == streamFile {
+			// Relayed without taking from the caller more than the
+			// program reads (stdinFile).
+			s, rd, err := newStdinFile(f)
+			if err != nil {
+				return nil, err
+			}
+			pr.stdin = s
+			openByName(rd)
+			*childEnds = append(*childEnds, rd)
+			return rd, nil
+		}
+		if relay, err = relayed(f, kind); err != nil {
 			return nil, err
 		}
 		if relay == nil {
@@ -220,8 +238,11 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 	}
 	var relay *os.File
 	if f, ok := w.(*os.File); ok {
-		var err error
-		if relay, err = relayed(f); err != nil {
+		kind, err := streamOf(f)
+		if err != nil {
+			return nil, configErr("a standard stream", "%v", err)
+		}
+		if relay, err = relayed(f, kind); err != nil {
 			return nil, err
 		}
 		if relay == nil {
@@ -335,6 +356,7 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
+	p.stdin.finish() // the caller's file offset past what the program read
 	p.copies.Wait()  // every byte the program wrote is in
 	p.egress.close() // and every decision about its connections
 	res := &ExecResult{

@@ -37,7 +37,9 @@ import (
 // kept. Which goroutine copies first is up to the scheduler, so the order
 // in the log is only logged: about one run in three (and every CLI run
 // here) shows err1..err8 before out1..out8. The control: Stdout and Stderr
-// the one *os.File share one pipe.
+// the one *os.File share one pipe.//
+// Fixed: Stdout and Stderr open on one open file description (kcmp) get
+// one pipe, in Start and in Wrap (sameStream).
 func TestRedteam18StdoutStderrSameFileOrderLost(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

@@ -31,7 +31,11 @@ import (
 // The test hands Start a regular file at offset 4 (after "one\n", as the
 // shell's read leaves it) as Stdin, runs `true` (which reads nothing), and
 // expects the rest of the file still there for the caller to read. The
-// control: a program that reads its stdin gets the whole rest.
+// control: a program that reads its stdin gets the whole rest.//
+// Fixed: a regular file as stdin goes through a stdinFile, which reads it
+// with pread (the caller's offset does not move) and, once the program's
+// tree is gone, sets the offset past what the program took from the pipe;
+// a named FIFO goes to the program as it is again.
 func TestRedteam18StdinFileConsumedPastWhatProgramReads(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

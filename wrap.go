@@ -41,9 +41,17 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := o.refuseTerminal("Wrap"); err != nil {
 		return nil, err
 	}
-	if err := wrapStreams(cmd); err != nil {
+	origStdin := cmd.Stdin
+	stdin, err := wrapStreams(cmd)
+	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			stdin.finish()
+			cmd.Stdin = origStdin
+		}
+	}()
 	if err := checkProcAttr("Wrap", cmd); err != nil {
 		return nil, err
 	}
@@ -114,6 +122,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			w.AwaitExit(5 * time.Second)
 		}
 		m.restoreShared(&shared)
+		stdin.finish() // the caller's file offset past what the command read
 		m.untrack(h)
 		egr.close()
 		m.warnDegraded(h.Degraded())

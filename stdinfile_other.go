@@ -1,0 +1,18 @@
+//go:build !unix
+
+package agentbox
+
+import (
+	"errors"
+	"os"
+)
+
+// stdinFile: no sandbox runs here (see MaybeSandboxInit), and streamOf
+// never asks for one.
+type stdinFile struct{ owned *os.File }
+
+func newStdinFile(*os.File) (*stdinFile, *os.File, error) {
+	return nil, nil, errors.New("agentbox: no sandbox on this platform")
+}
+
+func (*stdinFile) finish() {}

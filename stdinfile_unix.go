@@ -1,0 +1,140 @@
+//go:build unix
+
+package agentbox
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// pipeAtomic is how much one write to a pipe puts in whole or not at all
+// (PIPE_BUF): what stdinFile writes at a time, so that what is in the pipe
+// is known to the byte.
+const pipeAtomic = 4096
+
+// stdinFile hands the program a regular file of the caller's as its stdin
+// through a pipe, not as the file's own descriptor (which the program, as
+// the file's owner, could fchmod: see streamKind), and without taking from
+// the caller more than the program read: the file is read with pread from
+// its offset, which does not move while the program runs, and once the
+// program's tree is gone (finish) the offset is set past what the program
+// took from the pipe, as if it had read the file itself. A shell's
+// `while read f; do agentbox exec …; done < list` goes on from the next
+// line, as it does without agentbox.
+type stdinFile struct {
+	src     int      // a duplicate of the caller's descriptor: its offset is the caller's
+	start   int64    // the offset when the program started
+	keep    int      // agentbox's own read end, to count what the program left in the pipe
+	w       int      // the write end, non-blocking
+	written int64    // what went into the pipe; read once done is closed
+	owned   *os.File // the program's read end, where agentbox must close it (Wrap)
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// newStdinFile starts relaying f and returns the pipe's read end for the
+// program.
+func newStdinFile(f *os.File) (*stdinFile, *os.File, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &stdinFile{src: -1, keep: -1, w: -1, stop: make(chan struct{}), done: make(chan struct{})}
+	var dupErr error
+	if err := rc.Control(func(fd uintptr) { s.src, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, nil, err
+	}
+	if dupErr != nil {
+		return nil, nil, dupErr
+	}
+	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil {
+		unix.Close(s.src)
+		return nil, nil, err
+	}
+	var p [2]int
+	if err := unix.Pipe(p[:]); err != nil {
+		unix.Close(s.src)
+		return nil, nil, err
+	}
+	unix.CloseOnExec(p[0])
+	unix.CloseOnExec(p[1])
+	s.w = p[1]
+	if s.keep, err = unix.FcntlInt(uintptr(p[0]), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+		err = unix.SetNonblock(s.w, true)
+	}
+	if err != nil {
+		for _, fd := range []int{s.src, p[0], p[1], s.keep} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+		return nil, nil, err
+	}
+	go s.copy()
+	return s, os.NewFile(uintptr(p[0]), f.Name()), nil
+}
+
+// copy feeds the pipe from the file until its end, an error, or stop.
+func (s *stdinFile) copy() {
+	defer close(s.done)
+	defer unix.Close(s.w)
+	buf := make([]byte, pipeAtomic)
+	for off := s.start; ; {
+		n, err := unix.Pread(s.src, buf, off)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if n <= 0 || err != nil {
+			return
+		}
+		if !s.put(buf[:n]) {
+			return
+		}
+		s.written += int64(n)
+		off += int64(n)
+	}
+}
+
+// put writes b (at most pipeAtomic bytes) into the pipe whole, waiting
+// for room; false when stopped or the pipe is gone.
+func (s *stdinFile) put(b []byte) bool {
+	for {
+		_, err := unix.Write(s.w, b)
+		switch {
+		case err == nil:
+			return true
+		case errors.Is(err, unix.EINTR):
+			continue
+		case !errors.Is(err, unix.EAGAIN):
+			return false
+		}
+		select {
+		case <-s.stop:
+			return false
+		default:
+		}
+		_, _ = unix.Poll([]unix.PollFd{{Fd: int32(s.w), Events: unix.POLLOUT}}, 50)
+	}
+}
+
+// finish, once the program's whole tree is gone, stops the copy and sets
+// the caller's offset past what the program took from the pipe.
+func (s *stdinFile) finish() {
+	if s == nil {
+		return
+	}
+	close(s.stop)
+	<-s.done
+	left, err := pipeQueued(s.keep)
+	if err == nil {
+		_, _ = unix.Seek(s.src, s.start+s.written-int64(left), io.SeekStart)
+	}
+	unix.Close(s.keep)
+	unix.Close(s.src)
+	if s.owned != nil {
+		s.owned.Close()
+	}
+}
