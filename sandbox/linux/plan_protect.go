@@ -10,9 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -195,9 +192,12 @@ func (b *planner) bindReadOnly() error {
 		if b.inWritable(p) || b.inScratch(p) {
 			b.pinned = append(b.pinned, p)
 		}
-		var st unix.Stat_t
-		if b.inWritable(p) && unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
-			linked = append(linked, p)
+		if b.inWritable(p) {
+			l, err := linkedUnder(p)
+			if err != nil {
+				return err
+			}
+			linked = append(linked, l...)
 		}
 	}
 	others, err := b.otherNames(linked)
@@ -213,73 +213,6 @@ func (b *planner) bindReadOnly() error {
 		b.pinned = append(b.pinned, p)
 	}
 	return nil
-}
-
-// maxLinkWalk bounds the entries otherNames looks at.
-var maxLinkWalk = 200_000
-
-// otherNames returns the other names (hard links) in the writable roots of
-// the files kept read-only there that have more than one: a bind holds a
-// name, not the file, and a command could write the file through a link
-// an earlier one made. Only then are the roots walked, and the sandbox is
-// refused where a name cannot be ruled out: a walk past maxLinkWalk
-// entries, or a directory it cannot read that the caller could (its own).
-// Names outside the writable roots are read-only in the sandbox already.
-func (b *planner) otherNames(files []string) ([]string, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	type key struct{ dev, ino uint64 }
-	want := make(map[key]string, len(files))
-	for _, f := range files {
-		var st unix.Stat_t
-		if unix.Lstat(f, &st) == nil {
-			want[key{st.Dev, st.Ino}] = f
-		}
-	}
-	refuse := func(why string) error {
-		return fmt.Errorf("%w: %s has other names (hard links), which a command could write it through, and agentbox cannot find them all (%s): remove them (find %s -samefile %s)",
-			sandbox.ErrSetup, files[0], why, strings.Join(b.writable, " "), files[0])
-	}
-	seen := make(map[string]bool)
-	var others []string
-	entries := 0
-	for _, w := range b.writable {
-		err := filepath.WalkDir(w, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) && !ownedByCaller(p) {
-					return fs.SkipDir // neither the caller nor the command may look in it
-				}
-				return err
-			}
-			if entries++; entries > maxLinkWalk {
-				return fmt.Errorf("more than %d entries", maxLinkWalk)
-			}
-			if !d.Type().IsRegular() || seen[p] {
-				return nil
-			}
-			var st unix.Stat_t
-			if unix.Lstat(p, &st) != nil || st.Nlink < 2 {
-				return nil
-			}
-			if f, ok := want[key{st.Dev, st.Ino}]; ok && f != p {
-				seen[p] = true
-				others = append(others, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, refuse(err.Error())
-		}
-	}
-	return others, nil
-}
-
-// ownedByCaller reports whether the caller owns p (or is root, who may do
-// as an owner does).
-func ownedByCaller(p string) bool {
-	var st unix.Stat_t
-	return os.Geteuid() == 0 || unix.Lstat(p, &st) == nil && int(st.Uid) == os.Geteuid()
 }
 
 // maskDenied hides every deny-read path: an empty directory or file over

@@ -712,3 +712,51 @@ func TestBuildPlanHardLinkedProtectedFile(t *testing.T) {
 	}
 	pl.removePlaceholders()
 }
+
+// TestBuildPlanHardLinkInsideProtectedDir: a file inside a directory kept
+// read-only whole (.husky) with another name in the writable root is held
+// by that name too; a git directory's hard-linked objects (a local clone's)
+// cost no walk; a protected directory past its bound refuses the plan.
+func TestBuildPlanHardLinkInsideProtectedDir(t *testing.T) {
+	w := filepath.Join(hostTempDir(t), "work")
+	for _, d := range []string{".husky", ".git/objects/ab", "cache"} {
+		if err := os.MkdirAll(filepath.Join(w, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook := filepath.Join(w, ".husky", "pre-commit")
+	obj := filepath.Join(w, ".git", "objects", "ab", "cdef")
+	for _, f := range []string{hook, obj} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(w, "cache", "hook")
+	if err := os.Link(hook, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(obj, filepath.Join(w, "cache", "obj")); err != nil {
+		t.Fatal(err)
+	}
+	spec := &sandbox.Spec{Filesystem: sandbox.Filesystem{Writable: []string{w}, Protected: []string{".husky", ".git"}}}
+	pl, err := buildPlan(spec, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.removePlaceholders()
+	if op, _, ok := opAt(pl, other); !ok || op.Kind != opBindRO {
+		t.Errorf("the hook's other name %s is not bound read-only: %+v", other, op)
+	}
+	if _, _, ok := opAt(pl, filepath.Join(w, "cache", "obj")); ok {
+		t.Errorf("a git object's other name was bound: the git directory was walked")
+	}
+
+	defer func(n int) { maxInsideWalk = n }(maxInsideWalk)
+	maxInsideWalk = 1
+	if pl, err := buildPlan(spec, false); err == nil || !strings.Contains(err.Error(), "cannot look through") {
+		if pl != nil {
+			pl.removePlaceholders()
+		}
+		t.Errorf("a protected directory past its bound: %v; want the plan refused", err)
+	}
+}

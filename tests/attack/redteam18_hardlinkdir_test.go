@@ -23,6 +23,10 @@ import (
 // run the directories are read-only, but the files inside are written
 // through the links the first command left: the next commit's husky hook,
 // Mercurial's next command and git's next run are the command's.
+//
+// Fixed: the files inside a directory kept read-only whole are looked
+// through for other names too (linkedUnder, bounded; a git directory is
+// not), and those names bound read-only.
 func TestRedteam18ProtectedDirFileHardLinkedFromEarlierRun(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
