@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,39 +17,80 @@ import (
 // type and by mountinfo name.
 var memoryFilesystems = map[int64]string{unix.TMPFS_MAGIC: "tmpfs", unix.RAMFS_MAGIC: "ramfs"}
 
-// memoryRoots lists the writable places, among the roots and the mounts
-// inside them, whose files are memory (a root under a tmpfs /tmp, in
-// /dev/shm or $XDG_RUNTIME_DIR): "PATH (tmpfs)". What a program writes
-// there no process maps, so only a memory cgroup counts it.
+// memoryRoots lists the writable places, among the roots (past their
+// links) and the mounts inside them, whose files are memory (a root under
+// a tmpfs /tmp, in /dev/shm or $XDG_RUNTIME_DIR; an overlay whose upper
+// layer is on one): "PATH (tmpfs)". What a program writes there no
+// process maps, so only a memory cgroup counts it.
 func memoryRoots(roots []string) []string {
-	var out []string
-	for _, r := range roots {
-		var st unix.Statfs_t
-		if unix.Statfs(r, &st) == nil {
-			if name, ok := memoryFilesystems[int64(st.Type)]; ok && st.Flags&unix.ST_RDONLY == 0 {
-				out = append(out, r+" ("+name+")")
-			}
-		}
-	}
 	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return out
+		return nil
 	}
+	type mount struct{ at, fstype, super string }
+	var mounts []mount
 	for line := range strings.SplitSeq(string(mountinfo), "\n") {
 		left, right, ok := strings.Cut(line, " - ")
 		lf, rf := strings.Fields(left), strings.Fields(right)
-		if !ok || len(lf) < 6 || len(rf) < 1 || !isMemoryFS(rf[0]) || hasOption(lf[5], "ro") {
+		if !ok || len(lf) < 6 || len(rf) < 3 || hasOption(lf[5], "ro") {
 			continue
 		}
-		at := unescapeMountinfo(lf[4])
-		for _, r := range roots {
-			if at != r && paths.Within(at, r) {
-				out = append(out, at+" ("+rf[0]+")")
-				break
+		mounts = append(mounts, mount{unescapeMountinfo(lf[4]), rf[0], rf[2]})
+	}
+	var out []string
+	seen := make(map[string]bool)
+	for _, r := range roots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		// The mount the root lies on (the last, deepest one: what is on
+		// top), and every mount inside it.
+		var on *mount
+		for i := range mounts {
+			m := &mounts[i]
+			if paths.Within(r, m.at) && (on == nil || len(m.at) >= len(on.at)) {
+				on = m
+			}
+		}
+		for i := range mounts {
+			m := &mounts[i]
+			if m != on && (m.at == r || !paths.Within(m.at, r)) {
+				continue
+			}
+			place := m.at
+			if m == on {
+				place = r
+			}
+			if kind := memoryKind(m.fstype, m.super); kind != "" && !seen[place] {
+				seen[place] = true
+				out = append(out, place+" ("+kind+")")
 			}
 		}
 	}
 	return out
+}
+
+// memoryKind names the memory file system a mount's files are kept in,
+// or "": a tmpfs or ramfs itself, or an overlay whose upper layer (where
+// its writes go) is on one.
+func memoryKind(fstype, super string) string {
+	if isMemoryFS(fstype) {
+		return fstype
+	}
+	if fstype != "overlay" {
+		return ""
+	}
+	for opt := range strings.SplitSeq(super, ",") {
+		if upper, ok := strings.CutPrefix(opt, "upperdir="); ok {
+			var st unix.Statfs_t
+			if unix.Statfs(unescapeMountinfo(upper), &st) == nil {
+				if name, ok := memoryFilesystems[int64(st.Type)]; ok {
+					return "overlay on " + name
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func isMemoryFS(name string) bool {

@@ -77,3 +77,21 @@ func TestUnescapeMountinfo(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryKind(t *testing.T) {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+		t.Skip("/dev/shm is not a tmpfs here")
+	}
+	for _, tc := range []struct{ fstype, super, want string }{
+		{"tmpfs", "rw,size=1024k", "tmpfs"},
+		{"ramfs", "rw", "ramfs"},
+		{"overlay", "rw,lowerdir=/usr,upperdir=/dev/shm,workdir=/dev/shm", "overlay on tmpfs"},
+		{"overlay", "rw,lowerdir=/usr,upperdir=/var/tmp,workdir=/var/tmp", ""},
+		{"ext4", "rw", ""},
+	} {
+		if got := memoryKind(tc.fstype, tc.super); got != tc.want {
+			t.Errorf("memoryKind(%s, %s) = %q, want %q", tc.fstype, tc.super, got, tc.want)
+		}
+	}
+}

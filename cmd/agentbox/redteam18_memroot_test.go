@@ -29,6 +29,10 @@ import (
 // Either way the agent writes 192 MiB of host RAM under max_memory_mb 64
 // and runs to its end. The control: the same tmpfs named through its real
 // path is refused (exit 125).
+//
+// Fixed: memoryRoots resolves each root's links and judges the mount the
+// root lies on and every mount inside it, an overlay by the file system
+// of its upper layer.
 func TestRedteam18MemoryRootCheckBypassed(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount the tmpfs the user's project would have")
