@@ -48,23 +48,27 @@ type analyzer struct {
 	c         *Classifier
 	src       string // source text of the script being walked
 	vars      map[string]varVal
-	funcs     map[string]bool   // defined functions: name → spawns copies of itself
-	files     map[string]string // files written on this line with known text
-	refs      map[string]string // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
-	cwd       string            // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
-	oldwd     string            // the directory before it ($OLDPWD, cd -)
-	dirs      []string          // pushd's directory stack below cwd, top last
-	links     map[string]string // symbolic links made on the line: name → target
-	hashed    map[string]string // hash -p PATH NAME: NAME → PATH, "" when only known at run time
-	attrs     map[string]uint8  // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
-	aliases   map[string]string // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
-	aliasBusy []string          // the aliases being expanded (not expanded again)
+	funcs     map[string][]funcDef // defined functions: name → every body given it
+	funcBusy  []string             // the functions being walked (not followed again)
+	frame     *[]localVar          // in a function body: its local variables
+	files     map[string]string    // files written on this line with known text
+	refs      map[string]string    // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
+	cwd       string               // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
+	oldwd     string               // the directory before it ($OLDPWD, cd -)
+	dirs      []string             // pushd's directory stack below cwd, top last
+	links     map[string]string    // symbolic links made on the line: name → target
+	hashed    map[string]string    // hash -p PATH NAME: NAME → PATH, "" when only known at run time
+	attrs     map[string]uint8     // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
+	aliases   map[string]string    // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
+	aliasBusy []string             // the aliases being expanded (not expanded again)
 	depth     int
 	steps     int
 	res       Result
 	prio      int  // tie rank of res (see decide)
 	any       bool // some unit decided
 	halt      bool // a limit was hit; stop walking
+	dry       int  // > 0: walking only to learn what a loop body changes, nothing is judged
+	lastpipe  bool // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
 
 	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
 }
@@ -73,9 +77,16 @@ func newAnalyzer(c *Classifier) *analyzer {
 	return &analyzer{c: c, res: Result{Decision: Allow}}
 }
 
-// script parses text and walks it as a nested script whose standard input
-// is in (nil when the script does not read it).
+// script parses text and walks it as a script run by a child shell whose
+// standard input is in (nil when the script does not read it): what it
+// changes in the tracked state is discarded.
 func (a *analyzer) script(text string, in *stream) stream {
+	return a.isolated(func() stream { return a.sameShell(text, in) })
+}
+
+// sameShell parses text and walks it as a script the shell running the
+// line runs itself (eval, source, an alias).
+func (a *analyzer) sameShell(text string, in *stream) stream {
 	if a.halt {
 		return stream{traits: trUnknown}
 	}
@@ -118,21 +129,24 @@ func (a *analyzer) salvage(text string, err error) {
 	lines := strings.SplitN(text, "\n", int(pe.Pos.Line()))
 	prefix := strings.Join(lines[:len(lines)-1], "\n")
 	if _, perr := parse(prefix); perr == nil {
-		a.script(prefix, nil)
+		a.sameShell(prefix, nil)
 	}
 }
 
 func (a *analyzer) limit(why string) {
 	if !a.halt {
+		dry := a.dry
+		a.dry = 0 // judged even in a walk that judges nothing else
 		a.emit(&unit{kind: kParseError, info: why})
+		a.dry = dry
 		a.halt = true
 	}
 }
 
-// subst walks the statements of a command or process substitution and
-// returns what they print.
+// subst walks the statements of a command or process substitution (run in
+// a subshell) and returns what they print.
 func (a *analyzer) subst(stmts []*syntax.Stmt) stream {
-	return a.stmtList(stmts, nil)
+	return a.isolated(func() stream { return a.stmtList(stmts, nil) })
 }
 
 func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
@@ -160,6 +174,13 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	if s == nil || a.halt {
 		return stream{}
 	}
+	if s.Background {
+		return a.isolated(func() stream { return a.stmtRun(s, in) })
+	}
+	return a.stmtRun(s, in)
+}
+
+func (a *analyzer) stmtRun(s *syntax.Stmt, in *stream) stream {
 	if a.steps++; a.steps > maxSteps {
 		a.limit("command too complex to classify")
 		return stream{traits: trUnknown}
@@ -179,11 +200,15 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 		return a.call(cmd, redirs, in, piped, s.Background)
 	case *syntax.BinaryCmd:
 		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
-			out := a.stmt(cmd.X, in)
-			return a.stmt(cmd.Y, &out)
+			out := a.isolated(func() stream { return a.stmt(cmd.X, in) })
+			last := func() stream { return a.stmt(cmd.Y, &out) }
+			if a.lastpipe {
+				return a.maybe(last)
+			}
+			return a.isolated(last)
 		}
 		o := a.stmt(cmd.X, in)
-		o.merge(a.stmt(cmd.Y, in))
+		o.merge(a.maybe(func() stream { return a.stmt(cmd.Y, in) })) // && and ||
 		return o
 	}
 	out := a.compound(s.Cmd, in)

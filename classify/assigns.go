@@ -32,6 +32,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		for _, f := range u.args {
 			delete(a.vars, f.val)
 		}
+		a.unsetFuncs(u)
 		return
 	}
 	kind, ok := varSetters[u.name]
@@ -206,7 +207,7 @@ func (a *analyzer) runMapfile(u *unit) (stream, bool) {
 			}
 			if v[j] == 'C' {
 				f.val += ` 0 "${MAPFILE_LINE}"` // a line read: only known at run time
-				a.shellString(u, f)
+				a.hookString(u, f)
 			}
 			break
 		}

@@ -15,6 +15,7 @@ const (
 	attrUpper                      // -u: upper-case
 	attrCap                        // -c: capitalised
 	attrReadonly                   // -r, readonly: assignments fail
+	attrMixed                      // given on some paths only: what an assignment stores is only known at run time
 
 	attrCase = attrLower | attrUpper | attrCap
 )
@@ -92,6 +93,9 @@ func (a *analyzer) markReadonly(name string) {
 // withAttrs returns the value an assignment of v to a variable with the
 // attributes at stores; ok is false when the assignment fails (readonly).
 func withAttrs(v varVal, at uint8) (varVal, bool) {
+	if at&attrMixed != 0 {
+		return varVal{}, true
+	}
 	if at&attrReadonly != 0 {
 		return v, false
 	}

@@ -206,7 +206,7 @@ func (c *Classifier) Classify(command string) (res Result) {
 		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
 		return a.result()
 	}
-	a.script(command, nil)
+	a.sameShell(command, nil)
 	return a.result()
 }
 
@@ -253,6 +253,9 @@ func (a *analyzer) result() Result {
 // emit decides one unit and folds the decision into the line's result:
 // the most severe decision wins, the first unit to reach it is reported.
 func (a *analyzer) emit(u *unit) {
+	if a.dry > 0 {
+		return
+	}
 	r, prio, ok := a.c.decide(u)
 	if !ok {
 		return

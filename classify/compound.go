@@ -10,53 +10,20 @@ import (
 func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 	switch c := cmd.(type) {
 	case *syntax.Subshell:
-		return a.stmtList(c.Stmts, in)
+		return a.isolated(func() stream { return a.stmtList(c.Stmts, in) })
 	case *syntax.Block:
 		return a.stmtList(c.Stmts, in)
 	case *syntax.IfClause:
-		var out stream
-		for ; c != nil; c = c.Else {
-			a.stmtList(c.Cond, in)
-			out.merge(a.stmtList(c.Then, in))
-		}
-		return out
+		return a.ifClause(c, in)
 	case *syntax.WhileClause:
-		a.stmtList(c.Cond, in)
 		if infiniteLoop(c) && spawnsInBackground(c.Do) {
 			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
 		}
-		return a.stmtList(c.Do, in)
+		return a.loop(func() { a.stmtList(c.Cond, in) }, c.Do, in)
 	case *syntax.ForClause:
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			item := len(wi.Items) > 0
-			for _, w := range wi.Items {
-				for _, f := range a.expandWord(w) {
-					item = item && loopItem(f)
-				}
-			}
-			a.setVar(wi.Name.Value, varVal{item: item})
-		} else {
-			a.walkNode(c.Loop)
-		}
-		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok && cl.Cond == nil && spawnsInBackground(c.Do) {
-			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
-		}
-		out := a.stmtList(c.Do, in)
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			// With nullglob the loop may not run: afterwards the value is unknown.
-			a.setVar(wi.Name.Value, varVal{})
-		}
-		return out
+		return a.forClause(c, in)
 	case *syntax.CaseClause:
-		a.expandWord(c.Word)
-		var out stream
-		for _, it := range c.Items {
-			for _, p := range it.Patterns {
-				a.expandWord(p)
-			}
-			out.merge(a.stmtList(it.Stmts, in))
-		}
-		return out
+		return a.caseClause(c, in)
 	case *syntax.FuncDecl:
 		a.funcDecl(c)
 		return stream{}
@@ -66,7 +33,7 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 	case *syntax.TimeClause:
 		return a.stmt(c.Stmt, in)
 	case *syntax.CoprocClause:
-		return a.stmt(c.Stmt, in)
+		return a.isolated(func() stream { return a.stmt(c.Stmt, in) })
 	case *syntax.TestDecl:
 		return a.stmt(c.Body, in)
 	default: // ArithmCmd, LetClause, TestClause

@@ -124,7 +124,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		return a.runInterpreter(u)
 	}
 	if strings.Contains(u.prog, "/") {
-		a.writtenScript(u, u.prog)
+		a.writtenScript(u, u.prog, a.script)
 	}
 	if u.name == "go" && u.arg(0) == "run" {
 		// go run FILE.go written earlier on the line.
@@ -141,22 +141,24 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 func (a *analyzer) runEval(u *unit) (stream, bool) {
 	s := joinStream(u.args)
 	u.script = &s
-	return a.script(s.text, &u.in), true
+	return a.sameShell(s.text, &u.in), true
 }
 
 // runSource handles source/. FILE: a process substitution or standard input
-// is code whose origin matters; a named file is run in the sandbox.
+// is code whose origin matters; a named file is run in the sandbox. The
+// code runs in the shell itself.
 func (a *analyzer) runSource(u *unit) (stream, bool) {
 	ops := u.operands()
 	if len(ops) == 0 {
 		return stream{traits: trUnknown}, true
 	}
-	a.scriptFile(u, ops[0])
+	a.scriptFile(u, ops[0], a.sameShell)
 	return stream{traits: trUnknown}, true
 }
 
-// scriptFile records the code a shell or interpreter runs from a file operand.
-func (a *analyzer) scriptFile(u *unit, f field) {
+// scriptFile records the code a shell or interpreter runs from a file
+// operand; run walks shell code (a.script in a child shell, a.sameShell).
+func (a *analyzer) scriptFile(u *unit, f field, run func(string, *stream) stream) {
 	switch {
 	case f.val == "/dev/stdin" || f.val == "-" || f.val == "/proc/self/fd/0" || f.val == "/dev/fd/0":
 		s := u.in
@@ -165,7 +167,7 @@ func (a *analyzer) scriptFile(u *unit, f field) {
 		}
 		u.script = &s
 		if s.textKnown {
-			a.script(s.text, nil)
+			run(s.text, nil)
 		}
 	case f.src.traits&trProcSubst != 0 || f.dyn:
 		s := f.src
@@ -174,12 +176,12 @@ func (a *analyzer) scriptFile(u *unit, f field) {
 		}
 		u.script = &s
 		if s.textKnown {
-			a.script(s.text, nil)
+			run(s.text, nil)
 		}
 	case strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://"):
 		u.script = &stream{traits: trDownload}
 	default:
-		a.writtenScript(u, f.val)
+		a.writtenScript(u, f.val, run)
 	}
 }
 
@@ -187,8 +189,8 @@ func (a *analyzer) scriptFile(u *unit, f field) {
 const downloaded = "\x00downloaded"
 
 // writtenScript classifies a script file written (or downloaded) earlier
-// on the same line and now run by u.
-func (a *analyzer) writtenScript(u *unit, p string) bool {
+// on the same line and now run by u (as shell code: by run).
+func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) stream) bool {
 	text, ok := a.files[cleanTarget(p)]
 	if !ok {
 		return false
@@ -218,15 +220,16 @@ func (a *analyzer) writtenScript(u *unit, p string) bool {
 			}
 		}
 	}
-	a.script(text, nil)
+	run(text, nil)
 	return true
 }
 
-// runTrap classifies the command string of trap.
+// runTrap classifies the command string of trap, which the shell runs
+// later, if ever.
 func (a *analyzer) runTrap(u *unit) (stream, bool) {
 	ops := u.operands()
 	if len(ops) >= 2 && ops[0].val != "-" && ops[0].val != "" {
-		a.shellString(u, ops[0])
+		a.hookString(u, ops[0])
 	}
 	return stream{}, true
 }
@@ -411,12 +414,7 @@ func (a *analyzer) runSet(u *unit) (stream, bool) {
 			if f.val == "--" {
 				rest = u.args[i+1:]
 			}
-			v := varVal{known: true, arr: []string{}}
-			for _, g := range rest {
-				v.arr = append(v.arr, g.val)
-				v.known = v.known && !g.dyn
-			}
-			a.setVar("@", v)
+			a.setVar("@", positionalParams(rest))
 			break
 		}
 		if f.val == "-o" || f.val == "+o" {

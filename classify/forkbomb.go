@@ -9,24 +9,6 @@ import (
 // Shapes of fork bombs: functions that spawn themselves, infinite loops that
 // start background processes.
 
-// funcDecl records a function and walks its body: a function that is never
-// called is still classified by what it would do.
-func (a *analyzer) funcDecl(fd *syntax.FuncDecl) {
-	names := fd.Names
-	if fd.Name != nil {
-		names = append([]*syntax.Lit{fd.Name}, names...)
-	}
-	if a.funcs == nil {
-		a.funcs = map[string]bool{}
-	}
-	for _, n := range names {
-		spawn := selfSpawning(fd.Body, n.Value)
-		a.funcs[n.Value] = spawn
-		a.emit(&unit{kind: kFuncDecl, name: n.Value, selfSpawn: spawn, info: "function " + n.Value})
-	}
-	a.stmt(fd.Body, nil)
-}
-
 // selfSpawning reports whether a function body calls the function in a
 // pipeline, in the background, or more than once: the shape of a fork bomb.
 func selfSpawning(body *syntax.Stmt, name string) bool {

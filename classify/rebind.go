@@ -198,7 +198,7 @@ func (a *analyzer) aliasUse(ce *syntax.CallExpr, in *stream) {
 	}
 	saved := a.aliasBusy
 	a.aliasBusy = append(slices.Clip(saved), busy...)
-	a.script(sb.String(), in)
+	a.sameShell(sb.String(), in)
 	a.aliasBusy = saved
 }
 

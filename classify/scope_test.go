@@ -59,13 +59,28 @@ func TestScopedState(t *testing.T) {
 		{`declare -n r=X; X=rm; false && r=ls; $X -rf /`, Escalated, false},
 		{`if false; then declare -u X; fi; X=rm; $X -rf /`, Escalated, false},
 		{`X=ls; if false; then readonly X; fi; X=rm; $X -rf /`, Escalated, false},
+		{`D=out; [ -n "$CI" ] && D=/; rm -rf "$D"`, Forbidden, true},
+		{`D=/; [ -n "$CI" ] && D=out; rm -rf "$D"`, Forbidden, true},
+		{`D=/; if [ -n "$CI" ]; then D=a; elif true; then D=b; fi; rm -rf "$D"`, Forbidden, true},
 		// A later iteration sees what an earlier one assigned.
 		{`X=ls; while true; do $X -rf /; X=rm; done`, Escalated, false},
 		{`X=ls; for i in a b; do $X -rf /; X=rm; done`, Escalated, false},
 		// A function runs where it is called, with the state there.
 		{`X=ls; f() { $X -rf /; }; X=rm; f`, Forbidden, true},
 		{`f() { rm -rf "$1"; }; f /`, Forbidden, true},
-		{`f() { X=ls; }; X=rm; f; $X -rf /`, Escalated, false},
+		{`if false; then f() { X=ls; }; fi; X=rm; f; $X -rf /`, Escalated, false},
+		{`f() { X=ls; }; X=rm; unset f; f; $X -rf /`, Escalated, false},
+		{`(f() { X=ls; }); X=rm; f; $X -rf /`, Forbidden, true},
+		{`f() { local X=ls; }; X=rm; f; $X -rf /`, Forbidden, true},
+		{`f() { X=ls; }; X=rm; unset -f f; f; $X -rf /`, Forbidden, true},
+		// A trap runs later, if ever; with lastpipe a pipeline's last
+		// part may run in the shell itself.
+		{`X=rm; trap 'X=ls' EXIT; $X -rf /`, Escalated, false},
+		{`X=ls; shopt -s lastpipe; cat | X=rm; $X -rf /`, Escalated, false},
+		// eval, source and aliases run in the shell itself.
+		{`X=ls; eval 'X=rm'; $X -rf /`, Forbidden, true},
+		{`X=ls; echo 'X=rm' > x.sh; source x.sh; $X -rf /`, Forbidden, true},
+		{`shopt -s expand_aliases; alias s='X=rm'; X=ls; s; $X -rf /`, Forbidden, true},
 
 		// Controls.
 		{`X=ls; if true; then :; fi; $X -la`, Allow, true},
@@ -75,6 +90,7 @@ func TestScopedState(t *testing.T) {
 		{`for f in a b; do echo $f; done`, Allow, true},
 		{`for f in *.txt; do echo "$f"; done; ls`, Allow, true},
 		{`X=1; (X=2); echo $X`, Allow, true},
+		{`D=out; [ -n "$CI" ] && D=ci-out; rm -rf "$D"`, Sandboxed, true},
 		{`X=ls; while read l; do echo "$l"; done; $X -la`, Allow, true},
 		{`X=ls; echo $(X=rm; echo hi); $X -la`, Allow, true},
 		{`cd / && rm -rf *`, Forbidden, true},
@@ -82,6 +98,8 @@ func TestScopedState(t *testing.T) {
 		{`X=rm; if true; then $X -rf /; fi`, Forbidden, true},
 		{`X=rm; while true; do $X -rf /; done`, Forbidden, true},
 		{`X=rm; f() { $X -rf /; }`, Forbidden, true},
+		{`f() { X=ls; }; X=rm; f; $X -rf /`, Sandboxed, true}, // f runs: ls -rf /
+		{`X=ls; f() { local X=rm; echo "$X"; }; f; $X -la`, Sandboxed, true},
 	} {
 		got := c.Classify(tc.command)
 		if got.Decision < tc.want || tc.exact && got.Decision != tc.want {

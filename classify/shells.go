@@ -83,24 +83,13 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 		u.script = &s
 		in := u.in
 		// bash -c 'rm -rf "$1"' sh /: the words after the string are $0, $1 …
-		saved, had := a.vars["@"]
-		pos := varVal{known: true, arr: []string{}}
+		pos := positionalParams(nil)
 		if len(ops) > 2 {
-			for _, g := range ops[2:] {
-				pos.arr = append(pos.arr, g.val)
-				pos.known = pos.known && !g.dyn
-			}
+			pos = positionalParams(ops[2:])
 		}
-		a.setVar("@", pos)
-		out := a.script(f.val, &in)
-		if had {
-			a.vars["@"] = saved
-		} else {
-			delete(a.vars, "@")
-		}
-		return out, true
+		return a.withPositional(pos, func() stream { return a.script(f.val, &in) }), true
 	case len(ops) > 0 && !sflag:
-		a.scriptFile(u, ops[0])
+		a.scriptFile(u, ops[0], a.script)
 		return stream{traits: trUnknown}, true
 	case u.piped:
 		s := u.in
@@ -236,7 +225,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 			if args[0].val == "run" && len(args) > 1 {
 				for _, f := range args[1:] {
 					if !strings.HasPrefix(f.val, "-") {
-						a.scriptFile(u, f)
+						a.scriptFile(u, f, a.script)
 						break
 					}
 				}
@@ -336,7 +325,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 			a.codeText(u, spec.lang, text) // a script written earlier on the line
 			break
 		}
-		a.scriptFile(u, ops[0])
+		a.scriptFile(u, ops[0], a.script)
 		if u.script != nil && u.script.textKnown {
 			a.codeText(u, spec.lang, u.script.text)
 		}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -132,7 +133,11 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
 	nameref := isNamerefDecl(d)
 	set, unset, dynOpt := declAttrs(d)
+	local := a.frame != nil && isLocalDecl(d)
 	for _, as := range d.Args {
+		if as.Name != nil && local {
+			a.declareLocal(as.Name.Value)
+		}
 		if as.Name != nil && nameref {
 			a.declareRef(as)
 			continue
@@ -213,6 +218,21 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 	if set {
 		a.vars[name] = varVal{} // $r is the value of what it names
 	}
+}
+
+// isLocalDecl reports whether a declaration in a function body makes its
+// variables local to it: local, and declare or typeset without -g.
+func isLocalDecl(d *syntax.DeclClause) bool {
+	switch d.Variant.Value {
+	case "local":
+		return true
+	case "declare", "typeset":
+		return !slices.ContainsFunc(d.Args, func(as *syntax.Assign) bool {
+			l := as.Value.Lit()
+			return as.Naked && as.Name == nil && len(l) > 1 && l[0] == '-' && strings.Contains(l, "g")
+		})
+	}
+	return false
 }
 
 // isNamerefDecl reports whether a declaration makes namerefs (declare -n,

@@ -508,7 +508,19 @@ func xargsPaste(cmd []field, tok string, in stream) []field {
 
 // shellString classifies a string that a wrapper hands to a shell.
 func (a *analyzer) shellString(u *unit, f field) stream {
+	return a.codeString(u, f, a.script)
+}
+
+// hookString classifies a string the shell itself runs later, any number of
+// times (trap, mapfile -C): what it changes is only known at run time from
+// here on.
+func (a *analyzer) hookString(u *unit, f field) {
+	a.maybe(func() stream { return a.codeString(u, f, a.sameShell) })
+}
+
+// codeString records f as the code u runs and walks it with run.
+func (a *analyzer) codeString(u *unit, f field, run func(string, *stream) stream) stream {
 	s := stream{traits: f.src.traits, text: f.val, textKnown: true}
 	u.script = &s
-	return a.script(f.val, nil)
+	return run(f.val, nil)
 }

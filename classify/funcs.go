@@ -1,0 +1,175 @@
+package classify
+
+import (
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// funcDef is a function body defined on the line, with the source text of
+// the script that defines it.
+type funcDef struct {
+	body *syntax.Stmt
+	src  string
+	sure bool // first of a name's bodies: the function surely exists
+}
+
+// localVar is what a variable a function declares local was before: it is
+// again when the function returns.
+type localVar struct {
+	name             string
+	v                varVal
+	ref              string
+	at               uint8
+	hadV, hadR, hadA bool
+}
+
+// funcDecl records a function and walks its body: a function that is never
+// called is still classified by what it would do (with its arguments only
+// known at run time). It may be called at any later point: what the body
+// changes is only known at run time from here on.
+func (a *analyzer) funcDecl(fd *syntax.FuncDecl) {
+	names := fd.Names
+	if fd.Name != nil {
+		names = append([]*syntax.Lit{fd.Name}, names...)
+	}
+	if a.funcs == nil {
+		a.funcs = map[string][]funcDef{}
+	}
+	busy := a.funcBusy
+	d := funcDef{body: fd.Body, src: a.src, sure: true}
+	for _, n := range names {
+		spawn := selfSpawning(fd.Body, n.Value)
+		a.funcs[n.Value] = []funcDef{d}
+		a.emit(&unit{kind: kFuncDecl, name: n.Value, selfSpawn: spawn, info: "function " + n.Value})
+		a.funcBusy = append(slices.Clip(a.funcBusy), n.Value)
+	}
+	a.maybe(func() stream { a.funcBody(d, varVal{}, nil); return stream{} })
+	a.funcBusy = busy
+}
+
+// callFunc walks, where a function the line defined is called (u), the
+// body it was given (each of them, when a branch may have given another),
+// with the call's arguments as $1 … A function is not followed into itself.
+func (a *analyzer) callFunc(u *unit, in *stream) {
+	defs := a.funcs[u.name]
+	if len(defs) == 0 || u.dynName || u.prog != u.name || slices.Contains(a.funcBusy, u.name) {
+		return
+	}
+	args := positionalParams(u.args)
+	busy := a.funcBusy
+	a.funcBusy = append(slices.Clip(busy), u.name)
+	defer func() { a.funcBusy = busy }()
+	if len(defs) == 1 && defs[0].sure {
+		a.funcBody(defs[0], args, in)
+		return
+	}
+	call := a.snapshot()
+	var ends []shellState
+	for i, d := range defs {
+		if i > 0 {
+			a.restore(call)
+			call = a.snapshot()
+		}
+		a.funcBody(d, args, in)
+		ends = append(ends, a.state())
+	}
+	if !defs[0].sure {
+		ends = append(ends, call) // perhaps no such function
+	}
+	a.joinAll(ends)
+}
+
+// funcBody walks a function body with the positional parameters pos; the
+// variables it declares local are what they were again afterwards.
+func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
+	src, frame := a.src, a.frame
+	var locals []localVar
+	a.src, a.frame = d.src, &locals
+	a.withPositional(pos, func() stream { return a.stmt(d.body, in) })
+	a.src, a.frame = src, frame
+	for _, l := range slices.Backward(locals) {
+		a.vars = putBack(a.vars, l.name, l.v, l.hadV)
+		a.refs = putBack(a.refs, l.name, l.ref, l.hadR)
+		a.attrs = putBack(a.attrs, l.name, l.at, l.hadA)
+	}
+}
+
+// declareLocal records, in a function body, that name is local to it.
+func (a *analyzer) declareLocal(name string) {
+	if a.frame == nil || slices.ContainsFunc(*a.frame, func(l localVar) bool { return l.name == name }) {
+		return
+	}
+	l := localVar{name: name}
+	l.v, l.hadV = a.vars[name]
+	l.ref, l.hadR = a.refs[name]
+	l.at, l.hadA = a.attrs[name]
+	*a.frame = append(*a.frame, l)
+}
+
+// putBack sets m[k] to v, or deletes it when had is false.
+func putBack[V any](m map[string]V, k string, v V, had bool) map[string]V {
+	switch {
+	case had && m == nil:
+		return map[string]V{k: v}
+	case had:
+		m[k] = v
+	default:
+		delete(m, k)
+	}
+	return m
+}
+
+// unsetFuncs follows unset: -f removes functions; without -v a name that
+// is no variable may be a function's.
+func (a *analyzer) unsetFuncs(u *unit) {
+	fn, v := false, false
+	for _, f := range u.args {
+		fn, v = fn || f.val == "-f", v || f.val == "-v"
+	}
+	for _, f := range u.args {
+		switch defs := a.funcs[f.val]; {
+		case len(defs) == 0 || v:
+		case fn:
+			delete(a.funcs, f.val)
+		default:
+			a.funcs[f.val] = joinFuncs(defs, nil)
+		}
+	}
+}
+
+// joinFuncs returns the bodies a name may have after either of two paths:
+// those of both; the function surely exists only if it does on both.
+func joinFuncs(x, y []funcDef) []funcDef {
+	out := slices.Clone(x)
+	for _, d := range y {
+		if !slices.ContainsFunc(out, func(e funcDef) bool { return e.body == d.body }) {
+			out = append(out, d)
+		}
+	}
+	if len(out) > 0 {
+		out[0].sure = len(x) > 0 && x[0].sure && len(y) > 0 && y[0].sure
+	}
+	return out
+}
+
+// positionalParams returns the positional parameters that are the words fs.
+func positionalParams(fs []field) varVal {
+	v := varVal{known: true, arr: []string{}}
+	for _, f := range fs {
+		v.arr = append(v.arr, f.val)
+		v.known = v.known && !f.dyn
+	}
+	return v
+}
+
+// withPositional walks what f walks with the positional parameters pos
+// ($1 …, $@): those of a function call or of bash -c. They are the line's
+// again afterwards.
+func (a *analyzer) withPositional(pos varVal, f func() stream) stream {
+	saved, had := a.vars["@"]
+	a.setVar("@", pos)
+	out := f()
+	a.vars = putBack(a.vars, "@", saved, had)
+	return out
+}

@@ -1,0 +1,190 @@
+package classify
+
+import (
+	"maps"
+	"slices"
+)
+
+// The analyzer walks a line once, in order, but not everything on it runs
+// once, in order, in the shell that runs the line. A subshell, a command or
+// process substitution, a background job, a pipeline part and a child shell
+// (bash -c) run in a copy of the shell: what they change is discarded
+// (isolated). A branch (if, case, && and ||) may or may not run; a loop body
+// may run any number of times, none included; a function body runs where the
+// function is called, if ever: after them what may differ between the paths
+// is only known at run time (join). Commands inside each are still judged
+// with what is known where they stand.
+
+// shellState is what the analyzer tracks of the shell running the line and
+// a command may change. Files written and links made are not part of it:
+// they outlive a subshell.
+type shellState struct {
+	funcs   map[string][]funcDef
+	vars    map[string]varVal
+	refs    map[string]string
+	attrs   map[string]uint8
+	hashed  map[string]string
+	aliases map[string]string
+	cwd     string
+	oldwd   string
+	dirs    []string
+}
+
+// snapshot returns a copy of the tracked state. Copying counts toward the
+// work limit: a line with thousands of variables and subshells is not
+// copied thousands of times.
+func (a *analyzer) snapshot() shellState {
+	a.steps += (len(a.funcs) + len(a.vars) + len(a.refs) + len(a.attrs) + len(a.hashed) + len(a.aliases) + len(a.dirs)) / 64
+	return shellState{
+		funcs: maps.Clone(a.funcs), vars: maps.Clone(a.vars), refs: maps.Clone(a.refs), attrs: maps.Clone(a.attrs),
+		hashed: maps.Clone(a.hashed), aliases: maps.Clone(a.aliases),
+		cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs),
+	}
+}
+
+// state returns the tracked state itself, not a copy: the caller must
+// restore another before the analyzer changes it again.
+func (a *analyzer) state() shellState {
+	return shellState{funcs: a.funcs, vars: a.vars, refs: a.refs, attrs: a.attrs, hashed: a.hashed, aliases: a.aliases,
+		cwd: a.cwd, oldwd: a.oldwd, dirs: a.dirs}
+}
+
+// restore makes s the tracked state (it is not copied).
+func (a *analyzer) restore(s shellState) {
+	a.funcs, a.vars, a.refs, a.attrs, a.hashed, a.aliases = s.funcs, s.vars, s.refs, s.attrs, s.hashed, s.aliases
+	a.cwd, a.oldwd, a.dirs = s.cwd, s.oldwd, s.dirs
+}
+
+// isolated walks what f walks in a copy of the shell: the tracked state is
+// the same afterwards.
+func (a *analyzer) isolated(f func() stream) stream {
+	s := a.snapshot()
+	out := f()
+	a.restore(s)
+	return out
+}
+
+// maybe walks what f walks on a path that may or may not be taken: what it
+// changes is only known at run time afterwards.
+func (a *analyzer) maybe(f func() stream) stream {
+	s := a.snapshot()
+	out := f()
+	a.join(s)
+	return out
+}
+
+// join makes the tracked state the one after either of two paths, the
+// current one or s: whatever differs between them is only known at run
+// time. Of two working directories the more critical is kept (as cd does
+// with CDPATH).
+func (a *analyzer) join(s shellState) {
+	a.funcs = joinMap(a.funcs, s.funcs, slices.Equal[[]funcDef], joinFuncs)
+	a.vars = joinMap(a.vars, s.vars, varVal.same, joinVar)
+	a.refs = joinMap(a.refs, s.refs, eq, func(string, string) string { return refRuntime })
+	a.attrs = joinMap(a.attrs, s.attrs, eq, func(x, y uint8) uint8 { return x | y | attrMixed })
+	a.hashed = joinMap(a.hashed, s.hashed, eq, func(string, string) string { return "" })
+	a.aliases = joinMap(a.aliases, s.aliases, eq, func(string, string) string { return "$_" })
+	a.cwd, a.oldwd = joinDir(a.cwd, s.cwd), joinDir(a.oldwd, s.oldwd)
+	if !slices.Equal(a.dirs, s.dirs) {
+		a.dirs = nil // a stack this line did not fill
+	}
+}
+
+// joinAll makes the tracked state the one after any of the paths ends
+// (at least one), which it takes over.
+func (a *analyzer) joinAll(ends []shellState) {
+	a.restore(ends[0])
+	for _, e := range ends[1:] {
+		a.join(e)
+	}
+}
+
+// joinMap joins o into m: an entry set on one side only, or differently on
+// the two, becomes differ's value (given the zero value for a missing side).
+func joinMap[V any](m, o map[string]V, same func(V, V) bool, differ func(V, V) V) map[string]V {
+	var zero V
+	for k, x := range m {
+		if y, ok := o[k]; !ok || !same(x, y) {
+			m[k] = differ(x, y)
+		}
+	}
+	for k, y := range o {
+		if _, ok := m[k]; !ok {
+			if m == nil {
+				m = map[string]V{}
+			}
+			m[k] = differ(zero, y)
+		}
+	}
+	return m
+}
+
+func eq[V comparable](x, y V) bool { return x == y }
+
+// same reports whether two values are the same.
+func (v varVal) same(w varVal) bool {
+	return v.val == w.val && v.known == w.known && v.home == w.home && v.ifs == w.ifs && v.item == w.item &&
+		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr)
+}
+
+// joinVar returns the value a variable may have after either of two paths
+// that give it different ones: only known at run time, but never empty when
+// both are relative words (as a for-loop word: DIR=out; [ -n "$CI" ] &&
+// DIR=ci-out; rm -rf "$DIR" deletes no directory the line does not name).
+// Otherwise a value one path gives that is no relative word is kept as the
+// likely one, as ${X:=y} does (DIR=out; [ -n "$CI" ] && DIR=/; rm -rf
+// "$DIR" is also judged as rm -rf /).
+func joinVar(v, w varVal) varVal {
+	switch {
+	case v.relativeWord() && w.relativeWord():
+		return varVal{item: true}
+	case v.known && v.arr == nil && !v.relativeWord():
+		return varVal{dflt: v.val, hasDflt: true}
+	case w.known && w.arr == nil && !w.relativeWord():
+		return varVal{dflt: w.val, hasDflt: true}
+	case v.hasDflt:
+		return varVal{dflt: v.dflt, hasDflt: true}
+	case w.hasDflt:
+		return varVal{dflt: w.dflt, hasDflt: true}
+	}
+	return varVal{}
+}
+
+// relativeWord reports whether a value is a relative word, never empty (see
+// loopItem).
+func (v varVal) relativeWord() bool {
+	return v.item || v.known && v.arr == nil && !v.home && !v.ifs && !v.hasDflt && loopItem(field{val: v.val})
+}
+
+// joinDir returns the working directory after either of two paths: the
+// same one, else the one where deleting inside would destroy the most, or
+// unknown ("").
+func joinDir(d, e string) string {
+	if d == e {
+		return d
+	}
+	rd, re := dirRank(d), dirRank(e)
+	switch {
+	case rd == 0 && re == 0:
+		return ""
+	case re > rd:
+		return e
+	}
+	return d
+}
+
+// dirRank ranks a tracked working directory: 3 a critical directory, 2
+// perhaps the home (cwdMaybeHome), 1 a system one, 0 any other.
+func dirRank(d string) int {
+	switch {
+	case d == "":
+		return 0
+	case d == cwdMaybeHome:
+		return 2
+	}
+	s := cdSeverity(d)
+	if s == 2 {
+		return 3
+	}
+	return s
+}
