@@ -186,7 +186,8 @@ func probeChmodLegacy(arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, _, e := unix.Syscall(uintptr(sysChmod), uintptr(unsafe.Pointer(p)), uintptr(mode), 0)
+	nr := sysChmod // a variable: the constant is -1 where there is none
+	_, _, e := unix.Syscall(uintptr(nr), uintptr(unsafe.Pointer(p)), uintptr(mode), 0)
 	return "", errnoErr(e)
 }
 
