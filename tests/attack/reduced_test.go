@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/internal/nomount"
+	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // reducedEnv makes the test binary run the attacker once through agentbox
@@ -66,6 +67,11 @@ func runReduced() int {
 	}
 	cfg := ciConfig()
 	cfg.FallbackPolicy = agentbox.FallbackWarn
+	if n := os.Getenv(reducedNetworkEnv); n != "" {
+		if cfg.Network.Mode, err = sandbox.ParseNetworkMode(n); err != nil {
+			return fail(err)
+		}
+	}
 	if n := os.Getenv(reducedNprocEnv); n != "" {
 		if cfg.ResourceLimits.MaxProcesses, err = strconv.ParseInt(n, 10, 64); err != nil {
 			return fail(err)
@@ -81,8 +87,11 @@ func runReduced() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	res, err := m.ExecArgs(ctx, os.Getenv(reducedBinEnv), os.Args[1:],
-		agentbox.WithWorkingDir("/"), agentbox.WithWritableRoots(os.Getenv(reducedWriteEnv)))
+	opts := []agentbox.Option{agentbox.WithWorkingDir("/")}
+	if w := os.Getenv(reducedWriteEnv); w != "" {
+		opts = append(opts, agentbox.WithWritableRoots(w))
+	}
+	res, err := m.ExecArgs(ctx, os.Getenv(reducedBinEnv), os.Args[1:], opts...)
 	if err != nil {
 		fmt.Println(reducedRefused, err)
 		return 0
