@@ -41,6 +41,9 @@ func linkedUnder(p string) ([]string, error) {
 			return nil, nil
 		}
 	}
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // not made (the reduced tier makes no placeholders)
+	}
 	var out []string
 	budget := maxInsideWalk
 	err := walkLinked(p, &budget, func(dir string) bool { return filepath.Base(dir) == ".git" },

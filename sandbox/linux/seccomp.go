@@ -32,12 +32,14 @@ const (
 	denyIfAbove                   // deny when arg > values[0]
 )
 
-// argTest judges one argument (its low 32 bits, masked when mask is set).
+// argTest judges one argument (its low 32 bits, masked when mask is set);
+// errno, when set, is its own answer instead of the rule's.
 type argTest struct {
 	arg    int
 	mask   uint32
 	check  argCheck
 	values []uint32
+	errno  unix.Errno
 }
 
 // argRule refuses a syscall with errno when any of its tests denies.
@@ -190,7 +192,11 @@ func socketRule(o seccompOptions) argRule {
 	}
 	r := rule(unix.SYS_SOCKET, 0, denyIfNotIn, unix.EAFNOSUPPORT, families...)
 	if o.streamOnly {
-		r.tests = append(r.tests, argTest{arg: 1, mask: 0xf, check: denyIfNotIn, values: []uint32{unix.SOCK_STREAM}})
+		// TCP itself: Landlock's TCP rules see only IPPROTO_TCP sockets,
+		// and an MPTCP (or SCTP, SMC) stream would connect anywhere.
+		r.tests = append(r.tests,
+			argTest{arg: 1, mask: 0xf, check: denyIfNotIn, values: []uint32{unix.SOCK_STREAM}},
+			argTest{arg: 2, check: denyIfNotIn, values: []uint32{0, unix.IPPROTO_TCP}, errno: unix.EPROTONOSUPPORT})
 	}
 	return r
 }
@@ -316,24 +322,32 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 // accumulator. The deny return sits at the end of the block, after the
 // allow, so every test jumps forward to it.
 func (r argRule) assemble() ([]unix.SockFilter, error) {
+	type patch struct {
+		at    int
+		errno unix.Errno
+		fall  bool // denyIfNotIn's fall-through: an unconditional jump (K)
+	}
 	var body []unix.SockFilter
-	var toDeny []int // indexes of jumps to patch: jt (or jf for denyIfNotIn's fall-through)
-	var fallDeny []int
+	var patches []patch
 	for _, t := range r.tests {
+		errno := r.errno
+		if t.errno != 0 {
+			errno = t.errno
+		}
 		body = append(body, bpfStmt(ldAbs, uint32(offArgs+8*t.arg))) // low 32 bits (little endian)
 		if t.mask != 0 {
 			body = append(body, bpfStmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, t.mask))
 		}
 		switch t.check {
 		case denyIfAnyBits:
-			toDeny = append(toDeny, len(body))
+			patches = append(patches, patch{at: len(body), errno: errno})
 			body = append(body, bpfJump(jsetK, t.values[0], 0, 0))
 		case denyIfAbove:
-			toDeny = append(toDeny, len(body))
+			patches = append(patches, patch{at: len(body), errno: errno})
 			body = append(body, bpfJump(jgtK, t.values[0], 0, 0))
 		case denyIfEqual:
 			for _, v := range t.values {
-				toDeny = append(toDeny, len(body))
+				patches = append(patches, patch{at: len(body), errno: errno})
 				body = append(body, bpfJump(jeqK, v, 0, 0))
 			}
 		case denyIfNotIn:
@@ -342,23 +356,32 @@ func (r argRule) assemble() ([]unix.SockFilter, error) {
 			for i, v := range t.values {
 				body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
 			}
-			fallDeny = append(fallDeny, len(body))
+			patches = append(patches, patch{at: len(body), errno: errno, fall: true})
 			body = append(body, bpfJump(unix.BPF_JMP|unix.BPF_JA, 0, 0, 0))
 		default:
 			return nil, fmt.Errorf("unknown argument check %d", t.check)
 		}
 	}
 	body = append(body, bpfStmt(retK, retOK))
-	deny := len(body)
-	body = append(body, bpfStmt(retK, retErr|uint32(r.errno)))
-	for _, i := range toDeny {
-		if deny-i-1 > 255 {
-			return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)
+	// One deny return per errno, after the allow, so that every test jumps
+	// forward to its own.
+	deny := make(map[unix.Errno]int)
+	for _, p := range patches {
+		if _, ok := deny[p.errno]; !ok {
+			deny[p.errno] = len(body)
+			body = append(body, bpfStmt(retK, retErr|uint32(p.errno)))
 		}
-		body[i].Jt = uint8(deny - i - 1)
 	}
-	for _, i := range fallDeny {
-		body[i].K = uint32(deny - i - 1)
+	for _, p := range patches {
+		off := deny[p.errno] - p.at - 1
+		switch {
+		case p.fall:
+			body[p.at].K = uint32(off)
+		case off > 255:
+			return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)
+		default:
+			body[p.at].Jt = uint8(off)
+		}
 	}
 	if len(body) > 255 {
 		return nil, fmt.Errorf("seccomp rule for syscall %d too long", r.nr)

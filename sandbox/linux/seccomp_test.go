@@ -60,6 +60,7 @@ func runBPF(t *testing.T, prog []unix.SockFilter, arch uint32, nr int, args [6]u
 func TestSeccompDecisions(t *testing.T) {
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	noAF := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
+	noProto := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	noXattr := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP))
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
@@ -107,6 +108,17 @@ func TestSeccompDecisions(t *testing.T) {
 		{"stream only: udp", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC}, noAF},
 		{"stream only: raw", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_RAW}, noAF},
 		{"stream only: netlink", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_NETLINK, unix.SOCK_DGRAM}, noAF},
+		{"stream only: tcp by protocol", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP}, allow},
+		{"stream only: mptcp", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP}, noProto},
+		{"stream only: sctp", seccompOptions{streamOnly: true}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP}, noProto},
+		{"namespaced: mptcp", seccompOptions{}, native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP}, allow},
+		{"host processes: prlimit of self", seccompOptions{hostShared: true}, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_NOFILE}, allow},
+		{"host processes: prlimit of another", seccompOptions{hostShared: true}, native, unix.SYS_PRLIMIT64, [6]uint64{1234, unix.RLIMIT_NOFILE}, eperm},
+		{"host processes: setpriority of the user", seccompOptions{hostShared: true}, native, unix.SYS_SETPRIORITY, [6]uint64{unix.PRIO_USER, 0, 19}, eperm},
+		{"host processes: setpriority of self", seccompOptions{hostShared: true}, native, unix.SYS_SETPRIORITY, [6]uint64{unix.PRIO_PROCESS, 0, 19}, allow},
+		{"namespaced: prlimit of another", seccompOptions{}, native, unix.SYS_PRLIMIT64, [6]uint64{1234, unix.RLIMIT_NOFILE}, allow},
+		{"host IPC: shmat", seccompOptions{hostShared: true}, native, unix.SYS_SHMAT, [6]uint64{}, enosys},
+		{"native AIO", seccompOptions{}, native, unix.SYS_IO_SETUP, [6]uint64{}, enosys},
 		{"socketpair stream", seccompOptions{}, native, unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC}, allow},
 		{"socketpair seqpacket", seccompOptions{}, native, unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_SEQPACKET}, allow},
 		{"socketpair dgram reaches paths", seccompOptions{}, native, unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_DGRAM}, eperm},

@@ -20,6 +20,9 @@ const reducedNetworkEnv = "AGENTBOX_ATTACK_REDUCED_NETWORK"
 // server (MPTCP falls back to plain TCP), here the host's loopback, and so
 // to anything the host reaches. The control is that a plain TCP connect
 // to the same service is refused, and that a TCP socket can be made.
+//
+// Fixed: where seccomp leaves TCP to Landlock (streamOnly), a stream
+// socket's protocol must be 0 or IPPROTO_TCP (EPROTONOSUPPORT otherwise).
 func TestRedteam19ReducedTierMPTCP(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier)")
