@@ -79,3 +79,58 @@ func TestRedteam19StdinWriteBackRewindsCallerOffset(t *testing.T) {
 		})
 	}
 }
+
+// The same through Wrap, whose stdinFile pipe is not made 0666 but belongs
+// to the caller: a non-root caller's sandbox runs as the pipe's owner and
+// reopens it for writing all the same (a root caller's runs as nobody, and
+// cannot).
+func TestRedteam19StdinWriteBackRewindsCallerOffsetWrap(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, agentbox.CIConfig())
+	dir := hostDir(t)
+	p := filepath.Join(dir, "list.txt")
+	if err := os.WriteFile(p, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		script string
+	}{
+		{"control: the program reads its stdin", "cat >/dev/null; echo ok"},
+		{"the program writes back into its stdin", "cat >/dev/null; printf 0123456789abcd >/proc/self/fd/0 && echo wrote; echo ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			if _, err := in.Seek(8, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			out, err := os.CreateTemp(dir, "out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			cmd := exec.Command("/bin/sh", "-c", tc.script)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
+			cleanup, err := m.Wrap(context.Background(), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Run()
+			cleanup()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(out.Name())
+			off, _ := in.Seek(0, io.SeekCurrent)
+			left, _ := io.ReadAll(in)
+			t.Logf("program said %q; caller's offset %d, left %q", got, off, left)
+			if off < 8 || len(left) != 0 {
+				t.Errorf("CORRUPTED: the program moved the caller's stdin offset back to %d (it started at 8 and read to the end): the caller reads %q again", off, left)
+			}
+		})
+	}
+}
