@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -182,42 +183,52 @@ func (m *Manager) restoreShared(sf *sharedFiles) {
 // these pipes.
 func openByName(f *os.File) { _ = f.Chmod(0o666) }
 
-// input returns the file the program reads: r itself when it is a file
-// (see relayed), else a pipe fed from r.
+// readableByName is openByName for a stdinFile's pipe, which the program
+// may reopen to read only: what is written into it counts against what
+// the program read of the caller's file.
+func readableByName(f *os.File) { _ = f.Chmod(0o444) }
+
+// input returns the file the program reads: r itself when it goes as it is
+// (see streamKind), else a pipe fed from r.
 func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	if r == nil {
 		return nil, nil
 	}
-	var relay *os.File
 	if f, ok := r.(*os.File); ok {
 		kind, err := streamOf(f)
 		if err != nil {
 			return nil, configErr("a standard stream", "%v", err)
 		}
-		if kind == streamFile {
-			// Relayed without taking from the caller more than the
-			// program reads (stdinFile).
-			s, rd, err := newStdinFile(f)
-			if err != nil {
-				return nil, err
+		// A file is relayed without taking from the caller more than the
+		// program reads, a stream by a copy that stops with the program
+		// (stdinFile); the rest goes as it is.
+		var s *stdinFile
+		var rd *os.File
+		switch {
+		case kind == streamFile:
+			if s, rd, err = newStdinFile(f); errors.Is(err, errNotSeekable) {
+				s, rd, err = newStdinStream(f) // a file of /proc or /sys
 			}
-			pr.stdin = s
-			openByName(rd)
-			*childEnds = append(*childEnds, rd)
-			return rd, nil
-		}
-		if relay, err = relayed(f, kind); err != nil {
-			return nil, err
-		}
-		if relay == nil {
+		case kind == streamSocket, kind == streamPipe && os.Geteuid() == 0:
+			s, rd, err = newStdinStream(f)
+		default:
 			pr.shared.add(f)
 			return f, nil
 		}
-		r = relay
+		if err != nil {
+			return nil, err
+		}
+		if s.stream {
+			openByName(rd)
+		} else {
+			readableByName(rd)
+		}
+		pr.stdin = s
+		*childEnds = append(*childEnds, rd)
+		return rd, nil
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		closeRelay(relay)
 		return nil, err
 	}
 	openByName(rd)
@@ -225,7 +236,6 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	go func() {
 		_, _ = io.Copy(wr, r)
 		wr.Close()
-		closeRelay(relay)
 	}()
 	return rd, nil
 }
@@ -357,7 +367,13 @@ func (p *Process) wait() (*ExecResult, error) {
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
 	p.stdin.finish() // the caller's file offset past what the program read
-	p.copies.Wait()  // every byte the program wrote is in
+	if timedOut || ctxErr != nil {
+		// Ended for its time: a reader of its output that does not
+		// read (a stuck socket) must not hold Wait past a short drain.
+		waitAtMost(&p.copies, copyDrain)
+	} else {
+		p.copies.Wait() // every byte the program wrote is in
+	}
 	p.egress.close() // and every decision about its connections
 	res := &ExecResult{
 		ExitCode:       w.st.Code,
@@ -389,4 +405,24 @@ func (p *Process) wait() (*ExecResult, error) {
 		return res, ctxErr
 	}
 	return res, nil
+}
+
+// copyDrain is how long Wait waits, after a timeout or a cancelled ctx,
+// for the program's output to reach the caller's writers.
+const copyDrain = 2 * time.Second
+
+// waitAtMost waits for wg, for d at most; a copy still blocked then is
+// left to end when its writer takes the bytes or fails.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }

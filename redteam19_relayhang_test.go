@@ -24,7 +24,10 @@ import (
 //
 // The program writes 8 MiB to stdout; the socket's peer reads nothing;
 // the timeout is 1 s. Expected: Wait returns within a few seconds with
-// ErrTimeout. The control: the same with stdout a regular file.
+// ErrTimeout. The control: the same with stdout a regular file.//
+// Fixed: after a timeout or a cancelled ctx, Wait waits for the output's
+// copies 2 s at most (copyDrain); a copy still blocked is left to end when
+// its writer takes the bytes or fails.
 func TestRedteam19RelayedStdoutStuckReaderHangsWait(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

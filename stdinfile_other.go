@@ -9,9 +9,18 @@ import (
 
 // stdinFile: no sandbox runs here (see MaybeSandboxInit), and streamOf
 // never asks for one.
-type stdinFile struct{ owned *os.File }
+type stdinFile struct {
+	owned  *os.File
+	stream bool
+}
+
+var errNotSeekable = errors.New("not seekable")
 
 func newStdinFile(*os.File) (*stdinFile, *os.File, error) {
+	return nil, nil, errors.New("agentbox: no sandbox on this platform")
+}
+
+func newStdinStream(*os.File) (*stdinFile, *os.File, error) {
 	return nil, nil, errors.New("agentbox: no sandbox on this platform")
 }
 

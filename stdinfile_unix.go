@@ -29,20 +29,38 @@ type stdinFile struct {
 	start   int64    // the offset when the program started
 	keep    int      // agentbox's own read end, to count what the program left in the pipe
 	w       int      // the write end, non-blocking
+	stream  bool     // src is a stream (a socket, a root caller's pipe): read, not pread
 	written int64    // what went into the pipe; read once done is closed
 	owned   *os.File // the program's read end, where agentbox must close it (Wrap)
 	stop    chan struct{}
 	done    chan struct{}
 }
 
+// errNotSeekable: the file has no offset to read from (a regular file of
+// /proc or /sys that is a stream); it is relayed as one.
+var errNotSeekable = errors.New("not seekable")
+
+// newStdinStream relays the stream f (a socket, or a root caller's pipe)
+// to the program as stdinFile does a file, but with read: what it read
+// ahead of the program, at most a pipe's worth, is lost to the caller when
+// the program ends without reading it; nothing is read after that (finish
+// stops the copy, which waits for input in steps of 50 ms).
+func newStdinStream(f *os.File) (*stdinFile, *os.File, error) {
+	return startStdin(f, true)
+}
+
 // newStdinFile starts relaying f and returns the pipe's read end for the
 // program.
 func newStdinFile(f *os.File) (*stdinFile, *os.File, error) {
+	return startStdin(f, false)
+}
+
+func startStdin(f *os.File, stream bool) (*stdinFile, *os.File, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: -1, keep: -1, w: -1, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &stdinFile{src: -1, keep: -1, w: -1, stream: stream, stop: make(chan struct{}), done: make(chan struct{})}
 	var dupErr error
 	if err := rc.Control(func(fd uintptr) { s.src, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
 		return nil, nil, err
@@ -50,9 +68,9 @@ func newStdinFile(f *os.File) (*stdinFile, *os.File, error) {
 	if dupErr != nil {
 		return nil, nil, dupErr
 	}
-	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil {
+	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil && !stream {
 		unix.Close(s.src)
-		return nil, nil, err
+		return nil, nil, errNotSeekable // a file of /proc or /sys: relayed as a stream
 	}
 	var p [2]int
 	if err := unix.Pipe(p[:]); err != nil {
@@ -83,7 +101,7 @@ func (s *stdinFile) copy() {
 	defer unix.Close(s.w)
 	buf := make([]byte, pipeAtomic)
 	for off := s.start; ; {
-		n, err := unix.Pread(s.src, buf, off)
+		n, err := s.read(buf, off)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -95,6 +113,30 @@ func (s *stdinFile) copy() {
 		}
 		s.written += int64(n)
 		off += int64(n)
+	}
+}
+
+// read reads the next bytes: with pread at off from a file; from a
+// stream once it has some, waiting in steps so that stop is seen (0 and
+// no error: stopped, or the end).
+func (s *stdinFile) read(buf []byte, off int64) (int, error) {
+	if !s.stream {
+		return unix.Pread(s.src, buf, off)
+	}
+	for {
+		select {
+		case <-s.stop:
+			return 0, nil
+		default:
+		}
+		fds := []unix.PollFd{{Fd: int32(s.src), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 50)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return 0, err
+		}
+		if n > 0 {
+			return unix.Read(s.src, buf)
+		}
 	}
 }
 
@@ -129,8 +171,13 @@ func (s *stdinFile) finish() {
 	close(s.stop)
 	<-s.done
 	left, err := pipeQueued(s.keep)
-	if err == nil {
-		_, _ = unix.Seek(s.src, s.start+s.written-int64(left), io.SeekStart)
+	if err == nil && !s.stream {
+		// The program may have written into its own stdin pipe (a read
+		// end reopened for writing through /proc/self/fd/0): what it
+		// took is bounded by what went in, so the offset never moves
+		// back before where it started, nor past what was read.
+		taken := min(max(s.written-int64(left), 0), s.written)
+		_, _ = unix.Seek(s.src, s.start+taken, io.SeekStart)
 	}
 	unix.Close(s.keep)
 	unix.Close(s.src)
