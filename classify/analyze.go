@@ -4,14 +4,17 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // Limits that bound the work one classification may do.
 const (
-	maxDepth = 16      // nested scripts (bash -c 'bash -c …')
-	maxSteps = 20000   // statements and units in one line
+	maxDepth = 16    // nested scripts (bash -c 'bash -c …')
+	maxSteps = 20000 // statements and units in one line
+	maxCalls = 1024  // calls to functions the line defined, followed in one line
+	maxTime  = time.Second
 	maxInput = 1 << 20 // bytes of input
 	maxValue = 1 << 16 // bytes of a computed word, variable or stream text
 )
@@ -63,6 +66,9 @@ type analyzer struct {
 	aliasBusy []string             // the aliases being expanded (not expanded again)
 	depth     int
 	steps     int
+	calls     int       // function calls followed
+	start     time.Time // when the classification began
+	clockAt   int       // steps at which the clock is read next
 	res       Result
 	prio      int  // tie rank of res (see decide)
 	any       bool // some unit decided
@@ -74,7 +80,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(c *Classifier) *analyzer {
-	return &analyzer{c: c, res: Result{Decision: Allow}}
+	return &analyzer{c: c, res: Result{Decision: Allow}, start: time.Now()}
 }
 
 // script parses text and walks it as a script run by a child shell whose
@@ -133,6 +139,26 @@ func (a *analyzer) salvage(text string, err error) {
 	}
 }
 
+// charge counts n steps of work (a statement, a unit, a case arm, a
+// state copy, a function body walked). Past maxSteps, or past maxTime of
+// host time (read every 64 steps: a backstop for work the steps miss), the
+// line is escalated and the walk stops; charge then reports false.
+func (a *analyzer) charge(n int) bool {
+	a.steps += n
+	switch {
+	case a.halt:
+		return false
+	case a.steps > maxSteps:
+		a.limit("command too complex to classify")
+	case a.steps >= a.clockAt:
+		a.clockAt = a.steps + 64
+		if time.Since(a.start) > maxTime {
+			a.limit("command too slow to classify")
+		}
+	}
+	return !a.halt
+}
+
 func (a *analyzer) limit(why string) {
 	if !a.halt {
 		dry := a.dry
@@ -181,8 +207,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 }
 
 func (a *analyzer) stmtRun(s *syntax.Stmt, in *stream) stream {
-	if a.steps++; a.steps > maxSteps {
-		a.limit("command too complex to classify")
+	if !a.charge(1) {
 		return stream{traits: trUnknown}
 	}
 	redirs, stdin := a.redirects(s.Redirs)

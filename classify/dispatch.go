@@ -13,8 +13,7 @@ func (a *analyzer) run(u *unit) stream {
 	if a.halt {
 		return stream{traits: trUnknown}
 	}
-	if a.steps++; a.steps > maxSteps {
-		a.limit("command too complex to classify")
+	if !a.charge(1) {
 		return stream{traits: trUnknown}
 	}
 	if len(a.hashed) > 0 {

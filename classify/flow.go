@@ -34,6 +34,9 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 	test := a.snapshot() // where the next patterns are tried
 	matchAll := false
 	for i, it := range c.Items {
+		if !a.charge(1) {
+			break
+		}
 		a.restore(test)
 		for _, p := range it.Patterns {
 			a.expandWord(p)

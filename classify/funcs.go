@@ -56,6 +56,10 @@ func (a *analyzer) callFunc(u *unit, in *stream) {
 	if len(defs) == 0 || u.dynName || u.prog != u.name || slices.Contains(a.funcBusy, u.name) {
 		return
 	}
+	if a.calls++; a.calls > maxCalls {
+		a.limit("too many function calls to classify")
+		return
+	}
 	args := positionalParams(u.args)
 	busy := a.funcBusy
 	a.funcBusy = append(slices.Clip(busy), u.name)
@@ -83,6 +87,11 @@ func (a *analyzer) callFunc(u *unit, in *stream) {
 // funcBody walks a function body with the positional parameters pos; the
 // variables it declares local are what they were again afterwards.
 func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
+	// Each walk costs the body's size: a line calling a large function
+	// thousands of times is not walked thousands of times.
+	if !a.charge(1 + int(d.body.End().Offset()-d.body.Pos().Offset())/16) {
+		return
+	}
 	src, frame := a.src, a.frame
 	var locals []localVar
 	a.src, a.frame = d.src, &locals

@@ -31,10 +31,10 @@ type shellState struct {
 }
 
 // snapshot returns a copy of the tracked state. Copying counts toward the
-// work limit: a line with thousands of variables and subshells is not
-// copied thousands of times.
+// work limit (a step, and one per 64 entries): a line with thousands of
+// variables and subshells is not copied thousands of times.
 func (a *analyzer) snapshot() shellState {
-	a.steps += (len(a.funcs) + len(a.vars) + len(a.refs) + len(a.attrs) + len(a.hashed) + len(a.aliases) + len(a.dirs)) / 64
+	a.charge(1 + (len(a.funcs)+len(a.vars)+len(a.refs)+len(a.attrs)+len(a.hashed)+len(a.aliases)+len(a.dirs))/64)
 	return shellState{
 		funcs: maps.Clone(a.funcs), vars: maps.Clone(a.vars), refs: maps.Clone(a.refs), attrs: maps.Clone(a.attrs),
 		hashed: maps.Clone(a.hashed), aliases: maps.Clone(a.aliases),
