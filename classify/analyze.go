@@ -52,7 +52,8 @@ type analyzer struct {
 	src       string // source text of the script being walked
 	vars      map[string]varVal
 	funcs     map[string][]funcDef // defined functions: name → every body given it
-	funcBusy  []string             // the functions being walked (not followed again)
+	funcBusy  []string             // the functions being walked
+	funcAgain []string             // the functions walked once more for a recursive call
 	frame     *[]localVar          // in a function body: its local variables
 	files     map[string]string    // files written on this line with known text
 	refs      map[string]string    // namerefs (declare -n r=NAME) → NAME, "" when only known at run time

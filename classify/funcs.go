@@ -50,14 +50,19 @@ func (a *analyzer) funcDecl(fd *syntax.FuncDecl) {
 
 // callFunc walks, where a function the line defined is called (u), the
 // body it was given (each of them, when a branch may have given another),
-// with the call's arguments as $1 … A function is not followed into itself.
+// with the call's arguments as $1 … A call of a function being walked
+// (recursion) is walked once more, see recurse.
 func (a *analyzer) callFunc(u *unit, in *stream) {
 	defs := a.funcs[u.name]
-	if len(defs) == 0 || u.dynName || u.prog != u.name || slices.Contains(a.funcBusy, u.name) {
+	if len(defs) == 0 || u.dynName || u.prog != u.name {
 		return
 	}
 	if a.calls++; a.calls > maxCalls {
 		a.limit("too many function calls to classify")
+		return
+	}
+	if slices.Contains(a.funcBusy, u.name) {
+		a.recurse(u.name, defs)
 		return
 	}
 	args := positionalParams(u.args)
@@ -82,6 +87,23 @@ func (a *analyzer) callFunc(u *unit, in *stream) {
 		ends = append(ends, call) // perhaps no such function
 	}
 	a.joinAll(ends)
+}
+
+// recurse walks, where a function being walked calls itself (directly or
+// through others), its bodies once more with arguments only known at run
+// time, on a path that may be taken: what any depth of the recursion may
+// change is then a run-time value. A call inside that walk is not followed
+// again: what it changes is joined by the walk it is in.
+func (a *analyzer) recurse(name string, defs []funcDef) {
+	if slices.Contains(a.funcAgain, name) {
+		return
+	}
+	again := a.funcAgain
+	a.funcAgain = append(slices.Clip(again), name)
+	for _, d := range defs {
+		a.maybe(func() stream { a.funcBody(d, varVal{}, nil); return stream{} })
+	}
+	a.funcAgain = again
 }
 
 // funcBody walks a function body with the positional parameters pos; the

@@ -7,6 +7,10 @@ import "testing"
 // while in bash it runs the body again with other arguments. Before state
 // scoping these lines were escalated (eval-exec); now the analyzer takes
 // the value of the outer call only and rates bash's rm -rf / sandboxed.
+//
+// Fixed: a recursive call walks the bodies once more, with run-time
+// arguments, on a maybe path, so what the recursion may change is a
+// run-time value.
 func TestRedteam19Recursion(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
