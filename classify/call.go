@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -91,9 +90,6 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	a.builtinAssigns(u)
 	if len(a.funcs) > 0 {
 		a.callFunc(u, in)
-	}
-	if u.name == "shopt" && !u.dynName {
-		a.lastpipe = a.lastpipe || slices.ContainsFunc(u.args, func(f field) bool { return f.dyn || f.val == "lastpipe" })
 	}
 	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) {
 		a.speculate(u, fields)

@@ -19,6 +19,10 @@ func (a *analyzer) run(u *unit) stream {
 	if len(a.hashed) > 0 {
 		a.hashedProgram(u)
 	}
+	if u.name == "shopt" && !u.dynName {
+		// Also run by builtin, command or any other wrapper.
+		a.lastpipe = a.lastpipe || slices.ContainsFunc(u.args, lastpipeWord)
+	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
 		a.stdinCode(u, k)
@@ -28,6 +32,9 @@ func (a *analyzer) run(u *unit) stream {
 	}
 	return out
 }
+
+// lastpipeWord reports whether a shopt word may name lastpipe.
+func lastpipeWord(f field) bool { return f.dyn || f.val == "lastpipe" }
 
 // handler follows what a program runs; judge reports whether the program's
 // own unit should be judged too (false for transparent wrappers).

@@ -9,6 +9,10 @@ import "testing"
 // a subshell and its assignment discarded. Before state scoping these
 // lines were forbidden (the assignment leaked); now bash's rm -rf / is
 // allow or sandboxed (checked with bash 5.2).
+//
+// Fixed: shopt is recognised in every unit run (behind builtin, command or
+// any wrapper), and a shell started with -O lastpipe (or a run-time -O
+// word) turns lastpipe on.
 func TestRedteam19Lastpipe(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -54,6 +54,9 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 					sflag = true
 				case 'o', 'O':
 					i++
+					if v[j] == 'O' && v[0] == '-' && i < len(u.args) && lastpipeWord(u.args[i]) {
+						a.lastpipe = true // bash -O lastpipe -c …
+					}
 				}
 			}
 			continue
