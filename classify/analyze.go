@@ -71,11 +71,12 @@ type analyzer struct {
 	start     time.Time // when the classification began
 	clockAt   int       // steps at which the clock is read next
 	res       Result
-	prio      int  // tie rank of res (see decide)
-	any       bool // some unit decided
-	halt      bool // a limit was hit; stop walking
-	dry       int  // > 0: walking only to learn what a loop body changes, nothing is judged
-	lastpipe  bool // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	prio      int   // tie rank of res (see decide)
+	any       bool  // some unit decided
+	halt      bool  // a limit was hit; stop walking
+	dry       int   // > 0: walking only to learn what a loop body changes, nothing is judged
+	lastpipe  bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	jumped    uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
 	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
 }
@@ -180,13 +181,27 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 	var out stream
 	texts := true
 	var sb strings.Builder
-	for _, s := range stmts {
+	for i, s := range stmts {
 		o := a.stmt(s, in)
 		out.traits |= o.traits
 		if o.textKnown {
 			sb.WriteString(o.text)
 		} else {
 			texts = false
+		}
+		if a.jumped != 0 && i+1 < len(stmts) {
+			// return, break or continue may have run: the rest may not.
+			r := a.maybe(func() stream {
+				jumped := a.jumped
+				a.jumped = 0
+				out := a.stmtList(stmts[i+1:], in)
+				a.jumped |= jumped
+				return out
+			})
+			out.traits |= r.traits
+			sb.WriteString(r.text)
+			texts = false
+			break
 		}
 	}
 	if len(stmts) > 0 && sb.Len() <= maxValue {

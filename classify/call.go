@@ -88,6 +88,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	a.chdir(u)
 	a.symlink(u)
 	a.builtinAssigns(u)
+	a.jump(u)
 	if len(a.funcs) > 0 {
 		a.callFunc(u, in)
 	}

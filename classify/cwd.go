@@ -18,6 +18,24 @@ var cdBuiltins = map[string]cdKind{"cd": cdTo, "chdir": cdTo, "pushd": cdPush, "
 // the directory still changes.
 var cdWrappers = newSet("builtin", "command")
 
+// builtinCall returns the command u runs, behind builtin and command
+// (which run a builtin in the shell itself), and its arguments; ok is false
+// when that is only known at run time or nothing runs.
+func builtinCall(u *unit) (name string, args []field, ok bool) {
+	if u.dynName {
+		return "", nil, false
+	}
+	name, args = u.name, u.args
+	for cdWrappers.has(name) {
+		cmd, _, noExec, _ := wrappers()[name].unwrap(args)
+		if noExec || len(cmd) == 0 || cmd[0].dyn {
+			return "", nil, false
+		}
+		name, args = normName(cmd[0].val), cmd[1:]
+	}
+	return name, args, true
+}
+
 // cwdMaybeHome is the working directory after `cd $X` with X wholly known
 // only at run time: unquoted and empty, it is a bare cd, which goes home.
 // Paths relative to it are run-time paths whose bare value is in the home
@@ -29,19 +47,9 @@ const cwdMaybeHome = "\x00~"
 // judged (cd / && rm -rf *). A directory only known at run time makes it
 // unknown (""), or possibly the home for an unquoted `cd $X`.
 func (a *analyzer) chdir(u *unit) {
-	if u.dynName {
-		return
-	}
-	name, args := u.name, u.args
-	for cdWrappers.has(name) {
-		cmd, _, noExec, _ := wrappers()[name].unwrap(args)
-		if noExec || len(cmd) == 0 || cmd[0].dyn {
-			return
-		}
-		name, args = normName(cmd[0].val), cmd[1:]
-	}
-	kind, ok := cdBuiltins[name]
-	if !ok {
+	name, args, ok := builtinCall(u)
+	kind, isCd := cdBuiltins[name]
+	if !ok || !isCd {
 		return
 	}
 	c := &unit{kind: kCall, name: name, args: args, env: u.env, cwd: a.cwd}

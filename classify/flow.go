@@ -6,6 +6,24 @@ import "mvdan.cc/sh/v3/syntax"
 // afterwards what may differ between the paths is only known at run time
 // (see scope.go).
 
+// Jumps that may have run in the body being walked: what follows them in
+// their lists may not run (see stmtList).
+const (
+	jumpLoop uint8 = 1 << iota // break, continue: to the end of the loop body
+	jumpFunc                   // return: to the end of the function body
+)
+
+// jump records a return, break or continue run in the shell itself.
+func (a *analyzer) jump(u *unit) {
+	switch name, _, ok := builtinCall(u); {
+	case !ok:
+	case name == "return":
+		a.jumped |= jumpFunc
+	case name == "break" || name == "continue":
+		a.jumped |= jumpLoop
+	}
+}
+
 // ifClause walks if/elif/else: each condition runs after the ones before
 // failed, each branch after its condition, and with no else none may run.
 func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
@@ -90,8 +108,10 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 func (a *analyzer) loop(next func(), body []*syntax.Stmt, in *stream) stream {
 	round := func() stream {
 		next()
-		stop := a.snapshot()
+		stop, jumped := a.snapshot(), a.jumped
+		a.jumped &^= jumpLoop
 		out := a.stmtList(body, in)
+		a.jumped = jumped | a.jumped&jumpFunc // break and continue end here
 		a.join(stop)
 		return out
 	}

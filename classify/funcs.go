@@ -114,11 +114,12 @@ func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
 	if !a.charge(1 + int(d.body.End().Offset()-d.body.Pos().Offset())/16) {
 		return
 	}
-	src, frame := a.src, a.frame
+	src, frame, jumped := a.src, a.frame, a.jumped
 	var locals []localVar
-	a.src, a.frame = d.src, &locals
+	a.src, a.frame, a.jumped = d.src, &locals, 0
 	a.withPositional(pos, func() stream { return a.stmt(d.body, in) })
 	a.src, a.frame = src, frame
+	a.jumped = jumped | a.jumped&jumpLoop // return ends here; break may end a caller's loop
 	for _, l := range slices.Backward(locals) {
 		a.vars = putBack(a.vars, l.name, l.v, l.hadV)
 		a.refs = putBack(a.refs, l.name, l.ref, l.hadR)

@@ -7,6 +7,10 @@ import "testing"
 // them and takes the assignments after them as the state the body leaves,
 // so a benign value assigned after the jump hides the dangerous one bash
 // really has. Each attack runs rm -rf / in bash 5.2.
+//
+// Fixed: after a return, break or continue that may have run (also behind
+// builtin/command, in a branch or an && list), the rest of the function or
+// loop body is walked as a path that may not be taken.
 func TestRedteam19FlowJump(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -58,9 +58,10 @@ func (a *analyzer) restore(s shellState) {
 // isolated walks what f walks in a copy of the shell: the tracked state is
 // the same afterwards.
 func (a *analyzer) isolated(f func() stream) stream {
-	s := a.snapshot()
+	s, jumped := a.snapshot(), a.jumped
 	out := f()
 	a.restore(s)
+	a.jumped = jumped
 	return out
 }
 
