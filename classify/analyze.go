@@ -55,6 +55,7 @@ type analyzer struct {
 	funcBusy  []string             // the functions being walked
 	funcAgain []string             // the functions walked once more for a recursive call
 	frame     *[]localVar          // in a function body: its local variables
+	frames    []*[]localVar        // the frames of the function bodies being walked, innermost last
 	files     map[string]string    // files written on this line with known text
 	refs      map[string]string    // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
 	cwd       string               // working directory after the last literal cd ("" = unknown, cwdMaybeHome)

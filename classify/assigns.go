@@ -31,6 +31,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	if u.name == "unset" {
 		for _, f := range u.args {
 			delete(a.vars, f.val)
+			a.unsetLocal(f.val)
 		}
 		a.unsetFuncs(u)
 		return

@@ -22,6 +22,7 @@ type localVar struct {
 	ref              string
 	at               uint8
 	hadV, hadR, hadA bool
+	maybe            bool // perhaps not local (declare $OPT, unset by a callee): joined, not put back
 }
 
 // funcDecl records a function and walks its body: a function that is never
@@ -117,22 +118,63 @@ func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
 	src, frame, jumped := a.src, a.frame, a.jumped
 	var locals []localVar
 	a.src, a.frame, a.jumped = d.src, &locals, 0
+	a.frames = append(a.frames, &locals)
 	a.withPositional(pos, func() stream { return a.stmt(d.body, in) })
+	a.frames = a.frames[:len(a.frames)-1]
 	a.src, a.frame = src, frame
 	a.jumped = jumped | a.jumped&jumpLoop // return ends here; break may end a caller's loop
 	for _, l := range slices.Backward(locals) {
+		if l.maybe {
+			a.vars = joinKey(a.vars, l.name, l.v, l.hadV, varVal.same, joinVar)
+			a.refs = joinKey(a.refs, l.name, l.ref, l.hadR, eq, func(string, string) string { return refRuntime })
+			a.attrs = joinKey(a.attrs, l.name, l.at, l.hadA, eq, func(x, y uint8) uint8 { return x | y | attrMixed })
+			continue
+		}
 		a.vars = putBack(a.vars, l.name, l.v, l.hadV)
 		a.refs = putBack(a.refs, l.name, l.ref, l.hadR)
 		a.attrs = putBack(a.attrs, l.name, l.at, l.hadA)
 	}
 }
 
-// declareLocal records, in a function body, that name is local to it.
-func (a *analyzer) declareLocal(name string) {
-	if a.frame == nil || slices.ContainsFunc(*a.frame, func(l localVar) bool { return l.name == name }) {
+// unsetLocal follows unset run in a function on a variable a caller
+// declared local (and the function itself did not): bash removes the
+// caller's local, so what the caller assigns to it afterwards may be the
+// global's.
+func (a *analyzer) unsetLocal(name string) {
+	for i := len(a.frames) - 1; i >= 0; i-- {
+		f := *a.frames[i]
+		if j := slices.IndexFunc(f, func(l localVar) bool { return l.name == name }); j >= 0 {
+			f[j].maybe = f[j].maybe || i < len(a.frames)-1
+			return
+		}
+	}
+}
+
+// joinKey joins the value m[k] may have with v (had: v is set), as join
+// does for a whole map.
+func joinKey[V any](m map[string]V, k string, v V, had bool, same func(V, V) bool, differ func(V, V) V) map[string]V {
+	cur, has := m[k]
+	if has == had && (!has || same(cur, v)) {
+		return m
+	}
+	if m == nil {
+		m = map[string]V{}
+	}
+	m[k] = differ(cur, v)
+	return m
+}
+
+// declareLocal records, in a function body, that name is local to it;
+// maybe: perhaps not (an option only known at run time).
+func (a *analyzer) declareLocal(name string, maybe bool) {
+	if a.frame == nil {
 		return
 	}
-	l := localVar{name: name}
+	if i := slices.IndexFunc(*a.frame, func(l localVar) bool { return l.name == name }); i >= 0 {
+		(*a.frame)[i].maybe = (*a.frame)[i].maybe || maybe
+		return
+	}
+	l := localVar{name: name, maybe: maybe}
 	l.v, l.hadV = a.vars[name]
 	l.ref, l.hadR = a.refs[name]
 	l.at, l.hadA = a.attrs[name]

@@ -9,6 +9,10 @@ import "testing"
 // dynamic scoping, localvar_unset off), so the caller's later assignment
 // sets the global. The analyzer restores the old benign value; bash runs
 // rm -rf / (checked with bash 5.2).
+//
+// Fixed: local -g is global, and a local declared with an option only
+// known at run time or unset by a callee is joined with the value before
+// the call, not put back.
 func TestRedteam19LocalScope(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -136,7 +136,8 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	local := a.frame != nil && isLocalDecl(d)
 	for _, as := range d.Args {
 		if as.Name != nil && local {
-			a.declareLocal(as.Name.Value)
+			// An option only known at run time may be -g.
+			a.declareLocal(as.Name.Value, dynOpt)
 		}
 		if as.Name != nil && nameref {
 			a.declareRef(as)
@@ -221,15 +222,16 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 }
 
 // isLocalDecl reports whether a declaration in a function body makes its
-// variables local to it: local, and declare or typeset without -g.
+// variables local to it: local, declare or typeset without -g.
 func isLocalDecl(d *syntax.DeclClause) bool {
 	switch d.Variant.Value {
-	case "local":
-		return true
-	case "declare", "typeset":
+	case "local", "declare", "typeset": // local -g is global too
 		return !slices.ContainsFunc(d.Args, func(as *syntax.Assign) bool {
+			if !as.Naked || as.Name != nil || as.Value == nil {
+				return false
+			}
 			l := as.Value.Lit()
-			return as.Naked && as.Name == nil && len(l) > 1 && l[0] == '-' && strings.Contains(l, "g")
+			return len(l) > 1 && l[0] == '-' && strings.Contains(l, "g")
 		})
 	}
 	return false
