@@ -25,8 +25,14 @@ var varSetters = map[string]setterKind{
 // builtinAssigns records the variables a builtin sets (read HOME), and
 // forgets the ones unset removes.
 func (a *analyzer) builtinAssigns(u *unit) {
-	if u.kind != kCall || u.dynName {
+	name, args, ok := builtinCall(u) // builtin unset, command read too
+	if u.kind != kCall || !ok {
 		return
+	}
+	if name != u.name {
+		c := *u
+		c.name, c.args = name, args
+		u = &c
 	}
 	if u.name == "unset" {
 		for _, f := range u.args {

@@ -66,10 +66,20 @@ func (a *analyzer) callFunc(u *unit, in *stream) {
 		a.recurse(u.name, defs)
 		return
 	}
-	args := positionalParams(u.args)
 	busy := a.funcBusy
 	a.funcBusy = append(slices.Clip(busy), u.name)
 	defer func() { a.funcBusy = busy }()
+	if slices.ContainsFunc(u.redirs, redir.mayFail) {
+		// bash runs no command whose redirection failed.
+		a.maybe(func() stream { a.callBodies(u, defs, in); return stream{} })
+		return
+	}
+	a.callBodies(u, defs, in)
+}
+
+// callBodies walks the bodies defs of the function u calls.
+func (a *analyzer) callBodies(u *unit, defs []funcDef, in *stream) {
+	args := positionalParams(u.args)
 	if len(defs) == 1 && defs[0].sure {
 		a.funcBody(defs[0], args, in)
 		return
@@ -88,6 +98,20 @@ func (a *analyzer) callFunc(u *unit, in *stream) {
 		ends = append(ends, call) // perhaps no such function
 	}
 	a.joinAll(ends)
+}
+
+// mayFail reports whether a redirection may fail: anything but /dev/null
+// and the standard descriptors.
+func (r redir) mayFail() bool {
+	switch {
+	case r.target.dyn:
+		return true
+	case r.target.val == "/dev/null":
+		return false
+	case r.op == syntax.DplIn || r.op == syntax.DplOut:
+		return !slices.Contains([]string{"0", "1", "2", "-"}, r.target.val)
+	}
+	return true
 }
 
 // recurse walks, where a function being walked calls itself (directly or
