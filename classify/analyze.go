@@ -77,6 +77,7 @@ type analyzer struct {
 	halt      bool  // a limit was hit; stop walking
 	dry       int   // > 0: walking only to learn what a loop body changes, nothing is judged
 	lastpipe  bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	unsure    int   // > 0: on a path that may not be taken (files written may not be)
 	jumped    uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
 	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
@@ -218,6 +219,8 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 		return stream{}
 	}
 	if s.Background {
+		a.unsure++ // racing what follows
+		defer func() { a.unsure-- }()
 		return a.isolated(func() stream { return a.stmtRun(s, in) })
 	}
 	return a.stmtRun(s, in)

@@ -147,18 +147,11 @@ func anyAlt(fields []field) bool {
 // (echo 'rm -rf /' > x.sh), so that running the file later is classified.
 func (a *analyzer) remember(u *unit, out stream) {
 	if f := downloadTarget(u); f != "" {
-		if a.files == nil {
-			a.files = map[string]string{}
-		}
-		a.files[cleanTarget(f)] = downloaded
+		a.writeFile(cleanTarget(f), downloaded, false)
 	}
 	for _, r := range u.redirs {
 		if !r.isWrite() || r.target.dyn {
 			continue
-		}
-		key := cleanTarget(r.target.val)
-		if a.files == nil {
-			a.files = map[string]string{}
 		}
 		text := out.text
 		if !out.textKnown {
@@ -167,13 +160,7 @@ func (a *analyzer) remember(u *unit, out stream) {
 		if out.traits&trDownload != 0 {
 			text = downloaded
 		}
-		if r.op == syntax.AppOut || r.op == syntax.AppAll {
-			text = a.files[key] + text
-		}
-		if len(text) > maxValue {
-			text = "\x00unknown"
-		}
-		a.files[key] = text
+		a.writeFile(cleanTarget(r.target.val), text, r.op == syntax.AppOut || r.op == syntax.AppAll)
 		if out.textKnown && runFile(r.target.val) {
 			a.script(out.text, nil)
 		}

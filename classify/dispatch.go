@@ -136,7 +136,9 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		// go run FILE.go written earlier on the line.
 		for _, f := range u.args[1:] {
 			if text, ok := a.files[cleanTarget(f.val)]; ok {
-				a.codeText(u, "go", text)
+				for _, t := range fileTexts(text) {
+					a.codeText(u, "go", t)
+				}
 			}
 		}
 	}
@@ -201,9 +203,33 @@ func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) st
 	if !ok {
 		return false
 	}
+	texts := fileTexts(text)
+	if len(texts) == 1 {
+		a.writtenText(u, p, text, run)
+		return true
+	}
+	// Each text the file may hold, from the same state; afterwards what
+	// they change is joined (source runs them in the shell itself).
+	start := a.snapshot()
+	var ends []shellState
+	for i, t := range texts {
+		if i > 0 {
+			a.restore(start)
+			start = a.snapshot()
+		}
+		a.writtenText(u, p, t, run)
+		ends = append(ends, a.state())
+	}
+	a.joinAll(ends)
+	return true
+}
+
+// writtenText classifies text, written to the script p earlier on the
+// line, run by u.
+func (a *analyzer) writtenText(u *unit, p, text string, run func(string, *stream) stream) {
 	if text == downloaded {
 		u.script = &stream{traits: trDownload}
-		return true
+		return
 	}
 	if line, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(line, "#!") {
 		// #!/usr/bin/env python3, #!/usr/bin/perl -w …
@@ -222,12 +248,11 @@ func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) st
 					a.runArgv(u.name, av)
 				}
 				a.emit(u)
-				return true
+				return
 			}
 		}
 	}
 	run(text, nil)
-	return true
 }
 
 // runTrap classifies the command string of trap, which the shell runs

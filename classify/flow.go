@@ -32,12 +32,14 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 	}
 	a.stmtList(c.Cond, in)
 	other := a.snapshot()
+	a.unsure++
 	out := a.stmtList(c.Then, in)
 	then := a.state()
 	a.restore(other)
 	if c.Else != nil {
 		out.merge(a.ifClause(c.Else, in))
 	}
+	a.unsure--
 	a.join(then)
 	return out
 }
@@ -51,6 +53,8 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 	var ends []shellState
 	test := a.snapshot() // where the next patterns are tried
 	matchAll := false
+	a.unsure++
+	defer func() { a.unsure-- }()
 	for i, it := range c.Items {
 		if !a.charge(1) {
 			break

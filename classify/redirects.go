@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -46,8 +47,9 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
 			}
 			if text, ok := a.files[cleanTarget(t.val)]; ok && !t.dyn {
 				// Written (or downloaded) earlier on the line: bash < a.
-				s = literal(text)
-				if text == downloaded {
+				texts := fileTexts(text)
+				s = literal(strings.Join(texts, "\n")) // any of them
+				if slices.Contains(texts, downloaded) {
 					s = stream{traits: trDownload}
 				}
 			}

@@ -8,6 +8,10 @@ import "testing"
 // run) replaces that text in the analyzer's view, though bash still runs
 // the first script: `echo 'rm -rf /' > x.sh; [ -n "$CI" ] && echo ls >
 // x.sh; bash x.sh` runs rm -rf / when CI is empty, and is sandboxed.
+//
+// Fixed: a write on a path that may not be taken (a branch, case arm, loop,
+// function body walked at its definition, background job) adds its text to
+// those the file may hold, and running the file judges each of them.
 func TestRedteam19ScriptBranch(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {

@@ -69,7 +69,9 @@ func (a *analyzer) isolated(f func() stream) stream {
 // changes is only known at run time afterwards.
 func (a *analyzer) maybe(f func() stream) stream {
 	s := a.snapshot()
+	a.unsure++
 	out := f()
+	a.unsure--
 	a.join(s)
 	return out
 }

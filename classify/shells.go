@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -324,8 +325,10 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 		a.code(u, spec.lang, ops[0])
 		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
-		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && text != downloaded {
-			a.codeText(u, spec.lang, text) // a script written earlier on the line
+		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && !slices.Contains(fileTexts(text), downloaded) {
+			for _, t := range fileTexts(text) {
+				a.codeText(u, spec.lang, t) // a script written earlier on the line
+			}
 			break
 		}
 		a.scriptFile(u, ops[0], a.script)

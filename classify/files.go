@@ -1,0 +1,44 @@
+package classify
+
+import (
+	"slices"
+	"strings"
+)
+
+// Files written on the line are not part of the shell's state (they
+// outlive a subshell), but a write on a path that may not be taken (a
+// branch, a loop body, a function never called, a background job racing
+// what follows) may not have happened: the file may hold the text before
+// it or the one written. analyzer.files keeps every text a file may hold,
+// separated by altSep, and running the file judges each.
+
+// altSep separates the texts a file written on the line may hold.
+const altSep = "\x00or\x00"
+
+// fileTexts returns the texts a file may hold (analyzer.files value).
+func fileTexts(s string) []string { return strings.Split(s, altSep) }
+
+// writeFile records that the file key now holds text (appended to what it
+// held when app), or, on a path that may not be taken (unsure), may.
+func (a *analyzer) writeFile(key, text string, app bool) {
+	if a.files == nil {
+		a.files = map[string]string{}
+	}
+	old, had := a.files[key]
+	texts := []string{text}
+	if app {
+		texts = nil
+		for _, t := range fileTexts(old) {
+			texts = append(texts, t+text)
+		}
+	}
+	if a.unsure > 0 && had {
+		texts = append(fileTexts(old), texts...)
+	}
+	slices.Sort(texts)
+	s := strings.Join(slices.Compact(texts), altSep)
+	if len(s) > maxValue {
+		s = "\x00unknown"
+	}
+	a.files[key] = s
+}
