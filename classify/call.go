@@ -83,15 +83,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 	if p := fields[0].val; !fields[0].quoted && len(p) > 1 && p[0] == '!' && p[1] != '=' {
 		u.histInWord = true // !prefix re-runs the last command starting with prefix
 	}
-	out := a.run(u)
-	a.remember(u, out)
-	a.chdir(u)
-	a.symlink(u)
-	a.builtinAssigns(u)
-	a.jump(u)
-	if len(a.funcs) > 0 {
-		a.callFunc(u, in)
-	}
+	out := a.runCall(u, in)
 	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) {
 		a.speculate(u, fields)
 	}

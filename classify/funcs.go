@@ -49,6 +49,39 @@ func (a *analyzer) funcDecl(fd *syntax.FuncDecl) {
 	a.funcBusy = busy
 }
 
+// runCall judges u and follows what it changes in the shell (a builtin's
+// effect, files written). Where a function the line defined has u's name,
+// bash runs it instead of the builtin or program: u is still judged, but
+// what it would change is discarded (or, when the function may not exist,
+// joined) and the function is followed.
+func (a *analyzer) runCall(u *unit, in *stream) stream {
+	effects := func() stream {
+		out := a.run(u)
+		a.remember(u, out)
+		a.chdir(u)
+		a.symlink(u)
+		a.builtinAssigns(u)
+		a.jump(u)
+		return out
+	}
+	defs := a.funcs[u.name]
+	if len(defs) == 0 || u.dynName || u.prog != u.name {
+		return effects()
+	}
+	if defs[0].sure {
+		out := a.isolated(effects)
+		a.callFunc(u, in)
+		return out
+	}
+	start := a.snapshot()
+	out := effects()
+	ran := a.state()
+	a.restore(start)
+	a.callFunc(u, in) // joins the bodies with start: the function may not exist
+	a.join(ran)
+	return out
+}
+
 // callFunc walks, where a function the line defined is called (u), the
 // body it was given (each of them, when a branch may have given another),
 // with the call's arguments as $1 … A call of a function being walked

@@ -8,6 +8,10 @@ import "testing"
 // effect (drops $1, sets $1, reads X, changes the directory, forgets the
 // hash -p binding, runs the eval string or the sourced file), and the
 // benign value it believes in hides rm -rf / (checked with bash 5.2).
+//
+// Fixed: a call with the name of a function the line defined is still
+// judged, but its builtin's effect is discarded (joined, when the function
+// may not exist) and the function is followed instead.
 func TestRedteam19BuiltinFunc(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
