@@ -210,16 +210,7 @@ func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) st
 	}
 	// Each text the file may hold, from the same state; afterwards what
 	// they change is joined (source runs them in the shell itself).
-	start := a.snapshot()
-	var ends []shellState
-	for i, t := range texts {
-		if i > 0 {
-			a.restore(start)
-			start = a.snapshot()
-		}
-		a.writtenText(u, p, t, run)
-		ends = append(ends, a.state())
-	}
+	_, ends := a.paths(len(texts), func(i int) { a.writtenText(u, p, texts[i], run) })
 	a.joinAll(ends)
 	return true
 }

@@ -117,16 +117,7 @@ func (a *analyzer) callBodies(u *unit, defs []funcDef, in *stream) {
 		a.funcBody(defs[0], args, in)
 		return
 	}
-	call := a.snapshot()
-	var ends []shellState
-	for i, d := range defs {
-		if i > 0 {
-			a.restore(call)
-			call = a.snapshot()
-		}
-		a.funcBody(d, args, in)
-		ends = append(ends, a.state())
-	}
+	call, ends := a.paths(len(defs), func(i int) { a.funcBody(defs[i], args, in) })
 	if !defs[0].sure {
 		ends = append(ends, call) // perhaps no such function
 	}

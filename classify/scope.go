@@ -93,6 +93,22 @@ func (a *analyzer) join(s shellState) {
 	}
 }
 
+// paths walks n paths that start where the analyzer stands (walk(i) walks
+// the i-th) and returns where each ends, and a copy of the start.
+func (a *analyzer) paths(n int, walk func(i int)) (shellState, []shellState) {
+	start := a.snapshot()
+	var ends []shellState
+	for i := range n {
+		if i > 0 {
+			a.restore(start)
+			start = a.snapshot()
+		}
+		walk(i)
+		ends = append(ends, a.state())
+	}
+	return start, ends
+}
+
 // joinAll makes the tracked state the one after any of the paths ends
 // (at least one), which it takes over.
 func (a *analyzer) joinAll(ends []shellState) {
