@@ -1,6 +1,7 @@
 package agentbox
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -119,8 +120,13 @@ func wrapStreams(cmd *exec.Cmd) (*stdinFile, error) {
 	if in != streamFile {
 		return nil, nil
 	}
-	s, rd, err := newStdinFile(cmd.Stdin.(*os.File))
-	if err != nil {
+	f := cmd.Stdin.(*os.File)
+	s, rd, err := newStdinFile(f)
+	switch {
+	case errors.Is(err, errNotSeekable):
+		cmd.Stdin = struct{ io.Reader }{f} // a file of /proc or /sys: os/exec copies it
+		return nil, nil
+	case err != nil:
 		return nil, err
 	}
 	s.owned, cmd.Stdin = rd, rd
