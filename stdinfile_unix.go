@@ -135,7 +135,11 @@ func (s *stdinFile) read(buf []byte, off int64) (int, error) {
 			return 0, err
 		}
 		if n > 0 {
-			return unix.Read(s.src, buf)
+			r, err := unix.Read(s.src, buf)
+			if errors.Is(err, unix.EAGAIN) {
+				continue // a non-blocking source another reader was first to
+			}
+			return r, err
 		}
 	}
 }
