@@ -27,7 +27,7 @@ type Process struct {
 	egress         *egressRun  // nil unless the network is filtered
 	before         *beforeRun  // what the writable roots held before the command
 	shared         sharedFiles // the caller's files handed over as they are
-	stdin          *stdinFile  // the caller's regular file relayed as stdin
+	stdin          *stdinFile  // the caller's file or stream relayed as stdin
 	verdict        ClassifyResult
 
 	once   sync.Once
