@@ -279,8 +279,11 @@ func TestReducedTierForkBomb(t *testing.T) {
 	}
 	t.Logf("forked %d with MaxProcesses %d, %d processes of the user's own held", forked, limit, limit+8)
 	// Other tests' processes of the same user exiting meanwhile leave the
-	// bomb room for more: bound it loosely, far below its 5,000.
-	if forked < limit/2 || forked > 8*limit {
+	// bomb room for more, and others starting (the packages' tests run
+	// side by side as one user) take some: bound it loosely, above the
+	// nothing it forked when the user's own processes took the limit,
+	// far below its 5,000.
+	if forked < limit/8 || forked > 8*limit {
 		t.Errorf("the bomb forked %d processes with MaxProcesses %d: want about the limit", forked, limit)
 	}
 }
