@@ -690,12 +690,12 @@ func TestRT6HandedFilesNotReopenedWider(t *testing.T) {
 	}
 	defer in.Close()
 	var errb bytes.Buffer
-	// The reopen for reading does not wait: where stdout is a pipe the
-	// program holds the write end itself, and a blocking read would wait
-	// for its own end of output.
-	cmd := exec.Command("/bin/sh", "-c", `cat; exec python3 -c '
-import os
-for path, mode in (("/proc/self/fd/1", "rb"), ("/proc/self/fd/0", "wb"), ("/proc/self/fd/0", "ab")):
+	// The reopen for reading comes first and does not wait: where stdout
+	// is a pipe the program holds its write end itself, and would read
+	// its own output (or wait for its end) after cat. The reopens for
+	// writing come after cat has read its stdin.
+	const reopen = `import os, sys
+for path, mode in ((("/proc/self/fd/1", "rb"),) if sys.argv[1] == "read" else (("/proc/self/fd/0", "wb"), ("/proc/self/fd/0", "ab"))):
     try:
         if "r" in mode:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -706,7 +706,12 @@ for path, mode in (("/proc/self/fd/1", "rb"), ("/proc/self/fd/0", "wb"), ("/proc
                 f.write(b"OVERWRITTEN")
     except OSError as e:
         os.write(2, repr(e).encode() + b"\n")
-'`)
+`
+	script := filepath.Join(dir, "reopen.py")
+	if err := os.WriteFile(script, []byte(reopen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "python3 "+script+" read; cat; python3 "+script+" write")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, logf, &errb
 	cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithDenyRead(denied))
 	if err != nil {
