@@ -3,6 +3,7 @@
 package agentbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 )
@@ -11,8 +12,8 @@ import (
 // goes as it is.
 func streamOf(*os.File) (streamKind, error) { return streamDevice, nil }
 
-// dupCloexec: see streamOf; nothing is relayed here.
-func dupCloexec(uintptr, string) (*os.File, error) { return nil, nil }
+// dupFD: see streamOf; nothing is relayed here.
+func dupFD(*os.File) (int, error) { return -1, errors.ErrUnsupported }
 
 // readNoFollow reads the file p.
 func readNoFollow(p string) ([]byte, error) { return os.ReadFile(p) }

@@ -35,17 +35,11 @@ type sharedFile struct {
 
 // shareFile records f's state; nil when it cannot be read.
 func shareFile(f *os.File) *sharedFile {
-	rc, err := f.SyscallConn()
+	fd, err := dupFD(f)
 	if err != nil {
 		return nil
 	}
-	s := &sharedFile{fd: -1}
-	var dupErr error
-	if err := rc.Control(func(fd uintptr) {
-		s.fd, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil || dupErr != nil {
-		return nil
-	}
+	s := &sharedFile{fd: fd}
 	var st unix.Stat_t
 	if s.flags, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err == nil {
 		err = unix.Fstat(s.fd, &st)

@@ -56,18 +56,11 @@ func newStdinFile(f *os.File) (*stdinFile, *os.File, error) {
 }
 
 func startStdin(f *os.File, stream bool) (*stdinFile, *os.File, error) {
-	rc, err := f.SyscallConn()
+	src, err := dupFD(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: -1, keep: -1, w: -1, stream: stream, stop: make(chan struct{}), done: make(chan struct{})}
-	var dupErr error
-	if err := rc.Control(func(fd uintptr) { s.src, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return nil, nil, err
-	}
-	if dupErr != nil {
-		return nil, nil, dupErr
-	}
+	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, stop: make(chan struct{}), done: make(chan struct{})}
 	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil && !stream {
 		unix.Close(s.src)
 		return nil, nil, errNotSeekable // a file of /proc or /sys: relayed as a stream

@@ -54,16 +54,11 @@ func relayed(f *os.File, kind streamKind) (*os.File, error) {
 			return nil, nil
 		}
 	}
-	rc, err := f.SyscallConn()
+	fd, err := dupFD(f)
 	if err != nil {
 		return nil, err
 	}
-	var dup *os.File
-	var dupErr error
-	if err := rc.Control(func(fd uintptr) { dup, dupErr = dupCloexec(fd, f.Name()) }); err != nil {
-		return nil, err
-	}
-	return dup, dupErr
+	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
 // sameStream reports whether a and b are files open on one open file

@@ -46,13 +46,19 @@ func streamOf(f *os.File) (streamKind, error) {
 	return 0, fmt.Errorf("%s is %s, not a stream: pass a file, a pipe or a terminal", f.Name(), fileKind(uint32(st.Mode)))
 }
 
-// dupCloexec duplicates fd as a new *os.File named name.
-func dupCloexec(fd uintptr, name string) (*os.File, error) {
-	nfd, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+// dupFD duplicates f's descriptor (close-on-exec), without setting it
+// blocking as Fd does: a copy of its own for agentbox, which the caller
+// may close its file after Start without taking away.
+func dupFD(f *os.File) (int, error) {
+	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
-	return os.NewFile(uintptr(nfd), name), nil
+	nfd, dupErr := -1, error(nil)
+	if err := rc.Control(func(fd uintptr) { nfd, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	return nfd, dupErr
 }
 
 // fileKind names the kind of file of a stat mode.
