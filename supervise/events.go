@@ -54,8 +54,10 @@ func Records(level policy.LogLevel, eventType string) bool {
 	return slices.Index(policy.LogLevels, level) >= slices.Index(policy.LogLevels, need) && level != policy.LogOff
 }
 
-// maxAlertLines bounds the alert lines one run prints; later alerts are
-// still logged.
+// maxAlertLines bounds the alert lines one run prints of each kind; later
+// alerts of that kind are still logged. The bound is per kind so that a
+// flood of one (junk connections refused) cannot silence another (a
+// credential leak refused).
 const maxAlertLines = 100
 
 // recorder writes one agent's audit events and raises its alerts.
@@ -73,7 +75,7 @@ type recorder struct {
 	mu      sync.Mutex
 	opened  bool           // agent_start is written
 	pending []pendingEvent // events that came before agent_start
-	alerts  int
+	alerts  map[string]int // alert lines printed, by kind
 	errs    []error
 }
 
@@ -140,8 +142,11 @@ func (r *recorder) raise(kind, text string, durable, print bool) {
 	n := 0
 	if print {
 		r.mu.Lock()
-		r.alerts++
-		n = r.alerts
+		if r.alerts == nil {
+			r.alerts = map[string]int{}
+		}
+		r.alerts[kind]++
+		n = r.alerts[kind]
 		r.mu.Unlock()
 	}
 	switch {
@@ -149,7 +154,7 @@ func (r *recorder) raise(kind, text string, durable, print bool) {
 	case n <= maxAlertLines:
 		r.notify(Notice{Kind: NoticeAlert, Text: kind + ": " + text})
 	case n == maxAlertLines+1:
-		r.notify(Notice{Kind: NoticeWarning, Text: fmt.Sprintf("more than %d alerts: further alerts are only logged", maxAlertLines)})
+		r.notify(Notice{Kind: NoticeWarning, Text: fmt.Sprintf("more than %d %s alerts: further ones are only logged", maxAlertLines, kind)})
 	}
 	// "alert" is not an alert_on value, so this does not recurse.
 	r.record(audit.Event{EventType: audit.Alert, Allowed: false, Resource: kind, Rule: "alert_on:" + kind, Reason: text}, durable, true)

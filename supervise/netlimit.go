@@ -2,7 +2,6 @@ package supervise
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,16 +13,26 @@ import (
 // connection is one: an agent that retries a denied host in a loop, or
 // one that means to fill the disk, makes thousands a second. netLimiter
 // lets decisions into the audit log one by one at a bounded rate (a token
-// bucket); past it, they are counted by event type, rule and verdict, and
-// each count becomes one summary event, written a second after its first
-// decision and when the run ends. Nothing goes unrecorded, and the log
-// grows by at most netRate entries a second, plus one summary a second for
-// each kind of decision.
+// bucket for each event type, so that refusals cannot use up the budget of
+// allowed connections or credential use); past it, they are counted by
+// event type, rule and verdict, and each count becomes one summary event,
+// written a second after its first decision and when the run ends.
+//
+// A summary names every distinct target of its decisions, netSummaryTargets
+// at most (a count that reaches it is written as it is and a new one
+// begins), so that a flood of junk cannot hide the one connection that
+// matters; a run's summaries of one event type name netNamedTargets
+// targets at most, and a summary past that says how many of its decisions went to
+// targets it does not name. Nothing goes unrecorded, and the log grows by
+// at most netRate entries a second for each event type, plus one summary a
+// second for each kind of decision and one for every netSummaryTargets
+// names.
 const (
-	netRate          = 50  // decisions a second logged one by one, on average
-	netBurst         = 500 // and at most this many at once
-	netSummaryDelay  = time.Second
-	netSampleTargets = 5 // distinct targets a summary names
+	netRate           = 50  // decisions a second logged one by one, on average
+	netBurst          = 500 // and at most this many at once
+	netSummaryDelay   = time.Second
+	netSummaryTargets = 200    // distinct targets one summary names
+	netNamedTargets   = 10_000 // distinct targets the summaries of one run name
 )
 
 // netSummary counts the decisions of one kind that were not logged one by
@@ -32,7 +41,15 @@ type netSummary struct {
 	template    audit.Event // the first of them
 	count       int
 	targets     []string
+	named       map[string]bool // targets, as a set
+	unnamed     int             // decisions whose target the run's bound left unnamed
 	first, last time.Time
+}
+
+// netBucket is one event type's budget.
+type netBucket struct {
+	tokens float64
+	last   time.Time
 }
 
 type netLimiter struct {
@@ -40,40 +57,53 @@ type netLimiter struct {
 	flushMu sync.Mutex        // one flush at a time: the run's last waits for the timer's
 
 	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
-	pending map[string]*netSummary
-	order   []string // pending's keys, oldest first
+	buckets map[string]*netBucket
+	pending map[string]*netSummary // the open count of each kind
+	order   []*netSummary          // every count not yet written, oldest first
+	named   map[string]int         // targets named in summaries so far, by event type
 	timer   *time.Timer
 }
 
 func newNetLimiter(emit func(audit.Event)) *netLimiter {
-	return &netLimiter{emit: emit, tokens: netBurst, pending: map[string]*netSummary{}}
+	return &netLimiter{emit: emit, buckets: map[string]*netBucket{}, pending: map[string]*netSummary{}, named: map[string]int{}}
 }
 
 // admit reports whether e is logged on its own; otherwise it is counted.
 func (l *netLimiter) admit(e audit.Event, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.last.IsZero() {
-		l.tokens = min(netBurst, l.tokens+now.Sub(l.last).Seconds()*netRate)
+	b := l.buckets[e.EventType]
+	if b == nil {
+		b = &netBucket{tokens: netBurst}
+		l.buckets[e.EventType] = b
+	} else {
+		b.tokens = min(netBurst, b.tokens+now.Sub(b.last).Seconds()*netRate)
 	}
-	l.last = now
-	if l.tokens >= 1 {
-		l.tokens--
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
 		return true
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%t", e.EventType, e.Rule, e.Allowed)
 	s := l.pending[key]
+	if s != nil && len(s.targets) == netSummaryTargets && !s.named[e.Resource] && l.named[e.EventType] < netNamedTargets {
+		s = nil // full: a new count names the next targets
+	}
 	if s == nil {
-		s = &netSummary{template: e, first: e.Timestamp}
+		s = &netSummary{template: e, first: e.Timestamp, named: map[string]bool{}}
 		l.pending[key] = s
-		l.order = append(l.order, key)
+		l.order = append(l.order, s)
 	}
 	s.count++
 	s.last = e.Timestamp
-	if len(s.targets) < netSampleTargets && !slices.Contains(s.targets, e.Resource) {
+	switch {
+	case s.named[e.Resource]:
+	case l.named[e.EventType] < netNamedTargets:
+		l.named[e.EventType]++
+		s.named[e.Resource] = true
 		s.targets = append(s.targets, e.Resource)
+	default:
+		s.unnamed++
 	}
 	if l.timer == nil {
 		l.timer = time.AfterFunc(netSummaryDelay, l.flush)
@@ -90,10 +120,7 @@ func (l *netLimiter) flush() {
 		l.timer.Stop()
 		l.timer = nil
 	}
-	sums := make([]*netSummary, 0, len(l.order))
-	for _, k := range l.order {
-		sums = append(sums, l.pending[k])
-	}
+	sums := l.order
 	l.pending, l.order = map[string]*netSummary{}, nil
 	l.mu.Unlock()
 	for _, s := range sums {
@@ -102,7 +129,7 @@ func (l *netLimiter) flush() {
 }
 
 // event is the summary of s: the first decision's type, verdict and rule,
-// with the count and a sample of the targets.
+// with the count and the targets.
 func (s *netSummary) event() audit.Event {
 	e := s.template
 	e.Timestamp = s.last
@@ -110,6 +137,10 @@ func (s *netSummary) event() audit.Event {
 	e.Reason = fmt.Sprintf("%d %s like this between %s and %s, logged as one (more than %d a second)",
 		s.count, plural(s.count, "decision", "decisions"), s.first.UTC().Format(time.RFC3339Nano), s.last.UTC().Format(time.RFC3339Nano), netRate)
 	d := map[string]any{"summarized": s.count, "first": s.first, "last": s.last, "targets": s.targets}
+	if s.unnamed > 0 {
+		e.Reason += fmt.Sprintf("; %d of them to targets not named here (the run's summaries of this type named %d targets before them)", s.unnamed, netNamedTargets)
+		d["unnamed"] = s.unnamed
+	}
 	for _, k := range []string{"proto", "credential"} {
 		if v, ok := s.template.Details[k]; ok {
 			d[k] = v

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +11,8 @@ import (
 )
 
 // TestNetLimiter: a burst is logged one by one, what comes past it is
-// counted by kind and summarised, and the budget refills with time.
+// counted by kind and summarised with every distinct target, and the
+// budget refills with time.
 func TestNetLimiter(t *testing.T) {
 	var mu sync.Mutex
 	var sums []audit.Event
@@ -38,7 +40,7 @@ func TestNetLimiter(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("summaries %+v, want one per rule", got)
 	}
-	if n := got[0].Details["summarized"]; n != 100 || got[0].Rule != "default-deny" || len(got[0].Details["targets"].([]string)) != netSampleTargets {
+	if n := got[0].Details["summarized"]; n != 100 || got[0].Rule != "default-deny" || len(got[0].Details["targets"].([]string)) != 100 {
 		t.Errorf("first summary %+v", got[0])
 	}
 	if n := got[1].Details["summarized"]; n != 7 || got[1].Resource != "x.example:443" || got[1].Details["proto"] != "connect" {
@@ -56,4 +58,60 @@ func TestNetLimiter(t *testing.T) {
 		t.Errorf("admitted %d after two seconds, want %d", admitted, 2*netRate)
 	}
 	l.flush()
+}
+
+// TestNetLimiterNamesEveryTarget: past the budget, every distinct target
+// is named in some summary (a full one is written as it is and a new one
+// begins), one event type's flood neither uses up another's budget nor
+// its names, and past the run's bound a summary counts what it does not
+// name.
+func TestNetLimiterNamesEveryTarget(t *testing.T) {
+	var sums []audit.Event
+	l := newNetLimiter(func(e audit.Event) { sums = append(sums, e) })
+	t0 := time.Now()
+	ev := func(typ, host string) audit.Event {
+		return audit.Event{EventType: typ, Resource: host, Rule: "r", Allowed: typ == audit.NetworkAllow, Timestamp: t0}
+	}
+	for i := range netBurst + netSummaryTargets + 1 {
+		l.admit(ev(audit.NetworkDeny, fmt.Sprintf("junk%d", i)), t0)
+	}
+	l.admit(ev(audit.NetworkDeny, fmt.Sprintf("junk%d", netBurst+netSummaryTargets)), t0) // named in the open summary already
+	if !l.admit(ev(audit.NetworkAllow, "allowed.example"), t0) {
+		t.Fatal("a flood of refusals used up the budget of allowed connections")
+	}
+	l.flush()
+	if len(sums) != 2 {
+		t.Fatalf("%d summaries, want 2 (a full one and the rest)", len(sums))
+	}
+	names := map[string]bool{}
+	total := 0
+	for _, s := range sums {
+		for _, n := range s.Details["targets"].([]string) {
+			names[n] = true
+		}
+		total += s.Details["summarized"].(int)
+	}
+	if len(names) != netSummaryTargets+1 || total != netSummaryTargets+2 || !names[fmt.Sprintf("junk%d", netBurst+netSummaryTargets)] {
+		t.Errorf("summaries name %d targets and count %d decisions, want %d and %d: %+v", len(names), total, netSummaryTargets+1, netSummaryTargets+2, sums)
+	}
+
+	// Past the run's bound of names for one type, decisions are counted
+	// as unnamed; another type still names its targets.
+	sums = nil
+	l.named[audit.NetworkDeny] = netNamedTargets
+	l.admit(ev(audit.NetworkDeny, "hidden.example"), t0)
+	for range netBurst {
+		l.admit(ev(audit.NetworkAllow, "a.example"), t0)
+	}
+	l.admit(ev(audit.NetworkAllow, "b.example"), t0)
+	l.flush()
+	if len(sums) != 2 {
+		t.Fatalf("%d summaries, want 2: %+v", len(sums), sums)
+	}
+	if d := sums[0].Details; d["unnamed"] != 1 || len(d["targets"].([]string)) != 0 || !strings.Contains(sums[0].Reason, "1 of them to targets not named") {
+		t.Errorf("past the bound: %+v", sums[0])
+	}
+	if sums[1].Resource != "a.example b.example" {
+		t.Errorf("allowed connections' summary names %q, want a.example and b.example", sums[1].Resource)
+	}
 }

@@ -42,6 +42,9 @@ func (r20Provider) Credential(context.Context, string) (vault.Secret, error) {
 // Suggested fix: budget alert lines per kind (or per event type), so that
 // floods of one kind cannot silence another; at the least, always print
 // the first alert of each kind.
+//
+// Fixed: maxAlertLines is a bound for each kind (supervise/events.go,
+// recorder.raise).
 func TestRedteam20AlertFloodSilencesLeakAlert(t *testing.T) {
 	run := func(t *testing.T, flood int) (leakAlerts int, alerts []string, leakLogged bool) {
 		f := newFixture(t)

@@ -89,7 +89,7 @@ print("done")`, flood, hidden)
 		}
 	})
 	t.Run("attack", func(t *testing.T) {
-		flood := netBurst + netSampleTargets + 100
+		flood := netBurst + 105 // past the burst and the 5 targets a summary named then
 		named, alertNamed, counted := run(t, flood)
 		if counted != flood+1 {
 			t.Errorf("%d decisions counted, want %d", counted, flood+1)
