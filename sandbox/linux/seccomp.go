@@ -18,6 +18,11 @@ import (
 //     to clone, TIOCSTI and TIOCSETD to ioctl, F_SETLEASE to fcntl, set-user-ID
 //     bits to chmod and open, exotic socket families).
 //
+// The reduced tier (hostShared), in the host's namespaces and without
+// read-only mounts, refuses more: what reaches the user's other processes
+// and IPC, and what changes the inode of a host file the user owns
+// (owner, world-write bit, extended attributes, flags) or watches it.
+//
 // The filter first checks the architecture (anything but the native one is
 // killed, and on amd64 so is the x32 ABI), so a syscall number can never be
 // read in another table.
@@ -65,12 +70,6 @@ const (
 // a host user might later run.
 var commonArgRules = []argRule{
 	rule(unix.SYS_OPENAT, 3, denyIfAnyBits, unix.EPERM, setIDBits),
-	// TIOCSTI pushes input into a terminal, TIOCLINUX drives the console,
-	// TIOCSETD changes a terminal's line discipline: N_NULL on the user's
-	// terminal swallows everything written to it afterwards, and any
-	// number the kernel has not loaded makes it load that discipline's
-	// module (n_hdlc and n_gsm have had privilege escalations).
-	rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD),
 	rule(unix.SYS_CLONE, 0, denyIfAnyBits, unix.EPERM, nsCloneFlags),
 	// A file lease makes every other process that opens the file (for
 	// writing, under a read lease; at all, under a write lease) wait until
@@ -79,9 +78,6 @@ var commonArgRules = []argRule{
 	// the host's editor, shell or agent on any file it may read. No
 	// ordinary workload takes leases; F_GETLEASE stays allowed.
 	rule(unix.SYS_FCNTL, 1, denyIfEqual, unix.EPERM, unix.F_SETLEASE),
-	rule(unix.SYS_FCHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
-	rule(unix.SYS_FCHMODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
-	rule(unix.SYS_FCHMODAT2, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_MKNODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	// Only the personalities Docker's default profile allows: Linux,
 	// PER_LINUX32, UNAME26, the last two together, and the query.
@@ -90,6 +86,92 @@ var commonArgRules = []argRule{
 	// that turn randomisation off need ptrace, which is refused anyway.
 	rule(unix.SYS_PERSONALITY, 0, denyIfNotIn, unix.EPERM, 0, 0x0008, 0x20000, 0x20008, 0xffffffff),
 }
+
+// terminalIoctls: TIOCSTI pushes input into a terminal, TIOCLINUX drives
+// the console, TIOCSETD changes a terminal's line discipline: N_NULL on the
+// user's terminal swallows everything written to it afterwards, and any
+// number the kernel has not loaded makes it load that discipline's module
+// (n_hdlc and n_gsm have had privilege escalations).
+var terminalIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD}
+
+// fsIocFSSetXattr is FS_IOC_FSSETXATTR, _IOW('X', 32, struct fsxattr).
+const fsIocFSSetXattr = 0x401c5820
+
+// hostInodeIoctls change a file's inode flags (append-only, immutable,
+// nodump, noatime, ...) through a descriptor open for reading only: the
+// kernel asks only that the caller own the file. The full tier's
+// read-only mounts answer EROFS outside the writable roots and chattr
+// inside them is the program's own business; the reduced tier has no such
+// mounts and Landlock no right for it, so there they are refused.
+var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr}
+
+// ioctlRule refuses the terminal ioctls, and in the reduced tier the
+// inode-flag ones too.
+func ioctlRule(o seccompOptions) argRule {
+	cmds := slices.Clone(terminalIoctls)
+	if o.hostShared {
+		cmds = append(cmds, hostInodeIoctls...)
+	}
+	return rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, cmds...)
+}
+
+// modeArg names a syscall that sets a file's mode and the argument that
+// holds the mode.
+type modeArg struct {
+	nr  uintptr
+	arg int
+}
+
+// commonChmods set a mode on every architecture (archChmods adds the
+// path-only chmod where the architecture has it).
+var commonChmods = []modeArg{{unix.SYS_FCHMOD, 1}, {unix.SYS_FCHMODAT, 2}, {unix.SYS_FCHMODAT2, 2}}
+
+// hostModeBits are the mode bits the reduced tier refuses to set on top of
+// setIDBits. Landlock has no right for chmod and the reduced tier no
+// read-only mounts, so a program may chmod any file the user owns, outside
+// its writable roots too: making one writable by every local user (the
+// user's ~/.bashrc, say) hands it to them. Group write is left: with user
+// private groups it is the user's own, and npm, pip, tar and git chmod
+// files in the writable roots to everything else (+x, g+w).
+const hostModeBits = unix.S_IWOTH
+
+// chmodRules refuse the set-ID bits everywhere, so that a sandboxed
+// program leaves no set-user-ID file in a writable root that a host user
+// might later run, and in the reduced tier also hostModeBits. The mode is
+// an argument's low 32 bits, all that mode_t holds.
+func chmodRules(o seccompOptions) []argRule {
+	bits := uint32(setIDBits)
+	if o.hostShared {
+		bits |= hostModeBits
+	}
+	var rules []argRule
+	for _, c := range slices.Concat(commonChmods, archChmods) {
+		rules = append(rules, rule(c.nr, c.arg, denyIfAnyBits, unix.EPERM, bits))
+	}
+	return rules
+}
+
+// hostInodeCalls change a file's owner, extended attributes or attributes
+// by path or through any descriptor, checked by the kernel only against
+// the file's owner, and by Landlock not at all: refused (EPERM) in the
+// reduced tier, whose host files have no read-only mounts over them. The
+// extended attributes go whole, for seccomp cannot read their names:
+// system.posix_acl_access would grant what chmodRules refuses. Timestamps
+// (utimensat) stay allowed: tar, cp -p and make set them, and the README
+// says the tier leaves them to the user's programs.
+var hostInodeCalls = []uintptr{
+	unix.SYS_FCHOWN, unix.SYS_FCHOWNAT,
+	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
+	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
+	unix.SYS_FILE_SETATTR,
+}
+
+// hostWatches are inotify's calls, answered ENOSYS in the reduced tier:
+// inotify_add_watch has no Landlock hook, so a watch on a denied directory
+// would name every file the user's own programs create, open or remove
+// there. Editors and build tools fall back to polling, as on a kernel
+// without inotify.
+var hostWatches = slices.Concat([]uintptr{unix.SYS_INOTIFY_INIT1}, archInotifyInit)
 
 // commonDenied are refused with EPERM on every architecture.
 var commonDenied = []uintptr{
@@ -284,9 +366,15 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := slices.Concat([]argRule{socketRule(o)}, socketpairRule(o), commonArgRules, xattrRules, archArgRules)
+	rules := slices.Concat([]argRule{socketRule(o), ioctlRule(o)}, socketpairRule(o), commonArgRules,
+		chmodRules(o), archArgRules)
+	denied := slices.Concat(commonDenied, archDenied)
 	if o.hostShared {
 		rules = append(rules, hostProcessRules...)
+		// Refused whole (hostInodeCalls), so not bounded by size.
+		denied = slices.Concat(denied, hostInodeCalls, archHostInodeCalls)
+	} else {
+		rules = append(rules, xattrRules...)
 	}
 	for _, r := range rules {
 		blk, err := r.assemble()
@@ -295,7 +383,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		}
 		p = append(p, blk...)
 	}
-	for _, nr := range append(append([]uintptr(nil), commonDenied...), archDenied...) {
+	for _, nr := range denied {
 		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
 	}
 	nosys := slices.Clone(enosys)
@@ -303,7 +391,9 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		nosys = append(nosys, uncountedMemory...)
 	}
 	if o.hostShared {
-		nosys = append(nosys, hostIPC...)
+		// setxattrat is refused outright there, not sent to a fallback.
+		nosys = slices.DeleteFunc(nosys, func(nr uintptr) bool { return slices.Contains(denied, nr) })
+		nosys = slices.Concat(nosys, hostIPC, hostWatches)
 	}
 	slices.Sort(nosys)
 	for _, nr := range slices.Compact(nosys) {

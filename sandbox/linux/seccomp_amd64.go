@@ -20,7 +20,6 @@ func archPrologue() []unix.SockFilter {
 var archArgRules = []argRule{
 	rule(unix.SYS_OPEN, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_CREAT, 1, denyIfAnyBits, unix.EPERM, setIDBits),
-	rule(unix.SYS_CHMOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_MKNOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 }
 
@@ -29,3 +28,13 @@ var archDenied = []uintptr{
 	unix.SYS_SYSFS, unix.SYS__SYSCTL, unix.SYS_CREATE_MODULE, unix.SYS_GET_KERNEL_SYMS,
 	unix.SYS_QUERY_MODULE,
 }
+
+// archChmods: chmod(2) by path (fchmodat's older form).
+var archChmods = []modeArg{{unix.SYS_CHMOD, 1}}
+
+// archHostInodeCalls: the path forms of chown that predate fchownat (the
+// 16-bit ones exist only in the 32-bit ABIs, which the filter kills).
+var archHostInodeCalls = []uintptr{unix.SYS_CHOWN, unix.SYS_LCHOWN}
+
+// archInotifyInit: inotify_init, inotify_init1 without flags.
+var archInotifyInit = []uintptr{unix.SYS_INOTIFY_INIT}

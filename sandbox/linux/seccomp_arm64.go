@@ -11,3 +11,10 @@ func archPrologue() []unix.SockFilter { return nil }
 var archArgRules []argRule
 
 var archDenied []uintptr
+
+// arm64 has only the *at forms of chmod, chown and inotify_init.
+var (
+	archChmods         []modeArg
+	archHostInodeCalls []uintptr
+	archInotifyInit    []uintptr
+)

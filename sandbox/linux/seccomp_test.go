@@ -74,6 +74,7 @@ func TestSeccompDecisions(t *testing.T) {
 		want uint32
 	}
 	native := uint32(nativeAuditArch)
+	reduced := seccompOptions{hostShared: true, streamOnly: true}
 	tests := []call{
 		{"read allowed", seccompOptions{}, native, unix.SYS_READ, [6]uint64{}, allow},
 		{"foreign architecture killed", seccompOptions{}, unix.AUDIT_ARCH_I386, unix.SYS_READ, [6]uint64{}, kill},
@@ -145,6 +146,33 @@ func TestSeccompDecisions(t *testing.T) {
 		{"setxattrat falls back", seccompOptions{}, native, unix.SYS_SETXATTRAT, [6]uint64{}, enosys},
 		{"getxattr", seccompOptions{}, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
 		{"removexattr", seccompOptions{}, native, unix.SYS_REMOVEXATTR, [6]uint64{}, allow},
+		{"reduced: chmod world-writable", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o666}, eperm},
+		{"reduced: fchmod o+w", reduced, native, unix.SYS_FCHMOD, [6]uint64{0, 0o646}, eperm},
+		{"reduced: fchmodat2 setuid", reduced, native, unix.SYS_FCHMODAT2, [6]uint64{0, 0, 0o4755, 0}, eperm},
+		{"reduced: chmod o+w with garbage in the high bits", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0xdead00000000 | 0o602}, eperm},
+		{"reduced: chmod +x", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o755}, allow},
+		{"reduced: chmod g+w", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o775}, allow},
+		{"reduced: fchmod 0600", reduced, native, unix.SYS_FCHMOD, [6]uint64{0, 0o600}, allow},
+		{"reduced: chmod 0755, garbage in the high bits", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0xdead00000000 | 0o755}, allow},
+		{"namespaced: chmod world-writable", seccompOptions{}, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o666}, allow},
+		{"reduced: fchownat", reduced, native, unix.SYS_FCHOWNAT, [6]uint64{}, eperm},
+		{"reduced: fchown", reduced, native, unix.SYS_FCHOWN, [6]uint64{}, eperm},
+		{"namespaced: fchownat", seccompOptions{}, native, unix.SYS_FCHOWNAT, [6]uint64{}, allow},
+		{"reduced: setxattr, a small ACL", reduced, native, unix.SYS_SETXATTR, [6]uint64{0, 0, 0, 4 + 8*5}, eperm},
+		{"reduced: fsetxattr", reduced, native, unix.SYS_FSETXATTR, [6]uint64{0, 0, 0, 1}, eperm},
+		{"reduced: setxattrat", reduced, native, unix.SYS_SETXATTRAT, [6]uint64{}, eperm},
+		{"reduced: lremovexattr", reduced, native, unix.SYS_LREMOVEXATTR, [6]uint64{}, eperm},
+		{"reduced: removexattrat", reduced, native, unix.SYS_REMOVEXATTRAT, [6]uint64{}, eperm},
+		{"reduced: getxattr", reduced, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
+		{"reduced: file_setattr", reduced, native, unix.SYS_FILE_SETATTR, [6]uint64{}, eperm},
+		{"reduced: FS_IOC_SETFLAGS", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_SETFLAGS}, eperm},
+		{"reduced: FS_IOC_FSSETXATTR", reduced, native, unix.SYS_IOCTL, [6]uint64{0, fsIocFSSetXattr}, eperm},
+		{"reduced: FS_IOC_GETFLAGS", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_GETFLAGS}, allow},
+		{"reduced: TIOCSTI", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI}, eperm},
+		{"namespaced: FS_IOC_SETFLAGS", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_SETFLAGS}, allow},
+		{"reduced: utimensat", reduced, native, unix.SYS_UTIMENSAT, [6]uint64{}, allow},
+		{"reduced: inotify_init1", reduced, native, unix.SYS_INOTIFY_INIT1, [6]uint64{}, enosys},
+		{"namespaced: inotify_init1", seccompOptions{}, native, unix.SYS_INOTIFY_INIT1, [6]uint64{}, allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,5 +197,35 @@ func TestSeccompX32Killed(t *testing.T) {
 	}
 	if got := runBPF(t, prog, nativeAuditArch, 0x40000000|unix.SYS_READ, [6]uint64{}); got != unix.SECCOMP_RET_KILL_PROCESS {
 		t.Fatalf("x32 read: got %#x, want kill", got)
+	}
+}
+
+// TestSeccompReducedArchCalls checks the architecture's own forms of chmod,
+// chown and inotify_init (amd64's path-only calls) in the reduced tier.
+func TestSeccompReducedArchCalls(t *testing.T) {
+	prog, err := buildSeccomp(seccompOptions{hostShared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	check := func(what string, nr uintptr, args [6]uint64, want uint32) {
+		t.Helper()
+		if got := runBPF(t, prog, nativeAuditArch, int(nr), args); got != want {
+			t.Errorf("%s (syscall %d): got %#x, want %#x", what, nr, got, want)
+		}
+	}
+	for _, c := range archChmods {
+		var world, exec [6]uint64
+		world[c.arg], exec[c.arg] = 0o666, 0o755
+		check("chmod 0666", c.nr, world, eperm)
+		check("chmod 0755", c.nr, exec, allow)
+	}
+	for _, nr := range archHostInodeCalls {
+		check("chown", nr, [6]uint64{}, eperm)
+	}
+	for _, nr := range archInotifyInit {
+		check("inotify_init", nr, [6]uint64{}, enosys)
 	}
 }

@@ -3,6 +3,7 @@
 package attack_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,16 @@ import (
 // owns; with other local users it leaks the denied credentials to them).
 // Affected: unprivileged callers under the warn fallback on machines
 // without usable user namespaces (the reduced tier refuses root).
+//
+// Fixed: in the reduced tier seccomp refuses (EPERM) a chmod whose mode
+// sets the set-ID bits or the world-write bit, every chown, setting or
+// removing an extended attribute, file_setattr and the FS_IOC_SETFLAGS and
+// FS_IOC_FSSETXATTR ioctls (chmodRules, hostInodeCalls, hostInodeIoctls in
+// seccomp.go). Other modes (0755, 0775, but also 000 or 0644 on a host
+// file) and timestamps stay allowed, as npm, pip, tar, cp -p and make need
+// them in the writable roots: the README lists them among the reduced
+// tier's limits, and the controls check them (chmod +x in the writable
+// root, utime of a host file).
 func TestRedteam20ReducedTierHostMetadata(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier); run as an unprivileged user")
@@ -43,8 +54,7 @@ func TestRedteam20ReducedTierHostMetadata(t *testing.T) {
 	xattr := filepath.Join(outside, "xattr")
 	flags := filepath.Join(outside, "flags")
 	fattr := filepath.Join(outside, "fattr")
-	locked := filepath.Join(outside, "locked")
-	for _, p := range []string{rc, stamp, xattr, flags, fattr, locked} {
+	for _, p := range []string{rc, stamp, xattr, flags, fattr} {
 		writeFile(t, p, "# the user's file\n", 0o644)
 	}
 	// The fake home's SSH key: denied outright. Its mode is put back after.
@@ -56,15 +66,23 @@ func TestRedteam20ReducedTierHostMetadata(t *testing.T) {
 
 	ps := []probe{
 		control("write_root", "write:"+w+"/ok", ""),
-		control("chmod_in_root", "chmod:600|"+w+"/ok", ""),
+		control("chmod_x_in_root", "chmod:755|"+w+"/ok", ""),
+		control("chmod_gw_in_root", "chmod:775|"+w+"/ok", ""),
 		control("stat_outside", "statmode:"+rc, "mode 0644"),
+		// Timestamps stay the user's programs' to set (a limit the README
+		// lists): tar, cp -p and make need them.
+		control("utimes_outside", "utimes:"+stamp, ""),
 		attack("write_outside", "write:"+rc), // the promise: not writable
 		attack("chmod_outside", "chmod:666|"+rc),
-		attack("chmod_lockout", "chmod:0|"+locked),
-		attack("chmod_denied_key", "chmod:644|"+key),
-		attack("utimes_outside", "utimes:"+stamp),
+		attack("chmod_setuid_outside", "chmod:4755|"+rc),
+		attack("chmod_denied_key_world", "chmod:606|"+key),
+		attack("chmod_denied_key_setgid", "chmod:2600|"+key),
+		attack("chown_outside", fmt.Sprintf("chown:%d:%d|%s", os.Getuid(), os.Getgid(), rc)),
 		attack("setflags_outside", "setflags:"+flags),
 		attack("file_setattr_outside", "filesetattr:"+fattr),
+	}
+	if isAMD64 {
+		ps = append(ps, attack("chmod_legacy_outside", "chmodlegacy:666|"+rc))
 	}
 	if xattrOK {
 		ps = append(ps, attack("setxattr_outside", "setxattr:"+xattr+"|user.planted|x"))
@@ -91,14 +109,8 @@ func TestRedteam20ReducedTierHostMetadata(t *testing.T) {
 	if m := mode(rc); m != 0o644 {
 		t.Errorf("ESCAPE: the host's %s is mode %#o after the run, was 0644", rc, m)
 	}
-	if m := mode(locked); m != 0o644 {
-		t.Errorf("ESCAPE: the host's %s is mode %#o after the run, was 0644", locked, m)
-	}
 	if m := mode(key); m != 0o600 {
 		t.Errorf("ESCAPE: the denied SSH key %s is mode %#o after the run, was 0600", key, m)
-	}
-	if st, err := os.Stat(stamp); err == nil && st.ModTime().Unix() == 0 {
-		t.Errorf("ESCAPE: the host's %s was back-dated to the epoch", stamp)
 	}
 	if xattrOK {
 		if _, err := unix.Getxattr(xattr, "user.planted", nil); err == nil {
