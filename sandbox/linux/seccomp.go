@@ -166,13 +166,6 @@ var hostInodeCalls = []uintptr{
 	unix.SYS_FILE_SETATTR,
 }
 
-// hostWatches are inotify's calls, answered ENOSYS in the reduced tier:
-// inotify_add_watch has no Landlock hook, so a watch on a denied directory
-// would name every file the user's own programs create, open or remove
-// there. Editors and build tools fall back to polling, as on a kernel
-// without inotify.
-var hostWatches = slices.Concat([]uintptr{unix.SYS_INOTIFY_INIT1}, archInotifyInit)
-
 // commonDenied are refused with EPERM on every architecture.
 var commonDenied = []uintptr{
 	// Tracing and reading other processes.
@@ -393,7 +386,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	if o.hostShared {
 		// setxattrat is refused outright there, not sent to a fallback.
 		nosys = slices.DeleteFunc(nosys, func(nr uintptr) bool { return slices.Contains(denied, nr) })
-		nosys = slices.Concat(nosys, hostIPC, hostWatches)
+		nosys = slices.Concat(nosys, hostIPC)
 	}
 	slices.Sort(nosys)
 	for _, nr := range slices.Compact(nosys) {

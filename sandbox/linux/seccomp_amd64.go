@@ -35,6 +35,3 @@ var archChmods = []modeArg{{unix.SYS_CHMOD, 1}}
 // archHostInodeCalls: the path forms of chown that predate fchownat (the
 // 16-bit ones exist only in the 32-bit ABIs, which the filter kills).
 var archHostInodeCalls = []uintptr{unix.SYS_CHOWN, unix.SYS_LCHOWN}
-
-// archInotifyInit: inotify_init, inotify_init1 without flags.
-var archInotifyInit = []uintptr{unix.SYS_INOTIFY_INIT}

@@ -12,9 +12,8 @@ var archArgRules []argRule
 
 var archDenied []uintptr
 
-// arm64 has only the *at forms of chmod, chown and inotify_init.
+// arm64 has only the *at forms of chmod and chown.
 var (
 	archChmods         []modeArg
 	archHostInodeCalls []uintptr
-	archInotifyInit    []uintptr
 )

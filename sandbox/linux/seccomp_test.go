@@ -171,8 +171,7 @@ func TestSeccompDecisions(t *testing.T) {
 		{"reduced: TIOCSTI", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI}, eperm},
 		{"namespaced: FS_IOC_SETFLAGS", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_SETFLAGS}, allow},
 		{"reduced: utimensat", reduced, native, unix.SYS_UTIMENSAT, [6]uint64{}, allow},
-		{"reduced: inotify_init1", reduced, native, unix.SYS_INOTIFY_INIT1, [6]uint64{}, enosys},
-		{"namespaced: inotify_init1", seccompOptions{}, native, unix.SYS_INOTIFY_INIT1, [6]uint64{}, allow},
+		{"reduced: inotify_init1", reduced, native, unix.SYS_INOTIFY_INIT1, [6]uint64{}, allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,14 +200,13 @@ func TestSeccompX32Killed(t *testing.T) {
 }
 
 // TestSeccompReducedArchCalls checks the architecture's own forms of chmod,
-// chown and inotify_init (amd64's path-only calls) in the reduced tier.
+// and chown (amd64's path-only calls) in the reduced tier.
 func TestSeccompReducedArchCalls(t *testing.T) {
 	prog, err := buildSeccomp(seccompOptions{hostShared: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
-	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
 	check := func(what string, nr uintptr, args [6]uint64, want uint32) {
 		t.Helper()
@@ -224,8 +222,5 @@ func TestSeccompReducedArchCalls(t *testing.T) {
 	}
 	for _, nr := range archHostInodeCalls {
 		check("chown", nr, [6]uint64{}, eperm)
-	}
-	for _, nr := range archInotifyInit {
-		check("inotify_init", nr, [6]uint64{}, enosys)
 	}
 }
