@@ -11,6 +11,9 @@ import "testing"
 //
 // Severity: high (forbidden rated sandboxed). Affects both root and
 // unprivileged callers.
+//
+// Fixed: runShell (shells.go) sources the --rcfile/--init-file FILE of an
+// interactive bash (-i, or no -c and no script) as . FILE first.
 func TestRedteam20RcFile(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: sandboxed today.

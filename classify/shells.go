@@ -13,8 +13,9 @@ var shellNames = newSet("sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "pd
 // runShell follows the code a shell runs: the -c string, a script operand
 // (process substitution, URL, /dev/stdin) or its standard input.
 func (a *analyzer) runShell(u *unit) (stream, bool) {
-	cflag, sflag := false, false
+	cflag, sflag, iflag := false, false, false
 	var ops []field
+	var rcfile *field // bash --rcfile FILE, --init-file FILE
 	for i := 0; i < len(u.args); i++ {
 		f := u.args[i]
 		v := f.val
@@ -37,6 +38,8 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 					if i+1 < len(u.args) {
 						a.shellString(u, u.args[i+1])
 					}
+				} else if i+1 < len(u.args) {
+					rcfile = &u.args[i+1]
 				}
 				i++
 			}
@@ -53,6 +56,8 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 					cflag = true
 				case 's':
 					sflag = true
+				case 'i':
+					iflag = true
 				case 'o', 'O':
 					i++
 					if v[j] == 'O' && v[0] == '-' && i < len(u.args) && lastpipeWord(u.args[i]) {
@@ -63,6 +68,12 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 			continue
 		}
 		ops = append(ops, f)
+	}
+	if rcfile != nil && (iflag || !cflag && len(ops) == 0) {
+		// An interactive bash sources its rc file first: bash --rcfile
+		// e.sh -i is . e.sh. Without -c or a script, stdin may be a
+		// terminal, which makes the shell interactive too.
+		a.scriptFile(u, *rcfile, a.script)
 	}
 	switch {
 	case cflag && u.viaXargs && (len(ops) == 0 || strings.TrimSpace(ops[0].val) == u.xargsToken):
