@@ -170,3 +170,21 @@ func followLinks(links map[string]string, f field) field {
 	}
 	return f
 }
+
+// writeThrough returns the path a write to p lands on: a link made on the
+// line is followed to its target even when p names the link itself (echo
+// x >> link writes the file it points to, unlike rm link).
+func writeThrough(links map[string]string, p string) string {
+	if len(links) == 0 {
+		return p
+	}
+	for n := 0; n < 8; n++ {
+		p = followLinks(links, field{val: p}).val
+		t, ok := links[path.Clean(p)]
+		if !ok {
+			break
+		}
+		p = t
+	}
+	return p
+}

@@ -153,7 +153,9 @@ func (a *analyzer) remember(u *unit, out stream) {
 			text = downloaded
 		}
 		a.writeFile(cleanTarget(r.target.val), text, r.op == syntax.AppOut || r.op == syntax.AppAll)
-		if out.textKnown && runFile(r.target.val) {
+		// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
+		// the text lands in the file the link names.
+		if out.textKnown && (runFile(r.target.val) || runFile(writeThrough(u.links, r.target.val))) {
 			a.script(out.text, nil)
 		}
 	}

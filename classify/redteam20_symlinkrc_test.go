@@ -13,6 +13,9 @@ import "testing"
 // Severity: medium (persistence in the user's shell start-up; the
 // sandbox may still refuse the write). Affects both root and unprivileged
 // callers.
+//
+// Fixed: remember (call.go) also checks the path a write lands on through
+// the line's links (writeThrough, aliases.go) against the rc-file list.
 func TestRedteam20SymlinkRc(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: sandboxed today.
