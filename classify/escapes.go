@@ -97,8 +97,9 @@ func (a *analyzer) runExecOptions(u *unit) {
 		return
 	}
 	opts := execOptions()[u.name]
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
+	args := a.execOptionArgs(u)
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
 		for _, o := range opts {
 			var val string
 			switch {
@@ -112,8 +113,8 @@ func (a *analyzer) runExecOptions(u *unit) {
 					continue
 				}
 				val = strings.TrimPrefix(strings.TrimPrefix(v[1:], ":"), "silent ")
-			case v == o.opt && i+1 < len(u.args):
-				val = u.args[i+1].val
+			case v == o.opt && i+1 < len(args):
+				val = args[i+1].val
 			case strings.HasPrefix(v, o.opt+"="):
 				val = v[len(o.opt)+1:]
 			default:
@@ -132,7 +133,7 @@ func (a *analyzer) runExecOptions(u *unit) {
 				}
 				val = val[len(o.prefix):]
 			}
-			f := u.args[i]
+			f := args[i]
 			f.val = val
 			a.shellString(u, f)
 		}

@@ -15,6 +15,11 @@ import "testing"
 //
 // Severity: high (forbidden rated allow, through a read-only git command).
 // Affects both root and unprivileged callers.
+//
+// Fixed: runGit (rules_git.go) puts GIT_CONFIG_COUNT/KEY_n/VALUE_n and
+// GIT_CONFIG_PARAMETERS from the environment (envconfig.go) before the
+// call's words as -c options for its checks; a run-time value there makes
+// the call eval-exec.
 func TestRedteam20GitEnvConfig(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks.

@@ -13,6 +13,10 @@ import "testing"
 //
 // Severity: high (forbidden rated sandboxed). Affects both root and
 // unprivileged callers.
+//
+// Fixed: runExecOptions (escapes.go) reads the option table over the
+// words of TAR_OPTIONS put before tar's arguments (envconfig.go); a
+// run-time TAR_OPTIONS makes the call eval-exec.
 func TestRedteam20TarOptions(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: sandboxed today.

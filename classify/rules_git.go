@@ -39,6 +39,20 @@ func gitExecKey(k string) bool {
 // `git config KEY VALUE` for keys that run commands, and in --upload-pack
 // style options.
 func (a *analyzer) runGit(u *unit) (stream, bool) {
+	if !u.gitEnvIn {
+		// Configuration from the environment is read as git -c: judge it
+		// with the same checks, then leave the call's words as written.
+		cfg, ok := a.gitEnvConfig(u)
+		u.gitEnvIn = true
+		if !ok {
+			defer func() { u.script = &stream{traits: trUnknown} }()
+		}
+		if len(cfg) > 0 {
+			args := u.args
+			u.args = append(cfg, u.args...)
+			defer func() { u.args = args }()
+		}
+	}
 	cmdVal := func(f field, v string) {
 		g := f
 		g.val = strings.TrimPrefix(strings.TrimSpace(v), "!")

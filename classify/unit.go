@@ -52,6 +52,7 @@ type unit struct {
 	info         string     // detail for pseudo units
 	fromIFS      bool       // the program word came from $IFS splitting
 	histInWord   bool       // a word holds an interactive history expansion
+	gitEnvIn     bool       // git: args already start with the -c words of its environment configuration
 }
 
 // redir is one redirection after expansion.

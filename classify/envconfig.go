@@ -1,0 +1,115 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Programs that read options or configuration from the environment: GNU
+// tar puts the words of TAR_OPTIONS before its arguments, git reads
+// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n and
+// GIT_CONFIG_PARAMETERS as if given with -c. Both are judged as the
+// command-line forms they stand for.
+
+// envField returns the value a program started by u sees in the variable
+// name: the command's own assignment, else one made earlier on the line
+// (taken as exported: a variable the line sets and does not export is
+// only missed by the program, which errs on the safe side).
+func (a *analyzer) envField(u *unit, name string) (field, bool) {
+	for i := len(u.env) - 1; i >= 0; i-- {
+		if u.env[i].name == name {
+			return u.env[i].val, true
+		}
+	}
+	v, ok := a.vars[name]
+	if !ok {
+		return field{}, false
+	}
+	return field{val: v.val, dyn: !v.known, home: v.home}, true
+}
+
+// envOptionWords returns the words an options variable (TAR_OPTIONS)
+// puts before the program's arguments, split with shell-like quoting; ok
+// is false when the value is only known at run time.
+func (a *analyzer) envOptionWords(u *unit, name string) (words []field, ok bool) {
+	f, set := a.envField(u, name)
+	if !set {
+		return nil, true
+	}
+	if f.dyn {
+		return nil, false
+	}
+	for _, w := range splitCmdline(f.val) {
+		g := f
+		g.val, g.bare = w, w
+		words = append(words, g)
+	}
+	return words, true
+}
+
+// optionEnvVars names, per program, the variable whose words it takes as
+// leading arguments.
+var optionEnvVars = map[string]string{"tar": "TAR_OPTIONS"}
+
+// execOptionArgs returns the arguments whose options runExecOptions reads:
+// the program's own, after those its options variable gives. A value only
+// known at run time makes the call run unknown code.
+func (a *analyzer) execOptionArgs(u *unit) []field {
+	name, ok := optionEnvVars[u.name]
+	if !ok {
+		return u.args
+	}
+	words, ok := a.envOptionWords(u, name)
+	if !ok {
+		u.script = &stream{traits: trUnknown}
+		return u.args
+	}
+	if len(words) == 0 {
+		return u.args
+	}
+	return append(words, u.args...)
+}
+
+// gitEnvConfig returns the settings git takes from the environment, as
+// the words of -c options (-c KEY=VALUE); ok is false when one of them is
+// only known at run time.
+func (a *analyzer) gitEnvConfig(u *unit) (args []field, ok bool) {
+	add := func(k, v field) {
+		f := v
+		f.val = k.val + "=" + v.val
+		f.dyn = k.dyn || v.dyn
+		args = append(args, field{val: "-c"}, f)
+	}
+	if n, set := a.envField(u, "GIT_CONFIG_COUNT"); set {
+		if n.dyn {
+			return nil, false
+		}
+		count, err := strconv.Atoi(strings.TrimSpace(n.val))
+		if err != nil || count > 64 {
+			count = 64 // git refuses a bad count; look at what may be there
+		}
+		for i := 0; i < count; i++ {
+			k, kset := a.envField(u, "GIT_CONFIG_KEY_"+strconv.Itoa(i))
+			v, vset := a.envField(u, "GIT_CONFIG_VALUE_"+strconv.Itoa(i))
+			if !kset && !vset {
+				continue
+			}
+			if k.dyn || v.dyn {
+				return nil, false
+			}
+			add(k, v)
+		}
+	}
+	if p, set := a.envField(u, "GIT_CONFIG_PARAMETERS"); set {
+		if p.dyn {
+			return nil, false
+		}
+		// 'key'='value' pairs, quoted as the shell quotes: git -c
+		// passes them on this way.
+		for _, kv := range splitCmdline(p.val) {
+			k, v, _ := strings.Cut(kv, "=")
+			add(field{val: k}, field{val: v})
+		}
+	}
+	return args, true
+}
