@@ -85,6 +85,26 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	if v, ok := readHereValue(u); ok {
 		a.setVar(u.args[len(u.args)-1].val, varVal{val: v, known: true})
 	}
+	if v, ok := printfValue(u); ok && isName(u.args[1].val) && !isDigit(u.args[1].val[0]) {
+		// HOME, PWD and the like stay run-time values: a delete aimed
+		// through them is judged a dynamic target, as before.
+		if _, sym := symbolicSamples[a.refName(u.args[1].val)]; !sym {
+			a.setVar(u.args[1].val, varVal{val: v, known: true})
+		}
+	}
+}
+
+// printfValue returns the value printf -v NAME FORMAT stores when FORMAT is
+// plain text (no conversion, no escape) and no argument follows.
+func printfValue(u *unit) (string, bool) {
+	if u.name != "printf" || len(u.args) != 3 || u.args[0].val != "-v" {
+		return "", false
+	}
+	f := u.args[2]
+	if f.dyn || u.args[1].dyn || strings.ContainsAny(f.val, `%\`) {
+		return "", false
+	}
+	return f.val, true
 }
 
 // setsRuntimeName reports whether a builtin sets a variable whose name is

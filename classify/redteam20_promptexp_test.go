@@ -13,6 +13,11 @@ import "testing"
 //
 // Severity: high (forbidden rated allow). Affects both root and
 // unprivileged callers.
+//
+// Fixed: expandParam (words.go) hands ${x@P} to promptExpand (valuecode.go):
+// the substitutions in each known value are walked as a prompt/here-doc
+// body; a value only known at run time is judged as eval of unknown text.
+// printf -v NAME TEXT (plain text) now stores TEXT (assigns.go).
 func TestRedteam20PromptExpansion(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: all allow today.

@@ -274,6 +274,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if p.Param != nil {
 		name = p.Param.Value
 	}
+	if isPromptOp(p) {
+		a.promptExpand(p)
+	}
 	if name == "IFS" {
 		if !quoted {
 			b.cur.ifs = true
