@@ -82,6 +82,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 			a.setVar(n, varVal{})
 		}
 	}
+	a.setImplicit(u.name, u.args)
 	if v, ok := readHereValue(u); ok {
 		a.setVar(u.args[len(u.args)-1].val, varVal{val: v, known: true})
 	}

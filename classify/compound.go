@@ -36,7 +36,13 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 		return a.isolated(func() stream { return a.stmt(c.Stmt, in) })
 	case *syntax.TestDecl:
 		return a.stmt(c.Body, in)
-	default: // ArithmCmd, LetClause, TestClause
+	case *syntax.TestClause:
+		a.walkNode(cmd)
+		if hasReMatch(c.X) {
+			a.setVar("BASH_REMATCH", varVal{}) // [[ s =~ re ]] sets it
+		}
+		return stream{}
+	default: // ArithmCmd, LetClause
 		a.walkNode(cmd)
 		return stream{}
 	}

@@ -14,6 +14,11 @@ import "testing"
 //
 // Severity: high (forbidden rated allow). Affects both root and
 // unprivileged callers.
+//
+// Fixed: builtinAssigns (assigns.go) makes REPLY, MAPFILE, OPTARG/OPTIND
+// run-time values when read/mapfile/readarray name no variable or getopts
+// runs (implicitvars.go); compound.go does the same for BASH_REMATCH
+// after a [[ ]] with =~.
 func TestRedteam20ImplicitVars(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: all allow today.
