@@ -155,3 +155,19 @@ func cdSeverity(d string) int {
 	}
 	return 0
 }
+
+// pwdValue returns what $PWD and pwd give where the analyzer stands: the
+// directory an earlier cd on the line entered, as an absolute path, so
+// that a copy kept in a variable still names it after a later cd (cd ~;
+// H=$PWD; cd /tmp; rm -rf "$H" deletes the home). With no cd it is "."
+// (the starting directory, as relative paths are judged); ok is false
+// when it is only known at run time.
+func (a *analyzer) pwdValue() (string, bool) {
+	switch a.cwd {
+	case "":
+		return ".", true
+	case cwdMaybeHome:
+		return "", false
+	}
+	return a.cwd, true
+}

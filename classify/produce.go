@@ -24,7 +24,10 @@ func (a *analyzer) produce(u *unit) stream {
 	case u.name == "echo":
 		return echoStream(u)
 	case u.name == "pwd":
-		return literal(".\n")
+		if d, ok := a.pwdValue(); ok {
+			return literal(d + "\n")
+		}
+		return stream{traits: trUnknown}
 	case u.name == "which" || u.name == "type" && u.hasFlag("pP"):
 		// $(which rm) is a path to rm.
 		if ops := u.operands(); len(ops) > 0 && !ops[len(ops)-1].dyn {

@@ -12,6 +12,10 @@ import "testing"
 //
 // Severity: high (forbidden rated sandboxed). Affects both root and
 // unprivileged callers.
+//
+// Fixed: $PWD (words.go) and pwd's output (produce.go) give the absolute
+// directory an earlier cd entered (pwdValue, cwd.go), a run-time value
+// after a cd that may have gone home; "." only with no cd on the line.
 func TestRedteam20PwdCapture(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: sandboxed today.

@@ -329,7 +329,14 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 			b.add("~")
 			return
 		case name == "PWD":
-			b.add(".")
+			d, ok := a.pwdValue()
+			if !ok {
+				break
+			}
+			if strings.HasPrefix(d, "~") && (!b.started || b.cur.val == "") {
+				b.cur.home = true
+			}
+			b.add(d)
 			return
 		}
 		if p.Exp == nil && a.addVar(b, name, a.source(p), quoted) {
