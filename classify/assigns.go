@@ -75,6 +75,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	for _, n := range names {
+		if strings.IndexByte(n, '[') > 0 {
+			a.nameText(field{val: n}) // read 'a[$(…)]': the subscript is expanded
+		}
 		if a.builtinTableWrite(n) {
 			continue
 		}

@@ -16,6 +16,7 @@ const (
 	attrCap                        // -c: capitalised
 	attrReadonly                   // -r, readonly: assignments fail
 	attrMixed                      // given on some paths only: what an assignment stores is only known at run time
+	attrInt                        // -i: values are evaluated as arithmetic (see arith.go)
 
 	attrCase = attrLower | attrUpper | attrCap
 )
@@ -49,6 +50,8 @@ func declAttrs(d *syntax.DeclClause) (set, unset uint8, dyn bool) {
 				bit = attrCap
 			case 'r':
 				bit = attrReadonly
+			case 'i':
+				bit = attrInt
 			case 'f', 'F':
 				return 0, 0, dyn // functions, not variables
 			}

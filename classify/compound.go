@@ -76,6 +76,7 @@ func (a *analyzer) walkNode(n syntax.Node) {
 		return
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
+		a.arithNode(n)
 		switch n := n.(type) {
 		case *syntax.BinaryArithm:
 			if arithAssigns(n.Op) {

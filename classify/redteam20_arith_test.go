@@ -19,6 +19,15 @@ import "testing"
 // Severity: high (any forbidden command rated allow, with its text in
 // plain sight in the command). Affects both root and unprivileged callers
 // (the classifier is the same for both).
+//
+// Fixed: walkNode (compound.go) hands every arithmetic context ($((…)),
+// ((…)), let, [[ -eq … ]], subscripts, ${s:x}, ${!x}, [[ -v ]]) to
+// arithNode (arith.go), which follows the values the line knows: a
+// substitution in one is walked as code, and each variable it names is
+// evaluated in turn; declare -i makes assignments arithmetic (attrs.go),
+// and names with subscripts given to read/printf -v/let/declare have the
+// subscript followed (assigns.go, vars.go). Values only known at run time
+// are not judged (see arith.go: they are nearly always numbers).
 func TestRedteam20ArithSubscript(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks: all allow today.

@@ -68,6 +68,9 @@ func (a *analyzer) setVar(name string, v varVal) {
 		return
 	}
 	if at, ok := a.attrs[name]; ok {
+		if at&attrInt != 0 && at&attrReadonly == 0 {
+			v = a.intValue(v)
+		}
 		if v, ok = withAttrs(v, at); !ok {
 			return
 		}
@@ -143,7 +146,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			a.declareRef(as)
 			continue
 		}
-		if as.Name != nil && (set|unset)&attrCase != 0 {
+		if as.Name != nil && (set|unset)&(attrCase|attrInt) != 0 {
 			a.setAttrs(as.Name.Value, set, unset)
 		}
 		switch {
@@ -160,7 +163,12 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			a.assign(e)
 			env = append(env, e)
 		case as.Value != nil:
-			a.expandWord(as.Value)
+			// declare 'a[$(…)]=1': the subscript of a name given as a
+			// word is expanded.
+			if f := joinField(a.expandWord(as.Value)); !f.dyn && !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+") {
+				n, _, _ := strings.Cut(f.val, "=")
+				a.nameText(field{val: n})
+			}
 		case as.Name != nil && as.Array != nil:
 			arr, ok := a.arrayValue(as.Array)
 			if as.Append {

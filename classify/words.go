@@ -174,7 +174,7 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 		b.cur.src.traits |= trProcSubst
 		b.addDyn(a.source(p))
 	case *syntax.ArithmExp:
-		a.walkNode(p.X)
+		a.walkNode(p)
 		b.addDyn(a.source(p))
 	case *syntax.ExtGlob:
 		b.cur.glob = true

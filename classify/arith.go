@@ -1,0 +1,189 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bash evaluates arithmetic recursively: a variable named in an arithmetic
+// context has its value parsed as an expression in turn, and an array
+// subscript there has its words expanded, command substitution included.
+// x='a[$(rm -rf ~)]'; echo $((x)) runs rm -rf ~. The same expansion
+// happens to the subscript of a name given to a builtin that sets or tests
+// it (read 'a[$(…)]', printf -v, declare, [[ -v ]], ${!x}). The syntax of
+// arithmetic is walked by walkNode; these functions follow the values the
+// line knows. A value only known at run time is not judged as code: it is
+// nearly always a number (a counter after a loop, wc -l's output), and
+// judging it as eval would escalate ordinary loops.
+
+// maxArithDepth bounds how deep variables naming variables are followed.
+const maxArithDepth = 8
+
+// arithTestOps are the [[ ]] operators whose operands are arithmetic.
+var arithTestOps = map[syntax.BinTestOperator]bool{
+	syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLeq: true, syntax.TsGeq: true, syntax.TsLss: true, syntax.TsGtr: true,
+}
+
+// arithNode follows the values a node evaluates as arithmetic; walkNode
+// calls it for every node it visits.
+func (a *analyzer) arithNode(n syntax.Node) {
+	switch n := n.(type) {
+	case *syntax.ArithmExp:
+		a.arith(n.X)
+	case *syntax.ArithmCmd:
+		a.arith(n.X)
+	case *syntax.LetClause:
+		for _, x := range n.Exprs {
+			a.arith(x)
+		}
+	case *syntax.ParamExp:
+		if n.Index != nil {
+			a.arith(n.Index)
+		}
+		if n.Slice != nil {
+			a.arith(n.Slice.Offset)
+			a.arith(n.Slice.Length)
+		}
+		if n.Excl && n.Param != nil && n.Index == nil && n.Names == 0 {
+			a.nameValue(n.Param.Value) // ${!x}: x's value is a name, maybe subscripted
+		}
+	case *syntax.BinaryTest:
+		if arithTestOps[n.Op] {
+			a.arith(n.X)
+			a.arith(n.Y)
+		}
+	case *syntax.UnaryTest:
+		if w, ok := n.X.(*syntax.Word); ok && n.Op == syntax.TsVarSet {
+			for _, f := range a.arithFields(w) {
+				a.nameText(f)
+			}
+		}
+	}
+}
+
+// arith follows the words of an arithmetic expression (or a [[ ]] operand
+// evaluated as one) to the values they evaluate.
+func (a *analyzer) arith(x syntax.Node) {
+	if x == nil {
+		return
+	}
+	syntax.Walk(x, func(n syntax.Node) bool {
+		w, ok := n.(*syntax.Word)
+		if !ok {
+			return true
+		}
+		for _, f := range a.arithFields(w) {
+			if !f.dyn {
+				a.arithText(f.val, 0)
+			}
+		}
+		return false
+	})
+}
+
+// arithFields returns the value of a word evaluated as arithmetic. Words
+// with command or process substitutions are left out: walkNode walks
+// those, and their output is a run-time value like any other.
+func (a *analyzer) arithFields(w *syntax.Word) []field {
+	if l := w.Lit(); l != "" {
+		return []field{{val: l}}
+	}
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			return nil
+		}
+	}
+	a.dry++ // expanding again judges nothing new
+	fs := a.expandWord(w)
+	a.dry--
+	if len(fs) == 0 {
+		return nil
+	}
+	return []field{joinField(fs)} // no word splitting in arithmetic or [[ ]]
+}
+
+// arithText follows an arithmetic expression given as text: substitutions
+// in it (in a subscript) run, and every variable it names is evaluated in
+// turn.
+func (a *analyzer) arithText(text string, depth int) {
+	if depth > maxArithDepth || text == "" {
+		return
+	}
+	if strings.ContainsAny(text, "$`") {
+		a.expansionCode(text)
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		j := i + 1
+		switch {
+		case isDigit(c):
+			for j < len(text) && isNameByte(text[j]) {
+				j++ // 42, 0x1F, 64#zz: a number
+			}
+		case isNameByte(c):
+			for j < len(text) && isNameByte(text[j]) {
+				j++
+			}
+			a.arithVar(text[i:j], depth+1)
+		}
+		i = j
+	}
+}
+
+// arithVar evaluates the variable name as arithmetic does: its value (an
+// array's first element) is an expression in turn.
+func (a *analyzer) arithVar(name string, depth int) {
+	v, ok := a.vars[name]
+	switch {
+	case !ok || !v.known:
+		return // the environment's, or a run-time value
+	case v.arr != nil && len(v.arr) > 0:
+		a.arithText(v.arr[0], depth)
+	case v.arr == nil:
+		a.arithText(v.val, depth)
+	}
+}
+
+// nameValue follows ${!x}: the value of x names a variable, whose
+// subscript, if any, is expanded.
+func (a *analyzer) nameValue(name string) {
+	if v, ok := a.vars[name]; ok && v.known && v.arr == nil {
+		a.nameText(field{val: v.val})
+	}
+}
+
+// nameText follows a variable name given as a value (read NAME, printf -v
+// NAME, [[ -v NAME ]]): an array subscript in it is arithmetic.
+func (a *analyzer) nameText(f field) {
+	if f.dyn {
+		return
+	}
+	i := strings.IndexByte(f.val, '[')
+	j := strings.LastIndexByte(f.val, ']')
+	if i > 0 && j > i {
+		a.arithText(f.val[i+1:j], 0)
+	}
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// intValue returns what an assignment of v to an integer variable (declare
+// -i) stores: the value is evaluated as arithmetic, so a plain number is
+// kept and anything else becomes a run-time value once followed.
+func (a *analyzer) intValue(v varVal) varVal {
+	switch {
+	case v.known && v.arr == nil && allDigits(v.val):
+		return v
+	case v.known && v.arr != nil:
+		for _, e := range v.arr {
+			a.arithText(e, 0)
+		}
+	case v.known:
+		a.arithText(v.val, 0)
+	}
+	return varVal{}
+}
