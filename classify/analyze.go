@@ -62,6 +62,7 @@ type analyzer struct {
 	oldwd     string               // the directory before it ($OLDPWD, cd -)
 	dirs      []string             // pushd's directory stack below cwd, top last
 	links     map[string]string    // symbolic links made on the line: name → target
+	dotglob   bool                 // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
 	hashed    map[string]string    // hash -p PATH NAME: NAME → PATH, "" when only known at run time
 	attrs     map[string]uint8     // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
 	aliases   map[string]string    // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE

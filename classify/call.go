@@ -63,7 +63,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			a.script(e.val.val, nil)
 		}
 	}
-	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd, links: a.links}
+	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob}
 	if in != nil {
 		u.in = *in
 	}

@@ -22,6 +22,7 @@ func (a *analyzer) run(u *unit) stream {
 	if u.name == "shopt" && !u.dynName {
 		// Also run by builtin, command or any other wrapper.
 		a.lastpipe = a.lastpipe || slices.ContainsFunc(u.args, lastpipeWord)
+		a.dotglob = a.dotglob || shoptSetsDotglob(u.args)
 	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {

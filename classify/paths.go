@@ -113,7 +113,7 @@ func stripProcRoot(p string) string {
 func stripGlobLeaf(p string) string {
 	for {
 		dir, leaf := path.Split(p)
-		if dir == "" || !strings.ContainsAny(leaf, "*?[") {
+		if dir == "" || !strings.ContainsAny(leaf, "*?[") && !hasExtGlob(leaf) {
 			return p
 		}
 		p = path.Clean(dir)

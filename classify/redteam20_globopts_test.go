@@ -15,6 +15,12 @@ import "testing"
 //
 // Severity: medium (a home wipe rated sandboxed; a credential read rated
 // allow). Affects both root and unprivileged callers.
+//
+// Fixed: globopts.go: !(…), @(…), +(…) count as globs (stripGlobLeaf,
+// paths.go; globComps, rules_net.go); shopt -s dotglob (dispatch.go) and a
+// non-empty GLOBIGNORE (vars.go) mark the line's later units dotglob, and
+// secretPathIn then also checks each glob component as a dot name.
+// nocaseglob is not modelled.
 func TestRedteam20GlobOpts(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		// Attacks.

@@ -388,7 +388,7 @@ func (u *unit) secretPathIn(dir string, f field) bool {
 	if f.dynPrefix {
 		return isSecretPath(f.val)
 	}
-	return isSecretPathIn(dir, f.val)
+	return isSecretPathIn(dir, f.val) || u.dotglob && dotGlobSecret(dir, f)
 }
 
 // globComps reports whether the leading components of a path match the
@@ -396,6 +396,12 @@ func (u *unit) secretPathIn(dir string, f field) bool {
 // (as in the shell) only an explicit leading dot matches a dot file.
 func globComps(sp, comps []string) bool {
 	for i, g := range sp {
+		if extGlobComp(comps[i]) {
+			if !extGlobMatches(comps[i], g) {
+				return false
+			}
+			continue
+		}
 		m1, _ := path.Match(g, comps[i])
 		m2, _ := path.Match(comps[i], g)
 		m2 = m2 && (!strings.HasPrefix(g, ".") || strings.HasPrefix(comps[i], "."))

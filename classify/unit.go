@@ -38,6 +38,7 @@ type unit struct {
 	bg       bool              // run in the background (&)
 	cwd      string            // working directory set by an earlier literal cd on the line ("" = unknown)
 	links    map[string]string // symbolic links made earlier on the line (ln -s): name → target
+	dotglob  bool              // dotglob may be on: a glob matches dot names too
 
 	// Facts computed by the analyzer for the rules.
 	script       *stream    // the shell code this unit runs (shells, eval, source)
@@ -331,6 +332,7 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		findFiltered: u.findFiltered,
 		cwd:          u.cwd,
 		links:        u.links,
+		dotglob:      u.dotglob,
 		argsIn:       u.argsIn,
 	}
 	if wrapper == "xargs" {

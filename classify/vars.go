@@ -124,6 +124,9 @@ func (a *analyzer) refName(name string) string {
 func (a *analyzer) assign(e envVar) {
 	_, ref := a.refs[e.name] // a nameref with no known target
 	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
+	if e.name == "GLOBIGNORE" && (e.val.dyn || e.val.val != "") {
+		a.dotglob = true // a non-empty GLOBIGNORE turns dotglob on
+	}
 	if !ref && codeVars.has(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
