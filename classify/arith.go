@@ -139,7 +139,7 @@ func (a *analyzer) arithVar(name string, depth int) {
 	switch {
 	case !ok || !v.known:
 		return // the environment's, or a run-time value
-	case v.arr != nil && len(v.arr) > 0:
+	case len(v.arr) > 0:
 		a.arithText(v.arr[0], depth)
 	case v.arr == nil:
 		a.arithText(v.val, depth)
