@@ -291,4 +291,3 @@ var commondirHold = []byte(".\n")
 // noRepositoryHold holds a missing .git outside every repository: a gitlink
 // to a directory that does not exist.
 var noRepositoryHold = []byte("gitdir: /nonexistent/agentbox-holds-this-name\n")
-
