@@ -55,29 +55,12 @@ func resolveHooksPath(v, worktree, home string) (string, bool) {
 // directory (a linked work tree or a submodule), whose commondir holds the
 // shared configuration.
 func repoConfigFiles(gitPath string) []string {
-	dir := gitPath
-	if fi, err := os.Stat(gitPath); err != nil {
+	dir := gitDirOf(gitPath)
+	if dir == "" {
 		return nil
-	} else if !fi.IsDir() {
-		b, err := os.ReadFile(gitPath)
-		if err != nil {
-			return nil
-		}
-		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if !ok {
-			return nil
-		}
-		dir = strings.TrimSpace(d)
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(filepath.Dir(gitPath), dir)
-		}
 	}
 	files := []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}
-	if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
+	if common := commonDirOf(dir); common != "" {
 		files = append(files, filepath.Join(common, "config"))
 	}
 	return files

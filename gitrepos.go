@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,11 +16,14 @@ import (
 // A writable root may hold git repositories below its top (a workspace of
 // several projects). Their hooks and config make the host's git run code as
 // surely as the top one's, so they are protected the same way. Finding them
-// takes a walk, bounded in depth and size and cached for a while per root.
+// takes a walk, bounded in size and cached for a while per root. It is not
+// bounded in depth: the directory bound keeps its cost, and a depth bound
+// would leave the user's deeper repositories writable unnoticed. A walk
+// that the bound cuts short before a run refuses the run (scanBoundError);
+// after one, it is reported.
 
 const (
-	gitScanDepth    = 5
-	gitScanMaxDirs  = 5000
+	gitScanMaxDirs  = 50000
 	gitScanLifetime = 30 * time.Second
 )
 
@@ -45,21 +49,40 @@ type gitRepoCache struct {
 
 // nested returns the .git entries (directories or gitlink files) below
 // root, not root's own; fresh asks for a new walk rather than the cache.
-func (c *gitRepoCache) nested(root string, fresh bool) []string {
+// A walk cut short by gitScanMaxDirs is an error (scanBoundError): the
+// repositories past it could not be protected.
+func (c *gitRepoCache) nested(root string, fresh bool) ([]string, error) {
 	c.mu.Lock()
 	s, ok := c.roots[root]
 	c.mu.Unlock()
 	if ok && !fresh && time.Since(s.at) < gitScanLifetime {
-		return s.found
+		return s.found, nil
 	}
-	found, _, _ := scanGitRepos(root)
+	found, _, truncated := scanGitRepos(root)
+	if truncated {
+		return nil, scanBoundError(root)
+	}
 	c.mu.Lock()
 	if c.roots == nil {
 		c.roots = make(map[string]gitScan)
 	}
 	c.roots[root] = gitScan{found: found, at: time.Now()}
 	c.mu.Unlock()
-	return found
+	return found, nil
+}
+
+// scanBoundError refuses a writable root too large to scan: a command could
+// change the hooks or config of any repository past the bound, and the
+// host's git would run them. The skipped directories do not count.
+func scanBoundError(root string) error {
+	return configErr("Filesystem.WritableRoots", "%s holds more than %d directories (besides %s), too many to find and protect every git repository in it: "+
+		"give the directories the command needs (each repository's work tree, say) as writable roots instead", root, gitScanMaxDirs, skippedNames())
+}
+
+// skippedNames lists gitScanSkip for a message.
+func skippedNames() string {
+	names := slices.Sorted(maps.Keys(gitScanSkip))
+	return strings.Join(slices.DeleteFunc(names, func(n string) bool { return n == ".git" }), ", ")
 }
 
 // scanGitRepos walks root breadth first for .git entries and bare
@@ -84,53 +107,52 @@ func scanGitRepos(root string) (found []string, unlisted []error, truncated bool
 // walkGitRepos is scanGitRepos with the directories' modes given back by
 // the caller (access.restore), who may first rename what it found.
 func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []error, truncated bool) {
-	type dir struct {
-		path  string
-		depth int
-	}
-	queue := []dir{{root, 0}}
+	queue := []string{root}
 	for visited := 0; len(queue) > 0; visited++ {
 		if visited == gitScanMaxDirs {
 			return found, unlisted, true
 		}
 		d := queue[0]
 		queue = queue[1:]
-		entries, err := listDir(d.path, access)
+		entries, err := listDir(d, access)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				unlisted = append(unlisted, err)
 				// One that may be searched but not read: git on the host
 				// still finds a .git in it. (Not one that became a link
 				// since it was listed as a directory: that leads elsewhere.)
-				if d.path != root && errors.Is(err, fs.ErrPermission) {
-					found = append(found, probeGit(d.path)...)
+				if d != root && errors.Is(err, fs.ErrPermission) {
+					found = append(found, probeGit(d)...)
 				}
 			}
 			continue
 		}
-		if d.path != root && isGitDir(entries) {
-			found = append(found, d.path)
+		if d != root && isGitDir(entries) {
+			if !strings.HasSuffix(d, quarantineSuffix) {
+				found = append(found, d)
+			} // else one that a sweep disabled: renamed, its inside as it was
 			continue
 		}
 		for _, e := range entries {
-			p := filepath.Join(d.path, e.Name())
+			p := filepath.Join(d, e.Name())
 			isGit := strings.EqualFold(e.Name(), ".git")
-			if isGit && d.path != root && (e.IsDir() || e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
+			if isGit && d != root && (e.IsDir() || e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
 				found = append(found, p)
 				continue
 			}
 			switch {
 			case !e.IsDir() || isGit:
-			case strings.HasSuffix(e.Name(), quarantineSuffix):
-				// Disabled already (by this sweep or another sandbox's).
 			case gitScanSkip[e.Name()]:
 				// Not walked, but a repository made right there (build/.git)
 				// is one a person may cd into.
 				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
 					found = append(found, filepath.Join(p, ".git"))
 				}
-			case d.depth < gitScanDepth:
-				queue = append(queue, dir{p, d.depth + 1})
+			default:
+				// Also one named like a disabled repository: only the git
+				// directories agentbox renamed are passed over (above),
+				// not a work tree a command gave such a name.
+				queue = append(queue, p)
 			}
 		}
 	}
@@ -182,7 +204,7 @@ func probeGit(dir string) []string {
 			n++
 		}
 	}
-	if n == 3 {
+	if n == 3 && !strings.HasSuffix(dir, quarantineSuffix) {
 		return []string{dir}
 	}
 	return nil

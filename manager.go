@@ -312,7 +312,11 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	}
 	var before *beforeRun
 	if fsc.AutoProtectDangerousFiles {
-		before = newBeforeRun(m.protectRepositories(spec, fsc, home))
+		repos, err := m.protectRepositories(spec, fsc, home)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		before = newBeforeRun(repos)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
 		if home != "" && paths.WithinAny(home, spec.Filesystem.Writable) {
@@ -336,8 +340,9 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 // protectRepositories protects the git repositories of the writable roots:
 // the top one's commondir (the rest of its .git is in Protected), and every
 // repository found below. It returns what it found, so that repositories the
-// command plants can be told apart afterwards (sweepNewRepos).
-func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) map[string][]string {
+// command plants can be told apart afterwards (sweepNewRepos), or an error
+// for a root too large to scan whole (scanBoundError).
+func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) (map[string][]string, error) {
 	holds := make(map[string][]byte)
 	before := make(map[string][]string)
 	// The user's own configuration, wherever GIT_CONFIG_GLOBAL or
@@ -362,7 +367,10 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			// git go on to the enclosing repository, and stays.
 			holds[top] = noRepositoryHold
 		}
-		nested := m.gitRepos.nested(w, true)
+		nested, err := m.gitRepos.nested(w, true)
+		if err != nil {
+			return nil, err
+		}
 		before[w] = make([]string, 0, len(nested)+1) // every root is swept, with or without repositories
 		for _, g := range nested {
 			before[w] = append(before[w], repoKey(g))
@@ -377,6 +385,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		}
 		for _, g := range append([]string{top}, nested...) {
 			ro, h := innerGitProtection(g, fsc)
+			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
+			maps.Copy(holds, h)
+			ro, h = gitlinkProtection(g, spec.Filesystem.Writable, fsc)
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
 		}
@@ -394,7 +405,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	if len(holds) > 0 {
 		spec.Filesystem.Holds = holds
 	}
-	return before
+	return before, nil
 }
 
 // startupDirs are the ShellStartupFiles that are directories; the rest are
