@@ -78,6 +78,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			}
 			out = append(out, v)
 		}
+		out = append(out, sweepInnerGitDirs(w, old, append(candidates, filepath.Join(w, ".git")))...)
 		access.restore() // after the renames, which may need the search permission given
 	}
 	return out
@@ -102,7 +103,17 @@ func repoKey(gitPath string) string {
 
 // riskyRepo says why the repository at gitPath could run code on the host,
 // or "" when it holds only what git itself writes.
-func riskyRepo(gitPath string) string {
+func riskyRepo(gitPath string) string { return riskyGitDir(gitPath, gitDirAllowance{}) }
+
+// gitDirAllowance is what a git directory kept inside another may hold
+// beyond what a repository of its own may (see innerGitDirs).
+type gitDirAllowance struct {
+	common string          // the directory its commondir may name
+	keys   map[string]bool // config keys allowed beyond safeGitKeys
+}
+
+// riskyGitDir is riskyRepo with an allowance.
+func riskyGitDir(gitPath string, allow gitDirAllowance) string {
 	fi, err := os.Lstat(gitPath)
 	if err != nil {
 		return ""
@@ -135,9 +146,13 @@ func riskyRepo(gitPath string) string {
 			return "has a hook (" + h.Name() + ")"
 		}
 	}
-	for _, f := range []string{"commondir", "config.worktree"} {
-		if _, err := os.Lstat(filepath.Join(gitPath, f)); err == nil {
-			return "has a " + f
+	if _, err := os.Lstat(filepath.Join(gitPath, "config.worktree")); err == nil {
+		return "has a config.worktree"
+	}
+	if _, err := os.Lstat(filepath.Join(gitPath, "commondir")); err == nil {
+		b, err := readNoFollow(filepath.Join(gitPath, "commondir"))
+		if err != nil || allow.common == "" || relativeTo(gitPath, strings.TrimSpace(string(b))) != allow.common {
+			return "has a commondir"
 		}
 	}
 	b, err := readNoFollow(filepath.Join(gitPath, "config"))
@@ -147,7 +162,7 @@ func riskyRepo(gitPath string) string {
 	if err != nil {
 		return "has a config that agentbox could not read (" + err.Error() + ")"
 	}
-	if key := unsafeGitKey(string(b)); key != "" {
+	if key := unsafeGitKeyBeyond(string(b), allow.keys); key != "" {
 		return "sets " + key + " in its config"
 	}
 	return ""
@@ -156,14 +171,17 @@ func riskyRepo(gitPath string) string {
 // unsafeGitKey returns the first key of a git config text that is not plain
 // bookkeeping. It reads the format loosely, on purpose: anything it does not
 // understand counts as unsafe.
-func unsafeGitKey(config string) string {
+func unsafeGitKey(config string) string { return unsafeGitKeyBeyond(config, nil) }
+
+// unsafeGitKeyBeyond is unsafeGitKey with the keys allowed also allowed.
+func unsafeGitKeyBeyond(config string, allowed map[string]bool) string {
 	for e := range gitConfigEntries(config) {
 		switch {
 		case e.bad != "":
 			return e.bad
 		case e.sub && !safeGitSubsectionKeys[e.section+"."+e.key]:
 			return e.section + "." + e.key
-		case !e.sub && !safeGitKeys[e.section+"."+e.key]:
+		case !e.sub && !safeGitKeys[e.section+"."+e.key] && !allowed[e.section+"."+e.key]:
 			return e.section + "." + e.key
 		}
 	}

@@ -378,6 +378,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		if _, err := os.Lstat(top); err == nil {
 			before[w] = append(before[w], repoKey(top))
 		}
+		before[w] = append(before[w], innerGitKeys(append([]string{top}, nested...))...)
 		for _, g := range nested {
 			ro, h := gitProtection(g, fsc)
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)

@@ -1,0 +1,126 @@
+package agentbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A repository keeps the git directories of its submodules
+// (.git/modules/NAME, NAME may hold slashes, and a submodule's own
+// submodules in its modules) and of its linked work trees
+// (.git/worktrees/NAME) inside its own. With AllowGitWrites a command may
+// make new ones: the host's `git submodule update --init` reuses a
+// modules/NAME it finds in place instead of cloning, hooks and config
+// included. So they are recorded before a run like repositories, and new
+// ones are judged and disabled after it like planted repositories.
+
+// innerGitDir is one git directory kept inside another.
+type innerGitDir struct {
+	path  string
+	allow gitDirAllowance
+}
+
+// submoduleKeys are what git writes in a submodule's config beyond a
+// repository's: where its work tree is.
+var submoduleKeys = map[string]bool{"core.worktree": true}
+
+// innerGitDirs lists the git directories kept inside the git directory
+// gitPath, those inside them too, at most gitDirScanMax directories
+// examined (truncated says the bound cut the list short). A directory
+// below modules/ that holds a HEAD or a config is taken for a git
+// directory (git would); one that holds neither is looked into, for
+// names with slashes. Those a sweep disabled (renamed) are left out.
+func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
+	fi, err := os.Lstat(gitPath)
+	if err != nil || !fi.IsDir() {
+		return nil, false // a gitlink or a link: judged whole
+	}
+	type item struct{ dir, common string }
+	queue := []item{{filepath.Join(gitPath, "modules"), ""}, {filepath.Join(gitPath, "worktrees"), gitPath}}
+	for n := 0; len(queue) > 0; n++ {
+		if n == gitDirScanMax {
+			return dirs, true
+		}
+		it := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(it.dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			d := filepath.Join(it.dir, e.Name())
+			if !e.IsDir() || strings.HasSuffix(e.Name(), quarantineSuffix) {
+				continue
+			}
+			if it.common == "" && !holdsAny(d, "HEAD", "config") {
+				queue = append(queue, item{d, ""}) // modules/a/b: the submodule a/b
+				continue
+			}
+			allow := gitDirAllowance{keys: submoduleKeys}
+			if it.common != "" {
+				allow = gitDirAllowance{common: it.common}
+			}
+			dirs = append(dirs, innerGitDir{path: d, allow: allow})
+			queue = append(queue, item{filepath.Join(d, "modules"), ""}, item{filepath.Join(d, "worktrees"), d})
+		}
+	}
+	return dirs, false
+}
+
+// holdsAny reports whether dir holds any of names (links included).
+func holdsAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// innerGitKeys are the repoKeys of the git directories kept inside each
+// of gitPaths, for the record before a run.
+func innerGitKeys(gitPaths []string) []string {
+	var keys []string
+	for _, g := range gitPaths {
+		dirs, _ := innerGitDirs(g)
+		for _, d := range dirs {
+			keys = append(keys, repoKey(d.path))
+		}
+	}
+	return keys
+}
+
+// sweepInnerGitDirs disables the git directories kept inside the
+// repositories gitPaths of the writable root w that were not there before
+// the command (old), if they could run code on the host, and reports
+// each; and reports a list cut short.
+func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Violation {
+	var out []Violation
+	for _, g := range gitPaths {
+		dirs, truncated := innerGitDirs(g)
+		if truncated {
+			out = append(out, Violation{Kind: "filesystem", Rule: "planted-repository",
+				Detail: fmt.Sprintf("%s holds more than %d submodule and work tree directories: git directories the command made beyond them were not checked", g, gitDirScanMax)})
+		}
+		for _, d := range dirs {
+			if old[repoKey(d.path)] {
+				continue
+			}
+			reason := riskyGitDir(d.path, d.allow)
+			if reason == "" {
+				continue
+			}
+			v := Violation{Kind: "filesystem", Rule: "planted-repository",
+				Detail: fmt.Sprintf("the git directory %s was created by the command and %s", d.path, reason)}
+			if err := quarantine(w, d.path); err != nil {
+				v.Detail += "; agentbox could not disable it: " + err.Error()
+			} else {
+				v.Detail += "; agentbox renamed it to " + filepath.Base(d.path) + quarantineSuffix
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
