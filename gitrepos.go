@@ -22,10 +22,11 @@ import (
 // that the bound cuts short before a run refuses the run (scanBoundError);
 // after one, it is reported.
 
-const (
-	gitScanMaxDirs  = 50000
-	gitScanLifetime = 30 * time.Second
-)
+const gitScanLifetime = 30 * time.Second
+
+// gitScanMaxDirs bounds the walk: about half a second on a warm cache.
+// (A variable for the tests.)
+var gitScanMaxDirs = 50000
 
 // gitScanSkip are directories that hold dependencies or build output, not
 // the user's repositories; walking them would cost much and find nothing

@@ -83,14 +83,17 @@ func TestScanGitRepos(t *testing.T) {
 		"half.git/objects", "node_modules/x/.git", "build/.git", "deep/a/b/c/d/e/f/.git", "lib",
 		// Spellings a case-insensitive (casefold) directory resolves as
 		// .git, HEAD, objects and refs.
-		"folded/.GIT", "bare2/OBJECTS", "bare2/Refſ"},
-		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head")
+		"folded/.GIT", "bare2/OBJECTS", "bare2/Refſ",
+		// A disabled repository is passed over, a work tree named like one is not.
+		"q/.git.agentbox-quarantine/objects", "q/.git.agentbox-quarantine/refs", "tools.agentbox-quarantine/.git"},
+		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head", "q/.git.agentbox-quarantine/HEAD")
 	got, _, truncated := scanGitRepos(root)
 	if truncated {
 		t.Error("a small tree was reported as truncated")
 	}
 	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "bare2"), filepath.Join(root, "build/.git"),
-		filepath.Join(root, "deep/a/b/c/d/e/f/.git"), filepath.Join(root, "folded/.GIT"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git")}
+		filepath.Join(root, "deep/a/b/c/d/e/f/.git"), filepath.Join(root, "folded/.GIT"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git"),
+		filepath.Join(root, "tools.agentbox-quarantine/.git")}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not inside node_modules; deep ones too)", got, want)

@@ -1,0 +1,134 @@
+package agentbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeTree makes the files (path → content) below root, with their
+// directories; a path ending in / is a directory.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNestedRefusesCutShortScan: a writable root whose scan stops at the
+// directory bound is refused before the run, naming the root.
+func TestNestedRefusesCutShortScan(t *testing.T) {
+	defer func(n int) { gitScanMaxDirs = n }(gitScanMaxDirs)
+	gitScanMaxDirs = 10
+	root := t.TempDir()
+	for i := range 10 {
+		writeTree(t, root, map[string]string{fmt.Sprintf("d%d/", i): ""})
+	}
+	var c gitRepoCache
+	_, err := c.nested(root, true)
+	if !errors.Is(err, ErrConfigInvalid) || !strings.Contains(err.Error(), root) {
+		t.Errorf("a scan cut short gave %v, want a config error naming %s", err, root)
+	}
+	if err := os.Remove(filepath.Join(root, "d9")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.nested(root, true); err != nil {
+		t.Errorf("a root within the bound: %v", err)
+	}
+}
+
+// TestInnerGitDirsJudgement: what git itself writes for a submodule
+// (core.worktree) and a linked work tree (a commondir naming its
+// repository) passes; hooks, other keys and a commondir naming another
+// repository do not, at any depth of modules.
+func TestInnerGitDirsJudgement(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	plain := "ref: refs/heads/main\n"
+	writeTree(t, git, map[string]string{
+		"HEAD": plain, "objects/": "", "refs/": "",
+		"modules/lib/HEAD": plain, "modules/lib/config": "[core]\n\tworktree = ../../../lib\n[remote \"origin\"]\n\turl = /x\n",
+		"modules/lib/hooks/pre-commit.sample": "",
+		"modules/a/b/HEAD":                    plain, "modules/a/b/hooks/post-checkout": "#!/bin/sh\n",
+		"modules/lib/modules/deep/HEAD": plain, "modules/lib/modules/deep/config": "[core]\n\tfsmonitor = x\n",
+		"worktrees/wt/HEAD": plain, "worktrees/wt/commondir": "../..\n", "worktrees/wt/gitdir": "/w/.git\n",
+		"worktrees/evil/HEAD": plain, "worktrees/evil/commondir": "/elsewhere\n",
+		"modules/old.agentbox-quarantine/HEAD": plain, "modules/old.agentbox-quarantine/hooks/x": "",
+	})
+	dirs, truncated := innerGitDirs(git)
+	if truncated {
+		t.Error("truncated")
+	}
+	var risky, safe []string
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(git, d.path)
+		if riskyGitDir(d.path, d.allow) != "" {
+			risky = append(risky, rel)
+		} else {
+			safe = append(safe, rel)
+		}
+	}
+	slices.Sort(risky)
+	slices.Sort(safe)
+	if want := []string{"modules/a/b", "modules/lib/modules/deep", "worktrees/evil"}; !slices.Equal(risky, want) {
+		t.Errorf("risky %q, want %q", risky, want)
+	}
+	if want := []string{"modules/lib", "worktrees/wt"}; !slices.Equal(safe, want) {
+		t.Errorf("safe %q, want %q", safe, want)
+	}
+	// The same directories as a repository of their own are suspect.
+	if riskyRepo(filepath.Join(git, "modules/lib")) == "" || riskyRepo(filepath.Join(git, "worktrees/wt")) == "" {
+		t.Error("core.worktree or a commondir passed in a repository of its own")
+	}
+}
+
+// TestGitlinkProtection: the git directory a gitlink names, and its common
+// directory, are protected where they lie below a writable root.
+func TestGitlinkProtection(t *testing.T) {
+	root, outside := resolvePath(t.TempDir()), resolvePath(t.TempDir())
+	plain := "ref: refs/heads/main\n"
+	writeTree(t, root, map[string]string{
+		"app/.git": "gitdir: ../.cache/gitdirs/app\n", ".cache/gitdirs/app/HEAD": plain,
+		"wt/.git": "gitdir: " + root + "/main/.git/worktrees/wt\n", "main/.git/HEAD": plain,
+		"main/.git/worktrees/wt/HEAD": plain, "main/.git/worktrees/wt/commondir": "../..\n",
+		"far/.git": "gitdir: " + outside + "\n", "none/.git": "gitdir: ../nowhere\n",
+	})
+	writeTree(t, outside, map[string]string{"HEAD": plain})
+	for _, c := range []struct {
+		gitlink string
+		fsc     FilesystemConfig
+		want    []string
+	}{
+		{"app/.git", FilesystemConfig{}, []string{".cache/gitdirs/app"}},
+		{"app/.git", FilesystemConfig{AllowGitWrites: true}, []string{".cache/gitdirs/app/hooks", ".cache/gitdirs/app/config"}},
+		{"wt/.git", FilesystemConfig{}, []string{"main/.git/worktrees/wt", "main/.git"}},
+		{"far/.git", FilesystemConfig{}, nil},
+		{"none/.git", FilesystemConfig{}, nil},
+		{"main/.git", FilesystemConfig{}, nil}, // a directory: gitProtection's
+	} {
+		ro, _ := gitlinkProtection(filepath.Join(root, c.gitlink), []string{root}, c.fsc)
+		var got []string
+		for _, p := range ro {
+			rel, _ := filepath.Rel(root, p)
+			got = append(got, rel)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s %+v: read-only %q, want %q", c.gitlink, c.fsc, got, c.want)
+		}
+	}
+}
