@@ -20,6 +20,10 @@ import (
 // writable, and the developer's next `git commit` in app/ runs the
 // command's hook. Control: the gitlink file itself is read-only.
 //
+// Fixed: gitlinkProtection reads the gitlink (and the named directory's
+// commondir) and protects the git directory it names like a .git
+// directory wherever it lies below a writable root.
+//
 // Severity: medium (code execution on the host at the next commit, default
 // policy; needs a git directory kept apart from its work tree inside the
 // writable root, in a skipped directory or past the scan's bounds).

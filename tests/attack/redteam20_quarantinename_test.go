@@ -23,6 +23,10 @@ import (
 // `git status` there runs the command's code. Control: the same
 // repository planted in tools/ is renamed away and reported.
 //
+// Fixed: walkGitRepos passes over only git directories (HEAD, objects,
+// refs) whose name has the suffix, the ones a sweep renamed; a work tree
+// named so is walked like any other.
+//
 // Severity: low (code execution on the host, but only once the developer
 // runs git in a directory with an odd name the command made). Affects
 // both root and unprivileged callers.

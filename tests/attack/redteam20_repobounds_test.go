@@ -26,6 +26,11 @@ import (
 // status` there runs the command's code. Control: the root's own
 // repository, and one within the bounds in the same root, stay read-only.
 //
+// Fixed: the walk has no depth bound and a directory bound of 50,000
+// (gitScanMaxDirs); a walk the bound cuts short before the run refuses it
+// (scanBoundError, ErrConfigInvalid naming the root), so no repository of
+// the user's is left writable unnoticed.
+//
 // Severity: medium (code execution on the host at the developer's next git
 // command; needs a workspace deeper or larger than the bounds, which a
 // home directory or a monorepo given as a writable root easily is, or a

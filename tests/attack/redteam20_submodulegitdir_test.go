@@ -26,6 +26,11 @@ import (
 // probes that make them are expected to succeed: what fails is the check
 // after the command. Control: the top .git's hooks stay read-only.
 //
+// Fixed: the git directories kept inside each repository (modules/NAME,
+// nested, and worktrees/NAME: innerGitDirs) are recorded before the run,
+// and new ones are judged like planted repositories after it and renamed
+// away (sweepInnerGitDirs).
+//
 // Severity: medium (code execution on the host; needs AllowGitWrites and a
 // declared, uninitialised submodule, then a host `git submodule update
 // --init`, a routine step after a clone). Affects both root and
