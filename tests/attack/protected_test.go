@@ -430,13 +430,14 @@ func TestBareRepository(t *testing.T) {
 // TestPlantedRepositoryBeyondTheWalk hides a planted repository behind
 // more directories than agentbox walks after a command. A bounded walk
 // cannot find it; what must not happen is silence: the result says that
-// the check stopped.
+// the check stopped. (The bound is 50,000 directories; before the run a
+// root past it is refused, TestRedteam20UserRepoPastScanBounds.)
 func TestPlantedRepositoryBeyondTheWalk(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
 	g := filepath.Join(w, "zzz", ".git")
 	ps := []probe{
-		control("many_dirs", "exec:/bin/sh|-c|cd "+w+" && mkdir $(seq -f d%05g 5001) zzz", "exit 0"),
+		control("many_dirs", "exec:/bin/sh|-c|cd "+w+" && mkdir $(seq -f d%05g 50001) zzz", "exit 0"),
 		control("mkdir_git", "mkdir:"+g, ""),
 		control("head", "put:"+g+"/HEAD|"+strconv.Quote("ref: refs/heads/main\n"), ""),
 		control("objects", "mkdir:"+g+"/objects", ""),
