@@ -20,8 +20,11 @@ import (
 // made for it. The plan finds the files kept read-only that have other
 // names (linkedUnder: the file itself, or the files inside a directory
 // kept read-only whole), then those names in the writable roots
-// (otherNames), and binds them read-only too. Both walks are bounded, and
-// the sandbox is refused where a name cannot be ruled out.
+// (otherNames), and binds them read-only too. Nor does a read-only
+// directory hold what its symbolic links lead to, which whoever reads it
+// on the host follows (.git/hooks/pre-commit -> ../../scripts/pre-commit):
+// the same walk finds them, for the plan to hold their targets. Both walks
+// are bounded, and the sandbox is refused where a name cannot be ruled out.
 
 // maxLinkWalk bounds the entries otherNames looks at; maxInsideWalk those
 // linkedUnder looks at in one protected directory.
@@ -30,28 +33,79 @@ var (
 	maxInsideWalk = 10_000
 )
 
-// linkedUnder returns the regular files with more than one name at p, a
-// file or a directory kept read-only whole (.husky, .hg, .config/git). A
-// git directory is not walked: its hooks and config are protected on
-// their own where a command could have written them, and its objects are
-// many and hard-linked by local clones.
-func linkedUnder(p string) ([]string, error) {
-	if filepath.Base(p) == ".git" {
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-			return nil, nil
+// gitDirRead are the names in a git directory that make git run code or
+// read its configuration (hooks is walked whole). The rest of it (objects,
+// refs, logs, lfs, annex) is not walked: it is large, and local clones and
+// git-annex hard-link its objects, which git only reads as data.
+var gitDirRead = []string{"config", "config.worktree", "commondir", "hooks"}
+
+// gitDirInner are where a git directory keeps the git directories of its
+// submodules and linked work trees, one per entry, each with its own
+// gitDirRead (see innerGitProtection).
+var gitDirInner = []string{"modules", "worktrees"}
+
+// inside is what linkedUnder finds at a path kept read-only.
+type inside struct {
+	hard  []string // regular files with more than one name
+	links []string // symbolic links
+}
+
+// linkedUnder returns the regular files with more than one name and the
+// symbolic links at p, a file or a directory kept read-only whole (.husky,
+// .hg, .config/git). Of a git directory (read-only whole unless commands
+// may write to git) it looks at gitDirRead only.
+func linkedUnder(p string) (inside, error) {
+	var in inside
+	budget := maxInsideWalk
+	hard := func(f string, _ *unix.Stat_t) { in.hard = append(in.hard, f) }
+	link := func(l string) { in.links = append(in.links, l) }
+	var err error
+	if isGitDirectory(p) {
+		err = walkGitDir(p, &budget, hard, link)
+	} else {
+		err = walkLinked(p, &budget, func(dir string) bool { return filepath.Base(dir) == ".git" }, hard, link)
+	}
+	if err != nil {
+		return in, fmt.Errorf("%w: agentbox cannot look through %s for files with other names (hard links) or symbolic links, which a command could write them through (%v)", sandbox.ErrSetup, p, err)
+	}
+	return in, nil
+}
+
+// isGitDirectory reports whether p is a directory named .git (a gitlink
+// file, which names the repository elsewhere, is walked as any file).
+func isGitDirectory(p string) bool {
+	if filepath.Base(p) != ".git" {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// walkGitDir looks at gitDirRead in the git directory g and in those kept
+// inside it, as walkLinked does.
+func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link func(string)) error {
+	queue := []string{g}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		for _, name := range gitDirRead {
+			if err := walkLinked(filepath.Join(dir, name), budget, nil, found, link); err != nil {
+				return err
+			}
+		}
+		for _, kind := range gitDirInner {
+			entries, _ := os.ReadDir(filepath.Join(dir, kind))
+			for _, e := range entries {
+				if *budget--; *budget < 0 {
+					return fmt.Errorf("more than %d entries", maxInsideWalk)
+				}
+				if e.IsDir() {
+					queue = append(queue, filepath.Join(dir, kind, e.Name()))
+				}
+			}
 		}
 	}
-	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // not made (the reduced tier makes no placeholders)
-	}
-	var out []string
-	budget := maxInsideWalk
-	err := walkLinked(p, &budget, func(dir string) bool { return filepath.Base(dir) == ".git" },
-		func(f string, _ *unix.Stat_t) { out = append(out, f) })
-	if err != nil {
-		return nil, fmt.Errorf("%w: agentbox cannot look through %s for files with other names (hard links), which a command could write them through (%v)", sandbox.ErrSetup, p, err)
-	}
-	return out, nil
+	return nil
 }
 
 // otherNames returns the other names in the writable roots of files (each
@@ -78,7 +132,7 @@ func (b *planner) otherNames(files []string) ([]string, error) {
 				seen[p] = true
 				others = append(others, p)
 			}
-		})
+		}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s has other names (hard links), which a command could write it through, and agentbox cannot find them all (%v): remove them (find %s -samefile %s)",
 				sandbox.ErrSetup, files[0], err, strings.Join(b.writable, " "), files[0])
@@ -88,14 +142,19 @@ func (b *planner) otherNames(files []string) ([]string, error) {
 }
 
 // walkLinked calls found for every regular file at or below root with
-// more than one name, looking at *budget entries at most (an error past
-// them); skip, if set, names directories below root not to enter. A
+// more than one name, and link, if set, for every symbolic link, looking
+// at *budget entries at most (an error past them); skip, if set, names
+// directories below root not to enter. A
 // directory it may not read is skipped only where neither the caller nor
 // a command of its could read it either (another user's); else the walk
-// fails.
-func walkLinked(root string, budget *int, skip func(string) bool, found func(string, *unix.Stat_t)) error {
+// fails. A missing root has nothing to find (not made: the reduced tier
+// makes no placeholders).
+func walkLinked(root string, budget *int, skip func(string) bool, found func(string, *unix.Stat_t), link func(string)) error {
 	limit := *budget
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil && d == nil && p == root && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			if d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) && !ownedByCaller(p) {
 				return fs.SkipDir // neither the caller nor the command may look in it
@@ -107,6 +166,9 @@ func walkLinked(root string, budget *int, skip func(string) bool, found func(str
 		}
 		if d.IsDir() && p != root && skip != nil && skip(p) {
 			return fs.SkipDir
+		}
+		if d.Type()&fs.ModeSymlink != 0 && link != nil {
+			link(p)
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -89,16 +90,26 @@ func (b *planner) protectNames() error {
 	}
 	slices.Sort(b.links)
 	for _, p := range slices.Compact(b.links) {
-		chain, target := b.followLinks(p)
-		if b.inWritable(target) && !b.denied(target) {
-			b.readOnly = append(b.readOnly, target)
-		}
-		for _, l := range chain {
-			b.holdLink(l)
-		}
+		b.holdTarget(p, "")
 	}
 	b.readOnly = append(b.readOnly, denyWrite...)
 	return nil
+}
+
+// holdTarget keeps what the link l leads to read-only, where it lies in a
+// writable root, and pins every link on the way there, but those inside
+// roDir, a directory bound read-only already (none if empty): nothing
+// there can be replaced.
+func (b *planner) holdTarget(l, roDir string) {
+	chain, target := b.followLinks(l)
+	if b.inWritable(target) && !b.denied(target) && (roDir == "" || !paths.Within(target, roDir)) {
+		b.readOnly = append(b.readOnly, target)
+	}
+	for _, c := range chain {
+		if roDir == "" || !paths.Within(c, roDir) {
+			b.holdLink(c)
+		}
+	}
 }
 
 // protect notes the protected name p: a link to follow, or a path to keep
@@ -166,11 +177,16 @@ func (b *planner) holdFiles() error {
 
 // bindReadOnly binds every path to keep read-only onto itself, where it
 // lies in a writable root, a private area or a scratch directory (the rest
-// of the host is read-only already).
+// of the host is read-only already), then the other names (hard links) in
+// the writable roots of the files it holds. What a symbolic link inside
+// one leads to is held as a protected name's is (holdTarget), and bound in
+// turn.
 func (b *planner) bindReadOnly() error {
 	mounted := make(map[string]bool, len(b.readOnly))
 	var linked []string // files bound that have other names
-	for _, p := range b.readOnly {
+	// Targets of links found inside are appended, and bound in turn.
+	for i := 0; i < len(b.readOnly); i++ {
+		p := b.readOnly[i]
 		if mounted[p] {
 			continue // named by more than one protection: one mount holds it
 		}
@@ -193,11 +209,14 @@ func (b *planner) bindReadOnly() error {
 			b.pinned = append(b.pinned, p)
 		}
 		if b.inWritable(p) {
-			l, err := linkedUnder(p)
+			in, err := linkedUnder(p)
 			if err != nil {
 				return err
 			}
-			linked = append(linked, l...)
+			linked = append(linked, in.hard...)
+			for _, l := range in.links {
+				b.holdTarget(l, p)
+			}
 		}
 	}
 	others, err := b.otherNames(linked)
