@@ -30,6 +30,11 @@ import (
 // Severity: high (code execution on the host at the developer's next git
 // command in a project directory, default policy). Affects both root and
 // unprivileged callers.
+//
+// Fixed: linkedUnder looks in a git directory kept read-only whole at the
+// names git reads (config, config.worktree, commondir, hooks/, and those
+// of its submodules' and linked work trees' git directories: walkGitDir),
+// so notes.txt, another name of sub/.git/config, is bound read-only too.
 func TestRedteam20NestedGitConfigHardLinkedFromEarlierRun(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)

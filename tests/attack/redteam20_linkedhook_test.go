@@ -30,6 +30,11 @@ import (
 // Severity: high (code execution on the host at the next commit, default
 // policy, a common repository layout). Affects both root and unprivileged
 // callers.
+//
+// Fixed: bindReadOnly finds the symbolic links inside every directory it
+// binds read-only (linkedUnder, the bounded walk) and holds each one's
+// target in the writable roots read-only, with the links on the way
+// (holdTarget, the path a protected name that is a link takes).
 func TestRedteam20HookLinkedIntoWorkTree(t *testing.T) {
 	t.Parallel()
 	w := newRepo(t)
