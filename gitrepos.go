@@ -35,6 +35,10 @@ var gitScanSkip = map[string]bool{
 	"node_modules": true, ".git": true, ".cache": true, "vendor": true, "target": true,
 	"dist": true, "build": true, "__pycache__": true, ".venv": true, "venv": true,
 	".tox": true, ".mypy_cache": true, ".next": true, ".gradle": true,
+	// Package managers' caches in a writable home: tens of thousands of
+	// directories (npm's content index alone fans out 65,536 ways) that
+	// would otherwise use up the walk's bound and refuse the home.
+	".npm": true, ".pnpm-store": true, ".rustup": true, ".cargo": true, ".m2": true,
 }
 
 type gitScan struct {
