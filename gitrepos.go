@@ -38,7 +38,16 @@ var gitScanSkip = map[string]bool{
 	// Package managers' caches in a writable home: tens of thousands of
 	// directories (npm's content index alone fans out 65,536 ways) that
 	// would otherwise use up the walk's bound and refuse the home.
+	// Language version managers' trees likewise (~/.pyenv alone holds 11,000
+	// directories here); their own clone's .git is still found.
 	".npm": true, ".pnpm-store": true, ".rustup": true, ".cargo": true, ".m2": true,
+	".pyenv": true, ".nvm": true, ".rbenv": true, ".sdkman": true, ".gem": true,
+}
+
+// skipScan reports whether the walk passes over directory name in parent:
+// one of gitScanSkip, or Go's module cache (GOPATH/pkg/mod).
+func skipScan(parent, name string) bool {
+	return gitScanSkip[name] || name == "mod" && filepath.Base(parent) == "pkg"
 }
 
 type gitScan struct {
@@ -147,7 +156,7 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 			}
 			switch {
 			case !e.IsDir() || isGit:
-			case gitScanSkip[e.Name()]:
+			case skipScan(d, e.Name()):
 				// Not walked, but a repository made right there (build/.git)
 				// is one a person may cd into.
 				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {

@@ -85,7 +85,10 @@ func TestScanGitRepos(t *testing.T) {
 		// .git, HEAD, objects and refs.
 		"folded/.GIT", "bare2/OBJECTS", "bare2/Refſ",
 		// A disabled repository is passed over, a work tree named like one is not.
-		"q/.git.agentbox-quarantine/objects", "q/.git.agentbox-quarantine/refs", "tools.agentbox-quarantine/.git"},
+		"q/.git.agentbox-quarantine/objects", "q/.git.agentbox-quarantine/refs", "tools.agentbox-quarantine/.git",
+		// Caches and toolchains are passed over (a .git right in one is found),
+		// Go's module cache only as pkg/mod.
+		"go/pkg/mod/x/.git", ".pyenv/.git", ".pyenv/versions/3/.git", "src/mod/.git"},
 		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head", "q/.git.agentbox-quarantine/HEAD")
 	got, _, truncated := scanGitRepos(root)
 	if truncated {
@@ -93,10 +96,11 @@ func TestScanGitRepos(t *testing.T) {
 	}
 	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "bare2"), filepath.Join(root, "build/.git"),
 		filepath.Join(root, "deep/a/b/c/d/e/f/.git"), filepath.Join(root, "folded/.GIT"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git"),
-		filepath.Join(root, "tools.agentbox-quarantine/.git")}
+		filepath.Join(root, "tools.agentbox-quarantine/.git"), filepath.Join(root, ".pyenv/.git"), filepath.Join(root, "src/mod/.git")}
 	slices.Sort(got)
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not inside node_modules; deep ones too)", got, want)
+		t.Errorf("got %q, want %q (not the root's own .git, not half a git directory, not inside node_modules or Go's pkg/mod; deep ones too)", got, want)
 	}
 }
 
