@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox-dev/agentbox/audit"
 	"github.com/agentbox-dev/agentbox/egress"
@@ -177,7 +178,7 @@ func (r *recorder) started(e audit.Event) {
 // disk write (the audit queue is large; it blocks only when it is full).
 func (r *recorder) network(d egress.Decision) {
 	e := audit.Event{EventType: audit.NetworkDeny, Timestamp: d.Time, Allowed: d.Allowed,
-		Resource: d.Target(), Rule: d.Rule, Reason: d.Reason, Details: map[string]any{"proto": d.Proto}}
+		Resource: clip(d.Target(), maxTargetBytes), Rule: d.Rule, Reason: clip(d.Reason, maxReasonBytes), Details: map[string]any{"proto": d.Proto}}
 	switch {
 	case d.Rule == egress.RuleCredentialUse:
 		e.EventType = audit.CredentialUse
@@ -198,6 +199,28 @@ func (r *recorder) network(d egress.Decision) {
 	if r.net.admit(e, time.Now()) {
 		r.emit(e, false)
 	}
+}
+
+// A request target that does not parse is logged as it was sent, and a
+// proxy reads 64 KiB of header: clipped, a decision stays one small entry
+// and a summary of 200 of them far below audit.MaxEntryBytes. No host name
+// (253 bytes) with its port is clipped.
+const (
+	maxTargetBytes = 320
+	maxReasonBytes = 1024
+)
+
+// clip shortens s to at most n bytes (at a UTF-8 boundary) and says how
+// much it left out.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // flushNetwork writes the summaries of decisions not yet logged.

@@ -58,14 +58,14 @@ type netLimiter struct {
 
 	mu      sync.Mutex
 	buckets map[string]*netBucket
-	pending map[string]*netSummary // the open count of each kind
-	order   []*netSummary          // every count not yet written, oldest first
-	named   map[string]int         // targets named in summaries so far, by event type
+	pending map[string]*netSummary     // the open count of each kind
+	order   []*netSummary              // every count not yet written, oldest first
+	named   map[string]map[string]bool // targets named in summaries so far, by event type
 	timer   *time.Timer
 }
 
 func newNetLimiter(emit func(audit.Event)) *netLimiter {
-	return &netLimiter{emit: emit, buckets: map[string]*netBucket{}, pending: map[string]*netSummary{}, named: map[string]int{}}
+	return &netLimiter{emit: emit, buckets: map[string]*netBucket{}, pending: map[string]*netSummary{}, named: map[string]map[string]bool{}}
 }
 
 // admit reports whether e is logged on its own; otherwise it is counted.
@@ -86,7 +86,16 @@ func (l *netLimiter) admit(e audit.Event, now time.Time) bool {
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%t", e.EventType, e.Rule, e.Allowed)
 	s := l.pending[key]
-	if s != nil && len(s.targets) == netSummaryTargets && !s.named[e.Resource] && l.named[e.EventType] < netNamedTargets {
+	runNamed := l.named[e.EventType]
+	if runNamed == nil {
+		runNamed = map[string]bool{}
+		l.named[e.EventType] = runNamed
+	}
+	// A target is charged to the run's bound once: naming it again in a
+	// later summary costs nothing (cycling through a few junk names must
+	// not use the bound up).
+	nameable := runNamed[e.Resource] || len(runNamed) < netNamedTargets
+	if s != nil && len(s.targets) == netSummaryTargets && !s.named[e.Resource] && nameable {
 		s = nil // full: a new count names the next targets
 	}
 	if s == nil {
@@ -98,8 +107,8 @@ func (l *netLimiter) admit(e audit.Event, now time.Time) bool {
 	s.last = e.Timestamp
 	switch {
 	case s.named[e.Resource]:
-	case l.named[e.EventType] < netNamedTargets:
-		l.named[e.EventType]++
+	case nameable:
+		runNamed[e.Resource] = true
 		s.named[e.Resource] = true
 		s.targets = append(s.targets, e.Resource)
 	default:

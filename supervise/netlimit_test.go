@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,10 +97,14 @@ func TestNetLimiterNamesEveryTarget(t *testing.T) {
 	}
 
 	// Past the run's bound of names for one type, decisions are counted
-	// as unnamed; another type still names its targets.
+	// as unnamed, but a target the run named already is named again at no
+	// cost; another type still names its targets.
 	sums = nil
-	l.named[audit.NetworkDeny] = netNamedTargets
+	for i := len(l.named[audit.NetworkDeny]); i < netNamedTargets; i++ {
+		l.named[audit.NetworkDeny][fmt.Sprintf("filler%d", i)] = true
+	}
 	l.admit(ev(audit.NetworkDeny, "hidden.example"), t0)
+	l.admit(ev(audit.NetworkDeny, "junk600"), t0) // named in the first part's summary
 	for range netBurst {
 		l.admit(ev(audit.NetworkAllow, "a.example"), t0)
 	}
@@ -108,7 +113,7 @@ func TestNetLimiterNamesEveryTarget(t *testing.T) {
 	if len(sums) != 2 {
 		t.Fatalf("%d summaries, want 2: %+v", len(sums), sums)
 	}
-	if d := sums[0].Details; d["unnamed"] != 1 || len(d["targets"].([]string)) != 0 || !strings.Contains(sums[0].Reason, "1 of them to targets not named") {
+	if d := sums[0].Details; d["unnamed"] != 1 || !slices.Equal(d["targets"].([]string), []string{"junk600"}) || !strings.Contains(sums[0].Reason, "1 of them to targets not named") {
 		t.Errorf("past the bound: %+v", sums[0])
 	}
 	if sums[1].Resource != "a.example b.example" {

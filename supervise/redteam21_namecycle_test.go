@@ -39,6 +39,9 @@ import (
 // run-wide set, itself bounded), so a name the run already named costs
 // nothing; and rather than a run-wide cutoff, bound names per summary
 // window so a late connection's host is still named.
+//
+// Fixed: a target is charged to the run's bound once, whatever summaries
+// name it again (netLimiter.admit).
 func TestRedteam21NameBudgetCycledJunk(t *testing.T) {
 	const hidden = "exfil.attacker.example"
 	run := func(t *testing.T, flood int) (named bool, counted int, distinct int, took time.Duration) {

@@ -44,6 +44,10 @@ import (
 // netLimiter.admit) and bound a summary in bytes, not only in names (start
 // a new count when the joined targets pass, say, 256 KiB), so that no
 // summary can exceed MaxEntryBytes.
+//
+// Fixed: a decision's target is clipped to maxTargetBytes and its reason to
+// maxReasonBytes as the recorder takes it (supervise/events.go, clip), so a
+// summary of 200 targets stays far below audit.MaxEntryBytes.
 func TestRedteam21NetOversizeSummaryHidesTarget(t *testing.T) {
 	const hidden = "0x7f.1"
 	run := func(t *testing.T, junkLen, flood int) (named bool, counted int, logBytes int64) {

@@ -94,16 +94,23 @@ var commonArgRules = []argRule{
 // (n_hdlc and n_gsm have had privilege escalations).
 var terminalIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCSETD}
 
-// fsIocFSSetXattr is FS_IOC_FSSETXATTR, _IOW('X', 32, struct fsxattr).
-const fsIocFSSetXattr = 0x401c5820
+// fsIocFSSetXattr is FS_IOC_FSSETXATTR, _IOW('X', 32, struct fsxattr);
+// fsIocSetVersion is FS_IOC_SETVERSION, _IOW('v', 2, long), and
+// ext4IocSetVersionOld ext4's older number for it, _IOW('f', 4, long).
+const (
+	fsIocFSSetXattr      = 0x401c5820
+	fsIocSetVersion      = 0x40087602
+	ext4IocSetVersionOld = 0x40086604
+)
 
 // hostInodeIoctls change a file's inode flags (append-only, immutable,
-// nodump, noatime, ...) through a descriptor open for reading only: the
+// nodump, noatime, ...) or its generation number (chattr -v: NFS handles
+// to it go stale) through a descriptor open for reading only: the
 // kernel asks only that the caller own the file. The full tier's
 // read-only mounts answer EROFS outside the writable roots and chattr
 // inside them is the program's own business; the reduced tier has no such
 // mounts and Landlock no right for it, so there they are refused.
-var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr}
+var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVersion, ext4IocSetVersionOld}
 
 // ioctlRule refuses the terminal ioctls, and in the reduced tier the
 // inode-flag ones too.

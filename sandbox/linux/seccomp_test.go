@@ -166,6 +166,8 @@ func TestSeccompDecisions(t *testing.T) {
 		{"reduced: getxattr", reduced, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
 		{"reduced: file_setattr", reduced, native, unix.SYS_FILE_SETATTR, [6]uint64{}, eperm},
 		{"reduced: FS_IOC_SETFLAGS", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_SETFLAGS}, eperm},
+		{"reduced: FS_IOC_SETVERSION", reduced, native, unix.SYS_IOCTL, [6]uint64{0, fsIocSetVersion}, eperm},
+		{"reduced: EXT4_IOC_SETVERSION_OLD", reduced, native, unix.SYS_IOCTL, [6]uint64{0, ext4IocSetVersionOld}, eperm},
 		{"reduced: FS_IOC_FSSETXATTR", reduced, native, unix.SYS_IOCTL, [6]uint64{0, fsIocFSSetXattr}, eperm},
 		{"reduced: FS_IOC_GETFLAGS", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.FS_IOC_GETFLAGS}, allow},
 		{"reduced: TIOCSTI", reduced, native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI}, eperm},

@@ -35,6 +35,9 @@ import (
 // EXT4_IOC_SETVERSION_OLD (0x40086604) to hostInodeIoctls, or better,
 // allow in the reduced tier only a list of ioctls (terminal, FIONREAD,
 // FIOCLEX, the GET ones) rather than deny named ones.
+//
+// Fixed: both numbers join hostInodeIoctls (sandbox/linux/seccomp.go),
+// refused in the reduced tier.
 func TestRedteam21ReducedTierChattrVersion(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier); run as an unprivileged user")
