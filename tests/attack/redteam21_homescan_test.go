@@ -29,6 +29,9 @@ import (
 // Severity: low (a legitimate-work regression: refusal, no escape; a Go
 // developer who gives agents a writable home cannot run anything). Affects
 // both root and unprivileged callers.
+//
+// Fixed: the scan passes over GOPATH/pkg/mod and language version
+// managers' trees (gitrepos.go, skipScan; 9deb4f0).
 func TestRedteam21WritableHomeWithGoModuleCache(t *testing.T) {
 	t.Parallel()
 	mkCache := func(home, cache string) {
