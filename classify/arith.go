@@ -53,6 +53,10 @@ func (a *analyzer) arithNode(n syntax.Node) {
 			a.arith(n.X)
 			a.arith(n.Y)
 		}
+	case *syntax.CStyleLoop:
+		a.arith(n.Init) // for ((init; cond; post))
+		a.arith(n.Cond)
+		a.arith(n.Post)
 	case *syntax.UnaryTest:
 		if w, ok := n.X.(*syntax.Word); ok && n.Op == syntax.TsVarSet {
 			for _, f := range a.arithFields(w) {
@@ -72,6 +76,12 @@ func (a *analyzer) arith(x syntax.Node) {
 		w, ok := n.(*syntax.Word)
 		if !ok {
 			return true
+		}
+		if name, idx, ok := arithElem(w); ok {
+			// m[k]: the element's value is evaluated.
+			key, known := a.indexValue(idx)
+			a.arithElemVal(name, key, known, 0)
+			return false
 		}
 		for _, f := range a.arithFields(w) {
 			if !f.dyn {
@@ -126,7 +136,14 @@ func (a *analyzer) arithText(text string, depth int) {
 			for j < len(text) && isNameByte(text[j]) {
 				j++
 			}
-			a.arithVar(text[i:j], depth+1)
+			if k := closingBracket(text, j); k > j {
+				// m[k] in a value: the subscripted element is
+				// evaluated; the subscript itself is scanned next.
+				key := strings.TrimSpace(text[j+1 : k])
+				a.arithElemVal(text[i:j], key, allDigits(key), depth+1)
+			} else {
+				a.arithVar(text[i:j], depth+1)
+			}
 		}
 		i = j
 	}
@@ -146,6 +163,64 @@ func (a *analyzer) arithVar(name string, depth int) {
 	}
 }
 
+// arithElemVal evaluates the element name[key] as arithmetic does. A key
+// the line knows picks the element of an indexed array; otherwise (an
+// associative array, whose keys are not tracked, or a run-time index)
+// every element is followed.
+func (a *analyzer) arithElemVal(name, key string, known bool, depth int) {
+	v, ok := a.vars[name]
+	if !ok || !v.known || v.arr == nil {
+		a.arithVar(name, depth)
+		return
+	}
+	if n, isNum := atoiSmall(key); known && isNum && !a.isAssoc(name) {
+		if n >= 0 && n < len(v.arr) {
+			a.arithText(v.arr[n], depth)
+		}
+		return
+	}
+	for _, e := range v.arr {
+		a.arithText(e, depth)
+	}
+}
+
+// arithElem reports whether an arithmetic word is an array element alone
+// (m[k], ${m[k]}), returning the array's name and the subscript.
+func arithElem(w *syntax.Word) (string, syntax.ArithmExpr, bool) {
+	if len(w.Parts) != 1 {
+		return "", nil, false
+	}
+	p, ok := w.Parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Index == nil || p.Excl || p.Length || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return "", nil, false
+	}
+	if l, ok := p.Index.(*syntax.Word); ok && (l.Lit() == "@" || l.Lit() == "*") {
+		return "", nil, false
+	}
+	return p.Param.Value, p.Index, true
+}
+
+// closingBracket returns the index of the ] that closes a [ at text[i],
+// or -1.
+func closingBracket(text string, i int) int {
+	if i >= len(text) || text[i] != '[' {
+		return -1
+	}
+	depth := 0
+	for j := i; j < len(text); j++ {
+		switch text[j] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
 // nameValue follows ${!x}: the value of x names a variable, whose
 // subscript, if any, is expanded.
 func (a *analyzer) nameValue(name string) {
@@ -162,7 +237,11 @@ func (a *analyzer) nameText(f field) {
 	}
 	i := strings.IndexByte(f.val, '[')
 	j := strings.LastIndexByte(f.val, ']')
-	if i > 0 && j > i {
+	switch {
+	case i <= 0 || j <= i:
+	case a.isAssoc(f.val[:i]):
+		a.expansionCode(f.val[i+1 : j]) // a key: only its substitutions run
+	default:
 		a.arithText(f.val[i+1:j], 0)
 	}
 }
@@ -184,6 +263,8 @@ func (a *analyzer) intValue(v varVal) varVal {
 		}
 	case v.known:
 		a.arithText(v.val, 0)
+	case v.hasDflt:
+		a.arithText(v.dflt, 0) // ${n:=V} on a run-time n may store V
 	}
 	return varVal{}
 }

@@ -34,7 +34,12 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		c.name, c.args = name, args
 		u = &c
 	}
-	if u.name == "unset" {
+	switch u.name {
+	case "test", "[":
+		a.testVarSet(u.args)
+		return
+	case "unset":
+		a.unsetNames(u.args)
 		for _, f := range u.args {
 			delete(a.vars, f.val)
 			a.unsetLocal(f.val)
@@ -74,6 +79,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 			names = append(names, strings.TrimRight(n, "+-*/%<>&|^"))
 		}
 	}
+	a.intRead(u, names)
 	for _, n := range names {
 		if strings.IndexByte(n, '[') > 0 {
 			a.nameText(field{val: n}) // read 'a[$(…)]': the subscript is expanded

@@ -17,6 +17,7 @@ const (
 	attrReadonly                   // -r, readonly: assignments fail
 	attrMixed                      // given on some paths only: what an assignment stores is only known at run time
 	attrInt                        // -i: values are evaluated as arithmetic (see arith.go)
+	attrAssoc                      // -A: subscripts are keys (strings), not arithmetic
 
 	attrCase = attrLower | attrUpper | attrCap
 )
@@ -52,6 +53,8 @@ func declAttrs(d *syntax.DeclClause) (set, unset uint8, dyn bool) {
 				bit = attrReadonly
 			case 'i':
 				bit = attrInt
+			case 'A':
+				bit = attrAssoc
 			case 'f', 'F':
 				return 0, 0, dyn // functions, not variables
 			}

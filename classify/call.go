@@ -19,11 +19,14 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			f = a.tableAssign(a.refName(as.Name.Value), as)
 		case as.Value != nil:
 			f = joinField(a.expandWord(as.Value))
+			if as.Append || as.Index != nil {
+				a.intAssign(as.Name.Value, f) // n+=V adds V; b[0]=V
+			}
 			if as.Append && as.Index == nil {
 				f = a.appendField(as.Name.Value, f)
 			}
 		case as.Array != nil:
-			arr, ok := a.arrayValue(as.Array)
+			arr, ok := a.arrayValue(as.Name.Value, as.Array)
 			if as.Append {
 				arr, ok = a.appendArray(as.Name.Value, arr, ok)
 			}
@@ -34,6 +37,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			}
 		}
 		a.walkNode(as.Index)
+		a.subscript(as.Name.Value, as.Index)
 		if as.Index != nil {
 			f.dyn = true // x[i]=v: track the array as unknown
 		}

@@ -22,6 +22,11 @@ import "testing"
 //
 // Severity: high (rm -rf ~ rated allow, payload in plain sight). Affects
 // both root and unprivileged callers.
+//
+// Fixed: subscripts.go: the index of an assigned element (call.go, decl
+// in vars.go, arrayValue) goes to arith unless the array was declared -A
+// (a new attribute, attrAssoc), and unset's words to nameText, which only
+// expands an associative array's key.
 func TestRedteam21ArithAssignIndex(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`x='a[$(rm -rf ~)]'; b[x]=1`, Forbidden, false},
@@ -44,6 +49,14 @@ func TestRedteam21ArithAssignIndex(t *testing.T) {
 		{`i=1; declare b[i]=1`, Allow, true},
 		{`a=(1); i=0; unset 'a[i]'`, Allow, true},
 		{`a=(1); unset 'a[0]'`, Allow, true},
+		// Everyday loops stay as they were.
+		{`for i in $(seq 5); do a[i]=$((i*2)); done`, Allow, true},
+		{`i=0; while read -r l; do a[i++]=$l; done < f`, Allow, true},
+		// An associative array's subscript is a key, not arithmetic.
+		{`declare -A m; k='a[$(rm -rf ~)]'; m[k]=1`, Allow, true},
+		{`declare -A m; k='a[$(rm -rf ~)]'; m=([k]=1)`, Allow, true},
+		{`declare -A m=([k]=1); unset 'm[k]'`, Allow, true},
+		{`declare -A m; unset 'm[$(rm -rf ~)]'`, Forbidden, false},
 	})
 }
 
@@ -54,6 +67,8 @@ func TestRedteam21ArithAssignIndex(t *testing.T) {
 // (( x )) is forbidden.
 //
 // Severity: high. Affects both root and unprivileged callers.
+//
+// Fixed: arithNode follows the three expressions of a CStyleLoop.
 func TestRedteam21ArithForLoop(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`x='a[$(rm -rf ~)]'; for ((i=x; i<1; i++)); do :; done`, Forbidden, false},
@@ -74,6 +89,10 @@ func TestRedteam21ArithForLoop(t *testing.T) {
 // plain-assignment path in attrs.go. All "allow".
 //
 // Severity: high. Affects both root and unprivileged callers.
+//
+// Fixed: intAssign (subscripts.go) evaluates the value of an append, an
+// element assignment and array-literal elements given to a -i variable;
+// intValue follows the default ${n:=V} leaves in a run-time n.
 func TestRedteam21ArithIntAttr(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`declare -i n; n+='a[$(rm -rf ~)]'`, Forbidden, false},
@@ -87,6 +106,7 @@ func TestRedteam21ArithIntAttr(t *testing.T) {
 		{`declare -ai b; b[0]=5`, Allow, true},
 		{`declare -i b; b+=(1 2)`, Allow, true},
 		{`declare -i n; : ${n:=5}`, Allow, true},
+		{`declare -i n=0; for f in *; do n+=1; done; echo $n`, Allow, true},
 	})
 }
 
@@ -97,6 +117,11 @@ func TestRedteam21ArithIntAttr(t *testing.T) {
 // echo $((m[k])) runs rm -rf ~ and is "allow".
 //
 // Severity: high. Affects both root and unprivileged callers.
+//
+// Fixed: arithElemVal (arith.go) takes the subscripted element of an
+// indexed array when the index is known, and every element otherwise (an
+// associative array's keys are not tracked). An element literal [k]=$x is
+// no longer word-split.
 func TestRedteam21ArithElementValue(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`declare -A m=([k]='a[$(rm -rf ~)]'); echo $((m[k]))`, Forbidden, false},
@@ -105,6 +130,7 @@ func TestRedteam21ArithElementValue(t *testing.T) {
 		// Controls.
 		{`x=(1 'a[$(rm -rf ~)]'); echo $((x[1]))`, Forbidden, false}, // already caught
 		{`declare -A m=([k]=1); echo $((m[k]))`, Allow, true},
+		{`x=(1 'a[$(rm -rf ~)]'); echo $((x[0]))`, Allow, true},
 	})
 }
 
@@ -114,6 +140,9 @@ func TestRedteam21ArithElementValue(t *testing.T) {
 // -v 'a[$(rm -rf ~)]', [ -v … ] and [ -v "$x" ] are "allow".
 //
 // Severity: high. Affects both root and unprivileged callers.
+//
+// Fixed: testVarSet (subscripts.go) gives the word after -v of test and [
+// to nameText.
 func TestRedteam21TestVarSet(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`test -v 'a[$(rm -rf ~)]'`, Forbidden, false},
@@ -134,6 +163,9 @@ func TestRedteam21TestVarSet(t *testing.T) {
 // nameText. Both forms are "allow".
 //
 // Severity: high. Affects both root and unprivileged callers.
+//
+// Fixed: declareRef, and setVar binding a nameref declared without a
+// target, give the target to nameText.
 func TestRedteam21NamerefSubscript(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`declare -n r='a[$(rm -rf ~)]'; echo $r`, Forbidden, false},
@@ -153,6 +185,10 @@ func TestRedteam21NamerefSubscript(t *testing.T) {
 // not a program's output. Both "allow".
 //
 // Severity: medium. Affects both root and unprivileged callers.
+//
+// Fixed: intRead (subscripts.go) evaluates a known standard input read
+// into a -i variable; input only known at run time stays unjudged, as
+// other run-time values are (arith.go).
 func TestRedteam21IntReadValue(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`declare -i n; read n <<< 'a[$(rm -rf ~)]'`, Escalated, false},

@@ -23,14 +23,21 @@ func joinField(fs []field) field {
 	return f
 }
 
-// arrayValue expands the elements of an array literal; ok is false when
-// one of them is only known at run time.
-func (a *analyzer) arrayValue(ae *syntax.ArrayExpr) ([]string, bool) {
+// arrayValue expands the elements of an array literal given to name; ok
+// is false when one of them is only known at run time. Subscripts
+// ([x]=v) are arithmetic, and so are the values of an integer array.
+func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) ([]string, bool) {
 	var out []string
 	ok := true
 	for _, e := range ae.Elems {
 		a.walkNode(e.Index)
-		for _, f := range a.expandWord(e.Value) {
+		a.subscript(name, e.Index)
+		fs := a.expandWord(e.Value)
+		if e.Index != nil && len(fs) > 1 {
+			fs = []field{joinField(fs)} // [k]=$x is an assignment: no splitting
+		}
+		a.intAssign(name, fs...)
+		for _, f := range fs {
 			out = append(out, f.val)
 			ok = ok && !f.dyn
 		}
@@ -60,6 +67,9 @@ func (a *analyzer) setVar(name string, v varVal) {
 	case ref && (t == refUnset || t == refUnsetEnv):
 		if t == refUnsetEnv {
 			a.clobberVars() // already bound to a variable of the environment?
+		}
+		if v.known && v.arr == nil {
+			a.nameText(field{val: v.val}) // r='a[$(…)]': every use expands it
 		}
 		a.refs[name] = refTarget(v, name)
 		return
@@ -149,7 +159,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			a.declareRef(as)
 			continue
 		}
-		if as.Name != nil && (set|unset)&(attrCase|attrInt) != 0 {
+		if as.Name != nil && (set|unset)&(attrCase|attrInt|attrAssoc) != 0 {
 			a.setAttrs(as.Name.Value, set, unset)
 		}
 		switch {
@@ -160,8 +170,16 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			env = append(env, e)
 		case as.Name != nil && as.Value != nil:
 			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
-			if as.Append {
+			a.walkNode(as.Index)
+			a.subscript(as.Name.Value, as.Index)
+			if as.Append || as.Index != nil {
+				a.intAssign(as.Name.Value, e.val) // n+=V adds V; b[0]=V
+			}
+			if as.Append && as.Index == nil {
 				e.val = a.appendField(as.Name.Value, e.val)
+			}
+			if as.Index != nil {
+				e.val.dyn = true // declare b[1]=v sets an element, not $b
 			}
 			a.assign(e)
 			env = append(env, e)
@@ -173,7 +191,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 				a.nameText(field{val: n})
 			}
 		case as.Name != nil && as.Array != nil:
-			arr, ok := a.arrayValue(as.Array)
+			arr, ok := a.arrayValue(as.Name.Value, as.Array)
 			if as.Append {
 				arr, ok = a.appendArray(as.Name.Value, arr, ok)
 			}
@@ -183,7 +201,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 				a.setVar(as.Name.Value, varVal{})
 			}
 		case as.Array != nil:
-			a.arrayValue(as.Array)
+			a.arrayValue("", as.Array)
 		}
 		switch {
 		case as.Name == nil:
@@ -216,9 +234,10 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 	switch {
 	case as.Value != nil:
 		f := joinField(a.expandWord(as.Value))
+		a.nameText(f) // declare -n r='a[$(…)]': every use of r expands it
 		t = refTarget(varVal{val: f.val, known: !f.dyn}, name)
 	case as.Array != nil:
-		a.arrayValue(as.Array)
+		a.arrayValue(name, as.Array)
 	case isRef:
 		return
 	case set:
