@@ -49,6 +49,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	}
 	kind, ok := varSetters[u.name]
 	if !ok {
+		a.setImplicit(u.name, u.args) // cd sets OLDPWD
 		return
 	}
 	if setsRuntimeName(u, kind) {

@@ -89,7 +89,12 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 				item = item && loopItem(f)
 			}
 		}
-		next = func() { a.setVar(wi.Name.Value, varVal{item: item}) }
+		next = func() {
+			a.setVar(wi.Name.Value, varVal{item: item})
+			if c.Select {
+				a.setVar("REPLY", varVal{}) // the line select read
+			}
+		}
 	} else {
 		a.walkNode(c.Loop)
 	}
@@ -100,6 +105,9 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	if words {
 		// With nullglob the loop may not run: afterwards the value is unknown.
 		a.setVar(wi.Name.Value, varVal{})
+		if c.Select {
+			a.setVar("REPLY", varVal{})
+		}
 	}
 	return out
 }

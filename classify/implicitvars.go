@@ -8,8 +8,11 @@ import (
 
 // Builtins that set a variable the command does not name: read with no
 // name sets REPLY, mapfile/readarray with none MAPFILE, getopts OPTARG and
-// OPTIND besides its name, [[ … =~ … ]] BASH_REMATCH. After them the
-// variable holds a run-time value, whatever the line gave it before.
+// OPTIND besides its name, [[ … =~ … ]] BASH_REMATCH, cd, pushd and popd
+// OLDPWD and DIRSTACK, select REPLY (flow.go). After them the variable
+// holds a run-time value, whatever the line gave it before. $_, the last
+// word of the previous command, is never taken as known: every command
+// sets it.
 
 // implicitTarget describes one builtin's implicit variables: def is set
 // when the command names no variable; always is set by every call.
@@ -27,7 +30,14 @@ var implicitTargets = map[string]implicitTarget{
 	"mapfile":   {def: "MAPFILE", valueOpts: "dnOsuCc"},
 	"readarray": {def: "MAPFILE", valueOpts: "dnOsuCc"},
 	"getopts":   {always: []string{"OPTARG", "OPTIND"}},
+	"cd":        {always: dirVars},
+	"pushd":     {always: dirVars},
+	"popd":      {always: dirVars},
 }
+
+// dirVars are set by the builtins that change directory: OLDPWD to the
+// one left, DIRSTACK to the stack (its element 0 is $PWD).
+var dirVars = []string{"OLDPWD", "DIRSTACK"}
 
 // implicitSets returns the variables a builtin call sets without naming
 // them.

@@ -215,6 +215,11 @@ func TestRedteam21IntReadValue(t *testing.T) {
 //
 // Severity: high (rm -rf ~ / eval of attacker text run in the sandbox
 // with no escalation). Affects both root and unprivileged callers.
+//
+// Fixed: setVar never keeps a value for _; select leaves REPLY a run-time
+// value (flow.go); cd, pushd and popd are implicitTargets setting OLDPWD
+// and DIRSTACK (run-time values rather than derived from the tracked
+// directories: simpler, and no control needs more).
 func TestRedteam21ImplicitVars(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`_='echo hi'; : 'rm -rf ~'; eval "$_"`, Escalated, false},

@@ -63,6 +63,9 @@ func (a *analyzer) setVar(name string, v varVal) {
 		a.vars = map[string]varVal{}
 	}
 	name = a.refName(name)
+	if name == "_" {
+		v = varVal{} // every command sets $_ to its last word
+	}
 	switch t, ref := a.refs[name]; {
 	case ref && (t == refUnset || t == refUnsetEnv):
 		if t == refUnsetEnv {
