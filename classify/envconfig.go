@@ -113,3 +113,55 @@ func (a *analyzer) gitEnvConfig(u *unit) (args []field, ok bool) {
 	}
 	return args, true
 }
+
+// gitConfigEnvArgs returns git's arguments with each --config-env=KEY=VAR
+// (--config-env KEY=VAR) before the subcommand written as the -c
+// KEY=VALUE it stands for: git sets KEY to the value of the environment
+// variable VAR, a run-time value when the line does not set it. changed
+// is false when there is none.
+func (a *analyzer) gitConfigEnvArgs(u *unit) (args []field, changed bool) {
+	end := gitSubAt(u.args)
+	if end < 0 {
+		end = len(u.args)
+	}
+	for i := 0; i < end; i++ {
+		f := u.args[i]
+		spec, eq := strings.CutPrefix(f.val, "--config-env=")
+		switch {
+		case eq:
+		case f.val == "--config-env" && i+1 < end:
+			i++
+			f = u.args[i]
+			spec = f.val
+		default:
+			args = append(args, f)
+			continue
+		}
+		k, name, _ := strings.Cut(spec, "=")
+		v, set := a.envField(u, name)
+		if !set {
+			v = field{dyn: true} // the environment's
+		}
+		g := f
+		g.val, g.dyn = k+"="+v.val, f.dyn || v.dyn
+		args = append(args, field{val: "-c"}, g)
+		changed = true
+	}
+	return append(args, u.args[end:]...), changed
+}
+
+// gitConfigFiles name configuration files git reads instead of the user's
+// or the system's. Set to anything but /dev/null, they make the settings
+// unknown: the file may be one the line wrote.
+var gitConfigFiles = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"}
+
+// gitConfigFromFile reports whether git reads a configuration file the
+// line names in the environment.
+func (a *analyzer) gitConfigFromFile(u *unit) bool {
+	for _, n := range gitConfigFiles {
+		if f, set := a.envField(u, n); set && (f.dyn || f.val != "/dev/null") {
+			return true
+		}
+	}
+	return false
+}

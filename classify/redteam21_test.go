@@ -250,6 +250,13 @@ func TestRedteam21ImplicitVars(t *testing.T) {
 //
 // Severity: high for --config-env (rm -rf ~ rated allow), medium for the
 // others. Affects both root and unprivileged callers.
+//
+// Fixed: runGit reads --config-env=KEY=VAR as -c KEY=$VAR
+// (gitConfigEnvArgs, envconfig.go); GIT_CONFIG_GLOBAL/SYSTEM set to
+// anything but /dev/null make the call run unknown code (eval-exec,
+// escalated) rather than checking the file; git config's operands skip
+// the values of -f/--file/--blob (gitConfigOperands; nonOptions, used by
+// gitConfigWrites, is unchanged so no verdict of git config moves).
 func TestRedteam21GitConfigSources(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`X='rm -rf ~;' git --config-env=core.fsmonitor=X status`, Forbidden, false},
@@ -265,6 +272,10 @@ func TestRedteam21GitConfigSources(t *testing.T) {
 		{`X=never git --config-env=color.ui=X status`, Allow, true},
 		{`GIT_CONFIG_GLOBAL=/dev/null git status`, Allow, true},
 		{`git config -f /tmp/c color.ui never`, Escalated, true},
+		{`git --config-env=color.ui=X status`, Allow, true},
+		{`X='rm -rf ~;' git --config-env=core.fsmonitor=X -C /tmp status`, Forbidden, false},
+		{`GIT_CONFIG_GLOBAL=~/.gitconfig-work git status`, Escalated, false},
+		{`git config --file /tmp/c --get core.editor`, Allow, true},
 	})
 }
 

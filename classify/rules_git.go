@@ -44,14 +44,17 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 		// with the same checks, then leave the call's words as written.
 		cfg, ok := a.gitEnvConfig(u)
 		u.gitEnvIn = true
-		if !ok {
+		if !ok || a.gitConfigFromFile(u) {
 			defer func() { u.script = &stream{traits: trUnknown} }()
 		}
-		if len(cfg) > 0 {
-			args := u.args
-			u.args = append(cfg, u.args...)
-			defer func() { u.args = args }()
+		args := u.args
+		if withEnv, changed := a.gitConfigEnvArgs(u); changed {
+			u.args = withEnv // --config-env=KEY=VAR is -c KEY=$VAR
 		}
+		if len(cfg) > 0 {
+			u.args = append(cfg, u.args...)
+		}
+		defer func() { u.args = args }()
 	}
 	cmdVal := func(f field, v string) {
 		g := f
@@ -84,7 +87,7 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 	a.runGitAliases(u)
 	switch sub, rest := gitSub(u); sub {
 	case "config":
-		ops := nonOptions(rest)
+		ops := gitConfigOperands(rest)
 		if len(ops) >= 2 && gitExecKey(ops[0].val) {
 			cmdVal(ops[1], ops[1].val)
 		}
@@ -106,6 +109,22 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 		}
 	}
 	return a.produce(u), true
+}
+
+// gitConfigOperands returns the operands of git config: its non-option
+// words, less the values of -f/--file and --blob (git config -f FILE KEY
+// VALUE).
+func gitConfigOperands(fs []field) []field {
+	var out []field
+	for i := 0; i < len(fs); i++ {
+		switch v := fs[i].val; {
+		case v == "-f" || v == "--file" || v == "--blob":
+			i++
+		case !strings.HasPrefix(v, "-"):
+			out = append(out, fs[i])
+		}
+	}
+	return out
 }
 
 func nonOptions(fs []field) []field {
