@@ -288,6 +288,12 @@ func TestRedteam21GitConfigSources(t *testing.T) {
 //
 // Severity: medium (rm -rf ~ runs in the sandbox unescalated). Affects
 // both root and unprivileged callers.
+//
+// Fixed: shellenv.go: runShell expands the substitutions of PS0, PS1 and
+// PS2 in a shell's environment (any shell, interactive or not: a plain
+// prompt costs nothing) and defines the functions BASH_FUNC_NAME%%
+// variables pass on, in the shell's own scope, before following its
+// arguments; env takes BASH_FUNC_NAME%%=… as an assignment.
 func TestRedteam21ShellEnvCode(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`PS0='$(rm -rf ~)' bash -i <<< 'echo hi'`, Forbidden, false},
@@ -299,5 +305,6 @@ func TestRedteam21ShellEnvCode(t *testing.T) {
 		{`ls(){ rm -rf ~; }; export -f ls; bash -c ls`, Forbidden, false},
 		{`PS2='> ' bash -i <<< 'echo hi'`, Sandboxed, true},
 		{`env 'BASH_FUNC_hi%%=() { echo hi; }' bash -c hi`, Sandboxed, true},
+		{`export PS1='$(rm -rf ~)'; bash -i`, Forbidden, false},
 	})
 }

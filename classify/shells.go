@@ -10,9 +10,9 @@ import (
 var shellNames = newSet("sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "ash", "yash",
 	"posh", "rbash", "fish", "csh", "tcsh", "oksh", "loksh", "hush", "elvish", "nu", "xonsh")
 
-// runShell follows the code a shell runs: the -c string, a script operand
-// (process substitution, URL, /dev/stdin) or its standard input.
-func (a *analyzer) runShell(u *unit) (stream, bool) {
+// runShellArgs follows the code a shell runs: the -c string, a script
+// operand (process substitution, URL, /dev/stdin) or its standard input.
+func (a *analyzer) runShellArgs(u *unit) (stream, bool) {
 	cflag, sflag, iflag := false, false, false
 	var ops []field
 	var rcfile *field // bash --rcfile FILE, --init-file FILE

@@ -263,7 +263,7 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 		return nil, shell, noExec, cwd
 	}
 	if s.assigns {
-		for len(rest) > 0 && isAssignment(rest[0].val) {
+		for len(rest) > 0 && (isAssignment(rest[0].val) || isEnvFunc(rest[0].val)) {
 			rest = rest[1:]
 		}
 		if len(rest) > 0 && rest[0].val == "--" {
@@ -369,7 +369,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	}
 	if name == "env" {
 		for _, f := range args {
-			if isAssignment(f.val) {
+			if isAssignment(f.val) || isEnvFunc(f.val) {
 				k, v, _ := strings.Cut(f.val, "=")
 				g := f
 				g.val = v
