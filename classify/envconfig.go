@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,6 +124,9 @@ func (a *analyzer) gitConfigEnvArgs(u *unit) (args []field, changed bool) {
 	end := gitSubAt(u.args)
 	if end < 0 {
 		end = len(u.args)
+	}
+	if !slices.ContainsFunc(u.args[:end], func(f field) bool { return strings.HasPrefix(f.val, "--config-env") }) {
+		return nil, false // the common case: no copy
 	}
 	for i := 0; i < end; i++ {
 		f := u.args[i]

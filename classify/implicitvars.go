@@ -82,10 +82,15 @@ func implicitSets(name string, args []field) []string {
 }
 
 // setImplicit records the variables a builtin call sets without naming
-// them as run-time values.
+// them as run-time values. One the line never set nor made a nameref
+// already reads as the environment's, a run-time value: it is left alone,
+// which spares every cd a map write.
 func (a *analyzer) setImplicit(name string, args []field) {
 	for _, n := range implicitSets(name, args) {
-		a.setVar(n, varVal{})
+		_, set := a.vars[n]
+		if _, ref := a.refs[n]; set || ref {
+			a.setVar(n, varVal{})
+		}
 	}
 }
 
