@@ -28,6 +28,7 @@ type Process struct {
 	before         *beforeRun  // what the writable roots held before the command
 	shared         sharedFiles // the caller's files handed over as they are
 	stdin          *stdinFile  // the caller's file or stream relayed as stdin
+	readerCopy     func()      // stops the copy of a Stdin that is no file
 	verdict        ClassifyResult
 
 	once   sync.Once
@@ -135,6 +136,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	if err != nil {
 		closeChildEnds()
+		pr.stopReader()
 		pr.shared.restore()
 		pr.stdin.finish()
 		egr.close()
@@ -143,6 +145,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	p, err := m.rt.Start(ctx, spec, prog)
 	closeChildEnds() // the init holds its own copies now
 	if err != nil {
+		pr.stopReader()
 		pr.copies.Wait()
 		pr.shared.restore()
 		pr.stdin.finish()
@@ -199,17 +202,19 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 		if err != nil {
 			return nil, configErr("a standard stream", "%v", err)
 		}
-		// A file is relayed without taking from the caller more than the
-		// program reads, a stream by a copy that stops with the program
-		// (stdinFile); the rest goes as it is.
+		// A file or a pipe is relayed without taking from the caller
+		// more than the program reads, a socket by a copy that stops with
+		// the program (stdinFile); a device goes as it is.
 		var s *stdinFile
 		var rd *os.File
-		switch {
-		case kind == streamFile:
+		switch kind {
+		case streamFile:
 			if s, rd, err = newStdinFile(f); errors.Is(err, errNotSeekable) {
 				s, rd, err = newStdinStream(f) // a file of /proc or /sys
 			}
-		case kind == streamSocket, kind == streamPipe && os.Geteuid() == 0:
+		case streamPipe, streamFIFO:
+			s, rd, err = newStdinPipe(f)
+		case streamSocket:
 			s, rd, err = newStdinStream(f)
 		default:
 			pr.shared.add(f)
@@ -233,15 +238,13 @@ func (pr *Process) input(r io.Reader, childEnds *[]*os.File) (*os.File, error) {
 	}
 	openByName(rd)
 	*childEnds = append(*childEnds, rd)
-	go func() {
-		_, _ = io.Copy(wr, r)
-		wr.Close()
-	}()
+	pr.readerCopy = copyReader(wr, r)
 	return rd, nil
 }
 
-// output returns the file the program writes: w itself when it is a file
-// (see relayed), else a pipe drained into w.
+// output returns the file the program writes: w itself when it goes as it
+// is (see relayed), else a pipe drained into w (through an offsetWriter
+// when w's open file description is also the program's stdin).
 func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) {
 	if w == nil {
 		return nil, nil
@@ -260,6 +263,9 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 			return f, nil
 		}
 		w = relay
+		if pr.stdin.sharesWith(f) {
+			w = &offsetWriter{f: relay, s: pr.stdin}
+		}
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
@@ -366,7 +372,7 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
-	p.stdin.finish() // the caller's file offset past what the program read
+	p.stopReader() // nothing more is read from the caller's reader
 	if timedOut || ctxErr != nil {
 		// Ended for its time: a reader of its output that does not
 		// read (a stuck socket) must not hold Wait past a short drain.
@@ -374,6 +380,9 @@ func (p *Process) wait() (*ExecResult, error) {
 	} else {
 		p.copies.Wait() // every byte the program wrote is in
 	}
+	// After the output's copies: one into the file that is also stdin
+	// (offsetWriter) moves where the caller's offset goes.
+	p.stdin.finish() // the caller's file or pipe past what the program read
 	p.egress.close() // and every decision about its connections
 	res := &ExecResult{
 		ExitCode:       w.st.Code,
@@ -424,5 +433,49 @@ func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
 	select {
 	case <-done:
 	case <-t.C:
+	}
+}
+
+// stopReader stops the copy of a Stdin that is no file (copyReader).
+func (p *Process) stopReader() {
+	if p.readerCopy != nil {
+		p.readerCopy()
+	}
+}
+
+// copyReader copies r, a Stdin that is no file, into the program's pipe
+// wr, and returns what stops the copy once the program's tree is gone, as
+// os/exec's Wait does: a reader with a read deadline (a net.Conn, an
+// os.Pipe) is interrupted and given its deadline back, so that nothing
+// the caller's reader delivers after Wait is taken (what the copy read
+// and the program did not, a pipe's worth at most, is lost); the copy of
+// another reader ends when its next Read returns.
+func copyReader(wr *os.File, r io.Reader) func() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(wr, r)
+		wr.Close()
+	}()
+	return func() {
+		d, ok := r.(interface{ SetReadDeadline(time.Time) error })
+		if !ok {
+			return
+		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if d.SetReadDeadline(time.Now()) != nil {
+			return
+		}
+		t := time.NewTimer(copyDrain)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		_ = d.SetReadDeadline(time.Time{})
 	}
 }

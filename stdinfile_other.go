@@ -25,3 +25,9 @@ func newStdinStream(*os.File) (*stdinFile, *os.File, error) {
 }
 
 func (*stdinFile) finish() {}
+
+func newStdinPipe(*os.File) (*stdinFile, *os.File, error) {
+	return nil, nil, errors.New("agentbox: no sandbox on this platform")
+}
+
+func (*stdinFile) sharesWith(*os.File) bool { return false }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,15 +26,23 @@ const pipeAtomic = 4096
 // `while read f; do agentbox exec …; done < list` goes on from the next
 // line, as it does without agentbox.
 type stdinFile struct {
-	src     int      // a duplicate of the caller's descriptor: its offset is the caller's
-	start   int64    // the offset when the program started
-	keep    int      // agentbox's own read end, to count what the program left in the pipe
-	w       int      // the write end, non-blocking
-	stream  bool     // src is a stream (a socket, a root caller's pipe): read, not pread
-	written int64    // what went into the pipe; read once done is closed
-	owned   *os.File // the program's read end, where agentbox must close it (Wrap)
-	stop    chan struct{}
-	done    chan struct{}
+	src    int      // a duplicate of the caller's descriptor: its offset is the caller's
+	start  int64    // the offset when the program started
+	keep   int      // agentbox's own read end, to count what the program left in the pipe
+	w      int      // the write end, non-blocking
+	stream bool     // src is a stream (a socket): read, not pread
+	owned  *os.File // the program's read end, where agentbox must close it (Wrap)
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex // written against what is in the pipe (taken)
+	written int64      // what went into the pipe
+	out     int64      // what the program wrote into src's open file description (offsetWriter)
+
+	tee  bool // src is a pipe or FIFO, relayed by tee without read-ahead (teeLoop)
+	last int  // tee: bytes tee'd into the pipe, still in the caller's pipe
+	null int  // tee: /dev/null, to discard from the caller's pipe what the program took
+	wake int  // tee: an eventfd finish writes, to stop the loop at once
 }
 
 // errNotSeekable: the file has no offset to read from (a regular file of
@@ -60,7 +69,7 @@ func startStdin(f *os.File, stream bool) (*stdinFile, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, null: -1, wake: -1, stop: make(chan struct{}), done: make(chan struct{})}
 	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil && !stream {
 		unix.Close(s.src)
 		return nil, nil, errNotSeekable // a file of /proc or /sys: relayed as a stream
@@ -104,7 +113,6 @@ func (s *stdinFile) copy() {
 		if !s.put(buf[:n]) {
 			return
 		}
-		s.written += int64(n)
 		off += int64(n)
 	}
 }
@@ -138,10 +146,16 @@ func (s *stdinFile) read(buf []byte, off int64) (int, error) {
 }
 
 // put writes b (at most pipeAtomic bytes) into the pipe whole, waiting
-// for room; false when stopped or the pipe is gone.
+// for room; false when stopped or the pipe is gone. written counts it in
+// the same step, so that taken never sees the one without the other.
 func (s *stdinFile) put(b []byte) bool {
 	for {
+		s.mu.Lock()
 		_, err := unix.Write(s.w, b)
+		if err == nil {
+			s.written += int64(len(b))
+		}
+		s.mu.Unlock()
 		switch {
 		case err == nil:
 			return true
@@ -159,26 +173,102 @@ func (s *stdinFile) put(b []byte) bool {
 	}
 }
 
-// finish, once the program's whole tree is gone, stops the copy and sets
-// the caller's offset past what the program took from the pipe.
+// taken is how much of the file the program has read from the pipe so
+// far. The program may have written into its own stdin pipe (a read end
+// reopened for writing through /proc/self/fd/0): what it took is bounded
+// by what went in, so it is never less than nothing nor more than was
+// read.
+func (s *stdinFile) taken() (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left, err := pipeQueued(s.keep)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(s.written-int64(left), 0), s.written), true
+}
+
+// finish, once the program's whole tree is gone (and the copies of its
+// output are done: see offsetWriter), stops the copy and sets the
+// caller's offset past what the program took from the pipe and wrote
+// through the same open file description.
 func (s *stdinFile) finish() {
 	if s == nil {
 		return
 	}
 	close(s.stop)
+	s.wakeUp()
 	<-s.done
-	left, err := pipeQueued(s.keep)
-	if err == nil && !s.stream {
-		// The program may have written into its own stdin pipe (a read
-		// end reopened for writing through /proc/self/fd/0): what it
-		// took is bounded by what went in, so the offset never moves
-		// back before where it started, nor past what was read.
-		taken := min(max(s.written-int64(left), 0), s.written)
-		_, _ = unix.Seek(s.src, s.start+taken, io.SeekStart)
+	switch {
+	case s.tee:
+		s.giveBack()
+	case !s.stream:
+		if taken, ok := s.taken(); ok {
+			s.mu.Lock()
+			_, _ = unix.Seek(s.src, s.start+taken+s.out, io.SeekStart)
+			s.mu.Unlock()
+		}
 	}
-	unix.Close(s.keep)
-	unix.Close(s.src)
+	for _, fd := range []int{s.keep, s.src, s.null, s.wake} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
 	if s.owned != nil {
 		s.owned.Close()
 	}
+}
+
+// sharesWith reports whether f is open on the open file description of
+// the regular file this stdinFile reads (`cmd <>file >&0`): the program's
+// output into f then goes where os/exec's would (offsetWriter).
+func (s *stdinFile) sharesWith(f *os.File) bool {
+	if s == nil || s.stream || s.tee {
+		return false
+	}
+	fd, ok := rawFD(f)
+	if !ok {
+		return false
+	}
+	same, ok := kcmpFile(s.src, fd)
+	return ok && same
+}
+
+// offsetWriter writes the program's output into the caller's file whose
+// open file description is also the program's stdin. A program handed one
+// descriptor for both reads and writes at one offset: its output lands
+// right after what it has read. stdinFile reads the file with pread, which
+// leaves the offset where the program started, so each write goes with
+// pwrite to where the program's offset would be (what it took from its
+// stdin pipe so far plus what it wrote), and finish sets the offset past
+// both. What a program writes over input it has not read yet still
+// reaches it as it was (it was read ahead into the pipe).
+type offsetWriter struct {
+	f *os.File // the relay's own duplicate of the caller's file
+	s *stdinFile
+}
+
+func (w *offsetWriter) Write(p []byte) (int, error) {
+	fd, ok := rawFD(w.f)
+	if !ok {
+		return 0, os.ErrClosed
+	}
+	taken, _ := w.s.taken()
+	done := 0
+	for done < len(p) {
+		w.s.mu.Lock()
+		n, err := unix.Pwrite(fd, p[done:], w.s.start+taken+w.s.out)
+		if n > 0 {
+			w.s.out += int64(n)
+			done += n
+		}
+		w.s.mu.Unlock()
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }

@@ -11,22 +11,22 @@ import (
 // stream is (streamOf). The program gets the file's own descriptor only
 // where nothing it can do through it reaches beyond its policy:
 //
-//   - a character device (a terminal, /dev/null) goes as it is, and so
-//     does an anonymous pipe of a caller other than root (their state is
-//     put back after the run: see sharedFile);
+//   - a character device (a terminal, /dev/null) goes as it is (its
+//     state is put back after the run: see sharedFile);
 //   - a socket is relayed through a pipe of agentbox's: a socket belongs
 //     to the network namespace it was made in, and the program could
 //     disconnect it and connect it anywhere the host can reach, or send
 //     from it to any address;
-//   - so is an anonymous pipe when the caller is root (the sandbox runs
-//     as nobody): its modes are its creator's, and it may carry other
-//     processes' bytes;
+//   - so is a pipe, anonymous or a named FIFO (as stdin, without reading
+//     ahead: newStdinPipe): its inode is its creator's, and a program
+//     running as the caller could reopen it through /proc/self/fd for
+//     the other direction (write into the caller's stdin, which a host
+//     shell reading its script from it would run; read back the caller's
+//     earlier output), resize it or change its mode;
 //   - so is a regular file (as stdin, by stdinFile): its descriptor is the
 //     host's, outside the sandbox's mounts, and the program, as its owner,
 //     could change its mode, owner, times and extended attributes through
-//     it (chmod 0666 of a private file redirected in); a named FIFO goes
-//     as it is (reading it ahead would take from the caller what the
-//     program never reads), its permissions and owner put back after;
+//     it (chmod 0666 of a private file redirected in);
 //   - anything else is refused: a directory's descriptor would let the
 //     program open names relative to it in the host's mounts, past the
 //     sandbox's masks and read-only binds; a block device, a link opened
@@ -46,13 +46,8 @@ const (
 // (streamKind). The copy lets the caller close f after Start, as with
 // os/exec. A regular file as stdin is relayed by stdinFile instead.
 func relayed(f *os.File, kind streamKind) (*os.File, error) {
-	switch kind {
-	case streamDevice, streamFIFO:
+	if kind == streamDevice {
 		return nil, nil
-	case streamPipe:
-		if os.Geteuid() != 0 {
-			return nil, nil
-		}
 	}
 	fd, err := dupFD(f)
 	if err != nil {
@@ -71,15 +66,16 @@ func sameStream(a, b io.Writer) bool {
 }
 
 // wrapStreams makes the standard streams of a wrapped command what
-// streamKind allows: a regular file as Stdin goes through a stdinFile
-// (returned, to finish once the command's tree is gone), a socket or
-// regular file as Stdout or Stderr to os/exec as a plain writer, which it
-// copies through a pipe of its own (one for both when they share an open
-// file description); a file that is no stream refuses the call. A socket
-// as Stdin is refused: os/exec's Wait would wait for its end of input,
-// which may never come after the command exits; use Start, which relays
-// it.
-func wrapStreams(cmd *exec.Cmd) (*stdinFile, error) {
+// streamKind allows: a regular file, a pipe or a FIFO as Stdin goes
+// through a stdinFile (returned, to finish once the command's tree is
+// gone); anything but a device as Stdout or Stderr goes to os/exec as a
+// plain writer, which it copies through a pipe of its own (one for both
+// when they share an open file description), through a boundedWriter
+// that gives up once abandon is closed; a file that is no stream refuses
+// the call. A socket as Stdin is refused: os/exec's Wait would wait for
+// its end of input, which may never come after the command exits; use
+// Start, which relays it.
+func wrapStreams(cmd *exec.Cmd, abandon <-chan struct{}) (*stdinFile, error) {
 	// Every stream is judged before anything starts.
 	var in streamKind
 	if f, ok := cmd.Stdin.(*os.File); ok {
@@ -100,30 +96,94 @@ func wrapStreams(cmd *exec.Cmd) (*stdinFile, error) {
 			if err != nil {
 				return nil, configErr("Wrap", "cmd.Stdout or cmd.Stderr: %v", err)
 			}
-			plain[i] = kind == streamSocket || kind == streamFile
+			plain[i] = kind != streamDevice
 		}
 	}
 	same := sameStream(cmd.Stdout, cmd.Stderr)
+	s, err := wrapStdin(cmd, in)
+	if err != nil {
+		return nil, err
+	}
 	for i, w := range outs {
-		if plain[i] {
-			*w = struct{ io.Writer }{*w}
+		if !plain[i] || i == 1 && same {
+			continue
 		}
+		f := (*w).(*os.File)
+		var pw io.Writer = f
+		if s.sharesWith(f) {
+			pw = &offsetWriter{f: f, s: s} // os/exec's copy ends before cmd.Wait returns, before finish
+		}
+		*w = &boundedWriter{w: pw, abandon: abandon}
 	}
 	if same {
 		cmd.Stderr = cmd.Stdout // one pipe for both, as os/exec does for one writer
 	}
-	if in != streamFile {
+	return s, nil
+}
+
+// wrapStdin puts a stdinFile between the caller's file or pipe (of kind
+// in) and the wrapped command.
+func wrapStdin(cmd *exec.Cmd, in streamKind) (*stdinFile, error) {
+	f, _ := cmd.Stdin.(*os.File)
+	var s *stdinFile
+	var rd *os.File
+	var err error
+	switch in {
+	case streamFile:
+		s, rd, err = newStdinFile(f)
+		if errors.Is(err, errNotSeekable) {
+			cmd.Stdin = struct{ io.Reader }{f} // a file of /proc or /sys: os/exec copies it
+			return nil, nil
+		}
+	case streamPipe, streamFIFO:
+		s, rd, err = newStdinPipe(f)
+	default:
 		return nil, nil
 	}
-	f := cmd.Stdin.(*os.File)
-	s, rd, err := newStdinFile(f)
-	switch {
-	case errors.Is(err, errNotSeekable):
-		cmd.Stdin = struct{ io.Reader }{f} // a file of /proc or /sys: os/exec copies it
-		return nil, nil
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
+	readableByName(rd)
 	s.owned, cmd.Stdin = rd, rd
 	return s, nil
+}
+
+// boundedWriter is the writer os/exec copies a wrapped command's output
+// into: once abandon is closed (a while after a timeout or an ended ctx
+// killed the sandbox, or at cleanup), a write blocked on a consumer that
+// does not read (a stuck socket) is given up, so that cmd.Wait returns.
+// cmd.WaitDelay could not do it: it closes os/exec's pipe, not the copy's
+// write into the caller's file; and it would cut the output of a slow
+// consumer of a command that ended normally. A write given up goes on in
+// the background until the consumer takes it or fails.
+type boundedWriter struct {
+	w       io.Writer
+	abandon <-chan struct{}
+}
+
+// errAbandoned: the write was given up (boundedWriter).
+var errAbandoned = errors.New("agentbox: output abandoned after the command was ended")
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	select {
+	case <-b.abandon:
+		return 0, errAbandoned
+	default:
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	q := append([]byte(nil), p...) // a write given up must not use os/exec's buffer
+	go func() {
+		n, err := b.w.Write(q)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-b.abandon:
+		return 0, errAbandoned
+	}
 }

@@ -24,6 +24,16 @@ import (
 // cmd.ExtraFiles empty: no descriptor but the standard streams reaches
 // the program. The sandbox is ended by its own init, asked over its
 // control socket: cmd.Process stays the caller's alone.
+//
+// A pipe, FIFO or regular file as cmd.Stdin reaches the program through a
+// pipe of agentbox's, fed only as fast as the program reads (see
+// streamKind); cleanup leaves in the caller's pipe or file what it did not
+// read. A socket, pipe, FIFO or regular file as cmd.Stdout or cmd.Stderr
+// becomes a plain writer that os/exec copies into: cmd.Wait then waits
+// for the output to reach it, but after a timeout or an ended ctx for
+// 2 s at most (the copy is then given up: a consumer that does not read
+// cannot hold cmd.Wait), rather than through cmd.WaitDelay, which would
+// cut a slow consumer's output after a normal exit.
 func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (cleanup func(), err error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -41,15 +51,17 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := o.refuseTerminal("Wrap"); err != nil {
 		return nil, err
 	}
-	origStdin := cmd.Stdin
-	stdin, err := wrapStreams(cmd)
+	origStdin, origStdout, origStderr := cmd.Stdin, cmd.Stdout, cmd.Stderr
+	abandon := make(chan struct{})
+	release := sync.OnceFunc(func() { close(abandon) })
+	stdin, err := wrapStreams(cmd, abandon)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			stdin.finish()
-			cmd.Stdin = origStdin
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = origStdin, origStdout, origStderr
 		}
 	}()
 	if err := checkProcAttr("Wrap", cmd); err != nil {
@@ -111,9 +123,10 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		return nil, ErrManagerClosed
 	}
 	stop := make(chan struct{})
-	go m.watch(ctx, h, o.timeout, stop)
+	go m.watch(ctx, h, o.timeout, stop, release)
 	return sync.OnceFunc(func() {
 		close(stop)
+		release()
 		// A cleanup while the command still runs ends it first: what
 		// follows releases what confines it (its protected names, its
 		// proxy, the Manager's hold on it).
@@ -173,15 +186,20 @@ func refuseExtraFiles(api string, cmd *exec.Cmd) error {
 	return nil
 }
 
-// watch kills a wrapped sandbox when ctx ends or its timeout passes.
-func (m *Manager) watch(ctx context.Context, h sandbox.Handle, timeout time.Duration, stop <-chan struct{}) {
+// watch kills a wrapped sandbox when ctx ends or its timeout passes, and
+// copyDrain later gives up the copies of its output (release).
+func (m *Manager) watch(ctx context.Context, h sandbox.Handle, timeout time.Duration, stop <-chan struct{}, release func()) {
+	kill := func() {
+		_ = h.Kill()
+		time.AfterFunc(copyDrain, release)
+	}
 	var expired <-chan time.Time
 	if timeout > 0 {
 		select {
 		case <-stop:
 			return
 		case <-ctx.Done():
-			_ = h.Kill()
+			kill()
 			return
 		case <-readyChan(h):
 		}
@@ -192,9 +210,9 @@ func (m *Manager) watch(ctx context.Context, h sandbox.Handle, timeout time.Dura
 	select {
 	case <-stop:
 	case <-ctx.Done():
-		_ = h.Kill()
+		kill()
 	case <-expired:
-		_ = h.Kill()
+		kill()
 	}
 }
 
