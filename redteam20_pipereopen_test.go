@@ -47,6 +47,11 @@ import (
 // Severity: high (host command execution for a shell fed from a pipe);
 // affects unprivileged callers (a root caller's pipes are relayed through
 // agentbox's own).
+//
+// Fixed: every pipe or FIFO as stdin is relayed through a one-page pipe of
+// agentbox's, fed by tee(2) without read-ahead (newStdinPipe); agentbox
+// only reads the caller's pipe, and leaves in it what the program did not
+// read.
 func TestRedteam20PipeStdinWriteBackRunsOnHost(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
@@ -112,6 +117,9 @@ func TestRedteam20PipeStdinWriteBackRunsOnHost(t *testing.T) {
 // is not put back. Expected: the consumer reads the caller's earlier
 // output and the program's; the pipe's size is unchanged. Control: the
 // program's own output arrives.
+//
+// Fixed: a pipe or FIFO as stdout or stderr is relayed through a pipe of
+// agentbox's for every caller (relayed), not only root.
 func TestRedteam20PipeStdoutReadBack(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

@@ -37,6 +37,11 @@ import (
 //
 // Severity: low (data loss of the caller's input, a goroutine and a pipe
 // leaked per run); affects root and unprivileged callers.
+//
+// Fixed: Wait stops the copy of a Stdin that has a read deadline (a
+// net.Conn, an os.Pipe: copyReader) once the program's tree is gone, and
+// gives the reader its deadline back; a reader without one is a README
+// limit.
 func TestRedteam20ReaderStdinEatsCallerInputAfterWait(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

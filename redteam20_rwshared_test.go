@@ -35,6 +35,11 @@ import (
 //
 // Severity: low (corruption of the caller's file in legitimate use; the
 // program gains nothing); affects root and unprivileged callers.
+//
+// Fixed: output into the open file description that is also the
+// stdinFile's goes through an offsetWriter (pwrite after what the program
+// took, plus what it wrote), and finish, after the output's copies, sets
+// the offset past both.
 func TestRedteam20ReadWriteFileAsStdinAndStdoutCorrupted(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

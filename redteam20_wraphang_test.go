@@ -34,6 +34,12 @@ import (
 // Severity: medium (a denial of service of the caller: the timeout meant
 // to bound the untrusted command does not bound the call); affects root
 // and unprivileged callers of Wrap.
+//
+// Fixed: Wrap's plain writers are boundedWriters, whose writes are given
+// up copyDrain after the watch kills the sandbox (or at cleanup). Not by
+// cmd.WaitDelay: os/exec then closes its own pipe, which does not end a
+// copy blocked writing into the caller's socket, and it would cut a slow
+// consumer's output after a normal exit.
 func TestRedteam20WrapSocketStdoutTimeoutHangsWait(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
