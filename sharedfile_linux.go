@@ -12,7 +12,7 @@ import (
 )
 
 // sharedFile is a file handed to the program as it is (a terminal or
-// another character device, or a pipe, that the caller also holds: see
+// another character device, that the caller also holds: see
 // streamKind), with the state a program can change on it that outlives the
 // program: the open file description's status flags (O_NONBLOCK,
 // O_APPEND, O_ASYNC: a terminal left non-blocking makes the user's shell
