@@ -31,3 +31,11 @@ func newStdinPipe(*os.File) (*stdinFile, *os.File, error) {
 }
 
 func (*stdinFile) sharesWith(*os.File) bool { return false }
+
+// offsetWriter: sharesWith is never true here.
+type offsetWriter struct {
+	f *os.File
+	s *stdinFile
+}
+
+func (w *offsetWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
