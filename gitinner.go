@@ -18,8 +18,9 @@ import (
 
 // innerGitDir is one git directory kept inside another.
 type innerGitDir struct {
-	path  string
-	allow gitDirAllowance
+	path   string
+	allow  gitDirAllowance
+	notDir bool // a symbolic link or a file in its place
 }
 
 // submoduleKeys are what git writes in a submodule's config beyond a
@@ -31,7 +32,9 @@ var submoduleKeys = map[string]bool{"core.worktree": true}
 // examined (truncated says the bound cut the list short). A directory
 // below modules/ that holds a HEAD or a config is taken for a git
 // directory (git would); one that holds neither is looked into, for
-// names with slashes. Those a sweep disabled (renamed) are left out.
+// names with slashes. An entry that is no directory (a symbolic link
+// .git/modules/lib -> ../../.cache/evil, which git follows) is listed
+// too, to be judged whole. Those a sweep disabled (renamed) are left out.
 func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 	fi, err := os.Lstat(gitPath)
 	if err != nil || !fi.IsDir() {
@@ -51,7 +54,13 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 		}
 		for _, e := range entries {
 			d := filepath.Join(it.dir, e.Name())
-			if !e.IsDir() || strings.HasSuffix(e.Name(), quarantineSuffix) {
+			if strings.HasSuffix(e.Name(), quarantineSuffix) {
+				continue
+			}
+			if !e.IsDir() {
+				// A link (git follows it to a git directory anywhere) or
+				// a file: judged whole (riskyGitDir), not looked into.
+				dirs = append(dirs, innerGitDir{path: d, notDir: true})
 				continue
 			}
 			if it.common == "" && !holdsAny(d, "HEAD", "config") {
@@ -67,6 +76,55 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 		}
 	}
 	return dirs, false
+}
+
+// innerGitProtection is what stays read-only of the git directories kept
+// inside the one at gitPath (innerGitDirs), when commands may write to
+// git: a submodule's (modules/NAME, NAME may hold slashes, nested as deep
+// as submodules go) is protected like the top one (hooks, config, a held
+// commondir); a linked work tree's (worktrees/NAME) keeps its commondir,
+// which names where its config and hooks come from. config.worktree, read
+// when the worktreeConfig extension is on, is kept (or held empty)
+// everywhere. Nothing is held in a directory that is no git directory
+// (modules/libs of the submodule libs/foo): a held config there would
+// make it look like one to the sweep after the run.
+func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
+	if !fsc.AllowGitWrites && !fsc.AllowGitConfig {
+		return nil, nil // the whole .git is read-only
+	}
+	if fi, err := os.Stat(gitPath); err != nil || !fi.IsDir() {
+		return nil, nil // none, or a gitlink file (read-only whole)
+	}
+	holds = make(map[string][]byte)
+	keep := func(p string, missing []byte) {
+		if _, err := os.Lstat(p); err == nil {
+			readOnly = append(readOnly, p)
+		} else {
+			holds[p] = missing
+		}
+	}
+	if !fsc.AllowGitConfig {
+		keep(filepath.Join(gitPath, "config.worktree"), nil)
+	}
+	dirs, _ := innerGitDirs(gitPath)
+	for _, d := range dirs {
+		if d.notDir {
+			continue // one made by a command is disabled after the run
+		}
+		if d.allow.common != "" { // a linked work tree's
+			keep(filepath.Join(d.path, "commondir"), commondirHold)
+		} else {
+			readOnly = append(readOnly, filepath.Join(d.path, "hooks"))
+			if !fsc.AllowGitConfig {
+				keep(filepath.Join(d.path, "config"), nil)
+			}
+			holds[filepath.Join(d.path, "commondir")] = commondirHold
+		}
+		if !fsc.AllowGitConfig {
+			keep(filepath.Join(d.path, "config.worktree"), nil)
+		}
+	}
+	return readOnly, holds
 }
 
 // holdsAny reports whether dir holds any of names (links included).
@@ -114,10 +172,10 @@ func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Viola
 			}
 			v := Violation{Kind: "filesystem", Rule: "planted-repository",
 				Detail: fmt.Sprintf("the git directory %s was created by the command and %s", d.path, reason)}
-			if err := quarantine(w, d.path); err != nil {
+			if to, err := quarantine(w, d.path); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()
 			} else {
-				v.Detail += "; agentbox renamed it to " + filepath.Base(d.path) + quarantineSuffix
+				v.Detail += "; agentbox renamed it to " + to
 			}
 			out = append(out, v)
 		}

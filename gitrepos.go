@@ -141,12 +141,10 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 			}
 			continue
 		}
-		if d != root && isGitDir(entries) {
-			if !strings.HasSuffix(d, quarantineSuffix) {
-				found = append(found, d)
-			} // else one that a sweep disabled: renamed, its inside as it was
-			continue
-		}
+		gitDir := d != root && isGitDir(entries)
+		if gitDir && !strings.HasSuffix(d, quarantineSuffix) {
+			found = append(found, d)
+		} // else one that a sweep disabled: renamed, its inside as it was
 		for _, e := range entries {
 			p := filepath.Join(d, e.Name())
 			isGit := strings.EqualFold(e.Name(), ".git")
@@ -156,6 +154,7 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 			}
 			switch {
 			case !e.IsDir() || isGit:
+			case gitDir && gitDirBulk[strings.ToLower(e.Name())]:
 			case skipScan(d, e.Name()):
 				// Not walked, but a repository made right there (build/.git)
 				// is one a person may cd into.
@@ -172,6 +171,13 @@ func walkGitRepos(root string, access *scanAccess) (found []string, unlisted []e
 	}
 	return found, unlisted, false
 }
+
+// gitDirBulk are the directories of a git directory that the walk does
+// not enter: large, git's data only. The rest of one is walked like any
+// directory: HEAD, objects and refs make a directory look like a git
+// directory, and a command may put a repository beside them (tools/.git
+// beside tools/HEAD), which git on the host in tools/ finds first.
+var gitDirBulk = map[string]bool{"objects": true, "lfs": true, "annex": true}
 
 // listDir lists dir. Where that is refused, it lets the scan read and
 // search dir, and its parents from the root on, if the command took
@@ -259,64 +265,6 @@ func gitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, hol
 // gitDirScanMax bounds the walk for the git directories a repository keeps
 // inside its own (submodules, linked work trees, and theirs).
 const gitDirScanMax = 1000
-
-// innerGitProtection is what stays read-only of the git directories kept
-// inside the one at gitPath, when commands may write to git: a
-// submodule's (modules/NAME, nested as deep as submodules go) is protected
-// like the top one (hooks, config, a held commondir); a linked work
-// tree's (worktrees/NAME) keeps its commondir, which names where its
-// config and hooks come from. config.worktree, read when the
-// worktreeConfig extension is on, is kept (or held empty) everywhere.
-func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
-	if !fsc.AllowGitWrites && !fsc.AllowGitConfig {
-		return nil, nil // the whole .git is read-only
-	}
-	if fi, err := os.Stat(gitPath); err != nil || !fi.IsDir() {
-		return nil, nil // none, or a gitlink file (read-only whole)
-	}
-	holds = make(map[string][]byte)
-	keep := func(p string, missing []byte) {
-		if _, err := os.Lstat(p); err == nil {
-			readOnly = append(readOnly, p)
-		} else {
-			holds[p] = missing
-		}
-	}
-	if !fsc.AllowGitConfig {
-		keep(filepath.Join(gitPath, "config.worktree"), nil)
-	}
-	queue := []string{gitPath}
-	for n := 0; len(queue) > 0 && n < gitDirScanMax; n++ {
-		dir := queue[0]
-		queue = queue[1:]
-		for _, kind := range []string{"modules", "worktrees"} {
-			entries, err := os.ReadDir(filepath.Join(dir, kind))
-			if err != nil {
-				continue
-			}
-			for _, e := range entries {
-				if !e.IsDir() {
-					continue
-				}
-				d := filepath.Join(dir, kind, e.Name())
-				if kind == "worktrees" {
-					keep(filepath.Join(d, "commondir"), commondirHold)
-				} else {
-					readOnly = append(readOnly, filepath.Join(d, "hooks"))
-					if !fsc.AllowGitConfig {
-						keep(filepath.Join(d, "config"), nil)
-					}
-					holds[filepath.Join(d, "commondir")] = commondirHold
-				}
-				if !fsc.AllowGitConfig {
-					keep(filepath.Join(d, "config.worktree"), nil)
-				}
-				queue = append(queue, d) // a submodule's submodules and work trees
-			}
-		}
-	}
-	return readOnly, holds
-}
 
 // commondirHold is what a missing .git/commondir is held with while a
 // command may write .git: a commondir names the directory git takes its

@@ -103,22 +103,38 @@ func (a *scanAccess) list(dir string) ([]os.DirEntry, error) {
 // gitPath+quarantineSuffix, in its directory opened beneath w without
 // following a symbolic link: a directory on the way that another sandbox
 // on the same root replaced with a link (to the root itself, or to a host
-// directory) cannot turn the rename into one of another repository.
-func quarantine(w, gitPath string) error {
+// directory) cannot turn the rename into one of another repository. Where
+// that name is taken (a command may make it first, to make the rename
+// fail), a name with a random part is used instead (quarantineNames). It
+// returns the name given.
+func quarantine(w, gitPath string) (string, error) {
 	a := scanAccess{root: w}
 	defer a.restore()
 	fd, err := a.open(filepath.Dir(gitPath))
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", filepath.Dir(gitPath), err)
+		return "", fmt.Errorf("opening %s: %w", filepath.Dir(gitPath), err)
 	}
 	defer unix.Close(fd)
 	name := filepath.Base(gitPath)
-	rename := func() error { return unix.Renameat(fd, name, fd, name+quarantineSuffix) }
-	err = rename()
-	if errors.Is(err, unix.EACCES) {
-		// The command took the write permission off its directory: the
-		// owner's, given back for the moment.
-		err = ownerperm.With(fd, unix.S_IWUSR|unix.S_IXUSR, rename)
+	for _, to := range quarantineNames(name) {
+		rename := func() error {
+			err := unix.Renameat2(fd, name, fd, to, unix.RENAME_NOREPLACE)
+			if errors.Is(err, unix.EINVAL) {
+				// A file system without RENAME_NOREPLACE: a taken name that
+				// is a non-empty directory still fails (ENOTEMPTY).
+				err = unix.Renameat(fd, name, fd, to)
+			}
+			return err
+		}
+		err = rename()
+		if errors.Is(err, unix.EACCES) {
+			// The command took the write permission off its directory: the
+			// owner's, given back for the moment.
+			err = ownerperm.With(fd, unix.S_IWUSR|unix.S_IXUSR, rename)
+		}
+		if !errors.Is(err, unix.EEXIST) && !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.EISDIR) {
+			return to, err
+		}
 	}
-	return err
+	return "", err
 }

@@ -21,16 +21,23 @@ func (*scanAccess) restore() {}
 func (*scanAccess) list(dir string) ([]os.DirEntry, error) { return os.ReadDir(dir) }
 
 // quarantine renames the repository gitPath inside the writable root w
-// through an os.Root.
-func quarantine(w, gitPath string) error {
+// through an os.Root, to the first of quarantineNames not taken, and
+// returns the name given.
+func quarantine(w, gitPath string) (string, error) {
 	rel, err := filepath.Rel(w, gitPath)
 	if err != nil {
-		return err
+		return "", err
 	}
 	r, err := os.OpenRoot(w)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer r.Close()
-	return r.Rename(rel, rel+quarantineSuffix)
+	for _, to := range quarantineNames(filepath.Base(rel)) {
+		if _, err = r.Lstat(filepath.Join(filepath.Dir(rel), to)); err == nil {
+			continue
+		}
+		return to, r.Rename(rel, filepath.Join(filepath.Dir(rel), to))
+	}
+	return "", err
 }

@@ -2,6 +2,7 @@ package agentbox
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,6 +39,17 @@ var safeGitSubsectionKeys = map[string]bool{
 // quarantineSuffix is appended to a disabled repository's .git.
 const quarantineSuffix = ".agentbox-quarantine"
 
+// quarantineNames are the names quarantine tries for name, in order: the
+// plain one, then a few with a random part, which a command cannot have
+// made in advance.
+func quarantineNames(name string) []string {
+	names := []string{name + quarantineSuffix}
+	for range 4 {
+		names = append(names, name+"."+rand.Text()[:12]+quarantineSuffix)
+	}
+	return names
+}
+
 // sweepNewRepos disables repositories below the writable roots that were
 // not there before the command, if they could run code on the host, and
 // reports each as a violation.
@@ -71,10 +83,10 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			}
 			v := Violation{Kind: "filesystem", Rule: "planted-repository",
 				Detail: fmt.Sprintf("%s was created by the command and %s", g, reason)}
-			if err := quarantine(w, g); err != nil {
+			if to, err := quarantine(w, g); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()
 			} else {
-				v.Detail += "; agentbox renamed it to " + filepath.Base(g) + quarantineSuffix
+				v.Detail += "; agentbox renamed it to " + to
 			}
 			out = append(out, v)
 		}

@@ -71,10 +71,10 @@ func (b *beforeRun) sweep() []Violation {
 			}
 			v := Violation{Kind: "filesystem", Rule: "planted-agent-config",
 				Detail: fmt.Sprintf("%s was created by the command: a coding agent run on the project would start the commands it names", p)}
-			if err := quarantine(w, p); err != nil {
+			if to, err := quarantine(w, p); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()
 			} else {
-				v.Detail += "; agentbox renamed it to " + name + quarantineSuffix
+				v.Detail += "; agentbox renamed it to " + to
 			}
 			out = append(out, v)
 		}

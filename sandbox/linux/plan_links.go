@@ -71,41 +71,86 @@ func linkedUnder(p string) (inside, error) {
 	return in, nil
 }
 
-// isGitDirectory reports whether p is a directory named .git (a gitlink
-// file, which names the repository elsewhere, is walked as any file).
+// isGitDirectory reports whether p is a git directory, by git's own test
+// (a HEAD, an objects and a refs), whatever its name, or a directory
+// named .git: a .git, or a
+// submodule's .git/modules/NAME kept read-only through its gitlink. (A
+// gitlink file, which names the repository elsewhere, is walked as any
+// file.)
 func isGitDirectory(p string) bool {
-	if filepath.Base(p) != ".git" {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() {
 		return false
 	}
-	fi, err := os.Lstat(p)
-	return err == nil && fi.IsDir()
+	if filepath.Base(p) == ".git" {
+		return true
+	}
+	for _, f := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(p, f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // walkGitDir looks at gitDirRead in the git directory g and in those kept
-// inside it, as walkLinked does.
+// inside it, as walkLinked does. Below modules/, a directory with a HEAD
+// or a config is a git directory (git would take it for one), and one with
+// neither is looked into (modules/libs/foo, the submodule libs/foo), as
+// innerGitDirs does; a symbolic link there is reported to link (git
+// follows it to the git directory it leads to).
 func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link func(string)) error {
-	queue := []string{g}
+	type item struct {
+		dir   string
+		names bool // a directory of submodule names, not a git directory
+	}
+	queue := []item{{g, false}}
 	for len(queue) > 0 {
-		dir := queue[0]
+		it := queue[0]
 		queue = queue[1:]
-		for _, name := range gitDirRead {
-			if err := walkLinked(filepath.Join(dir, name), budget, nil, found, link); err != nil {
-				return err
+		if !it.names {
+			for _, name := range gitDirRead {
+				if err := walkLinked(filepath.Join(it.dir, name), budget, nil, found, link); err != nil {
+					return err
+				}
 			}
 		}
-		for _, kind := range gitDirInner {
-			entries, _ := os.ReadDir(filepath.Join(dir, kind))
+		kinds := gitDirInner
+		if it.names {
+			kinds = []string{""}
+		}
+		for _, kind := range kinds {
+			entries, _ := os.ReadDir(filepath.Join(it.dir, kind))
 			for _, e := range entries {
 				if *budget--; *budget < 0 {
 					return fmt.Errorf("more than %d entries", maxInsideWalk)
 				}
-				if e.IsDir() {
-					queue = append(queue, filepath.Join(dir, kind, e.Name()))
+				p := filepath.Join(it.dir, kind, e.Name())
+				switch {
+				case e.Type()&fs.ModeSymlink != 0:
+					if link != nil {
+						link(p)
+					}
+				case !e.IsDir():
+				case kind == "worktrees" || holdsAny(p, "HEAD", "config"):
+					queue = append(queue, item{p, false})
+				default:
+					queue = append(queue, item{p, true})
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// holdsAny reports whether dir holds any of names (links included).
+func holdsAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // otherNames returns the other names in the writable roots of files (each

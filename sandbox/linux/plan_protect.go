@@ -102,6 +102,9 @@ func (b *planner) protectNames() error {
 // there can be replaced.
 func (b *planner) holdTarget(l, roDir string) {
 	chain, target := b.followLinks(l)
+	if roDir != "" && b.enclosing(target, roDir) {
+		return
+	}
 	if b.inWritable(target) && !b.denied(target) && (roDir == "" || !paths.Within(target, roDir)) {
 		b.readOnly = append(b.readOnly, target)
 	}
@@ -110,6 +113,20 @@ func (b *planner) holdTarget(l, roDir string) {
 			b.holdLink(c)
 		}
 	}
+}
+
+// enclosing reports whether target, what a link inside the read-only
+// directory roDir leads to, holds roDir itself or a writable root
+// (.husky/x -> ..): no hook file, and holding it would make the whole root
+// read-only for every later run, which a command could arrange by leaving
+// such a link in a directory it made. Git and husky run files named in
+// roDir, which its own mount keeps; a file reached through the link
+// (.husky/x/pre-commit) is the root's own, as writable as without it.
+func (b *planner) enclosing(target, roDir string) bool {
+	if paths.Within(roDir, target) {
+		return true
+	}
+	return slices.ContainsFunc(b.writable, func(w string) bool { return paths.Within(w, target) })
 }
 
 // protect notes the protected name p: a link to follow, or a path to keep

@@ -32,6 +32,10 @@ import (
 // Severity: medium (code execution on the host at the developer's next
 // `git status` in a directory the command made; default policy). Affects
 // both root and unprivileged callers.
+//
+// Fixed: walkGitRepos walks the inside of a directory that looks like a
+// git directory (but its objects, lfs, annex: gitDirBulk), so the .git
+// beside HEAD, objects and refs is found and judged.
 func TestRedteam21PlantedRepoInsideBareLookalike(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)

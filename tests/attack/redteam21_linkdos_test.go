@@ -26,6 +26,11 @@ import (
 //
 // Severity: low (denial of service of later runs by an earlier one, no
 // escape). Affects both root and unprivileged callers.
+//
+// Fixed: holdTarget does not hold what a link inside a read-only
+// directory leads to when that holds the directory itself or a writable
+// root (planner.enclosing): it is no hook file, and a file reached
+// through it is the root's own, writable anyway.
 func TestRedteam21ProtectedDirLinkToRootFromEarlierRun(t *testing.T) {
 	t.Parallel()
 	w := newRepo(t)

@@ -33,6 +33,11 @@ import (
 // declared, uninitialised submodule, then a host `git submodule update
 // --init`, a routine step after a clone). Affects both root and
 // unprivileged callers.
+//
+// Fixed: innerGitDirs lists a link or file under modules/ or worktrees/
+// too, so the sweep judges a new one (riskyGitDir: a symbolic link) and
+// renames it away; walkGitDir reports such links, whose targets the plan
+// holds read-only.
 func TestRedteam21SubmoduleGitDirSymlink(t *testing.T) {
 	t.Parallel()
 	cfg := ciConfig()

@@ -36,6 +36,12 @@ import (
 // Severity: high (code execution on the host; needs AllowGitWrites and a
 // set-aside submodule at a nested path). Affects both root and
 // unprivileged callers.
+//
+// Fixed: innerGitProtection and walkGitDir use innerGitDirs' rule (a
+// directory below modules/ with a HEAD or a config is a git directory,
+// one with neither is looked into), so modules/libs/foo's hooks and config
+// are kept and nothing is held in modules/libs; quarantine renames to a
+// name with a random part when the plain one is taken.
 func TestRedteam21SubmoduleNameWithSlash(t *testing.T) {
 	t.Parallel()
 	cfg := ciConfig()

@@ -31,6 +31,10 @@ import (
 // AllowGitWrites breaks a repository with a submodule at a nested path,
 // a common layout; the git directory is renamed, not deleted). Affects
 // both root and unprivileged callers.
+//
+// Fixed: innerGitProtection holds nothing in modules/libs, which is no
+// git directory (innerGitDirs' rule), so the sweep does not take it for a
+// new one.
 func TestRedteam21NestedSubmoduleGitDirRenamedAway(t *testing.T) {
 	t.Parallel()
 	cfg := ciConfig()

@@ -33,6 +33,10 @@ import (
 // Severity: low (a legitimate-work regression: refusal, no escape; default
 // policy, a repository with a submodule that uses LFS). Affects both root
 // and unprivileged callers.
+//
+// Fixed: isGitDirectory (plan_links.go) recognises a git directory by
+// HEAD, objects and refs whatever its name, so a bound .git/modules/lib
+// is looked through by walkGitDir (config, hooks, …), not whole.
 func TestRedteam21SubmoduleGitDirWalkedWhole(t *testing.T) {
 	t.Parallel()
 	fillLFS := func(gitDir string) {
