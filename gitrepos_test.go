@@ -11,12 +11,15 @@ import (
 
 func TestInnerGitProtection(t *testing.T) {
 	git := filepath.Join(t.TempDir(), ".git")
-	for _, d := range []string{"hooks", "modules/a/hooks", "modules/a/modules/b", "worktrees/wt", "modules/a/worktrees/w2"} {
+	// modules/libs is no git directory (neither HEAD nor config): the
+	// submodule libs/foo's is modules/libs/foo, and nothing is held in
+	// modules/libs.
+	for _, d := range []string{"hooks", "modules/a/hooks", "modules/a/modules/b", "worktrees/wt", "modules/a/worktrees/w2", "modules/libs/foo"} {
 		if err := os.MkdirAll(filepath.Join(git, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"config", "modules/a/config", "worktrees/wt/commondir", "modules/a/worktrees/w2/commondir"} {
+	for _, f := range []string{"config", "modules/a/config", "modules/a/modules/b/HEAD", "worktrees/wt/commondir", "modules/a/worktrees/w2/commondir", "modules/libs/foo/HEAD"} {
 		if err := os.WriteFile(filepath.Join(git, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -36,12 +39,13 @@ func TestInnerGitProtection(t *testing.T) {
 	}{
 		{"read-only .git", FilesystemConfig{}, nil, nil},
 		{"git writes", FilesystemConfig{AllowGitWrites: true},
-			[]string{"modules/a/config", "modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "worktrees/wt/commondir"},
+			[]string{"modules/a/config", "modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "modules/libs/foo/hooks", "worktrees/wt/commondir"},
 			[]string{"config.worktree", "modules/a/commondir", "modules/a/config.worktree", "modules/a/modules/b/commondir",
-				"modules/a/modules/b/config", "modules/a/modules/b/config.worktree", "modules/a/worktrees/w2/config.worktree", "worktrees/wt/config.worktree"}},
+				"modules/a/modules/b/config", "modules/a/modules/b/config.worktree", "modules/a/worktrees/w2/config.worktree",
+				"modules/libs/foo/commondir", "modules/libs/foo/config", "modules/libs/foo/config.worktree", "worktrees/wt/config.worktree"}},
 		{"git config", FilesystemConfig{AllowGitConfig: true},
-			[]string{"modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "worktrees/wt/commondir"},
-			[]string{"modules/a/commondir", "modules/a/modules/b/commondir"}},
+			[]string{"modules/a/hooks", "modules/a/modules/b/hooks", "modules/a/worktrees/w2/commondir", "modules/libs/foo/hooks", "worktrees/wt/commondir"},
+			[]string{"modules/a/commondir", "modules/a/modules/b/commondir", "modules/libs/foo/commondir"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
