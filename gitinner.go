@@ -34,14 +34,20 @@ var submoduleKeys = map[string]bool{"core.worktree": true}
 // directory (git would); one that holds neither is looked into, for
 // names with slashes. An entry that is no directory (a symbolic link
 // .git/modules/lib -> ../../.cache/evil, which git follows) is listed
-// too, to be judged whole. Those a sweep disabled (renamed) are left out.
+// too, to be judged whole. One with a HEAD or a config that git would not
+// take for a git directory is looked into as well (halfGitDir). Those a
+// sweep disabled (renamed) are left out.
 func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 	fi, err := os.Lstat(gitPath)
 	if err != nil || !fi.IsDir() {
 		return nil, false // a gitlink or a link: judged whole
 	}
-	type item struct{ dir, common string }
-	queue := []item{{filepath.Join(gitPath, "modules"), ""}, {filepath.Join(gitPath, "worktrees"), gitPath}}
+	type item struct {
+		dir, common string
+		inHalf      bool // below a half git directory (halfGitDir): its own files are none
+		half        bool // the half git directory itself: its modules and worktrees are queued already
+	}
+	queue := []item{{dir: filepath.Join(gitPath, "modules")}, {dir: filepath.Join(gitPath, "worktrees"), common: gitPath}}
 	for n := 0; len(queue) > 0; n++ {
 		if n == gitDirScanMax {
 			return dirs, true
@@ -54,25 +60,25 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 		}
 		for _, e := range entries {
 			d := filepath.Join(it.dir, e.Name())
-			if strings.HasSuffix(e.Name(), quarantineSuffix) {
-				continue
-			}
-			if !e.IsDir() {
+			switch {
+			case strings.HasSuffix(e.Name(), quarantineSuffix), !e.IsDir() && it.inHalf,
+				it.half && (e.Name() == "modules" || e.Name() == "worktrees"):
+			case !e.IsDir():
 				// A link (git follows it to a git directory anywhere) or
 				// a file: judged whole (riskyGitDir), not looked into.
 				dirs = append(dirs, innerGitDir{path: d, notDir: true})
-				continue
+			case it.common == "" && !holdsAny(d, "HEAD", "config"):
+				queue = append(queue, item{dir: d, inHalf: it.inHalf}) // modules/a/b: the submodule a/b
+			case it.common == "":
+				dirs = append(dirs, innerGitDir{path: d, allow: gitDirAllowance{keys: submoduleKeys}})
+				queue = append(queue, item{dir: filepath.Join(d, "modules")}, item{dir: filepath.Join(d, "worktrees"), common: d})
+				if halfGitDir(d) {
+					queue = append(queue, item{dir: d, inHalf: true, half: true})
+				}
+			default:
+				dirs = append(dirs, innerGitDir{path: d, allow: gitDirAllowance{common: it.common}})
+				queue = append(queue, item{dir: filepath.Join(d, "modules")}, item{dir: filepath.Join(d, "worktrees"), common: d})
 			}
-			if it.common == "" && !holdsAny(d, "HEAD", "config") {
-				queue = append(queue, item{d, ""}) // modules/a/b: the submodule a/b
-				continue
-			}
-			allow := gitDirAllowance{keys: submoduleKeys}
-			if it.common != "" {
-				allow = gitDirAllowance{common: it.common}
-			}
-			dirs = append(dirs, innerGitDir{path: d, allow: allow})
-			queue = append(queue, item{filepath.Join(d, "modules"), ""}, item{filepath.Join(d, "worktrees"), d})
 		}
 	}
 	return dirs, false
@@ -125,6 +131,20 @@ func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string
 		}
 	}
 	return readOnly, holds
+}
+
+// halfGitDir reports whether d, which holds a HEAD or a config, lacks one
+// of what git's own test of a git directory needs (HEAD, objects, refs):
+// git takes modules/libs/bar for the submodule libs/bar's git directory
+// when modules/libs is no git directory to it, so a command's config in
+// modules/libs must not hide modules/libs/bar from the sweep.
+func halfGitDir(d string) bool {
+	for _, f := range []string{"HEAD", "objects", "refs"} {
+		if !holdsAny(d, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsAny reports whether dir holds any of names (links included).

@@ -132,3 +132,35 @@ func TestGitlinkProtection(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerGitDirsHalfGitDir: a config a command put in modules/libs (no
+// git directory to git, which lacks HEAD, objects and refs there) does not
+// hide modules/libs/bar, which git takes for the submodule libs/bar's git
+// directory; the files of modules/libs itself are not listed; a link in
+// place of a git directory is.
+func TestInnerGitDirsHalfGitDir(t *testing.T) {
+	g := filepath.Join(t.TempDir(), ".git")
+	for _, d := range []string{"modules/libs/bar", "modules/libs/hooks"} {
+		if err := os.MkdirAll(filepath.Join(g, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"modules/libs/config", "modules/libs/hooks/post-checkout", "modules/libs/bar/HEAD"} {
+		if err := os.WriteFile(filepath.Join(g, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../evil", filepath.Join(g, "modules", "lib")); err != nil {
+		t.Fatal(err)
+	}
+	dirs, truncated := innerGitDirs(g)
+	var got []string
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(g, d.path)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if want := []string{"modules/lib", "modules/libs", "modules/libs/bar"}; truncated || !slices.Equal(got, want) {
+		t.Errorf("innerGitDirs = %q (truncated %v), want %q", got, truncated, want)
+	}
+}
