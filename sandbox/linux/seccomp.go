@@ -21,7 +21,7 @@ import (
 // The reduced tier (hostShared), in the host's namespaces and without
 // read-only mounts, refuses more: what reaches the user's other processes
 // and IPC, and what changes the inode of a host file the user owns
-// (owner, world-write bit, extended attributes, flags) or watches it.
+// (owner, world-write bit, extended attributes, flags, generation).
 //
 // The filter first checks the architecture (anything but the native one is
 // killed, and on amd64 so is the x32 ABI), so a syscall number can never be
