@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentbox-dev/agentbox/internal/paths"
 )
 
 // A repository keeps the git directories of its submodules
@@ -67,7 +69,7 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 				// A link (git follows it to a git directory anywhere) or
 				// a file: judged whole (riskyGitDir), not looked into.
 				dirs = append(dirs, innerGitDir{path: d, notDir: true})
-			case it.common == "" && !holdsAny(d, "HEAD", "config"):
+			case it.common == "" && !paths.HoldsAny(d, "HEAD", "config"):
 				queue = append(queue, item{dir: d, inHalf: it.inHalf}) // modules/a/b: the submodule a/b
 			case it.common == "":
 				dirs = append(dirs, innerGitDir{path: d, allow: gitDirAllowance{keys: submoduleKeys}})
@@ -140,17 +142,7 @@ func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string
 // modules/libs must not hide modules/libs/bar from the sweep.
 func halfGitDir(d string) bool {
 	for _, f := range []string{"HEAD", "objects", "refs"} {
-		if !holdsAny(d, f) {
-			return true
-		}
-	}
-	return false
-}
-
-// holdsAny reports whether dir holds any of names (links included).
-func holdsAny(dir string, names ...string) bool {
-	for _, n := range names {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+		if !paths.HoldsAny(d, f) {
 			return true
 		}
 	}

@@ -136,3 +136,14 @@ func WithinAny(p string, bases []string) bool {
 	}
 	return false
 }
+
+// HoldsAny reports whether dir holds any of names (links included, not
+// followed).
+func HoldsAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}

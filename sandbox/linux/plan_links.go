@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -132,7 +133,7 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 						link(p)
 					}
 				case !e.IsDir():
-				case kind == "worktrees" || holdsAny(p, "HEAD", "config"):
+				case kind == "worktrees" || paths.HoldsAny(p, "HEAD", "config"):
 					queue = append(queue, item{p, false})
 				default:
 					queue = append(queue, item{p, true})
@@ -141,16 +142,6 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 		}
 	}
 	return nil
-}
-
-// holdsAny reports whether dir holds any of names (links included).
-func holdsAny(dir string, names ...string) bool {
-	for _, n := range names {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // otherNames returns the other names in the writable roots of files (each
