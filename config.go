@@ -195,7 +195,7 @@ var ProtectedPaths = []string{
 	".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
 	// Coding agents' project settings, which name MCP servers, hooks or
 	// plugins the agent starts when it opens the project.
-	".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
+	".roo", ".kilocode", ".continue", ".amazonq", ".kiro", ".codex", ".junie", ".qwen", ".opencode",
 }
 
 // AgentConfigFiles are coding agents' project configuration files that

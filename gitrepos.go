@@ -218,31 +218,40 @@ func probeGit(dir string) []string {
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 		return []string{filepath.Join(dir, ".git")}
 	}
-	n := 0
-	for _, f := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
-			n++
-		}
+	has := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil
 	}
-	if n == 3 && !strings.HasSuffix(dir, quarantineSuffix) {
+	if has("HEAD") && (has("commondir") || has("objects") && has("refs")) &&
+		!strings.HasSuffix(dir, quarantineSuffix) {
 		return []string{dir}
 	}
 	return nil
 }
 
 // isGitDir reports whether a directory with these entries is a git
-// directory, by git's own test: a HEAD file, an objects and a refs
-// directory (names compared without case, as in scanGitRepos).
+// directory by git's own test (setup.c's is_git_directory), erring
+// towards one: a HEAD that is not a directory (a file, or a link into
+// refs/ as git itself once wrote), and objects and refs of any type (git
+// asks only that it may search them, which a link to a directory passes);
+// or, beside a commondir, a HEAD alone, since git then looks for objects
+// and refs in the directory commondir names. Names are compared without
+// case, as in scanGitRepos.
 func isGitDir(entries []os.DirEntry) bool {
-	n := 0
+	var head, objects, refs, common bool
 	for _, e := range entries {
-		switch {
-		case strings.EqualFold(e.Name(), "HEAD") && e.Type().IsRegular(),
-			(strings.EqualFold(e.Name(), "objects") || strings.EqualFold(e.Name(), "refs")) && e.IsDir():
-			n++
+		switch name := e.Name(); {
+		case strings.EqualFold(name, "HEAD"):
+			head = head || !e.IsDir()
+		case strings.EqualFold(name, "objects"):
+			objects = true
+		case strings.EqualFold(name, "refs"):
+			refs = true
+		case strings.EqualFold(name, "commondir"):
+			common = true
 		}
 	}
-	return n == 3
+	return head && (common || objects && refs)
 }
 
 // gitProtection is what stays read-only of one .git: the whole of it by

@@ -94,11 +94,24 @@ func TestScanGitRepos(t *testing.T) {
 		// Go's module cache only as pkg/mod.
 		"go/pkg/mod/x/.git", ".pyenv/.git", ".pyenv/versions/3/.git", "src/mod/.git"},
 		"remote.git/HEAD", "half.git/HEAD", "lib/.git", "bare2/head", "q/.git.agentbox-quarantine/HEAD")
+	// git's own test takes links too: HEAD into refs/, objects and refs
+	// through links; and HEAD beside a commondir needs neither (they are
+	// looked for where commondir points). A directory named HEAD is no HEAD.
+	mk([]string{"linked/objs", "linked/refs", "common/x", "dirhead/HEAD", "dirhead/objects", "dirhead/refs"},
+		"linked/HEAD", "common/HEAD", "common/commondir")
+	if err := os.Symlink("objs", filepath.Join(root, "linked/objects")); err != nil {
+		t.Fatal(err)
+	}
+	mk([]string{"linkhead/objects", "linkhead/refs"})
+	if err := os.Symlink("refs/heads/main", filepath.Join(root, "linkhead/HEAD")); err != nil {
+		t.Fatal(err)
+	}
 	got, _, truncated := scanGitRepos(root)
 	if truncated {
 		t.Error("a small tree was reported as truncated")
 	}
-	want := []string{filepath.Join(root, "app/.git"), filepath.Join(root, "bare2"), filepath.Join(root, "build/.git"),
+	want := []string{filepath.Join(root, "linked"), filepath.Join(root, "linkhead"), filepath.Join(root, "common"),
+		filepath.Join(root, "app/.git"), filepath.Join(root, "bare2"), filepath.Join(root, "build/.git"),
 		filepath.Join(root, "deep/a/b/c/d/e/f/.git"), filepath.Join(root, "folded/.GIT"), filepath.Join(root, "lib/.git"), filepath.Join(root, "remote.git"),
 		filepath.Join(root, "tools.agentbox-quarantine/.git"), filepath.Join(root, ".pyenv/.git"), filepath.Join(root, "src/mod/.git")}
 	slices.Sort(got)

@@ -116,7 +116,7 @@ func DefaultProtectedPaths() []string {
 		".config/fish", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/zsh",
 		".vscode", ".idea", ".mcp.json", ".envrc", ".claude/settings.json", ".claude/settings.local.json", ".cursor/mcp.json",
 		".agentbox", "agentbox.yaml", "agentbox.yml", ".agentbox.yaml", ".agentbox.yml",
-		".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode",
+		".roo", ".kilocode", ".continue", ".amazonq", ".kiro", ".codex", ".junie", ".qwen", ".opencode",
 		"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml",
 	}
 }

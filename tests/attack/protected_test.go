@@ -560,6 +560,8 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 			attack("kilocode_mcp", "mkdir:"+w+"/.kilocode"),
 			attack("continue_mcp", "mkdir:"+w+"/.continue"),
 			attack("amazonq_mcp", "mkdir:"+w+"/.amazonq"),
+			attack("kiro_mcp", "mkdir:"+w+"/.kiro"),
+			attack("codex_config", "mkdir:"+w+"/.codex"),
 			attack("junie_mcp", "mkdir:"+w+"/.junie"),
 			attack("qwen_settings", "mkdir:"+w+"/.qwen"),
 			attack("opencode_plugins", "mkdir:"+w+"/.opencode"),
@@ -569,7 +571,7 @@ func TestProtectedPathsNotYetExisting(t *testing.T) {
 		runProbes(t, newManager(t, cfg), ps, agentbox.WithWritableRoots(w))
 		for _, rel := range []string{".git/hooks", ".vscode", ".idea", ".mcp.json", ".envrc", ".gitmodules",
 			".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
-			".roo", ".kilocode", ".continue", ".amazonq", ".junie", ".qwen", ".opencode"} {
+			".roo", ".kilocode", ".continue", ".amazonq", ".kiro", ".codex", ".junie", ".qwen", ".opencode"} {
 			if fi, err := os.Lstat(filepath.Join(w, rel)); err == nil && !(fi.IsDir() && isEmptyDir(filepath.Join(w, rel))) {
 				t.Errorf("ESCAPE: the sandbox created protected path %s on the host", rel)
 			}
