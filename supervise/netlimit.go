@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,8 @@ import (
 // lets decisions into the audit log one by one at a bounded rate (a token
 // bucket for each event type, so that refusals cannot use up the budget of
 // allowed connections or credential use); past it, they are counted by
-// event type, rule and verdict, and each count becomes one summary event,
+// event type, rule, verdict, credential and protocol, and each count
+// becomes one summary event,
 // written a second after its first decision and when the run ends.
 //
 // A summary names every distinct target of its decisions, netSummaryTargets
@@ -42,6 +44,8 @@ type netSummary struct {
 	count       int
 	targets     []string
 	named       map[string]bool // targets, as a set
+	addrs       []string        // the distinct addresses targets resolved to, netSummaryTargets at most
+	moreAddrs   int             // decisions whose address was past that
 	unnamed     int             // decisions whose target the run's bound left unnamed
 	first, last time.Time
 }
@@ -84,7 +88,9 @@ func (l *netLimiter) admit(e audit.Event, now time.Time) bool {
 		b.tokens--
 		return true
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%t", e.EventType, e.Rule, e.Allowed)
+	// The credential is part of the kind: a flood of one credential's
+	// leaks must not hide another's under its name.
+	key := fmt.Sprintf("%s\x00%s\x00%t\x00%v\x00%v", e.EventType, e.Rule, e.Allowed, e.Details["credential"], e.Details["proto"])
 	s := l.pending[key]
 	runNamed := l.named[e.EventType]
 	if runNamed == nil {
@@ -113,6 +119,13 @@ func (l *netLimiter) admit(e audit.Event, now time.Time) bool {
 		s.targets = append(s.targets, e.Resource)
 	default:
 		s.unnamed++
+	}
+	if a, ok := e.Details["addr"].(string); ok && !slices.Contains(s.addrs, a) {
+		if len(s.addrs) < netSummaryTargets {
+			s.addrs = append(s.addrs, a)
+		} else {
+			s.moreAddrs++
+		}
 	}
 	if l.timer == nil {
 		l.timer = time.AfterFunc(netSummaryDelay, l.flush)
@@ -150,10 +163,19 @@ func (s *netSummary) event() audit.Event {
 		e.Reason += fmt.Sprintf("; %d of them to targets not named here (the run's summaries of this type named %d targets before them)", s.unnamed, netNamedTargets)
 		d["unnamed"] = s.unnamed
 	}
+	if len(s.addrs) > 0 {
+		d["addrs"] = s.addrs
+	}
+	if s.moreAddrs > 0 {
+		d["more_addrs"] = s.moreAddrs
+	}
 	for _, k := range []string{"proto", "credential"} {
 		if v, ok := s.template.Details[k]; ok {
 			d[k] = v
 		}
+	}
+	if c, ok := s.template.Details["credential"]; ok {
+		e.Reason += fmt.Sprintf("; credential %v", c)
 	}
 	e.Details = d
 	return e

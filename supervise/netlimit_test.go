@@ -120,3 +120,41 @@ func TestNetLimiterNamesEveryTarget(t *testing.T) {
 		t.Errorf("allowed connections' summary names %q, want a.example and b.example", sums[1].Resource)
 	}
 }
+
+// TestNetLimiterKeepsCredentialsApart: past the burst, a credential's
+// decisions are counted apart from another's (a flood of a decoy's leaks
+// must not log the real one's under the decoy's name), and a summary keeps
+// the addresses its targets resolved to.
+func TestNetLimiterKeepsCredentialsApart(t *testing.T) {
+	var sums []audit.Event
+	l := newNetLimiter(func(e audit.Event) { sums = append(sums, e) })
+	t0 := time.Now()
+	leak := func(cred, addr string) audit.Event {
+		return audit.Event{EventType: audit.CredentialLeakBlocked, Resource: "h.example:80", Rule: "credential-leak", Timestamp: t0,
+			Details: map[string]any{"proto": "http", "credential": cred, "addr": addr}}
+	}
+	for range netBurst + 3 {
+		l.admit(leak("DECOY", "192.0.2.1"), t0)
+	}
+	l.admit(leak("DECOY", "192.0.2.2"), t0)
+	l.admit(leak("GMAIL_TOKEN", "192.0.2.1"), t0)
+	l.flush()
+	tests := []struct {
+		cred  string
+		count int
+		addrs []string
+	}{
+		{"DECOY", 4, []string{"192.0.2.1", "192.0.2.2"}},
+		{"GMAIL_TOKEN", 1, []string{"192.0.2.1"}},
+	}
+	if len(sums) != len(tests) {
+		t.Fatalf("%d summaries, want one per credential: %+v", len(sums), sums)
+	}
+	for i, tt := range tests {
+		d := sums[i].Details
+		if d["credential"] != tt.cred || d["summarized"] != tt.count || !slices.Equal(d["addrs"].([]string), tt.addrs) ||
+			!strings.Contains(sums[i].Reason, "credential "+tt.cred) {
+			t.Errorf("summary %d: %+v, reason %q; want credential %s, %d decisions, addresses %v", i, d, sums[i].Reason, tt.cred, tt.count, tt.addrs)
+		}
+	}
+}

@@ -45,6 +45,10 @@ import (
 // Fix: key the count by credential as well (and proto), or keep in the
 // summary the set of credentials (and addresses) its decisions named, as
 // is done for targets.
+//
+// Fixed: the netLimiter's count is keyed by credential and protocol as
+// well, a summary's reason names its credential, and it keeps the distinct
+// addresses its decisions resolved to (TestNetLimiterKeepsCredentialsApart).
 func TestRedteam22SummaryCredentialMisattributed(t *testing.T) {
 	run := func(t *testing.T, flood int) (named, decoyCounted int) {
 		f := newFixture(t)
