@@ -330,9 +330,13 @@ func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 // Kill ends the sandbox's whole process tree at once.
 func (p *Process) Kill() error { return p.p.Kill() }
 
-// Wait waits for the program to end and releases the sandbox. A timeout
-// returns the result (exit 137) with ErrTimeout; an ended ctx returns it
-// with ctx.Err().
+// Wait waits for the program to end and for its output to reach the
+// caller's writers, and releases the sandbox. A timeout returns the result
+// (exit 137) with ErrTimeout; an ended ctx returns it with ctx.Err(). Both
+// still bound Wait after the program exited by itself while a copy of its
+// output is blocked on a writer: the copy is given up copyDrain later and
+// Wait returns ErrTimeout (TimedOut set) or ctx.Err(), with the program's
+// own exit code.
 func (p *Process) Wait() (*ExecResult, error) {
 	p.once.Do(func() { p.result, p.err = p.wait() })
 	return p.result, p.err
@@ -356,30 +360,25 @@ func (p *Process) wait() (*ExecResult, error) {
 		defer t.Stop()
 		expired = t.C
 	}
-	var timedOut bool
-	var ctxErr error
+	var e ending
 	var w waited
 	select {
 	case w = <-done:
 	case <-expired:
-		timedOut = true
+		e.timedOut = true
 		_ = p.p.Kill()
 		w = <-done
 	case <-p.ctx.Done():
-		ctxErr = p.ctx.Err()
+		e.ctxErr = p.ctx.Err()
 		_ = p.p.Kill()
 		w = <-done
 	}
+	killed := e.cut()
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
 	p.stopReader() // nothing more is read from the caller's reader
-	if timedOut || ctxErr != nil {
-		// Ended for its time: a reader of its output that does not
-		// read (a stuck socket) must not hold Wait past a short drain.
-		waitAtMost(&p.copies, copyDrain)
-	} else {
-		p.copies.Wait() // every byte the program wrote is in
-	}
+	p.awaitCopies(expired, &e)
+	timedOut, ctxErr := e.timedOut, e.ctxErr
 	// After the output's copies: one into the file that is also stdin
 	// (offsetWriter) moves where the caller's offset goes.
 	p.stdin.finish() // the caller's file or pipe past what the program read
@@ -402,7 +401,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		res.Stdout, res.Stderr = p.stdout.String(), p.stderr.String()
 		res.Truncated = p.stdout.truncated || p.stderr.truncated
 	}
-	if timedOut || ctxErr != nil {
+	if killed {
 		res.ExitCode = 128 + int(syscall.SIGKILL)
 	}
 	switch {
@@ -414,6 +413,42 @@ func (p *Process) wait() (*ExecResult, error) {
 		return res, ctxErr
 	}
 	return res, nil
+}
+
+// ending is why Wait stopped waiting: the timeout, ctx, or neither (the
+// program ended by itself and its output is all in).
+type ending struct {
+	timedOut bool
+	ctxErr   error
+}
+
+func (e ending) cut() bool { return e.timedOut || e.ctxErr != nil }
+
+// awaitCopies waits for the copies of the program's output into the
+// caller's writers. After a timeout or an ended ctx they get copyDrain.
+// After a program that exited by itself they get all the time they need,
+// a slow reader's included, but the timeout and ctx still count: a
+// program can choose to exit with its output stuck in the copy (a full
+// pipe into a socket whose peer does not read), and the caller's bound on
+// the run must hold then too (as Wrap's watch does until cleanup). The
+// copy given up ends when its writer takes the bytes or fails.
+func (p *Process) awaitCopies(expired <-chan time.Time, e *ending) {
+	if !e.cut() {
+		done := make(chan struct{})
+		go func() {
+			p.copies.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+			return // every byte the program wrote is in
+		case <-expired:
+			e.timedOut = true
+		case <-p.ctx.Done():
+			e.ctxErr = p.ctx.Err()
+		}
+	}
+	waitAtMost(&p.copies, copyDrain)
 }
 
 // copyDrain is how long Wait waits, after a timeout or a cancelled ctx,

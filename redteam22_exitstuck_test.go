@@ -38,6 +38,10 @@ import (
 // A fix: while waiting for the copies after the program's exit, Wait must
 // keep selecting on the timeout's timer and ctx.Done, and on either give
 // the copies copyDrain more, as after a kill.
+//
+// Fixed: Process.awaitCopies keeps selecting on the timeout's timer and
+// ctx.Done while the copies run after a normal exit, and on either gives
+// them copyDrain and returns ErrTimeout or ctx.Err().
 func TestRedteam22ExitedProgramStuckStdoutHangsWait(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())
