@@ -49,6 +49,12 @@ import (
 // or stop relaying (give the program EOF or an error) once another reader
 // has been seen to take bytes (FIONREAD of the caller's pipe smaller than
 // s.last).
+//
+// Fixed: the relay keeps a copy of the chunk it put in the program's pipe
+// and takes off the caller's pipe only what is still there of it (gone,
+// takeRead); while the program has not read the chunk it looks every few
+// ms whether another reader took some, and then takes the unread part
+// back out of the program's pipe (pullBack).
 func TestRedteam22TeeStdinSharedPipeLosesData(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, agentbox.CIConfig())

@@ -39,10 +39,12 @@ type stdinFile struct {
 	written int64      // what went into the pipe
 	out     int64      // what the program wrote into src's open file description (offsetWriter)
 
-	tee  bool // src is a pipe or FIFO, relayed by tee without read-ahead (teeLoop)
-	last int  // tee: bytes tee'd into the pipe, still in the caller's pipe
-	null int  // tee: /dev/null, to discard from the caller's pipe what the program took
-	wake int  // tee: an eventfd finish writes, to stop the loop at once
+	tee   bool   // src is a pipe or FIFO, relayed without read-ahead (teeLoop)
+	chunk []byte // tee: what went into the pipe last, still in the caller's pipe
+	peek  [2]int // tee: a scratch pipe, to look at the caller's pipe without taking from it
+	buf   []byte // tee: what peek saw
+	null  int    // tee: /dev/null, to discard from the caller's pipe what the program took
+	wake  int    // tee: an eventfd finish writes, to stop the loop at once
 }
 
 // errNotSeekable: the file has no offset to read from (a regular file of
@@ -69,7 +71,7 @@ func startStdin(f *os.File, stream bool) (*stdinFile, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, null: -1, wake: -1, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, null: -1, wake: -1, peek: [2]int{-1, -1}, stop: make(chan struct{}), done: make(chan struct{})}
 	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil && !stream {
 		unix.Close(s.src)
 		return nil, nil, errNotSeekable // a file of /proc or /sys: relayed as a stream
@@ -209,7 +211,7 @@ func (s *stdinFile) finish() {
 			s.mu.Unlock()
 		}
 	}
-	for _, fd := range []int{s.keep, s.src, s.null, s.wake} {
+	for _, fd := range []int{s.keep, s.src, s.null, s.wake, s.peek[0], s.peek[1]} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}

@@ -1,0 +1,84 @@
+//go:build linux
+
+package agentbox
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// TestGone: how much of the chunk another reader took is read from the
+// head of the caller's pipe; bytes equal to the chunk's count as its own.
+func TestGone(t *testing.T) {
+	for _, tc := range []struct {
+		chunk, head string
+		want        int
+	}{
+		{"AAAA\n", "AAAA\n", 0},
+		{"AAAA\n", "AAAA\nBBBB\n", 0},
+		{"AAAA\n", "A\nBBBB\n", 3},  // a reader took 3 bytes
+		{"AAAA\n", "BBBB\n", 5},     // all of it, then more came
+		{"AAAA\n", "", 5},           // all of it
+		{"aaaa", "aabb", 2},         // the rest of the chunk, then new bytes
+		{"aaaa", "aaaa", 0},         // equal bytes: as good as the chunk's
+		{"abab", "ab", 2},           // the least count that fits
+		{"", "anything", 0},         // no chunk
+		{"AAAA\n", "AAAA", 5},       // not the chunk (its last byte differs): all of it gone
+		{"xyz", "yzq", 1},           // one byte taken
+		{"xyz", "zxyz", 2},          // "z" left, and a new "xyz" after it
+		{"hello", "ello hello", 1},  // one byte taken
+		{"hello", "hello hello", 0}, // untouched
+		{"hello", "llo", 2},         // two taken, nothing after
+		{"hello", "lo", 3},
+		{"hello", "hellohello", 0},
+		{"hello", "ohello", 4},
+		{"hello", "xhello", 5}, // something else first: all of it gone
+		{"aaaa", "aaa", 1},     // fewer equal bytes: one gone
+		{"aaaa", "aaaaaaaa", 0},
+		{"\x00\x00", "\x00", 1},
+		{"\x00\x00", "\x00\x00\x01", 0},
+	} {
+		if got := gone([]byte(tc.chunk), []byte(tc.head)); got != tc.want {
+			t.Errorf("gone(%q, %q) = %d, want %d", tc.chunk, tc.head, got, tc.want)
+		}
+	}
+}
+
+// TestTeeRelaySharedPipe: another reader of the caller's pipe takes the
+// chunk the relay put in the program's pipe before the program reads it:
+// the relay takes it back (the program never sees it) and relays what
+// comes next, taking off the caller's pipe only what the program read.
+func TestTeeRelaySharedPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	w.WriteString("AAAA\n")
+	s, prog, err := newStdinPipe(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	time.Sleep(100 * time.Millisecond) // the relay has the chunk in the program's pipe
+	buf := make([]byte, 100)
+	if n, _ := r.Read(buf); string(buf[:n]) != "AAAA\n" {
+		t.Fatalf("the other reader got %q", buf[:n])
+	}
+	w.WriteString("BBBB\n")
+	time.Sleep(300 * time.Millisecond) // the relay has looked again
+	prog.SetReadDeadline(time.Now().Add(2 * time.Second))
+	n, err := prog.Read(buf)
+	if string(buf[:n]) != "BBBB\n" {
+		t.Errorf("the program read %q (%v), want the next line only", buf[:n], err)
+	}
+	w.WriteString("CCCC\n")
+	time.Sleep(100 * time.Millisecond)
+	s.finish()
+	r.SetReadDeadline(time.Now().Add(time.Second))
+	if n, _ := r.Read(buf); string(buf[:n]) != "CCCC\n" {
+		t.Errorf("left in the caller's pipe %q, want the line the program did not read", buf[:n])
+	}
+}
