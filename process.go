@@ -373,7 +373,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		_ = p.p.Kill()
 		w = <-done
 	}
-	killed := e.cut()
+	killed := e.cut() // exit 137; one that exited by itself keeps its code, its output cut or not
 	// The whole tree is gone: nothing can change the caller's files again.
 	p.m.restoreShared(&p.shared)
 	p.stopReader() // nothing more is read from the caller's reader
