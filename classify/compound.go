@@ -19,7 +19,7 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 		if infiniteLoop(c) && spawnsInBackground(c.Do) {
 			a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
 		}
-		return a.loop(func() { a.stmtList(c.Cond, in) }, c.Do, in)
+		return a.loop(func() { a.stmtList(c.Cond, in) }, nil, c.Do, in)
 	case *syntax.ForClause:
 		return a.forClause(c, in)
 	case *syntax.CaseClause:

@@ -78,22 +78,26 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 	return out
 }
 
-// forClause walks for and select loops.
+// forClause walks for and select loops. The body is judged with each
+// value the variable may take (see loopValues): for f in ~/.ssh/id_rsa;
+// do cat "$f"; done is cat ~/.ssh/id_rsa.
 func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
-	next := func() {}
+	rep := func() {}
+	var nexts []func()
 	wi, words := c.Loop.(*syntax.WordIter)
 	if words {
-		item := len(wi.Items) > 0
-		for _, w := range wi.Items {
-			for _, f := range a.expandWord(w) {
-				item = item && loopItem(f)
+		set := func(v varVal) func() {
+			return func() {
+				a.setVar(wi.Name.Value, v)
+				if c.Select {
+					a.setVar("REPLY", varVal{}) // the line select read
+				}
 			}
 		}
-		next = func() {
-			a.setVar(wi.Name.Value, varVal{item: item})
-			if c.Select {
-				a.setVar("REPLY", varVal{}) // the line select read
-			}
+		all, vals := a.loopValues(wi)
+		rep = set(all)
+		for _, v := range vals {
+			nexts = append(nexts, set(v))
 		}
 	} else {
 		a.walkNode(c.Loop)
@@ -101,7 +105,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	if cl, ok := c.Loop.(*syntax.CStyleLoop); ok && cl.Cond == nil && spawnsInBackground(c.Do) {
 		a.emit(&unit{kind: kLoop, selfSpawn: true, info: "infinite loop starting background processes"})
 	}
-	out := a.loop(next, c.Do, in)
+	out := a.loop(rep, nexts, c.Do, in)
 	if words {
 		// With nullglob the loop may not run: afterwards the value is unknown.
 		a.setVar(wi.Name.Value, varVal{})
@@ -112,25 +116,82 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	return out
 }
 
+// maxLoopValues bounds the literal words a loop body is judged with, one
+// walk each.
+const maxLoopValues = 16
+
+// loopValues expands the words of a for or select loop and returns a
+// run-time value standing for every value its variable may take (never
+// empty when every word is a relative one, see loopItem), and the values
+// the body is judged with: each literal word, at most maxLoopValues, those
+// that are no relative word first, and the run-time value for the words
+// with run-time parts and those beyond the bound (then never taken as a
+// harmless relative word when the working directory may matter). A
+// relative word is kept as the word itself, so that it is resolved against
+// the working directory where it is used (cd ~; for f in .ssh; do rm -rf
+// "$f"; done).
+func (a *analyzer) loopValues(wi *syntax.WordIter) (varVal, []varVal) {
+	item, runtime := len(wi.Items) > 0, len(wi.Items) == 0
+	var lits, rel []varVal
+	seen := map[string]bool{}
+	for _, w := range wi.Items {
+		for _, f := range a.expandWord(w) {
+			isItem := loopItem(f)
+			item = item && isItem
+			runtime = runtime || f.dyn || f.ifs || f.glob // a glob: its matches
+			if f.dyn || f.ifs || seen[f.val] {
+				continue
+			}
+			seen[f.val] = true
+			v := varVal{val: f.val, known: true, home: f.home}
+			if isItem {
+				rel = append(rel, v)
+			} else {
+				lits = append(lits, v)
+			}
+		}
+	}
+	lits = append(lits, rel...)
+	if len(lits) > maxLoopValues {
+		lits, runtime = lits[:maxLoopValues], true
+		item = item && dirRank(a.cwd) == 0
+	}
+	if runtime {
+		lits = append(lits, varVal{item: item})
+	}
+	return varVal{item: item}, lits
+}
+
 // loop walks a loop that runs next (the condition, or the loop variable
-// taking its next value) and then the body any number of times, none
-// included; it may stop after next. The body is judged once, with what a
-// round may change already taken as only known at run time: a first walk
-// that judges nothing learns what that is.
-func (a *analyzer) loop(next func(), body []*syntax.Stmt, in *stream) stream {
-	round := func() stream {
-		next()
-		stop, jumped := a.snapshot(), a.jumped
-		a.jumped &^= jumpLoop
-		out := a.stmtList(body, in)
-		a.jumped = jumped | a.jumped&jumpFunc // break and continue end here
-		a.join(stop)
-		return out
+// taking its next value: one of nexts, or rep, which stands for them all)
+// and then the body any number of times, none included; it may stop after
+// next.
+// The body is judged once for each of nexts, with what a round may change
+// already taken as only known at run time: a first walk with rep that
+// judges nothing learns what that is.
+func (a *analyzer) loop(rep func(), nexts []func(), body []*syntax.Stmt, in *stream) stream {
+	round := func(next func()) func() stream {
+		return func() stream {
+			next()
+			stop, jumped := a.snapshot(), a.jumped
+			a.jumped &^= jumpLoop
+			out := a.stmtList(body, in)
+			a.jumped = jumped | a.jumped&jumpFunc // break and continue end here
+			a.join(stop)
+			return out
+		}
 	}
 	if a.dry == 0 {
 		a.dry++
-		a.maybe(round)
+		a.maybe(round(rep))
 		a.dry--
 	}
-	return a.maybe(round)
+	if a.dry > 0 || len(nexts) == 0 {
+		nexts = []func(){rep} // a walk that judges nothing, or a loop with no word
+	}
+	var out stream
+	for _, next := range nexts {
+		out.merge(a.maybe(round(next)))
+	}
+	return out
 }

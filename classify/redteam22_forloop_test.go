@@ -29,6 +29,12 @@ import "testing"
 // keeping the run-time value only for words with run-time parts; a
 // relative word must be resolved against the working directory before
 // being taken as harmless.
+//
+// Fixed: flow.go loopValues/loop judge the body once with each literal
+// word (up to maxLoopValues, non-relative ones first) as a known value,
+// relative words resolved against the tracked working directory where they
+// are used, plus the run-time value for globs, run-time words and words
+// past the bound.
 func TestRedteam22ForLoopValues(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `for f in ~/.ssh/id_rsa; do cat "$f"; done`, want: Escalated, effect: rt22dLeaked},
