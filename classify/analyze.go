@@ -48,38 +48,40 @@ type varVal struct {
 
 // analyzer walks one command line. It is used by a single goroutine.
 type analyzer struct {
-	c         *Classifier
-	src       string // source text of the script being walked
-	vars      map[string]varVal
-	funcs     map[string][]funcDef // defined functions: name → every body given it
-	funcBusy  []string             // the functions being walked
-	funcAgain []string             // the functions walked once more for a recursive call
-	frame     *[]localVar          // in a function body: its local variables
-	frames    []*[]localVar        // the frames of the function bodies being walked, innermost last
-	files     map[string]string    // files written on this line with known text
-	refs      map[string]string    // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
-	cwd       string               // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
-	oldwd     string               // the directory before it ($OLDPWD, cd -)
-	dirs      []string             // pushd's directory stack below cwd, top last
-	links     map[string]string    // symbolic links made on the line: name → target
-	dotglob   bool                 // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
-	hashed    map[string]string    // hash -p PATH NAME: NAME → PATH, "" when only known at run time
-	attrs     map[string]uint8     // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
-	aliases   map[string]string    // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
-	aliasBusy []string             // the aliases being expanded (not expanded again)
-	depth     int
-	steps     int
-	calls     int       // function calls followed
-	start     time.Time // when the classification began
-	clockAt   int       // steps at which the clock is read next
-	res       Result
-	prio      int   // tie rank of res (see decide)
-	any       bool  // some unit decided
-	halt      bool  // a limit was hit; stop walking
-	dry       int   // > 0: walking only to learn what a loop body changes, nothing is judged
-	lastpipe  bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
-	unsure    int   // > 0: on a path that may not be taken (files written may not be)
-	jumped    uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
+	c          *Classifier
+	src        string // source text of the script being walked
+	vars       map[string]varVal
+	funcs      map[string][]funcDef    // defined functions: name → every body given it
+	funcBusy   []string                // the functions being walked
+	funcAgain  []string                // the functions walked once more for a recursive call
+	frame      *[]localVar             // in a function body: its local variables
+	frames     []*[]localVar           // the frames of the function bodies being walked, innermost last
+	files      map[string]string       // files written on this line with known text
+	refs       map[string]string       // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
+	cwd        string                  // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
+	oldwd      string                  // the directory before it ($OLDPWD, cd -)
+	dirs       []string                // pushd's directory stack below cwd, top last
+	links      map[string]string       // symbolic links made on the line: name → target
+	coprocs    map[string]*syntax.Stmt // coproc NAME …: NAME → the command reading ${NAME[1]}
+	coprocBusy map[string]bool         // the coprocesses being fed (see feedCoproc)
+	dotglob    bool                    // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
+	hashed     map[string]string       // hash -p PATH NAME: NAME → PATH, "" when only known at run time
+	attrs      map[string]uint8        // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
+	aliases    map[string]string       // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
+	aliasBusy  []string                // the aliases being expanded (not expanded again)
+	depth      int
+	steps      int
+	calls      int       // function calls followed
+	start      time.Time // when the classification began
+	clockAt    int       // steps at which the clock is read next
+	res        Result
+	prio       int   // tie rank of res (see decide)
+	any        bool  // some unit decided
+	halt       bool  // a limit was hit; stop walking
+	dry        int   // > 0: walking only to learn what a loop body changes, nothing is judged
+	lastpipe   bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	unsure     int   // > 0: on a path that may not be taken (files written may not be)
+	jumped     uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
 	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
 }
@@ -228,6 +230,14 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 }
 
 func (a *analyzer) stmtRun(s *syntax.Stmt, in *stream) stream {
+	out := a.stmtCmd(s, in)
+	if len(a.coprocs) > 0 {
+		a.feedCoproc(s, out)
+	}
+	return out
+}
+
+func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 	if !a.charge(1) {
 		return stream{traits: trUnknown}
 	}

@@ -33,7 +33,7 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 	case *syntax.TimeClause:
 		return a.stmt(c.Stmt, in)
 	case *syntax.CoprocClause:
-		return a.isolated(func() stream { return a.stmt(c.Stmt, in) })
+		return a.coproc(c)
 	case *syntax.TestDecl:
 		return a.stmt(c.Body, in)
 	case *syntax.TestClause:

@@ -84,6 +84,7 @@ func buildHandlers() {
 		"readarray": (*analyzer).runMapfile,
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
+		"compgen":   (*analyzer).runCompgen,
 	}
 	for _, n := range shellNames.words {
 		handlers[n] = (*analyzer).runShell

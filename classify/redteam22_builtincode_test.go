@@ -29,6 +29,12 @@ import "testing"
 // input from what later commands write to ${NAME[1]} (at least: a shell
 // started by coproc is fed unknown code, eval-exec, unless its input is
 // provably not written).
+//
+// Fixed: builtincode.go: runCompgen walks -C's value as a command and
+// expands -W's once more (a run-time list is eval-exec); a coproc's command
+// is walked fed run-time text (a shell or interpreter reading it is
+// eval-exec) and again with the output of each command whose redirection
+// is >&"${NAME[1]}" (feedCoproc).
 func TestRedteam22BuiltinCode(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `compgen -C "rm -rf ~/.ssh" x`, want: Forbidden, effect: rt22dSSHGone},
