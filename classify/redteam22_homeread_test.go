@@ -23,6 +23,11 @@ import "testing"
 // operand is an ancestor of a credential store (the home, /home, /root,
 // /Users, /) judged as credential-access, relative operands resolved
 // against the tracked working directory.
+//
+// Fixed: recursiveread.go readsStoreTree (called by matchCredentialAccess):
+// a recursive reader, as data (program, recursing flags, option values,
+// pattern and destination operands), or find -exec of a reader, given a
+// directory above a store of credpaths.Home is credential-access.
 func TestRedteam22HomeRecursiveRead(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `grep -r . ~`, want: Escalated, effect: rt22dLeaked},

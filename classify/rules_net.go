@@ -207,7 +207,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	}
 	// The words of shells, eval and interpreters that carry code are
 	// analysed as code, not as paths.
-	if huntsSecrets(u) {
+	if huntsSecrets(u) || readsStoreTree(u) {
 		return true
 	}
 	// Only the code word itself: the operands after it are files the code

@@ -1,0 +1,210 @@
+package classify
+
+import (
+	"strings"
+	"sync"
+)
+
+// Recursive reads of a directory that holds a credential store: grep -r .
+// ~ prints ~/.ssh/id_rsa as surely as cat does, and tar czf x.tgz ~ or cp
+// -r ~ x copies it. Such a read is credential-access, as reading the store
+// itself is; a recursive read of any other directory (grep -r foo ./src, cp
+// -r src dst) and a listing (ls -R ~, du ~) are not.
+
+// recursiveReader describes a program that reads whole directory trees.
+type recursiveReader struct {
+	short string   // short flags that make it recurse ("" with always)
+	long  []string // long options that make it recurse
+	// always: it recurses unless noRecurse is given.
+	always    bool
+	noRecurse []string
+	mode      func(u *unit) bool // nil, or whether the mode that reads trees is chosen
+	dest      bool               // the last operand is written to, not read (unless -t DIR)
+	// pattern: the first operand is a search pattern unless one is given
+	// by an option (-e, -f), and with no path the working directory is
+	// searched.
+	pattern bool
+	// values and longValues: the options whose value is the next word
+	// (-C DIR, -f FILE, -t DIR): it is not an operand. A short one counts
+	// alone or ending a cluster (-czf x.tgz).
+	values     string
+	longValues []string
+}
+
+var (
+	grepValues = []string{"--regexp", "--file", "--max-count", "--context", "--after-context", "--before-context"}
+	tarValues  = []string{"--file", "--directory", "--files-from", "--exclude-from"}
+	grepLike   = recursiveReader{short: "rR", long: []string{"--recursive", "--dereference-recursive"}, pattern: true,
+		values: "efmABCdD", longValues: grepValues}
+	searcher = recursiveReader{always: true, pattern: true, values: "efgtTmABCjM", longValues: grepValues}
+	tarLike  = recursiveReader{always: true, noRecurse: []string{"--no-recursion"}, mode: tarCreates, values: "fCTXbH", longValues: tarValues}
+	sevenZip = recursiveReader{always: true, mode: func(u *unit) bool { return u.arg(0) == "a" || u.arg(0) == "u" }}
+)
+
+// recursiveReaders are the programs that read (print, copy or pack) the
+// contents of directory trees. The du, ls -R and tree family only list
+// names and sizes.
+var recursiveReaders = map[string]recursiveReader{
+	"grep": grepLike, "egrep": grepLike, "fgrep": grepLike, "ugrep": grepLike,
+	"rg": searcher, "ag": searcher, "ack": searcher,
+	"tar": tarLike, "bsdtar": tarLike,
+	"cp": {short: "rRa", long: []string{"--recursive", "--archive"}, dest: true, values: "tS",
+		longValues: []string{"--target-directory", "--suffix"}},
+	"rsync": {short: "ra", long: []string{"--recursive", "--archive"}, dest: true, values: "ef", longValues: []string{"--rsh"}},
+	"scp":   {short: "r", dest: true, values: "cFiJloPS"},
+	"zip":   {short: "rR", long: []string{"--recurse-paths", "--recurse-patterns"}, values: "bntx"},
+	"7z":    sevenZip, "7za": sevenZip,
+}
+
+// findNonReaders are programs find -exec may run on every file of a tree
+// that do not put the files' contents anywhere: anything else (cat, grep,
+// cp, base64 …) run on a tree holding a credential store reads it.
+var findNonReaders = newSet("rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "ls", "stat", "du", "wc",
+	"echo", "printf", "test", "[", "true", "false", "mkdir", "basename", "dirname", "realpath", "readlink",
+	"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "setfacl", "getfacl")
+
+// tarCreates reports whether tar writes an archive (c, r, u: the
+// operands are read), in an old-style cluster (czf) or as an option.
+func tarCreates(u *unit) bool {
+	if first := u.arg(0); first != "" && first[0] != '-' && strings.ContainsAny(first, "cru") {
+		return true
+	}
+	return u.hasFlag("cru", "--create", "--append", "--update")
+}
+
+// readsStoreTree reports whether u reads the contents of a directory tree
+// holding a credential store: a recursive reader given the home, one of
+// its ancestors (/, /home, /root) or a directory between the home and a
+// store (~/.config), relative operands resolved against the working
+// directory; or find -exec running a reader below such a directory.
+func readsStoreTree(u *unit) bool {
+	if len(u.findRoots) > 0 {
+		if findNonReaders.has(u.name) {
+			return false
+		}
+		for _, r := range u.findRoots {
+			if storeAncestor(u.cwd, r) {
+				return true
+			}
+		}
+		return false
+	}
+	spec, ok := recursiveReaders[u.name]
+	if !ok || spec.mode != nil && !spec.mode(u) {
+		return false
+	}
+	if spec.always && len(spec.noRecurse) > 0 && u.hasExactFlag("", spec.noRecurse...) {
+		return false
+	}
+	if !spec.always && !u.hasFlag(spec.short, spec.long...) {
+		return false
+	}
+	ops := spec.operandIndexes(u.args)
+	switch {
+	case spec.dest && len(ops) > 0 && !u.hasFlag("t", "--target-directory"):
+		ops = ops[:len(ops)-1]
+	case spec.pattern && len(ops) > 0 && !givesPattern(u.args):
+		ops = ops[1:]
+	}
+	if spec.pattern && len(ops) == 0 {
+		return storeAncestor(u.cwd, field{val: "."})
+	}
+	for _, i := range ops {
+		if storeAncestor(u.dirAt(i), u.args[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// takesValue reports whether the option word v takes the next word as its
+// value.
+func (r recursiveReader) takesValue(v string) bool {
+	if strings.HasPrefix(v, "--") {
+		return contains(r.longValues, v)
+	}
+	return len(v) > 1 && v[0] == '-' && strings.IndexByte(r.values, v[len(v)-1]) >= 0
+}
+
+// givesPattern reports whether a grep-like command's pattern is given by an
+// option (-e PAT, -fFILE, --regexp=PAT).
+func givesPattern(args []field) bool {
+	for _, a := range args {
+		v := a.val
+		if v == "--" {
+			return false
+		}
+		if v == "--regexp" || v == "--file" || strings.HasPrefix(v, "--regexp=") || strings.HasPrefix(v, "--file=") ||
+			len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsAny(v[1:], "ef") {
+			return true
+		}
+	}
+	return false
+}
+
+// operandIndexes returns the indexes of the arguments that are not
+// options (as unit.operands), nor the value of one.
+func (r recursiveReader) operandIndexes(args []field) []int {
+	var out []int
+	dd := false
+	for i, a := range args {
+		switch {
+		case dd:
+			out = append(out, i)
+		case a.val == "--":
+			dd = true
+		case len(a.val) > 1 && a.val[0] == '-':
+		case i > 0 && r.takesValue(args[i-1].val):
+		default:
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// homeStoresByTop indexes the credential stores of credpaths.Home, below
+// every home (homeSecretPaths), by their first component.
+var homeStoresByTop = sync.OnceValue(func() map[string][][]string {
+	m := map[string][][]string{}
+	for _, sp := range homeSecretPaths() {
+		m[sp[0]] = append(m[sp[0]], sp)
+	}
+	return m
+})
+
+// storeAncestor reports whether the path f, relative to dir, names a
+// directory above a credential store of credpaths.Home: the root, a home,
+// the directory of the homes, a directory of the home that holds a store
+// (~/.config). A relative path below an unknown directory is not one (grep
+// -r TODO .).
+func storeAncestor(dir string, f field) bool {
+	g := resolveIn(dir, f)
+	v := g.val
+	if g.dynPrefix {
+		if !strings.HasPrefix(g.bare, "~") {
+			return false
+		}
+		v = g.bare // cd $X with X empty: the home
+	}
+	c := cleanTarget(v)
+	switch {
+	case c == "/":
+		return true
+	case strings.HasPrefix(c, "/"):
+		c = stripProcRoot(c)
+	case !strings.HasPrefix(c, "~"):
+		return false
+	}
+	comps := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	for top, stores := range homeStoresByTop() {
+		if top != comps[0] && !strings.ContainsAny(comps[0], "*?[") {
+			continue
+		}
+		for _, sp := range stores {
+			if len(comps) < len(sp) && globComps(sp[:len(comps)], comps) {
+				return true
+			}
+		}
+	}
+	return false
+}
