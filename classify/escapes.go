@@ -365,10 +365,12 @@ func runFile(p string) bool {
 	base := c[strings.LastIndexByte(c, '/')+1:]
 	switch base {
 	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
-		".zlogin", ".kshrc", ".mkshrc", ".envrc", "rc.local", "crontab", "bash.bashrc", "environment":
+		".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".envrc", "rc.local", "crontab", "bash.bashrc", "environment",
+		".cshrc", ".tcshrc", ".login", ".logout", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession":
 		return true
 	}
-	return strings.Contains(c, "/.git/hooks/") || strings.HasPrefix(c, ".git/hooks/") || strings.HasPrefix(c, "/etc/cron") ||
+	// fish reads ~/.config/fish/config.fish, conf.d/*.fish and functions/*.fish.
+	return strings.Contains(c, "/.config/fish/") || strings.HasPrefix(c, ".config/fish/") || strings.Contains(c, "/.git/hooks/") || strings.HasPrefix(c, ".git/hooks/") || strings.HasPrefix(c, "/etc/cron") ||
 		strings.HasPrefix(c, "/etc/profile.d/") || strings.HasPrefix(c, "/var/spool/cron/") || strings.HasSuffix(c, "/.ssh/rc") ||
 		strings.HasPrefix(c, "/etc/init.d/") || strings.HasPrefix(c, "~/.config/autostart/")
 }
