@@ -64,6 +64,7 @@ type analyzer struct {
 	links      map[string]string       // symbolic links made on the line: name → target
 	coprocs    map[string]*syntax.Stmt // coproc NAME …: NAME → the command reading ${NAME[1]}
 	coprocBusy map[string]bool         // the coprocesses being fed (see feedCoproc)
+	fds        map[string]openFile     // descriptors exec opened for writing: fd → file ("1": every later output)
 	dotglob    bool                    // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
 	hashed     map[string]string       // hash -p PATH NAME: NAME → PATH, "" when only known at run time
 	attrs      map[string]uint8        // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
@@ -269,7 +270,9 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 	}
 	out := a.compound(s.Cmd, in)
 	if len(redirs) > 0 {
-		a.run(&unit{kind: kCall, redirs: redirs})
+		u := &unit{kind: kCall, redirs: redirs, cwd: a.cwd, links: a.links}
+		a.run(u)
+		a.remember(u, out) // { echo …; } >> ~/.bashrc
 	}
 	return out
 }

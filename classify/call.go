@@ -145,22 +145,36 @@ func (a *analyzer) remember(u *unit, out stream) {
 	if f := downloadTarget(u); f != "" {
 		a.writeFile(cleanTarget(f), downloaded, false)
 	}
+	if u.name == "exec" && len(u.args) == 0 {
+		out = literal("") // exec >f opens f: later commands write to it
+	}
 	for _, r := range u.redirs {
 		if !r.isWrite() || r.target.dyn {
 			continue
 		}
-		text := out.text
-		if !out.textKnown {
-			text = "\x00unknown"
-		}
-		if out.traits&trDownload != 0 {
-			text = downloaded
-		}
-		a.writeFile(cleanTarget(r.target.val), text, r.op == syntax.AppOut || r.op == syntax.AppAll)
-		// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
-		// the text lands in the file the link names.
-		if out.textKnown && (runFile(r.target.val) || runFile(writeThrough(u.links, r.target.val))) {
-			a.script(out.text, nil)
-		}
+		a.writeText(u, r.target, out, r.op == syntax.AppOut || r.op == syntax.AppAll)
+	}
+	a.rememberOther(u, out)
+}
+
+// writeText records that u writes the stream out to the file target
+// (appended when app), and judges known text written to a file a shell
+// runs later as if it ran.
+func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
+	if target.dyn {
+		return
+	}
+	text := out.text
+	if !out.textKnown {
+		text = "\x00unknown"
+	}
+	if out.traits&trDownload != 0 {
+		text = downloaded
+	}
+	a.writeFile(cleanTarget(target.val), text, app)
+	// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
+	// the text lands in the file the link names.
+	if out.textKnown && (runFile(target.val) || runFile(writeThrough(u.links, target.val))) {
+		a.script(out.text, nil)
 	}
 }

@@ -61,6 +61,9 @@ func (a *analyzer) produce(u *unit) stream {
 			}
 		}
 		if u.name == "cat" && files > 0 {
+			if w, ok := a.catWritten(u); ok {
+				return w
+			}
 			out := stream{traits: in.traits | trFile}
 			for _, f := range u.operands() {
 				if isHistoryFile(f.val) {
@@ -76,6 +79,20 @@ func (a *analyzer) produce(u *unit) stream {
 		return in
 	}
 	return stream{traits: in.traits | trUnknown}
+}
+
+// catWritten returns what cat prints when every file it is given was
+// written on the line with known text (echo … > a; cat a >> ~/.bashrc).
+func (a *analyzer) catWritten(u *unit) (stream, bool) {
+	var sb strings.Builder
+	for _, f := range u.operands() {
+		w, ok := a.fileStream(f)
+		if !ok || !w.textKnown || strings.Contains(w.text, "\x00") {
+			return stream{}, false
+		}
+		sb.WriteString(w.text)
+	}
+	return literal(sb.String()), true
 }
 
 func isHistoryFile(p string) bool {

@@ -38,25 +38,34 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
 			continue
 		}
 		t := fs[0]
-		rd := redir{op: r.Op, target: t}
+		rd := redir{op: r.Op, target: t, fd: fd}
 		out = append(out, rd)
 		if rd.isFileRead() && (fd == "" || fd == "0") {
 			s := t.src
 			if t.src.traits&trProcSubst == 0 {
 				s.traits |= trFile
 			}
-			if text, ok := a.files[cleanTarget(t.val)]; ok && !t.dyn {
-				// Written (or downloaded) earlier on the line: bash < a.
-				texts := fileTexts(text)
-				s = literal(strings.Join(texts, "\n")) // any of them
-				if slices.Contains(texts, downloaded) {
-					s = stream{traits: trDownload}
-				}
+			if w, ok := a.fileStream(t); ok {
+				s = w // written (or downloaded) earlier on the line: bash < a
 			}
 			stdin = &s
 		}
 	}
 	return out, stdin
+}
+
+// fileStream returns what the file f holds when the line wrote (or
+// downloaded) it: any of the texts it may hold.
+func (a *analyzer) fileStream(f field) (stream, bool) {
+	text, ok := a.files[cleanTarget(f.val)]
+	if !ok || f.dyn {
+		return stream{}, false
+	}
+	texts := fileTexts(text)
+	if slices.Contains(texts, downloaded) {
+		return stream{traits: trDownload}, true
+	}
+	return literal(strings.Join(texts, "\n")), true
 }
 
 // heredoc returns the body of a here-document as a stream.

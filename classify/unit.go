@@ -60,6 +60,7 @@ type unit struct {
 type redir struct {
 	op     syntax.RedirOperator
 	target field
+	fd     string // the descriptor redirected ("" = the operator's default)
 }
 
 // envVar is a NAME=VALUE assignment.

@@ -1,0 +1,171 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Writes to a file other than a simple command's own redirection, recorded
+// like it (see remember): tee and dd of= write their input, a descriptor
+// exec opened (exec 3>>f; echo … >&3, exec >>f) receives what later
+// commands write to it, and sed -i inserts the text of its a, i and c
+// commands. Known text that lands in a file a shell runs later (an rc
+// file) is judged as if it ran.
+
+// openFile is a file a descriptor was opened on by exec.
+type openFile struct {
+	target field
+	app    bool
+}
+
+// rememberOther records the writes of u that are not its own redirections
+// to files: to descriptors exec opened, by tee, dd and sed -i.
+func (a *analyzer) rememberOther(u *unit, out stream) {
+	if u.kind != kCall {
+		return
+	}
+	if u.name == "exec" && len(u.args) == 0 {
+		a.openFDs(u)
+		return
+	}
+	a.writeFDs(u, out)
+	switch u.name {
+	case "tee":
+		app := u.hasFlag("a", "--append")
+		for _, f := range u.operands() {
+			a.writeText(u, f, u.in, app)
+		}
+	case "dd":
+		app := hasArg(u, "oflag=append") || hasArg(u, "conv=notrunc")
+		for _, f := range u.args {
+			if t, ok := strings.CutPrefix(f.val, "of="); ok && !hasPrefixArg(u, "if=") {
+				f.val = t
+				a.writeText(u, f, u.in, app)
+			}
+		}
+	case "sed", "gsed":
+		a.sedInserts(u)
+	}
+}
+
+// openFDs records the descriptors exec opens for writing (exec 3>>f, exec
+// >f) and forgets those it closes or points elsewhere.
+func (a *analyzer) openFDs(u *unit) {
+	for _, r := range u.redirs {
+		fd := r.fd
+		if fd == "" {
+			fd = "1"
+		}
+		if a.fds == nil {
+			a.fds = map[string]openFile{}
+		}
+		switch {
+		case r.isWrite():
+			a.fds[fd] = openFile{target: r.target, app: true} // later writes add to it
+			if r.op == syntax.RdrAll || r.op == syntax.AppAll {
+				a.fds["2"] = a.fds[fd]
+			}
+		case r.op == syntax.DplOut && isFD(r.target.val):
+			if f, ok := a.fds[strings.TrimSuffix(r.target.val, "-")]; ok && r.target.val != "-" {
+				a.fds[fd] = f // exec 4>&3
+			} else {
+				delete(a.fds, fd) // exec 3>&-, exec >&2
+			}
+		}
+	}
+}
+
+// writeFDs records what u writes to descriptors exec opened on files: its
+// output dup'ed to one (>&3), or, after exec >f, its output when not
+// redirected elsewhere.
+func (a *analyzer) writeFDs(u *unit, out stream) {
+	if len(a.fds) == 0 {
+		return
+	}
+	stdout := false
+	for _, r := range u.redirs {
+		if r.fd == "" || r.fd == "1" {
+			stdout = stdout || r.isWrite() || r.op == syntax.DplOut
+		}
+		if r.op != syntax.DplOut || !isFD(r.target.val) {
+			continue
+		}
+		if f, ok := a.fds[r.target.val]; ok && (r.fd == "" || r.fd == "1") {
+			a.writeText(u, f.target, out, f.app)
+		}
+	}
+	if f, ok := a.fds["1"]; ok && !stdout && u.name != "" {
+		a.writeText(u, f.target, out, f.app)
+	}
+}
+
+// sedInsertText finds the text of sed's a, i and c commands (GNU one-line
+// form 1i TEXT, and a\ followed by the text on the next line).
+var sedInsertText = lazyRegexp(`(?m)(?:^|[;{}\n])\s*(?:(?:[0-9]+|\$|/[^/\n]*/)(?:\s*,\s*(?:[0-9]+|\$|/[^/\n]*/))?)?\s*!?\s*[aic]\\?[ \t]*\n?(.*)$`)
+
+// sedInserts judges the text sed -i adds to a file a shell runs later
+// (sed -i '1i rm -rf ~' ~/.bashrc) as if it ran.
+func (a *analyzer) sedInserts(u *unit) {
+	if !u.hasFlag("i", "--in-place") {
+		return
+	}
+	scripts, files := sedScriptsAndFiles(u)
+	run := false
+	for _, f := range files {
+		run = run || !f.dyn && (runFile(f.val) || runFile(writeThrough(u.links, f.val)))
+	}
+	if !run {
+		return
+	}
+	for _, s := range scripts {
+		for _, m := range sedInsertText().FindAllStringSubmatch(s.val, -1) {
+			if m[1] != "" {
+				a.script(m[1]+"\n", nil)
+			}
+		}
+	}
+}
+
+// sedScriptsAndFiles splits sed's arguments into its scripts (-e, or the
+// first operand) and the files it edits.
+func sedScriptsAndFiles(u *unit) (scripts, files []field) {
+	explicit := false
+	var ops []field
+	dd := false
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		switch {
+		case dd:
+			ops = append(ops, u.args[i])
+		case v == "--":
+			dd = true
+		case (v == "-e" || v == "--expression") && i+1 < len(u.args):
+			scripts, explicit = append(scripts, u.args[i+1]), true
+			i++
+		case strings.HasPrefix(v, "--expression="):
+			f := u.args[i]
+			f.val = v[len("--expression="):]
+			scripts, explicit = append(scripts, f), true
+		case (v == "-f" || v == "--file" || v == "-l" || v == "--line-length") && i+1 < len(u.args):
+			i++
+		case len(v) > 1 && v[0] == '-':
+		default:
+			ops = append(ops, u.args[i])
+		}
+	}
+	if !explicit && len(ops) > 0 {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	return scripts, ops
+}
+
+// hasArg reports whether u has the argument v.
+func hasArg(u *unit, v string) bool {
+	for _, f := range u.args {
+		if f.val == v {
+			return true
+		}
+	}
+	return false
+}
