@@ -239,21 +239,24 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		return 0, nil, stageErr("landlock", err)
 	}
 	defer ll.close()
-	if spec.Reduced != "" {
-		layers = append(layers, ll.netLayer(&spec.Landlock))
-	}
 	// Unix sockets: Landlock confines them from ABI 9 on; before, seccomp
 	// refuses to create them unless the policy allows them.
 	allowUnix := spec.AllowUnixSockets || ll.confinesUnixSockets()
 	// A memory limit no cgroup enforces (see plan.cgroupMemory), summed by
 	// a monitor that asked for what it cannot count to be refused.
 	uncounted := spec.Limits.CountedOnly && spec.Limits.MemoryBytes > 0
-	filter, err := buildSeccomp(seccompOptions{
+	streamOnly := spec.Reduced != "" && spec.Network != "allowed"
+	opts := seccompOptions{
 		allowUnix:       allowUnix,
-		streamOnly:      spec.Reduced != "" && spec.Network != "allowed",
+		streamOnly:      streamOnly,
+		noTCP:           streamOnly && len(spec.Landlock.ConnectPorts) == 0,
 		hostShared:      spec.Reduced != "",
 		uncountedMemory: uncounted,
-	})
+	}
+	if spec.Reduced != "" {
+		layers = append(layers, ll.netLayer(&spec.Landlock, opts))
+	}
+	filter, err := buildSeccomp(opts)
 	if err != nil {
 		return 0, nil, stageErr("seccomp", err)
 	}

@@ -187,23 +187,22 @@ func (r *landlockRuleset) addPort(port int) error {
 	return nil
 }
 
-// netLayer describes the network restriction of the reduced tier.
-func (r *landlockRuleset) netLayer(s *landlockSpec) string {
-	if r == nil {
-		if s.TCP {
-			return "network(UNRESTRICTED TCP: no Landlock)"
-		}
-		return "network(host: allowed)"
-	}
+// netLayer describes the network restriction of the reduced tier, with
+// what seccomp refuses beside it (o).
+func (r *landlockRuleset) netLayer(s *landlockSpec, o seccompOptions) string {
 	switch {
 	case !s.TCP:
 		return "network(host: allowed)"
+	case o.refusesInet():
+		return "network(none; " + o.streamLayer() + ")"
+	case r == nil:
+		return "network(UNRESTRICTED TCP: no Landlock)"
 	case !r.tcp:
 		return fmt.Sprintf("network(UNRESTRICTED TCP: landlock ABI %d has no TCP rules)", r.abi)
 	case len(s.ConnectPorts) == 0:
-		return "landlock-net(no TCP; seccomp: no UDP, raw or netlink sockets)"
+		return "landlock-net(no TCP; " + o.streamLayer() + ")"
 	default:
-		return fmt.Sprintf("landlock-net(TCP connect to port %v only; seccomp: no UDP, raw or netlink sockets)", s.ConnectPorts)
+		return fmt.Sprintf("landlock-net(TCP connect to port %v only; %s)", s.ConnectPorts, o.streamLayer())
 	}
 }
 

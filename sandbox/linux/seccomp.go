@@ -255,47 +255,6 @@ const (
 	retErr = unix.SECCOMP_RET_ERRNO
 )
 
-// socketRule allows only the socket families a workload needs. AF_UNIX is
-// left out unless allowUnix: a path socket is reachable across network
-// namespaces, and before Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
-// nothing else stops a sandboxed program from connecting to a host service
-// listening on one (socketpair stays allowed).
-//
-// Without a network namespace (the reduced tier) only TCP is left: Landlock
-// restricts TCP ports, and nothing could restrict UDP, raw or netlink
-// sockets reaching the host's network.
-func socketRule(o seccompOptions) argRule {
-	families := []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
-	if o.streamOnly {
-		families = families[:2]
-	}
-	if o.allowUnix {
-		families = append(families, unix.AF_UNIX)
-	}
-	r := rule(unix.SYS_SOCKET, 0, denyIfNotIn, unix.EAFNOSUPPORT, families...)
-	if o.streamOnly {
-		// TCP itself: Landlock's TCP rules see only IPPROTO_TCP sockets,
-		// and an MPTCP (or SCTP, SMC) stream would connect anywhere.
-		r.tests = append(r.tests,
-			argTest{arg: 1, mask: 0xf, check: denyIfNotIn, values: []uint32{unix.SOCK_STREAM}},
-			argTest{arg: 2, check: denyIfNotIn, values: []uint32{0, unix.IPPROTO_TCP}, errno: unix.EPROTONOSUPPORT})
-	}
-	return r
-}
-
-// socketpairRule keeps socketpair from reaching what socket may not: an
-// AF_UNIX datagram socket from a pair can still connect or send to a path,
-// so only stream and seqpacket pairs (which are bound to each other) are
-// allowed while unix sockets are refused.
-func socketpairRule(o seccompOptions) []argRule {
-	if o.allowUnix {
-		return nil
-	}
-	r := rule(unix.SYS_SOCKETPAIR, 1, denyIfNotIn, unix.EPERM, unix.SOCK_STREAM, unix.SOCK_SEQPACKET)
-	r.tests[0].mask = 0xf // the type without SOCK_CLOEXEC and SOCK_NONBLOCK
-	return []argRule{r}
-}
-
 // hostProcessRules keep a program of the reduced tier, which has no pid
 // namespace, from changing the user's other processes: these calls check
 // only that the uids match, and Landlock (which scopes signals and ptrace)
@@ -336,6 +295,10 @@ var hostIPC = []uintptr{
 type seccompOptions struct {
 	allowUnix  bool // AF_UNIX sockets may be created
 	streamOnly bool // only TCP sockets (no network namespace)
+	// noTCP says the reduced tier allows no TCP connect or bind at all
+	// (no port to connect to): a TCP socket is then good for nothing but
+	// listen(2)'s implicit bind (see refusesInet).
+	noTCP bool
 	// hostShared refuses what reaches the user's other processes without
 	// a pid and an IPC namespace (hostProcessRules, hostIPC): the reduced
 	// tier.
@@ -368,7 +331,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	p = append(p, archPrologue()...)
 	rules := slices.Concat([]argRule{socketRule(o), ioctlRule(o)}, socketpairRule(o), commonArgRules,
 		chmodRules(o), archArgRules)
-	denied := slices.Concat(commonDenied, archDenied)
+	denied := slices.Concat(commonDenied, archDenied, streamDenied(o))
 	if o.hostShared {
 		rules = append(rules, hostProcessRules...)
 		// Refused whole (hostInodeCalls), so not bounded by size.

@@ -36,7 +36,7 @@ func TestRedteam19ReducedTierMPTCP(t *testing.T) {
 			t.Parallel()
 			host := newHostListeners(t)
 			ps := []probe{
-				control("tcp_socket", "socket:inet:stream", ""),
+				reducedTCPSocket(),
 				attack("host_loopback_tcp", "tcpproto:tcp:"+host.tcp),
 				attack("host_loopback_mptcp", "tcpproto:mptcp:"+host.tcp),
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestRedteam22ReducedTierListenWithoutBind opens an inbound network
@@ -46,6 +48,12 @@ import (
 // (streamOnly, sandbox/linux/seccomp.go), refuse listen(2) (and so
 // accept on a listener): bind(2) is refused there already, so no server
 // works in the reduced tier anyway; and say so in the README.
+//
+// Fixed: in the reduced tier without a network, seccomp refuses listen(2)
+// (EPERM) while unix sockets are refused; where they are allowed (Landlock
+// ABI 9 confines them, or the policy allows them) unix servers need
+// listen(2), and TCP sockets are refused at creation instead
+// (sandbox/linux/seccomp_net.go, see reducedTCPSocket).
 func TestRedteam22ReducedTierListenWithoutBind(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier)")
@@ -87,7 +95,7 @@ func TestRedteam22ReducedTierListenWithoutBind(t *testing.T) {
 			}()
 			ps := []probe{
 				control("write_root", "write:"+w+"/ok", ""),
-				control("tcp_socket", "socket:inet:stream", ""),
+				reducedTCPSocket(),
 				attack("bind_any_port", "bindreuse:0.0.0.0:0"),
 				attack("listen_unbound", "listenauto:"+portFile),
 			}
@@ -111,4 +119,17 @@ func TestRedteam22ReducedTierListenWithoutBind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reducedTCPSocket is the reduced tier's control that a TCP socket can be
+// made without a network (connect and bind are refused later, by
+// Landlock). Where Landlock confines unix sockets (ABI 9), unix servers
+// keep listen(2), and the tier refuses TCP sockets outright instead, so
+// there it is an attack (TestRedteam22ReducedTierListenWithoutBind).
+func reducedTCPSocket() probe {
+	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno == 0 && abi >= 9 {
+		return attack("tcp_socket", "socket:inet:stream", "EAFNOSUPPORT")
+	}
+	return control("tcp_socket", "socket:inet:stream", "")
 }

@@ -132,7 +132,7 @@ func attackReducedTier(t *testing.T, machine string, userns bool) {
 	ps := []probe{
 		control("write_root", "write:"+w+"/ok", ""),
 		control("read_public", "read:"+fakeHome+"/.profile", homeProfile),
-		control("tcp_socket", "socket:inet:stream", ""),
+		reducedTCPSocket(),
 		attack("ssh_key", "read:"+fakeHome+"/.ssh/id_ed25519"),
 		attack("shadow", "read:/etc/shadow"),
 		attack("aws_credentials", "read:"+fakeHome+"/.aws/credentials"),
