@@ -136,6 +136,7 @@ func (s *initSpec) encode() []byte {
 	l := &s.Landlock
 	e.strs(l.ReadRoots)
 	e.strs(l.DenyRead)
+	e.strs(l.Hidden)
 	e.strs(l.WriteRoots)
 	e.strs(l.Devices)
 	e.bool(l.TCP)
@@ -177,6 +178,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	l := &s.Landlock
 	l.ReadRoots = d.strs()
 	l.DenyRead = d.strs()
+	l.Hidden = d.strs()
 	l.WriteRoots = d.strs()
 	l.Devices = d.strs()
 	l.TCP = d.bool()

@@ -108,7 +108,8 @@ var errNoLandlock = errors.New("the kernel does not offer Landlock")
 // common parent (listing directories stays allowed everywhere; the mount
 // layer hides what denied directories hold). Paths created later under a
 // carved-out parent get no rights at all, so a denied path that does not
-// exist yet stays unreadable when it appears.
+// exist yet stays unreadable when it appears. Hidden paths are carved out
+// alike, but a read root inside one is granted (see llBuilder.cover).
 func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
 	abi := LandlockABI()
 	if abi == 0 {
@@ -133,7 +134,7 @@ func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
 	r := &landlockRuleset{fd: int(fd), abi: abi}
-	b := &llBuilder{r: r, handled: handled, deny: cleanAll(s.DenyRead)}
+	b := &llBuilder{r: r, handled: handled, deny: cleanAll(s.DenyRead), hidden: cleanAll(s.Hidden)}
 	if err := b.add("/", unix.LANDLOCK_ACCESS_FS_READ_DIR); err != nil {
 		r.close()
 		return nil, err
@@ -210,6 +211,7 @@ type llBuilder struct {
 	r       *landlockRuleset
 	handled uint64
 	deny    []string
+	hidden  []string
 }
 
 func cleanAll(ps []string) []string {
@@ -221,16 +223,14 @@ func cleanAll(ps []string) []string {
 	return out
 }
 
-// cover grants rights beneath p, except beneath denied paths.
+// cover grants rights beneath p, except beneath denied paths, and beneath
+// hidden paths unless p lies inside one: a hidden path itself is never
+// granted (the walk from a root above it stops there), what is shown
+// inside it is, as a read root of its own.
 func (b *llBuilder) cover(p string, rights uint64) error {
-	hasDenyBelow := false
-	for _, d := range b.deny {
-		if paths.Within(p, d) {
-			return nil // p itself is denied
-		}
-		if paths.Within(d, p) {
-			hasDenyBelow = true
-		}
+	skip, hasDenyBelow := b.judge(p)
+	if skip {
+		return nil
 	}
 	if !hasDenyBelow {
 		err := b.add(p, rights)
@@ -260,6 +260,24 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 		}
 	}
 	return nil
+}
+
+// judge says whether cover grants nothing at p (p is denied or hidden),
+// or must walk p's entries, a denied or hidden path lying below it.
+func (b *llBuilder) judge(p string) (skip, walk bool) {
+	for _, d := range b.deny {
+		if paths.Within(p, d) {
+			return true, false
+		}
+		walk = walk || paths.Within(d, p)
+	}
+	for _, h := range b.hidden {
+		if p == h {
+			return true, false
+		}
+		walk = walk || paths.Within(h, p)
+	}
+	return false, walk
 }
 
 // add grants rights beneath p.

@@ -5,6 +5,7 @@ package linux
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,6 +25,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 		return nil, err
 	}
 	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
+	mounts := pl.init.Mounts
 	pl.init.Mounts = nil
 	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
 	if err != nil {
@@ -39,7 +41,10 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 			write = append(write, w)
 		}
 	}
+	hidden, shown := hostPrivateAreas(mounts, write)
 	ll.WriteRoots = append(write, tmp)
+	ll.Hidden = hidden
+	ll.ReadRoots = append(slices.Clip(ll.ReadRoots), shown...)
 	// No mount masks: Landlock carves out every deny path it can (not those
 	// inside writable roots, which it grants whole).
 	ll.DenyRead = nil
@@ -90,6 +95,56 @@ func unenforcedInWritable(ops []mountOp, writable []string) []string {
 				break
 			}
 		}
+	}
+	return out
+}
+
+// hostPrivateAreas returns the private areas of the full tier that the
+// reduced tier must hide, and what the full tier shows in them. There they
+// are empty tmpfs mounts, which is why the deny list leaves them out; here
+// they are the host's own, holding what the user's programs keep out of
+// sight of other users (Kerberos ticket caches in /tmp, POSIX shared
+// memory in /dev/shm, $XDG_RUNTIME_DIR/containers/auth.json under /run),
+// so Landlock withholds them whole, writes included (the tier's TMPDIR is
+// a writable root of its own, wherever it lies). What the full tier binds
+// into them read-only stays readable: a working directory, home or read
+// allow-list entry in /tmp or /dev/shm, and the target of
+// /etc/resolv.conf in /run. Those inside a writable root are granted with
+// it.
+func hostPrivateAreas(ops []mountOp, writable []string) (hidden, shown []string) {
+	for _, a := range privateAreas {
+		if !paths.WithinAny(a, writable) {
+			hidden = append(hidden, a)
+		}
+	}
+	for _, op := range ops {
+		if op.Kind == opBindRO && inPrivateArea(op.Dst) && !paths.WithinAny(op.Dst, writable) {
+			shown = append(shown, op.Dst)
+		}
+	}
+	return hidden, shown
+}
+
+// privateTmpEnv points TMPDIR at the tier's private temporary directory.
+// The root package sets TMPDIR=/tmp, the full tier's private /tmp; here
+// that is the host's, which the tier hides, and glibc's and Go's getenv
+// take the first of two TMPDIR entries, so it is replaced rather than
+// followed by another. A TMPDIR the caller pointed elsewhere (into a
+// writable root, say) is kept.
+func privateTmpEnv(env []string, tmp string) []string {
+	out := make([]string, 0, len(env)+1)
+	kept := false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			if v == "" || inPrivateArea(filepath.Clean(v)) {
+				continue
+			}
+			kept = true
+		}
+		out = append(out, kv)
+	}
+	if !kept {
+		out = append(out, "TMPDIR="+tmp)
 	}
 	return out
 }

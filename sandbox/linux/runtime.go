@@ -394,7 +394,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 		s.Dir = "/"
 	}
 	if pl.tmpDir != "" {
-		s.Env = append(s.Env, "TMPDIR="+pl.tmpDir)
+		s.Env = privateTmpEnv(s.Env, pl.tmpDir)
 	}
 	return h, nil
 }

@@ -63,8 +63,12 @@ const FilesDir = sandbox.FilesDir
 
 // landlockSpec is the input of the Landlock layer, in sandbox paths.
 type landlockSpec struct {
-	ReadRoots  []string // read + execute beneath these ...
-	DenyRead   []string // ... except beneath these
+	ReadRoots []string // read + execute beneath these ...
+	DenyRead  []string // ... except beneath these
+	// Hidden withholds read beneath these as well, but for the ReadRoots
+	// that lie inside them (the reduced tier: the host's /tmp, /dev/shm
+	// and /run, private areas of the full tier, with what it shows there).
+	Hidden     []string
 	WriteRoots []string // full rights beneath these
 	Devices    []string // read, write and ioctl on these device nodes
 	// TCP, in the reduced tier, restricts TCP bind and connect to

@@ -42,6 +42,12 @@ import (
 // a writable root of its own and stays reachable), or at least add them
 // to the reduced tier's deny list and Degraded message; a later Landlock
 // cannot hide names, only contents, which is what matters here.
+//
+// Fixed: the reduced tier withholds Landlock's read and write rights from
+// the host's /tmp, /dev/shm and /run (landlockSpec.Hidden, see
+// sandbox/linux/plan_reduced.go), keeping readable only what the full tier
+// shows there (a working directory, home or read allow-list entry, the
+// target of /etc/resolv.conf); its TMPDIR is a writable root of its own.
 func TestRedteam22ReducedTierHostTmpCredentials(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier); run as an unprivileged user")
@@ -71,6 +77,11 @@ func TestRedteam22ReducedTierHostTmpCredentials(t *testing.T) {
 	}
 	ps = append(ps,
 		control("read_host_file", "read:"+filepath.Join(fakeHome, ".profile"), "harmless profile"),
+		// The sandbox's own temporary directory (TMPDIR in the reduced
+		// tier, the private /tmp in the full one) and the resolver's
+		// configuration stay usable.
+		control("private_tmpdir", `exec:/bin/sh|-c|f=$(mktemp) && echo tmp-ok >"$f" && cat "$f"`, "tmp-ok"),
+		control("read_resolv_conf", "read:/etc/resolv.conf", ""),
 		attack("read_denied_key", "read:"+filepath.Join(fakeHome, ".ssh", "id_ed25519")))
 
 	t.Run("full", func(t *testing.T) {
