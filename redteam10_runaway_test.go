@@ -283,9 +283,16 @@ func TestRedteam10ReducedRunawayChain(t *testing.T) {
 			if err := os.WriteFile(exe, rt10ChainELF(), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			// The test binary, copied out of go test's build directory:
+			// that lies in the host's /tmp, which the reduced tier
+			// withholds as the full tier does.
+			self := filepath.Join(dir, "self")
+			if b, err := os.ReadFile(os.Args[0]); err != nil || os.WriteFile(self, b, 0o755) != nil {
+				t.Fatalf("copying the test binary: %v", err)
+			}
 			script := fmt.Sprintf(`%s=%s:%s:%s %s -test.run=^$ </dev/null >/dev/null 2>&1 &
 while [ ! -s %s ]; do sleep 0.02; done
-sleep 0.2; echo started; sleep 12`, rt10ChainEnv, pgFile, c.mode, exe, os.Args[0], pgFile)
+sleep 0.2; echo started; sleep 12`, rt10ChainEnv, pgFile, c.mode, exe, self, pgFile)
 			// What outlives the init comes to this process (a subreaper
 			// here), which reaps the chain's dead: no zombies for the host.
 			if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
