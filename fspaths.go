@@ -184,9 +184,10 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 }
 
 // resolveAll resolves each path. When keepLinks is set, a path that is
-// itself a symlink is kept beside its target, so that a deny applies to both
-// names (a path whose parent is a symlink is only reachable through the
-// target, which is enough).
+// itself a symlink is kept beside its target, named with its directories
+// resolved, so that a deny applies to both names and the plan can hold the
+// link (a path whose parent is a symlink is only reachable through the
+// target; see throughLinks for the links on the way).
 func resolveAll(ps []string, keepLinks bool) []string { return new(resolver).all(ps, keepLinks) }
 
 // all is resolveAll with r's memo, shared by every list of one call.
@@ -203,8 +204,39 @@ func (r *resolver) all(ps []string, keepLinks bool) []string {
 		rp := r.resolve(p)
 		add(rp)
 		c := filepath.Clean(p)
-		if keepLinks && rp != c && !hasDotDot(p) && r.resolve(filepath.Dir(c)) == filepath.Dir(c) {
-			add(c)
+		if !keepLinks || rp == c || hasDotDot(p) {
+			continue
+		}
+		if named := filepath.Join(r.resolve(filepath.Dir(c)), filepath.Base(c)); named != rp {
+			add(named)
+		}
+	}
+	return out
+}
+
+// throughLinks returns, for each path of ps reached through a linked
+// directory inside one of roots (W/link/secret, with W/link ->
+// dotfiles/x), that path named from the first such link (its own
+// directories resolved). The target is denied as resolved; this name lets
+// the plan hold the links on the way, or the command could replace W/link
+// with a directory of its own and put its own "secret" there for the
+// host's tools to read.
+func (r *resolver) throughLinks(ps, roots []string) []string {
+	var out []string
+	for _, p := range ps {
+		if !filepath.IsAbs(p) || hasDotDot(p) {
+			continue
+		}
+		names := strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
+		dir := "/"
+		for i, name := range names[:len(names)-1] {
+			q := filepath.Join(dir, name)
+			rq := r.resolve(q)
+			if rq != q && paths.WithinAny(q, roots) {
+				out = append(out, filepath.Join(append([]string{q}, names[i+1:]...)...))
+				break
+			}
+			dir = rq
 		}
 	}
 	return out

@@ -179,3 +179,50 @@ func TestResolverListing(t *testing.T) {
 		t.Errorf("link not followed from the listing")
 	}
 }
+
+// TestDenyNamesThroughLinks: a deny path that is a link is kept beside its
+// target, named with its directories resolved (a root named through a
+// link too); one reached through a linked directory inside a writable
+// root is named from that link, for the plan to hold it.
+func TestDenyNamesThroughLinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(base, "w")
+	for _, d := range []string{"w/dotfiles/config/gcloud", "w/dotfiles/ssh"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l, dest := range map[string]string{"wlink": "w", "w/.ssh": "dotfiles/ssh", "w/.config": "dotfiles/config", "w/dotfiles/cfg": "config"} {
+		if err := os.Symlink(dest, filepath.Join(base, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(rel string) string { return filepath.Join(base, rel) }
+	for _, c := range []struct {
+		name    string
+		deny    string
+		all     []string // resolveAll(..., true)
+		through []string // throughLinks with w as the writable root
+	}{
+		{name: "a link", deny: in("w/.ssh"), all: []string{in("w/dotfiles/ssh"), in("w/.ssh")}},
+		{name: "a link in a root named through a link", deny: in("wlink/.ssh"), all: []string{in("w/dotfiles/ssh"), in("w/.ssh")}},
+		{name: "through a linked directory", deny: in("w/.config/gcloud"), all: []string{in("w/dotfiles/config/gcloud")},
+			through: []string{in("w/.config/gcloud")}},
+		{name: "a .. after a link, left to the kernel", deny: in("w/.config") + "/../cfg/gcloud", all: []string{in("w/dotfiles/config/gcloud")}},
+		{name: "from the first link in the root", deny: in("wlink/dotfiles/cfg/gcloud"), all: []string{in("w/dotfiles/config/gcloud")},
+			through: []string{in("w/dotfiles/cfg/gcloud")}},
+		{name: "no link", deny: in("w/dotfiles/ssh"), all: []string{in("w/dotfiles/ssh")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := resolveAll([]string{c.deny}, true); !slices.Equal(got, c.all) {
+				t.Errorf("resolveAll: %v, want %v", got, c.all)
+			}
+			if got := new(resolver).throughLinks([]string{c.deny}, []string{w}); !slices.Equal(got, c.through) {
+				t.Errorf("throughLinks: %v, want %v", got, c.through)
+			}
+		})
+	}
+}

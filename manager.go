@@ -293,11 +293,13 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 			return nil, nil, nil, configErr("WithNetwork", "the allowed mode gives the host's network without the proxy, and the config denies domains (Network.DeniedDomains) that only the filtered mode enforces")
 		}
 	}
+	denyRead := append(append([]string(nil), fsc.DenyRead...), o.denyRead...)
+	denyWrite := append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...)
 	spec.Filesystem = sandbox.Filesystem{
 		Read:      res.all(fsc.AllowRead, false),
 		Writable:  resolvedWritable,
-		DenyRead:  res.all(append(append([]string(nil), fsc.DenyRead...), o.denyRead...), true),
-		DenyWrite: res.all(append(append([]string(nil), fsc.DenyWrite...), o.denyWrite...), true),
+		DenyRead:  append(res.all(denyRead, true), res.throughLinks(denyRead, resolvedWritable)...),
+		DenyWrite: append(res.all(denyWrite, true), res.throughLinks(denyWrite, resolvedWritable)...),
 		Visible:   visibleDir(dir),
 		Scratch:   res.all(append(append([]string(nil), fsc.Scratch...), o.scratch...), false),
 	}

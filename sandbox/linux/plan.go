@@ -169,9 +169,8 @@ func (b *planner) writableRoots() error {
 		}
 		b.ops = append(b.ops, op)
 	}
-	if len(b.writable) > 0 && !b.pl.dry {
-		placeholders.begin()
-		b.pl.began = true
+	if len(b.writable) > 0 {
+		b.pl.beginPlaceholders()
 	}
 	b.resolvedDirs = make(map[string]string, len(b.writable))
 	for _, w := range b.writable {
@@ -474,6 +473,15 @@ func mayCreateIn(dir string) bool {
 
 // testHookMissing, when set, runs after ensureExists found p missing.
 var testHookMissing func(p string)
+
+// beginPlaceholders marks the plan as one that may make and use
+// placeholders (placeholders.begin), once; not in a dry plan.
+func (pl *plan) beginPlaceholders() {
+	if !pl.began && !pl.dry {
+		placeholders.begin()
+		pl.began = true
+	}
+}
 
 // hold marks p as relied on by the sandbox (see placeholderRegistry.hold):
 // no agentbox process removes it while the sandbox runs.

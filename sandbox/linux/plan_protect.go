@@ -22,14 +22,21 @@ import (
 // holdLink pins the link l, where it lies in a writable root: a mount can
 // only be made, and a placeholder only created, where no link leads, so a
 // link on the way to a held name must not be replaced while the sandbox
-// runs (opHoldLink binds it onto itself).
+// runs (opHoldLink binds it onto itself). A link that is itself a deny
+// path is held too (nothing masks a link); one below a deny path is hidden
+// by its mask, and not there to hold.
 func (b *planner) holdLink(l string) {
-	if b.inWritable(l) && !b.denied(l) && !b.held[l] {
+	if b.inWritable(l) && !b.masked(l) && !b.held[l] {
 		b.held[l] = true
 		b.pl.hold(l)
 		b.holdLinks = append(b.holdLinks, mountOp{Kind: opHoldLink, Dst: l})
 		b.pinned = append(b.pinned, l)
 	}
+}
+
+// masked reports whether p lies below a deny path (not being one itself).
+func (b *planner) masked(p string) bool {
+	return slices.ContainsFunc(b.fs.DenyRead, func(d string) bool { return d != p && paths.Within(p, d) })
 }
 
 // viaLinks returns p with the links on the way to its last name resolved
@@ -67,7 +74,12 @@ func (b *planner) viaLinks(p string) string {
 // root, and every link on the way there, directories' too, is pinned, so
 // that none can be replaced. So is a deny-write path that is a link (a
 // home's .bashrc a dotfile manager links): a link cannot be bound over as
-// a file is.
+// a file is. So is a deny-read path that is a link (a dotfile manager's
+// ~/.npmrc or ~/.ssh; the caller denies its target too, which is masked):
+// else the command could replace it with a file or directory of its own
+// (~/.ssh/config with a ProxyCommand) that the host's tools read next. A
+// deny path named through a linked directory (W/link/secret, whose name
+// the caller keeps beside its target's) has the links on the way held.
 func (b *planner) protectNames() error {
 	for _, w := range b.writable {
 		for _, rel := range b.fs.ProtectedIfPresent {
@@ -82,11 +94,19 @@ func (b *planner) protectNames() error {
 		if b.inWritable(p) {
 			p = b.viaLinks(p)
 		}
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && b.inWritable(p) {
+		if isLink(p) && b.inWritable(p) {
 			b.links = append(b.links, p)
 			continue
 		}
 		denyWrite = append(denyWrite, p)
+	}
+	for _, p := range b.fs.DenyRead {
+		if !b.inWritable(p) {
+			continue
+		}
+		if p = b.viaLinks(p); isLink(p) && b.inWritable(p) {
+			b.links = append(b.links, p)
+		}
 	}
 	slices.Sort(b.links)
 	for _, p := range slices.Compact(b.links) {
@@ -113,6 +133,11 @@ func (b *planner) holdTarget(l, roDir string) {
 			b.holdLink(c)
 		}
 	}
+}
+
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // enclosing reports whether target, what a link inside the read-only
@@ -253,43 +278,90 @@ func (b *planner) bindReadOnly() error {
 
 // maskDenied hides every deny-read path: an empty directory or file over
 // it, made first where it is missing in a place the command could create
-// it.
+// it, or the host could while the command runs (see onHost). A deny path
+// named through a linked directory in a writable root is masked where it
+// leads (viaLinks; protectNames held the links).
 func (b *planner) maskDenied() error {
+	seen := make(map[string]bool, len(b.fs.DenyRead))
 	for _, d := range b.fs.DenyRead {
-		if b.inWritable(d) || b.inScratch(d) {
-			b.pinned = append(b.pinned, d)
-		}
 		if b.inWritable(d) {
-			b.pl.hold(d)
+			d = b.viaLinks(d)
 		}
-		fi, err := os.Lstat(d)
-		switch {
-		case err == nil && fi.IsDir():
-			b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
-		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			// The caller denies the target too; a symlink cannot be a mountpoint.
-		case err == nil:
-			b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
-		case errors.Is(err, fs.ErrNotExist) && (b.inWritable(d) || inPrivateArea(d) || b.inScratch(d)):
-			// Inside a scratch directory the init makes it in the overlay's
-			// private layer, which also hides one the host makes later.
-			if _, err := b.pl.ensureExists(d, b.inWritable(d)); errors.Is(err, errCannotCreate) {
-				continue
-			} else if err != nil {
-				return err
-			}
-			b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
-		case errors.Is(err, fs.ErrNotExist):
-			// Nothing can create it here (read-only); Landlock denies it if the
-			// host creates it while the sandbox runs.
-		case errors.Is(err, fs.ErrPermission):
-			// agentbox cannot look (a parent it may not search). The init,
-			// with the user namespace's capabilities over the caller's own
-			// files, can: it masks whatever it finds there.
-			b.ops = append(b.ops, mountOp{Kind: opMaskAuto, Dst: d})
-		default:
-			return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		if err := b.mask(d); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// mask hides the deny path d (see maskDenied).
+func (b *planner) mask(d string) error {
+	if b.inWritable(d) || b.inScratch(d) {
+		b.pinned = append(b.pinned, d)
+	}
+	onHost := b.onHost(d)
+	if onHost {
+		b.pl.beginPlaceholders()
+		b.pl.hold(d)
+	}
+	fi, err := os.Lstat(d)
+	switch {
+	case err == nil && fi.IsDir():
+		b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		// The caller denies the target too, which is masked; a symlink
+		// cannot be a mountpoint. protectNames held it in a writable root.
+	case err == nil:
+		b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
+	case errors.Is(err, fs.ErrNotExist) && (onHost || inPrivateArea(d) || b.inScratch(d)):
+		// Inside a scratch directory the init makes it in the overlay's
+		// private layer, which also hides one the host makes later.
+		if _, err := b.pl.ensureExists(d, onHost); errors.Is(err, errCannotCreate) && !b.inWritable(d) {
+			return fmt.Errorf("%w: deny path %s is missing in a directory shown read-only from the host, where agentbox cannot hold its place (the caller may not create it there): a file the host made there during the run would be readable; create it, or run elsewhere", sandbox.ErrSetup, d)
+		} else if errors.Is(err, errCannotCreate) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+	case errors.Is(err, fs.ErrNotExist):
+		// Nothing can create it here (read-only); Landlock denies it if the
+		// host creates it while the sandbox runs.
+	case errors.Is(err, fs.ErrPermission):
+		// agentbox cannot look (a parent it may not search). The init,
+		// with the user namespace's capabilities over the caller's own
+		// files, can: it masks whatever it finds there.
+		b.ops = append(b.ops, mountOp{Kind: opMaskAuto, Dst: d})
+	default:
+		return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
+	}
+	return nil
+}
+
+// onHost reports whether the deny path d lies where a missing one is held
+// by a placeholder on the host: in a writable root (else the command could
+// make it), or in a host directory shown read-only inside a private area
+// (a working directory or home in /tmp). There Landlock cannot refuse a
+// file the host makes during the run, since it grants the whole private
+// tmpfs for writing (a carve-out would forbid new files in /tmp too), and
+// the init cannot make a mountpoint in the read-only view: so the plan
+// makes it on the host, as in a writable root, and the mask covers what
+// the host puts there meanwhile.
+func (b *planner) onHost(d string) bool {
+	if b.inWritable(d) {
+		return true
+	}
+	if !inPrivateArea(d) || b.pl.dry {
+		return false
+	}
+	for s := range b.shown {
+		if paths.Within(d, s) {
+			return true
+		}
+	}
+	return false
 }

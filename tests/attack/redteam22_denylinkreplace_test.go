@@ -39,6 +39,12 @@ import (
 // and as agentbox-ci. A fix would hold a denied link as a deny-write link
 // is held (opHoldLink on the link, its parents pinned), so that it can be
 // neither removed, renamed nor replaced while the command runs.
+//
+// Fixed: the plan holds a deny-read path that is a link as it holds a
+// deny-write or protected one (protectNames -> holdTarget: opHoldLink on
+// it and every link on the way, its parents pinned); a deny path named
+// through a linked directory (the caller keeps that name: throughLinks)
+// has the linked directory held (TestDeniedPathThroughLinkedDirHeld).
 func TestRedteam22DeniedLinkReplaced(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
@@ -96,5 +102,42 @@ echo DONE
 	}
 	if strings.Contains(res.Stdout, secret) {
 		t.Errorf("ESCAPE: the npm token was read")
+	}
+}
+
+// TestDeniedPathThroughLinkedDirHeld: a deny-read path reached through a
+// linked directory in a writable root (~/.kube -> dotfiles/kube, with
+// ~/.kube/secrets denied) has that link held: the command can neither
+// remove nor rename it to put a directory of its own, with its own
+// kubeconfig (an exec credential plugin the host runs), in its place.
+// What the link leads to stays writable, the denied directory masked.
+func TestDeniedPathThroughLinkedDirHeld(t *testing.T) {
+	t.Parallel()
+	w := newDir(t, 0o755)
+	secret := uniqueSecret("kube")
+	writeFile(t, filepath.Join(w, "dotfiles", "kube", "secrets", "token"), secret, 0o600)
+	writeFile(t, filepath.Join(w, "dotfiles", "kube", "config"), "x", 0o644)
+	if err := os.Symlink("dotfiles/kube", filepath.Join(w, ".kube")); err != nil {
+		t.Fatal(err)
+	}
+	script := `W=` + w + `
+try() { l=$1; shift; if "$@" >/dev/null 2>&1; then echo "$l ok"; else echo "$l fail"; fi; }
+try read_secret cat $W/.kube/secrets/token
+try replace_link sh -c 'rm -f "$0/.kube" && mkdir -p "$0/.kube/secrets" && echo evil > "$0/.kube/config"' $W
+try rename_link mv $W/.kube $W/kube-moved
+try control_write sh -c 'echo fine > "$0/.kube/config"' $W
+echo DONE
+`
+	res := runShell(t, script, agentbox.WithWritableRoots(w), agentbox.WithDenyRead(filepath.Join(w, ".kube", "secrets")))
+	if !strings.Contains(res.Stdout, "DONE") {
+		t.Fatalf("the script did not finish (exit %d)", res.ExitCode)
+	}
+	for l, want := range map[string]string{"read_secret": "fail", "replace_link": "fail", "rename_link": "fail", "control_write": "ok"} {
+		if !strings.Contains(res.Stdout, l+" "+want) {
+			t.Errorf("%s: want %s\n%s", l, want, res.Stdout)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(w, ".kube")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("ESCAPE: the linked directory on the way to a deny path was replaced")
 	}
 }

@@ -33,6 +33,13 @@ import (
 // fix would keep such paths in Landlock's deny list (as outside the
 // private areas) or refuse to show a read-only host directory in which a
 // deny path cannot be masked.
+//
+// Fixed: a deny path missing in a host directory shown read-only inside a
+// private area is held by a placeholder made on the host for the run, as
+// in a writable root (planner.onHost), and masked: what the host creates
+// there meanwhile lands in the placeholder, under the mask. (Landlock
+// cannot refuse it there: it grants the whole private /tmp for writing.)
+// Where the caller may not create it, the sandbox is refused, naming it.
 func TestRedteam22DenyPathCreatedLateInVisibleTmp(t *testing.T) {
 	t.Parallel()
 	w := newDirIn(t, "/tmp", 0o755)
