@@ -397,6 +397,9 @@ func (p *Process) wait() (*ExecResult, error) {
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})
 	}
+	if w.st.Stopped != "" {
+		res.Violations = append(res.Violations, Violation{Kind: "filesystem", Detail: w.st.Stopped, Rule: "mount-detached"})
+	}
 	if p.stdout != nil {
 		res.Stdout, res.Stderr = p.stdout.String(), p.stderr.String()
 		res.Truncated = p.stdout.truncated || p.stderr.truncated

@@ -251,6 +251,10 @@ type ExitStatus struct {
 	// MemoryLimitHit is set when the kernel killed a process of the sandbox
 	// for exceeding its memory limit (cgroup runtimes only).
 	MemoryLimitHit bool
+	// Stopped, when set, says why the runtime ended the sandbox itself
+	// while the program ran: a mount that kept a path hidden or read-only
+	// was taken away by the host (Code is then 137).
+	Stopped string
 }
 
 // Errors a runtime returns; callers branch on them with errors.Is.

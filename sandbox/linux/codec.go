@@ -129,6 +129,7 @@ func (s *initSpec) encode() []byte {
 		e.str(m.Dst)
 		e.bool(m.Dir)
 		e.int(m.FD)
+		e.bool(m.Watch)
 	})
 	e.uint(uint64(s.TmpfsSize))
 	e.str(s.Network)
@@ -170,7 +171,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Hostname = d.str()
 	s.ReadOnly = d.strs()
 	s.Mounts = decodeList(d, func() mountOp {
-		return mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int()}
+		return mountOp{Kind: opKind(d.str()), Src: d.str(), Dst: d.str(), Dir: d.bool(), FD: d.int(), Watch: d.bool()}
 	})
 	s.TmpfsSize = int64(d.uint())
 	s.Network = d.str()

@@ -15,7 +15,7 @@ func sampleSpec() *initSpec {
 		Mounts: []mountOp{
 			{Kind: opTmpfs, Dst: "/run", Dir: true},
 			{Kind: opIdmapRW, Src: "/w", Dst: "/w", Dir: true, FD: 2},
-			{Kind: opMaskFile, Dst: "/home/u/.netrc"},
+			{Kind: opMaskFile, Dst: "/w/.netrc", Watch: true},
 		},
 		TmpfsSize: 3<<30 + 12345, Network: "filtered", ProxyPort: 3128,
 		Landlock: landlockSpec{ReadRoots: []string{"/"}, DenyRead: []string{"/home/u/.ssh"},

@@ -407,7 +407,7 @@ func (h *handle) Wait() (sandbox.ExitStatus, error) {
 	h.mu.Unlock()
 	var st sandbox.ExitStatus
 	if exit != nil {
-		st = sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
+		st = exitStatusOf(exit)
 	} else {
 		<-h.reaped
 		st = decodeWait(h.waitStatus)
@@ -427,12 +427,17 @@ func (h *handle) ExitStatus(state *os.ProcessState) sandbox.ExitStatus {
 	exit := h.exit
 	h.mu.Unlock()
 	if exit != nil {
-		return sandbox.ExitStatus{Code: exit.Code, Signal: syscall.Signal(exit.Signal)}
+		return exitStatusOf(exit)
 	}
 	if state == nil {
 		return sandbox.ExitStatus{Code: -1}
 	}
 	return decodeWait(waitStatusOf(state))
+}
+
+// exitStatusOf is the status the init reported in msgExit.
+func exitStatusOf(m *ctlMsg) sandbox.ExitStatus {
+	return sandbox.ExitStatus{Code: m.Code, Signal: syscall.Signal(m.Signal), Stopped: m.Err}
 }
 
 // decodeWait is the status of an init that exited without reporting the

@@ -38,6 +38,10 @@ func MaybeInit() {
 	}
 }
 
+// protective watches the mounts that protect paths while the program runs
+// (see mountWatch).
+var protective mountWatch
+
 // initError is a failure of one stage of the sandbox set-up.
 type initError struct {
 	stage       string
@@ -110,7 +114,7 @@ func runInit() int {
 	closeTerminal()
 	code, sig := reap(pid, sigs)
 	killOrphans()
-	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig)})
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig), Err: protective.reason()})
 	return code
 }
 
@@ -132,12 +136,19 @@ func awaitKill() {
 		if m.Type != msgKill {
 			continue
 		}
-		if os.Getpid() == 1 {
-			_ = unix.Kill(-1, unix.SIGKILL)
-		} else {
-			killTree()
-		}
+		killSandbox()
 		return
+	}
+}
+
+// killSandbox kills every process of the sandbox but the init: as process
+// 1 of its pid namespace, with one call; without one (the reduced tier),
+// the tree below it (see awaitKill).
+func killSandbox() {
+	if os.Getpid() == 1 {
+		_ = unix.Kill(-1, unix.SIGKILL)
+	} else {
+		killTree()
 	}
 }
 
@@ -210,9 +221,12 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		}
 		layers = append(layers, LayerReduced+": "+spec.Reduced)
 	} else {
-		scratch, err := buildRoot(spec, idmapFDs, prebuilt)
+		scratch, err := buildRoot(spec, idmapFDs, prebuilt, &protective)
 		if err != nil {
 			return 0, nil, err
+		}
+		if err := protective.start(); err != nil {
+			return 0, nil, stageErr("mount watch", err)
 		}
 		closeAll(idmapFDs)
 		layers = append(layers, LayerNamespaces, LayerPivotRoot)
@@ -289,8 +303,14 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if killQueued() {
 		return 0, nil, stageErr("start", errors.New("the sandbox was ended before its program started"))
 	}
+	if why := protective.reason(); why != "" {
+		return 0, nil, stageErr("mount watch", errors.New(why))
+	}
 	programStarted = monotonicNow()
 	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
+	if err == nil {
+		protective.started(pid)
+	}
 	if err == nil {
 		if lerr := limitMemory(pid, spec.Limits.MemoryBytes); lerr != nil {
 			_ = unix.Kill(pid, unix.SIGKILL)

@@ -43,6 +43,9 @@ const maxPtys = 256
 //     protected paths;
 //  7. pivot into /newroot and detach everything else.
 //
+// The mounts of step 6 that alone protect a path (mountOp.Watch) are
+// recorded in watch, to be watched while the program runs.
+//
 // Steps 1 to 3 depend on no spec: a warm init takes them while it waits
 // (prebuildRoot), and prebuilt says it did. The host tree is bound
 // only when the spec comes, so the sandbox sees the host's mounts as they
@@ -50,7 +53,7 @@ const maxPtys = 256
 //
 // It returns the scratch directories' layer ("" without any). A scratch
 // overlay the kernel refuses leaves its directory read-only, and says so.
-func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool) (string, error) {
+func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) (string, error) {
 	if !prebuilt {
 		if err := prebuildRoot(); err != nil {
 			return "", err
@@ -93,6 +96,11 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool) (string, error) {
 		}
 		if err := applyOp(op, idmapFDs); err != nil {
 			return "", stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
+		}
+		if op.Watch {
+			if err := watch.note(newRoot+op.Dst, op.Dst); err != nil {
+				return "", stageErr("mount watch", err)
+			}
 		}
 	}
 	if err := writeFiles(s.Files); err != nil {

@@ -117,6 +117,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	sort.SliceStable(b.ops, func(i, j int) bool { return depth(b.ops[i].Dst) < depth(b.ops[j].Dst) })
 	// Links are held last, once every mount they lie in is in place.
 	pl.init.Mounts = append(b.ops, b.holdLinks...)
+	b.markWatched(pl.init.Mounts)
 	b.landlock()
 	pl.setRest(spec)
 	return nil

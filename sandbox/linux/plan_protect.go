@@ -365,3 +365,42 @@ func (b *planner) onHost(d string) bool {
 	}
 	return false
 }
+
+// watchedIn says, for each kind of mount that hides a path or keeps it
+// read-only, where the mount alone does so, and must therefore stay for
+// the run (mountWatch): inside writable roots and scratch directories,
+// where Landlock grants everything below the root, and, for a mask, in a
+// host path shown in a private area too (a deny path in a working
+// directory in /tmp, which Landlock leaves to the mask). A host program
+// that renames or removes such a name (git's config.lock renamed over
+// .git/config, an editor's or npm's atomic rewrite) detaches the mount in
+// every namespace. Elsewhere the host tree is read-only and Landlock
+// denies the deny paths itself; the private areas' own tmpfs is out of the
+// host's reach.
+var watchedIn = map[opKind]struct{ shown bool }{
+	opMaskDir:  {shown: true},
+	opMaskFile: {shown: true},
+	opMaskAuto: {shown: true},
+	opBindRO:   {},
+	opPin:      {},
+	opHoldLink: {},
+}
+
+// markWatched sets Watch on the mounts the init must keep watching.
+func (b *planner) markWatched(ops []mountOp) {
+	for i, op := range ops {
+		w, ok := watchedIn[op.Kind]
+		ops[i].Watch = ok && (b.inWritable(op.Dst) || b.inScratch(op.Dst) || w.shown && b.inShownPrivate(op.Dst))
+	}
+}
+
+// inShownPrivate reports whether p lies in a host path shown in a private
+// area (showPrivate).
+func (b *planner) inShownPrivate(p string) bool {
+	for s := range b.shown {
+		if inPrivateArea(s) && paths.Within(p, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -50,6 +50,10 @@ type mountOp struct {
 	Dir bool
 	// FD indexes the idmapped mount descriptors the parent sends.
 	FD int
+	// Watch says the mount alone keeps Dst hidden or read-only (Landlock
+	// grants more there): the init stops the sandbox if it vanishes
+	// (mountWatch).
+	Watch bool
 }
 
 // fileSpec is a file the init writes into the sandbox.
@@ -128,7 +132,8 @@ type limitsSpec struct {
 }
 
 // Control messages. The init sends msgReady or msgError once, then msgExit
-// when the program has ended. The parent sends msgSpec, then msgCgroup if
+// when the program has ended (Err: why the init stopped the sandbox
+// itself, if it did: see mountWatch). The parent sends msgSpec, then msgCgroup if
 // the spec says AwaitCgroup (Err: the move failed, do not run), and
 // msgKill to end the sandbox's tree where it may not signal the init
 // itself (Prepare's init: see handle.Kill).
