@@ -43,6 +43,16 @@ import (
 // the whole root), or masks/binds on a parent directory that the host does
 // not replace, or noticing the detach (a watch on the mountinfo) and
 // ending the sandbox.
+//
+// Fixed: the init watches its mount table (mountWatch: poll on
+// /proc/self/mountinfo) and kills the sandbox the moment a mount that
+// alone protects a name (a mask, a read-only bind, their pins) is gone; the
+// result carries a mount-detached violation naming the path. The attack
+// fails by the sandbox's end: the script is killed while it waits for the
+// host, before its read and write. A program that kept opening the name
+// could still win the race between the detach and the kill (a few hundred
+// microseconds; see README), which this script, waiting for the host's git
+// to finish, does not try.
 func TestRedteam22HostRenameDetachesMask(t *testing.T) {
 	t.Parallel()
 	git, err := exec.LookPath("git")
@@ -69,7 +79,9 @@ try after_write_hooks sh -c 'echo x > "$0/.git/hooks/pre-commit"' $W
 try control_write sh -c 'echo fine > "$0/ok.txt"' $W
 echo DONE
 `
+	hostDone := make(chan struct{})
 	go func() {
+		defer close(hostDone)
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
 			if _, err := os.Stat(filepath.Join(w, "started")); err == nil {
@@ -93,12 +105,28 @@ echo DONE
 	defer cancel()
 	res, err := m.ExecArgs(ctx, "/bin/sh", []string{"-c", script}, agentbox.WithWorkingDir("/"),
 		agentbox.WithWritableRoots(w), agentbox.WithDenyRead(filepath.Join(w, "token"), filepath.Join(w, "other-token")))
+	<-hostDone // the host's git is done too (the sandbox may have ended before)
 	if err != nil {
 		t.Fatalf("the sandbox could not run the script: %v", err)
 	}
-	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	if !strings.Contains(res.Stdout, "DONE") {
-		t.Fatalf("the script did not finish")
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s\nviolations: %+v", res.ExitCode, res.Stdout, res.Stderr, res.Violations)
+	// The sandbox may end the attack by stopping itself once the host's
+	// rename took its mount away: it must then say so, naming a name the
+	// host replaced, and the script has not finished.
+	var stopped *agentbox.Violation
+	for i, v := range res.Violations {
+		if v.Rule == "mount-detached" {
+			stopped = &res.Violations[i]
+		}
+	}
+	finished := strings.Contains(res.Stdout, "DONE")
+	switch {
+	case stopped != nil && (finished || res.ExitCode != 137):
+		t.Errorf("a mount-detached violation, but the script ran on (exit %d): %+v", res.ExitCode, *stopped)
+	case stopped != nil && !strings.Contains(stopped.Detail, filepath.Join(w, "token")) && !strings.Contains(stopped.Detail, filepath.Join(w, ".git", "config")):
+		t.Errorf("the sandbox was stopped for a name the host did not replace: %+v", *stopped)
+	case stopped == nil && !finished:
+		t.Fatalf("the script did not finish, and the sandbox does not say it stopped it")
 	}
 	results := map[string]string{}
 	for _, l := range strings.Split(res.Stdout, "\n") {
@@ -106,10 +134,14 @@ echo DONE
 			results[f[0]] = f[1]
 		}
 	}
-	if results["control_write"] != "ok" {
-		t.Errorf("control: an ordinary file could not be written")
+	controls := []string{"before_read_token", "before_write_config"}
+	if finished {
+		if results["control_write"] != "ok" {
+			t.Errorf("control: an ordinary file could not be written")
+		}
+		controls = append(controls, "after_read_other", "after_write_hooks")
 	}
-	for _, l := range []string{"before_read_token", "before_write_config", "after_read_other", "after_write_hooks"} {
+	for _, l := range controls {
 		if results[l] != "fail" {
 			t.Errorf("control: %s: %q, want refused", l, results[l])
 		}
@@ -117,7 +149,7 @@ echo DONE
 	if strings.Contains(res.Stdout, newSecret) {
 		t.Errorf("ESCAPE: the command read the denied file the host rewrote (rename over it) while it ran")
 	}
-	if results["after_write_config"] != "fail" {
+	if results["after_write_config"] == "ok" || finished && results["after_write_config"] != "fail" {
 		t.Errorf("ESCAPE: the command wrote .git/config after the host's git rewrote it (%q)", results["after_write_config"])
 	}
 	if b, _ := os.ReadFile(filepath.Join(w, ".git", "config")); strings.Contains(string(b), "pwned-by-sandbox") {
