@@ -506,14 +506,22 @@ func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error, note stri
 	if res == nil {
 		return execFailure(err)
 	}
-	if res.TimedOut {
+	code := res.ExitCode
+	switch {
+	case res.TimedOut && code != exitKilled:
+		// The command ended in time, but its output was still on its way
+		// to a reader that did not take it: the timeout cut it. A success
+		// status would pass a truncated stream on as complete.
+		fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: --timeout reached while the command's output was still being written out (its reader did not take it in time): the rest was cut")
+		code = exitKilled
+	case res.TimedOut:
 		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: killed after --timeout %v\n", res.Duration.Round(time.Millisecond))
 	}
 	printViolations(cmd.ErrOrStderr(), res.Violations)
 	if note != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), note)
 	}
-	return exitWith(res.ExitCode, nil)
+	return exitWith(code, nil)
 }
 
 // printDegraded warns, a line each, of what the warn fallback ran without:
