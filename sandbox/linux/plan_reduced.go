@@ -75,6 +75,9 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	if spec.Network == sandbox.NetworkFiltered {
 		pl.init.Reduced += "; the filtered network needs a network namespace, so no network at all"
 	}
+	// The host's /dev/shm is withheld whole (its other segments are the
+	// user's), and glibc's shm_open and sem_open use no other place.
+	pl.init.Reduced += "; no /dev/shm: POSIX shared memory and named semaphores (Python's multiprocessing locks and process pools) fail"
 	return pl, nil
 }
 
@@ -130,16 +133,25 @@ func hostPrivateAreas(ops []mountOp, writable []string) (hidden, shown []string)
 // that is the host's, which the tier hides, and glibc's and Go's getenv
 // take the first of two TMPDIR entries, so it is replaced rather than
 // followed by another. A TMPDIR the caller pointed elsewhere (into a
-// writable root, say) is kept.
+// writable root, say) is kept. The caches the root package points into
+// the private /tmp (missingCaches: XDG_CACHE_HOME, npm_config_cache, for a
+// home without them) move with it, into tmp: left in the host's /tmp, go
+// build and npm could not create them.
 func privateTmpEnv(env []string, tmp string) []string {
 	out := make([]string, 0, len(env)+1)
 	kept := false
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "TMPDIR":
 			if v == "" || inPrivateArea(filepath.Clean(v)) {
 				continue
 			}
 			kept = true
+		case tmpCacheVars[k]:
+			if rest, ok := strings.CutPrefix(filepath.Clean(v), "/tmp/"); ok {
+				kv = k + "=" + filepath.Join(tmp, rest)
+			}
 		}
 		out = append(out, kv)
 	}
@@ -148,6 +160,10 @@ func privateTmpEnv(env []string, tmp string) []string {
 	}
 	return out
 }
+
+// tmpCacheVars are the variables whose value in /tmp privateTmpEnv moves
+// into the tier's private temporary directory.
+var tmpCacheVars = map[string]bool{"XDG_CACHE_HOME": true, "npm_config_cache": true}
 
 // hostPts is where the host's terminals are.
 const hostPts = "/dev/pts"

@@ -132,6 +132,10 @@ func TestPrivateTmpEnv(t *testing.T) {
 		{"empty", []string{"TMPDIR="}, []string{"TMPDIR=" + tmp}},
 		{"the caller's own", []string{"TMPDIR=/work/tmp"}, []string{"TMPDIR=/work/tmp"}},
 		{"a name that only starts alike", []string{"TMPDIRS=/tmp"}, []string{"TMPDIRS=/tmp", "TMPDIR=" + tmp}},
+		{"caches of a home without them", []string{"TMPDIR=/tmp", "XDG_CACHE_HOME=/tmp/.cache", "npm_config_cache=/tmp/.npm"},
+			[]string{"XDG_CACHE_HOME=" + tmp + "/.cache", "npm_config_cache=" + tmp + "/.npm", "TMPDIR=" + tmp}},
+		{"caches elsewhere", []string{"XDG_CACHE_HOME=/work/c", "npm_config_cache=/tmpx/n", "GOCACHE=/tmp/g"},
+			[]string{"XDG_CACHE_HOME=/work/c", "npm_config_cache=/tmpx/n", "GOCACHE=/tmp/g", "TMPDIR=" + tmp}},
 	}
 	for _, tc := range tests {
 		env := slices.Clone(tc.env)
