@@ -30,17 +30,28 @@ import (
 // mounts and unmounts do not reach it), so a watched mount that is gone
 // was taken by the host.
 //
-// The init opens its /proc/self/mountinfo once the root is built, and a
-// thread of its own waits in poll(2): the kernel reports POLLPRI on every
-// change of the namespace's mount table. On each, the table is read again,
-// and if a watched mount is no longer in it the whole tree is killed at
-// once. Between the host's rename and the kill lies the thread's wake-up
-// and one read of the table (see README: a program that keeps opening the
+// A host rename of such a name *away* (an editor's backup save renaming
+// FILE to FILE~, `mv secrets secrets.old; mkdir secrets`, RENAME_EXCHANGE),
+// or of a directory on the way to it, detaches nothing: the mount goes
+// with its dentry to the new name, and the old name, now an ordinary entry
+// of the writable root, is the host's to fill. Only the directories see
+// that (dirWatch).
+//
+// The init opens its /proc/self/mountinfo once the root is built, and an
+// inotify instance watching the directories on the way to each watched
+// name, and a thread of its own waits on both in poll(2): the kernel
+// reports POLLPRI on every change of the namespace's mount table, and
+// POLLIN on a move in those directories. On either the watched names are
+// looked at again (a statx each), on a table change the table is read too,
+// and if a watched mount is no longer where it was the whole tree is
+// killed at once. Between the host's rename and the kill lies the thread's
+// wake-up and that look (see README: a program that keeps opening the
 // name may win that race).
 type mountWatch struct {
 	mounts []watchedMount
 	fd     int // /proc/self/mountinfo; -1 until watching
 	buf    []byte
+	dirs   dirWatch
 	// stopped holds why the sandbox was stopped, once it was.
 	stopped atomic.Pointer[string]
 	// program is the program's pid once it runs, the leader of its own
@@ -79,10 +90,10 @@ func (w *mountWatch) note(dst, sandboxPath string) error {
 
 // start opens the mount table, from the sandbox's root (after pivot_root:
 // mountinfo shows only what is reachable from the root its reader had
-// when it opened it), and watches it from a thread of its own. A change
-// between the mounts and the open is found by the first look, which the
-// thread takes before it first waits. Without mounts to watch it does
-// nothing.
+// when it opened it), and the directories' watch, and watches both from a
+// thread of its own. A change between the mounts and the watches is found
+// by the first look, which the thread takes before it first waits.
+// Without mounts to watch it does nothing.
 func (w *mountWatch) start() error {
 	w.fd = -1
 	if len(w.mounts) == 0 {
@@ -94,6 +105,7 @@ func (w *mountWatch) start() error {
 	}
 	w.fd = fd
 	w.buf = make([]byte, 0, 32<<10)
+	w.dirs.open(watchDirs(w.mounts, isOtherMountRoot(w.mounts)))
 	// Files first: they are what host programs replace by a rename, and
 	// look meets them sooner (a statx each, a few microseconds).
 	slices.SortStableFunc(w.mounts, func(a, b watchedMount) int { return cmp.Compare(b2i(a.dir), b2i(b.dir)) })
@@ -101,30 +113,52 @@ func (w *mountWatch) start() error {
 	return nil
 }
 
-// run looks at the table, then again after every change, until a watched
+// run looks at the names, then again after every change, until a watched
 // mount is gone: it then stops the sandbox.
 func (w *mountWatch) run() {
 	runtime.LockOSThread() // a thread of its own, woken straight from poll
-	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLPRI}}
-	for first := true; ; first = false {
-		gone, err := w.look(!first)
+	table := false         // the first look takes the names alone (see look)
+	for {
+		gone, err := w.look(table)
 		if err != nil {
 			w.stop(fmt.Sprintf("the sandbox's mount table could not be read (%v): the sandbox was stopped, as a protective mount could have been detached", err))
 			return
 		}
 		if gone != "" {
-			w.stop(fmt.Sprintf("the protective mount on %s was detached (a host program renamed or removed that name while the command ran): the sandbox was stopped", gone))
+			w.stop(fmt.Sprintf("the protective mount on %s was detached (a host program renamed or removed that name, or moved it or a directory on the way away, while the command ran): the sandbox was stopped", gone))
 			return
 		}
-		for {
-			_, err := unix.Poll(fds, -1)
-			if err == nil {
-				break
+		if table, err = w.wait(); err != nil {
+			w.stop(fmt.Sprintf("the sandbox's mount table could not be watched (%v): the sandbox was stopped", err))
+			return
+		}
+	}
+}
+
+// wait returns when a look is due, and whether the mount table changed: a
+// move in a watched directory calls for the names' look alone, an event
+// there that concerns no watched name for none.
+func (w *mountWatch) wait() (table bool, err error) {
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLPRI}, {Fd: int32(w.dirs.fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, w.dirs.timeout())
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return false, err
+		case n == 0:
+			return false, nil // the fallback's period
+		}
+		table = fds[0].Revents != 0
+		moved := false
+		if fds[1].Revents != 0 {
+			if moved, err = w.dirs.drain(); err != nil {
+				return false, err
 			}
-			if err != unix.EINTR {
-				w.stop(fmt.Sprintf("the sandbox's mount table could not be watched (%v): the sandbox was stopped", err))
-				return
-			}
+		}
+		if table || moved {
+			return table, nil
 		}
 	}
 }

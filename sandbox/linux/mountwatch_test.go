@@ -162,26 +162,36 @@ func replace(w, name string) error {
 }
 
 // runWhileHostActs starts, in r, a sandbox that writes the writable root
-// w, with w/token denied and w/.git/config kept read-only, runs host once
-// its program runs, and returns its status and the time from host's return
-// to the program's end (the program itself sleeps, or ends 200 ms after
-// host when nothing stops it).
+// w, with w/token and the directory w/secrets denied and w/.git/config kept
+// read-only, runs host once its program runs, and returns its status and
+// the time from host's return to the program's end (the program itself
+// sleeps, or ends 200 ms after host when nothing stops it).
 func runWhileHostActs(t *testing.T, r *Runtime, host func(w string) error) (sandbox.ExitStatus, time.Duration) {
 	t.Helper()
 	w := hostTempDir(t)
 	if err := os.MkdirAll(filepath.Join(w, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"token", ".git/config", "ordinary"} {
+	if err := os.MkdirAll(filepath.Join(w, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"token", ".git/config", "ordinary", "secrets/key"} {
 		if err := os.WriteFile(filepath.Join(w, f), []byte("old"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	spec := &sandbox.Spec{Network: sandbox.NetworkBlocked, Filesystem: sandbox.Filesystem{
 		Writable:  []string{w},
-		DenyRead:  []string{filepath.Join(w, "token")},
+		DenyRead:  []string{filepath.Join(w, "token"), filepath.Join(w, "secrets")},
 		DenyWrite: []string{filepath.Join(w, ".git", "config")},
 	}}
+	return runSpecWhileHostActs(t, r, spec, w, host)
+}
+
+// runSpecWhileHostActs runs spec's sandbox as runWhileHostActs does, with
+// w a directory the program may write (its marks) and host given w.
+func runSpecWhileHostActs(t *testing.T, r *Runtime, spec *sandbox.Spec, w string, host func(w string) error) (sandbox.ExitStatus, time.Duration) {
+	t.Helper()
 	script := "touch " + w + "/started; i=0; while [ ! -e " + w + "/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2"
 	proc, err := r.Start(context.Background(), spec, &sandbox.Program{Path: "/bin/sh", Args: []string{"sh", "-c", script}})
 	if err != nil {
