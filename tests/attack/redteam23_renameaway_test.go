@@ -51,6 +51,14 @@ import (
 // names (IN_MOVED_FROM / IN_MOVE_SELF / IN_DELETE_SELF of the mountpoint's
 // dentry), a periodic statx of each watched name, or protection that does
 // not rest on a mount on the name itself.
+//
+// Fixed: the mount watch also watches, with inotify, every directory from
+// the writable root (scratch directory, shown directory) down to each
+// watched name for entries moved out (dirWatch), in the same poll as the
+// mount table; a move of a watched name or of a directory on the way wakes
+// it, its statx look finds the name no longer on its mount, and it kills
+// the sandbox (mount-detached) before the command reads or writes the new
+// files.
 func TestRedteam23HostRenameAwayUnwatched(t *testing.T) {
 	t.Parallel()
 	git, err := exec.LookPath("git")
