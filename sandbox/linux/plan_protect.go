@@ -372,10 +372,10 @@ func (b *planner) onHost(d string) bool {
 // where Landlock grants everything below the root, and, for a mask, in a
 // host path shown in a private area too (a deny path in a working
 // directory in /tmp, which Landlock leaves to the mask). A host program
-// that renames a file over such a name or removes it (git's config.lock renamed over
-// .git/config, an editor's or npm's atomic rewrite) detaches the mount in
-// every namespace; one that moves it away (an editor's backup save) leaves
-// the name to the host. Elsewhere the host tree is read-only and Landlock
+// that renames a file over such a name or removes it (git's config.lock
+// renamed over .git/config, an editor's or npm's atomic rewrite) detaches
+// the mount in every namespace; one that moves it away (an editor's backup
+// save) leaves the name to the host. Elsewhere the host tree is read-only and Landlock
 // denies the deny paths itself; the private areas' own tmpfs is out of the
 // host's reach.
 var watchedIn = map[opKind]struct{ shown bool }{
