@@ -53,6 +53,13 @@ import (
 // head, and takes each byte off as its program reads it), and for
 // separate agentbox processes sharing a pipe, either the same taking off
 // at each read (a window of one poll) or a documented limit.
+//
+// Fixed: relays of one pipe take turns (stdinlock_linux.go): each opens
+// its own open file description of the caller's pipe (/proc/self/fd/N)
+// and holds flock(LOCK_EX) on it from before it tees a chunk until the
+// chunk is settled, so no other relay, in this process or another
+// agentbox's, tees the same bytes; waiting for the lock stays
+// interruptible by finish (LOCK_NB, growing pauses watching wake).
 func TestRedteam23TeeTwoCommandsShareStdin(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	var input strings.Builder

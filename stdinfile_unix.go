@@ -45,6 +45,9 @@ type stdinFile struct {
 	buf   []byte // tee: what peek saw
 	null  int    // tee: /dev/null, to discard from the caller's pipe what the program took
 	wake  int    // tee: an eventfd finish writes, to stop the loop at once
+
+	lock   int  // tee: agentbox's own open file description of the caller's pipe, flock'd while a chunk is out (-1: none)
+	locked bool // tee: lock is held
 }
 
 // errNotSeekable: the file has no offset to read from (a regular file of
@@ -71,7 +74,7 @@ func startStdin(f *os.File, stream bool) (*stdinFile, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, null: -1, wake: -1, peek: [2]int{-1, -1}, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &stdinFile{src: src, keep: -1, w: -1, stream: stream, null: -1, wake: -1, lock: -1, peek: [2]int{-1, -1}, stop: make(chan struct{}), done: make(chan struct{})}
 	if s.start, err = unix.Seek(s.src, 0, io.SeekCurrent); err != nil && !stream {
 		unix.Close(s.src)
 		return nil, nil, errNotSeekable // a file of /proc or /sys: relayed as a stream
@@ -211,7 +214,7 @@ func (s *stdinFile) finish() {
 			s.mu.Unlock()
 		}
 	}
-	for _, fd := range []int{s.keep, s.src, s.null, s.wake, s.peek[0], s.peek[1]} {
+	for _, fd := range []int{s.keep, s.src, s.null, s.wake, s.peek[0], s.peek[1], s.lock} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}

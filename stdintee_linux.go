@@ -30,20 +30,35 @@ import (
 // finish takes off the caller's pipe only the part of the last chunk the
 // program read: the rest stays there for the caller, in order.
 //
-// The caller's pipe may have another reader (a second command given the
-// same stdin, a shell's read): each byte must still reach one of them
-// only. So what is taken off the caller's pipe is only what is still
-// there of the chunk (takeRead), never the bytes that came after it; and
-// while the program has not read the chunk, teeLoop looks every so often
-// whether another reader took some of it, and then takes back out of the
-// program's pipe what the program has not read yet (pullBack). A byte both
-// read within the time between two looks is the one case left.
+// The caller's pipe may have another reader: each byte must still reach
+// one of them only.
+//   - Another relay (a second sandboxed command given the same stdin, in
+//     this process or another agentbox's: `producer | { agentbox exec --
+//     worker & agentbox exec -- worker; }`) takes turns with this one: a
+//     relay holds a lock on the caller's pipe from before it tees a chunk
+//     until the chunk is settled (see stdinlock_linux.go), so each byte
+//     reaches one program. The cost: a program that holds a chunk it does
+//     not read keeps the other relays waiting until it reads it or ends,
+//     as a buffered reader that took the chunk would, except that the
+//     others wait instead of reading on (a program that reads only part
+//     of its input before it waits for something another command of the
+//     same stdin does can wait for ever). Where the caller's pipe cannot
+//     be opened anew (openLock), there is no lock, and two relays of it
+//     may both hand a chunk to their programs.
+//   - Any other reader (a shell's read, a program run without agentbox)
+//     does not take the lock. What is taken off the caller's pipe is only
+//     what is still there of the chunk (takeRead), never the bytes that
+//     came after it; and while the program has not read the chunk,
+//     teeLoop looks every so often whether another reader took some of
+//     it, and then takes back out of the program's pipe what the program
+//     has not read yet (pullBack). A byte both read within the time
+//     between two looks is the one case left.
 func newStdinPipe(f *os.File) (*stdinFile, *os.File, error) {
 	src, err := dupFD(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &stdinFile{src: src, keep: -1, w: -1, tee: true, null: -1, wake: -1, peek: [2]int{-1, -1}, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &stdinFile{src: src, keep: -1, w: -1, tee: true, null: -1, wake: -1, lock: -1, peek: [2]int{-1, -1}, stop: make(chan struct{}), done: make(chan struct{})}
 	s.chunk, s.buf = make([]byte, 0, pipeAtomic), make([]byte, pipeAtomic)
 	var p [2]int
 	if err = unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
@@ -81,12 +96,13 @@ func (s *stdinFile) openTee(rd int) error {
 	if s.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		return err
 	}
+	s.lock = openLock(s.src)
 	return unix.Pipe2(s.peek[:], unix.O_CLOEXEC)
 }
 
 // closeAll closes what a stdinFile being made has opened so far.
 func (s *stdinFile) closeAll() {
-	for _, fd := range []int{s.src, s.keep, s.null, s.wake, s.peek[0], s.peek[1]} {
+	for _, fd := range []int{s.src, s.keep, s.null, s.wake, s.peek[0], s.peek[1], s.lock} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -96,7 +112,8 @@ func (s *stdinFile) closeAll() {
 // teeLoop feeds the program's pipe from the caller's, a chunk at a time,
 // until the caller's pipe ends (the program then reads its end of input),
 // an error, or finish. s.chunk is always what is in the program's pipe
-// and still in the caller's.
+// and still in the caller's; the lock on the caller's pipe (lockHead) is
+// held while there is one, and let go before waiting for more input.
 //
 // Once another reader of the caller's pipe has been seen, the relay goes
 // on as before, looking again at every chunk: ending it would give the
@@ -111,7 +128,15 @@ func (s *stdinFile) teeLoop() {
 			return
 		}
 		s.takeRead(len(s.chunk)) // the program read all of it
-		if !s.await(s.src, unix.POLLIN, false) || !s.feed() {
+		s.unlockHead()
+		if !s.await(s.src, unix.POLLIN, false) || !s.lockHead() {
+			return
+		}
+		fed := s.feed()
+		if len(s.chunk) == 0 {
+			s.unlockHead() // nothing went out: the end, or nothing to take
+		}
+		if !fed {
 			return
 		}
 	}
@@ -325,6 +350,7 @@ func (s *stdinFile) giveBack() {
 		return
 	}
 	s.takeRead(len(s.chunk) - min(left, len(s.chunk)))
+	s.unlockHead()
 }
 
 // wakeUp stops a waiting teeLoop.

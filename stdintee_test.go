@@ -3,9 +3,12 @@
 package agentbox
 
 import (
+	"errors"
 	"os"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestGone: how much of the chunk another reader took is read from the
@@ -81,4 +84,101 @@ func TestTeeRelaySharedPipe(t *testing.T) {
 	if n, _ := r.Read(buf); string(buf[:n]) != "CCCC\n" {
 		t.Errorf("left in the caller's pipe %q, want the line the program did not read", buf[:n])
 	}
+}
+
+// TestTeeRelaysTakeTurns: two relays of one caller's pipe (two commands
+// given the same stdin) take turns at its head: while the first one's
+// program holds a chunk, the second hands its program nothing; once the
+// first one's chunk is settled (read, or given back when it ends), the
+// second relays what is left; a relay waiting for its turn stops at once
+// with finish; every byte reaches one reader.
+func TestTeeRelaysTakeTurns(t *testing.T) {
+	const input = "AAAA\n"
+	for _, tc := range []struct {
+		name       string
+		firstReads int
+		firstEnds  bool
+		secondGets string
+		callerLeft string
+	}{
+		{"first reads all and goes on", 5, false, "", ""},
+		{"first reads part and goes on", 2, false, "", "AA\n"},
+		{"first reads part and ends", 2, true, "AA\n", ""},
+		{"first reads nothing and ends", 0, true, input, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close()
+			w.WriteString(input)
+			s1, prog1, err := newStdinPipe(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog1.Close()
+			time.Sleep(100 * time.Millisecond) // the first relay has the chunk out
+			s2, prog2, err := newStdinPipe(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog2.Close()
+			if s1.lock < 0 || s2.lock < 0 {
+				t.Fatal("the relays have no lock of their own on the caller's pipe")
+			}
+			if got := readFor(t, prog1, tc.firstReads, time.Second); got != input[:tc.firstReads] {
+				t.Fatalf("the first program read %q", got)
+			}
+			if tc.firstEnds {
+				s1.finish()
+			}
+			if got := readFor(t, prog2, 100, 400*time.Millisecond); got != tc.secondGets {
+				t.Errorf("the second program read %q, want %q", got, tc.secondGets)
+			}
+			start := time.Now()
+			s2.finish()
+			if d := time.Since(start); d > 200*time.Millisecond {
+				t.Errorf("finish of the relay waiting for its turn took %v", d)
+			}
+			if !tc.firstEnds {
+				s1.finish()
+			}
+			if got := readFor(t, r, 100, 100*time.Millisecond); got != tc.callerLeft {
+				t.Errorf("left in the caller's pipe %q, want %q", got, tc.callerLeft)
+			}
+		})
+	}
+}
+
+// readFor reads up to n bytes from f for d at most.
+func readFor(t *testing.T, f *os.File, n int, d time.Duration) string {
+	t.Helper()
+	var got []byte
+	deadline := time.Now().Add(d)
+	for len(got) < n {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
+		k, err := unix.Poll(fds, int(left/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if k <= 0 {
+			break
+		}
+		buf := make([]byte, n-len(got))
+		m, err := unix.Read(int(f.Fd()), buf)
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if m <= 0 || err != nil {
+			break
+		}
+		got = append(got, buf[:m]...)
+	}
+	return string(got)
 }
