@@ -41,6 +41,11 @@ import (
 // unless the program wrote into it), or, when POLLOUT does not mean
 // "empty", look again with the growing steps chunkTaken uses
 // (checkFirst..checkMax) rather than every millisecond.
+//
+// Fixed: when the program's pipe is "not full" but not empty, the relay
+// puts it back to one page (F_SETPIPE_SZ, enlarged), so that poll again
+// waits for "empty", and pauses 1 ms growing to 100 ms before it looks
+// again (for a pipe that cannot be narrowed or is enlarged again).
 func TestRedteam23TeeEnlargedStdinPipeBusyPoll(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	cpu := func() time.Duration {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,8 +47,9 @@ type stdinFile struct {
 	null  int    // tee: /dev/null, to discard from the caller's pipe what the program took
 	wake  int    // tee: an eventfd finish writes, to stop the loop at once
 
-	lock   int  // tee: agentbox's own open file description of the caller's pipe, flock'd while a chunk is out (-1: none)
-	locked bool // tee: lock is held
+	lock   int           // tee: agentbox's own open file description of the caller's pipe, flock'd while a chunk is out (-1: none)
+	locked bool          // tee: lock is held
+	pause  time.Duration // tee: the last wait for an enlarged program's pipe to be empty (enlarged)
 }
 
 // errNotSeekable: the file has no offset to read from (a regular file of

@@ -284,7 +284,7 @@ func (s *stdinFile) pullBack() {
 // await waits until fd is ready for events (or hung up), false once
 // finish is called. empty: fd is the program's pipe, ready when empty
 // (POLLOUT is "not full", which for one page is empty, unless the
-// program made its pipe larger: then it is asked in steps).
+// program made its pipe larger: see enlarged).
 func (s *stdinFile) await(fd int, events int16, empty bool) bool {
 	ready, ok := s.awaitFor(fd, events, empty, -1)
 	return ready && ok
@@ -316,11 +316,34 @@ func (s *stdinFile) awaitFor(fd int, events int16, empty bool, limit time.Durati
 			return false, false
 		case ev&unix.POLLOUT != 0:
 			if q, err := pipeQueued(fd); err != nil || q == 0 {
+				s.pause = 0
 				return err == nil, err == nil
 			}
-			time.Sleep(time.Millisecond)
+			if !s.enlarged(fd, wait) {
+				return false, false
+			}
 		}
 	}
+}
+
+// enlarged is called when the program's pipe fd is "not full" but not
+// empty: the program made it larger than a page (F_SETPIPE_SZ, which any
+// program may do to its stdin). Polling again at once would spin for as
+// long as the program leaves its input unread. The pipe is put back to
+// one page, which the relay never needs more than (it writes one chunk at
+// a time), so that poll again waits for "empty" at no cost; and the next
+// look waits a pause that grows from 1 ms to checkMax (at most wait ms,
+// the caller's time left), for when that fails (the program wrote more
+// than a page into its own pipe: EBUSY) or the program enlarges the pipe
+// again and again. false once finish is called.
+func (s *stdinFile) enlarged(fd, wait int) bool {
+	_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, pipeAtomic)
+	s.pause = min(max(2*s.pause, time.Millisecond), checkMax)
+	d := s.pause
+	if wait >= 0 {
+		d = min(d, time.Duration(wait)*time.Millisecond)
+	}
+	return s.sleep(d)
 }
 
 // discard takes n bytes off the caller's pipe, without waiting: they are

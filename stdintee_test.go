@@ -182,3 +182,36 @@ func readFor(t *testing.T, f *os.File, n int, d time.Duration) string {
 	}
 	return string(got)
 }
+
+// TestTeeRelayNarrowsEnlargedPipe: a program that makes its stdin pipe
+// larger while it holds an unread chunk gets it back at one page, so that
+// the relay waits in poll for "empty" again (enlarged); the chunk is
+// still there for it.
+func TestTeeRelayNarrowsEnlargedPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	w.WriteString("AAAA\n")
+	s, prog, err := newStdinPipe(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	time.Sleep(100 * time.Millisecond) // the chunk is in the program's pipe
+	fd := int(prog.Fd())
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<16); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the relay has looked again
+	size, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0)
+	if err != nil || size != pipeAtomic {
+		t.Errorf("the program's pipe holds %d bytes (%v), want one page again", size, err)
+	}
+	if got := readFor(t, prog, 100, 200*time.Millisecond); got != "AAAA\n" {
+		t.Errorf("the program read %q", got)
+	}
+	s.finish()
+}
