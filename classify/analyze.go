@@ -84,7 +84,10 @@ type analyzer struct {
 	unsure     int   // > 0: on a path that may not be taken (files written may not be)
 	jumped     uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
-	xargsFill bool // xargsInput stands for a non-empty xargs -I input line
+	xargsFill bool                      // xargsInput stands for a non-empty xargs -I input line
+	loopMult  int                       // judged walks of the loop bodies being walked, multiplied (see pickLoopValues)
+	loopRisks map[string]int            // loopWordRisk's answers: working directory NUL word → risk
+	loopWalks map[*syntax.ForClause]int // bodyWalks' answers
 }
 
 func newAnalyzer(c *Classifier) *analyzer {

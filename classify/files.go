@@ -36,9 +36,18 @@ func (a *analyzer) writeFile(key, text string, app bool) {
 		texts = append(fileTexts(old), texts...)
 	}
 	slices.Sort(texts)
-	s := strings.Join(slices.Compact(texts), altSep)
-	if len(s) > maxValue {
+	texts = slices.Compact(texts)
+	s := strings.Join(texts, altSep)
+	switch {
+	case len(texts) > maxFileTexts && slices.Contains(texts, downloaded):
+		s = downloaded + altSep + "\x00unknown"
+	case len(s) > maxValue || len(texts) > maxFileTexts:
 		s = "\x00unknown"
 	}
 	a.files[key] = s
 }
+
+// maxFileTexts bounds the texts a file may hold: each append on a path
+// that may not be taken (a loop body judged once per loop word) doubles
+// them. Past it the text is unknown, as past maxValue (a download kept).
+const maxFileTexts = 16

@@ -94,7 +94,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 				}
 			}
 		}
-		all, vals := a.loopValues(wi)
+		all, vals := a.loopValues(wi, a.bodyWalks(c))
 		rep = set(all)
 		for _, v := range vals {
 			nexts = append(nexts, set(v))
@@ -116,23 +116,18 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	return out
 }
 
-// maxLoopValues bounds the literal words a loop body is judged with, one
-// walk each.
-const maxLoopValues = 16
-
 // loopValues expands the words of a for or select loop and returns a
 // run-time value standing for every value its variable may take (never
 // empty when every word is a relative one, see loopItem), and the values
-// the body is judged with: each literal word, at most maxLoopValues, those
-// that are no relative word first, and the run-time value for the words
-// with run-time parts and those beyond the bound (then never taken as a
-// harmless relative word when the working directory may matter). A
-// relative word is kept as the word itself, so that it is resolved against
-// the working directory where it is used (cd ~; for f in .ssh; do rm -rf
-// "$f"; done).
-func (a *analyzer) loopValues(wi *syntax.WordIter) (varVal, []varVal) {
+// the body is judged with: each literal word, chosen by risk and bounded
+// (see pickLoopValues; walks is what one walk of the body costs), and the run-time value for the words with
+// run-time parts and those left out (then never taken as a harmless
+// relative word when the working directory may matter). A relative word
+// is kept as the word itself, so that it is resolved against the working
+// directory where it is used (cd ~; for f in .ssh; do rm -rf "$f"; done).
+func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal) {
 	item, runtime := len(wi.Items) > 0, len(wi.Items) == 0
-	var lits, rel []varVal
+	var words []loopWord
 	seen := map[string]bool{}
 	for _, w := range wi.Items {
 		for _, f := range a.expandWord(w) {
@@ -144,16 +139,12 @@ func (a *analyzer) loopValues(wi *syntax.WordIter) (varVal, []varVal) {
 			}
 			seen[f.val] = true
 			v := varVal{val: f.val, known: true, home: f.home}
-			if isItem {
-				rel = append(rel, v)
-			} else {
-				lits = append(lits, v)
-			}
+			words = append(words, loopWord{v: v, f: f, rel: isItem})
 		}
 	}
-	lits = append(lits, rel...)
-	if len(lits) > maxLoopValues {
-		lits, runtime = lits[:maxLoopValues], true
+	lits, cut := a.pickLoopValues(words, walks)
+	if cut {
+		runtime = true
 		item = item && dirRank(a.cwd) == 0
 	}
 	if runtime {
@@ -189,9 +180,12 @@ func (a *analyzer) loop(rep func(), nexts []func(), body []*syntax.Stmt, in *str
 	if a.dry > 0 || len(nexts) == 0 {
 		nexts = []func(){rep} // a walk that judges nothing, or a loop with no word
 	}
+	mult := a.loopMult
+	a.loopMult = max(mult, 1) * len(nexts) // what a loop inside may still spend
 	var out stream
 	for _, next := range nexts {
 		out.merge(a.maybe(round(next)))
 	}
+	a.loopMult = mult
 	return out
 }

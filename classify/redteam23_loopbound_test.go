@@ -36,6 +36,11 @@ import "testing"
 // uses the variable in a path position judged with every word when the
 // list is longer than the bound (a cheap per-word path check, not a full
 // walk per word).
+//
+// Fixed: the words are chosen by risk (looprisk.go loopWordRisk: in or
+// above the home, a system directory, a credential store, an rc file, a
+// protected path, relative words resolved against the working directory),
+// the risky ones judged first, up to 64.
 func TestRedteam23LoopValuesPastBound(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `for f in /nonexistent/{a..p} ~/.ssh/id_rsa; do cat "$f"; done 2>/dev/null`, want: Escalated, effect: rt22dLeaked},
