@@ -88,6 +88,7 @@ type analyzer struct {
 	loopMult  int                       // judged walks of the loop bodies being walked, multiplied (see pickLoopValues)
 	loopRisks map[string]int            // loopWordRisk's answers: working directory NUL word → risk
 	loopWalks map[*syntax.ForClause]int // bodyWalks' answers
+	cdOK      *dirState                 // the statement just walked ends in another directory when it succeeds (see cdMayFail)
 }
 
 func newAnalyzer(c *Classifier) *analyzer {
@@ -210,6 +211,7 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 			out.traits |= r.traits
 			sb.WriteString(r.text)
 			texts = false
+			a.cdOK = nil
 			break
 		}
 	}
@@ -225,18 +227,40 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	if s == nil || a.halt {
 		return stream{}
 	}
+	a.cdOK = nil
 	if s.Background {
 		a.unsure++ // racing what follows
 		defer func() { a.unsure-- }()
-		return a.isolated(func() stream { return a.stmtRun(s, in) })
+		out := a.isolated(func() stream { return a.stmtRun(s, in) })
+		a.cdOK = nil
+		return out
 	}
-	return a.stmtRun(s, in)
+	out := a.stmtRun(s, in)
+	if s.Negated || !keepsCdOK(s.Cmd) {
+		a.cdOK = nil
+	}
+	return out
+}
+
+// keepsCdOK reports whether the directory a statement's command ends in
+// when it succeeds can be the one a cd in it set (see cdMayFail): a
+// simple command, a group (its last statement), an && list.
+func keepsCdOK(c syntax.Command) bool {
+	switch c := c.(type) {
+	case *syntax.CallExpr, *syntax.Block:
+		return true
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.AndStmt
+	}
+	return false
 }
 
 func (a *analyzer) stmtRun(s *syntax.Stmt, in *stream) stream {
 	out := a.stmtCmd(s, in)
 	if len(a.coprocs) > 0 {
+		ok := a.cdOK
 		a.feedCoproc(s, out)
+		a.cdOK = ok
 	}
 	return out
 }
@@ -267,9 +291,7 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 			}
 			return a.isolated(last)
 		}
-		o := a.stmt(cmd.X, in)
-		o.merge(a.maybe(func() stream { return a.stmt(cmd.Y, in) })) // && and ||
-		return o
+		return a.andOr(cmd, in)
 	}
 	out := a.compound(s.Cmd, in)
 	if len(redirs) > 0 {

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // cdKind says how a builtin moves the working directory.
 type cdKind uint8
@@ -54,7 +57,8 @@ func (a *analyzer) chdir(u *unit) {
 	}
 	c := &unit{kind: kCall, name: name, args: args, env: u.env, cwd: a.cwd}
 	ops := c.operands()
-	prev := a.cwd
+	prev, prevOld := a.cwd, a.oldwd
+	defer func() { a.cdMayFail(kind, ops, prev, prevOld) }()
 	switch {
 	case kind == cdPop && len(args) == 0 && len(a.dirs) > 0:
 		a.cwd, a.dirs = a.dirs[len(a.dirs)-1], a.dirs[:len(a.dirs)-1]
@@ -76,6 +80,46 @@ func (a *analyzer) chdir(u *unit) {
 		a.cwd = a.cdTarget(c, ops[0])
 	}
 	a.oldwd = prev
+}
+
+// dirState is the working directory, $OLDPWD and pushd's stack on one path.
+type dirState struct {
+	cwd, oldwd string
+	dirs       []string
+}
+
+// cdMayFail follows a cd or pushd (now done) that may fail: a directory not
+// known to exist. Bash then stays where it was (prev), and what follows
+// `;`, a newline or `||` runs there, so the working directory is the
+// more critical of the two (cd ~; cd nosuch; grep -r x . greps the home),
+// $OLDPWD likewise; what follows `&&` runs only if the cd succeeded
+// (analyzer.cdOK). Only a known directory is kept: after cd $X (perhaps
+// the home) a failing cd src would be a second guess.
+func (a *analyzer) cdMayFail(kind cdKind, ops []field, prev, prevOld string) {
+	if kind == cdPop || len(ops) == 0 || a.cwd == prev || cdSure(ops[0].val, a.cwd, a.homeDir()) {
+		return
+	}
+	a.cdOK = &dirState{cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs)}
+	if prev != cwdMaybeHome && dirRank(prev) > dirRank(a.cwd) {
+		a.cwd = prev
+	}
+	if prevOld != cwdMaybeHome && dirRank(prevOld) > dirRank(a.oldwd) {
+		a.oldwd = prevOld
+	}
+}
+
+// cdSure reports whether cd to the operand op (entering dir) cannot fail
+// for want of the directory: /, the home, ., .., - (the directory left),
+// a top-level system directory, /tmp.
+func cdSure(op, dir, home string) bool {
+	switch op {
+	case ".", "..", "-":
+		return true
+	}
+	if top, ok := strings.CutPrefix(dir, "/"); ok && !strings.Contains(top, "/") {
+		return top == "" || top == "tmp" || systemTops.has(top)
+	}
+	return dir == "~" || dir == home || dir == "/var/tmp"
 }
 
 // isStackIndex reports whether a pushd/popd operand names a stack entry

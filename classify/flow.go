@@ -1,6 +1,10 @@
 package classify
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Branches and loops: each path starts from the state where it starts, and
 // afterwards what may differ between the paths is only known at run time
@@ -22,6 +26,31 @@ func (a *analyzer) jump(u *unit) {
 	case name == "break" || name == "continue":
 		a.jumped |= jumpLoop
 	}
+}
+
+// andOr walks X && Y and X || Y: Y may not run. After &&, Y starts where X
+// ends when it succeeds (cd ~ && cd project && grep -r x . greps
+// ~/project, although cd project may fail), and X && Y succeeds where Y
+// does.
+func (a *analyzer) andOr(c *syntax.BinaryCmd, in *stream) stream {
+	o := a.stmt(c.X, in)
+	ok, and := a.cdOK, c.Op == syntax.AndStmt
+	var end *dirState
+	o.merge(a.maybe(func() stream {
+		if ok != nil && and {
+			a.cwd, a.oldwd, a.dirs = ok.cwd, ok.oldwd, ok.dirs
+		}
+		out := a.stmt(c.Y, in)
+		if end = a.cdOK; end == nil {
+			end = &dirState{cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs)}
+		}
+		return out
+	}))
+	a.cdOK = nil
+	if and {
+		a.cdOK = end
+	}
+	return o
 }
 
 // ifClause walks if/elif/else: each condition runs after the ones before

@@ -68,6 +68,7 @@ func (a *analyzer) runCall(u *unit, in *stream) stream {
 	if len(defs) == 0 || u.dynName || u.prog != u.name {
 		return effects()
 	}
+	defer func() { a.cdOK = nil }() // a body may return from anywhere
 	if defs[0].sure {
 		out := a.isolated(effects)
 		a.callFunc(u, in)

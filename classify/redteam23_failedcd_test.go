@@ -23,6 +23,10 @@ import "testing"
 // newline, `||`, not `cd X && …` nor under set -e), leaves the working
 // directory as a join of the old and the new one (the more critical
 // kept, as for branches).
+//
+// Fixed: a cd to a directory not known to exist keeps the more critical of
+// the old and new directories for what follows ; and || (cwd.go
+// cdMayFail), the new one only after && (flow.go andOr).
 func TestRedteam23FailedCdKeepsDir(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `cd ~; cd nosuch 2>/dev/null; grep -r PRIVATE .`, want: Escalated, effect: rt22dLeaked},

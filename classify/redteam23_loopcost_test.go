@@ -32,6 +32,13 @@ import (
 // value, not parse-error), or memoising a body walk by the values it
 // reads; for A && B, B's state taken from A's success path only (the
 // join kept for what follows `;`).
+//
+// Fixed: the judged loop words are bounded across nesting (looprisk.go
+// pickLoopValues: 16, or 64 risky ones, divided by the judged walks of the
+// loops around and by 2 per loop nested inside; past it the run-time
+// value), a file's alternative texts are capped (files.go maxFileTexts),
+// and after X && Y, Y starts where X ends when it succeeds (flow.go andOr,
+// analyzer.cdOK).
 func TestRedteam23LoopCostAndFalsePositives(t *testing.T) {
 	w := "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"
 	nest3 := func(body string) string {
