@@ -392,7 +392,11 @@ func (a *analyzer) runFind(u *unit) (stream, bool) {
 		in.in = stream{}
 		a.run(in)
 	}
-	return stream{traits: trUnknown}, true
+	var tree []field // the names found: find ~ | xargs cat
+	for _, r := range roots {
+		tree = append(tree, resolveIn(u.cwd, r))
+	}
+	return stream{traits: trUnknown, tree: &tree}, true
 }
 
 // findParse splits find's arguments into starting points and the command

@@ -29,13 +29,76 @@ type recursiveReader struct {
 	// alone or ending a cluster (-czf x.tgz).
 	values     string
 	longValues []string
+	// byValue: an option that makes it recurse by its value (grep -d
+	// recurse).
+	byValue *recurseValue
+}
+
+// recurseValue is an option whose value makes a program recurse: the
+// short option, the long one (abbreviations count) and the value, which
+// GNU's argmatch also takes shortened to 3 letters or more.
+type recurseValue struct {
+	short byte
+	long  string
+	value string
+}
+
+// given reports whether args give the option its recursing value
+// (-d recurse, -drecurse, -rid recurse, --directories=recurse, --dir rec).
+func (o *recurseValue) given(args []field, values string) bool {
+	matches := func(v string) bool { return len(v) >= 3 && strings.HasPrefix(o.value, v) }
+	next := func(i int) string {
+		if i+1 < len(args) {
+			return args[i+1].val
+		}
+		return ""
+	}
+	for i, a := range args {
+		v := a.val
+		switch {
+		case v == "--":
+			return false
+		case strings.HasPrefix(v, "--"):
+			name, val, eq := strings.Cut(v, "=")
+			if name != o.long && !isAbbrev(name, o.long) {
+				continue
+			}
+			if !eq {
+				val = next(i)
+			}
+			if matches(val) {
+				return true
+			}
+		case len(v) > 1 && v[0] == '-':
+			for j := 1; j < len(v); j++ {
+				if v[j] == o.short {
+					val := v[j+1:]
+					if val == "" {
+						val = next(i)
+					}
+					if matches(val) {
+						return true
+					}
+					break
+				}
+				if strings.IndexByte(values, v[j]) >= 0 {
+					break // the rest of the cluster is another option's value
+				}
+			}
+		}
+	}
+	return false
 }
 
 var (
-	grepValues = []string{"--regexp", "--file", "--max-count", "--context", "--after-context", "--before-context"}
-	tarValues  = []string{"--file", "--directory", "--files-from", "--exclude-from"}
-	grepLike   = recursiveReader{short: "rR", long: []string{"--recursive", "--dereference-recursive"}, pattern: true,
-		values: "efmABCdD", longValues: grepValues}
+	grepValues = []string{"--regexp", "--file", "--max-count", "--context", "--after-context", "--before-context",
+		"--directories", "--devices"}
+	tarValues = []string{"--file", "--directory", "--files-from", "--exclude-from"}
+	grepLike  = recursiveReader{short: "rR", long: []string{"--recursive", "--dereference-recursive"}, pattern: true,
+		values: "efmABCdD", longValues: grepValues, byValue: &recurseValue{'d', "--directories", "recurse"}}
+	// gitGrep is git grep --no-index: the working tree's files as plain
+	// files (dot directories included), not git's index.
+	gitGrep  = recursiveReader{always: true, pattern: true, values: "efmABCO", longValues: append(grepValues, "--max-depth", "--open-files-in-pager")}
 	searcher = recursiveReader{always: true, pattern: true, values: "efgtTmABCjM", longValues: grepValues}
 	tarLike  = recursiveReader{always: true, noRecurse: []string{"--no-recursion"}, mode: tarCreates, values: "fCTXbH", longValues: tarValues}
 	sevenZip = recursiveReader{always: true, mode: func(u *unit) bool { return u.arg(0) == "a" || u.arg(0) == "u" }}
@@ -78,16 +141,15 @@ func tarCreates(u *unit) bool {
 // store (~/.config), relative operands resolved against the working
 // directory; or find -exec running a reader below such a directory.
 func readsStoreTree(u *unit) bool {
-	if len(u.findRoots) > 0 {
-		if findNonReaders.has(u.name) {
+	if len(u.findRoots) > 0 || u.viaXargs && u.argsIn.tree != nil {
+		return !findNonReaders.has(u.name) && (treeAbove(u.cwd, u.findRoots) || u.viaXargs && u.argsIn.tree != nil && treeAbove("", *u.argsIn.tree))
+	}
+	if u.name == "git" {
+		at := gitSubAt(u.args)
+		if at < 0 || u.args[at].val != "grep" || !hasFlag(u.args[at+1:], "", "--no-index") {
 			return false
 		}
-		for _, r := range u.findRoots {
-			if storeAncestor(u.cwd, r) {
-				return true
-			}
-		}
-		return false
+		return gitGrep.readsStore(u, at+1)
 	}
 	spec, ok := recursiveReaders[u.name]
 	if !ok || spec.mode != nil && !spec.mode(u) {
@@ -96,21 +158,40 @@ func readsStoreTree(u *unit) bool {
 	if spec.always && len(spec.noRecurse) > 0 && u.hasExactFlag("", spec.noRecurse...) {
 		return false
 	}
-	if !spec.always && !u.hasFlag(spec.short, spec.long...) {
+	if !spec.always && !u.hasFlag(spec.short, spec.long...) && (spec.byValue == nil || !spec.byValue.given(u.args, spec.values)) {
 		return false
 	}
-	ops := spec.operandIndexes(u.args)
+	return spec.readsStore(u, 0)
+}
+
+// treeAbove reports whether one of the roots of a find (relative to dir)
+// is a directory above a credential store: find -exec and find | xargs
+// then run their command on every file of it.
+func treeAbove(dir string, roots []field) bool {
+	for _, r := range roots {
+		if storeAncestor(dir, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsStore reports whether u, a reader that recurses, reads a tree
+// holding a credential store: its operands are u.args[from:].
+func (r recursiveReader) readsStore(u *unit, from int) bool {
+	args := u.args[from:]
+	ops := r.operandIndexes(args)
 	switch {
-	case spec.dest && len(ops) > 0 && !u.hasFlag("t", "--target-directory"):
+	case r.dest && len(ops) > 0 && !u.hasFlag("t", "--target-directory"):
 		ops = ops[:len(ops)-1]
-	case spec.pattern && len(ops) > 0 && !givesPattern(u.args):
+	case r.pattern && len(ops) > 0 && !givesPattern(args):
 		ops = ops[1:]
 	}
-	if spec.pattern && len(ops) == 0 {
-		return storeAncestor(u.cwd, field{val: "."})
+	if r.pattern && len(ops) == 0 {
+		return storeAncestor(u.dirAt(from), field{val: "."})
 	}
 	for _, i := range ops {
-		if storeAncestor(u.dirAt(i), u.args[i]) {
+		if storeAncestor(u.dirAt(from+i), args[i]) {
 			return true
 		}
 	}

@@ -27,6 +27,10 @@ import "testing"
 // --untracked outside a repository) as a recursive reader of its
 // pathspecs / the working directory; find (or fd, rg --files, ls -R)
 // whose paths are fed to xargs running a reader judged as find -exec is.
+//
+// Fixed: grep's -d/--directories with the value recurse (recurseValue),
+// git grep --no-index (gitGrep) and xargs fed by find's names (stream.tree)
+// in recursiveread.go.
 func TestRedteam23RecursiveReadSpellings(t *testing.T) {
 	rt22dCheck(t, []rt22dCase{
 		{command: `grep -d recurse PRIVATE ~`, want: Escalated, effect: rt22dLeaked},

@@ -23,6 +23,7 @@ type stream struct {
 	traits    traits
 	text      string
 	textKnown bool
+	tree      *[]field // names of the files below these directories (find DIR), resolved
 }
 
 // merge adds the traits of o to s; the text is kept only when both agree on it.
