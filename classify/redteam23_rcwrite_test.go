@@ -28,6 +28,12 @@ import "testing"
 // taken as written text; perl -i/-pi print/. strings and ed/ex scripts fed
 // by here-strings judged as written text, or any in-place edit of an rc
 // file with a known text escalated.
+//
+// Fixed: exec {NAME}> assigns the descriptor's number to NAME
+// (writeforms.go namedFD); sed's -e scripts are joined, s replacements'
+// added lines, perl -i string literals and ed a/i/c text are judged, and
+// perl -i / ed / ex edits of a run file with unknown text are eval-exec
+// (rcedits.go).
 func TestRedteam23RcWriteForms(t *testing.T) {
 	rc := `bash -i -c true`
 	rt22dCheck(t, []rt22dCase{

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -46,6 +47,10 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		}
 	case "sed", "gsed":
 		a.sedInserts(u)
+	case "perl":
+		a.perlInPlace(u)
+	case "ed", "red", "ex":
+		a.edInserts(u)
 	}
 }
 
@@ -53,7 +58,7 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 // >f) and forgets those it closes or points elsewhere.
 func (a *analyzer) openFDs(u *unit) {
 	for _, r := range u.redirs {
-		fd := r.fd
+		fd := a.namedFD(r)
 		if fd == "" {
 			fd = "1"
 		}
@@ -74,6 +79,30 @@ func (a *analyzer) openFDs(u *unit) {
 			}
 		}
 	}
+}
+
+// namedFD returns the descriptor a redirection of exec names: for
+// {NAME}>FILE, bash opens the lowest free one from 10 and assigns its
+// number to NAME (so that >&$NAME writes to it), for {NAME}>&- the one
+// NAME holds.
+func (a *analyzer) namedFD(r redir) string {
+	name, ok := strings.CutPrefix(r.fd, "{")
+	if name, ok = strings.CutSuffix(name, "}"); !ok || name == "" {
+		return r.fd
+	}
+	if !r.isWrite() {
+		if v, ok := a.vars[name]; ok && v.known && isFD(v.val) {
+			return v.val
+		}
+		return r.fd
+	}
+	n := 10
+	for a.fds[strconv.Itoa(n)].target.val != "" {
+		n++
+	}
+	fd := strconv.Itoa(n)
+	a.setVar(name, varVal{val: fd, known: true})
+	return fd
 }
 
 // writeFDs records what u writes to descriptors exec opened on files: its
@@ -111,19 +140,20 @@ func (a *analyzer) sedInserts(u *unit) {
 		return
 	}
 	scripts, files := sedScriptsAndFiles(u)
-	run := false
-	for _, f := range files {
-		run = run || !f.dyn && (runFile(f.val) || runFile(writeThrough(u.links, f.val)))
-	}
-	if !run {
+	if !runFileIn(u, files) {
 		return
 	}
+	// GNU sed joins its -e scripts with newlines: -e '$a\' -e TEXT.
+	var parts []string
 	for _, s := range scripts {
-		for _, m := range sedInsertText().FindAllStringSubmatch(s.val, -1) {
-			if m[1] != "" {
-				a.script(m[1]+"\n", nil)
-			}
-		}
+		parts = append(parts, s.val)
+	}
+	script := strings.Join(parts, "\n")
+	for _, m := range sedInsertText().FindAllStringSubmatch(script, -1) {
+		a.judgeText(m[1])
+	}
+	for _, l := range sedSubstLines(script) {
+		a.judgeText(l) // s/$/\nTEXT/
 	}
 }
 
