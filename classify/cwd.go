@@ -99,12 +99,15 @@ func (a *analyzer) cdMayFail(kind cdKind, ops []field, prev, prevOld string) {
 	if kind == cdPop || len(ops) == 0 || a.cwd == prev || cdSure(ops[0].val, a.cwd, a.homeDir()) {
 		return
 	}
-	a.cdOK = &dirState{cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs)}
-	if prev != cwdMaybeHome && dirRank(prev) > dirRank(a.cwd) {
+	cwd, oldwd := a.cwd, a.oldwd
+	if r := dirRank(prev); r > 0 && prev != cwdMaybeHome && r > dirRank(cwd) {
 		a.cwd = prev
 	}
-	if prevOld != cwdMaybeHome && dirRank(prevOld) > dirRank(a.oldwd) {
+	if r := dirRank(prevOld); r > 0 && prevOld != cwdMaybeHome && r > dirRank(oldwd) {
 		a.oldwd = prevOld
+	}
+	if a.cwd != cwd || a.oldwd != oldwd {
+		a.cdOK = &dirState{cwd: cwd, oldwd: oldwd, dirs: slices.Clone(a.dirs)}
 	}
 }
 

@@ -35,20 +35,22 @@ func (a *analyzer) jump(u *unit) {
 func (a *analyzer) andOr(c *syntax.BinaryCmd, in *stream) stream {
 	o := a.stmt(c.X, in)
 	ok, and := a.cdOK, c.Op == syntax.AndStmt
-	var end *dirState
+	var end dirState
 	o.merge(a.maybe(func() stream {
 		if ok != nil && and {
 			a.cwd, a.oldwd, a.dirs = ok.cwd, ok.oldwd, ok.dirs
 		}
 		out := a.stmt(c.Y, in)
-		if end = a.cdOK; end == nil {
-			end = &dirState{cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs)}
+		if end = (dirState{cwd: a.cwd, oldwd: a.oldwd, dirs: a.dirs}); a.cdOK != nil {
+			end = *a.cdOK
 		}
 		return out
 	}))
 	a.cdOK = nil
-	if and {
-		a.cdOK = end
+	if and && (end.cwd != a.cwd || end.oldwd != a.oldwd || !slices.Equal(end.dirs, a.dirs)) {
+		e := end
+		e.dirs = slices.Clone(e.dirs)
+		a.cdOK = &e
 	}
 	return o
 }
