@@ -268,7 +268,9 @@ func TestRunSeedDemo(t *testing.T) {
 	if code != exitKilled {
 		t.Fatalf("exit %d, want 137\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if out != "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n" {
+	// The sixth tick comes 5 s after the script's start, a few ms after the
+	// limit's timer started: on a loaded machine the kill can come after it.
+	if five := "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n"; out != five && out != five+"tick 6\n" {
 		t.Errorf("stdout:\n%s", out)
 	}
 	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
