@@ -86,8 +86,9 @@ func (a *analyzer) openFDs(u *unit) {
 // number to NAME (so that >&$NAME writes to it), for {NAME}>&- the one
 // NAME holds.
 func (a *analyzer) namedFD(r redir) string {
-	name, ok := strings.CutPrefix(r.fd, "{")
-	if name, ok = strings.CutSuffix(name, "}"); !ok || name == "" {
+	name, open := strings.CutPrefix(r.fd, "{")
+	name, closed := strings.CutSuffix(name, "}")
+	if !open || !closed || name == "" {
 		return r.fd
 	}
 	if !r.isWrite() {
