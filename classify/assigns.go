@@ -228,26 +228,10 @@ func (a *analyzer) expandTildes(b *fieldBuilder, v string, at []int) {
 // for every -c QUANTUM lines read: CALLBACK 0 LINE is classified, LINE a
 // run-time value (mapfile -C eval runs the lines it reads).
 func (a *analyzer) runMapfile(u *unit) (stream, bool) {
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
-		if v == "--" || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		for j := 1; j < len(v); j++ {
-			if strings.IndexByte("dnOsuCc", v[j]) < 0 {
-				continue
-			}
-			f := u.args[i]
-			f.val = v[j+1:]
-			if f.val == "" && i+1 < len(u.args) {
-				i++
-				f = u.args[i]
-			}
-			if v[j] == 'C' {
-				f.val += ` 0 "${MAPFILE_LINE}"` // a line read: only known at run time
-				a.hookString(u, f)
-			}
-			break
+	for opt, f := range optionValues(u.args, "dnOsuCc") {
+		if opt == 'C' {
+			f.val += ` 0 "${MAPFILE_LINE}"` // a line read: only known at run time
+			a.hookString(u, f)
 		}
 	}
 	return a.produce(u), true

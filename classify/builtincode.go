@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"iter"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -20,32 +21,46 @@ const compgenValueOpts = "oAGWFCXPS"
 // value is judged as eval of unknown text). -F names a function, whose
 // body is walked where it is defined.
 func (a *analyzer) runCompgen(u *unit) (stream, bool) {
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
-		if v == "--" || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		for j := 1; j < len(v); j++ {
-			if strings.IndexByte(compgenValueOpts, v[j]) < 0 {
-				continue
-			}
-			f := u.args[i]
-			f.val = v[j+1:]
-			if f.val == "" && i+1 < len(u.args) {
-				i++
-				f = u.args[i]
-			}
-			switch v[j] {
-			case 'C':
-				f.val += ` "$1" "$2" "$3"`
-				a.shellString(u, f)
-			case 'W':
-				a.wordListCode(f)
-			}
-			break
+	for opt, f := range optionValues(u.args, compgenValueOpts) {
+		switch opt {
+		case 'C':
+			f.val += ` "$1" "$2" "$3"`
+			a.shellString(u, f)
+		case 'W':
+			a.wordListCode(f)
 		}
 	}
 	return a.produce(u), true
+}
+
+// optionValues yields each option of a builtin's getopt-style arguments
+// that takes a value (one of valueOpts), with its value: the rest of its
+// cluster or the next argument (-Cval, -C val, -aC val). It stops at "--"
+// or the first operand.
+func optionValues(args []field, valueOpts string) iter.Seq2[byte, field] {
+	return func(yield func(byte, field) bool) {
+		for i := 0; i < len(args); i++ {
+			v := args[i].val
+			if v == "--" || len(v) < 2 || v[0] != '-' {
+				return
+			}
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(valueOpts, v[j]) < 0 {
+					continue
+				}
+				f := args[i]
+				f.val = v[j+1:]
+				if f.val == "" && i+1 < len(args) {
+					i++
+					f = args[i]
+				}
+				if !yield(v[j], f) {
+					return
+				}
+				break
+			}
+		}
+	}
 }
 
 // wordListCode judges the expansion of a word list the shell expands once
