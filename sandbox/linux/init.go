@@ -230,6 +230,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		}
 		closeAll(idmapFDs)
 		layers = append(layers, LayerNamespaces, LayerPivotRoot)
+		if l := protective.timedLayer(); l != "" {
+			layers = append(layers, l)
+		}
 		if scratch != "" {
 			layers = append(layers, scratch)
 		}

@@ -22,6 +22,9 @@ const (
 	// LayerNoLandlock marks a run without Landlock (the warn fallback on a
 	// kernel that has none).
 	LayerNoLandlock = "landlock(UNAVAILABLE: the kernel offers none; warn fallback)"
+	// LayerTimedWatch starts the layer of a mount watch that looks on a
+	// timer, without inotify (see mountWatch.timedLayer).
+	LayerTimedWatch = "mount watch(TIMED"
 )
 
 // degradedLayers picks the layers that say the policy was not fully
@@ -29,7 +32,7 @@ const (
 func degradedLayers(layers []string) []string {
 	var out []string
 	for _, l := range layers {
-		if strings.HasPrefix(l, LayerReduced) || l == LayerNoLandlock {
+		if strings.HasPrefix(l, LayerReduced) || l == LayerNoLandlock || strings.HasPrefix(l, LayerTimedWatch) {
 			out = append(out, l)
 		}
 	}

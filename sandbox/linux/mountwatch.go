@@ -113,6 +113,18 @@ func (w *mountWatch) start() error {
 	return nil
 }
 
+// timedLayer names, for the layer list, a watch that could not have every
+// directory watched and looks on a timer instead ("" when it needs none):
+// the user's inotify instances may be used up by editors, or by the user's
+// other sandboxes (each may hold its share), and the user should know the
+// window is then up to fallbackPeriod.
+func (w *mountWatch) timedLayer() string {
+	if w.dirs.failed == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s: a look every %v, %s)", LayerTimedWatch, fallbackPeriod, w.dirs.failed)
+}
+
 // run looks at the names, then again after every change, until a watched
 // mount is gone: it then stops the sandbox.
 func (w *mountWatch) run() {

@@ -210,3 +210,18 @@ func checkStopped(t *testing.T, st sandbox.ExitStatus, stopped string) {
 		t.Errorf("status %+v, want 137 and a reason naming %s", st, stopped)
 	}
 }
+
+// TestTimedWatchLayer: a watch that could not watch every directory says
+// so in the layers, and the run counts as degraded.
+func TestTimedWatchLayer(t *testing.T) {
+	for _, tc := range []struct {
+		failed string
+		want   bool
+	}{{"", false}, {"inotify: too many open files", true}} {
+		w := mountWatch{dirs: dirWatch{failed: tc.failed}}
+		l := w.timedLayer()
+		if got := l != "" && len(degradedLayers([]string{l})) == 1 && strings.Contains(l, tc.failed); got != tc.want {
+			t.Errorf("failed %q: layer %q, degraded %v; want reported %v", tc.failed, l, degradedLayers([]string{l}), tc.want)
+		}
+	}
+}
