@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -109,8 +110,42 @@ func (w *mountWatch) start() error {
 	// Files first: they are what host programs replace by a rename, and
 	// look meets them sooner (a statx each, a few microseconds).
 	slices.SortStableFunc(w.mounts, func(a, b watchedMount) int { return cmp.Compare(b2i(a.dir), b2i(b.dir)) })
+	spareThreads(watchSpareThreads)
 	go w.run()
 	return nil
+}
+
+// watchSpareThreads is how many OS threads the init's runtime is made to
+// start before the program: the watch keeps one to itself, and the init's
+// other goroutines may need another while the main one waits in a system
+// call.
+const watchSpareThreads = 3
+
+// spareThreads makes the Go runtime start n OS threads now and keep them
+// idle. The init's RLIMIT_NPROC (and the cgroup's pids.max) counts its
+// threads with the program's processes: a fork bomb fills the count at
+// once, and a thread the runtime wanted to start after that fails, which
+// the runtime cannot survive (TestShellForkBomb saw the init die so, the
+// watch having taken one thread for itself). Each goroutine below locks a
+// thread and waits, so that all n are held at once; unlocked before they
+// end, the threads stay with the runtime for later.
+func spareThreads(n int) {
+	var locked, done sync.WaitGroup
+	release := make(chan struct{})
+	for range n {
+		locked.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			locked.Done()
+			<-release
+			runtime.UnlockOSThread()
+		}()
+	}
+	locked.Wait()
+	close(release)
+	done.Wait()
 }
 
 // timedLayer names, for the layer list, a watch that could not have every
