@@ -192,7 +192,7 @@ const (
 // created either. .git is read-only whole unless AllowGitWrites.
 var ProtectedPaths = []string{
 	".git", ".gitmodules", ".vscode", ".idea", ".mcp.json", ".envrc", ".agentbox",
-	".devcontainer", ".claude", ".cursor", ".gemini", ".zed",
+	".devcontainer", ".devcontainer.json", ".claude", ".cursor", ".gemini", ".zed",
 	// Coding agents' project settings, which name MCP servers, hooks or
 	// plugins the agent starts when it opens the project.
 	".roo", ".kilocode", ".continue", ".amazonq", ".kiro", ".codex", ".junie", ".qwen", ".opencode",

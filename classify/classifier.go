@@ -114,7 +114,7 @@ func DefaultProtectedPaths() []string {
 		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 		".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".inputrc",
 		".config/fish", ".xprofile", ".xsessionrc", ".xinitrc", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/zsh",
-		".vscode", ".idea", ".mcp.json", ".envrc", ".claude/settings.json", ".claude/settings.local.json", ".cursor/mcp.json",
+		".vscode", ".idea", ".devcontainer", ".devcontainer.json", ".mcp.json", ".envrc", ".claude/settings.json", ".claude/settings.local.json", ".cursor/mcp.json",
 		".agentbox", "agentbox.yaml", "agentbox.yml", ".agentbox.yaml", ".agentbox.yml",
 		".roo", ".kilocode", ".continue", ".amazonq", ".kiro", ".codex", ".junie", ".qwen", ".opencode",
 		"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml",

@@ -197,6 +197,8 @@ func TestProtectedPaths(t *testing.T) {
 		"sed -i 's/a/b/' .git/config",
 		"git config core.hooksPath /tmp/h",
 		"mv x .vscode/settings.json",
+		"echo {} > .devcontainer.json",
+		"cp evil.json .devcontainer/devcontainer.json",
 		"echo '{}' > .mcp.json",
 		"touch ./sub/.idea/workspace.xml",
 		"echo x > secrets/db/key",

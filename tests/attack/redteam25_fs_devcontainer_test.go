@@ -30,6 +30,9 @@ import (
 // .devcontainer entry). Affects root and unprivileged callers alike. A fix
 // would add .devcontainer.json to ProtectedPaths (held by a placeholder
 // where missing, like .devcontainer).
+//
+// Fixed: .devcontainer.json is in ProtectedPaths (config.go), held by a
+// placeholder where missing, and in the classifier's protected paths.
 func TestRedteam25FSDevcontainerRootFile(t *testing.T) {
 	t.Parallel()
 	w := newDir(t, 0o755)
