@@ -220,7 +220,7 @@ func (w *mountWatch) wait() (table bool, err error) {
 // between the mounts and the open, spares every command that read.
 func (w *mountWatch) look(table bool) (string, error) {
 	for _, m := range w.mounts {
-		if id, err := mountIDOf(m.path); (err == nil && id != m.id) || errors.Is(err, unix.ENOENT) {
+		if id, err := mountIDOf(m.path); lost(id, m.id, err) {
 			return m.path, nil
 		}
 	}
@@ -232,6 +232,22 @@ func (w *mountWatch) look(table bool) (string, error) {
 		return "", err
 	}
 	return firstMissing(b, w.mounts), nil
+}
+
+// lost tells whether a look at a watched name that answered id, err shows
+// its mount (want) gone. Any failure of the lookup but a passing one
+// counts: a directory on the way swapped for a file (ENOTDIR), a link loop
+// (ELOOP) or a closed directory (EACCES) hide the mount from the name as
+// surely as a move (ENOENT) does, and a name the watch cannot see it
+// cannot watch any longer: the host may put a new tree there unseen.
+func lost(id, want uint64, err error) bool {
+	switch {
+	case err == nil:
+		return id != want
+	case errors.Is(err, unix.EINTR), errors.Is(err, unix.ENOMEM):
+		return false
+	}
+	return true
 }
 
 // mountIDOf returns the ID of the mount the name p is on (its own, if it

@@ -238,3 +238,25 @@ func runSpecWhileHostActs(t *testing.T, r *Runtime, spec *sandbox.Spec, w string
 	}
 	return st, took
 }
+
+func TestMountWatchLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		id   uint64
+		err  error
+		want bool
+	}{
+		{"same mount", 7, nil, false},
+		{"another mount", 8, nil, true},
+		{"moved away", 0, unix.ENOENT, true},
+		{"a directory on the way made a file", 0, unix.ENOTDIR, true},
+		{"a link loop on the way", 0, unix.ELOOP, true},
+		{"a directory on the way closed", 0, unix.EACCES, true},
+		{"interrupted", 0, unix.EINTR, false},
+		{"out of memory", 0, unix.ENOMEM, false},
+	} {
+		if got := lost(tc.id, 7, tc.err); got != tc.want {
+			t.Errorf("%s: lost = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

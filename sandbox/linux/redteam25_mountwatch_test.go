@@ -36,6 +36,10 @@ import (
 // least ENOTDIR/ELOOP/EACCES), and/or statx each watched directory on the
 // way too (as the pins in writable roots are), so that a directory on the
 // way that is no longer the watched inode is noticed.
+//
+// Fixed: look counts any failed lookup of a watched name as the mount
+// gone (lost, in mountwatch.go), not only ENOENT, so the swap ends the
+// sandbox (exit 137, mount-detached) before the host's new tree is there.
 func TestRedteam25MountWatchExchangeWithFile(t *testing.T) {
 	if !probeUserns().OK {
 		t.Skip("user namespaces unavailable")
