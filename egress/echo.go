@@ -433,16 +433,36 @@ func hiddenCoding(resp *http.Response) string {
 	for _, v := range resp.Header.Values("Content-Encoding") {
 		for c := range strings.SplitSeq(v, ",") {
 			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
-				return "Content-Encoding: " + c
+				return quoteToken("Content-Encoding", c, knownCodings)
 			}
 		}
 	}
 	for _, c := range resp.TransferEncoding {
 		if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "chunked") && !strings.EqualFold(c, "identity") {
-			return "Transfer-Encoding: " + c
+			return quoteToken("Transfer-Encoding", c, knownCodings)
 		}
 	}
 	return ""
+}
+
+// knownCodings are the registered content and transfer codings, the ones
+// a refusal may name.
+var knownCodings = []string{"aes128gcm", "br", "compress", "dcb", "dcz", "deflate", "exi", "gzip", "pack200-gzip", "x-compress", "x-gzip", "zstd"}
+
+// knownExtensions are the WebSocket extensions a refusal may name.
+var knownExtensions = []string{"permessage-deflate", "x-webkit-deflate-frame"}
+
+// quoteToken says which field of an upstream's response a refusal is
+// about, with the token found there only when it is one of known. The
+// rest of a field is the upstream's own text, which may be the injected
+// value itself (an upstream that repeats a request header into
+// Content-Encoding), and a refusal's reason goes back to the sandbox and
+// into the decision log, where no mask reaches.
+func quoteToken(field, token string, known []string) string {
+	if slices.ContainsFunc(known, func(k string) bool { return strings.EqualFold(k, token) }) {
+		return field + ": " + token
+	}
+	return field + ": a token it does not know, withheld"
 }
 
 // compressedStream names what makes the stream after the 101 response
@@ -451,13 +471,12 @@ func hiddenCoding(resp *http.Response) string {
 func compressedStream(resp *http.Response) string {
 	for _, v := range resp.Header.Values("Sec-Websocket-Extensions") {
 		if v = strings.TrimSpace(v); v != "" {
-			return "Sec-WebSocket-Extensions: " + v
+			name, _, _ := strings.Cut(v, ";")
+			name, _, _ = strings.Cut(name, ",")
+			return quoteToken("Sec-WebSocket-Extensions", strings.TrimSpace(name), knownExtensions)
 		}
 	}
-	if proto := multiplexedUpgrade(resp); proto != "" {
-		return "Upgrade: " + proto
-	}
-	return ""
+	return multiplexedUpgrade(resp)
 }
 
 // multiplexedUpgrade returns the protocol of compressedUpgrades that a 101
@@ -466,7 +485,11 @@ func multiplexedUpgrade(resp *http.Response) string {
 	for _, u := range resp.Header.Values("Upgrade") {
 		for tok := range strings.SplitSeq(u, ",") {
 			if compressedUpgrade(tok) {
-				return strings.TrimSpace(tok)
+				t := strings.TrimSpace(tok)
+				if !slices.ContainsFunc(compressedUpgrades, func(c string) bool { return strings.EqualFold(c, t) }) {
+					t, _, _ = strings.Cut(t, "/") // h2c/<the upstream's text>
+				}
+				return quoteToken("Upgrade", t, compressedUpgrades)
 			}
 		}
 	}

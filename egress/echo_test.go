@@ -556,6 +556,10 @@ func TestHiddenCoding(t *testing.T) {
 		{[]string{"identity", "br"}, nil, "Content-Encoding: br"},
 		{[]string{" , deflate"}, nil, "Content-Encoding: deflate"},
 		{nil, []string{"gzip", "chunked"}, "Transfer-Encoding: gzip"},
+		// An upstream's own text is not quoted: it may be the value.
+		{[]string{"s3cr3t-value"}, nil, "Content-Encoding: a token it does not know, withheld"},
+		{[]string{"GZIP, s3cr3t"}, nil, "Content-Encoding: GZIP"},
+		{nil, []string{"s3cr3t"}, "Transfer-Encoding: a token it does not know, withheld"},
 	} {
 		resp := &http.Response{Header: http.Header{}, TransferEncoding: tc.te}
 		if tc.ce != nil {
@@ -563,6 +567,26 @@ func TestHiddenCoding(t *testing.T) {
 		}
 		if got := hiddenCoding(resp); got != tc.want {
 			t.Errorf("hiddenCoding(%q, %q) = %q, want %q", tc.ce, tc.te, got, tc.want)
+		}
+	}
+}
+
+// The compressed or multiplexed streams a 101 switches to are named only
+// by the names the proxy knows.
+func TestCompressedStreamNames(t *testing.T) {
+	for _, tc := range []struct {
+		header, value, want string
+	}{
+		{"Upgrade", "websocket", ""},
+		{"Upgrade", "h2c", "Upgrade: h2c"},
+		{"Upgrade", "HTTP/2", "Upgrade: HTTP/2"},
+		{"Upgrade", "h2c/s3cr3t", "Upgrade: h2c"},
+		{"Sec-Websocket-Extensions", "permessage-deflate; client_max_window_bits", "Sec-WebSocket-Extensions: permessage-deflate"},
+		{"Sec-Websocket-Extensions", "s3cr3t; x=1", "Sec-WebSocket-Extensions: a token it does not know, withheld"},
+	} {
+		resp := &http.Response{Header: http.Header{tc.header: {tc.value}}}
+		if got := compressedStream(resp); got != tc.want {
+			t.Errorf("compressedStream(%s: %s) = %q, want %q", tc.header, tc.value, got, tc.want)
 		}
 	}
 }

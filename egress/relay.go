@@ -173,7 +173,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		}
 		if proto := multiplexedUpgrade(resp); proto != "" {
 			r.refuse(http.StatusBadGateway, RuleUnsupported,
-				fmt.Sprintf("the upstream switched to %s although not asked to: its streams would name hosts the proxy cannot check", proto), "")
+				fmt.Sprintf("the upstream switched protocols (%s) although not asked to: its streams would name hosts the proxy cannot check", proto), "")
 			return false
 		}
 		if why := compressedStream(resp); mask.active() && why != "" {

@@ -90,6 +90,10 @@ func serveRT25CE(dir string) {
 // Fix: mask the header before judging its codings (or never quote an
 // upstream's field in a reason while a mask is active, as readResponse's
 // error path already does).
+//
+// Fixed: a refusal names a coding, extension or upgrade only when it is a
+// registered one (quoteToken, egress/echo.go); any other text of the
+// upstream's field is withheld from the reason.
 func TestRedteam25EgressContentEncodingQuoted(t *testing.T) {
 	inNetns(t) // the upstream lives in the private namespaces only
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
