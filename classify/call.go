@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -88,7 +89,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 		u.histInWord = true // !prefix re-runs the last command starting with prefix
 	}
 	out := a.runCall(u, in)
-	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) {
+	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) || anyAltRedir(redirs) {
 		a.speculate(u, fields)
 	}
 	return out
@@ -123,10 +124,38 @@ func (a *analyzer) speculate(u *unit, fields []field) {
 	if len(bare) == 0 || bare[0].val == "" {
 		return
 	}
-	s := &unit{kind: kCall, redirs: u.redirs, env: u.env, in: u.in, piped: u.piped, bg: u.bg}
+	s := &unit{kind: kCall, redirs: altRedirs(u.redirs), env: u.env, in: u.in, piped: u.piped, bg: u.bg}
 	s.setProgram(bare[0])
 	s.args = bare[1:]
-	a.run(s)
+	out := a.run(s)
+	for i, r := range s.redirs {
+		if u.redirs[i].target.hasAlt && r.isWrite() {
+			// echo … >> ${RC:-~/.bashrc}: text a shell may run later.
+			a.writeText(s, r.target, out, r.op == syntax.AppOut || r.op == syntax.AppAll)
+		}
+	}
+}
+
+// altRedirs returns the redirections with each target that holds a
+// variable's default (${X:-~}/.bashrc) taken as that default.
+func altRedirs(rs []redir) []redir {
+	if !anyAltRedir(rs) {
+		return rs
+	}
+	out := slices.Clone(rs)
+	for i, r := range out {
+		if t := r.target; t.hasAlt {
+			t.val, t.dyn, t.dynPrefix = t.alt, false, false
+			out[i].target = t
+		}
+	}
+	return out
+}
+
+// anyAltRedir reports whether a redirection's target holds a variable's
+// default.
+func anyAltRedir(rs []redir) bool {
+	return slices.ContainsFunc(rs, func(r redir) bool { return r.target.hasAlt })
 }
 
 // anyAlt reports whether a field holds a variable an earlier ${X:=y} ran on.

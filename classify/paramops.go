@@ -199,3 +199,66 @@ func trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
 	}
 	return result, trimConst
 }
+
+// addOpWord adds ${X:-w}, ${X-w}, ${X:=w}, ${X=w}, ${X:+w} or ${X+w} where
+// the line does not know X's value (a variable it never set, read, or set
+// from a substitution): a part only known at run time, whose word w is
+// also a possible value. The command is judged on both, as for a variable
+// an earlier ${X:=w} ran on (addDefaulted): cat ${X:-~/.ssh/id_rsa} reads
+// the key wherever X is unset. It reports whether it did.
+func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, quoted bool) bool {
+	op := p.Exp.Op
+	if p.Exp.Word == nil || !isDefaultOp(op) && !isAlternateOp(op) || op == syntax.ErrorUnset || op == syntax.ErrorUnsetOrNull {
+		return false // ${X:?message}: the word is a message, not a value
+	}
+	if v, set := a.vars[name]; set && (v.known || v.item) {
+		return false // expandKnownOp's, or a for-loop word (never empty)
+	}
+	w, ok := a.opWordValue(p.Exp.Word, quoted)
+	if !ok {
+		return false
+	}
+	b.addDefaulted(a.source(p), w)
+	return true
+}
+
+// opWordValue expands the word of a parameter operator as bash does where
+// it uses it (tilde, known variables; nested run-time parts taken as their
+// own possible values, else empty). A word with a substitution in it is
+// left alone: it was already walked, and expanding it again would walk
+// it twice.
+func (a *analyzer) opWordValue(w *syntax.Word, quoted bool) (string, bool) {
+	ok := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			ok = false
+		}
+		return ok
+	})
+	if !ok {
+		return "", false
+	}
+	var wb fieldBuilder
+	for i, part := range w.Parts {
+		a.expandPart(&wb, part, quoted, i == 0)
+	}
+	var vals []string
+	for _, f := range wb.done() {
+		vals = append(vals, f.possible())
+	}
+	return strings.Join(vals, " "), true
+}
+
+// possible returns a value the field may have at run time: its value when
+// known, else with each run-time part taken as the default it may have
+// (alt) or as empty (bare).
+func (f field) possible() string {
+	switch {
+	case f.hasAlt:
+		return f.alt
+	case f.dyn:
+		return f.bare
+	}
+	return f.val
+}

@@ -15,6 +15,12 @@ func joinField(fs []field) field {
 	}
 	f := fs[0]
 	for _, g := range fs[1:] {
+		if g.hasAlt && !f.hasAlt {
+			f.alt, f.hasAlt = f.possible(), true
+		}
+		if f.hasAlt {
+			f.alt += " " + g.possible()
+		}
 		f.val += " " + g.val
 		f.dyn = f.dyn || g.dyn
 		f.ifs = f.ifs || g.ifs
@@ -136,7 +142,11 @@ func (a *analyzer) refName(name string) string {
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
 	_, ref := a.refs[e.name] // a nameref with no known target
-	a.setVar(e.name, varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs})
+	v := varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs}
+	if e.val.dyn && e.val.hasAlt {
+		v = varVal{dflt: e.val.alt, hasDflt: true} // f=${X:-~/.ssh/id_rsa}: the run-time value, or the default
+	}
+	a.setVar(e.name, v)
 	if e.name == "GLOBIGNORE" && (e.val.dyn || e.val.val != "") {
 		a.dotglob = true // a non-empty GLOBIGNORE turns dotglob on
 	}

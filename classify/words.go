@@ -342,14 +342,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		if p.Exp == nil && a.addVar(b, name, a.source(p), quoted) {
 			return
 		}
-		if p.Exp != nil && p.Exp.Word != nil {
-			if _, set := a.vars[name]; !set {
-				// ${X:-default} with X unknown: the default is a likely value;
-				// keep it visible but the field stays dynamic.
-				b.addDyn(a.source(p))
-				return
-			}
-		}
+	}
+	if plain && p.Exp != nil && a.addOpWord(b, p, name, quoted) {
+		return
 	}
 	b.addDyn(a.source(p))
 }
