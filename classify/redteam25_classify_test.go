@@ -27,6 +27,11 @@ import "testing"
 // unknown X as a possible value (as addDefaulted does for an earlier
 // ${X:=w}: an alt value with the word expanded, tilde included), and judge
 // the command on both; likewise ${X:+w}/${X+w} on a set-at-run-time X.
+//
+// Fixed: expandParam now calls addOpWord (paramops.go), which adds the
+// expanded word as the field's alt value; speculate judges the command on
+// it, redirection targets included (altRedirs), and an assignment keeps it
+// as the variable's default (f=${X:-~/.ssh/id_rsa}; cat "$f").
 func TestRedteam25ClassifyParamDefaultPath(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`cat ${X:-~/.ssh/id_rsa}`, Escalated, false},
