@@ -93,8 +93,15 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	a.setImplicit(u.name, u.args)
-	if v, ok := readHereValue(u); ok {
-		a.setVar(u.args[len(u.args)-1].val, varVal{val: v, known: true})
+	if vals, ok := a.readHereVars(u); ok {
+		for n, v := range vals {
+			// HOME, PWD … keep only a plain known value (read HOME <<< /);
+			// BASH_ALIASES and the like are builtinTableWrite's.
+			_, sym := symbolicSamples[a.refName(n)]
+			if !nameTables.has(a.refName(n)) && (!sym || v.known && v.arr == nil) {
+				a.setVar(n, v)
+			}
+		}
 	}
 	if v, ok := printfValue(u); ok && isName(u.args[1].val) && !isDigit(u.args[1].val[0]) {
 		// HOME, PWD and the like stay run-time values: a delete aimed
@@ -160,27 +167,6 @@ func setsRuntimeName(u *unit, kind setterKind) bool {
 		}
 	}
 	return false
-}
-
-// readHereValue returns the value `read [-r] NAME` takes from a standard
-// input whose text is known and plain (read HOME <<< /).
-func readHereValue(u *unit) (string, bool) {
-	if u.name != "read" || len(u.args) == 0 || len(u.args) > 2 || !u.in.textKnown {
-		return "", false
-	}
-	if len(u.args) == 2 && u.args[0].val != "-r" {
-		return "", false
-	}
-	for _, f := range u.args {
-		if f.dyn {
-			return "", false
-		}
-	}
-	line, _, _ := strings.Cut(u.in.text, "\n")
-	if strings.ContainsAny(line, "$`\\") {
-		return "", false // a run-time part, or an escape read would process
-	}
-	return strings.Trim(line, " \t"), true
 }
 
 // tildes returns where in an unquoted literal that starts a word bash

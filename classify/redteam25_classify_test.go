@@ -78,6 +78,12 @@ func TestRedteam25ClassifyParamDefaultPath(t *testing.T) {
 // on the line) into the names given, the last taking the rest, and into
 // array elements for read -a; give mapfile/readarray the known lines as
 // elements (with -t dropping the newline).
+//
+// Fixed: readHereVars (readhere.go) replaces readHereValue: read's first
+// line is split on the IFS given to it (or the line's) into the names or
+// the -a array, REPLY without names; mapfile/readarray give one element a
+// line. An IFS only known at run time leaves the whole line as a possible
+// value of each scalar name.
 func TestRedteam25ClassifyReadArrayHereString(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`read -a a <<< "$HOME/.ssh/id_rsa"; cat "${a[0]}"`, Escalated, false},
