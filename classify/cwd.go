@@ -45,6 +45,12 @@ func builtinCall(u *unit) (name string, args []field, ok bool) {
 // (resolveIn): rm -rf ./* there is a dynamic delete of ~.
 const cwdMaybeHome = "\x00~"
 
+// homeParentDir is the working directory after cd ~/.. (or cd .. from the
+// home): the directory of the homes. Paths in it clean to paths in the
+// home (cleanTarget), which keeps them as critical as before; a name only
+// known at run time in it may be the home itself (homeByParent).
+const homeParentDir = "~/.."
+
 // chdir follows the builtins that change the working directory (cd, pushd,
 // popd, also behind builtin/command), so that later relative paths can be
 // judged (cd / && rm -rf *). A directory only known at run time makes it
@@ -122,7 +128,7 @@ func cdSure(op, dir, home string) bool {
 	if top, ok := strings.CutPrefix(dir, "/"); ok && !strings.Contains(top, "/") {
 		return top == "" || top == "tmp" || systemTops.has(top)
 	}
-	return dir == "~" || dir == home || dir == "/var/tmp"
+	return dir == "~" || dir == homeParentDir || dir == home || dir == "/var/tmp"
 }
 
 // isStackIndex reports whether a pushd/popd operand names a stack entry
@@ -152,7 +158,11 @@ func (a *analyzer) cdTarget(c *unit, f field) string {
 	case f.dyn:
 		return ""
 	}
-	own := cleanTarget(c.resolve(f).val)
+	raw := c.resolve(f).val
+	own := cleanTarget(raw)
+	if atHomeParent(raw) {
+		own = homeParentDir // cd ~/..: judged as the home, but $USER there may be it (homeByParent)
+	}
 	v := f.val
 	if v == "" || v[0] == '/' || v[0] == '~' || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
 		return own

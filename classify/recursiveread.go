@@ -259,6 +259,9 @@ var homeStoresByTop = sync.OnceValue(func() map[string][][]string {
 // (~/.config). A relative path below an unknown directory is not one (grep
 // -r TODO .).
 func storeAncestor(dir string, f field) bool {
+	if h, ok := homeByParent(dir, f); ok {
+		dir, f = "", field{val: h}
+	}
 	g := resolveIn(dir, f)
 	v := g.val
 	if g.dynPrefix {
@@ -288,4 +291,56 @@ func storeAncestor(dir string, f field) bool {
 		}
 	}
 	return false
+}
+
+// homeByParent returns the path in the home that f, relative to dir, may
+// name when it leaves the home for its parent and comes back down by a
+// name only known at run time: ~/../$USER is the home, ~/../$(whoami)/.config
+// is ~/.config, and so is $USER/.config after cd ~/.. (dir "~/..").
+func homeByParent(dir string, f field) (string, bool) {
+	if !f.dyn {
+		return "", false
+	}
+	p := f.val
+	if dir != "" && dir != cwdMaybeHome && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
+		p = dir + "/" + p
+	}
+	comps := strings.Split(p, "/")
+	if comps[0] != "~" {
+		return "", false
+	}
+	depth := 0 // directories below the home; -1 is its parent
+	for i, c := range comps[1:] {
+		switch {
+		case c == "" || c == ".":
+		case c == "..":
+			depth--
+		case depth == -1 && strings.ContainsAny(c, "$`"):
+			return "~/" + strings.Join(comps[i+2:], "/"), true // a run-time name: the user's?
+		default:
+			depth++
+		}
+	}
+	return "", false
+}
+
+// atHomeParent reports whether the path p, from the home, ends in the
+// home's parent (~/.., ~/x/../..), which holds the home under the user's
+// name.
+func atHomeParent(p string) bool {
+	comps := strings.Split(p, "/")
+	if comps[0] != "~" {
+		return false
+	}
+	depth := 0
+	for _, c := range comps[1:] {
+		switch c {
+		case "", ".":
+		case "..":
+			depth--
+		default:
+			depth++
+		}
+	}
+	return depth == -1
 }

@@ -121,6 +121,11 @@ func TestRedteam25ClassifyReadArrayHereString(t *testing.T) {
 // stores). Fix: in a recursive read, a path under ~/.. (or the parent of a
 // cwd that is the home) with a run-time last component may be the home:
 // judge it as an ancestor of the credential stores.
+//
+// Fixed: storeAncestor takes a path that leaves the home for its parent
+// and comes back by a run-time name as the home (homeByParent); cd ~/..
+// (cd .. from the home) now records the working directory as ~/..
+// (homeParentDir), so a run-time operand there is caught too.
 func TestRedteam25ClassifyHomeByParent(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`tar cf /tmp/x ~/../$USER`, Escalated, false},
