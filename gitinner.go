@@ -182,7 +182,7 @@ func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Viola
 			if reason == "" {
 				continue
 			}
-			v := Violation{Kind: "filesystem", Rule: "planted-repository",
+			v := Violation{Kind: "filesystem", Rule: "planted-repository", Path: d.path,
 				Detail: fmt.Sprintf("the git directory %s was created by the command and %s", d.path, reason)}
 			if to, err := quarantine(w, d.path); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()

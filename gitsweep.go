@@ -81,7 +81,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			if reason == "" {
 				continue
 			}
-			v := Violation{Kind: "filesystem", Rule: "planted-repository",
+			v := Violation{Kind: "filesystem", Rule: "planted-repository", Path: g,
 				Detail: fmt.Sprintf("%s was created by the command and %s", g, reason)}
 			if to, err := quarantine(w, g); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()

@@ -69,7 +69,7 @@ func (b *beforeRun) sweep() []Violation {
 					Detail: fmt.Sprintf("%s could not be examined (%v): a coding agent configuration the command made there was not checked", p, err)})
 				continue
 			}
-			v := Violation{Kind: "filesystem", Rule: "planted-agent-config",
+			v := Violation{Kind: "filesystem", Rule: "planted-agent-config", Path: p,
 				Detail: fmt.Sprintf("%s was created by the command: a coding agent run on the project would start the commands it names", p)}
 			if to, err := quarantine(w, p); err != nil {
 				v.Detail += "; agentbox could not disable it: " + err.Error()

@@ -42,6 +42,8 @@ type Violation struct {
 	Kind   string `json:"kind"` // "network", "credential", "filesystem", "memory"
 	Detail string `json:"detail"`
 	Rule   string `json:"rule,omitempty"`
+	// Path is the file the violation is about, where it is about one.
+	Path string `json:"path,omitempty"`
 }
 
 // MarshalJSON adds the duration in milliseconds.

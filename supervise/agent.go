@@ -624,11 +624,28 @@ func (a *Agent) wait() (*Result, error) {
 	if out.MemoryPeak > 0 {
 		d["memory_peak_bytes"] = out.MemoryPeak
 	}
+	a.reportFilesystem(res.Violations)
 	a.rec.flushNetwork() // every decision is in the log before agent_exit
 	a.rec.emit(audit.Event{EventType: audit.AgentExit, Allowed: true, Resource: a.opts.Program,
 		Reason: fmt.Sprintf("exited code %d in %s", out.ExitCode, FormatElapsed(out.Duration)), Details: d}, true)
 	out.AuditErr = a.rec.close()
 	return out, werr
+}
+
+// reportFilesystem logs each filesystem violation the sandbox reported as
+// the program ended (an agent's configuration or a git repository it
+// planted, renamed away; a protective mount detached, which ended the
+// tree) as a filesystem_deny event, and tells the operator, as `agentbox
+// exec` prints them: the sandbox undid the plant, but the attempt is what
+// the operator audits.
+func (a *Agent) reportFilesystem(vs []agentbox.Violation) {
+	for _, v := range vs {
+		if v.Kind != "filesystem" {
+			continue
+		}
+		a.rec.emitAnnounced(audit.Event{EventType: audit.FilesystemDeny, Allowed: false, Resource: v.Path, Rule: v.Rule, Reason: v.Detail}, false)
+		a.notify(Notice{Kind: NoticeWarning, Text: v.Rule + ": " + v.Detail})
+	}
 }
 
 func memoryViolation(res *agentbox.ExecResult) bool {

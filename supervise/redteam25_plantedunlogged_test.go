@@ -43,6 +43,11 @@ import (
 // Fix: in Agent.wait, log each res.Violations entry that is not a network
 // one (those are logged by the recorder) as a filesystem_deny event (rule,
 // detail, path) and print a notice for it, as `exec` does.
+//
+// Fixed: Agent.wait logs each filesystem violation (planted agent
+// configuration or repository, mount detached) as a filesystem_deny event
+// naming its path (Violation.Path) and prints it as a notice
+// (reportFilesystem, supervise/agent.go).
 func TestRedteam25OpsPlantedConfigUnlogged(t *testing.T) {
 	f := newFixture(t)
 	w := filepath.Join(f.dir, "work")
