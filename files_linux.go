@@ -1,11 +1,34 @@
 package agentbox
 
 import (
+	"os"
 	"os/exec"
 	"reflect"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
+
+// reopenWriter opens the pipe or FIFO f anew for writing, through /proc:
+// a new open file description of the same pipe, non-blocking, so that
+// Go's poller writes it and a write deadline can interrupt a write
+// blocked on a full pipe, while the caller's own description keeps its
+// flags. nil when it cannot (no /proc, a pipe whose inode the caller may
+// not open, a FIFO with no reader): the caller's descriptor is copied
+// then, as before.
+func reopenWriter(f *os.File) *os.File {
+	rc, err := f.SyscallConn() // not f.Fd(), which would make the caller's description blocking
+	if err != nil {
+		return nil
+	}
+	fd := -1
+	if rc.Control(func(src uintptr) {
+		fd, err = unix.Open("/proc/self/fd/"+strconv.Itoa(int(src)), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}) != nil || err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
 
 // birthTime is the creation time of the file at p (not following a link)
 // in nanoseconds, 0 where the file system does not keep one.

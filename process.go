@@ -22,6 +22,7 @@ type Process struct {
 	timeout time.Duration
 	ctx     context.Context
 	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
+	relays  []*os.File     // the copies of the caller's pipes the output copies write (abandonOutputs)
 
 	stdout, stderr *capBuffer  // set when Exec and ExecArgs capture
 	egress         *egressRun  // nil unless the network is filtered
@@ -263,6 +264,7 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 			return f, nil
 		}
 		w = relay
+		pr.relays = append(pr.relays, relay)
 		if pr.stdin.sharesWith(f) {
 			w = &offsetWriter{f: relay, s: pr.stdin}
 		}
@@ -451,16 +453,31 @@ func (p *Process) awaitCopies(expired <-chan time.Time, e *ending) {
 			e.ctxErr = p.ctx.Err()
 		}
 	}
-	waitAtMost(&p.copies, copyDrain)
+	if !waitAtMost(&p.copies, copyDrain) {
+		p.abandonOutputs()
+	}
+}
+
+// abandonOutputs ends the copies of the program's output still blocked
+// on the caller's writers once Wait has given them up: a write into a
+// relay opened non-blocking (reopenWriter) is interrupted, and the copy
+// closes its descriptors and ends. Nothing is left behind a Wait for a
+// reader that stopped, which a long-running caller would otherwise pay
+// for with two descriptors and two goroutines a command. A copy into
+// any other writer ends when its writer takes the bytes or fails.
+func (p *Process) abandonOutputs() {
+	for _, r := range p.relays {
+		_ = r.SetWriteDeadline(time.Now()) // os.ErrNoDeadline for a copied descriptor
+	}
 }
 
 // copyDrain is how long Wait waits, after a timeout or a cancelled ctx,
 // for the program's output to reach the caller's writers.
 const copyDrain = 2 * time.Second
 
-// waitAtMost waits for wg, for d at most; a copy still blocked then is
-// left to end when its writer takes the bytes or fails.
-func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+// waitAtMost waits for wg, for d at most, and reports whether wg was
+// done.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) bool {
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
@@ -470,7 +487,9 @@ func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
 	defer t.Stop()
 	select {
 	case <-done:
+		return true
 	case <-t.C:
+		return false
 	}
 }
 

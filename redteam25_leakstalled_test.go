@@ -48,6 +48,11 @@ import (
 // description keeps its flags) so that closing it interrupts the blocked
 // Write, then close the relay pipe's read end; or document that a stalled
 // writer pins two descriptors and a goroutine per run.
+//
+// Fixed: a caller's pipe or FIFO as Stdout or Stderr is opened anew,
+// non-blocking, through /proc (reopenWriter, files_linux.go), and Wait
+// sets a past write deadline on it once copyDrain has passed
+// (Process.abandonOutputs): the copy ends and closes its descriptors.
 func TestRedteam25LeakStalledStdoutPipe(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	const runs = 12

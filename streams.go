@@ -45,9 +45,18 @@ const (
 // relay through a pipe of its own, nil when f goes to the program as it is
 // (streamKind). The copy lets the caller close f after Start, as with
 // os/exec. A regular file as stdin is relayed by stdinFile instead.
+// A pipe or FIFO is opened anew where it can be (reopenWriter), so that
+// a copy blocked on a reader that stopped can be given up for good
+// (Process.abandonOutputs) instead of pinning its descriptors and
+// goroutine until the reader comes back.
 func relayed(f *os.File, kind streamKind) (*os.File, error) {
 	if kind == streamDevice {
 		return nil, nil
+	}
+	if kind == streamPipe || kind == streamFIFO {
+		if w := reopenWriter(f); w != nil {
+			return w, nil
+		}
 	}
 	fd, err := dupFD(f)
 	if err != nil {
