@@ -13,9 +13,12 @@ import (
 // a new open file description of the same pipe, non-blocking, so that
 // Go's poller writes it and a write deadline can interrupt a write
 // blocked on a full pipe, while the caller's own description keeps its
-// flags. nil when it cannot (no /proc, a pipe whose inode the caller may
-// not open, a FIFO with no reader): the caller's descriptor is copied
-// then, as before.
+// flags. Only a description the caller may write is opened anew (a read
+// end handed as Stdout must not become a writer into the caller's own
+// input), and only when the new one keeps its other status flags
+// (O_DIRECT's packets, O_APPEND): reopenedFlags. nil when it cannot (no
+// /proc, a pipe whose inode the caller may not open, a FIFO with no
+// reader, such a flag): the caller's descriptor is copied then, as before.
 func reopenWriter(f *os.File) *os.File {
 	rc, err := f.SyscallConn() // not f.Fd(), which would make the caller's description blocking
 	if err != nil {
@@ -23,11 +26,35 @@ func reopenWriter(f *os.File) *os.File {
 	}
 	fd := -1
 	if rc.Control(func(src uintptr) {
+		fl, ferr := unix.FcntlInt(src, unix.F_GETFL, 0)
+		if ferr != nil || fl&unix.O_ACCMODE == unix.O_RDONLY {
+			return
+		}
 		fd, err = unix.Open("/proc/self/fd/"+strconv.Itoa(int(src)), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	}) != nil || err != nil {
+		if err == nil && !reopenedFlags(fd, fl) {
+			unix.Close(fd)
+			fd = -1
+		}
+	}) != nil || fd < 0 {
 		return nil
 	}
 	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// reopenedFlags gives fd, opened anew, the status flags of the caller's
+// description (want) but the access mode and O_NONBLOCK, and reports
+// whether it has them all. O_ASYNC is not taken over (its signals would
+// go to agentbox): a description with it is copied instead.
+func reopenedFlags(fd, want int) bool {
+	want &^= unix.O_ACCMODE | unix.O_NONBLOCK
+	if want&unix.O_ASYNC != 0 {
+		return false
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, want|unix.O_NONBLOCK); err != nil {
+		return false
+	}
+	got, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	return err == nil && got&want == want
 }
 
 // birthTime is the creation time of the file at p (not following a link)

@@ -61,6 +61,9 @@ func rt25Flags(t *testing.T, f *os.File) int {
 //
 // Fix: reopen only a descriptor whose access mode (F_GETFL & O_ACCMODE)
 // is O_WRONLY or O_RDWR; otherwise dup as before (or refuse it).
+//
+// Fixed: reopenWriter (files_linux.go) opens anew only a description the
+// caller may write; a read-only one is copied as before.
 func TestRedteam25ReopenReadEndBecomesWriter(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	r, w := rt25BlockingPipe(t)

@@ -32,6 +32,9 @@ import (
 // Fix: carry the caller's description flags over (F_GETFL, then set
 // O_DIRECT on the reopened one with F_SETFL), or dup where the
 // description has flags the reopen would drop.
+//
+// Fixed: reopenWriter gives the new description the caller's status flags
+// (reopenedFlags), or copies the caller's descriptor when it cannot.
 func TestRedteam25ReopenPacketPipe(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	var p [2]int
