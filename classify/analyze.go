@@ -89,6 +89,7 @@ type analyzer struct {
 	loopRisks map[string]int            // loopWordRisk's answers: working directory NUL word → risk
 	loopWalks map[*syntax.ForClause]int // bodyWalks' answers
 	cdOK      *dirState                 // the statement just walked ends in another directory when it succeeds (see cdMayFail)
+	opWord    opWordState               // the words of parameter operators being expanded (see paramnest.go)
 }
 
 func newAnalyzer(c *Classifier) *analyzer {

@@ -27,9 +27,11 @@ func (a *analyzer) expandKnownOp(b *fieldBuilder, p *syntax.ParamExp, name strin
 	case isAlternateOp(op), !useVal && op != syntax.ErrorUnset && op != syntax.ErrorUnsetOrNull:
 		b.started = true
 		if p.Exp.Word != nil {
-			for _, part := range p.Exp.Word.Parts {
-				a.expandPart(b, part, quoted, false)
-			}
+			a.inOpWord(func() {
+				for _, part := range p.Exp.Word.Parts {
+					a.expandPart(b, part, quoted, false)
+				}
+			})
 		}
 	case useVal:
 		a.addVar(b, name, a.source(p), quoted)
@@ -58,15 +60,10 @@ func (a *analyzer) assignDefault(p *syntax.ParamExp, name string) {
 	}
 	y, ok := field{}, true
 	if w := p.Exp.Word; w != nil {
-		syntax.Walk(w, func(n syntax.Node) bool {
-			switch n.(type) {
-			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
-				ok = false // already walked; expanding again would walk it twice
-			}
-			return ok
-		})
-		if ok {
-			y = joinField(a.expandWord(w))
+		if fs, memo := a.opWordFields(w); memo {
+			y = joinField(fs)
+		} else if ok = !a.hasSubst(w); ok {
+			a.inOpWord(func() { y = joinField(a.expandWord(w)) })
 		}
 	}
 	switch {
@@ -228,23 +225,19 @@ func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, q
 // left alone: it was already walked, and expanding it again would walk
 // it twice.
 func (a *analyzer) opWordValue(w *syntax.Word, quoted bool) (string, bool) {
-	ok := true
-	syntax.Walk(w, func(n syntax.Node) bool {
-		switch n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
-			ok = false
-		}
-		return ok
-	})
-	if !ok {
+	if a.hasSubst(w) {
 		return "", false
 	}
 	var wb fieldBuilder
-	for i, part := range w.Parts {
-		a.expandPart(&wb, part, quoted, i == 0)
-	}
+	a.inOpWord(func() {
+		for i, part := range w.Parts {
+			a.expandPart(&wb, part, quoted, i == 0)
+		}
+	})
+	fs := wb.done()
+	a.opWord.last, a.opWord.fields = w, fs
 	var vals []string
-	for _, f := range wb.done() {
+	for _, f := range fs {
 		vals = append(vals, f.possible())
 	}
 	return strings.Join(vals, " "), true

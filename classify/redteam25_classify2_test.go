@@ -170,6 +170,11 @@ func TestRedteam25Classify2HomeParentStore(t *testing.T) {
 // Severity: low-medium (availability). Fix: expand each nested default
 // once (memoise by node, or compute the alt value bottom-up while
 // expanding), or cap the nesting depth judged and fail closed beyond it.
+// Fixed: paramnest.go — a parameter nested in an operator's word is not
+// walked again (opWordState.walked), hasSubst answers once per word,
+// assignDefault reuses the fields opWordValue expanded (${X:=${X:=…}} was
+// 2^depth), and each nested operator is charged a step, so the step and
+// time limits escalate what is still too deep (TestNestedParamOpsLinear).
 func TestRedteam25Classify2NestedDefaultSlow(t *testing.T) {
 	c := Default()
 	n := 8000

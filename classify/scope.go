@@ -58,10 +58,11 @@ func (a *analyzer) restore(s shellState) {
 // isolated walks what f walks in a copy of the shell: the tracked state is
 // the same afterwards.
 func (a *analyzer) isolated(f func() stream) stream {
-	s, jumped := a.snapshot(), a.jumped
+	s, jumped, ow := a.snapshot(), a.jumped, a.opWord
+	a.opWord.walked, a.opWord.last = 0, nil // a substitution's own words are walked afresh
 	out := f()
 	a.restore(s)
-	a.jumped = jumped
+	a.jumped, a.opWord = jumped, ow
 	return out
 }
 

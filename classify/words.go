@@ -269,7 +269,10 @@ func (a *analyzer) ifsChars() string {
 // expandParam resolves a parameter expansion when its value is known on
 // this line (an earlier literal assignment, $HOME, $IFS, $PWD).
 func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool) {
-	a.walkNode(p)
+	if !a.nestedParam(p) {
+		b.addDyn(a.source(p))
+		return
+	}
 	name := ""
 	if p.Param != nil {
 		name = p.Param.Value
