@@ -69,7 +69,7 @@ func TestNestedParamOpsLinear(t *testing.T) {
 		{"assign-unset", "cat " + nest(8000, func(int) string { return "${X=" })},
 		{"alternate-known", "X=1; cat " + nest(8000, func(int) string { return "${X:+" })},
 		{"assign-known-empty", empty(4000) + "cat " + nest(4000, func(i int) string { return fmt.Sprintf("${A%d:=", i) })},
-		{"mixed", "cat " + nest(8000, func(i int) string { return []string{"${X:=", "${Y:-", "${W:+", "${V-"}[i%4] })},
+		{"mixed", "cat " + nest(8000, func(i int) string { return []string{"${X:=", "${Y:-", "${W:+", "${V-", "${!Z:-"}[i%5] })},
 		{"past-limits", "cat " + nest(100000, func(int) string { return "${X:-" })},
 	} {
 		start := time.Now()

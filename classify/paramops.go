@@ -76,6 +76,14 @@ func (a *analyzer) assignDefault(p *syntax.ParamExp, name string) {
 	}
 }
 
+// isIndirectOp reports whether p is ${!X op w}: the operator applies to
+// the variable X names, which the line does not know (the word is judged
+// as for an unknown variable).
+func isIndirectOp(p *syntax.ParamExp) bool {
+	return p.Excl && p.Param != nil && p.Exp != nil && !p.Length && p.Index == nil && p.Slice == nil &&
+		p.Repl == nil && p.Names == 0 && p.NestedParam == nil
+}
+
 // isAlternateOp reports whether a parameter operator gives its word when
 // the value is set (${X:+y}, ${X+y}).
 func isAlternateOp(op syntax.ParExpOperator) bool {
@@ -202,13 +210,14 @@ func trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
 // from a substitution): a part only known at run time, whose word w is
 // also a possible value. The command is judged on both, as for a variable
 // an earlier ${X:=w} ran on (addDefaulted): cat ${X:-~/.ssh/id_rsa} reads
-// the key wherever X is unset. It reports whether it did.
+// the key wherever X is unset. An empty name stands for a variable only
+// known at run time (${!X:-w}). It reports whether it did.
 func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, quoted bool) bool {
 	op := p.Exp.Op
 	if p.Exp.Word == nil || !isDefaultOp(op) && !isAlternateOp(op) || op == syntax.ErrorUnset || op == syntax.ErrorUnsetOrNull {
 		return false // ${X:?message}: the word is a message, not a value
 	}
-	if v, set := a.vars[name]; set && (v.known || v.item) {
+	if v, set := a.vars[name]; name != "" && set && (v.known || v.item) {
 		return false // expandKnownOp's, or a for-loop word (never empty)
 	}
 	w, ok := a.opWordValue(p.Exp.Word, quoted)

@@ -41,6 +41,8 @@ func TestRedteam25Classify2ArrayDefault(t *testing.T) {
 // Severity: medium (allow of a credential read). Fix: treat ${!X op w} like
 // ${X op w} on an unknown X in addOpWord (the default word is a possible
 // value whatever the indirection yields).
+// Fixed: expandParam passes ${!X op w} to addOpWord as an operator on a
+// variable only known at run time (isIndirectOp).
 func TestRedteam25Classify2IndirectDefault(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`cat ${!X:-$HOME/.aws/credentials}`, Escalated, false},

@@ -349,6 +349,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if plain && p.Exp != nil && a.addOpWord(b, p, name, quoted) {
 		return
 	}
+	if isIndirectOp(p) && a.addOpWord(b, p, "", quoted) {
+		return // ${!X:-w}: whatever X names, w where that is unset
+	}
 	b.addDyn(a.source(p))
 }
 
