@@ -44,6 +44,7 @@ type varVal struct {
 	// not know.
 	dflt    string
 	hasDflt bool
+	dfltArr []string // with hasDflt, an array's: each element's possible value (a=(${X:-~/.ssh/id_rsa}))
 }
 
 // analyzer walks one command line. It is used by a single goroutine.

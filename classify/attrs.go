@@ -113,13 +113,7 @@ func withAttrs(v varVal, at uint8) (varVal, bool) {
 		return varVal{}, true // more than one: left to run time
 	}
 	v.val, v.dflt = convCase(v.val, c), convCase(v.dflt, c)
-	if v.arr != nil {
-		arr := make([]string, len(v.arr))
-		for i, e := range v.arr {
-			arr[i] = convCase(e, c)
-		}
-		v.arr = arr
-	}
+	v.arr, v.dfltArr = convCaseAll(v.arr, c), convCaseAll(v.dfltArr, c)
 	return v, true
 }
 
@@ -136,4 +130,17 @@ func convCase(s string, c uint8) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + strings.ToLower(s[n:])
+}
+
+// convCaseAll converts the case of each element of an array (nil stays
+// nil).
+func convCaseAll(arr []string, c uint8) []string {
+	if arr == nil {
+		return nil
+	}
+	out := make([]string, len(arr))
+	for i, e := range arr {
+		out[i] = convCase(e, c)
+	}
+	return out
 }

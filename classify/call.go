@@ -27,13 +27,10 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 				f = a.appendField(as.Name.Value, f)
 			}
 		case as.Array != nil:
-			arr, ok := a.arrayValue(as.Name.Value, as.Array)
-			if as.Append {
-				arr, ok = a.appendArray(as.Name.Value, arr, ok)
-			}
+			v, ok := a.arrayAssign(as.Name.Value, as.Array, as.Append)
 			f = field{dyn: true, val: "(…)"}
 			if ok && len(ce.Args) == 0 && as.Index == nil {
-				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
+				a.setVar(as.Name.Value, v)
 				continue
 			}
 		}

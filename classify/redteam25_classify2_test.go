@@ -19,6 +19,9 @@ import (
 // the fix meant to cover, moved one step through an array. Severity: medium.
 // Fix: array elements built from ${X:-w} must keep w as a possible value
 // (the element's dflt), as the scalar assignment does.
+// Fixed: arrayAssign (arrays.go) keeps each element's possible value in
+// varVal.dfltArr when one holds an operator's word, and expandParam adds
+// ${a[N]}, ${a[@]}, $a of such an array as defaulted (arrayDefaults).
 func TestRedteam25Classify2ArrayDefault(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`a=(${X:-~/.ssh/id_rsa}); cat "${a[0]}"`, Escalated, false},

@@ -144,7 +144,8 @@ func eq[V comparable](x, y V) bool { return x == y }
 // same reports whether two values are the same.
 func (v varVal) same(w varVal) bool {
 	return v.val == w.val && v.known == w.known && v.home == w.home && v.ifs == w.ifs && v.item == w.item &&
-		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr)
+		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr) &&
+		slices.Equal(v.dfltArr, w.dfltArr)
 }
 
 // joinVar returns the value a variable may have after either of two paths
@@ -163,9 +164,9 @@ func joinVar(v, w varVal) varVal {
 	case w.known && w.arr == nil && !w.relativeWord():
 		return varVal{dflt: w.val, hasDflt: true}
 	case v.hasDflt:
-		return varVal{dflt: v.dflt, hasDflt: true}
+		return varVal{dflt: v.dflt, hasDflt: true, dfltArr: v.dfltArr}
 	case w.hasDflt:
-		return varVal{dflt: w.dflt, hasDflt: true}
+		return varVal{dflt: w.dflt, hasDflt: true, dfltArr: w.dfltArr}
 	}
 	return varVal{}
 }

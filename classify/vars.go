@@ -29,28 +29,6 @@ func joinField(fs []field) field {
 	return f
 }
 
-// arrayValue expands the elements of an array literal given to name; ok
-// is false when one of them is only known at run time. Subscripts
-// ([x]=v) are arithmetic, and so are the values of an integer array.
-func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) ([]string, bool) {
-	var out []string
-	ok := true
-	for _, e := range ae.Elems {
-		a.walkNode(e.Index)
-		a.subscript(name, e.Index)
-		fs := a.expandWord(e.Value)
-		if e.Index != nil && len(fs) > 1 {
-			fs = []field{joinField(fs)} // [k]=$x is an assignment: no splitting
-		}
-		a.intAssign(name, fs...)
-		for _, f := range fs {
-			out = append(out, f.val)
-			ok = ok && !f.dyn
-		}
-	}
-	return out, ok
-}
-
 // What analyzer.refs holds for a nameref that names no known variable.
 const (
 	refRuntime  = ""        // its target is only known at run time: any variable
@@ -204,15 +182,8 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 				a.nameText(field{val: n})
 			}
 		case as.Name != nil && as.Array != nil:
-			arr, ok := a.arrayValue(as.Name.Value, as.Array)
-			if as.Append {
-				arr, ok = a.appendArray(as.Name.Value, arr, ok)
-			}
-			if ok {
-				a.setVar(as.Name.Value, varVal{arr: arr, known: true, val: strings.Join(arr, " ")})
-			} else {
-				a.setVar(as.Name.Value, varVal{})
-			}
+			v, _ := a.arrayAssign(as.Name.Value, as.Array, as.Append)
+			a.setVar(as.Name.Value, v)
 		case as.Array != nil:
 			a.arrayValue("", as.Array)
 		}
@@ -317,17 +288,4 @@ func (a *analyzer) appendField(name string, f field) field {
 	f.home = old.home || old.val == "" && f.home
 	f.ifs = f.ifs || old.ifs
 	return f
-}
-
-// appendArray returns the elements A+=(…) gives the array A: those the line
-// gave A followed by arr; ok is false when the line did not know them.
-func (a *analyzer) appendArray(name string, arr []string, ok bool) ([]string, bool) {
-	old, set := a.vars[a.refName(name)]
-	switch {
-	case !set || !old.known || !ok:
-		return nil, false
-	case old.arr == nil:
-		return append([]string{old.val}, arr...), true
-	}
-	return append(append([]string(nil), old.arr...), arr...), true
 }

@@ -298,6 +298,15 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		}
 		return
 	}
+	if elems, ok := a.arrayDefaults(p); ok {
+		for i, e := range elems {
+			if i > 0 {
+				b.split()
+			}
+			b.addDefaulted(a.source(p), e)
+		}
+		return
+	}
 	plain := p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 && p.NestedParam == nil
 	if plain && p.Exp != nil {
 		defer a.assignDefault(p, name)
@@ -384,82 +393,6 @@ func (a *analyzer) addVar(b *fieldBuilder, name, src string, quoted bool) bool {
 		return false
 	}
 	return true
-}
-
-// arrayElems resolves ${x[@]}, ${x[*]}, ${x[N]}, $@, $* and $N when the
-// array or the positional parameters were set literally on this line.
-func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
-	if p.Param == nil || p.Excl || p.Length || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
-		return nil, false
-	}
-	name := p.Param.Value
-	idx := ""
-	if p.Index != nil {
-		var ok bool
-		if idx, ok = a.indexValue(p.Index); !ok {
-			return nil, false // ${A[$i]}, ${A[$(cmd)]}: only known at run time
-		}
-	}
-	if allDigits(name) && name != "0" {
-		idx, name = name, "@"
-	}
-	if name == "*" {
-		name = "@"
-	}
-	v, ok := a.vars[name]
-	if !ok || !v.known || v.arr == nil {
-		return nil, false
-	}
-	switch {
-	case idx == "@" || idx == "*" || name == "@" && idx == "":
-		return v.arr, true
-	case idx == "":
-		idx = "0"
-		if name == "@" {
-			return v.arr, true
-		}
-	}
-	n, ok := atoiSmall(idx)
-	if name == "@" {
-		n-- // $1 is the first element
-	}
-	if !ok || n < 0 || n >= len(v.arr) {
-		return nil, false
-	}
-	return v.arr[n : n+1], true
-}
-
-// indexValue returns the value of an array index when the line knows it:
-// a literal (${A[1]}, ${A[@]}), or $((N)), $i, $((i)) with N a number and
-// i a variable the line set to one. Anything else is only known at run time.
-func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
-	w, ok := x.(*syntax.Word)
-	if !ok {
-		return "", false
-	}
-	if l := w.Lit(); l != "" || len(w.Parts) == 0 {
-		return l, true
-	}
-	if len(w.Parts) != 1 {
-		return "", false
-	}
-	name := ""
-	switch p := w.Parts[0].(type) {
-	case *syntax.ArithmExp:
-		if v, ok := p.X.(*syntax.Word); ok {
-			if name = v.Lit(); allDigits(name) {
-				return name, true
-			}
-		}
-	case *syntax.ParamExp:
-		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
-			name = p.Param.Value
-		}
-	}
-	if v, ok := a.vars[name]; ok && name != "" && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
-		return v.val, true
-	}
-	return "", false
 }
 
 // source returns the source text of a node in the script being analysed.

@@ -1,0 +1,187 @@
+package classify
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arrayElems resolves ${x[@]}, ${x[*]}, ${x[N]}, $@, $* and $N when the
+// array or the positional parameters were set literally on this line.
+func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
+	name, idx, ok := a.arrayRef(p)
+	v, set := a.vars[name]
+	if !ok || !set || !v.known || v.arr == nil {
+		return nil, false
+	}
+	return pickElems(v.arr, name, idx)
+}
+
+// arrayDefaults resolves the same references to an array the line gave
+// elements only known at run time, one of them a parameter operator's
+// word (a=(${X:-~/.ssh/id_rsa})): the elements' possible values (see
+// varVal.dfltArr).
+func (a *analyzer) arrayDefaults(p *syntax.ParamExp) ([]string, bool) {
+	name, idx, ok := a.arrayRef(p)
+	v, set := a.vars[name]
+	if !ok || !set || !v.hasDflt || v.dfltArr == nil {
+		return nil, false
+	}
+	return pickElems(v.dfltArr, name, idx)
+}
+
+// arrayRef returns the array and the index a plain element reference
+// names (${x[1]}, ${x[@]}, $x, $2: "@" and "2"); ok is false for an
+// operator or an index only known at run time.
+func (a *analyzer) arrayRef(p *syntax.ParamExp) (name, idx string, ok bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return "", "", false
+	}
+	name = p.Param.Value
+	if p.Index != nil {
+		if idx, ok = a.indexValue(p.Index); !ok {
+			return "", "", false // ${A[$i]}, ${A[$(cmd)]}: only known at run time
+		}
+	}
+	if allDigits(name) && name != "0" {
+		idx, name = name, "@"
+	}
+	if name == "*" {
+		name = "@"
+	}
+	return name, idx, true
+}
+
+// pickElems returns the elements of arr an index selects ("" for $x,
+// the first; for $@, all of them).
+func pickElems(arr []string, name, idx string) ([]string, bool) {
+	switch {
+	case idx == "@" || idx == "*" || name == "@" && idx == "":
+		return arr, true
+	case idx == "":
+		idx = "0"
+	}
+	n, ok := atoiSmall(idx)
+	if name == "@" {
+		n-- // $1 is the first element
+	}
+	if !ok || n < 0 || n >= len(arr) {
+		return nil, false
+	}
+	return arr[n : n+1], true
+}
+
+// indexValue returns the value of an array index when the line knows it:
+// a literal (${A[1]}, ${A[@]}), or $((N)), $i, $((i)) with N a number and
+// i a variable the line set to one. Anything else is only known at run time.
+func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return "", false
+	}
+	if l := w.Lit(); l != "" || len(w.Parts) == 0 {
+		return l, true
+	}
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	name := ""
+	switch p := w.Parts[0].(type) {
+	case *syntax.ArithmExp:
+		if v, ok := p.X.(*syntax.Word); ok {
+			if name = v.Lit(); allDigits(name) {
+				return name, true
+			}
+		}
+	case *syntax.ParamExp:
+		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
+			name = p.Param.Value
+		}
+	}
+	if v, ok := a.vars[name]; ok && name != "" && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
+		return v.val, true
+	}
+	return "", false
+}
+
+// arrayValue expands the elements of an array literal given to name; ok
+// is false when one of them is only known at run time. alts then holds
+// each element's possible value (see field.possible) when one of them
+// holds a parameter operator's word, else nil. Subscripts ([x]=v) are
+// arithmetic, and so are the values of an integer array.
+func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) (arr, alts []string, ok bool) {
+	ok = true
+	withAlt := false
+	for _, e := range ae.Elems {
+		a.walkNode(e.Index)
+		a.subscript(name, e.Index)
+		fs := a.expandWord(e.Value)
+		if e.Index != nil && len(fs) > 1 {
+			fs = []field{joinField(fs)} // [k]=$x is an assignment: no splitting
+		}
+		a.intAssign(name, fs...)
+		for _, f := range fs {
+			arr = append(arr, f.val)
+			alts = append(alts, f.possible())
+			ok = ok && !f.dyn
+			withAlt = withAlt || f.hasAlt
+		}
+		if e.Index != nil {
+			withAlt = false // which element holds what is left to run time
+		}
+	}
+	if ok || !withAlt {
+		alts = nil
+	}
+	return arr, alts, ok
+}
+
+// arrayAssign returns the value name=(…) (name+=(…) with appendTo) gives
+// name: known elements, or elements only known at run time that may have
+// the defaults of their parameter operators (varVal.dfltArr), as a
+// scalar assignment keeps them (f=${X:-~/.ssh/id_rsa}). ok is false when
+// the value is only known at run time.
+func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool) (varVal, bool) {
+	arr, alts, ok := a.arrayValue(name, ae)
+	if appendTo {
+		old, oldKnown, oldOK := a.arrayBefore(name)
+		switch {
+		case !oldOK || !ok && alts == nil:
+			return varVal{}, false
+		case ok && oldKnown:
+			arr = append(slices.Clone(old), arr...)
+		case ok:
+			alts, ok = append(slices.Clone(old), arr...), false
+		default:
+			alts = append(slices.Clone(old), alts...)
+		}
+	}
+	switch {
+	case ok:
+		return varVal{arr: arr, known: true, val: strings.Join(arr, " ")}, true
+	case alts != nil:
+		return varVal{dflt: strings.Join(alts, " "), hasDflt: true, dfltArr: alts}, true
+	}
+	return varVal{}, false
+}
+
+// arrayBefore returns the elements of name that name+=(…) appends to:
+// the known ones (known), or their possible values; ok is false when the
+// line did not know them.
+func (a *analyzer) arrayBefore(name string) (old []string, known, ok bool) {
+	v, set := a.vars[a.refName(name)]
+	switch {
+	case !set:
+		return nil, false, false
+	case v.known && v.arr == nil:
+		return []string{v.val}, true, true
+	case v.known:
+		return v.arr, true, true
+	case v.hasDflt && v.dfltArr != nil:
+		return v.dfltArr, false, true
+	case v.hasDflt:
+		return []string{v.dflt}, false, true
+	}
+	return nil, false, false
+}
