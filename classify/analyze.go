@@ -271,7 +271,7 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 	if !a.charge(1) {
 		return stream{traits: trUnknown}
 	}
-	redirs, stdin := a.redirects(s.Redirs)
+	redirs, stdin, fds := a.redirects(s.Redirs)
 	piped := in != nil
 	if stdin != nil {
 		in, piped = stdin, true
@@ -283,7 +283,7 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 		}
 		return stream{}
 	case *syntax.CallExpr:
-		return a.call(cmd, redirs, in, piped, s.Background)
+		return a.call(cmd, redirs, in, fds, piped, s.Background)
 	case *syntax.BinaryCmd:
 		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
 			out := a.isolated(func() stream { return a.stmt(cmd.X, in) })

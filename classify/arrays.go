@@ -28,7 +28,13 @@ func (a *analyzer) arrayDefaults(p *syntax.ParamExp) ([]string, bool) {
 	if !ok || !set || !v.hasDflt || v.dfltArr == nil {
 		return nil, false
 	}
-	return pickElems(v.dfltArr, name, idx)
+	if elems, ok := pickElems(v.dfltArr, name, idx); ok {
+		return elems, true
+	}
+	if n, ok := atoiSmall(idx); ok && n >= len(v.dfltArr) {
+		return []string{v.dflt}, true // past the elements modelled: any of them (see maxPadding)
+	}
+	return nil, false
 }
 
 // arrayRef returns the array and the index a plain element reference

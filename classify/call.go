@@ -8,7 +8,7 @@ import (
 )
 
 // call walks a simple command.
-func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, bg bool) stream {
+func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map[string]stream, piped, bg bool) stream {
 	var env []envVar
 	for _, as := range ce.Assigns {
 		if as.Name == nil {
@@ -65,7 +65,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, piped, 
 			a.script(e.val.val, nil)
 		}
 	}
-	u := &unit{kind: kCall, redirs: redirs, env: env, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob}
+	u := &unit{kind: kCall, redirs: redirs, env: env, fdIn: fds, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob}
 	if in != nil {
 		u.in = *in
 	}

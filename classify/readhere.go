@@ -7,13 +7,14 @@ import (
 )
 
 // How read, mapfile and readarray take their options: the letters that
-// take a value, and the letters whose effect readHereVars models. Any
-// other option (read -n/-N/-u, mapfile -O/-u/-C/-c) leaves the names
-// run-time values.
+// take a value, and the letters whose effect readHereVars models (-u N
+// picks the text fed to N, read -n/-N keep a prefix, mapfile -O moves the
+// elements). Any other option (mapfile -C/-c) keeps the text as the
+// names' possible value (see varVal.dflt).
 var readerOpts = map[string]struct{ value, modelled string }{
-	"read":      {value: "adinNptu", modelled: "adeiprst"},
-	"mapfile":   {value: "dnOsuCc", modelled: "dnst"},
-	"readarray": {value: "dnOsuCc", modelled: "dnst"},
+	"read":      {value: "adinNptu", modelled: "adeinNprstu"},
+	"mapfile":   {value: "dnOsuCc", modelled: "dnOstu"},
+	"readarray": {value: "dnOsuCc", modelled: "dnOstu"},
 }
 
 // readHereVars returns the values read, mapfile and readarray give their
@@ -24,12 +25,16 @@ var readerOpts = map[string]struct{ value, modelled string }{
 // option or a name is only known at run time.
 func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 	spec, ok := readerOpts[u.name]
-	if !ok || !u.in.textKnown || strings.ContainsAny(u.in.text, "$`") {
-		return nil, false // `$`: a run-time part kept as its source text
-	}
-	opts, names, ok := readerArgs(u.args, spec.value, spec.modelled)
 	if !ok {
 		return nil, false
+	}
+	opts, names, ok := readerArgs(u.args, spec.value)
+	if !ok {
+		return nil, false
+	}
+	in, ok := readerInput(u, opts)
+	if !ok || !in.textKnown || strings.ContainsAny(in.text, "$`") {
+		return nil, false // `$`: a run-time part kept as its source text
 	}
 	delim := byte('\n')
 	if d, set := opts['d']; set {
@@ -39,9 +44,16 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 		}
 	}
 	if u.name != "read" {
-		return mapfileVars(u.in.text, delim, opts, names)
+		vals, ok := mapfileVars(in.text, delim, opts, names)
+		return unmodelled(vals, opts, spec.modelled), ok
 	}
-	line, esc := readLine(u.in.text, delim, hasOpt(opts, 'r'))
+	if hasOpt(opts, 'N') {
+		delim = 0 // -N: the delimiter is an ordinary character
+	}
+	line, esc, ok := readCount(in.text, delim, opts)
+	if !ok {
+		return nil, false
+	}
 	ifs, known := a.readIFS(u)
 	out := map[string]varVal{}
 	switch arr, isArr := opts['a']; {
@@ -72,6 +84,59 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 	return out, true
 }
 
+// readerInput returns what read or mapfile reads: standard input, or with
+// -u N what the statement feeds N (ok is false when that is not known).
+func readerInput(u *unit, opts map[byte]string) (stream, bool) {
+	fd, set := opts['u']
+	switch {
+	case !set || fd == "0":
+		return u.in, true
+	}
+	s, ok := u.fdIn[fd]
+	return s, ok
+}
+
+// readCount returns what read takes from text (readLine), at most the
+// count -n or -N gives (characters); ok is false when the count is not a
+// number.
+func readCount(text string, delim byte, opts map[byte]string) (string, []bool, bool) {
+	line, esc := readLine(text, delim, hasOpt(opts, 'r'))
+	c, set := opts['N']
+	if !set {
+		c, set = opts['n']
+	}
+	if !set {
+		return line, esc, true
+	}
+	n, err := strconv.Atoi(c)
+	if err != nil || n < 0 {
+		return "", nil, false
+	}
+	for i := range line { // i: where each character starts
+		if n == 0 {
+			return line[:i], esc[:i], true
+		}
+		n--
+	}
+	return line, esc, true
+}
+
+// unmodelled returns the values mapfile gives when an option readHereVars
+// does not model changes them (-C, -c): each a run-time value that may be
+// any of the elements it read (risk first: the text is on the line).
+func unmodelled(vals map[string]varVal, opts map[byte]string, modelled string) map[string]varVal {
+	for c := range opts {
+		if strings.IndexByte(modelled, c) >= 0 {
+			continue
+		}
+		for n, v := range vals {
+			vals[n] = varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
+		}
+		break
+	}
+	return vals
+}
+
 // hasOpt reports whether the option c was given.
 func hasOpt(opts map[byte]string, c byte) bool {
 	_, ok := opts[c]
@@ -80,8 +145,8 @@ func hasOpt(opts map[byte]string, c byte) bool {
 
 // readerArgs parses the options and the names of read or mapfile. Option
 // letters in value take a value (-d: or the next word); ok is false for a
-// word only known at run time or an option not in modelled.
-func readerArgs(args []field, value, modelled string) (map[byte]string, []string, bool) {
+// word only known at run time.
+func readerArgs(args []field, value string) (map[byte]string, []string, bool) {
 	opts := map[byte]string{}
 	i := 0
 	for ; i < len(args); i++ {
@@ -98,9 +163,6 @@ func readerArgs(args []field, value, modelled string) (map[byte]string, []string
 		}
 		for j := 1; j < len(v); j++ {
 			c := v[j]
-			if strings.IndexByte(modelled, c) < 0 {
-				return nil, nil, false
-			}
 			if strings.IndexByte(value, c) < 0 {
 				opts[c] = ""
 				continue
@@ -231,5 +293,22 @@ func mapfileVars(text string, delim byte, opts map[byte]string, names []string) 
 	if len(names) == 1 {
 		name = names[0]
 	}
-	return map[string]varVal{name: {arr: elems, known: true, val: strings.Join(elems, " ")}}, true
+	v := varVal{arr: elems, known: true, val: strings.Join(elems, " ")}
+	if off, set := opts['O']; set {
+		// -O N: the elements from index N, those below left as they
+		// were: only known at run time, with the elements read as their
+		// possible values.
+		n, err := strconv.Atoi(off)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		pad := make([]string, min(n, maxPadding))
+		v = varVal{dflt: v.val, hasDflt: true, dfltArr: append(pad, elems...)}
+	}
+	return map[string]varVal{name: v}, true
 }
+
+// maxPadding bounds the elements mapfile -O N is modelled to leave below
+// N; past it the elements read stand at the wrong indices, and
+// arrayDefaults takes an index past the end as any element.
+const maxPadding = 256

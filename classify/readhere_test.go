@@ -70,3 +70,41 @@ $HOME/.ssh/id_rsa"; cat "${a[0]}"`, Escalated, false},
 		{`IFS=, read -ra parts <<< "a,b"; echo "${parts[1]}"`, Allow, true},
 	})
 }
+
+// TestReadCount: read -n/-N keep at most that many characters.
+func TestReadCount(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		opts map[byte]string
+		want string
+		ok   bool
+	}{
+		{"/root/.ssh/id_rsa\n", map[byte]string{'n': "5"}, "/root", true},
+		{"/root/.ssh/id_rsa\n", map[byte]string{'n': "100"}, "/root/.ssh/id_rsa", true},
+		{"é/x\n", map[byte]string{'N': "2"}, "é/", true},
+		{"ab\n", map[byte]string{'n': "0"}, "", true},
+		{"ab\n", map[byte]string{'n': "x"}, "", false},
+		{"ab\n", map[byte]string{}, "ab", true},
+	} {
+		got, esc, ok := readCount(tc.text, '\n', tc.opts)
+		if got != tc.want || ok != tc.ok || ok && len(esc) != len(got) {
+			t.Errorf("readCount(%q, %v) = %q %v, want %q %v", tc.text, tc.opts, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestReadHereOptions: -u N reads what N is fed, -n/-N a prefix, mapfile
+// -O moves the elements, other options keep the text as a possible value.
+func TestReadHereOptions(t *testing.T) {
+	rt20Check(t, []rt20Case{
+		{`read -N 30 f <<< /root/.ssh/id_rsa; cat "$f"`, Escalated, false},
+		{"read -u 3 f 3<<EOF\n/root/.ssh/id_rsa\nEOF\ncat $f", Escalated, false},
+		{`mapfile -u 3 -t a 3<<< /root/.ssh/id_rsa; cat "${a[0]}"`, Escalated, false},
+		{`mapfile -O 2 -t a <<< /root/.ssh/id_rsa; cat "${a[2]}"`, Escalated, false},
+		{`mapfile -O 5000 -t a <<< /root/.ssh/id_rsa; cat "${a[5000]}"`, Escalated, false},
+		{`mapfile -t -c 1 -C : a <<< /root/.ssh/id_rsa; cat "${a[0]}"`, Escalated, false},
+		{`read -n 5 f <<< /root/.ssh/id_rsa; ls "$f"`, Allow, true},
+		{`read -u 4 f 3<<< /root/.ssh/id_rsa; cat "$f"`, Allow, true},
+		{`mapfile -O 1 -t a <<< README.md; cat "${a[1]}"`, Allow, true},
+	})
+}

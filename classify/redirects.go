@@ -8,10 +8,23 @@ import (
 )
 
 // redirects expands the redirections of a statement. It returns the ones
-// that name files and, when one feeds standard input, what it feeds.
-func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
+// that name files, what feeds standard input when one does, and what
+// here-documents and here-strings feed other descriptors (read -u 3 …
+// 3<<< text).
+func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream, map[string]stream) {
 	var out []redir
 	var stdin *stream
+	var fds map[string]stream
+	here := func(fd string, s stream) {
+		if fd == "" || fd == "0" {
+			stdin = &s
+			return
+		}
+		if fds == nil {
+			fds = map[string]stream{}
+		}
+		fds[fd] = s
+	}
 	for _, r := range rs {
 		fd := ""
 		if r.N != nil {
@@ -19,18 +32,13 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			s := a.heredoc(r)
-			if fd == "" || fd == "0" {
-				stdin = &s
-			}
+			here(fd, a.heredoc(r))
 			continue
 		case syntax.WordHdoc:
 			fs := a.expandWord(r.Word)
 			s := joinStream(fs)
 			s.text += "\n"
-			if fd == "" || fd == "0" {
-				stdin = &s
-			}
+			here(fd, s)
 			continue
 		}
 		fs := a.expandWord(r.Word)
@@ -51,7 +59,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream) {
 			stdin = &s
 		}
 	}
-	return out, stdin
+	return out, stdin, fds
 }
 
 // fileStream returns what the file f holds when the line wrote (or

@@ -103,6 +103,9 @@ func TestRedteam25Classify2ParamTransform(t *testing.T) {
 // lines) as the names' possible value (dflt), as the unknown-IFS case
 // already does, instead of dropping it; or model -n/-N (a prefix), -u N
 // with N<<<, and -O (index offset).
+// Fixed: readhere.go models read -n/-N (readCount), -u N (readerInput,
+// with unit.fdIn from redirects) and mapfile -O (possible values from N);
+// mapfile -C/-c keep the elements as possible values (unmodelled).
 func TestRedteam25Classify2ReadUnmodelledOption(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`read -n 100 f <<< /root/.ssh/id_rsa; cat $f`, Escalated, false},

@@ -32,6 +32,7 @@ type unit struct {
 	args     []field // the arguments after the program
 	redirs   []redir
 	in       stream            // what arrives on standard input
+	fdIn     map[string]stream // what here-documents and here-strings feed other descriptors (3<<< text): fd → text
 	piped    bool              // standard input comes from a pipe or a redirection
 	env      []envVar          // NAME=VALUE prefixes (or statement-level assignments for kAssign)
 	wrappers []string          // wrappers around this command, outermost first
