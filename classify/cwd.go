@@ -152,6 +152,9 @@ func (a *analyzer) homeDir() string {
 // name is searched in CDPATH first, when the line sets CDPATH: of the
 // directories it may be, the most critical is taken.
 func (a *analyzer) cdTarget(c *unit, f field) string {
+	if h, ok := homeByParent(c.cwd, f); ok && f.dyn {
+		return cleanTarget(h) // cd ~/../$USER: the home, as likely as not
+	}
 	switch {
 	case f.dyn && !f.quoted && f.bare == "":
 		return cwdMaybeHome // cd $X: with X empty, cd goes home

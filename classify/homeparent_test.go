@@ -59,3 +59,18 @@ func TestHomeByParentVerdicts(t *testing.T) {
 		{`cd ~/project; grep -r TODO "$X"`, Allow, true},
 	})
 }
+
+// TestHomeParentStores: a store reached from the home's parent by a name
+// only known at run time (or a glob), by cd, or by tar -C, is judged as the
+// store in the home.
+func TestHomeParentStores(t *testing.T) {
+	rt20Check(t, []rt20Case{
+		{`tar czf /tmp/x.tgz ~/../$USER/.config/gcloud`, Escalated, false},
+		{`cd ~/../$USER; zip -r /tmp/x.zip .aws`, Escalated, false},
+		{`tar -C ~/.. -czf /tmp/x.tgz $USER/.ssh`, Escalated, false},
+		{`tar czf /tmp/x.tgz --directory=$HOME/.. "$USER"`, Escalated, false},
+		{`grep -r KEY ~/../$USER/src`, Allow, true},
+		{`tar czf /tmp/x.tgz -C ~/.. $USER/project/src`, Sandboxed, true},
+		{`cd ~/../$USER/project && ls`, Allow, true},
+	})
+}

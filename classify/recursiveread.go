@@ -257,10 +257,13 @@ var homeStoresByTop = sync.OnceValue(func() map[string][][]string {
 // directory above a credential store of credpaths.Home: the root, a home,
 // the directory of the homes, a directory of the home that holds a store
 // (~/.config). A relative path below an unknown directory is not one (grep
-// -r TODO .).
+// -r TODO .). A path that reaches the home from its parent by a name only
+// known at run time (homeByParent) counts at or below a store too: the
+// plain read rules do not see ~/../$USER/.ssh as ~/.ssh.
 func storeAncestor(dir string, f field) bool {
+	byParent := false
 	if h, ok := homeByParent(dir, f); ok {
-		dir, f = "", field{val: h}
+		dir, f, byParent = "", field{val: h}, true
 	}
 	g := resolveIn(dir, f)
 	v := g.val
@@ -285,7 +288,8 @@ func storeAncestor(dir string, f field) bool {
 			continue
 		}
 		for _, sp := range stores {
-			if len(comps) < len(sp) && globComps(sp[:len(comps)], comps) {
+			if len(comps) < len(sp) && globComps(sp[:len(comps)], comps) ||
+				byParent && len(comps) >= len(sp) && globComps(sp, comps[:len(sp)]) {
 				return true
 			}
 		}
@@ -298,7 +302,7 @@ func storeAncestor(dir string, f field) bool {
 // name only known at run time: ~/../$USER is the home, ~/../$(whoami)/.config
 // is ~/.config, and so is $USER/.config after cd ~/.. (dir "~/..").
 func homeByParent(dir string, f field) (string, bool) {
-	if !f.dyn {
+	if !f.dyn && !f.glob {
 		return "", false
 	}
 	p := f.val
@@ -315,8 +319,8 @@ func homeByParent(dir string, f field) (string, bool) {
 		case c == "" || c == ".":
 		case c == "..":
 			depth--
-		case depth == -1 && strings.ContainsAny(c, "$`"):
-			return "~/" + strings.Join(comps[i+2:], "/"), true // a run-time name: the user's?
+		case depth == -1 && strings.ContainsAny(c, "$`*?["):
+			return "~/" + strings.Join(comps[i+2:], "/"), true // a run-time name or a glob: the user's?
 		default:
 			depth++
 		}

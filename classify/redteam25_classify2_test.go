@@ -140,6 +140,10 @@ func TestRedteam25Classify2ReadUnmodelledOption(t *testing.T) {
 // Fix: in storeAncestor, a homeByParent result that is a store or below one
 // counts too; cdTarget should map a homeByParent result to that home path;
 // dirAt should keep ~/.. as homeParentDir like cdTarget does.
+// Fixed: storeAncestor counts a homeByParent path at or below a store;
+// homeByParent takes a glob (~/../*/.ssh) as a run-time name; cdTarget
+// enters the home for cd ~/../$USER (and $USER after cd ~/..); dirAt keeps
+// -C ~/.. as homeParentDir (optionDir).
 func TestRedteam25Classify2HomeParentStore(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`zip -r /tmp/x.zip ~/../$USER/.ssh`, Escalated, false},

@@ -418,7 +418,7 @@ func (u *unit) dirAt(i int) string {
 	if vals, n := oldStyleValues(u.name, u.args); n > 0 {
 		// tar xfC A.tar DIR: C's value is a word after the cluster.
 		if k, ok := vals['C']; ok && contains(opts, "-C") && k < i && !u.args[k].dyn {
-			dir = cleanTarget(resolveIn(dir, u.args[k]).val)
+			dir = optionDir(dir, u.args[k])
 		} else if ok && k < i {
 			dir = ""
 		}
@@ -474,10 +474,20 @@ func (u *unit) dirAt(i int) string {
 			dir = ""
 			continue
 		}
-		// Relative to an unknown directory, the path stays relative.
-		dir = cleanTarget(resolveIn(dir, d).val)
+		dir = optionDir(dir, d)
 	}
 	return dir
+}
+
+// optionDir returns the directory a -C DIR option enters from dir
+// (relative to an unknown directory, the path stays relative). The
+// home's parent stays homeParentDir, as for cd (tar -C ~/.. $USER).
+func optionDir(dir string, d field) string {
+	raw := resolveIn(dir, d).val
+	if atHomeParent(raw) {
+		return homeParentDir
+	}
+	return cleanTarget(raw)
 }
 
 // resolveIn makes a relative path f relative to dir ("" = unknown), and
