@@ -73,6 +73,9 @@ func TestRedteam25Classify2IndirectDefault(t *testing.T) {
 // Fix: evaluate trim/replace/slice/case operators on known values (the
 // analyzer already knows X; mvdan.cc/sh/v3/expand or pattern can do it),
 // or, failing that, judge the untransformed value too.
+// Fixed: transformKnown (paramtransform.go) computes trims, replacements,
+// slices and case changes of a known value; one it cannot compute keeps
+// the untransformed value as a possible value.
 func TestRedteam25Classify2ParamTransform(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`X=/root/.ssh/id_rsa.pub; cat ${X%.pub}`, Escalated, false},

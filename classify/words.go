@@ -314,6 +314,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if plain && p.Exp != nil && a.expandKnownOp(b, p, name, quoted) {
 		return
 	}
+	if a.transformKnown(b, p, name, quoted) {
+		return
+	}
 	if plain && p.Exp != nil && isTrimOp(p.Exp.Op) && !a.reassigned(name) {
 		if _, ok := symbolicSamples[name]; ok {
 			switch v, kind := trimSymbolic(name, p.Exp); kind {

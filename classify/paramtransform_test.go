@@ -1,0 +1,72 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// TestTransformValues: trims, replacements, slices and case changes of a
+// known value, checked against bash 5.
+func TestTransformValues(t *testing.T) {
+	for _, tc := range []struct {
+		val, expr, want string
+		ok              bool
+	}{
+		{"/root/.ssh/id_rsa.pub", "${X%.pub}", "/root/.ssh/id_rsa", true},
+		{"a.b.c", "${X%.*}", "a.b", true},
+		{"a.b.c", "${X%%.*}", "a", true},
+		{"a.b.c", "${X#*.}", "b.c", true},
+		{"a.b.c", "${X##*.}", "c", true},
+		{"/tmp/x/tmp", "${X/tmp/root}", "/root/x/tmp", true},
+		{"/tmp/x/tmp", "${X//tmp/root}", "/root/x/root", true},
+		{"/tmp/x/tmp", "${X/%tmp/y}", "/tmp/x/y", true},
+		{"/tmp/x", `${X/#\/tmp/~}`, "~/x", true},
+		{"abc", "${X/b/&&}", "", false},
+		{"abc", "${X/b/$Y}", "", false},
+		{"abcdef", "${X:2}", "cdef", true},
+		{"abcdef", "${X::-2}", "abcd", true},
+		{"abcdef", "${X: -3:2}", "de", true},
+		{"abcdef", "${X:1:-6}", "", false},
+		{"abcdef", "${X:9}", "", true},
+		{"abcdef", "${X:$N}", "", false},
+		{"/ROOT/X", "${X,,}", "/root/x", true},
+		{"root", "${X^}", "Root", true},
+		{"root", "${X^^}", "ROOT", true},
+		{"ROOT", "${X,}", "rOOT", true},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo "+tc.expr), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1].Parts[0].(*syntax.ParamExp)
+		var got string
+		var ok bool
+		switch {
+		case p.Slice != nil:
+			got, ok = sliceValue(tc.val, p.Slice)
+		case p.Repl != nil:
+			got, _, ok = newAnalyzer(Default()).replaceValue(tc.val, p.Repl)
+		case isTrimOp(p.Exp.Op):
+			got, ok = trimValue(tc.val, p.Exp)
+		default:
+			got, ok = caseValue(tc.val, p.Exp.Op)
+		}
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("%s on %q = %q %v, want %q %v", tc.expr, tc.val, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTransformVerdicts: a transform bash cannot be followed on keeps the
+// untransformed value as a possible one; everyday transforms stay allowed.
+func TestTransformVerdicts(t *testing.T) {
+	rt20Check(t, []rt20Case{
+		{`X=~/.ssh/id_rsa; cat ${X/$Y/}`, Escalated, false},
+		{`X=~/.ssh/id_rsa; cat "${X:$N}"`, Escalated, false},
+		{`f=report.txt; cp "$f" "${f%.txt}.bak"`, Sandboxed, true},
+		{`f=src/main.go; echo "${f##*/}" "${f%/*}"`, Allow, true},
+		{`b=Feature-X; git checkout "${b,,}"`, Sandboxed, false},
+	})
+}
