@@ -4,6 +4,7 @@ package agentbox_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"runtime"
@@ -64,7 +65,9 @@ func TestRedteam25LeakStalledStdoutPipe(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
-		_, err = rt25Wait(t, p, 20*time.Second)
+		if _, err := rt25Wait(t, p, 20*time.Second); !errors.Is(err, agentbox.ErrTimeout) {
+			t.Errorf("Wait after the 200 ms timeout: %v, want ErrTimeout", err)
+		}
 		return time.Since(t0)
 	}
 	settle := func() (int, int) {
