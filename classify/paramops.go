@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/pattern"
@@ -167,29 +166,8 @@ func trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
 	if trimKeeps(e) {
 		return "", trimKeep
 	}
-	pat, ok := trimPattern(e)
+	rx, ok := trimRegexp(e)
 	if !ok {
-		return "", trimDyn
-	}
-	suffix := e.Op == syntax.RemSmallSuffix || e.Op == syntax.RemLargeSuffix
-	mode := pattern.Mode(0)
-	if e.Op == syntax.RemSmallPrefix || e.Op == syntax.RemSmallSuffix {
-		mode = pattern.Shortest
-	}
-	expr, err := pattern.Regexp(pat, mode)
-	if err != nil {
-		return "", trimDyn
-	}
-	switch {
-	case suffix && mode == pattern.Shortest:
-		expr = ".*(" + expr + ")$"
-	case suffix:
-		expr = "(" + expr + ")$"
-	default:
-		expr = "^(" + expr + ")"
-	}
-	rx, err := regexp.Compile("(?s)" + expr)
-	if err != nil {
 		return "", trimDyn
 	}
 	result := ""
