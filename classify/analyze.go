@@ -2,6 +2,7 @@ package classify
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ const (
 	maxTime  = time.Second
 	maxInput = 1 << 20 // bytes of input
 	maxValue = 1 << 16 // bytes of a computed word, variable or stream text
+
+	maxLineValues = 1 << 22 // bytes of values expanded in one line (see spendValue)
 )
 
 var parserPool = sync.Pool{New: func() any {
@@ -85,12 +88,14 @@ type analyzer struct {
 	unsure     int   // > 0: on a path that may not be taken (files written may not be)
 	jumped     uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
-	xargsFill bool                      // xargsInput stands for a non-empty xargs -I input line
-	loopMult  int                       // judged walks of the loop bodies being walked, multiplied (see pickLoopValues)
-	loopRisks map[string]int            // loopWordRisk's answers: working directory NUL word → risk
-	loopWalks map[*syntax.ForClause]int // bodyWalks' answers
-	cdOK      *dirState                 // the statement just walked ends in another directory when it succeeds (see cdMayFail)
-	opWord    opWordState               // the words of parameter operators being expanded (see paramnest.go)
+	xargsFill  bool                      // xargsInput stands for a non-empty xargs -I input line
+	loopMult   int                       // judged walks of the loop bodies being walked, multiplied (see pickLoopValues)
+	loopRisks  map[string]int            // loopWordRisk's answers: working directory NUL word → risk
+	loopWalks  map[*syntax.ForClause]int // bodyWalks' answers
+	cdOK       *dirState                 // the statement just walked ends in another directory when it succeeds (see cdMayFail)
+	opWord     opWordState               // the words of parameter operators being expanded (see paramnest.go)
+	regexps    map[string]*regexp.Regexp // patterns compiled for the line (see compile)
+	valueBytes int                       // bytes of values expanded (see spendValue)
 }
 
 func newAnalyzer(c *Classifier) *analyzer {

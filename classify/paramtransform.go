@@ -3,60 +3,139 @@ package classify
 import (
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// transformKnown adds ${X%p}, ${X#p}, ${X/a/b}, ${X:o:l}, ${X,,} and the
-// like where the line set X to a known value, computed as bash does:
-// X=~/.ssh/id_rsa.pub; cat ${X%.pub} reads the private key. A transform
-// it cannot compute (a pattern or a number only known at run time) is a
-// run-time part whose possible value is X untransformed (risk first: the
-// value is on the line). It reports whether it added the expansion.
+// transformKnown adds ${X%p}, ${X#p}, ${X/a/b}, ${X:o:l}, ${X,,}, ${X@L}
+// and the like where the line set X to a known value, computed as bash
+// does: X=~/.ssh/id_rsa.pub; cat ${X%.pub} reads the private key. An
+// array's elements are transformed one by one (${a[0]%.pub}, ${a[@]%.pub},
+// $a for ${a[0]}). A transform it cannot compute (a pattern or a number
+// only known at run time) is a run-time part whose possible value is the
+// element untransformed (risk first: the value is on the line); so is the
+// transform of a value itself only known at run time, with the transform
+// of its possible value. It reports whether it added the expansion.
 func (a *analyzer) transformKnown(b *fieldBuilder, p *syntax.ParamExp, name string, quoted bool) bool {
-	if p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Names != 0 || p.NestedParam != nil {
+	if p.Param == nil || p.Excl || p.Length || p.Names != 0 || p.NestedParam != nil || !isTransform(p) {
 		return false
 	}
-	v, set := a.vars[name]
-	if !set || !v.known || v.arr != nil || v.item {
+	in, ok := a.transformInput(p, name)
+	if !ok {
 		return false
 	}
-	var out string
-	ok, home := false, v.home
-	switch {
-	case p.Slice != nil && p.Exp == nil && p.Repl == nil:
-		out, ok = sliceValue(v.val, p.Slice)
-	case p.Repl != nil && p.Exp == nil && p.Slice == nil:
-		var withHome bool
-		out, withHome, ok = a.replaceValue(v.val, p.Repl)
-		home = home || withHome
-	case p.Exp != nil && p.Slice == nil && p.Repl == nil && isTrimOp(p.Exp.Op):
-		out, ok = trimValue(v.val, p.Exp)
-	case p.Exp != nil && p.Slice == nil && p.Repl == nil && p.Exp.Word == nil:
-		out, ok = caseValue(v.val, p.Exp.Op)
-		if !ok {
-			return false // not a transform (${X@Q} …)
+	for i, e := range in.elems {
+		if i > 0 {
+			b.split()
 		}
+		if !a.spendValue(len(e)) {
+			b.addDyn(a.source(p))
+			continue
+		}
+		out, home, ok := a.transformValue(p, e)
+		switch {
+		case !ok || !in.known:
+			b.addDefaulted(a.source(p), out)
+		default:
+			if (in.home || home) && strings.HasPrefix(out, "~") && (!b.started || b.cur.val == "") {
+				b.cur.home = true
+			}
+			a.addValue(b, out, quoted)
+		}
+	}
+	return true
+}
+
+// isTransform reports whether p is one transform of a value: a slice, a
+// replacement, a trim or a case change.
+func isTransform(p *syntax.ParamExp) bool {
+	switch {
+	case p.Slice != nil:
+		return p.Exp == nil && p.Repl == nil
+	case p.Repl != nil:
+		return p.Exp == nil
+	case p.Exp != nil:
+		return isTrimOp(p.Exp.Op) || isCaseOp(p.Exp)
+	}
+	return false
+}
+
+// transformIn is what a transform applies to: the values of the elements
+// it names (known), or their possible values where they are only known at
+// run time.
+type transformIn struct {
+	elems []string
+	known bool
+	home  bool // a scalar's value starts with the home directory
+}
+
+// transformInput returns the elements p's transform applies to: X's value,
+// or the elements of an array (or of the positional parameters) the index
+// selects. ok is false where the line does not know them (an index only
+// known at run time, one past the end), or for ${a[@]:o:l}, which slices
+// the array, not its elements.
+func (a *analyzer) transformInput(p *syntax.ParamExp, name string) (transformIn, bool) {
+	idx := ""
+	if p.Index != nil {
+		var ok bool
+		if idx, ok = a.indexValue(p.Index); !ok {
+			return transformIn{}, false
+		}
+	}
+	if allDigits(name) && name != "0" {
+		idx, name = name, "@"
+	}
+	if name == "*" {
+		name = "@"
+	}
+	whole := idx == "@" || idx == "*" || name == "@" && idx == ""
+	first := idx == "" || idx == "0" || idx == "@" || idx == "*"
+	v, set := a.vars[name]
+	switch {
+	case !set || v.item || whole && p.Slice != nil:
+		return transformIn{}, false
+	case v.known && v.arr == nil && first && name != "@":
+		return transformIn{elems: []string{v.val}, known: true, home: v.home}, true
+	case v.known && v.arr != nil:
+		elems, ok := pickElems(v.arr, name, idx)
+		return transformIn{elems: elems, known: true}, ok
+	case v.hasDflt && v.dfltArr != nil:
+		elems, ok := pickElems(v.dfltArr, name, idx)
+		return transformIn{elems: elems}, ok
+	case v.hasDflt && first && name != "@":
+		return transformIn{elems: []string{v.dflt}}, true
+	}
+	return transformIn{}, false
+}
+
+// transformValue applies p's transform to s, and reports whether the
+// result starts with the home directory a replacement put there. When
+// ok is false the result is only known at run time and out is a value
+// it may have (s untransformed, or lowered for a case change).
+func (a *analyzer) transformValue(p *syntax.ParamExp, s string) (out string, home, ok bool) {
+	switch {
+	case p.Slice != nil:
+		out, ok = sliceValue(s, p.Slice)
+	case p.Repl != nil:
+		out, home, ok = a.replaceValue(s, p.Repl)
+	case isTrimOp(p.Exp.Op):
+		out, ok = a.trimValue(s, p.Exp)
 	default:
-		return false
+		out, ok = a.caseValue(s, p.Exp)
+		if !ok {
+			return caseFallback(s, p.Exp), false, false
+		}
 	}
 	if !ok {
-		b.addDefaulted(a.source(p), v.val)
-		return true
+		return s, false, false
 	}
-	if home && strings.HasPrefix(out, "~") && (!b.started || b.cur.val == "") {
-		b.cur.home = true
-	}
-	a.addValue(b, out, quoted)
-	return true
+	return out, home, true
 }
 
 // trimRegexp returns the regular expression whose first group is what a
 // trim operator removes, when its pattern is written literally.
-func trimRegexp(e *syntax.Expansion) (*regexp.Regexp, bool) {
+func (a *analyzer) trimRegexp(e *syntax.Expansion) (*regexp.Regexp, bool) {
 	pat, ok := trimPattern(e)
 	if !ok {
 		return nil, false
@@ -78,13 +157,13 @@ func trimRegexp(e *syntax.Expansion) (*regexp.Regexp, bool) {
 	default:
 		expr = "^(" + expr + ")"
 	}
-	rx, err := regexp.Compile("(?s)" + expr)
+	rx, err := a.compile("(?s)" + expr)
 	return rx, err == nil
 }
 
 // trimValue returns s with the trim operator e applied.
-func trimValue(s string, e *syntax.Expansion) (string, bool) {
-	rx, ok := trimRegexp(e)
+func (a *analyzer) trimValue(s string, e *syntax.Expansion) (string, bool) {
+	rx, ok := a.trimRegexp(e)
 	if !ok {
 		return "", false
 	}
@@ -127,7 +206,7 @@ func (a *analyzer) replaceValue(s string, r *syntax.Replace) (string, bool, bool
 	case "$":
 		expr = "(?:" + expr + ")$"
 	}
-	rx, err := regexp.Compile("(?s)" + expr)
+	rx, err := a.compile("(?s)" + expr)
 	if err != nil {
 		return "", false, false
 	}
@@ -195,25 +274,33 @@ func arithLiteral(x syntax.ArithmExpr, dflt int) (int, bool) {
 	return 0, false
 }
 
-// caseValue returns s with ${X^^}, ${X,,}, ${X^} or ${X,} applied; ok is
-// false for any other operator.
-func caseValue(s string, op syntax.ParExpOperator) (string, bool) {
-	first := func(f func(rune) rune) string {
-		r, n := utf8.DecodeRuneInString(s)
-		if n == 0 {
-			return s
+// maxRegexps bounds the expressions kept compiled for one line.
+const maxRegexps = 256
+
+// compile returns expr compiled, once per line: a line may use the same
+// trim thousands of times.
+func (a *analyzer) compile(expr string) (*regexp.Regexp, error) {
+	if rx, ok := a.regexps[expr]; ok {
+		return rx, nil
+	}
+	rx, err := regexp.Compile(expr)
+	if err == nil && len(a.regexps) < maxRegexps {
+		if a.regexps == nil {
+			a.regexps = map[string]*regexp.Regexp{}
 		}
-		return string(f(r)) + s[n:]
+		a.regexps[expr] = rx
 	}
-	switch op {
-	case syntax.UpperAll:
-		return strings.ToUpper(s), true
-	case syntax.LowerAll:
-		return strings.ToLower(s), true
-	case syntax.UpperFirst:
-		return first(unicode.ToUpper), true
-	case syntax.LowerFirst:
-		return first(unicode.ToLower), true
+	return rx, err
+}
+
+// spendValue counts n bytes of values built for the line. Past
+// maxLineValues (values this large only come from repeating one
+// expansion thousands of times) the line is escalated and the walk stops;
+// spendValue then reports false and the value is left to run time.
+func (a *analyzer) spendValue(n int) bool {
+	a.valueBytes += n
+	if a.valueBytes > maxLineValues {
+		a.limit("values too large to classify")
 	}
-	return "", false
+	return !a.halt
 }

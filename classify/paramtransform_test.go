@@ -49,9 +49,9 @@ func TestTransformValues(t *testing.T) {
 		case p.Repl != nil:
 			got, _, ok = newAnalyzer(Default()).replaceValue(tc.val, p.Repl)
 		case isTrimOp(p.Exp.Op):
-			got, ok = trimValue(tc.val, p.Exp)
+			got, ok = newAnalyzer(Default()).trimValue(tc.val, p.Exp)
 		default:
-			got, ok = caseValue(tc.val, p.Exp.Op)
+			got, ok = newAnalyzer(Default()).caseValue(tc.val, p.Exp)
 		}
 		if ok != tc.ok || ok && got != tc.want {
 			t.Errorf("%s on %q = %q %v, want %q %v", tc.expr, tc.val, got, ok, tc.want, tc.ok)
@@ -68,5 +68,56 @@ func TestTransformVerdicts(t *testing.T) {
 		{`f=report.txt; cp "$f" "${f%.txt}.bak"`, Sandboxed, true},
 		{`f=src/main.go; echo "${f##*/}" "${f%/*}"`, Allow, true},
 		{`b=Feature-X; git checkout "${b,,}"`, Sandboxed, false},
+	})
+}
+
+// TestCaseValues: case changes with literal patterns and bash 5.1's @L,
+// @U, @u, checked against bash 5.2.
+func TestCaseValues(t *testing.T) {
+	for _, tc := range []struct {
+		val, expr, want string
+		ok              bool
+	}{
+		{"ABC", "${X,,[A-B]}", "abC", true},
+		{"ABC", "${X,[A-B]}", "aBC", true},
+		{"ABC", "${X,[B]}", "ABC", true},
+		{"ABC", "${X,,*}", "abc", true},
+		{"ABC", "${X,,''}", "ABC", true},
+		{"ABC", "${X@L}", "abc", true},
+		{"abc", "${X@U}", "ABC", true},
+		{"abc", "${X@u}", "Abc", true},
+		{"abc", "${X^^[ac]}", "AbC", true},
+		{"abc", "${X^^ab}", "abc", true},
+		{"ABC", "${X,,$p}", "", false},
+		{"abc", "${X@Q}", "", false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo "+tc.expr), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1].Parts[0].(*syntax.ParamExp)
+		got, ok := newAnalyzer(Default()).caseValue(tc.val, p.Exp)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("%s on %q = %q %v, want %q %v", tc.expr, tc.val, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestArrayTransformVerdicts: transforms of array elements and of values
+// only known at run time.
+func TestArrayTransformVerdicts(t *testing.T) {
+	rt20Check(t, []rt20Case{
+		{`set -- ~/.ssh/id_rsa.pub; cat "${1%.pub}"`, Escalated, false},
+		{`set -- ~/.ssh/id_rsa.pub x; cat "${@%.pub}"`, Escalated, false},
+		{`a=(x ~/.ssh/id_rsa.pub); cat "${a[1]%.pub}"`, Escalated, false},
+		{`a=(~/.ssh/id_rsa.pub); cat "${a%.pub}"`, Escalated, false},
+		{`X=~/.ssh/id_rsa.pub; cat "${X[0]%.pub}"`, Escalated, false},
+		{`a=(~/.ssh/id_rsa); cat "${a[0]%$p}"`, Escalated, false},
+		{`a=(${Y:-~/.ssh/id_rsa.pub}); cat "${a[0]%.pub}"`, Escalated, false},
+		{`X=${Y:-~/.ssh/id_rsa.pub}; cat "${X%.pub}"`, Escalated, false},
+		{`X=~/.SSH/ID_RSA; cat "${X,,$p}"`, Escalated, false},
+		{`files=(a.txt b.txt); echo "${files[@]%.txt}"`, Allow, true},
+		{`files=(a.txt b.txt); cp "${files[0]}" "${files[0]%.txt}.bak"`, Sandboxed, true},
+		{`a=(a b c); echo "${a[@]:1}"`, Allow, true},
 	})
 }

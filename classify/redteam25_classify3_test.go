@@ -24,6 +24,10 @@ import (
 // Severity: medium. Fix: apply transformKnown per element when the array's
 // elements are known (${a[N]op}, ${a[@]op}, ${a[*]op}, $a == ${a[0]}), with
 // the untransformed element as the possible value otherwise.
+//
+// Fixed: transformKnown (paramtransform.go) takes its input from
+// transformInput: a scalar, the array elements (or positional parameters)
+// the index selects, or their possible values, each transformed.
 func TestRedteam25Classify3ArrayTransform(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`a=(~/.ssh/id_rsa.pub); cat "${a[0]%.pub}"`, Escalated, false},
@@ -58,6 +62,10 @@ func TestRedteam25Classify3ArrayTransform(t *testing.T) {
 // value as defaulted, as transformKnown does for an unknown pattern — and
 // better, since case is what makes the path, judge every case variant
 // risk-first.
+//
+// Fixed: caseValue (paramcase.go) applies ,, ^^ , ^ with a literal
+// pattern matched per character, and @L @U @u; with a run-time pattern the
+// lowered value (,, ,) or the value as is (^^ ^) is the possible value.
 func TestRedteam25Classify3CaseOps(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`X=$HOME/.SSH/id_rsa; cat "${X,,[A-Z]}"`, Escalated, false},
@@ -102,12 +110,19 @@ func TestRedteam25Classify3LiteralForms(t *testing.T) {
 // the line, so a 1 MiB line takes far longer). Fix: cap the total bytes of
 // values built per line (treat past the cap as run-time parts) and cache
 // compiled trim patterns.
+//
+// Fixed: patterns are compiled once per line (analyzer.compile), and past
+// 4 MiB of values expanded on the line (spendValue, in transforms, known
+// variables and array elements) the line is escalated and the walk stops
+// (~0.1 s here; `echo $X` ×3000 15 ms).
 func TestRedteam25Classify3SlowTransform(t *testing.T) {
 	c := Default()
 	line := "X=" + strings.Repeat("a", 20000) + "; echo " + strings.TrimSpace(strings.Repeat("${X%%*b} ", 3000))
 	start := time.Now()
 	got := c.Classify(line)
-	if d := time.Since(start); d > time.Second {
+	// ~0.1 s idle; the bound leaves room for a loaded CI machine under
+	// -race (the unbounded walk took 2.3 s idle).
+	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("classification took %v (decision %s), want well under 1s", d, got.Decision)
 	}
 	start = time.Now()

@@ -294,6 +294,10 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 			if i > 0 {
 				b.split()
 			}
+			if !a.spendValue(len(e)) {
+				b.addDyn(a.source(p))
+				continue
+			}
 			a.addValue(b, e, quoted)
 		}
 		return
@@ -384,6 +388,8 @@ func (a *analyzer) addVar(b *fieldBuilder, name, src string, quoted bool) bool {
 	case ok && v.item:
 		b.addDyn(src)
 		b.addBare(xargsInputBare) // a for-loop word is never empty
+	case ok && v.known && !a.spendValue(len(v.val)):
+		b.addDyn(src)
 	case ok && v.known:
 		if v.home && (!b.started || b.cur.val == "") {
 			b.cur.home = true
