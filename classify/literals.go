@@ -220,3 +220,60 @@ func itoa(n int) string {
 	}
 	return string(buf[i:])
 }
+
+// bashInt reads an integer constant as bash arithmetic does: decimal,
+// 0x1F (hex), 017 (octal) or base#digits (base 2 to 64: 0-9, a-z, A-Z,
+// @ and _; letters of either case are 10-35 up to base 36). ok is false
+// for anything else, or a value too large to be a length.
+func bashInt(s string) (int, bool) {
+	base, digits := 10, s
+	switch {
+	case strings.Contains(s, "#"):
+		b, rest, _ := strings.Cut(s, "#")
+		n, ok := atoiSmall(b)
+		if !ok || n < 2 || n > 64 {
+			return 0, false
+		}
+		base, digits = n, rest
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		base, digits = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base, digits = 8, s[1:]
+	}
+	if digits == "" || len(digits) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(digits); i++ {
+		d := baseDigit(digits[i], base)
+		if d < 0 {
+			return 0, false
+		}
+		n = n*base + d
+	}
+	return n, n < 1<<31
+}
+
+// baseDigit returns the value of c as a digit of base, or -1.
+func baseDigit(c byte, base int) int {
+	d := -1
+	switch {
+	case isDigit(c):
+		d = int(c - '0')
+	case 'a' <= c && c <= 'z':
+		d = int(c-'a') + 10
+	case 'A' <= c && c <= 'Z':
+		d = int(c-'A') + 10
+		if base > 36 {
+			d += 26
+		}
+	case c == '@':
+		d = 62
+	case c == '_':
+		d = 63
+	}
+	if d >= base {
+		return -1
+	}
+	return d
+}

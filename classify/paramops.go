@@ -143,10 +143,11 @@ func trimPattern(e *syntax.Expansion) (string, bool) {
 		case *syntax.Lit:
 			sb.WriteString(p.Value)
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				return "", false
+				v = ansiC(v) // $'.pub'
 			}
-			sb.WriteString(pattern.QuoteMeta(p.Value, 0))
+			sb.WriteString(pattern.QuoteMeta(v, 0))
 		default:
 			return "", false
 		}

@@ -252,15 +252,18 @@ func sliceValue(s string, sl *syntax.Slice) (string, bool) {
 }
 
 // arithLiteral returns the value of an arithmetic expression that is a
-// literal number, optionally signed; dflt when there is none.
+// literal number (see bashInt), optionally signed or in parentheses; dflt
+// when there is none.
 func arithLiteral(x syntax.ArithmExpr, dflt int) (int, bool) {
 	switch x := x.(type) {
 	case nil:
 		return dflt, true
 	case *syntax.Word:
 		if l := strings.TrimSpace(x.Lit()); l != "" {
-			return atoiSmall(l)
+			return bashInt(l)
 		}
+	case *syntax.ParenArithm:
+		return arithLiteral(x.X, 0)
 	case *syntax.UnaryArithm:
 		if n, ok := arithLiteral(x.X, 0); ok && x.X != nil && !x.Post {
 			switch x.Op {

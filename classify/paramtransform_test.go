@@ -103,6 +103,26 @@ func TestCaseValues(t *testing.T) {
 	}
 }
 
+// TestBashInt: integer constants as bash arithmetic reads them.
+func TestBashInt(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"4", 4, true}, {"0x4", 4, true}, {"0X1f", 31, true}, {"010", 8, true}, {"0", 0, true},
+		{"10#4", 4, true}, {"36#z", 35, true}, {"36#Z", 35, true}, {"64#A", 36, true},
+		{"64#@", 62, true}, {"64#_", 63, true}, {"2#101", 5, true},
+		{"08", 0, false}, {"37#Z", 0, false}, {"1#1", 0, false}, {"0x", 0, false}, {"4a", 0, false},
+		{"99999999999", 0, false},
+	} {
+		got, ok := bashInt(tc.in)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("bashInt(%q) = %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 // TestArrayTransformVerdicts: transforms of array elements and of values
 // only known at run time.
 func TestArrayTransformVerdicts(t *testing.T) {

@@ -87,6 +87,9 @@ func TestRedteam25Classify3CaseOps(t *testing.T) {
 // numbers" limit, but each of these is a literal). Fix: trimPattern should
 // accept $'…' (decode the escapes), arithLiteral should accept a
 // parenthesised literal and bash's base forms (0x, 0, b#n).
+//
+// Fixed: trimPattern decodes $'…' (ansiC); arithLiteral reads (x) and
+// bashInt's 0x1F, 017 and base#digits.
 func TestRedteam25Classify3LiteralForms(t *testing.T) {
 	rt20Check(t, []rt20Case{
 		{`X=~/.ssh/id_rsa.pub; cat ${X%$'.pub'}`, Escalated, false},
