@@ -163,11 +163,11 @@ func trimKeeps(e *syntax.Expansion) bool {
 }
 
 // trimSymbolic judges a trim of a symbolic parameter (see symbolicSamples).
-func trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
+func (a *analyzer) trimSymbolic(name string, e *syntax.Expansion) (string, trimKind) {
 	if trimKeeps(e) {
 		return "", trimKeep
 	}
-	rx, ok := trimRegexp(e)
+	rx, ok := a.trimRegexp(e)
 	if !ok {
 		return "", trimDyn
 	}

@@ -323,7 +323,7 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	}
 	if plain && p.Exp != nil && isTrimOp(p.Exp.Op) && !a.reassigned(name) {
 		if _, ok := symbolicSamples[name]; ok {
-			switch v, kind := trimSymbolic(name, p.Exp); kind {
+			switch v, kind := a.trimSymbolic(name, p.Exp); kind {
 			case trimConst:
 				a.addValue(b, v, quoted)
 				return
