@@ -479,8 +479,9 @@ func compressedStream(resp *http.Response) string {
 	return multiplexedUpgrade(resp)
 }
 
-// multiplexedUpgrade returns the protocol of compressedUpgrades that a 101
-// response's Upgrade names, or "".
+// multiplexedUpgrade names the protocol of compressedUpgrades that a 101
+// response's Upgrade switches to ("Upgrade: h2c", see quoteToken), or
+// returns "".
 func multiplexedUpgrade(resp *http.Response) string {
 	for _, u := range resp.Header.Values("Upgrade") {
 		for tok := range strings.SplitSeq(u, ",") {
