@@ -48,23 +48,31 @@ func TestGone(t *testing.T) {
 	}
 }
 
+// teeRelayWith starts a tee relay of a caller's pipe that holds first,
+// and returns the caller's pipe, the relay and the program's end; all are
+// closed when t ends.
+func teeRelayWith(t *testing.T, first string) (r, w *os.File, s *stdinFile, prog *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	w.WriteString(first)
+	s, prog, err = newStdinPipe(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prog.Close() })
+	return r, w, s, prog
+}
+
 // TestTeeRelaySharedPipe: another reader of the caller's pipe takes the
 // chunk the relay put in the program's pipe before the program reads it:
 // the relay takes it back (the program never sees it) and relays what
 // comes next, taking off the caller's pipe only what the program read.
 func TestTeeRelaySharedPipe(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	w.WriteString("AAAA\n")
-	s, prog, err := newStdinPipe(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prog.Close()
+	r, w, s, prog := teeRelayWith(t, "AAAA\n")
 	time.Sleep(100 * time.Millisecond) // the relay has the chunk in the program's pipe
 	buf := make([]byte, 100)
 	if n, _ := r.Read(buf); string(buf[:n]) != "AAAA\n" {
@@ -188,18 +196,7 @@ func readFor(t *testing.T, f *os.File, n int, d time.Duration) string {
 // the relay waits in poll for "empty" again (enlarged); the chunk is
 // still there for it.
 func TestTeeRelayNarrowsEnlargedPipe(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	w.WriteString("AAAA\n")
-	s, prog, err := newStdinPipe(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prog.Close()
+	_, _, s, prog := teeRelayWith(t, "AAAA\n")
 	time.Sleep(100 * time.Millisecond) // the chunk is in the program's pipe
 	fd := int(prog.Fd())
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<16); err != nil {
