@@ -61,6 +61,9 @@ sleep 20`
 // thread but add a nested Landlock domain for the program only (restrict
 // again in the child before exec), so the init's thread is outside it.
 func TestRedteam26ReducedTierStopInit(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("the reduced tier refuses callers that are root over the host's files")
+	}
 	for _, c := range []struct {
 		name string
 		sig  string
