@@ -11,19 +11,50 @@ import (
 )
 
 // rt26StopInit is a script for the reduced tier: it starts a background
-// sleep (its pid in $PIDS), then signals its init ($PPID) thread by
-// thread with tgkill, and prints which threads took the signal. With
-// SIG=0 it only asks (the control); SIG=19 (SIGSTOP) stops the init.
+// sleep (its pid in $PIDS), then signals each of its init's ($PPID)
+// threads by the route $HOW names, and prints what each call returned.
+// With SIG=0 it only asks (the control); SIG=19 (SIGSTOP) stops the init.
+// The routes: kill(2), tkill(2), tgkill(2), rt_sigqueueinfo(2) and
+// rt_tgsigqueueinfo(2) with the thread's id, and pidfd_send_signal(2)
+// on a thread pidfd (pidfd_open with PIDFD_THREAD) and on /proc/TID,
+// and F_SETOWN with F_SETSIG on a pipe it then writes to. The control
+// beside each: the program signals itself by the first three.
 const rt26StopInit = `sleep 20 </dev/null >/dev/null 2>&1 & echo $! >>"$PIDS"
 python3 -c '
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-ppid = int(sys.argv[1]); sig = int(sys.argv[2])
+ppid, sig, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+info = (ctypes.c_int * 32)(sig, 0, -1)  # si_signo, si_errno, si_code SI_QUEUE
+def send(tid):
+    if how == "kill": return libc.syscall(62, tid, sig)
+    if how == "tkill": return libc.syscall(200, tid, sig)
+    if how == "tgkill": return libc.syscall(234, ppid, tid, sig)
+    if how == "sigqueue": return libc.syscall(129, tid, sig, info)
+    if how == "tgsigqueue": return libc.syscall(297, ppid, tid, sig, info)
+    if how == "pidfd":
+        fd = libc.syscall(434, tid, os.O_EXCL)  # PIDFD_THREAD
+        return fd if fd < 0 else libc.syscall(424, fd, sig, None, 0)
+    if how == "fsetown":
+        import fcntl
+        r, w = os.pipe()
+        try:
+            fcntl.fcntl(r, fcntl.F_SETOWN, tid)
+        except OSError as e:
+            ctypes.set_errno(e.errno); return -1
+        fcntl.fcntl(r, 10, sig)  # F_SETSIG
+        fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)
+        os.write(w, b"x"); os.close(r); os.close(w)
+        return 0
+    if how == "procfd":
+        fd = os.open("/proc/%d" % tid, os.O_RDONLY | os.O_DIRECTORY)
+        return libc.syscall(424, fd, sig, None, 1)  # PIDFD_SIGNAL_THREAD
 print("kill", libc.kill(ppid, 0), ctypes.get_errno())
+me = os.getpid()
+print("self", libc.syscall(234, me, me, 0), libc.syscall(62, me, 0), libc.syscall(200, me, 0))
 for tid in sorted(os.listdir("/proc/%d/task" % ppid), key=int):
-    r = libc.syscall(234, ppid, int(tid), sig)
-    print("tgkill", tid, r, ctypes.get_errno())
-' "$PPID" "$SIG" >>"$PIDS.log" 2>&1
+    r = send(int(tid))
+    print(how, tid, r, ctypes.get_errno())
+' "$PPID" "$SIG" "$HOW" >>"$PIDS.log" 2>&1
 sleep 20`
 
 // TestRedteam26ReducedTierStopInit: in the reduced tier the init keeps the
@@ -39,8 +70,11 @@ sleep 20`
 // past the timeout instead of milliseconds) and SIGKILLs the init, and
 // the program's ordinary background child (same process group, no
 // setsid), which the init would have ended, is orphaned and outlives the
-// run, with agentbox still alive. The control: the same script with
-// signal 0 (only asking) leaves no survivor and returns at the timeout.
+// run, with agentbox still alive. kill(2), tkill(2), rt_sigqueueinfo(2),
+// rt_tgsigqueueinfo(2), pidfd_send_signal(2) and F_SETOWN's SIGIO name
+// the thread as well. The controls: the same script with signal 0 (only
+// asking) leaves no survivor and returns at the timeout, and the program
+// signals itself by kill, tkill and tgkill.
 //
 // Why it matters: invariant 6 (kill means gone: the whole process tree,
 // within milliseconds) and the README's claim that in the reduced tier "a
@@ -60,25 +94,35 @@ sleep 20`
 // thread group in the reduced tier (as it does for prlimit64), or keep the
 // thread but add a nested Landlock domain for the program only (restrict
 // again in the child before exec), so the init's thread is outside it.
+//
+// Fixed: seccomp (keeperRules, fcntlRule, ownerIoctls, hostSignal in
+// sandbox/linux/seccomp_signal.go) refuses every call that names the kept
+// thread to signal it (kill, tkill, tgkill, rt_sigqueueinfo,
+// rt_tgsigqueueinfo, pidfd_open, F_SETOWN), the calls that name a target
+// through memory (F_SETOWN_EX, FIOSETOWN, SIOCSPGRP), and answers
+// pidfd_send_signal ENOSYS in the tier; the filter is built on the kept
+// thread (startLocked), which names itself.
 func TestRedteam26ReducedTierStopInit(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
 	}
-	for _, c := range []struct {
-		name string
-		sig  string
-	}{
-		{"control: ask", "0"},
-		{"stop", "19"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := rt9Scenario{"exec", "SIG=" + c.sig + "; " + rt26StopInit, 1500 * time.Millisecond}
+	type route struct{ how, sig string }
+	routes := []route{{"tgkill", "0"}} // the control: only asking
+	for _, how := range []string{"kill", "tkill", "tgkill", "sigqueue", "tgsigqueue", "pidfd", "procfd", "fsetown"} {
+		routes = append(routes, route{how, "19"})
+	}
+	for _, c := range routes {
+		t.Run(c.how+"/"+c.sig, func(t *testing.T) {
+			s := rt9Scenario{"exec", "SIG=" + c.sig + " HOW=" + c.how + "; " + rt26StopInit, 1500 * time.Millisecond}
 			dir := hostDir(t)
 			o := rt10RunReduced(t, dir, s)
 			log, _ := os.ReadFile(filepath.Join(dir, "pids.log"))
 			t.Logf("signals: %s", log)
-			if !strings.Contains(string(log), "tgkill") {
+			if !strings.Contains(string(log), c.how+" ") {
 				t.Fatalf("the script did not run")
+			}
+			if !strings.Contains(string(log), "self 0 0 0") {
+				t.Errorf("the program could not signal itself (tgkill, kill, tkill)")
 			}
 			if len(o.Alive) > 0 {
 				t.Errorf("ESCAPE: the command's background child %v outlived the run (%d ms, timeout %v)", o.Alive, o.Millis, s.Timeout)
