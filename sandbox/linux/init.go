@@ -273,10 +273,6 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if spec.Reduced != "" {
 		layers = append(layers, ll.netLayer(&spec.Landlock, opts))
 	}
-	filter, err := buildSeccomp(opts)
-	if err != nil {
-		return 0, nil, stageErr("seccomp", err)
-	}
 	if err := setRlimits(spec.Limits, spec.Reduced != ""); err != nil {
 		return 0, nil, stageErr("rlimits", err)
 	}
@@ -310,7 +306,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		return 0, nil, stageErr("mount watch", errors.New(why))
 	}
 	programStarted = monotonicNow()
-	pid, err := startLocked(path, spec, stdio, ll, filter, spec.Reduced != "")
+	pid, err := startLocked(path, spec, stdio, ll, opts)
 	if err == nil {
 		protective.started(pid)
 	}
@@ -413,7 +409,12 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 // that the program's parent-death signal (which follows the forking thread)
 // fires only when the init itself dies: there is no pid namespace to end the
 // program then.
-func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, filter []unix.SockFilter, reduced bool) (int, error) {
+//
+// The seccomp filter is built on that thread: in the reduced tier it names
+// the thread, which stays in the program's Landlock domain, as one the
+// program may not signal (keeperRules).
+func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, opts seccompOptions) (int, error) {
+	reduced := opts.hostShared
 	files := []uintptr{0, 1, 2}
 	if stdio != nil {
 		files = []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
@@ -436,6 +437,13 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 				done <- result{err: stageErr("cgroup namespace", err)}
 				return
 			}
+		} else {
+			opts.keeper = uint32(unix.Gettid())
+		}
+		filter, err := buildSeccomp(opts)
+		if err != nil {
+			done <- result{err: stageErr("seccomp", err)}
+			return
 		}
 		if err := lockDownThread(ll, filter); err != nil {
 			done <- result{err: err}

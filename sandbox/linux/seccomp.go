@@ -35,6 +35,10 @@ const (
 	denyIfNotIn                   // deny unless arg equals one of values
 	denyIfAnyBits                 // deny when arg & values[0] != 0
 	denyIfAbove                   // deny when arg > values[0]
+	// onlyIfIn allows the call unless arg equals one of values: the tests
+	// after it judge only those calls. It comes after the rule's other
+	// tests.
+	onlyIfIn
 )
 
 // argTest judges one argument (its low 32 bits, masked when mask is set);
@@ -71,13 +75,7 @@ const (
 var commonArgRules = []argRule{
 	rule(unix.SYS_OPENAT, 3, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_CLONE, 0, denyIfAnyBits, unix.EPERM, nsCloneFlags),
-	// A file lease makes every other process that opens the file (for
-	// writing, under a read lease; at all, under a write lease) wait until
-	// the holder lets go or lease-break-time passes (45 s by default), and
-	// the holder may take it again at once: a sandboxed program could stall
-	// the host's editor, shell or agent on any file it may read. No
-	// ordinary workload takes leases; F_GETLEASE stays allowed.
-	rule(unix.SYS_FCNTL, 1, denyIfEqual, unix.EPERM, unix.F_SETLEASE),
+	// fcntl: fcntlRule.
 	rule(unix.SYS_MKNODAT, 2, denyIfAnyBits, unix.EPERM, setIDBits),
 	// Only the personalities Docker's default profile allows: Linux,
 	// PER_LINUX32, UNAME26, the last two together, and the query.
@@ -113,11 +111,11 @@ const (
 var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVersion, ext4IocSetVersionOld}
 
 // ioctlRule refuses the terminal ioctls, and in the reduced tier the
-// inode-flag ones too.
+// inode-flag ones and those that set a file's owner (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
 	cmds := slices.Clone(terminalIoctls)
 	if o.hostShared {
-		cmds = append(cmds, hostInodeIoctls...)
+		cmds = slices.Concat(cmds, hostInodeIoctls, ownerIoctls)
 	}
 	return rule(unix.SYS_IOCTL, 1, denyIfEqual, unix.EPERM, cmds...)
 }
@@ -307,6 +305,10 @@ type seccompOptions struct {
 	// process's memory sees (see uncountedMemory): set when a memory limit
 	// is enforced without a memory cgroup.
 	uncountedMemory bool
+	// keeper is the id of the init's thread that forks the program and
+	// stays alive in the reduced tier; signals to it are refused (see
+	// keeperRules). Zero when there is none.
+	keeper uint32
 }
 
 // uncountedMemory are the calls that make memory a process can hold
@@ -329,8 +331,8 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
-	rules := slices.Concat([]argRule{socketRule(o), ioctlRule(o)}, socketpairRule(o), commonArgRules,
-		chmodRules(o), archArgRules)
+	rules := slices.Concat([]argRule{socketRule(o), ioctlRule(o), fcntlRule(o)}, socketpairRule(o), commonArgRules,
+		chmodRules(o), archArgRules, keeperRules(o))
 	denied := slices.Concat(commonDenied, archDenied, streamDenied(o))
 	if o.hostShared {
 		rules = append(rules, hostProcessRules...)
@@ -356,7 +358,7 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	if o.hostShared {
 		// setxattrat is refused outright there, not sent to a fallback.
 		nosys = slices.DeleteFunc(nosys, func(nr uintptr) bool { return slices.Contains(denied, nr) })
-		nosys = slices.Concat(nosys, hostIPC)
+		nosys = slices.Concat(nosys, hostIPC, hostSignal)
 	}
 	slices.Sort(nosys)
 	for _, nr := range slices.Compact(nosys) {
@@ -382,6 +384,7 @@ func (r argRule) assemble() ([]unix.SockFilter, error) {
 	}
 	var body []unix.SockFilter
 	var patches []patch
+	var allows []int // onlyIfIn's fall-throughs: unconditional jumps to the allow
 	for _, t := range r.tests {
 		errno := r.errno
 		if t.errno != 0 {
@@ -411,9 +414,20 @@ func (r argRule) assemble() ([]unix.SockFilter, error) {
 			}
 			patches = append(patches, patch{at: len(body), errno: errno, fall: true})
 			body = append(body, bpfJump(unix.BPF_JMP|unix.BPF_JA, 0, 0, 0))
+		case onlyIfIn:
+			// A match goes on to the next test; no match falls into a jump to allow.
+			n := len(t.values)
+			for i, v := range t.values {
+				body = append(body, bpfJump(jeqK, v, uint8(n-i), 0))
+			}
+			allows = append(allows, len(body))
+			body = append(body, bpfJump(unix.BPF_JMP|unix.BPF_JA, 0, 0, 0))
 		default:
 			return nil, fmt.Errorf("unknown argument check %d", t.check)
 		}
+	}
+	for _, at := range allows {
+		body[at].K = uint32(len(body) - at - 1)
 	}
 	body = append(body, bpfStmt(retK, retOK))
 	// One deny return per errno, after the allow, so that every test jumps

@@ -75,6 +75,7 @@ func TestSeccompDecisions(t *testing.T) {
 	}
 	native := uint32(nativeAuditArch)
 	reduced := seccompOptions{hostShared: true, streamOnly: true}
+	keeper := seccompOptions{hostShared: true, streamOnly: true, keeper: 4242}
 	tests := []call{
 		{"read allowed", seccompOptions{}, native, unix.SYS_READ, [6]uint64{}, allow},
 		{"foreign architecture killed", seccompOptions{}, unix.AUDIT_ARCH_I386, unix.SYS_READ, [6]uint64{}, kill},
@@ -146,6 +147,28 @@ func TestSeccompDecisions(t *testing.T) {
 		{"setxattrat falls back", seccompOptions{}, native, unix.SYS_SETXATTRAT, [6]uint64{}, enosys},
 		{"getxattr", seccompOptions{}, native, unix.SYS_GETXATTR, [6]uint64{}, allow},
 		{"removexattr", seccompOptions{}, native, unix.SYS_REMOVEXATTR, [6]uint64{}, allow},
+		{"keeper: kill it", keeper, native, unix.SYS_KILL, [6]uint64{4242, 19}, eperm},
+		{"keeper: kill it, high bits set", keeper, native, unix.SYS_KILL, [6]uint64{0x100000000 | 4242, 19}, eperm},
+		{"keeper: kill another", keeper, native, unix.SYS_KILL, [6]uint64{4243, 19}, allow},
+		{"keeper: kill own group", keeper, native, unix.SYS_KILL, [6]uint64{0, 15}, allow},
+		{"keeper: tkill it", keeper, native, unix.SYS_TKILL, [6]uint64{4242, 19}, eperm},
+		{"keeper: tgkill it", keeper, native, unix.SYS_TGKILL, [6]uint64{1, 4242, 19}, eperm},
+		{"keeper: tgkill another", keeper, native, unix.SYS_TGKILL, [6]uint64{4242, 4243, 19}, allow},
+		{"keeper: rt_sigqueueinfo it", keeper, native, unix.SYS_RT_SIGQUEUEINFO, [6]uint64{4242, 19}, eperm},
+		{"keeper: rt_tgsigqueueinfo it", keeper, native, unix.SYS_RT_TGSIGQUEUEINFO, [6]uint64{1, 4242, 19}, eperm},
+		{"keeper: pidfd_open it", keeper, native, unix.SYS_PIDFD_OPEN, [6]uint64{4242, 0}, eperm},
+		{"keeper: pidfd_open another", keeper, native, unix.SYS_PIDFD_OPEN, [6]uint64{4243, 0}, allow},
+		{"reduced: pidfd_send_signal falls back", reduced, native, unix.SYS_PIDFD_SEND_SIGNAL, [6]uint64{3, 19}, enosys},
+		{"namespaced: pidfd_send_signal", seccompOptions{}, native, unix.SYS_PIDFD_SEND_SIGNAL, [6]uint64{3, 19}, allow},
+		{"keeper: F_SETOWN it", keeper, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN, 4242}, eperm},
+		{"keeper: F_SETOWN self", keeper, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN, 4243}, allow},
+		{"keeper: F_SETFL with its id", keeper, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETFL, 4242}, allow},
+		{"keeper: F_SETLEASE", keeper, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETLEASE, unix.F_RDLCK}, eperm},
+		{"reduced: F_SETOWN_EX", reduced, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN_EX, 0}, eperm},
+		{"namespaced: F_SETOWN_EX", seccompOptions{}, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN_EX, 0}, allow},
+		{"reduced: FIOSETOWN", reduced, native, unix.SYS_IOCTL, [6]uint64{3, fioSetOwn}, eperm},
+		{"reduced: SIOCSPGRP", reduced, native, unix.SYS_IOCTL, [6]uint64{3, siocSPGRP}, eperm},
+		{"namespaced: FIOSETOWN", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{3, fioSetOwn}, allow},
 		{"reduced: chmod world-writable", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o666}, eperm},
 		{"reduced: fchmod o+w", reduced, native, unix.SYS_FCHMOD, [6]uint64{0, 0o646}, eperm},
 		{"reduced: fchmodat2 setuid", reduced, native, unix.SYS_FCHMODAT2, [6]uint64{0, 0, 0o4755, 0}, eperm},
