@@ -18,8 +18,8 @@ import (
 // Pss_Shmem count mapped pages only, so the monitor sees at most one chunk.
 // RLIMIT_DATA does not count shared mappings either.
 const rt26DontneedScript = `
-import mmap, sys, time
-total, zap = int(sys.argv[1]) << 20, sys.argv[2] == "zap"
+import ctypes, mmap, sys, time
+total, zap, shrink = int(sys.argv[1]) << 20, sys.argv[2] == "zap", sys.argv[2] == "shrink"
 chunk = 16 << 20
 def shmem():
     for l in open("/proc/meminfo"):
@@ -30,12 +30,19 @@ m = mmap.mmap(-1, total, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_
 for start in range(0, total, chunk):
     for off in range(start, start + chunk, 4096):
         m[off] = 0x5a
-    if zap:
+    if zap or shrink:
         m.madvise(mmap.MADV_DONTNEED, start, chunk)
     time.sleep(0.05)  # the monitor samples between chunks
 kept = all(m[off] == 0x5a for off in range(0, total, chunk))
 if zap:
     m.madvise(mmap.MADV_DONTNEED, 0, total)
+if shrink:
+    # Unmap all but the first page: the shmem object keeps its pages.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    if libc.munmap(addr + 4096, total - 4096) != 0:
+        raise SystemExit("munmap: errno %d" % ctypes.get_errno())
 rss = [l.split()[1] for l in open("/proc/self/status") if l.startswith("RssShmem:")][0]
 print("survived: %d MiB written, data kept %s, RssShmem %s kB, host Shmem +%d MiB" % (total >> 20, kept, rss, shmem() - before), flush=True)
 time.sleep(3)
@@ -81,6 +88,11 @@ func TestRedteam26MonitorMissesZappedSharedAnonymous(t *testing.T) {
 		{"control_small", "32", "zap", false},
 		{"control_mapped_killed", "512", "keep", true},
 		{"attack_dontneed_512", "512", "zap", true},
+		// The same memory, left in the shmem object after all but one page
+		// of its mapping is unmapped (written 16 MiB at a time with
+		// MADV_DONTNEED first): a count of the mappings' sizes would miss
+		// it too.
+		{"attack_dontneed_then_unmap_512", "512", "shrink", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := m.runArgs(t, manifest, 40*time.Second, script, tc.mib, tc.mode)
