@@ -261,7 +261,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	allowUnix := spec.AllowUnixSockets || ll.confinesUnixSockets()
 	// A memory limit no cgroup enforces (see plan.cgroupMemory), summed by
 	// a monitor that asked for what it cannot count to be refused.
-	uncounted := spec.Limits.CountedOnly && spec.Limits.MemoryBytes > 0
+	uncounted := spec.Limits.uncounted()
 	streamOnly := spec.Reduced != "" && spec.Network != "allowed"
 	opts := seccompOptions{
 		allowUnix:       allowUnix,
@@ -332,7 +332,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
 	}
 	if uncounted {
-		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd and System V IPC: refused, no memory cgroup)"
+		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd, System V IPC and shared anonymous mmap: refused, no memory cgroup)"
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil

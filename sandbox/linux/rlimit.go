@@ -56,7 +56,7 @@ func setRlimits(l limitsSpec, shared bool) error {
 		// Where a monitor sums the tree's memory (see uncountedMemory), it
 		// leaves file pages out, as the kernel may drop them: none may be
 		// locked in.
-		{unix.RLIMIT_MEMLOCK, "memlock", 0, l.CountedOnly && l.MemoryBytes > 0},
+		{unix.RLIMIT_MEMLOCK, "memlock", 0, l.uncounted()},
 	}
 	for _, s := range set {
 		if s.v == 0 && !s.always {

@@ -131,6 +131,11 @@ type limitsSpec struct {
 	CountedOnly bool
 }
 
+// uncounted says a memory limit is enforced by a monitor that sums the
+// processes' memory, not by a cgroup: what that sum cannot see is refused
+// (uncountedMemory, sharedAnonRule, zeroDevice, RLIMIT_MEMLOCK 0).
+func (l limitsSpec) uncounted() bool { return l.CountedOnly && l.MemoryBytes > 0 }
+
 // Control messages. The init sends msgReady or msgError once, then msgExit
 // when the program has ended (Err: why the init stopped the sandbox
 // itself, if it did: see mountWatch). The parent sends msgSpec, then msgCgroup if
