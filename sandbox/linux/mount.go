@@ -81,6 +81,11 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) (s
 			return "", stageErr("mount: "+d, err)
 		}
 	}
+	if s.Limits.uncounted() {
+		if err := zeroDevice(); err != nil {
+			return "", err
+		}
+	}
 	if err := mountMemoryAreas(s.TmpfsSize); err != nil {
 		return "", err
 	}
@@ -329,6 +334,29 @@ func mountDev() error {
 	}
 	if err := setAttr(dev, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, false); err != nil {
 		return stageErr("mount: read-only /dev", err)
+	}
+	return nil
+}
+
+// zeroDevice puts /dev/full in the place of the sandbox's /dev/zero where
+// a monitor sums its memory (limitsSpec.uncounted). A MAP_SHARED mapping
+// of /dev/zero is shared anonymous memory (the kernel gives it a shmem
+// object of its own, as for MAP_SHARED|MAP_ANONYMOUS, which seccomp
+// refuses there: sharedAnonRule), and its pages, written and then
+// dropped from the page tables with MADV_DONTNEED, stay held where no
+// count per process sees them. seccomp cannot tell which file an mmap
+// maps, but /dev/full reads as zeros too and cannot be mapped at all
+// (ENODEV). What changes: writes to /dev/zero fail with ENOSPC instead of
+// being discarded, and MAP_PRIVATE mappings of it, anonymous memory
+// before MAP_ANONYMOUS existed, fail too. The /dev tmpfs stays read-only:
+// the bind goes on top of the file it holds.
+func zeroDevice() error {
+	dst := newRoot + "/dev/zero"
+	if err := unix.Unmount(dst, unix.MNT_DETACH); err != nil {
+		return stageErr("mount: /dev/zero", err)
+	}
+	if err := unix.Mount(newRoot+"/dev/full", dst, "", unix.MS_BIND, ""); err != nil {
+		return stageErr("mount: /dev/full as /dev/zero", err)
 	}
 	return nil
 }
