@@ -165,8 +165,9 @@ type ResourceLimits struct {
 	// CountedMemoryOnly, for a sandbox whose memory limit no memory cgroup
 	// enforces, refuses the shared memory that no count of a process's
 	// memory sees (memfd_create, memfd_secret and System V shared memory
-	// answer ENOSYS), so that a monitor summing the tree's memory sees all
-	// of it. agentbox run sets it: its monitor is such a sum. Without a
+	// answer ENOSYS, mmap of MAP_SHARED|MAP_ANONYMOUS EPERM, and the
+	// sandbox's /dev/zero is /dev/full, which cannot be mapped), so that a
+	// monitor summing the tree's memory sees all of it. agentbox run sets it: its monitor is such a sum. Without a
 	// monitor, RLIMIT_DATA bounds each process and nothing bounds the
 	// tree, and this changes nothing worth its cost.
 	CountedMemoryOnly bool `json:"counted_memory_only,omitempty"`
