@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -195,17 +196,11 @@ print("survived: 480 MiB in /tmp and /dev/shm", flush=True)
 time.sleep(3)
 print("alive", flush=True)
 `,
-	// Controls. The same amount of shared memory, but mapped: RssShmem, which
-	// the monitor counts, so the run must end 137.
-	"control_mapped": `
-import mmap, time
-m = mmap.mmap(-1, 768 << 20)  # MAP_SHARED
-for off in range(0, 768 << 20, 4096):
-    m[off] = 1
-print("survived: 768 MiB mapped", flush=True)
-time.sleep(3)
-print("alive", flush=True)
-`,
+	// Controls. The same amount of memory, but mapped where the monitor
+	// counts it (RssAnon), in processes RLIMIT_DATA does not stop one by
+	// one, so the run must end 137. (A shared anonymous mapping is refused
+	// on the monitor path: TestRedteam26MonitorMissesZappedSharedAnonymous.)
+	"control_mapped": rt6ForkedAnonScript(6, 128),
 	// Files in /tmp and /dev/shm that fit the memory areas (256 MiB in
 	// all) and anonymous memory beside them: each alone is within the
 	// limit, together they are well past it.
@@ -235,6 +230,31 @@ with open("/tmp/small", "wb") as f:
     f.write(b"\1" * (32 << 20))
 print("survived: small", flush=True)
 `,
+}
+
+// rt6ForkedAnonScript holds n×each MiB of private anonymous memory, each
+// MiB in one of n forked processes, all alive at once; it prints
+// "survived" when every one holds its share.
+func rt6ForkedAnonScript(n, each int) string {
+	return fmt.Sprintf(`
+import os, time
+n, each = %d, %d << 20
+r, w = os.pipe()
+for i in range(n):
+    if os.fork() == 0:
+        b = bytearray(each)
+        for off in range(0, each, 4096):
+            b[off] = 1
+        os.write(w, b"x")
+        time.sleep(10)
+        os._exit(0)
+got = 0
+while got < n:
+    got += len(os.read(r, n))
+print("survived: %%d MiB mapped in %%d processes" %% ((n * each) >> 20, n), flush=True)
+time.sleep(3)
+print("alive", flush=True)
+`, n, each)
 }
 
 // TestRedteam6MonitorMissesUnmappedSharedMemory: with max_memory_mb 256
