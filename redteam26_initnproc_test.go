@@ -46,7 +46,7 @@ func TestRedteam26ReducedInitNproc(t *testing.T) {
 	}
 	for _, fill := range []string{"0", "1"} {
 		t.Run("fill="+fill, func(t *testing.T) {
-			s := rt9Scenario{"exec", "export FILL=" + fill + "; " + rt26Exhaust, 3 * time.Second}
+			s := rt9Scenario{API: "exec", Script: "export FILL=" + fill + "; " + rt26Exhaust, Timeout: 3 * time.Second}
 			dir := hostDir(t)
 			o := rt10RunReduced(t, dir, s)
 			b, _ := os.ReadFile(filepath.Join(dir, "pids.log"))

@@ -76,7 +76,7 @@ func TestRedteam26ReducedInitOther(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
 	}
-	s := rt9Scenario{"exec", rt26InitOther, 1500 * time.Millisecond}
+	s := rt9Scenario{API: "exec", Script: rt26InitOther, Timeout: 1500 * time.Millisecond}
 	dir := hostDir(t)
 	o := rt10RunReduced(t, dir, s)
 	b, _ := os.ReadFile(filepath.Join(dir, "pids.log"))

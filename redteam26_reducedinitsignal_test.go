@@ -113,7 +113,7 @@ func TestRedteam26ReducedTierStopInit(t *testing.T) {
 	}
 	for _, c := range routes {
 		t.Run(c.how+"/"+c.sig, func(t *testing.T) {
-			s := rt9Scenario{"exec", "SIG=" + c.sig + " HOW=" + c.how + "; " + rt26StopInit, 1500 * time.Millisecond}
+			s := rt9Scenario{API: "exec", Script: "SIG=" + c.sig + " HOW=" + c.how + "; " + rt26StopInit, Timeout: 1500 * time.Millisecond}
 			dir := hostDir(t)
 			o := rt10RunReduced(t, dir, s)
 			log, _ := os.ReadFile(filepath.Join(dir, "pids.log"))

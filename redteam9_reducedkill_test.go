@@ -68,6 +68,9 @@ type rt9Scenario struct {
 	API     string
 	Script  string
 	Timeout time.Duration
+	// CountedMemory, when set, is a memory limit no cgroup enforces
+	// (ResourceLimits.CountedMemoryOnly), in bytes.
+	CountedMemory int64 `json:",omitempty"`
 }
 
 func rt9Run(m *agentbox.Manager, dir string, s rt9Scenario) rt9Outcome {
@@ -186,19 +189,23 @@ func rt9ReducedChild(name, dir string) int {
 		fmt.Fprintln(os.Stderr, "nomount:", err)
 		return 1
 	}
-	cfg := agentbox.CIConfig()
-	cfg.FallbackPolicy = agentbox.FallbackWarn
-	cfg.Classifier = rt9Sandboxed{}
-	m, err := agentbox.NewManager(cfg)
-	if err != nil {
-		return out(rt9Outcome{Refused: err.Error()})
-	}
-	defer m.Close()
 	var s rt9Scenario
 	if err := json.Unmarshal([]byte(name), &s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	cfg := agentbox.CIConfig()
+	cfg.FallbackPolicy = agentbox.FallbackWarn
+	cfg.Classifier = rt9Sandboxed{}
+	if s.CountedMemory > 0 {
+		cfg.ResourceLimits.MaxMemoryBytes = s.CountedMemory
+		cfg.ResourceLimits.CountedMemoryOnly = true
+	}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		return out(rt9Outcome{Refused: err.Error()})
+	}
+	defer m.Close()
 	return out(rt9Run(m, dir, s))
 }
 
@@ -253,11 +260,11 @@ func TestRedteam9ReducedTimeoutEndsTree(t *testing.T) {
 		s       rt9Scenario
 		control bool
 	}{
-		{"control: exec quick", rt9Scenario{"exec", "echo ok", 10 * time.Second}, true},
-		{"control: wrap background child", rt9Scenario{"wrap", bg, tm}, true},
-		{"exec background child", rt9Scenario{"exec", bg, tm}, false},
-		{"start background child", rt9Scenario{"start", bg, tm}, false},
-		{"exec child holding stdout", rt9Scenario{"exec", `sleep 8; true`, tm}, false},
+		{"control: exec quick", rt9Scenario{API: "exec", Script: "echo ok", Timeout: 10 * time.Second}, true},
+		{"control: wrap background child", rt9Scenario{API: "wrap", Script: bg, Timeout: tm}, true},
+		{"exec background child", rt9Scenario{API: "exec", Script: bg, Timeout: tm}, false},
+		{"start background child", rt9Scenario{API: "start", Script: bg, Timeout: tm}, false},
+		{"exec child holding stdout", rt9Scenario{API: "exec", Script: `sleep 8; true`, Timeout: tm}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := rt9RunReduced(t, c.s)

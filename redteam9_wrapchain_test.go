@@ -36,7 +36,7 @@ setsid sh ./c.sh ` + fmt.Sprint(c.depth) + ` </dev/null >/dev/null 2>&1 &
 while [ "$(wc -l <"$PIDS")" -le ` + fmt.Sprint(c.depth) + ` ]; do sleep 0.05; done
 echo started
 sleep 12`
-			o := rt9RunReduced(t, rt9Scenario{"wrap", script, 3 * time.Second})
+			o := rt9RunReduced(t, rt9Scenario{API: "wrap", Script: script, Timeout: 3 * time.Second})
 			if o.Err != "" || o.Stdout != "started\n" {
 				t.Fatalf("the chain did not start: %+v", o)
 			}
