@@ -166,8 +166,10 @@ type ResourceLimits struct {
 	// enforces, refuses the shared memory that no count of a process's
 	// memory sees (memfd_create, memfd_secret and System V shared memory
 	// answer ENOSYS, mmap of MAP_SHARED|MAP_ANONYMOUS EPERM, and the
-	// sandbox's /dev/zero is /dev/full, which cannot be mapped), so that a
-	// monitor summing the tree's memory sees all of it. agentbox run sets it: its monitor is such a sum. Without a
+	// sandbox's /dev/zero is /dev/full, which cannot be mapped, or in the
+	// reduced tier the host's, for reading only), so that a monitor
+	// summing the tree's memory sees all of it. agentbox run sets it: its
+	// monitor is such a sum. Without a
 	// monitor, RLIMIT_DATA bounds each process and nothing bounds the
 	// tree, and this changes nothing worth its cost.
 	CountedMemoryOnly bool `json:"counted_memory_only,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -246,6 +247,15 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		layers = append(layers, netLayer)
 	}
 
+	if spec.Reduced != "" && spec.Limits.uncounted() {
+		// The host's /dev/zero, for reading only: a shared mapping of it
+		// is a shmem object whose pages, dropped from the page tables, no
+		// per-process count sees (the full tier's is /dev/full then: see
+		// zeroDevice). Without write access a shared mapping cannot be
+		// written, and reading one allocates nothing; reads and private
+		// mappings are unchanged.
+		spec.Landlock.Devices = slices.DeleteFunc(slices.Clone(spec.Landlock.Devices), func(d string) bool { return d == "/dev/zero" })
+	}
 	ll, err := prepareLandlock(&spec.Landlock)
 	switch {
 	case errors.Is(err, errNoLandlock) && spec.MissingLayers:
