@@ -27,11 +27,14 @@
 // tunnel are inspected before any reaches upstream. If they are a TLS
 // ClientHello whose server_name names another host than the tunnel's
 // target, the tunnel is refused (rule "sni-mismatch"; the client gets a TLS
-// access_denied alert); a malformed ClientHello is refused too. A
-// ClientHello without SNI passes. This stops SNI-routed domain fronting; a
-// Host header inside the encrypted stream cannot be seen without
-// interception. For plain HTTP the Host header must name the request
-// target.
+// access_denied alert); a malformed ClientHello is refused too, and so is
+// one without SNI to a target named by its host name (including every
+// ClientHello in the SSLv2-compatible format, which cannot carry SNI): a
+// front end would pick the host from the encrypted request. To an IP
+// literal a ClientHello without SNI passes. This stops SNI-routed domain
+// fronting; a Host header inside the encrypted stream cannot be seen
+// without interception. For plain HTTP the Host header must name the
+// request target.
 //
 // Refusals explain themselves: HTTP 403 (503 for the tunnel limit) with
 // header X-Agentbox-Deny naming the rule and a one-line text body; SOCKS5

@@ -158,6 +158,7 @@ func FuzzClientHello(f *testing.F) {
 	f.Add(buildHello(sniExt("a.test")))
 	f.Add(buildHello(sniExt("a.test", "b.test")))
 	f.Add(buildHello(nil))
+	f.Add(sslv2Hello(0x0303))
 	f.Add([]byte("GET / HTTP/1.1\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		raw, hello, err := readFirstFlight(bytes.NewReader(b))
@@ -169,6 +170,12 @@ func FuzzClientHello(f *testing.F) {
 		}
 		if hello.hasSNI != (hello.serverName != "") {
 			t.Fatalf("SNI flag %v with name %q", hello.hasSNI, hello.serverName)
+		}
+		if hello.sslv2 {
+			if len(raw) != 3 || raw[0]&sslv2HeaderBit == 0 || raw[2] != sslv2ClientHello || hello.hasSNI {
+				t.Fatalf("SSLv2-format hello %+v parsed from %x", hello, raw)
+			}
+			return
 		}
 		if len(raw) < 5 || raw[0] != tlsRecordHandshake {
 			t.Fatalf("hello parsed from %x", raw)

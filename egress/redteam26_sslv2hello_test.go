@@ -31,6 +31,10 @@ import (
 // Fix: in readFirstFlight, treat a first byte with the top bit set whose
 // third byte is 1 (SSLv2 CLIENT-HELLO) and version 3.x as a ClientHello
 // without SNI and refuse it for a name target (or refuse it outright).
+// Fixed: readFirstFlight reads a first byte with the top bit set on to the
+// message type (readSSLv2Hello) and returns an SSLv2-format CLIENT-HELLO, of
+// any version, as a hello without SNI, which the tunnel refuses to a name
+// target (rule "sni-mismatch", reason "... SSLv2-compatible format ...").
 func TestRedteam26SSLv2HelloNoSNI(t *testing.T) {
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
 	received := make(chan int, 4)

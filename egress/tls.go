@@ -16,6 +16,8 @@ const (
 	tlsRecordAppData     = 0x17
 	tlsRecordHeartbeat   = 0x18
 	tlsHandshakeHello    = 0x01
+	sslv2HeaderBit       = 0x80 // set in the first byte of a two-byte SSLv2 record header
+	sslv2ClientHello     = 0x01 // SSLv2 message type CLIENT-HELLO
 	tlsExtServerName     = 0x0000
 	tlsExtECH            = 0xfe0d // encrypted_client_hello (RFC 9849)
 	tlsExtESNI           = 0xffce // encrypted_server_name, ECH's draft predecessor
@@ -35,21 +37,28 @@ type clientHello struct {
 	// encrypted says the hello carries an encrypted inner ClientHello
 	// (ECH, or draft ESNI), whose server name the proxy cannot read.
 	encrypted bool
+	// sslv2 says the hello came in the SSLv2-compatible format (RFC 5246
+	// appendix E.2), which has no extensions and so never names a server.
+	sslv2 bool
 }
 
 // readFirstFlight reads the first bytes a client sends into a tunnel. If
 // they start a TLS handshake record, it reads the whole ClientHello (which
-// may span several records) and parses it; otherwise it returns after the
-// first byte with hello == nil. raw holds every byte read, to be forwarded.
+// may span several records) and parses it; if they start an SSLv2-format
+// ClientHello, it returns a hello without SNI after its first three bytes;
+// otherwise it returns after the first bytes (one to three) with hello ==
+// nil. raw holds every byte read, to be forwarded.
 func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 	var b [1]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return nil, nil, err
 	}
 	raw = append(raw, b[0])
-	switch b[0] {
-	case tlsRecordHandshake:
-	case tlsRecordCCS, tlsRecordAlert, tlsRecordAppData, tlsRecordHeartbeat:
+	switch {
+	case b[0]&sslv2HeaderBit != 0:
+		return readSSLv2Hello(r, raw)
+	case b[0] == tlsRecordHandshake:
+	case b[0] == tlsRecordCCS, b[0] == tlsRecordAlert, b[0] == tlsRecordAppData, b[0] == tlsRecordHeartbeat:
 		// Some TLS servers tolerate a warning alert or a stray record
 		// before the ClientHello, which would carry a fronted SNI past
 		// the check: a TLS record that is not a handshake cannot open a
@@ -108,6 +117,29 @@ func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 		}
 		raw = append(raw, hdr[:]...)
 	}
+}
+
+// readSSLv2Hello reads on from raw, a first byte with the top bit set, to
+// tell an SSLv2-format ClientHello: a two-byte record header whose first
+// bit is set, then message type CLIENT-HELLO. OpenSSL, BoringSSL, Java and
+// NSS servers still accept one (OpenSSL negotiates TLS 1.0-1.2 from it),
+// and it cannot carry a server name, so it is returned as a hello without
+// SNI: a front end would pick the host from the encrypted request. Any
+// version is taken, as servers clamp a version above theirs. Other bytes
+// are returned as not TLS; a flight that ends first cannot be a hello.
+func readSSLv2Hello(r io.Reader, raw []byte) ([]byte, *clientHello, error) {
+	var b [2]byte
+	n, err := io.ReadFull(r, b[:])
+	raw = append(raw, b[:n]...)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return raw, nil, nil
+	case err != nil:
+		return raw, nil, err
+	case b[1] != sslv2ClientHello:
+		return raw, nil, nil
+	}
+	return raw, &clientHello{sslv2: true}, nil
 }
 
 // parseClientHello parses the body of a ClientHello handshake message.

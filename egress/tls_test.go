@@ -56,6 +56,15 @@ func buildHello(exts []byte) []byte {
 	return append([]byte{0x16, 0x03, 0x01, byte(len(hs) >> 8), byte(len(hs))}, hs...)
 }
 
+// sslv2Hello builds a ClientHello in the SSLv2-compatible format (RFC 5246
+// appendix E.2) offering version v: it has no extensions, so no SNI.
+func sslv2Hello(v uint16) []byte {
+	body := []byte{1, byte(v >> 8), byte(v), 0, 6, 0, 0, 0, 16}
+	body = append(body, 0x00, 0xc0, 0x2f, 0x00, 0x00, 0x2f) // two cipher specs
+	body = append(body, make([]byte, 16)...)                // challenge
+	return append([]byte{0x80 | byte(len(body)>>8), byte(len(body))}, body...)
+}
+
 func sniExt(names ...string) []byte {
 	var list []byte
 	for _, n := range names {
@@ -74,6 +83,7 @@ func TestReadFirstFlight(t *testing.T) {
 		in      []byte
 		sni     string // "" with hasSNI false when wantSNI is false
 		wantSNI bool
+		sslv2   bool // an SSLv2-format hello: raw is its first three bytes
 		notTLS  bool
 		bad     bool
 	}{
@@ -86,6 +96,17 @@ func TestReadFirstFlight(t *testing.T) {
 		{name: "plain HTTP", in: []byte("GET / HTTP/1.1\r\n\r\n"), notTLS: true},
 		{name: "SSH banner", in: []byte("SSH-2.0-x\r\n"), notTLS: true},
 		{name: "control byte then text", in: []byte{0x15, 'x', 'y'}, notTLS: true},
+		{name: "SSLv2-format hello for TLS 1.2", in: sslv2Hello(0x0303), sslv2: true},
+		{name: "SSLv2-format hello for SSL 3.0", in: sslv2Hello(0x0300), sslv2: true},
+		{name: "SSLv2-format hello for SSL 2.0", in: sslv2Hello(0x0002), sslv2: true},
+		{name: "SSLv2-format hello for a future version", in: sslv2Hello(0x0400), sslv2: true},
+		{name: "SSLv2-format hello of the longest length", in: []byte{0xff, 0xff, 1, 3, 1}, sslv2: true},
+		{name: "SSLv2-format hello's first three bytes", in: []byte{0x80, 0x21, 1}, sslv2: true},
+		{name: "SSLv2 server hello", in: []byte{0x80, 0x21, 4, 0, 1}, notTLS: true},
+		{name: "memcached binary get", in: []byte{0x80, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 3}, notTLS: true},
+		{name: "UTF-8 text", in: []byte("é est"), notTLS: true},
+		{name: "a high byte, then the end", in: []byte{0x80}, notTLS: true},
+		{name: "two bytes, then the end", in: []byte{0x80, 0x21}, notTLS: true},
 		{name: "warning alert before the hello", in: append([]byte{0x15, 3, 3, 0, 2, 1, 90}, withSNI...), bad: true},
 		{name: "change cipher spec before the hello", in: append([]byte{0x14, 3, 3, 0, 1, 1}, withSNI...), bad: true},
 		{name: "application data first", in: []byte{0x17, 3, 3, 0, 1, 0}, bad: true},
@@ -120,9 +141,18 @@ func TestReadFirstFlight(t *testing.T) {
 					t.Fatalf("non-TLS: raw %q hello %+v", raw, hello)
 				}
 				return
+			case hello == nil:
+				t.Fatalf("no hello read from raw %x", raw)
 			}
-			if !bytes.Equal(raw, tt.in) {
-				t.Errorf("raw (%d bytes) differs from input (%d bytes)", len(raw), len(tt.in))
+			want := tt.in
+			if tt.sslv2 {
+				want = tt.in[:3] // no more is needed to refuse it
+			}
+			if !bytes.Equal(raw, want) {
+				t.Errorf("raw (%d bytes) differs from the expected %d bytes", len(raw), len(want))
+			}
+			if hello.sslv2 != tt.sslv2 {
+				t.Errorf("sslv2 = %v, want %v", hello.sslv2, tt.sslv2)
 			}
 			if hello.hasSNI != tt.wantSNI || hello.serverName != tt.sni {
 				t.Errorf("SNI = %q (%v), want %q (%v)", hello.serverName, hello.hasSNI, tt.sni, tt.wantSNI)

@@ -107,7 +107,7 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 		return nil, nil, nil, false
 	case hello != nil && !hello.hasSNI && !tgt.isIP():
 		// A front end would pick the host from the encrypted request.
-		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names no server name, for "+tgt.host())
+		t.refuse(d, RuleSNIMismatch, noSNIReason(hello, tgt))
 		return nil, nil, nil, false
 	case line != nil && line.ambiguous:
 		t.refuseAmbiguous(d)
@@ -234,6 +234,15 @@ func (t *tunnel) refuseAmbiguous(d Decision) {
 	t.p.record(refuse(d, RulePlainHTTPTunnel, "bytes a lenient HTTP server would read as a request "+
 		"(after leading whitespace or control bytes, with odd separators, or HTTP/0.9) inside a tunnel, which the proxy cannot check"))
 	t.closeBoth()
+}
+
+// noSNIReason says why a ClientHello without SNI is refused for tgt.
+func noSNIReason(hello *clientHello, tgt target) string {
+	if hello.sslv2 {
+		return "TLS ClientHello in the SSLv2-compatible format, which cannot name a server, for " + tgt.host() +
+			"; let the client send a TLS ClientHello with SNI"
+	}
+	return "TLS ClientHello names no server name, for " + tgt.host()
 }
 
 func quoteSNI(s string) string {

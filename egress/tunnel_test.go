@@ -125,7 +125,8 @@ func TestPlainHTTPInPiecesRefused(t *testing.T) {
 // TestNonHTTPTunnelsSpliced: what is not an HTTP request line goes through
 // untouched: an SSH banner with a comment (a space, then no HTTP version),
 // binary protocols that start with a length (PostgreSQL's SSLRequest and
-// startup message, Kafka), Redis and memcached commands, git's pkt-line.
+// startup message, Kafka), Redis and memcached commands (text and binary,
+// whose first byte has the top bit set like an SSLv2 header), git's pkt-line.
 func TestNonHTTPTunnelsSpliced(t *testing.T) {
 	for _, first := range []string{
 		"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13.5\r\n",
@@ -136,6 +137,7 @@ func TestNonHTTPTunnelsSpliced(t *testing.T) {
 		"*1\r\n$4\r\nPING\r\n",
 		"get key\r\n",
 		"0032git-upload-pack /p.git\x00host=x\x00",
+		"\x80\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00key",
 	} {
 		h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test:2222"}}})
 		got := upstreamRecorder(t, h, 2222, "SERVER-HELLO\r\n")
@@ -151,17 +153,42 @@ func TestNonHTTPTunnelsSpliced(t *testing.T) {
 
 // TestTLSWithoutSNIRefused: a ClientHello that names no server, to a
 // target named by its host name, would let the front end pick the host
-// from the encrypted request instead. Clients send SNI for every name.
+// from the encrypted request instead. Clients send SNI for every name. The
+// SSLv2-compatible format cannot carry one and is refused the same way.
 func TestTLSWithoutSNIRefused(t *testing.T) {
-	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
-	got := upstreamRecorder(t, h, 443, "")
-	connectTo(t, h, "allowed.test:443", buildHello(nil))
-	if b := <-got; b != "" {
-		t.Errorf("the upstream received %d bytes of a hello without SNI", len(b))
+	for _, c := range []struct {
+		name, reason string
+		hello        []byte
+	}{
+		{"TLS record", "names no server name", buildHello(nil)},
+		{"SSLv2 format", "SSLv2-compatible format", sslv2Hello(0x0303)},
+		{"SSLv2 format, SSL 2.0", "SSLv2-compatible format", sslv2Hello(0x0002)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
+			got := upstreamRecorder(t, h, 443, "")
+			connectTo(t, h, "allowed.test:443", c.hello)
+			if b := <-got; b != "" {
+				t.Errorf("the upstream received %d bytes of a hello without SNI", len(b))
+			}
+			ds := h.sink.waitFor(t, 2)
+			if ds[1].Allowed || ds[1].Rule != RuleSNIMismatch || !strings.Contains(ds[1].Reason, c.reason) {
+				t.Errorf("decisions %+v", ds)
+			}
+		})
 	}
-	ds := h.sink.waitFor(t, 2)
-	if ds[1].Allowed || ds[1].Rule != RuleSNIMismatch || !strings.Contains(ds[1].Reason, "no server name") {
-		t.Errorf("decisions %+v", ds)
+}
+
+// TestTLSWithoutSNIToAddressSpliced: to a target named by its address, no
+// hello names a server, so one without SNI passes, in either format.
+func TestTLSWithoutSNIToAddressSpliced(t *testing.T) {
+	for _, hello := range [][]byte{buildHello(nil), sslv2Hello(0x0303)} {
+		h := newHarness(t, Config{Policy: Policy{Allowed: []string{addrAllowed.String()}}})
+		got := upstreamRecorder(t, h, 443, "")
+		connectTo(t, h, addrAllowed.String()+":443", hello)
+		if b := <-got; b != string(hello) {
+			t.Errorf("%x: the upstream received %x", hello[:3], b)
+		}
 	}
 }
 
