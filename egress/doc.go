@@ -31,10 +31,11 @@
 // one without SNI to a target named by its host name (including every
 // ClientHello in the SSLv2-compatible format, which cannot carry SNI): a
 // front end would pick the host from the encrypted request. To an IP
-// literal a ClientHello without SNI passes. This stops SNI-routed domain
-// fronting; a Host header inside the encrypted stream cannot be seen
-// without interception. For plain HTTP the Host header must name the
-// request target.
+// literal a ClientHello without SNI passes. A PROXY protocol header, behind
+// which a front end would read a hello unchecked, is refused (rule
+// "proxy-protocol"). This stops SNI-routed domain fronting; a Host header
+// inside the encrypted stream cannot be seen without interception. For
+// plain HTTP the Host header must name the request target.
 //
 // Refusals explain themselves: HTTP 403 (503 for the tunnel limit) with
 // header X-Agentbox-Deny naming the rule and a one-line text body; SOCKS5

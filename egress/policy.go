@@ -47,12 +47,16 @@ const (
 	// RulePlainHTTPTunnel refuses plain HTTP inside a CONNECT tunnel: its
 	// requests' Host headers would reach the upstream unchecked.
 	RulePlainHTTPTunnel = "plain-http-tunnel"
-	RuleHostMismatch    = "host-mismatch"
-	RuleInvalidTarget   = "invalid-target"
-	RuleBadRequest      = "bad-request"
-	RuleUnsupported     = "unsupported"
-	RuleLimitTunnels    = "limit:tunnels"
-	RuleResolveFailed   = "resolve-failed"
+	// RuleProxyProtocol refuses a tunnel whose first bytes are a PROXY
+	// protocol header: a front end would read the TLS hello after it
+	// unchecked, and the client address it names is forged.
+	RuleProxyProtocol = "proxy-protocol"
+	RuleHostMismatch  = "host-mismatch"
+	RuleInvalidTarget = "invalid-target"
+	RuleBadRequest    = "bad-request"
+	RuleUnsupported   = "unsupported"
+	RuleLimitTunnels  = "limit:tunnels"
+	RuleResolveFailed = "resolve-failed"
 )
 
 // verdict is the outcome of the name policy for one target.

@@ -46,8 +46,9 @@ type clientHello struct {
 // they start a TLS handshake record, it reads the whole ClientHello (which
 // may span several records) and parses it; if they start an SSLv2-format
 // ClientHello, it returns a hello without SNI after its first three bytes;
-// otherwise it returns after the first bytes (one to three) with hello ==
-// nil. raw holds every byte read, to be forwarded.
+// if they start a PROXY protocol header, it returns errProxyHeader;
+// otherwise it returns after the first bytes (up to a PROXY signature's
+// length) with hello == nil. raw holds every byte read, to be forwarded.
 func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 	var b [1]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
@@ -73,7 +74,7 @@ func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 		}
 		return raw, nil, nil
 	default:
-		return raw, nil, nil
+		return readProxyHeader(r, raw)
 	}
 	var msg []byte // handshake message bytes gathered from records
 	var hdr [5]byte

@@ -87,6 +87,10 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 		}
 	}
 	switch {
+	case errors.Is(err, errProxyHeader):
+		t.refuse(d, RuleProxyProtocol, "a PROXY protocol header inside a tunnel, for "+tgt.host()+
+			": a front end would read the bytes after it unchecked")
+		return nil, nil, nil, false
 	case err != nil && isConnError(err):
 		if len(raw) == 0 && errors.Is(err, io.EOF) {
 			closeWrite(t.up) // the client half-closed before sending anything
