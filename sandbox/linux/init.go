@@ -83,6 +83,9 @@ func runInit() int {
 	// starts (yes | head -1 would report a broken pipe), while a caught one
 	// is reset to the default there.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE, syscall.SIGTTIN, syscall.SIGTTOU)
+	// Known once the parent-death signal is caught: a parent that died
+	// before shows as the closed control socket instead (awaitKill).
+	initParent = os.Getppid()
 	// Neither the program nor anything else may read the init's memory.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 
@@ -126,13 +129,20 @@ func runInit() int {
 // every process of the user on the host: it kills the tree below itself
 // (killTree: its descendants and their process groups; not the program's
 // pid, which may be reaped and reused by then), and reap's killOrphans
-// what is left. reap then reports the program killed.
+// what is left. reap then reports the program killed. A control socket
+// closed by agentbox's death is a msgKill too (see reducedDeathSignal).
 func awaitKill() {
 	for {
 		m, fds, err := recvMsg(ctlFD)
 		closeAll(fds)
 		if err != nil {
-			return // the parent is gone: so is the tree (Pdeathsig)
+			if errors.Is(err, errClosed) {
+				// agentbox died. A pid namespace's init dies of its
+				// parent-death signal and takes the tree along; the
+				// reduced tier's survives it to end the tree here.
+				killSandbox()
+			}
+			return
 		}
 		if m.Type != msgKill {
 			continue

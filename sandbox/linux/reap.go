@@ -57,10 +57,38 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 		case r := <-exited:
 			return r[0], syscall.Signal(r[1])
 		case s := <-sigs:
+			if parentGone(s, initParent, os.Getppid()) {
+				killSandbox() // agentbox died: its tree goes with it
+				continue
+			}
 			// The program leads its own session and process group.
 			_ = unix.Kill(-pid, s.(syscall.Signal))
 		}
 	}
+}
+
+// reducedDeathSignal is the parent-death signal of an init of the reduced
+// tier. Without a pid namespace nothing but the init ends the program's
+// tree, so agentbox's death must not kill the init before it has: SIGKILL
+// would, and the program's children would live on, orphans of the host's
+// init. The init ends the tree when its control socket closes (awaitKill)
+// or when this signal comes with a new parent (parentGone). SIGCONT,
+// because the kernel resumes a stopped process on it whatever the handler:
+// an init stopped by a signal still wakes to end the tree, as SIGKILL
+// would have ended it. Its default action (none) loses nothing before the
+// init catches it: the closed control socket says the same.
+const reducedDeathSignal = syscall.SIGCONT
+
+// initParent is the init's parent when it started (0 as process 1 of a
+// pid namespace, whose parent is outside it).
+var initParent int
+
+// parentGone reports whether s, received with parent now, is the reduced
+// tier's parent-death signal: the init had a parent at the start, and has
+// another one since (the kernel re-parents before it signals). The same
+// signal sent by anyone else, the parent still there, is forwarded.
+func parentGone(s os.Signal, start, now int) bool {
+	return s == reducedDeathSignal && start > 1 && now != start
 }
 
 // killOrphans ends every process left behind the program: the init's

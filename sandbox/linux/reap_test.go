@@ -4,6 +4,7 @@ package linux
 
 import (
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -42,5 +43,40 @@ func TestDescendants(t *testing.T) {
 	}
 	if ppid, ok := procParent(p.Pid); !ok || ppid != os.Getpid() {
 		t.Errorf("procParent(%d) = %d, %v", p.Pid, ppid, ok)
+	}
+}
+
+// TestParentGone: only the reduced tier's parent-death signal, with a new
+// parent, ends the tree; the same signal sent while the parent lives, and
+// any other signal, is forwarded.
+func TestParentGone(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		sig        os.Signal
+		start, now int
+		want       bool
+	}{
+		{"re-parented to the host's init", reducedDeathSignal, 4321, 1, true},
+		{"re-parented to a subreaper", reducedDeathSignal, 4321, 777, true},
+		{"sent while the parent lives", reducedDeathSignal, 4321, 4321, false},
+		{"another signal, re-parented", syscall.SIGTERM, 4321, 1, false},
+		{"pid 1 of a pid namespace", reducedDeathSignal, 0, 0, false},
+		{"started as an orphan already", reducedDeathSignal, 1, 1, false},
+	} {
+		if got := parentGone(tt.sig, tt.start, tt.now); got != tt.want {
+			t.Errorf("%s: parentGone(%v, %d, %d) = %v, want %v", tt.name, tt.sig, tt.start, tt.now, got, tt.want)
+		}
+	}
+}
+
+// TestReducedInitSurvivesParent: the reduced tier's init must not die of
+// agentbox's death before it has ended the tree: its parent-death signal
+// is a catchable one that wakes it if stopped.
+func TestReducedInitSurvivesParent(t *testing.T) {
+	if s := initAttrFor(kindReduced, false).Pdeathsig; s != reducedDeathSignal || s == syscall.SIGKILL {
+		t.Errorf("reduced init's Pdeathsig = %v, want %v", s, reducedDeathSignal)
+	}
+	if s := initAttrFor(kindNetns, false).Pdeathsig; s != syscall.SIGKILL {
+		t.Errorf("namespaced init's Pdeathsig = %v, want SIGKILL (its pid namespace ends the tree)", s)
 	}
 }

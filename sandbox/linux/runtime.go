@@ -410,7 +410,8 @@ func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr { return initAttr
 // namespace) or by anyone else.
 func initAttrFor(kind initKind, asRoot bool) *syscall.SysProcAttr {
 	if kind == kindReduced {
-		return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		// Not SIGKILL: the init outlives agentbox to end the tree.
+		return &syscall.SysProcAttr{Pdeathsig: reducedDeathSignal, Setpgid: true}
 	}
 	netns := kind == kindNetns
 	uid, gid := os.Geteuid(), os.Getegid()
