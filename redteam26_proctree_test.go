@@ -342,6 +342,11 @@ func TestRedteam26ProcTreeTimeout(t *testing.T) {
 // catchable; or, where a cgroup is delegated, cgroup.kill by the next
 // agentbox start for cgroups whose owner is gone. Or, at least, document
 // it and say so in Degraded.
+//
+// Fixed: the reduced tier's init has a caught parent-death signal
+// (SIGCONT, not SIGKILL) and ends the tree (killSandbox: killTree, then
+// killOrphans) when its control socket closes or that signal comes with a
+// new parent (sandbox/linux/reap.go reducedDeathSignal, init.go awaitKill).
 func TestRedteam26ProcTreeAgentboxKilled(t *testing.T) {
 	const script = `
 open(my $f, ">>", "$ENV{D}/group") or die;
