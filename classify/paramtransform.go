@@ -210,15 +210,42 @@ func (a *analyzer) replaceValue(s string, r *syntax.Replace) (string, bool, bool
 	if err != nil {
 		return "", false, false
 	}
-	lit := func(string) string { return with.val }
 	if r.All && anchor == "" {
-		return rx.ReplaceAllStringFunc(s, lit), with.home, true
+		out, ok := a.replaceAll(s, rx, with.val)
+		return out, with.home && ok, ok
 	}
 	loc := rx.FindStringIndex(s)
 	if loc == nil {
 		return s, false, true
 	}
 	return s[:loc[0]] + with.val + s[loc[1]:], with.home && loc[0] == 0, true
+}
+
+// replaceAll returns s with every match of rx replaced by with. The
+// result's size is counted from the matches before it is built: each
+// replacement may square a value's length (X=${X//?/$X}), so a result past
+// maxValue is not built (ok false: only known at run time) and its size is
+// charged to the line's budget, which escalates the line past maxLineValues.
+func (a *analyzer) replaceAll(s string, rx *regexp.Regexp, with string) (string, bool) {
+	locs := rx.FindAllStringIndex(s, -1) // at most len(s)+1 matches
+	size := len(s)
+	for _, l := range locs {
+		size += len(with) - (l[1] - l[0])
+	}
+	if size > maxValue {
+		a.spendValue(size)
+		return "", false
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	last := 0
+	for _, l := range locs {
+		sb.WriteString(s[last:l[0]])
+		sb.WriteString(with)
+		last = l[1]
+	}
+	sb.WriteString(s[last:])
+	return sb.String(), true
 }
 
 // sliceValue returns ${X:offset:length} of s when both are literal

@@ -24,6 +24,11 @@ func TestTransformValues(t *testing.T) {
 		{"/tmp/x/tmp", "${X/%tmp/y}", "/tmp/x/y", true},
 		{"/tmp/x", `${X/#\/tmp/~}`, "~/x", true},
 		{"abc", "${X/b/&&}", "", false},
+		{"abc", "${X//?/x}", "xxx", true},
+		{"abc", "${X//b*/}", "a", true},
+		{"ab", "${X//?/ab}", "abab", true},
+		{strings.Repeat("a", 256), "${X//?/" + strings.Repeat("b", 255) + "}", strings.Repeat("b", 255*256), true},
+		{strings.Repeat("a", 257), "${X//?/" + strings.Repeat("b", 256) + "}", "", false}, // past maxValue: not built
 		{"abc", "${X/b/$Y}", "", false},
 		{"abcdef", "${X:2}", "cdef", true},
 		{"abcdef", "${X::-2}", "abcd", true},

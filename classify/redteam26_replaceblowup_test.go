@@ -24,6 +24,10 @@ import (
 // Fix: bound replaceValue before building: count matches (or compute
 // len(s)+matches*len(with) incrementally) and give up (run-time value +
 // spendValue/limit) past 64 KiB; check the deadline inside the loop.
+//
+// Fixed: replaceAll (paramtransform.go) sizes the result from the matches
+// before building it; past maxValue it is not built (a run-time value) and
+// its size is charged to the line's 4 MiB budget, which escalates the line.
 func TestRedteam26ReplaceBlowup(t *testing.T) {
 	c := Default()
 	run := func(line string) (Result, time.Duration, bool) {
