@@ -40,6 +40,7 @@ type varVal struct {
 	home  bool
 	ifs   bool     // the value was built with $IFS
 	arr   []string // elements of a literal array (x=(a b), set -- a b)
+	keys  []string // with arr, each element's key where not 0, 1, … (see arraykeys.go)
 	item  bool     // a for-loop word over relative literals or globs: never empty
 
 	// A value only known at run time, or dflt where that was empty or

@@ -15,7 +15,7 @@ func (a *analyzer) arrayElems(p *syntax.ParamExp) ([]string, bool) {
 	if !ok || !set || !v.known || v.arr == nil {
 		return nil, false
 	}
-	return pickElems(v.arr, name, idx)
+	return pickElems(v.arr, v.keys, name, idx)
 }
 
 // arrayDefaults resolves the same references to an array the line gave
@@ -28,7 +28,7 @@ func (a *analyzer) arrayDefaults(p *syntax.ParamExp) ([]string, bool) {
 	if !ok || !set || !v.hasDflt || v.dfltArr == nil {
 		return nil, false
 	}
-	if elems, ok := pickElems(v.dfltArr, name, idx); ok {
+	if elems, ok := pickElems(v.dfltArr, nil, name, idx); ok {
 		return elems, true
 	}
 	if n, ok := atoiSmall(idx); ok && n >= len(v.dfltArr) {
@@ -59,18 +59,24 @@ func (a *analyzer) arrayRef(p *syntax.ParamExp) (name, idx string, ok bool) {
 	return name, idx, true
 }
 
-// pickElems returns the elements of arr an index selects ("" for $x,
-// the first; for $@, all of them).
-func pickElems(arr []string, name, idx string) ([]string, bool) {
+// pickElems returns the elements of arr (with keys, see arraykeys.go) an
+// index selects ("" for $x, the first; for $@, all of them; -1 the last).
+func pickElems(arr, keys []string, name, idx string) ([]string, bool) {
 	switch {
 	case idx == "@" || idx == "*" || name == "@" && idx == "":
 		return arr, true
 	case idx == "":
 		idx = "0"
 	}
+	if keys != nil {
+		return pickKeyed(arr, keys, idx)
+	}
 	n, ok := atoiSmall(idx)
-	if name == "@" {
+	switch {
+	case name == "@":
 		n-- // $1 is the first element
+	case n < 0:
+		n += len(arr) // ${a[-1]}: counted back from the end
 	}
 	if !ok || n < 0 || n >= len(arr) {
 		return nil, false
@@ -79,9 +85,14 @@ func pickElems(arr []string, name, idx string) ([]string, bool) {
 }
 
 // indexValue returns the value of an array index when the line knows it:
-// a literal (${A[1]}, ${A[@]}), or $((N)), $i, $((i)) with N a number and
-// i a variable the line set to one. Anything else is only known at run time.
+// a literal (${A[1]}, ${A[@]}, ${A[-1]}), or $((N)), $i, $((i)) with N a
+// number and i a variable the line set to one. Anything else is only known
+// at run time.
 func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
+	if u, ok := x.(*syntax.UnaryArithm); ok {
+		n, ok := arithLiteral(u, 0)
+		return itoa(n), ok
+	}
 	w, ok := x.(*syntax.Word)
 	if !ok {
 		return "", false
@@ -115,10 +126,13 @@ func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
 // is false when one of them is only known at run time. alts then holds
 // each element's possible value (see field.possible) when one of them
 // holds a parameter operator's word, else nil. Subscripts ([x]=v) are
-// arithmetic, and so are the values of an integer array.
-func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) (arr, alts []string, ok bool) {
+// arithmetic, and so are the values of an integer array. keys are the
+// elements' keys (see arraykeys.go), the first without a subscript
+// getting the index start.
+func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr, alts, keys []string, ok bool) {
 	ok = true
 	withAlt := false
+	kt := keyTrack{assoc: name != "" && a.isAssoc(name), next: start, keyed: start != 0}
 	for _, e := range ae.Elems {
 		a.walkNode(e.Index)
 		a.subscript(name, e.Index)
@@ -127,9 +141,14 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) (arr, alts []st
 			fs = []field{joinField(fs)} // [k]=$x is an assignment: no splitting
 		}
 		a.intAssign(name, fs...)
+		idx, idxOK := "", false
+		if e.Index != nil {
+			idx, idxOK = a.indexValue(e.Index)
+		}
 		for _, f := range fs {
 			arr = append(arr, f.val)
 			alts = append(alts, f.possible())
+			kt.add(idx, idxOK, e.Index != nil)
 			ok = ok && !f.dyn
 			withAlt = withAlt || f.hasAlt
 		}
@@ -140,7 +159,7 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) (arr, alts []st
 	if ok || !withAlt {
 		alts = nil
 	}
-	return arr, alts, ok
+	return arr, alts, kt.result(), ok
 }
 
 // arrayAssign returns the value name=(…) (name+=(…) with appendTo) gives
@@ -149,13 +168,22 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr) (arr, alts []st
 // scalar assignment keeps them (f=${X:-~/.ssh/id_rsa}). ok is false when
 // the value is only known at run time.
 func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool) (varVal, bool) {
-	arr, alts, ok := a.arrayValue(name, ae)
+	var oldKeys []string
+	start := 0
+	if old, known, _ := a.arrayBefore(name); appendTo && known {
+		oldKeys = a.vars[a.refName(name)].keys
+		start = nextIndex(old, oldKeys)
+	}
+	arr, alts, keys, ok := a.arrayValue(name, ae, start)
 	if appendTo {
 		old, oldKnown, oldOK := a.arrayBefore(name)
 		switch {
 		case !oldOK || !ok && alts == nil:
 			return varVal{}, false
 		case ok && oldKnown:
+			if oldKeys = a.vars[a.refName(name)].keys; keys != nil || oldKeys != nil {
+				keys = compactKeys(append(slices.Clone(denseKeys(old, oldKeys)), denseKeys(arr, keys)...))
+			}
 			arr = append(slices.Clone(old), arr...)
 		case ok:
 			alts, ok = append(slices.Clone(old), arr...), false
@@ -165,7 +193,7 @@ func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool)
 	}
 	switch {
 	case ok:
-		return varVal{arr: arr, known: true, val: strings.Join(arr, " ")}, true
+		return varVal{arr: arr, keys: keys, known: true, val: strings.Join(arr, " ")}, true
 	case alts != nil:
 		return varVal{dflt: strings.Join(alts, " "), hasDflt: true, dfltArr: alts}, true
 	}

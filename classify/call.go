@@ -36,10 +36,12 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		}
 		a.walkNode(as.Index)
 		a.subscript(as.Name.Value, as.Index)
+		var elem *elemAssign
 		if as.Index != nil {
-			f.dyn = true // x[i]=v: track the array as unknown
+			elem = a.elemOf(as.Index, f)
+			f.dyn = true // x[i]=v: not $x's value; the element is set by assign
 		}
-		env = append(env, envVar{name: a.refName(as.Name.Value), val: f})
+		env = append(env, envVar{name: a.refName(as.Name.Value), val: f, elem: elem})
 	}
 	if len(a.aliases) > 0 && len(ce.Args) > 0 {
 		a.aliasUse(ce, in)

@@ -8,8 +8,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// transformKnown adds ${X%p}, ${X#p}, ${X/a/b}, ${X:o:l}, ${X,,}, ${X@L}
-// and the like where the line set X to a known value, computed as bash
+// transformKnown adds ${X%p}, ${X#p}, ${X/a/b}, ${X:o:l}, ${X,,}, ${X@L},
+// ${X@E}, ${X@P} and the like where the line set X to a known value, computed as bash
 // does: X=~/.ssh/id_rsa.pub; cat ${X%.pub} reads the private key. An
 // array's elements are transformed one by one (${a[0]%.pub}, ${a[@]%.pub},
 // $a for ${a[0]}). A transform it cannot compute (a pattern or a number
@@ -48,7 +48,7 @@ func (a *analyzer) transformKnown(b *fieldBuilder, p *syntax.ParamExp, name stri
 }
 
 // isTransform reports whether p is one transform of a value: a slice, a
-// replacement, a trim or a case change.
+// replacement, a trim, a case change or an expansion of escapes.
 func isTransform(p *syntax.ParamExp) bool {
 	switch {
 	case p.Slice != nil:
@@ -56,7 +56,7 @@ func isTransform(p *syntax.ParamExp) bool {
 	case p.Repl != nil:
 		return p.Exp == nil
 	case p.Exp != nil:
-		return isTrimOp(p.Exp.Op) || isCaseOp(p.Exp)
+		return isTrimOp(p.Exp.Op) || isCaseOp(p.Exp) || isEscapeOp(p.Exp)
 	}
 	return false
 }
@@ -98,10 +98,10 @@ func (a *analyzer) transformInput(p *syntax.ParamExp, name string) (transformIn,
 	case v.known && v.arr == nil && first && name != "@":
 		return transformIn{elems: []string{v.val}, known: true, home: v.home}, true
 	case v.known && v.arr != nil:
-		elems, ok := pickElems(v.arr, name, idx)
+		elems, ok := pickElems(v.arr, v.keys, name, idx)
 		return transformIn{elems: elems, known: true}, ok
 	case v.hasDflt && v.dfltArr != nil:
-		elems, ok := pickElems(v.dfltArr, name, idx)
+		elems, ok := pickElems(v.dfltArr, nil, name, idx)
 		return transformIn{elems: elems}, ok
 	case v.hasDflt && first && name != "@":
 		return transformIn{elems: []string{v.dflt}}, true
@@ -121,6 +121,8 @@ func (a *analyzer) transformValue(p *syntax.ParamExp, s string) (out string, hom
 		out, home, ok = a.replaceValue(s, p.Repl)
 	case isTrimOp(p.Exp.Op):
 		out, ok = a.trimValue(s, p.Exp)
+	case isEscapeOp(p.Exp):
+		return a.escapeValue(s, p.Exp)
 	default:
 		out, ok = a.caseValue(s, p.Exp)
 		if !ok {

@@ -43,6 +43,10 @@ func redteam26Expect(t *testing.T, cases []struct {
 // Fix: when expanding $X / ${X…} of a name in analyzer.refs, expand the
 // target's value (refName); for ${!X} with X known, expand the variable X
 // names (as ${!X:-w} already resolves it for its operator).
+//
+// Fixed: expandParam first resolves the parameter (resolveParam,
+// paramref.go): a nameref with a known target, or ${!X} with X holding a
+// name, is read as that variable, with every operator.
 func TestRedteam26ParamReadNameref(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string
@@ -80,6 +84,10 @@ func TestRedteam26ParamReadNameref(t *testing.T) {
 // ANSI-C unescaping of a known value (or at least the value itself as a
 // possible value) and @P as the value itself when it holds no `\` or `$`,
 // otherwise a run-time part with the untransformed value possible.
+//
+// Fixed: @E and @P are transforms (paramescape.go): @E decodes the value
+// as $'…', @P keeps a value without \, ` or $, expands its $NAMEs once,
+// and is a run-time part (the value possible) otherwise.
 func TestRedteam26ParamReadTransform(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string
@@ -109,6 +117,10 @@ func TestRedteam26ParamReadTransform(t *testing.T) {
 // indices from the end of a known indexed array, and keep associative
 // arrays' literal keys (or take every element as a possible value of an
 // element whose key is not tracked).
+//
+// Fixed: indexValue reads -N, pickElems counts it from the end, and arrays
+// given elements by subscript keep their keys (varVal.keys, arraykeys.go),
+// also through m[k]=v: ${m[k]} and ${a[-1]} read the element named.
 func TestRedteam26ParamReadIndex(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string

@@ -145,7 +145,7 @@ func eq[V comparable](x, y V) bool { return x == y }
 func (v varVal) same(w varVal) bool {
 	return v.val == w.val && v.known == w.known && v.home == w.home && v.ifs == w.ifs && v.item == w.item &&
 		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr) &&
-		slices.Equal(v.dfltArr, w.dfltArr)
+		slices.Equal(v.keys, w.keys) && slices.Equal(v.dfltArr, w.dfltArr)
 }
 
 // joinVar returns the value a variable may have after either of two paths

@@ -68,6 +68,7 @@ type redir struct {
 type envVar struct {
 	name string
 	val  field
+	elem *elemAssign // name[k]=v with k and v known: the element set
 }
 
 // isWrite reports whether the redirection opens its target for writing.

@@ -27,6 +27,11 @@ func (a *analyzer) expansionCode(text string) {
 	if !strings.ContainsAny(text, "$`") {
 		return
 	}
+	// A step per walk: a value expanding itself more than once
+	// (X='${X@P}${X@P}') would otherwise be walked 2^16 times.
+	if !a.charge(1 + len(text)/64) {
+		return
+	}
 	if a.depth >= maxDepth {
 		a.limit("nesting deeper than 16 levels")
 		return
@@ -94,12 +99,10 @@ func (a *analyzer) paramValues(p *syntax.ParamExp) ([]string, bool) {
 		return nil, false
 	case v.arr == nil:
 		return []string{v.val}, idx == "0" || idx == "@" || idx == "*"
-	case idx == "@" || idx == "*":
-		return v.arr, true
 	}
-	n, ok := atoiSmall(idx)
-	if !ok || n < 0 || n >= len(v.arr) {
-		return nil, ok
+	if elems, ok := pickElems(v.arr, v.keys, name, idx); ok {
+		return elems, true
 	}
-	return v.arr[n : n+1], true
+	_, num := atoiSmall(idx)
+	return nil, num && v.keys == nil // past the end: empty
 }

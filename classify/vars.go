@@ -119,6 +119,12 @@ func (a *analyzer) refName(name string) string {
 
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
+	if e.elem != nil {
+		if v, ok := a.elemAssigned(e.name, e.elem); ok {
+			a.setVar(e.name, v)
+			return
+		}
+	}
 	_, ref := a.refs[e.name] // a nameref with no known target
 	v := varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs}
 	if e.val.dyn && e.val.hasAlt {
@@ -170,6 +176,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 				e.val = a.appendField(as.Name.Value, e.val)
 			}
 			if as.Index != nil {
+				e.elem = a.elemOf(as.Index, e.val)
 				e.val.dyn = true // declare b[1]=v sets an element, not $b
 			}
 			a.assign(e)
@@ -185,7 +192,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			v, _ := a.arrayAssign(as.Name.Value, as.Array, as.Append)
 			a.setVar(as.Name.Value, v)
 		case as.Array != nil:
-			a.arrayValue("", as.Array)
+			a.arrayValue("", as.Array, 0)
 		}
 		switch {
 		case as.Name == nil:
@@ -221,7 +228,7 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 		a.nameText(f) // declare -n r='a[$(…)]': every use of r expands it
 		t = refTarget(varVal{val: f.val, known: !f.dyn}, name)
 	case as.Array != nil:
-		a.arrayValue(name, as.Array)
+		a.arrayValue(name, as.Array, 0)
 	case isRef:
 		return
 	case set:

@@ -273,6 +273,7 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		b.addDyn(a.source(p))
 		return
 	}
+	p = a.resolveParam(p)
 	name := ""
 	if p.Param != nil {
 		name = p.Param.Value

@@ -1,0 +1,178 @@
+package classify
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Arrays whose elements were given by subscript (a=([3]=x), declare -A
+// m=([k]=v), m[k]=v) keep each element's key beside it (varVal.keys, nil
+// for an indexed array's elements 0, 1, … in order): ${m[k]} and ${a[3]}
+// read the element the key names, ${a[-1]} the one at the highest index.
+// A key only known at run time (a=([$i]=x)) is keyUnknown: a read it may
+// answer is left to run time.
+
+// keyUnknown stands for a key only known at run time.
+const keyUnknown = "\x00?"
+
+// keyTrack computes the keys of an array literal's elements: an indexed
+// array's element without a subscript follows the previous one's.
+type keyTrack struct {
+	assoc bool
+	next  int // the index of the next element without a subscript; < 0: unknown
+	keys  []string
+	keyed bool // a subscript or a start past 0: the keys are not 0, 1, …
+}
+
+// add records the key of an element: its subscript's value idx (ok when
+// the line knows it), or, when it has none (sub false), the next index.
+func (k *keyTrack) add(idx string, ok, sub bool) {
+	key := keyUnknown
+	switch {
+	case sub && k.assoc:
+		if ok {
+			key = idx
+		}
+	case sub:
+		k.next = -1
+		if n, isNum := atoiSmall(idx); ok && isNum && n >= 0 {
+			key, k.next = itoa(n), n+1
+		}
+	case !k.assoc && k.next >= 0:
+		key = itoa(k.next)
+		k.next++
+	}
+	k.keyed = k.keyed || sub || k.assoc
+	k.keys = append(k.keys, key)
+}
+
+// result returns the keys, or nil where they are 0, 1, … in order.
+func (k *keyTrack) result() []string {
+	if !k.keyed {
+		return nil
+	}
+	return k.keys
+}
+
+// denseKeys returns the keys of arr's elements: keys, or 0, 1, … for an
+// array that has none.
+func denseKeys(arr, keys []string) []string {
+	if keys != nil {
+		return keys
+	}
+	out := make([]string, len(arr))
+	for i := range arr {
+		out[i] = itoa(i)
+	}
+	return out
+}
+
+// nextIndex returns the index an element appended without a subscript
+// gets: one past the highest; -1 when a key is not a known index.
+func nextIndex(arr, keys []string) int {
+	if keys == nil {
+		return len(arr)
+	}
+	next := 0
+	for _, k := range keys {
+		n, ok := atoiSmall(k)
+		if !ok || n < 0 {
+			return -1
+		}
+		next = max(next, n+1)
+	}
+	return next
+}
+
+// pickKeyed returns the element of a keyed array the subscript idx names:
+// the last one given that key, an indexed array's negative index counted
+// back from one past the highest. ok is false when a key only known at
+// run time may name it, or no element has the key.
+func pickKeyed(arr, keys []string, idx string) ([]string, bool) {
+	if len(keys) != len(arr) {
+		return nil, false
+	}
+	i := lastIndex(keys, idx)
+	if n, num := atoiSmall(idx); i < 0 && num {
+		if n < 0 {
+			if next := nextIndex(arr, keys); next >= 0 {
+				n += next
+			}
+		}
+		i = lastIndex(keys, itoa(n))
+	}
+	if i < 0 || slices.Contains(keys[i+1:], keyUnknown) {
+		return nil, false // none, or a later element may have replaced it
+	}
+	return arr[i : i+1], true
+}
+
+// lastIndex returns the index of the last key k in keys, or -1.
+func lastIndex(keys []string, k string) int {
+	for i := len(keys) - 1; i >= 0; i-- {
+		if keys[i] == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// elemAssign is an element assignment (b[k]=v) whose subscript the line
+// knows.
+type elemAssign struct {
+	idx string
+	val field
+}
+
+// elemOf returns the element assignment name[idx]=f, or nil when its
+// subscript or its value is only known at run time.
+func (a *analyzer) elemOf(idx syntax.ArithmExpr, f field) *elemAssign {
+	k, ok := a.indexValue(idx)
+	if !ok || f.dyn || k == "@" || k == "*" {
+		return nil
+	}
+	return &elemAssign{idx: k, val: f}
+}
+
+// elemAssigned returns the array name[k]=v leaves: the line's known array
+// or scalar (its element 0), or for an associative array the line has not
+// set, a new one, with the element added. ok is false where the result is
+// only known at run time.
+func (a *analyzer) elemAssigned(name string, e *elemAssign) (varVal, bool) {
+	name = a.refName(name)
+	if _, ref := a.refs[name]; ref {
+		return varVal{}, false
+	}
+	old, set := a.vars[name]
+	assoc := a.isAssoc(name)
+	var arr, keys []string
+	switch {
+	case !set && assoc:
+	case set && old.known && old.arr != nil:
+		arr, keys = old.arr, denseKeys(old.arr, old.keys)
+	case set && old.known:
+		arr, keys = []string{old.val}, []string{"0"}
+	default:
+		return varVal{}, false
+	}
+	k := keyTrack{assoc: assoc}
+	k.add(e.idx, true, true)
+	if k.keys[0] == keyUnknown {
+		return varVal{}, false
+	}
+	arr = append(slices.Clone(arr), e.val.val)
+	keys = append(slices.Clone(keys), k.keys[0])
+	return varVal{arr: arr, keys: keys, known: true, val: strings.Join(arr, " ")}, true
+}
+
+// compactKeys returns nil for the keys 0, 1, … in order, else keys.
+func compactKeys(keys []string) []string {
+	for i, k := range keys {
+		if k != itoa(i) {
+			return keys
+		}
+	}
+	return nil
+}
