@@ -179,6 +179,15 @@ func (a *analyzer) charge(n int) bool {
 	return !a.halt
 }
 
+// overTime reports whether the line has had its maxTime of host time, and
+// then escalates it: a check for loops whose steps are not counted.
+func (a *analyzer) overTime() bool {
+	if !a.halt && time.Since(a.start) > maxTime {
+		a.limit("command too slow to classify")
+	}
+	return a.halt
+}
+
 func (a *analyzer) limit(why string) {
 	if !a.halt {
 		dry := a.dry

@@ -228,16 +228,27 @@ func (a *analyzer) replaceValue(s string, r *syntax.Replace) (string, bool, bool
 // replacement may square a value's length (X=${X//?/$X}), so a result past
 // maxValue is not built (ok false: only known at run time) and its size is
 // charged to the line's budget, which escalates the line past maxLineValues.
+// The matches are found a few first, then four times more: the size the
+// first ones give, less what later ones may remove (the rest of s), is
+// already past maxValue when with is long.
 func (a *analyzer) replaceAll(s string, rx *regexp.Regexp, with string) (string, bool) {
-	locs := rx.FindAllStringIndex(s, -1) // at most len(s)+1 matches
-	size := len(s)
-	for _, l := range locs {
-		size += len(with) - (l[1] - l[0])
+	var locs [][]int
+	for n := 16; ; n *= 4 {
+		locs = rx.FindAllStringIndex(s, n)
+		size := replacedSize(s, locs, with)
+		if len(locs) < n {
+			if size > maxValue {
+				a.spendValue(size)
+				return "", false
+			}
+			break
+		}
+		if least := size - (len(s) - locs[len(locs)-1][1]); least > maxValue || a.overTime() {
+			a.spendValue(least)
+			return "", false
+		}
 	}
-	if size > maxValue {
-		a.spendValue(size)
-		return "", false
-	}
+	size := replacedSize(s, locs, with)
 	var sb strings.Builder
 	sb.Grow(size)
 	last := 0
@@ -248,6 +259,16 @@ func (a *analyzer) replaceAll(s string, rx *regexp.Regexp, with string) (string,
 	}
 	sb.WriteString(s[last:])
 	return sb.String(), true
+}
+
+// replacedSize returns the length of s with the matches locs replaced by
+// with.
+func replacedSize(s string, locs [][]int, with string) int {
+	size := len(s)
+	for _, l := range locs {
+		size += len(with) - (l[1] - l[0])
+	}
+	return size
 }
 
 // sliceValue returns ${X:offset:length} of s when both are literal
