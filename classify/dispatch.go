@@ -382,13 +382,17 @@ func (a *analyzer) runCmdExe(u *unit) (stream, bool) {
 func (a *analyzer) runFind(u *unit) (stream, bool) {
 	roots, execs, at := findParse(u.args)
 	roots = expandFindRoots(u, roots)
+	filtered := findFilteredAt(u.args, at)
 	for k, ex := range execs {
 		if len(ex) == 0 {
 			continue
 		}
+		if !a.checkFindPaste(roots, ex) {
+			break
+		}
 		in := u.inner("find", ex)
 		in.findRoots = roots
-		in.findFiltered = findNameFiltered(u.args[:at[k]])
+		in.findFiltered = filtered[k]
 		in.in = stream{}
 		a.run(in)
 	}

@@ -206,12 +206,16 @@ func (a *analyzer) runHyperfine(u *unit) (stream, bool) {
 			var next []field
 			for _, r := range runs {
 				for _, v := range p.vals {
-					if len(next) < maxHyperfineRuns {
-						g := r
-						g.val = strings.ReplaceAll(r.val, ref, v.val)
-						g.dyn = r.dyn || v.dyn
-						next = append(next, g)
+					if len(next) >= maxHyperfineRuns {
+						break
 					}
+					g := r
+					var ok bool
+					if g.val, ok = a.paste(r.val, ref, v.val); !ok {
+						return stream{traits: trUnknown}, true
+					}
+					g.dyn = r.dyn || v.dyn
+					next = append(next, g)
 				}
 			}
 			runs = next

@@ -44,6 +44,36 @@ func braceSeqs(parts []syntax.WordPart) [][]syntax.WordPart {
 	return seqs
 }
 
+// joinLits joins runs of adjacent literal parts into one. SplitBraces
+// leaves every brace of a word its own part even where it finds no
+// expansion ({}{}{}…, a find or xargs placeholder repeated), and adding
+// tens of thousands of parts one by one to a field copies it each time.
+func joinLits(parts []syntax.WordPart) []syntax.WordPart {
+	out := make([]syntax.WordPart, 0, len(parts))
+	for i := 0; i < len(parts); {
+		l, ok := parts[i].(*syntax.Lit)
+		j := i + 1
+		for ok && j < len(parts) {
+			if _, next := parts[j].(*syntax.Lit); !next {
+				break
+			}
+			j++
+		}
+		if !ok || j == i+1 {
+			out = append(out, parts[i])
+			i++
+			continue
+		}
+		var sb strings.Builder
+		for _, p := range parts[i:j] {
+			sb.WriteString(p.(*syntax.Lit).Value)
+		}
+		out = append(out, &syntax.Lit{ValuePos: l.ValuePos, ValueEnd: parts[j-1].End(), Value: sb.String()})
+		i = j
+	}
+	return out
+}
+
 // braceSequence expands {a..e} or {1..5}; anything else stays literal.
 func braceSequence(be *syntax.BraceExp) [][]syntax.WordPart {
 	lit := func(s string) []syntax.WordPart { return []syntax.WordPart{&syntax.Lit{Value: s}} }

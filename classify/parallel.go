@@ -54,7 +54,10 @@ func (a *analyzer) parallelRun(u *unit, opts, cmd []field) (out []field, stdinAr
 		}
 		for _, f := range args {
 			g := line
-			g.val = strings.ReplaceAll(line.val, tok, shellQuote(f.val))
+			var ok bool
+			if g.val, ok = a.paste(line.val, tok, shellQuote(f.val)); !ok {
+				break
+			}
 			g.dyn = g.dyn || f.dyn
 			a.shellString(u, g)
 		}

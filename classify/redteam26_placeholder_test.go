@@ -20,6 +20,13 @@ import (
 //
 // Severity: medium for availability (one line stalls any caller
 // classifying agent input), no sandbox escape.
+//
+// Fixed: paste (placeholders.go) sizes each substitution before building
+// it, charges it to the line's 4 MiB of values and checks the deadline,
+// escalating past 64 KiB or the budget (parallel, xargs, hyperfine); find
+// charges what its -exec words expand to once (checkFindPaste) and asks
+// findFilteredAt for all its actions in one pass; joinLits joins the
+// literal parts SplitBraces leaves.
 func TestRedteam26ClassifyPlaceholderBlowup(t *testing.T) {
 	c := Default()
 	run := func(line string) (Result, time.Duration, bool) {

@@ -196,23 +196,38 @@ var findBranching = newSet("-o", "-or", "!", "-not", ",")
 // to files whose name matches a pattern that is not all wildcards. The
 // words of an -exec-like action are its command's, not tests.
 func findNameFiltered(args []field) bool {
-	filtered := false
+	return findFilteredAt(args, []int{len(args)})[0]
+}
+
+// findFilteredAt returns findNameFiltered(args[:k]) for each k in at, in
+// one pass: a find with thousands of -exec actions asks it for each. A
+// prefix is filtered when it holds a name test with its pattern and no
+// branching word before it.
+func findFilteredAt(args []field, at []int) []bool {
+	filterEnd, branchAt := len(args)+1, len(args)
 	for i := 0; i < len(args); i++ {
-		switch f := args[i]; {
-		case findExecActions.has(f.val):
+		f := args[i]
+		if findBranching.has(f.val) {
+			branchAt = i
+			break
+		}
+		if findExecActions.has(f.val) {
 			for i+1 < len(args) && args[i+1].val != ";" && args[i+1].val != "+" {
 				i++
 			}
-		case findBranching.has(f.val):
-			return false
-		case findNameTests.has(f.val) && i+1 < len(args):
-			p := args[i+1]
-			if !p.dyn && strings.Trim(p.val, "*?.^$/") != "" {
-				filtered = true
+			continue
+		}
+		if findNameTests.has(f.val) && i+1 < len(args) && filterEnd > len(args) {
+			if p := args[i+1]; !p.dyn && strings.Trim(p.val, "*?.^$/") != "" {
+				filterEnd = i + 2
 			}
 		}
 	}
-	return filtered
+	out := make([]bool, len(at))
+	for j, k := range at {
+		out[j] = filterEnd <= k && k <= branchAt
+	}
+	return out
 }
 
 // dynBareCritical reports whether a delete target that starts with a part

@@ -157,7 +157,11 @@ func (a *analyzer) xargsCode(u *unit, code string) stream {
 	}
 	if in.textKnown {
 		for _, line := range strings.Split(strings.TrimSuffix(in.text, "\n"), "\n") {
-			a.script(strings.ReplaceAll(code, u.xargsToken, line), nil)
+			c, ok := a.paste(code, u.xargsToken, line)
+			if !ok {
+				break
+			}
+			a.script(c, nil)
 		}
 		return stream{traits: trUnknown | trShellOut}
 	}
@@ -165,7 +169,9 @@ func (a *analyzer) xargsCode(u *unit, code string) stream {
 	// code itself spells out.
 	fill := a.xargsFill
 	a.xargsFill = !strings.Contains(code, xargsInput)
-	a.script(strings.ReplaceAll(code, u.xargsToken, xargsInput), nil)
+	if c, ok := a.paste(code, u.xargsToken, xargsInput); ok {
+		a.script(c, nil)
+	}
 	a.xargsFill = fill
 	return stream{traits: trUnknown | trShellOut}
 }

@@ -52,7 +52,7 @@ func (a *analyzer) expandWord(w *syntax.Word) []field {
 	seqs := braceSeqs(w.Parts)
 	var out []field
 	for _, parts := range seqs {
-		out = append(out, a.expandParts(parts)...)
+		out = append(out, a.expandParts(joinLits(parts))...)
 	}
 	return out
 }

@@ -402,7 +402,10 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		}
 	}
 	if name == "xargs" && len(cmd) > 0 && xargsReplaces(args) {
-		cmd = xargsPaste(cmd, xargsReplace(args), u.in)
+		var ok bool
+		if cmd, ok = a.xargsPaste(cmd, xargsReplace(args), u.in); !ok {
+			return stream{traits: trUnknown | trShellOut}, true
+		}
 	}
 	if len(cmd) > 0 {
 		in := u.inner(name, cmd)
@@ -485,8 +488,8 @@ func xargsReplaces(args []field) bool {
 // at run time (eval-exec), and one from the network, a decoder or the
 // history comes from there. With such input every word holding it carries
 // it (python3 -c '{}' runs downloaded code); a shell's code is left to
-// xargsCode.
-func xargsPaste(cmd []field, tok string, in stream) []field {
+// xargsCode. Past the line's limits (see paste) it reports false.
+func (a *analyzer) xargsPaste(cmd []field, tok string, in stream) ([]field, bool) {
 	r := in.execRule()
 	tainted := r != "" && r != RuleEvalExec && !shellNames.has(normName(cmd[0].val))
 	out := append([]field(nil), cmd...)
@@ -495,15 +498,18 @@ func xargsPaste(cmd []field, tok string, in stream) []field {
 			continue
 		}
 		g := f
-		g.val = strings.ReplaceAll(f.val, tok, xargsInput)
-		g.bare = strings.ReplaceAll(f.bare, tok, xargsInputBare)
+		var ok bool
+		if g.val, ok = a.paste(f.val, tok, xargsInput); !ok {
+			return nil, false
+		}
+		g.bare = strings.ReplaceAll(f.bare, tok, xargsInputBare) // no longer than val
 		g.dyn = true
 		g.dynPrefix = f.dynPrefix || strings.HasPrefix(f.val, tok)
 		g.dynEnd = len(g.val)
 		g.src.merge(in)
 		out[k] = g
 	}
-	return out
+	return out, true
 }
 
 // shellString classifies a string that a wrapper hands to a shell.
