@@ -22,7 +22,7 @@ type Process struct {
 	timeout time.Duration
 	ctx     context.Context
 	copies  sync.WaitGroup // standard-stream copies between pipes and cmd's readers and writers
-	relays  []*os.File     // the copies of the caller's pipes the output copies write (abandonOutputs)
+	relays  outputRelays   // the copies of the caller's files the output copies write (abandonOutputs)
 
 	stdout, stderr *capBuffer  // set when Exec and ExecArgs capture
 	egress         *egressRun  // nil unless the network is filtered
@@ -459,17 +459,9 @@ func (p *Process) awaitCopies(expired <-chan time.Time, e *ending) {
 }
 
 // abandonOutputs ends the copies of the program's output still blocked
-// on the caller's writers once Wait has given them up: a write into a
-// relay opened non-blocking (reopenWriter) is interrupted, and the copy
-// closes its descriptors and ends. Nothing is left behind a Wait for a
-// reader that stopped, which a long-running caller would otherwise pay
-// for with two descriptors and two goroutines a command. A copy into
-// any other writer ends when its writer takes the bytes or fails.
-func (p *Process) abandonOutputs() {
-	for _, r := range p.relays {
-		_ = r.SetWriteDeadline(time.Now()) // os.ErrNoDeadline for a copied descriptor
-	}
-}
+// on the caller's writers once Wait has given them up (see
+// outputRelays.abandon): the copy closes its descriptors and ends.
+func (p *Process) abandonOutputs() { p.relays.abandon() }
 
 // copyDrain is how long Wait waits, after a timeout or a cancelled ctx,
 // for the program's output to reach the caller's writers.

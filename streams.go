@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"time"
 )
 
 // streamKind is what a file the caller hands the program as a standard
@@ -65,6 +66,32 @@ func relayed(f *os.File, kind streamKind) (*os.File, error) {
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
+// outputRelays are the relays of the caller's files (relayed) that the
+// copies of a program's output write, Start's and Wrap's alike.
+type outputRelays []*os.File
+
+// abandon ends the copies still blocked on the caller's readers once they
+// are given up: a write into a relay opened non-blocking (reopenWriter)
+// is interrupted by a past write deadline, and so is every later one, so
+// that nothing of the ended command reaches the caller's pipe after its
+// Wait, and the copy's goroutine and buffer are not left behind for a
+// reader that stopped (a long-running caller would pay for them with
+// every command). A copied descriptor takes no deadline
+// (os.ErrNoDeadline): its write ends when its reader takes it or fails.
+func (rs outputRelays) abandon() {
+	for _, r := range rs {
+		_ = r.SetWriteDeadline(time.Now())
+	}
+}
+
+// close closes the relays; a write still in progress on one ends first
+// (os.File defers the close until it does).
+func (rs outputRelays) close() {
+	for _, r := range rs {
+		r.Close()
+	}
+}
+
 // sameStream reports whether a and b are files open on one open file
 // description (os.Stdout and os.Stderr after 2>&1): the program must then
 // get one pipe for both, or the order between them is lost.
@@ -80,54 +107,76 @@ func sameStream(a, b io.Writer) bool {
 // gone); anything but a device as Stdout or Stderr goes to os/exec as a
 // plain writer, which it copies through a pipe of its own (one for both
 // when they share an open file description), through a boundedWriter
-// that gives up once abandon is closed; a file that is no stream refuses
-// the call. A socket as Stdin is refused: os/exec's Wait would wait for
-// its end of input, which may never come after the command exits; use
-// Start, which relays it.
-func wrapStreams(cmd *exec.Cmd, abandon <-chan struct{}) (*stdinFile, error) {
+// that gives up once abandon is closed, into a relay of the caller's file
+// (relayed; returned, to abandon and close as Process does); a file that
+// is no stream refuses the call. A socket as Stdin is refused: os/exec's
+// Wait would wait for its end of input, which may never come after the
+// command exits; use Start, which relays it.
+func wrapStreams(cmd *exec.Cmd, abandon <-chan struct{}) (*stdinFile, outputRelays, error) {
 	// Every stream is judged before anything starts.
 	var in streamKind
 	if f, ok := cmd.Stdin.(*os.File); ok {
 		kind, err := streamOf(f)
 		switch {
 		case err != nil:
-			return nil, configErr("Wrap", "cmd.Stdin: %v", err)
+			return nil, nil, configErr("Wrap", "cmd.Stdin: %v", err)
 		case kind == streamSocket:
-			return nil, configErr("Wrap", "cmd.Stdin is a socket, which the command could connect anywhere the host can reach; pass a pipe, or use Start, which relays it")
+			return nil, nil, configErr("Wrap", "cmd.Stdin is a socket, which the command could connect anywhere the host can reach; pass a pipe, or use Start, which relays it")
 		}
 		in = kind
 	}
-	outs := []*io.Writer{&cmd.Stdout, &cmd.Stderr}
-	var plain [2]bool
-	for i, w := range outs {
-		if f, ok := (*w).(*os.File); ok {
+	var kinds [2]streamKind
+	for i, w := range []io.Writer{cmd.Stdout, cmd.Stderr} {
+		if f, ok := w.(*os.File); ok {
 			kind, err := streamOf(f)
 			if err != nil {
-				return nil, configErr("Wrap", "cmd.Stdout or cmd.Stderr: %v", err)
+				return nil, nil, configErr("Wrap", "cmd.Stdout or cmd.Stderr: %v", err)
 			}
-			plain[i] = kind != streamDevice
+			kinds[i] = kind
 		}
 	}
 	same := sameStream(cmd.Stdout, cmd.Stderr)
 	s, err := wrapStdin(cmd, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i, w := range outs {
-		if !plain[i] || i == 1 && same {
+	relays, err := wrapOutputs(cmd, kinds, same, s, abandon)
+	if err != nil {
+		s.finish()
+		return nil, nil, err
+	}
+	return s, relays, nil
+}
+
+// wrapOutputs gives each of cmd.Stdout and cmd.Stderr that is a file of
+// kinds (0: no file) but a device a boundedWriter into a relay of its own
+// (relayed, as Start does), one for both when they are the same stream.
+func wrapOutputs(cmd *exec.Cmd, kinds [2]streamKind, same bool, s *stdinFile, abandon <-chan struct{}) (outputRelays, error) {
+	var relays outputRelays
+	for i, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if kinds[i] == 0 || i == 1 && same {
 			continue
 		}
 		f := (*w).(*os.File)
-		var pw io.Writer = f
+		relay, err := relayed(f, kinds[i])
+		if err != nil {
+			relays.close()
+			return nil, err
+		}
+		if relay == nil {
+			continue // a device goes as it is
+		}
+		relays = append(relays, relay)
+		var pw io.Writer = relay
 		if s.sharesWith(f) {
-			pw = &offsetWriter{f: f, s: s} // os/exec's copy ends before cmd.Wait returns, before finish
+			pw = &offsetWriter{f: relay, s: s} // os/exec's copy ends before cmd.Wait returns, before finish
 		}
 		*w = &boundedWriter{w: pw, abandon: abandon}
 	}
 	if same {
 		cmd.Stderr = cmd.Stdout // one pipe for both, as os/exec does for one writer
 	}
-	return s, nil
+	return relays, nil
 }
 
 // wrapStdin puts a stdinFile between the caller's file or pipe (of kind
@@ -160,11 +209,13 @@ func wrapStdin(cmd *exec.Cmd, in streamKind) (*stdinFile, error) {
 // boundedWriter is the writer os/exec copies a wrapped command's output
 // into: once abandon is closed (a while after a timeout or an ended ctx
 // killed the sandbox, or at cleanup), a write blocked on a consumer that
-// does not read (a stuck socket) is given up, so that cmd.Wait returns.
-// cmd.WaitDelay could not do it: it closes os/exec's pipe, not the copy's
-// write into the caller's file; and it would cut the output of a slow
-// consumer of a command that ended normally. A write given up goes on in
-// the background until the consumer takes it or fails.
+// does not read (a stuck socket, a stalled pipe) is given up, so that
+// cmd.Wait returns. cmd.WaitDelay could not do it: it closes os/exec's
+// pipe, not the copy's write into the caller's file; and it would cut the
+// output of a slow consumer of a command that ended normally. The write
+// given up is ended too where w is a relay that takes a write deadline
+// (outputRelays.abandon); into any other writer it goes on in the
+// background until the consumer takes it or fails.
 type boundedWriter struct {
 	w       io.Writer
 	abandon <-chan struct{}

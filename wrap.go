@@ -33,7 +33,9 @@ import (
 // for the output to reach it, but after a timeout or an ended ctx for
 // 2 s at most (the copy is then given up: a consumer that does not read
 // cannot hold cmd.Wait), rather than through cmd.WaitDelay, which would
-// cut a slow consumer's output after a normal exit.
+// cut a slow consumer's output after a normal exit. A copy into a pipe or
+// FIFO given up ends then, as a Process's does (outputRelays): nothing
+// of the ended command reaches the caller's pipe after cmd.Wait.
 func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (cleanup func(), err error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -53,17 +55,23 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	}
 	origStdin, origStdout, origStderr := cmd.Stdin, cmd.Stdout, cmd.Stderr
 	abandon := make(chan struct{})
-	release := sync.OnceFunc(func() { close(abandon) })
-	stdin, err := wrapStreams(cmd, abandon)
+	stdin, relays, err := wrapStreams(cmd, abandon)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			stdin.finish()
+			relays.close()
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = origStdin, origStdout, origStderr
 		}
 	}()
+	// Giving the output's copies up ends their writes into the caller's
+	// pipes too, as Process.abandonOutputs does.
+	release := sync.OnceFunc(func() {
+		close(abandon)
+		relays.abandon()
+	})
 	if err := checkProcAttr("Wrap", cmd); err != nil {
 		return nil, err
 	}
@@ -136,6 +144,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		}
 		m.restoreShared(&shared)
 		stdin.finish() // the caller's file offset past what the command read
+		relays.close() // os/exec's copies into them ended with cmd.Wait or with release
 		m.untrack(h)
 		egr.close()
 		m.warnDegraded(h.Degraded())
