@@ -42,6 +42,11 @@ import (
 // reopenWriter relay (as Process.output does) as boundedWriter's w and
 // set a past write deadline on it when abandon is closed, closing it once
 // the write returns.
+//
+// Fixed: wrapStreams relays Stdout/Stderr as Start does (relayed: a pipe
+// or FIFO opened anew non-blocking), and Wrap's release sets a past write
+// deadline on the relays (outputRelays.abandon, shared with
+// Process.abandonOutputs); cleanup closes them.
 func TestRedteam26WrapStalledPipeLateData(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	r, w, wf := rt26Pipe(t)
