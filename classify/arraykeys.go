@@ -176,3 +176,132 @@ func compactKeys(keys []string) []string {
 	}
 	return nil
 }
+
+// unsetElem follows unset 'name[idx]': the element the subscript names is
+// removed (a negative index counting back from one past the highest), so
+// a later ${a[-1]} reads the one before it. Where the line cannot tell
+// which element goes (a run-time subscript or key), the array becomes a
+// run-time value; [@] and [*] remove the whole array.
+func (a *analyzer) unsetElem(f field) {
+	word := f.val
+	i := strings.IndexByte(word, '[')
+	if i <= 0 || !strings.HasSuffix(word, "]") || !isName(word[:i]) {
+		return
+	}
+	name, idx := a.refName(word[:i]), word[i+1:len(word)-1]
+	if _, ref := a.refs[name]; ref {
+		a.clobberVars()
+		return
+	}
+	old, set := a.vars[name]
+	if !set {
+		return
+	}
+	if f.dyn {
+		a.setVar(name, varVal{})
+		return
+	}
+	if idx == "@" || idx == "*" {
+		delete(a.vars, name)
+		return
+	}
+	v, ok := unsetKey(old, idx, a.isAssoc(name))
+	if !ok {
+		v = varVal{}
+	}
+	a.setVar(name, v)
+}
+
+// unsetKey returns old without the element whose key is idx (an
+// associative array's literal key, or an indexed array's number); ok is
+// false when which one goes is only known at run time.
+func unsetKey(old varVal, idx string, assoc bool) (varVal, bool) {
+	if !old.known {
+		return varVal{}, false
+	}
+	arr, keys := old.arr, denseKeys(old.arr, old.keys)
+	if arr == nil {
+		arr, keys = []string{old.val}, []string{"0"}
+	}
+	if assoc {
+		k, ok := literalKey(idx)
+		if !ok {
+			return varVal{}, false
+		}
+		idx = k
+	} else {
+		n, num := atoiSmall(strings.TrimSpace(idx))
+		if !num {
+			return varVal{}, false
+		}
+		if n < 0 {
+			next := nextIndex(arr, keys)
+			if next < 0 || n+next < 0 {
+				return varVal{}, false
+			}
+			n += next
+		}
+		idx = itoa(n)
+	}
+	if slices.Contains(keys, keyUnknown) {
+		return varVal{}, false
+	}
+	var outA, outK []string
+	for j, k := range keys {
+		if k != idx {
+			outA, outK = append(outA, arr[j]), append(outK, k)
+		}
+	}
+	if outA == nil {
+		outA = []string{}
+	}
+	if !assoc {
+		outK = compactKeys(outK)
+	}
+	return varVal{arr: outA, keys: outK, known: true, val: strings.Join(outA, " ")}, true
+}
+
+// literalKey returns the key a subscript's text names after quote removal
+// (m['a b'], m["k"], m[a\ b]), as bash reads an associative array's key;
+// ok is false where an expansion in it is only known at run time.
+func literalKey(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '$', '`':
+			return "", false
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '$' || s[j] == '`' {
+					return "", false
+				}
+				if s[j] == '\\' && j+1 < len(s) && strings.IndexByte("\"\\$`", s[j+1]) >= 0 {
+					j++
+					b.WriteByte(s[j])
+					continue
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return "", false
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}

@@ -41,6 +41,10 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	case "unset":
 		a.unsetNames(u.args)
 		for _, f := range u.args {
+			if strings.IndexByte(f.val, '[') > 0 {
+				a.unsetElem(f)
+				continue
+			}
 			delete(a.vars, f.val)
 			a.unsetLocal(f.val)
 		}

@@ -55,6 +55,10 @@ func TestRedteam26ClassifyJQuotedKey(t *testing.T) {
 // medium for the read. Fix: after `unset 'a[N]'` recompute negative
 // indexes from the remaining keys (or make a later negative read a
 // run-time part) and resolve a negative index in unset itself.
+//
+// Fixed: unset 'a[N]' removes the element it names (unsetElem/unsetKey in
+// arraykeys.go, a negative N counted back from one past the highest); a
+// subscript the line cannot resolve leaves the array a run-time value.
 func TestRedteam26ClassifyJUnsetNegative(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string
