@@ -178,6 +178,8 @@ func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool)
 	if appendTo {
 		old, oldKnown, oldOK := a.arrayBefore(name)
 		switch {
+		case !a.spendValue(len(old) * elemCost / 2):
+			return varVal{}, false // copying the old elements: a line appending thousands of times
 		case !oldOK || !ok && alts == nil:
 			return varVal{}, false
 		case ok && oldKnown:

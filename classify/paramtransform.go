@@ -29,9 +29,9 @@ func (a *analyzer) transformKnown(b *fieldBuilder, p *syntax.ParamExp, name stri
 		if i > 0 {
 			b.split()
 		}
-		if !a.spendValue(len(e)) {
+		if !a.spendElem(e) {
 			b.addDyn(a.source(p))
-			continue
+			return true
 		}
 		out, home, ok := a.transformValue(p, e)
 		switch {
@@ -349,11 +349,28 @@ func (a *analyzer) compile(expr string) (*regexp.Regexp, error) {
 // spendValue counts n bytes of values built for the line. Past
 // maxLineValues (values this large only come from repeating one
 // expansion thousands of times) the line is escalated and the walk stops;
-// spendValue then reports false and the value is left to run time.
+// spendValue then reports false and the value is left to run time. Each
+// 64 KiB spent the deadline is checked too: building that much is the
+// slow part of a line that builds values in one long statement.
 func (a *analyzer) spendValue(n int) bool {
+	before := a.valueBytes
 	a.valueBytes += n
 	if a.valueBytes > maxLineValues {
 		a.limit("values too large to classify")
 	}
+	if before>>16 != a.valueBytes>>16 {
+		a.overTime()
+	}
 	return !a.halt
+}
+
+// elemCost is what one array element costs the line's values beyond its
+// bytes: the field, key and copies built for it. A million one-byte
+// elements are as much work as megabytes of text.
+const elemCost = 32
+
+// spendElem counts one array element e built for the line (see
+// spendValue).
+func (a *analyzer) spendElem(e string) bool {
+	return a.spendValue(len(e) + elemCost)
 }

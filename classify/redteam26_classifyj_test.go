@@ -177,6 +177,10 @@ func TestRedteam26ClassifyJParallelShellWords(t *testing.T) {
 // command waits seconds; a loop of such lines stalls the agent host).
 // Fix: charge each array element (and key) to the values budget and check
 // the deadline inside arrayValue/arrayAssign, not only between statements.
+//
+// Fixed: each array element expanded (known or a default) is charged
+// elemCost bytes beyond its own, a+=(…) charges the elements it copies,
+// and spendValue checks the deadline each 64 KiB (paramtransform.go).
 func TestRedteam26ClassifyJSlowArrayDoubling(t *testing.T) {
 	c := Default()
 	line := "a=(x); " + strings.Repeat(`a+=("${a[@]}"); `, 22) + "cat ~/.ssh/id_rsa"

@@ -295,9 +295,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 			if i > 0 {
 				b.split()
 			}
-			if !a.spendValue(len(e)) {
+			if !a.spendElem(e) {
 				b.addDyn(a.source(p))
-				continue
+				return
 			}
 			a.addValue(b, e, quoted)
 		}
@@ -307,6 +307,10 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 		for i, e := range elems {
 			if i > 0 {
 				b.split()
+			}
+			if !a.spendElem(e) {
+				b.addDyn(a.source(p))
+				return
 			}
 			b.addDefaulted(a.source(p), e)
 		}
