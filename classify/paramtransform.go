@@ -38,7 +38,7 @@ func (a *analyzer) transformKnown(b *fieldBuilder, p *syntax.ParamExp, name stri
 		case !ok || !in.known:
 			b.addDefaulted(a.source(p), out)
 		default:
-			if (in.home || home) && strings.HasPrefix(out, "~") && (!b.started || b.cur.val == "") {
+			if (in.home || home) && strings.HasPrefix(out, "~") && (!b.started || b.empty()) {
 				b.cur.home = true
 			}
 			a.addValue(b, out, quoted)
