@@ -2,7 +2,10 @@ package classify
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 func TestUnsetKey(t *testing.T) {
@@ -54,6 +57,37 @@ func TestLiteralKey(t *testing.T) {
 		got, ok := literalKey(tc.in)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("literalKey(%q) = %q %v, want %q %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestQuotedKeyIndex(t *testing.T) {
+	for _, tc := range []struct {
+		idx, want string
+		ok        bool
+	}{
+		{`k`, "k", true},
+		{`'k'`, "k", true},
+		{`"a b"`, "a b", true},
+		{`k'q'`, "kq", true},
+		{`"$k"`, "", false},
+		{`$'k'`, "", false},
+	} {
+		p, err := syntax.NewParser().Parse(strings.NewReader("echo ${m["+tc.idx+"]}"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pe *syntax.ParamExp
+		syntax.Walk(p, func(n syntax.Node) bool {
+			if x, ok := n.(*syntax.ParamExp); ok && pe == nil {
+				pe = x
+			}
+			return true
+		})
+		a := &analyzer{src: "echo ${m[" + tc.idx + "]}"}
+		got, ok := a.indexValue(pe.Index)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("indexValue(%s) = %q %v, want %q %v", tc.idx, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -98,7 +98,10 @@ func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
 		return "", false
 	}
 	if l := w.Lit(); l != "" || len(w.Parts) == 0 {
-		return l, true
+		return literalKey(l)
+	}
+	if quotedLit(w) {
+		return literalKey(a.source(w)) // m['a b'], m["k"]: quote removal only
 	}
 	if len(w.Parts) != 1 {
 		return "", false
@@ -120,6 +123,31 @@ func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
 		return v.val, true
 	}
 	return "", false
+}
+
+// quotedLit reports whether w is only literal text and quotes ('k', "k",
+// k'q'), no expansion.
+func quotedLit(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+			if sq, ok := p.(*syntax.SglQuoted); ok && sq.Dollar {
+				return false // $'…' decodes escapes
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return false
+			}
+			for _, q := range p.Parts {
+				if _, lit := q.(*syntax.Lit); !lit {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // arrayValue expands the elements of an array literal given to name; ok

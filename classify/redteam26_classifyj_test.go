@@ -24,6 +24,9 @@ import (
 // Fix: quote-remove a literal subscript (single, double, backslash quoting)
 // of an associative array both when storing (`m['k']=`, `(['k']=v)`) and
 // when reading (`${m['k']}`), as bash does.
+//
+// Fixed: indexValue (arrays.go) quote-removes a subscript of only literal
+// text and quotes (literalKey, arraykeys.go), storing and reading alike.
 func TestRedteam26ClassifyJQuotedKey(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string
