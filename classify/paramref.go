@@ -1,10 +1,15 @@
 package classify
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // resolveParam returns p reading the variable bash reads for it where
 // the line knows which: through a nameref with a known target (declare -n
-// X=Y; "${X%.pub}" is "${Y%.pub}") and through ${!X} where X holds a
+// X=Y; "${X%.pub}" is "${Y%.pub}", declare -n r='a[1]'; "$r" is
+// "${a[1]}") and through ${!X} where X holds a
 // variable's name (X=Y; "${!X}" is "$Y", also through a nameref Y).
 // Anything else is returned as it is: ${!X} of a nameref (its target's
 // name), ${!X[@]} (keys), ${!X*} (names), a target only known at run time.
@@ -27,11 +32,32 @@ func (a *analyzer) resolveParam(p *syntax.ParamExp) *syntax.ParamExp {
 		name = v.val
 	}
 	target := a.refName(name)
-	if target == p.Param.Value && !p.Excl {
+	elem, isElem := strings.CutPrefix(a.refs[target], refElem)
+	if target == p.Param.Value && !p.Excl && !isElem {
 		return p
 	}
 	q := *p
 	q.Excl = false
+	if arr, sub, ok := elemTarget(elem); ok && isElem && p.Index == nil && !p.Excl {
+		// declare -n r='a[1]': "$r" reads the element a[1]
+		target = arr
+		q.Index = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	}
 	q.Param = &syntax.Lit{ValuePos: p.Param.ValuePos, ValueEnd: p.Param.ValueEnd, Value: target}
 	return &q
+}
+
+// elemTarget splits a nameref's target naming an array element (a[1],
+// m[k]) into the array and the subscript's text; ok is false for any
+// other target, and for a[@] and a[*], which bash refuses as a target.
+func elemTarget(t string) (arr, sub string, ok bool) {
+	i := strings.IndexByte(t, '[')
+	if i <= 0 || !strings.HasSuffix(t, "]") || !isName(t[:i]) || isDigit(t[0]) {
+		return "", "", false
+	}
+	sub = t[i+1 : len(t)-1]
+	if sub == "@" || sub == "*" || sub == "" {
+		return "", "", false
+	}
+	return t[:i], sub, true
 }

@@ -100,3 +100,25 @@ func TestKeyTrack(t *testing.T) {
 		}
 	}
 }
+
+func TestElemTarget(t *testing.T) {
+	for _, tc := range []struct {
+		in, arr, sub string
+		ok           bool
+	}{
+		{"a[1]", "a", "1", true},
+		{"a[-1]", "a", "-1", true},
+		{"m[a b]", "m", "a b", true},
+		{"a[@]", "", "", false},
+		{"a[*]", "", "", false},
+		{"a[]", "", "", false},
+		{"a", "", "", false},
+		{"[1]", "", "", false},
+		{"1a[1]", "", "", false},
+	} {
+		arr, sub, ok := elemTarget(tc.in)
+		if arr != tc.arr || sub != tc.sub || ok != tc.ok {
+			t.Errorf("elemTarget(%q) = %q %q %v, want %q %q %v", tc.in, arr, sub, ok, tc.arr, tc.sub, tc.ok)
+		}
+	}
+}

@@ -89,6 +89,10 @@ func TestRedteam26ClassifyJUnsetNegative(t *testing.T) {
 // Severity: medium. Fix: resolveParam should follow a nameref whose target
 // is `name[literal]` to that element (as a write through it already
 // escalates `rm -rf`), or at least return the element's possible values.
+//
+// Fixed: a nameref's element target is kept (refElem, vars.go) and
+// resolveParam reads "$r" as "${a[1]}" (paramref.go); a write through it
+// still makes the line's variables run-time values.
 func TestRedteam26ClassifyJElementNameref(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string

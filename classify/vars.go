@@ -34,6 +34,7 @@ const (
 	refRuntime  = ""        // its target is only known at run time: any variable
 	refUnset    = "\x00"    // declared without a target: the first value it is given names it
 	refUnsetEnv = "\x00env" // the same, but the environment may already have given it one
+	refElem     = "\x00["   // prefix: an array element (a[1]); read through, written as any variable
 )
 
 // setVar records a variable's value; an assignment to a nameref sets the
@@ -85,7 +86,10 @@ func refTarget(v varVal, self string) string {
 	case isName(v.val) && !isDigit(v.val[0]) && v.val != self:
 		return v.val
 	}
-	return refRuntime // arr[1], or an error that may stop the script
+	if _, _, ok := elemTarget(v.val); ok {
+		return refElem + v.val
+	}
+	return refRuntime // an error that may stop the script
 }
 
 // clobberVars makes every variable the line knows, and those the analyzer
@@ -109,7 +113,7 @@ func (a *analyzer) clobberVars() {
 func (a *analyzer) refName(name string) string {
 	for i := 0; i < 8; i++ {
 		t := a.refs[name]
-		if t == refRuntime || t == refUnset || t == refUnsetEnv {
+		if t == refRuntime || strings.HasPrefix(t, "\x00") { // unknown, unset, an element
 			break
 		}
 		name = t
