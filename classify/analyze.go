@@ -42,6 +42,7 @@ type varVal struct {
 	arr   []string // elements of a literal array (x=(a b), set -- a b)
 	keys  []string // with arr, each element's key where not 0, 1, … (see arraykeys.go)
 	item  bool     // a for-loop word over relative literals or globs: never empty
+	names []string // with item: the variable names paths gave it (X=A; [ … ] && X=B), for ${!X}
 
 	// A value only known at run time, or dflt where that was empty or
 	// unset: ${X:=dflt} (or ${X=dflt}) ran on a variable the line did
@@ -97,6 +98,7 @@ type analyzer struct {
 	opWord     opWordState               // the words of parameter operators being expanded (see paramnest.go)
 	regexps    map[string]*regexp.Regexp // patterns compiled for the line (see compile)
 	valueBytes int                       // bytes of values expanded (see spendValue)
+	indirects  int                       // ${!X} of several possible names expanded (see indirectJoin)
 }
 
 func newAnalyzer(c *Classifier) *analyzer {

@@ -203,6 +203,11 @@ func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, q
 	if !ok {
 		return false
 	}
+	if v := a.vars[name]; name != "" && v.hasDflt && v.dflt != "" && isDefaultOp(op) && (w == "" || loopItem(field{val: w})) {
+		// X=README; [ … ] && X=~/.aws/credentials; "${X:-z}": X is not
+		// empty on either path, and its possible value says more than z.
+		w = v.dflt
+	}
 	b.addDefaulted(a.source(p), w)
 	return true
 }

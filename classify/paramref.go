@@ -26,6 +26,9 @@ func (a *analyzer) resolveParam(p *syntax.ParamExp) *syntax.ParamExp {
 			return p
 		}
 		v, set := a.vars[name]
+		if set && v.item && v.names != nil {
+			return a.indirectJoin(p, v.names)
+		}
 		if !set || !v.known || v.arr != nil || v.item || v.val == "" || !isName(v.val) || isDigit(v.val[0]) {
 			return p
 		}
@@ -60,4 +63,44 @@ func elemTarget(t string) (arr, sub string, ok bool) {
 		return "", "", false
 	}
 	return t[:i], sub, true
+}
+
+// indirectJoin returns ${!X} for an X that holds one of several names
+// (X=A; [ -n "$CI" ] && X=B): it reads a variable holding the join of
+// theirs, as the direct "$X" of such paths is judged (see joinVar: a value
+// that is no relative word is its possible value). The variable is one
+// of the analyzer's own (its name no shell name), dropped after the
+// expansion by expandParam.
+func (a *analyzer) indirectJoin(p *syntax.ParamExp, names []string) *syntax.ParamExp {
+	var v varVal
+	for i, n := range names {
+		w, set := a.vars[a.refName(n)]
+		if _, ref := a.refs[a.refName(n)]; ref || !set {
+			w = varVal{} // from the environment, or any variable
+		}
+		if i == 0 {
+			v = w
+		} else if !v.same(w) {
+			v = joinVar(v, w)
+		}
+	}
+	a.indirects++
+	tmp := indirectPrefix + itoa(a.indirects)
+	a.setVarRaw(tmp, v)
+	q := *p
+	q.Excl = false
+	q.Param = &syntax.Lit{ValuePos: p.Param.ValuePos, ValueEnd: p.Param.ValueEnd, Value: tmp}
+	return &q
+}
+
+// indirectPrefix starts the names of indirectJoin's variables.
+const indirectPrefix = "\x00!"
+
+// setVarRaw sets a variable of the analyzer's own, bypassing namerefs and
+// attributes.
+func (a *analyzer) setVarRaw(name string, v varVal) {
+	if a.vars == nil {
+		a.vars = map[string]varVal{}
+	}
+	a.vars[name] = v
 }

@@ -122,3 +122,23 @@ func TestElemTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinNames(t *testing.T) {
+	name := func(s string) varVal { return varVal{val: s, known: true} }
+	for _, tc := range []struct {
+		v, w varVal
+		want []string
+	}{
+		{name("B"), name("A"), []string{"A", "B"}},
+		{varVal{item: true, names: []string{"A", "B"}}, name("C"), []string{"A", "B", "C"}},
+		{varVal{item: true, names: []string{"A"}}, name("A"), []string{"A"}},
+		{varVal{item: true}, name("A"), nil}, // a loop word: any value
+		{name("a/b"), name("A"), nil},        // not a name
+		{name("1x"), name("A"), nil},         // not a name
+		{varVal{}, name("A"), nil},           // run-time
+	} {
+		if got := joinNames(tc.v, tc.w); !slices.Equal(got, tc.want) {
+			t.Errorf("joinNames(%+v, %+v) = %v, want %v", tc.v, tc.w, got, tc.want)
+		}
+	}
+}

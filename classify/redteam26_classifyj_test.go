@@ -124,6 +124,12 @@ func TestRedteam26ClassifyJElementNameref(t *testing.T) {
 // Severity: medium (credential read allowed; rc write only sandboxed).
 // Fix: keep the set of literal values a joined variable may hold and expand
 // ${!X} (and its operators) for each name, the worst deciding.
+//
+// Fixed: joinVar keeps the names two relative words may be (varVal.names,
+// scope.go); ${!X} of such an X reads the join of those variables'
+// values, as "$X" of such paths is judged (indirectJoin, paramref.go), and
+// ${X:-w} of a joined X takes X's possible value over a relative w
+// (addOpWord, paramops.go).
 func TestRedteam26ClassifyJIndirectBranch(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string

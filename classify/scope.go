@@ -145,7 +145,7 @@ func eq[V comparable](x, y V) bool { return x == y }
 func (v varVal) same(w varVal) bool {
 	return v.val == w.val && v.known == w.known && v.home == w.home && v.ifs == w.ifs && v.item == w.item &&
 		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr) &&
-		slices.Equal(v.keys, w.keys) && slices.Equal(v.dfltArr, w.dfltArr)
+		slices.Equal(v.keys, w.keys) && slices.Equal(v.dfltArr, w.dfltArr) && slices.Equal(v.names, w.names)
 }
 
 // joinVar returns the value a variable may have after either of two paths
@@ -158,7 +158,7 @@ func (v varVal) same(w varVal) bool {
 func joinVar(v, w varVal) varVal {
 	switch {
 	case v.relativeWord() && w.relativeWord():
-		return varVal{item: true}
+		return varVal{item: true, names: joinNames(v, w)}
 	case v.known && v.arr == nil && !v.relativeWord():
 		return varVal{dflt: v.val, hasDflt: true}
 	case w.known && w.arr == nil && !w.relativeWord():
@@ -169,6 +169,31 @@ func joinVar(v, w varVal) varVal {
 		return varVal{dflt: w.dflt, hasDflt: true, dfltArr: w.dfltArr}
 	}
 	return varVal{}
+}
+
+// maxNames bounds the names a joined variable keeps for ${!X}.
+const maxNames = 16
+
+// joinNames returns the variable names either of two relative words may
+// be (see varVal.names), nil when one may be something else.
+func joinNames(v, w varVal) []string {
+	var out []string
+	for _, x := range []varVal{v, w} {
+		switch {
+		case x.item && x.names != nil:
+			out = append(out, x.names...)
+		case x.known && isName(x.val) && !isDigit(x.val[0]):
+			out = append(out, x.val)
+		default:
+			return nil
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > maxNames {
+		return nil
+	}
+	return out
 }
 
 // relativeWord reports whether a value is a relative word, never empty (see

@@ -297,6 +297,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if p.Param != nil {
 		name = p.Param.Value
 	}
+	if strings.HasPrefix(name, indirectPrefix) {
+		defer delete(a.vars, name)
+	}
 	if isPromptOp(p) {
 		a.promptExpand(p)
 	}
