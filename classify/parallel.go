@@ -13,7 +13,8 @@ var parallelSeps = newSet(":::", "::::", ":::+", "::::+")
 // CMD ARGS); with --pipe CMD reads the input itself. Unlike xargs, with no
 // CMD each input line, or each word after :::, is a shell command line
 // (done: already classified here), and one CMD word that holds a space is
-// a command line too, {} standing for each argument.
+// a command line too, {} standing for each argument; so are several CMD
+// words, which parallel joins with spaces unless -q (--quote) is given.
 func (a *analyzer) parallelRun(u *unit, opts, cmd []field) (out []field, stdinArgs, done bool) {
 	k := len(cmd)
 	for i, f := range cmd {
@@ -30,6 +31,13 @@ func (a *analyzer) parallelRun(u *unit, opts, cmd []field) (out []field, stdinAr
 		}
 	}
 	pipe := hasFlag(opts, "", "--pipe", "--spreadstdin", "--pipepart")
+	if len(prog) > 1 && !hasFlag(opts, "q", "--quote") && hasShellMeta(prog) {
+		// Without -q parallel joins CMD's words with spaces and the shell
+		// runs the result: a quoted '>>' is a redirection, '$HOME' expands.
+		// That line is judged too; the words are still judged as the
+		// command they look like.
+		a.parallelLines(u, joinField(prog), xargsReplace(opts), args)
+	}
 	switch {
 	case len(prog) == 0 && k == len(cmd):
 		if u.piped && !pipe {
@@ -44,26 +52,51 @@ func (a *analyzer) parallelRun(u *unit, opts, cmd []field) (out []field, stdinAr
 	case len(prog) == 1 && strings.ContainsAny(prog[0].val, " \t\n;|&"):
 		tok := xargsReplace(opts)
 		line := prog[0]
-		if !strings.Contains(line.val, tok) {
-			line.val += " " + tok
-		}
 		if len(args) == 0 {
+			if !strings.Contains(line.val, tok) {
+				line.val += " " + tok
+			}
 			// Each input line, quoted, is pasted into the command line
 			// sh -c runs, as xargs -I{} sh -c 'CMD {}' does.
 			return []field{{val: "sh"}, {val: "-c"}, line}, !pipe, false
 		}
-		for _, f := range args {
-			g := line
-			var ok bool
-			if g.val, ok = a.paste(line.val, tok, shellQuote(f.val)); !ok {
-				break
-			}
-			g.dyn = g.dyn || f.dyn
-			a.shellString(u, g)
-		}
+		a.parallelLines(u, line, tok, args)
 		return nil, false, true
 	}
 	return append(prog, args...), k == len(cmd) && !pipe, false
+}
+
+// parallelLines judges the command lines parallel's shell runs: line with
+// each argument, quoted, for tok ({}), or line itself (tok where the
+// input goes) when the arguments come from the input.
+func (a *analyzer) parallelLines(u *unit, line field, tok string, args []field) {
+	if !strings.Contains(line.val, tok) {
+		line.val += " " + tok
+	}
+	if len(args) == 0 {
+		a.shellString(u, line)
+		return
+	}
+	for _, f := range args {
+		g := line
+		var ok bool
+		if g.val, ok = a.paste(line.val, tok, shellQuote(f.val)); !ok {
+			break
+		}
+		g.dyn = g.dyn || f.dyn
+		a.shellString(u, g)
+	}
+}
+
+// hasShellMeta reports whether a word holds a character the shell gives a
+// meaning (a quote, an expansion, an operator, a blank, a glob).
+func hasShellMeta(fs []field) bool {
+	for _, f := range fs {
+		if strings.ContainsAny(f.val, " \t\n;|&<>()$`\\\"'*?[~#") {
+			return true
+		}
+	}
+	return false
 }
 
 // shellQuote quotes v as one shell word, as parallel quotes the arguments

@@ -162,6 +162,10 @@ func TestRedteam26ClassifyJIndirectBranch(t *testing.T) {
 // Severity: medium (rc write allowed; home deletion only sandboxed).
 // Fix: without -q, classify a multi-word parallel command as the shell
 // string its words join to (with {} replaced by the quoted inputs).
+//
+// Fixed: without -q, command words holding a shell character are also
+// judged as the line parallel's shell runs, each ::: argument quoted in
+// (parallelLines, parallel.go); plain words stay judged as the argv.
 func TestRedteam26ClassifyJParallelShellWords(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string
