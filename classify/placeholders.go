@@ -18,15 +18,23 @@ func (a *analyzer) paste(s, tok, with string) (string, bool) {
 		return s, true
 	}
 	size := pastedSize(s, tok, with)
-	if size > maxValue {
-		a.spendValue(size)
-		a.limit("values too large to classify")
-		return "", false
-	}
-	if !a.spendValue(size) || a.overTime() {
+	if !a.chargePaste(size, size) {
 		return "", false
 	}
 	return strings.ReplaceAll(s, tok, with), true
+}
+
+// chargePaste charges total bytes of pasted values, the largest of them
+// largest, to the line's values and reports whether they may be built:
+// not when one is past maxValue (the line is escalated), nor past the
+// line's budget or deadline.
+func (a *analyzer) chargePaste(total, largest int) bool {
+	if largest > maxValue {
+		a.spendValue(total)
+		a.limit("values too large to classify")
+		return false
+	}
+	return a.spendValue(total) && !a.overTime()
 }
 
 // pastedSize returns the length of s with every tok replaced by with.
@@ -59,11 +67,5 @@ func findPasteSize(roots, words []field) (total, largest int) {
 // builds them again for each rule that looks at them, so they are bounded
 // once here) and reports whether the command can be classified.
 func (a *analyzer) checkFindPaste(roots, words []field) bool {
-	total, largest := findPasteSize(roots, words)
-	if largest > maxValue {
-		a.spendValue(total)
-		a.limit("values too large to classify")
-		return false
-	}
-	return a.spendValue(total) && !a.overTime()
+	return a.chargePaste(findPasteSize(roots, words))
 }
