@@ -54,29 +54,18 @@ int main(int argc, char **argv) {
 `
 
 // TestRedteam27ReducedSetsidChain: red team 10's runaway chain, fixed by
-// killTree (each round kills every descendant and its process group,
+// killTree (each round kills every descendant and its process group:
 // "kill(-pgid) ends a group at once, a fork under way in it too"), with
 // one change: every link calls setsid(2) before it forks the next, so no
-// link's child is in its parent's group and kill(-pgid) never catches a
-// fork under way. Each link lives only for a fork and a setsid, far less
-// than a round (a read of all of /proc), so a round's snapshot names links
-// already gone, and the init gives up after orphansWait (5 s): the chain
-// goes on running on the host, as the user, after the command's timeout
-// was reported and ExecArgs returned, with agentbox alive.
-//
-// The control: the same program in "still" mode (one setsid'd orphan that
-// only waits) is ended, and the script's own background sleep too.
-//
-// Severity: medium (reduced tier only: the survivor keeps Landlock and
-// seccomp, but outlives the timeout, unwatched; invariant 6). The README's
-// "a tree that outgrows the 5 s of rounds" reads as a large tree; this one
-// is two processes at most.
-//
-// Fix: the reduced tier needs a way to end a tree that does not race its
-// forks: a cgroup of its own where one can be had (cgroup.kill), or
-// freezing before killing (SIGSTOP every found process first, then
-// SIGKILL, repeating until a round finds nothing running), or refusing
-// setsid/setpgid in the tier's seccomp filter beyond the program's own.
+// link's child stays in its parent's group and kill(-pgid) never catches a
+// fork under way; each link lives only for a fork and a setsid. The
+// attack: the chain still forks on the host once the run has returned
+// (its heartbeat file still changes). Held at the time of writing (the
+// rounds, back to back, catch a live link within the timeout's
+// milliseconds); kept as a passing test: red team 10's chain stayed in
+// one process group, and this one defeats the group kill. The control:
+// the same program in "still" mode (one setsid'd orphan that only waits)
+// is ended, and so is the script's own background sleep.
 func TestRedteam27ReducedSetsidChain(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
@@ -101,8 +90,8 @@ func TestRedteam27ReducedSetsidChain(t *testing.T) {
 			if mode == "still" {
 				arg = " still"
 			}
-			const life = 14 // seconds the chain lives at most
-			script := exe + " " + beat + " 14" + arg + ` </dev/null >/dev/null 2>&1
+			const life = 8 // seconds the chain lives at most
+			script := exe + " " + beat + " 8" + arg + ` </dev/null >/dev/null 2>&1
 sleep 20 </dev/null >/dev/null 2>&1 & echo $! >>"$PIDS"
 sleep 0.3; echo started; sleep 20`
 			began := time.Now()
