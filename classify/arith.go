@@ -79,7 +79,7 @@ func (a *analyzer) arith(x syntax.Node) {
 		}
 		if name, idx, ok := arithElem(w); ok {
 			// m[k]: the element's value is evaluated.
-			key, known := a.indexValue(idx)
+			key, known := a.indexValue(name, idx)
 			a.arithElemVal(name, key, known, 0)
 			return false
 		}
@@ -139,8 +139,8 @@ func (a *analyzer) arithText(text string, depth int) {
 			if k := closingBracket(text, j); k > j {
 				// m[k] in a value: the subscripted element is
 				// evaluated; the subscript itself is scanned next.
-				key := strings.TrimSpace(text[j+1 : k])
-				a.arithElemVal(text[i:j], key, allDigits(key), depth+1)
+				key, known := indexNumber(text[j+1 : k]) // a[010] is a[8]
+				a.arithElemVal(text[i:j], key, known && allDigits(strings.TrimLeft(key, "-")), depth+1)
 			} else {
 				a.arithVar(text[i:j], depth+1)
 			}

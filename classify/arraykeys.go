@@ -37,7 +37,7 @@ func (k *keyTrack) add(idx string, ok, sub bool) {
 		}
 	case sub:
 		k.next = -1
-		if n, isNum := atoiSmall(idx); ok && isNum && n >= 0 {
+		if n, isNum := indexInt(idx); ok && isNum && n >= 0 { // [010]=v is [8]=v
 			key, k.next = itoa(n), n+1
 		}
 	case !k.assoc && k.next >= 0:
@@ -129,7 +129,7 @@ type elemAssign struct {
 // elemOf returns the element assignment name[idx]=f, or nil when its
 // subscript or its value is only known at run time.
 func (a *analyzer) elemOf(idx syntax.ArithmExpr, f field) *elemAssign {
-	k, ok := a.indexValue(idx)
+	k, ok := a.indexText(idx) // keyTrack reads an indexed array's as a number
 	if !ok || f.dyn || k == "@" || k == "*" {
 		return nil
 	}
@@ -230,7 +230,7 @@ func unsetKey(old varVal, idx string, assoc bool) (varVal, bool) {
 		}
 		idx = k
 	} else {
-		n, num := atoiSmall(strings.TrimSpace(idx))
+		n, num := indexInt(idx) // 'a[010]' is a[8]
 		if !num {
 			return varVal{}, false
 		}

@@ -85,7 +85,7 @@ func TestQuotedKeyIndex(t *testing.T) {
 			return true
 		})
 		a := &analyzer{src: "echo ${m[" + tc.idx + "]}"}
-		got, ok := a.indexValue(pe.Index)
+		got, ok := a.indexValue("m", pe.Index)
 		if ok != tc.ok || ok && got != tc.want {
 			t.Errorf("indexValue(%s) = %q %v, want %q %v", tc.idx, got, ok, tc.want, tc.ok)
 		}

@@ -46,7 +46,7 @@ func (a *analyzer) arrayRef(p *syntax.ParamExp) (name, idx string, ok bool) {
 	}
 	name = p.Param.Value
 	if p.Index != nil {
-		if idx, ok = a.indexValue(p.Index); !ok {
+		if idx, ok = a.indexValue(name, p.Index); !ok {
 			return "", "", false // ${A[$i]}, ${A[$(cmd)]}: only known at run time
 		}
 	}
@@ -84,11 +84,23 @@ func pickElems(arr, keys []string, name, idx string) ([]string, bool) {
 	return arr[n : n+1], true
 }
 
-// indexValue returns the value of an array index when the line knows it:
+// indexValue returns the value of name's index when the line knows it:
 // a literal (${A[1]}, ${A[@]}, ${A[-1]}), or $((N)), $i, $((i)) with N a
 // number and i a variable the line set to one. Anything else is only known
-// at run time.
-func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
+// at run time. An indexed array's subscript is arithmetic, so a number is
+// given in decimal (${a[010]} is ${a[8]}); an associative array's key is
+// its text (${m[010]} is the element keyed "010").
+func (a *analyzer) indexValue(name string, x syntax.ArithmExpr) (string, bool) {
+	k, ok := a.indexText(x)
+	if !ok || a.isAssoc(name) {
+		return k, ok
+	}
+	return indexNumber(k)
+}
+
+// indexText returns the text of an index the line knows (see indexValue),
+// before an indexed array's arithmetic reads it.
+func (a *analyzer) indexText(x syntax.ArithmExpr) (string, bool) {
 	if u, ok := x.(*syntax.UnaryArithm); ok {
 		n, ok := arithLiteral(u, 0)
 		return itoa(n), ok
@@ -106,23 +118,62 @@ func (a *analyzer) indexValue(x syntax.ArithmExpr) (string, bool) {
 	if len(w.Parts) != 1 {
 		return "", false
 	}
-	name := ""
 	switch p := w.Parts[0].(type) {
 	case *syntax.ArithmExp:
+		// $((010)), $((i)): the number in decimal
 		if v, ok := p.X.(*syntax.Word); ok {
-			if name = v.Lit(); allDigits(name) {
-				return name, true
+			text := v.Lit()
+			if text != "" && !isDigit(text[0]) {
+				text, ok = a.numberVar(text)
+			}
+			if n, num := bashInt(text); ok && num {
+				return itoa(n), true
 			}
 		}
 	case *syntax.ParamExp:
 		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
-			name = p.Param.Value
+			return a.numberVar(p.Param.Value)
 		}
 	}
-	if v, ok := a.vars[name]; ok && name != "" && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
+	return "", false
+}
+
+// numberVar returns the value of the variable name when the line set it
+// to a number.
+func (a *analyzer) numberVar(name string) (string, bool) {
+	if v, ok := a.vars[name]; ok && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
 		return v.val, true
 	}
 	return "", false
+}
+
+// indexNumber returns an indexed array's subscript text k as bash
+// evaluates it: a number (010 octal, 0x1f, 2#101, signed, spaced) in
+// decimal; ok is false for one bash refuses (08). Other text (@, *, a
+// name) is returned as it is.
+func indexNumber(k string) (string, bool) {
+	t := strings.TrimLeft(strings.TrimSpace(k), "+-")
+	if t == "" || !isDigit(t[0]) {
+		return k, true
+	}
+	n, ok := indexInt(k)
+	return itoa(n), ok
+}
+
+// indexInt returns the value of an indexed array's literal subscript
+// text (see indexNumber).
+func indexInt(k string) (int, bool) {
+	t := strings.TrimSpace(k)
+	neg := false
+	for t != "" && (t[0] == '-' || t[0] == '+') {
+		neg = neg != (t[0] == '-')
+		t = strings.TrimSpace(t[1:])
+	}
+	n, ok := bashInt(t)
+	if neg {
+		n = -n
+	}
+	return n, ok
 }
 
 // quotedLit reports whether w is only literal text and quotes ('k', "k",
@@ -171,7 +222,7 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr
 		a.intAssign(name, fs...)
 		idx, idxOK := "", false
 		if e.Index != nil {
-			idx, idxOK = a.indexValue(e.Index)
+			idx, idxOK = a.indexValue(name, e.Index)
 		}
 		for _, f := range fs {
 			arr = append(arr, f.val)

@@ -79,7 +79,7 @@ func (a *analyzer) transformInput(p *syntax.ParamExp, name string) (transformIn,
 	idx := ""
 	if p.Index != nil {
 		var ok bool
-		if idx, ok = a.indexValue(p.Index); !ok {
+		if idx, ok = a.indexValue(name, p.Index); !ok {
 			return transformIn{}, false
 		}
 	}

@@ -32,6 +32,11 @@ import (
 // run-time key — in indexValue's literal path (for indexed arrays, not
 // associative ones, where "010" is the key), in elemOf/keyTrack for
 // a[010]=v and a=([010]=v), in unsetKey and in elemTarget's nameref path.
+// Fixed: indexValue takes the array's name and reads an indexed array's
+// number as bash's arithmetic does (indexNumber: 010, 0x8, 2#1000, signed,
+// spaced; 08 a run-time key), as keyTrack (a=([010]=v), a[010]=v),
+// unsetKey and the arithmetic readers (textSubscript) do; an associative
+// array keeps the text as its key.
 func TestRedteam27ArrayKeysOctal(t *testing.T) {
 	redteam26Expect(t, []struct {
 		command string

@@ -93,7 +93,7 @@ func (a *analyzer) paramValues(p *syntax.ParamExp) ([]string, bool) {
 		}
 		return []string{v.val}, true
 	}
-	idx, ok := a.indexValue(p.Index)
+	idx, ok := a.indexValue(name, p.Index)
 	switch {
 	case !ok:
 		return nil, false
