@@ -139,8 +139,8 @@ func (a *analyzer) arithText(text string, depth int) {
 			if k := closingBracket(text, j); k > j {
 				// m[k] in a value: the subscripted element is
 				// evaluated; the subscript itself is scanned next.
-				key, known := indexNumber(text[j+1 : k]) // a[010] is a[8]
-				a.arithElemVal(text[i:j], key, known && allDigits(strings.TrimLeft(key, "-")), depth+1)
+				key, known := a.textSubscript(text[i:j], text[j+1:k])
+				a.arithElemVal(text[i:j], key, known, depth+1)
 			} else {
 				a.arithVar(text[i:j], depth+1)
 			}
@@ -150,38 +150,74 @@ func (a *analyzer) arithText(text string, depth int) {
 }
 
 // arithVar evaluates the variable name as arithmetic does: its value (an
-// array's first element) is an expression in turn.
+// array's element 0) is an expression in turn. A nameref is read through
+// (declare -n r=i: $((r)) evaluates i's value; r='a[0]': that element).
 func (a *analyzer) arithVar(name string, depth int) {
+	if depth > maxArithDepth {
+		return
+	}
+	name = a.refName(name)
+	if t, ref := a.refs[name]; ref {
+		// a target only known at run time, or an element
+		elem, isElem := strings.CutPrefix(t, refElem)
+		if arr, sub, ok := elemTarget(elem); isElem && ok {
+			key, known := a.textSubscript(arr, sub)
+			a.arithElemVal(arr, key, known, depth+1)
+		}
+		return
+	}
 	v, ok := a.vars[name]
 	switch {
 	case !ok || !v.known:
 		return // the environment's, or a run-time value
-	case len(v.arr) > 0:
-		a.arithText(v.arr[0], depth)
-	case v.arr == nil:
+	case v.arr != nil:
+		a.arithPick(name, v, "0", true, depth)
+	default:
 		a.arithText(v.val, depth)
 	}
 }
 
-// arithElemVal evaluates the element name[key] as arithmetic does. A key
-// the line knows picks the element of an indexed array; otherwise (an
-// associative array, whose keys are not tracked, or a run-time index)
-// every element is followed.
+// arithElemVal evaluates the element name[key] as arithmetic does (known:
+// the line knows the key; see indexValue).
 func (a *analyzer) arithElemVal(name, key string, known bool, depth int) {
-	v, ok := a.vars[name]
-	if !ok || !v.known || v.arr == nil {
-		a.arithVar(name, depth)
+	if depth > maxArithDepth {
 		return
 	}
-	if n, isNum := atoiSmall(key); known && isNum && !a.isAssoc(name) {
-		if n >= 0 && n < len(v.arr) {
-			a.arithText(v.arr[n], depth)
+	target := a.refName(name)
+	v, ok := a.vars[target]
+	if _, ref := a.refs[target]; ref || !ok || !v.known || v.arr == nil {
+		a.arithVar(name, depth+1) // a scalar's element 0, or a nameref's target
+		return
+	}
+	a.arithPick(target, v, key, known, depth)
+}
+
+// arithPick evaluates the elements of the array v (named name) the key
+// picks by its keys (a=([5]=x): a[5] is x; a[-1] the highest index's).
+// Where the line cannot tell which element the key names (a key only
+// known at run time, one an element with a run-time key may have
+// replaced, one no element has), every element is followed.
+func (a *analyzer) arithPick(name string, v varVal, key string, known bool, depth int) {
+	elems := v.arr
+	if known {
+		if picked, ok := pickElems(v.arr, v.keys, name, key); ok {
+			elems = picked
 		}
-		return
 	}
-	for _, e := range v.arr {
+	for _, e := range elems {
 		a.arithText(e, depth)
 	}
+}
+
+// textSubscript returns the key of name's element a subscript's text
+// names (a[010], m[k] in a value evaluated as arithmetic, a nameref's
+// target 'a[1]'): an associative array's literal key, an indexed array's
+// number; ok is false when it is only known at run time.
+func (a *analyzer) textSubscript(name, sub string) (string, bool) {
+	if a.isAssoc(name) {
+		return literalKey(sub)
+	}
+	return indexNumber(sub)
 }
 
 // arithElem reports whether an arithmetic word is an array element alone

@@ -35,6 +35,10 @@ import (
 // element nameref's target, as resolveParam does), and pick an element by
 // its key (pickKeyed with v.keys, negative indexes counted from the end),
 // following every element when the key is not known.
+// Fixed: arithVar/arithElemVal (arith.go) follow namerefs with refName and
+// an element nameref's target (textSubscript), and arithPick picks the
+// element by its key with pickElems (keys, negative indexes), following
+// every element where the key does not tell which.
 func TestRedteam27ArithRef(t *testing.T) {
 	attacks := []string{
 		`i='x[$(CMD)]'; declare -n r=i; echo $((r))`,
