@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // How a builtin names the variables it sets.
 type setterKind uint8
@@ -84,7 +88,8 @@ func (a *analyzer) builtinAssigns(u *unit) {
 			names = append(names, strings.TrimRight(n, "+-*/%<>&|^"))
 		}
 	}
-	a.intRead(u, names)
+	a.intRead(u, arrayNames(names))
+	var elems []string // read 'a[1]': written after the plain names
 	for _, n := range names {
 		if strings.IndexByte(n, '[') > 0 {
 			a.nameText(field{val: n}) // read 'a[$(…)]': the subscript is expanded
@@ -92,28 +97,84 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		if a.builtinTableWrite(n) {
 			continue
 		}
+		if _, _, ok := elemTarget(n); ok {
+			elems = append(elems, n)
+			continue
+		}
 		if n != "" && isName(n) && !isDigit(n[0]) {
 			a.setVar(n, varVal{})
 		}
 	}
 	a.setImplicit(u.name, u.args)
-	if vals, ok := a.readHereVars(u); ok {
-		for n, v := range vals {
-			// HOME, PWD … keep only a plain known value (read HOME <<< /);
-			// BASH_ALIASES and the like are builtinTableWrite's.
-			_, sym := symbolicSamples[a.refName(n)]
-			if !nameTables.has(a.refName(n)) && (!sym || v.known && v.arr == nil) {
-				a.setVar(n, v)
-			}
+	vals, ok := a.readHereVars(u)
+	if !ok {
+		vals = nil
+	}
+	for n, v := range vals {
+		// HOME, PWD … keep only a plain known value (read HOME <<< /);
+		// BASH_ALIASES and the like are builtinTableWrite's; an element
+		// (read 'a[1]') is builtinElems'.
+		_, sym := symbolicSamples[a.refName(n)]
+		if isName(n) && !nameTables.has(a.refName(n)) && (!sym || v.known && v.arr == nil) {
+			a.setVar(n, v)
 		}
 	}
-	if v, ok := printfValue(u); ok && isName(u.args[1].val) && !isDigit(u.args[1].val[0]) {
+	pv, printed := printfValue(u)
+	if printed && isName(u.args[1].val) && !isDigit(u.args[1].val[0]) {
 		// HOME, PWD and the like stay run-time values: a delete aimed
 		// through them is judged a dynamic target, as before.
 		if _, sym := symbolicSamples[a.refName(u.args[1].val)]; !sym {
-			a.setVar(u.args[1].val, varVal{val: v, known: true})
+			a.setVar(u.args[1].val, varVal{val: pv, known: true})
 		}
 	}
+	if printed {
+		vals = map[string]varVal{u.args[1].val: {val: pv, known: true}}
+	}
+	a.builtinElems(elems, vals)
+}
+
+// builtinElems follows a builtin's writes to array elements it names
+// literally (read 'a[1]', printf -v 'm[k]' …, given after the plain
+// names, as bash assigns them in order): the element takes the value vals
+// gives it where the line knows it and its key; otherwise the array
+// becomes a run-time value. The old element is never kept.
+func (a *analyzer) builtinElems(elems []string, vals map[string]varVal) {
+	for _, n := range elems {
+		base, sub, _ := elemTarget(n)
+		if v, ok := a.elemWritten(base, sub, vals[n]); ok {
+			a.setVar(base, v)
+			continue
+		}
+		a.setVar(base, varVal{})
+	}
+}
+
+// elemWritten returns the array base[sub]=v leaves, as the assignment
+// base[sub]=v would; ok is false where that is only known at run time
+// (an unknown value or key, and HOME, PWD and the like, which stay
+// run-time values as printf -v HOME does).
+func (a *analyzer) elemWritten(base, sub string, v varVal) (varVal, bool) {
+	if _, sym := symbolicSamples[a.refName(base)]; sym || !v.known || v.arr != nil {
+		return varVal{}, false
+	}
+	idx := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	e := a.elemOf(idx, field{val: v.val})
+	if e == nil {
+		return varVal{}, false
+	}
+	return a.elemAssigned(base, e)
+}
+
+// arrayNames returns names with each element (a[1]) given as its array.
+func arrayNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if base, _, ok := elemTarget(n); ok {
+			out[i] = base
+		}
+	}
+	return out
 }
 
 // printfValue returns the value printf -v NAME FORMAT stores when FORMAT is

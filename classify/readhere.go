@@ -181,7 +181,8 @@ func readerArgs(args []field, value string) (map[byte]string, []string, bool) {
 	}
 	var names []string
 	for _, f := range args[i:] {
-		if f.dyn || !isName(f.val) || isDigit(f.val[0]) {
+		_, _, elem := elemTarget(f.val) // read 'a[1]'
+		if f.dyn || !elem && (!isName(f.val) || isDigit(f.val[0])) {
 			return nil, nil, false
 		}
 		names = append(names, f.val)

@@ -29,6 +29,11 @@ import "testing"
 // the element (or the whole array, as unsetElem does for an unknown key)
 // a run-time value — never leave the old element in place. (The cat
 // cases pass only with the known value: cat of a run-time word is allow.)
+// Fixed: builtinAssigns hands element names to builtinElems (assigns.go),
+// which sets the element through elemOf/elemAssigned to the value
+// readHereVars (readerArgs now takes a[1] as a name) or printfValue knows,
+// or else makes the array a run-time value (also for mapfile, read -a and
+// getopts into an element, which bash refuses).
 func TestRedteam27ElemWriteBuiltin(t *testing.T) {
 	redteam27AtLeast(t, []struct {
 		command string
