@@ -162,6 +162,12 @@ func (a *analyzer) elemAssigned(name string, e *elemAssign) (varVal, bool) {
 	if k.keys[0] == keyUnknown {
 		return varVal{}, false
 	}
+	// The value joined below is charged (and the deadline checked with
+	// it), as a+=(…) charges its copy: thousands of m[k]=v in one command
+	// would otherwise take time quadratic in their number, unchecked.
+	if !a.spendValue(len(old.val) + 1) {
+		return varVal{}, false
+	}
 	arr = append(slices.Clone(arr), e.val.val)
 	keys = append(slices.Clone(keys), k.keys[0])
 	return varVal{arr: arr, keys: keys, known: true, val: strings.Join(arr, " ")}, true
