@@ -60,7 +60,10 @@ type Credential struct {
 	Placeholder string
 	// Value returns the real value; the proxy wipes the Secret after use. Its
 	// bytes must be valid in an HTTP header value (no control characters
-	// but tab). See ProviderValue.
+	// but tab). Spaces and tabs at its ends are not sent: HTTP drops them
+	// from a field value, so the value goes out (and is masked) as the
+	// upstream reads it; a value of only blanks is refused. See
+	// ProviderValue.
 	Value func(ctx context.Context) (vault.Secret, error)
 	// Hosts are the hosts the value may go to, as Policy patterns (ports
 	// included: "api.example.com" means ports 80 and 443). "*" is refused:

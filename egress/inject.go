@@ -328,7 +328,7 @@ func (hb *headBuilder) value(k, v string) error {
 		}
 		hb.b.str(rest[:i])
 		hb.b.write(sec)
-		hb.mask.add(c, sec)
+		hb.remember(c, sec)
 		rest = rest[i+len(c.ph):]
 		hb.used = noteIn(hb.used, c, k)
 		found = true
@@ -364,7 +364,7 @@ func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) 
 		}
 		plain.write(rest[:i])
 		plain.write(sec)
-		hb.mask.add(c, sec)
+		hb.remember(c, sec)
 		rest = rest[i+len(c.ph):]
 		hb.used = noteIn(hb.used, c, k+" (Basic)")
 		who = c
@@ -394,8 +394,19 @@ func firstPlaceholder(s string, creds []*credential) (int, *credential) {
 	return best, bc
 }
 
-// secret fetches c's value once per request. inHeader requires it to be a
-// valid header value (a value with CR or LF would split the header).
+// headerOWS is the optional whitespace HTTP parsers drop from both ends
+// of a field value (RFC 9110 §5.5).
+const headerOWS = " \t"
+
+// sentForm is the value as the upstream reads it: without the blanks at
+// its ends, which a parser drops when the value ends the field, and which
+// are no part of a token anywhere else. A value stored with a stray blank
+// (a pasted token) is sent, and masked, as the upstream will repeat it.
+func sentForm(v []byte) []byte { return bytes.Trim(v, headerOWS) }
+
+// secret fetches c's value once per request and returns its sentForm.
+// inHeader requires it to be a valid header value (a value with CR or LF
+// would split the header).
 func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 	s, ok := hb.secrets[c]
 	if !ok {
@@ -415,7 +426,21 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 	if inHeader && !validSecretValue(s.Bytes()) {
 		return nil, &credentialError{cred: c, msg: "the value holds control characters and cannot go into a header"}
 	}
-	return s.Bytes(), nil
+	sent := sentForm(s.Bytes())
+	if len(sent) == 0 {
+		return nil, &credentialError{cred: c, msg: "the value is only spaces and tabs"}
+	}
+	return sent, nil
+}
+
+// remember gives the mask sent, c's value as it went out, and the value
+// as stored when that differs (blanks at its ends), should an upstream
+// repeat it as the proxy wrote it.
+func (hb *headBuilder) remember(c *credential, sent []byte) {
+	hb.mask.add(c, sent)
+	if s, ok := hb.secrets[c]; ok && len(s.Bytes()) != len(sent) {
+		hb.mask.add(c, s.Bytes())
+	}
 }
 
 // noteIn records in list that c's placeholder was in header.
