@@ -111,6 +111,8 @@ func newVaultAddCmd(f *vaultFlags) *cobra.Command {
 agent will see). The value is read from stdin when stdin is not a terminal (one
 trailing newline is removed), else from a prompt without echo. It is never taken
 from the command line. If NAME exists its value is replaced (rotated).
+Spaces or tabs at the value's ends are kept but never sent (HTTP drops them
+from a header); add warns about them.
 The vault is created on the first add.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -339,8 +341,20 @@ func (f *vaultFlags) add(cmd *cobra.Command, name string) error {
 	if rotated {
 		verb = "rotated"
 	}
+	if hasBlankEdge(value) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: warning: the value of %s begins or ends with a space or tab, which HTTP drops: it is sent without them; if they were pasted by mistake, add it again without them\n", name)
+	}
 	_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", verb, name)
 	return err
+}
+
+// hasBlankEdge reports whether v begins or ends with a space or tab. The
+// value is stored as given (only one newline is removed), but the proxy
+// sends it without those blanks, as every HTTP parser would read it: a
+// stray blank from a paste is worth a word, never a silent change.
+func hasBlankEdge(v []byte) bool {
+	blank := func(c byte) bool { return c == ' ' || c == '\t' }
+	return len(v) > 0 && (blank(v[0]) || blank(v[len(v)-1]))
 }
 
 // readVaultValue reads the value of name: all of stdin (one trailing newline

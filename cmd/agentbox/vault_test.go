@@ -367,3 +367,33 @@ func TestVaultCLIPrompts(t *testing.T) {
 		t.Errorf("stored %v, %v", s.Len(), err)
 	}
 }
+
+// A value with a space or tab at an end is stored as given (one newline
+// removed), with a one-line warning that HTTP drops them; others add
+// silently.
+func TestVaultCLIWarnsOfBlankEdges(t *testing.T) {
+	path := vaultTestEnv(t)
+	for _, tc := range []struct {
+		stdin, stored string
+		warn          bool
+	}{
+		{"tok\n", "tok", false},
+		{"to k\n", "to k", false},
+		{"tok \n", "tok ", true},
+		{" tok", " tok", true},
+		{"\ttok\r\n", "\ttok", true},
+		{"tok\t", "tok\t", true},
+	} {
+		code, out, errOut := vaultCLI(t, tc.stdin, "vault", "add", "V")
+		if code != 0 || !strings.HasPrefix(out, "added V\n") && !strings.HasPrefix(out, "rotated V\n") {
+			t.Fatalf("stdin %q: exit %d, stdout %q, stderr %q", tc.stdin, code, out, errOut)
+		}
+		if got := vaultValue(t, path, "V"); got != tc.stored {
+			t.Errorf("stdin %q stored %q, want %q", tc.stdin, got, tc.stored)
+		}
+		warned := strings.Contains(errOut, "warning: the value of V begins or ends with a space or tab")
+		if warned != tc.warn || strings.Contains(errOut, "tok") || strings.Count(errOut, "warning") > 1 {
+			t.Errorf("stdin %q: stderr %q, want a warning: %v", tc.stdin, errOut, tc.warn)
+		}
+	}
+}
