@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -104,5 +105,25 @@ func TestRedteam27AlertVersionFronting(t *testing.T) {
 	if err == nil || up == "evil.test" {
 		t.Errorf("ESCAPE: a warning alert with record version 0.0 before a ClientHello naming evil.test "+
 			"passed the tunnel to allowed.test: client handshake error %v, the front end served SNI %q", err, up)
+	}
+
+	// The same through a SOCKS5 tunnel.
+	sc, serr := socksDialer(t, h.addr).DialContext(context.Background(), "tcp", "allowed.test:443")
+	if serr != nil {
+		t.Fatalf("SOCKS5 dial: %v", serr)
+	}
+	_ = sc.SetDeadline(time.Now().Add(5 * time.Second))
+	tc := tls.Client(&prefixWriteConn{Conn: sc, pre: []byte{0x15, 0x00, 0x00, 0x00, 0x02, 0x01, 0x28}},
+		&tls.Config{ServerName: "evil.test", RootCAs: pool})
+	herr := tc.Handshake()
+	select {
+	case up = <-served:
+	case <-time.After(2 * time.Second):
+		up = "(nothing reached the upstream)"
+	}
+	_ = tc.Close()
+	if herr == nil || up == "evil.test" {
+		t.Errorf("ESCAPE (SOCKS5): the same alert-prefixed hello naming evil.test passed: handshake error %v, "+
+			"the front end served SNI %q", herr, up)
 	}
 }
