@@ -52,6 +52,10 @@ func (c *prefixWriteConn) Write(b []byte) (int, error) {
 // start with one into a tunnel on a TLS port), or at least when the
 // version is below 0x1000 as Go reads it; likewise a 0x16 record is
 // already refused for a non-3 major.
+// Fixed: readFirstFlight refuses a first record of type CCS, alert,
+// application data or heartbeat once its 5-byte header is read, whatever
+// its version and length (readStrayRecord); only a flight that ends
+// before a whole header is passed on as not TLS.
 func TestRedteam27AlertVersionFronting(t *testing.T) {
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
 	cert, pool := testCert(t, "allowed.test", "evil.test")

@@ -46,7 +46,8 @@ type clientHello struct {
 // they start a TLS handshake record, it reads the whole ClientHello (which
 // may span several records) and parses it; if they start an SSLv2-format
 // ClientHello, it returns a hello without SNI after its first three bytes;
-// if they start a PROXY protocol header, it returns errProxyHeader;
+// if they start a TLS record of another type, it returns errBadHello once
+// the record's header is read (readStrayRecord); if they start a PROXY protocol header, it returns errProxyHeader;
 // otherwise it returns after the first bytes (up to a PROXY signature's
 // length) with hello == nil. raw holds every byte read, to be forwarded.
 func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
@@ -59,30 +60,53 @@ func readFirstFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 	case b[0]&sslv2HeaderBit != 0:
 		return readSSLv2Hello(r, raw)
 	case b[0] == tlsRecordHandshake:
-	case b[0] == tlsRecordCCS, b[0] == tlsRecordAlert, b[0] == tlsRecordAppData, b[0] == tlsRecordHeartbeat:
-		// Some TLS servers tolerate a warning alert or a stray record
-		// before the ClientHello, which would carry a fronted SNI past
-		// the check: a TLS record that is not a handshake cannot open a
-		// connection, so refuse it. Other protocols rarely start with
-		// these control bytes; the version byte that follows tells.
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return raw, nil, err
-		}
-		raw = append(raw, b[0])
-		if b[0] == 3 {
-			return raw, nil, fmt.Errorf("%w: TLS record of type %d before the ClientHello", errBadHello, raw[0])
-		}
-		return raw, nil, nil
+	case strayRecordTypes[b[0]]:
+		return readStrayRecord(r, raw)
 	default:
 		return readProxyHeader(r, raw)
 	}
-	var msg []byte // handshake message bytes gathered from records
 	var hdr [5]byte
 	hdr[0] = b[0]
 	if _, err := io.ReadFull(r, hdr[1:]); err != nil {
 		return raw, nil, fmt.Errorf("%w: short record header: %w", errBadHello, err)
 	}
-	raw = append(raw, hdr[1:]...)
+	return readHelloRecords(r, append(raw, hdr[1:]...), hdr)
+}
+
+// strayRecordTypes are the TLS record types other than handshake. Some TLS
+// servers skip such a record before the ClientHello (Go's crypto/tls drops
+// a warning alert), so one would carry a fronted SNI past the check.
+var strayRecordTypes = map[byte]bool{
+	tlsRecordCCS: true, tlsRecordAlert: true, tlsRecordAppData: true, tlsRecordHeartbeat: true,
+}
+
+// readStrayRecord reads on from raw, a first byte that is a TLS record type
+// other than handshake, and refuses it once a whole record header is read:
+// a record that is not a handshake cannot open a TLS connection. The
+// version bytes prove nothing (Go reads any record version below 0x1000
+// before the hello, Java's SSLEngine any from 0x0300 up, so between them
+// every value), nor does the length; no protocol that is not TLS starts
+// with these control bytes in practice. A flight that ends before a whole
+// header is no record: it is returned as not TLS.
+func readStrayRecord(r io.Reader, raw []byte) ([]byte, *clientHello, error) {
+	var hdr [4]byte
+	n, err := io.ReadFull(r, hdr[:])
+	raw = append(raw, hdr[:n]...)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return raw, nil, nil
+	case err != nil:
+		return raw, nil, err
+	}
+	return raw, nil, fmt.Errorf("%w: TLS record of type %d (version %d.%d) before the ClientHello",
+		errBadHello, raw[0], hdr[0], hdr[1])
+}
+
+// readHelloRecords reads a ClientHello from handshake records, the header
+// of the first (hdr) already read and in raw, and parses it. raw holds
+// every byte read.
+func readHelloRecords(r io.Reader, raw []byte, hdr [5]byte) ([]byte, *clientHello, error) {
+	var msg []byte // handshake message bytes gathered from records
 	for {
 		if hdr[0] != tlsRecordHandshake {
 			return raw, nil, fmt.Errorf("%w: record type %d inside the hello", errBadHello, hdr[0])
