@@ -84,6 +84,10 @@ func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt tar
 		p.relayPlain(t, raw, tgt, d)
 	case hello != nil && intercept:
 		p.intercept(t, raw, tgt, d)
+	case hello != nil && !hello.sslv2:
+		// (An SSLv2-format hello is read only in part: the server cannot
+		// answer before the rest goes up, and it has no HelloRetryRequest.)
+		p.spliceTLS(t, raw, tgt, d)
 	default:
 		p.spliceRest(t, raw, line, d)
 	}

@@ -89,6 +89,10 @@ func tls13Hello(sni string, keyShares []byte) []byte {
 // HelloRetryRequest (a ServerHello whose random is the HRR constant),
 // parse the second ClientHello like the first and refuse it unless its
 // SNI matches (or unless it is byte-identical in server_name to the first).
+// Fixed: a spliced TLS tunnel reads the head of the server's ServerHello
+// before splicing (spliceTLS, hrr.go); on a HelloRetryRequest it reads the
+// client's second flight (a CCS, then the second ClientHello, also when
+// sent ahead) and refuses it by the first hello's rules (helloRefusal).
 func TestRedteam27HelloRetrySNI(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {

@@ -25,6 +25,9 @@ type tunnel struct {
 	idle     time.Duration
 	tick     time.Duration
 	lastNano atomic.Int64 // time of the last byte in either direction
+	// inspected is how many bytes of the first flight its inspection read;
+	// any after them the client sent ahead, with the request to the proxy.
+	inspected int
 }
 
 func newTunnel(p *Proxy, client net.Conn, up *upstream) *tunnel {
@@ -101,22 +104,16 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 	case err != nil:
 		t.refuse(d, RuleBadTLS, err.Error())
 		return nil, nil, nil, false
-	case hello != nil && hello.hasSNI && !sniMatches(hello.serverName, tgt):
-		t.refuse(d, RuleSNIMismatch, "TLS ClientHello names "+quoteSNI(hello.serverName)+", not "+tgt.host())
-		return nil, nil, nil, false
-	case hello != nil && hello.encrypted && !tgt.isIP():
-		// A front end would route by the inner ClientHello's name, which
-		// the proxy cannot read: fronting that no SNI check sees.
-		t.refuse(d, RuleECH, "TLS ClientHello encrypts its real server name (Encrypted Client Hello), for "+tgt.host()+"; turn ECH off in the client")
-		return nil, nil, nil, false
-	case hello != nil && !hello.hasSNI && !tgt.isIP():
-		// A front end would pick the host from the encrypted request.
-		t.refuse(d, RuleSNIMismatch, noSNIReason(hello, tgt))
-		return nil, nil, nil, false
+	case hello != nil:
+		if rule, reason := helloRefusal(hello, tgt); rule != "" {
+			t.refuse(d, rule, reason)
+			return nil, nil, nil, false
+		}
 	case line != nil && line.ambiguous:
 		t.refuseAmbiguous(d)
 		return nil, nil, nil, false
 	}
+	t.inspected = len(raw)
 	if rest := pending[len(pending)-pr.Len():]; len(rest) > 0 {
 		raw = append(raw, rest...) // read ahead by the handshake, not yet inspected
 	}
@@ -238,6 +235,23 @@ func (t *tunnel) refuseAmbiguous(d Decision) {
 	t.p.record(refuse(d, RulePlainHTTPTunnel, "bytes a lenient HTTP server would read as a request "+
 		"(after leading whitespace or control bytes, with odd separators, or HTTP/0.9) inside a tunnel, which the proxy cannot check"))
 	t.closeBoth()
+}
+
+// helloRefusal checks a ClientHello against the tunnel's target tgt: it
+// returns the rule and reason to refuse it by, or "" to let it through.
+func helloRefusal(hello *clientHello, tgt target) (rule, reason string) {
+	switch {
+	case hello.hasSNI && !sniMatches(hello.serverName, tgt):
+		return RuleSNIMismatch, "TLS ClientHello names " + quoteSNI(hello.serverName) + ", not " + tgt.host()
+	case hello.encrypted && !tgt.isIP():
+		// A front end would route by the inner ClientHello's name, which
+		// the proxy cannot read: fronting that no SNI check sees.
+		return RuleECH, "TLS ClientHello encrypts its real server name (Encrypted Client Hello), for " + tgt.host() + "; turn ECH off in the client"
+	case !hello.hasSNI && !tgt.isIP():
+		// A front end would pick the host from the encrypted request.
+		return RuleSNIMismatch, noSNIReason(hello, tgt)
+	}
+	return "", ""
 }
 
 // noSNIReason says why a ClientHello without SNI is refused for tgt.
