@@ -100,30 +100,47 @@ func readServerHelloHead(r io.Reader) (raw []byte, hrr bool, err error) {
 	return raw, bytes.Equal(msg[6:serverHelloHead], helloRetryRandom[:]), nil
 }
 
-// readRetryFlight reads the client's answer to a HelloRetryRequest: at
-// most one change_cipher_spec record (TLS 1.3 middlebox compatibility,
-// RFC 8446 appendix D.4), then the second ClientHello, parsed like the
-// first. raw holds every byte read.
+// maxSkippedEarlyData bounds the early data read before a second
+// ClientHello (servers offer 16 KiB or so).
+const maxSkippedEarlyData = 256 << 10
+
+// readRetryFlight reads the client's answer to a HelloRetryRequest: the
+// second ClientHello, parsed like the first, after at most one
+// change_cipher_spec record (TLS 1.3 middlebox compatibility, RFC 8446
+// appendix D.4) and any early data the client sent before it saw the
+// HelloRetryRequest (application_data records, which the server skips,
+// RFC 8446 section 4.2.10), up to maxSkippedEarlyData bytes. raw holds
+// every byte read.
 func readRetryFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 	var hdr [5]byte
-	for i := 0; ; i++ {
+	ccs, early := false, 0
+	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return raw, nil, fmt.Errorf("%w: short record header: %w", errBadHello, err)
 		}
 		raw = append(raw, hdr[:]...)
-		if hdr[0] != tlsRecordCCS || i > 0 {
-			break
+		n := int(hdr[3])<<8 | int(hdr[4])
+		switch {
+		case hdr[0] == tlsRecordHandshake:
+			return readHelloRecords(r, raw, hdr)
+		case hdr[1] != 3:
+			return raw, nil, fmt.Errorf("%w: record version %d.%d before the second ClientHello", errBadHello, hdr[1], hdr[2])
+		case hdr[0] == tlsRecordCCS && !ccs && n == 1:
+			ccs = true
+		case hdr[0] == tlsRecordAppData && n > 0 && n <= tlsMaxRecord && early+n <= maxSkippedEarlyData:
+			early += n
+		default:
+			return raw, nil, fmt.Errorf("%w: record of type %d and %d bytes before the second ClientHello", errBadHello, hdr[0], n)
 		}
-		var b [1]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return raw, nil, fmt.Errorf("%w: short record: %w", errBadHello, err)
+		start := len(raw)
+		raw = append(raw, make([]byte, n)...)
+		if k, err := io.ReadFull(r, raw[start:]); err != nil {
+			return raw[:start+k], nil, fmt.Errorf("%w: short record: %w", errBadHello, err)
 		}
-		raw = append(raw, b[0])
-		if !bytes.Equal(raw[len(raw)-6:], []byte{tlsRecordCCS, 3, hdr[2], 0, 1, 1}) {
-			return raw, nil, fmt.Errorf("%w: bad change_cipher_spec record before the second ClientHello", errBadHello)
+		if hdr[0] == tlsRecordCCS && raw[start] != 1 {
+			return raw, nil, fmt.Errorf("%w: change_cipher_spec of value %d", errBadHello, raw[start])
 		}
 	}
-	return readHelloRecords(r, raw, hdr)
 }
 
 // checkRetryHello reads the client's second ClientHello (after ahead, the
