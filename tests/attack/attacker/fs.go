@@ -410,8 +410,9 @@ func errnoErr(e unix.Errno) error {
 
 func init() {
 	register(map[string]probeFunc{
-		"put":   probePut,
-		"sleep": probeSleep,
+		"put":    probePut,
+		"sparse": probeSparse,
+		"sleep":  probeSleep,
 	})
 }
 
@@ -454,4 +455,23 @@ func modeAndPath(arg string) (uint32, string, error) {
 		return 0, "", badArgs(fmt.Sprintf("mode %q: %v", a[0], err))
 	}
 	return uint32(mode), a[1], nil
+}
+
+// probeSparse makes PATH a sparse file of SIZE bytes (PATH|SIZE), which
+// costs no disk space.
+func probeSparse(arg string) (string, error) {
+	path, size, ok := strings.Cut(arg, "|")
+	if !ok {
+		return "", fmt.Errorf("want PATH|SIZE, got %q", arg)
+	}
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil {
+		return "", err
+	}
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	return "", unix.Ftruncate(fd, n)
 }
