@@ -15,8 +15,30 @@ func streamOf(*os.File) (streamKind, error) { return streamDevice, nil }
 // dupFD: see streamOf; nothing is relayed here.
 func dupFD(*os.File) (int, error) { return -1, errors.ErrUnsupported }
 
-// readNoFollow reads the file p.
-func readNoFollow(p string) ([]byte, error) { return os.ReadFile(p) }
+// readNoFollow reads the file p if it is a small regular file
+// (readBounded), refusing a symbolic link.
+func readNoFollow(p string) ([]byte, error) {
+	if fi, err := os.Lstat(p); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: p, Err: errNotRegular}
+	}
+	return readFollow(p)
+}
+
+// readFollow reads the file p if it is a small regular file.
+func readFollow(p string) ([]byte, error) {
+	if fi, err := os.Stat(p); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: p, Err: errNotRegular}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return readBounded(f)
+}
 
 // lockFile does nothing here: no sandbox runs on this platform yet.
 func lockFile(*os.File, bool) error { return nil }

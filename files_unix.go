@@ -3,7 +3,6 @@
 package agentbox
 
 import (
-	"io"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -11,14 +10,24 @@ import (
 	"syscall"
 )
 
-// readNoFollow reads the file p, refusing a symbolic link.
+// readNoFollow reads the file p, refusing a symbolic link, without
+// blocking, if it is a small regular file (readBounded).
 func readNoFollow(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	return readOpened(os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0))
+}
+
+// readFollow is readNoFollow following symbolic links, as git does for
+// the files it reads: a gitlink file, a commondir, a config.
+func readFollow(p string) ([]byte, error) {
+	return readOpened(os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0))
+}
+
+// readOpened reads f, just opened, with readBounded.
+func readOpened(f *os.File, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return readBounded(f)
 }
 
 // lockFile takes an advisory lock on the whole of f (exclusive or shared),

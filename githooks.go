@@ -125,7 +125,7 @@ func readGitConfig(files []string, home string) gitConfig {
 		if isInclude {
 			c.included = append(c.included, f)
 		}
-		b, err := os.ReadFile(f)
+		b, err := readFollow(f) // no FIFO, no huge file: see readBounded
 		if err != nil {
 			return
 		}

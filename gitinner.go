@@ -168,6 +168,8 @@ func innerGitKeys(gitPaths []string) []string {
 // each; and reports a list cut short.
 func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Violation {
 	var out []Violation
+	access := scanAccess{root: w}
+	defer access.restore()
 	for _, g := range gitPaths {
 		dirs, truncated := innerGitDirs(g)
 		if truncated {
@@ -178,7 +180,7 @@ func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Viola
 			if old[repoKey(d.path)] {
 				continue
 			}
-			reason := riskyGitDir(d.path, d.allow)
+			reason := riskyGitDir(access.read, d.path, d.allow)
 			if reason == "" {
 				continue
 			}

@@ -77,7 +77,7 @@ func TestInnerGitDirsJudgement(t *testing.T) {
 	var risky, safe []string
 	for _, d := range dirs {
 		rel, _ := filepath.Rel(git, d.path)
-		if riskyGitDir(d.path, d.allow) != "" {
+		if riskyGitDir(readNoFollow, d.path, d.allow) != "" {
 			risky = append(risky, rel)
 		} else {
 			safe = append(safe, rel)

@@ -26,7 +26,7 @@ func gitDirOf(gitPath string) string {
 	if fi.IsDir() {
 		return gitPath
 	}
-	b, err := os.ReadFile(gitPath)
+	b, err := readFollow(gitPath)
 	if err != nil {
 		return ""
 	}
@@ -41,7 +41,7 @@ func gitDirOf(gitPath string) string {
 // directory dir names (where a linked work tree's config and hooks are),
 // "" without one.
 func commonDirOf(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "commondir"))
+	b, err := readFollow(filepath.Join(dir, "commondir"))
 	if err != nil {
 		return ""
 	}

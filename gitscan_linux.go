@@ -99,6 +99,17 @@ func (a *scanAccess) list(dir string) ([]os.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
+// read reads the file p below root, opened beneath it without following
+// a symbolic link and without blocking (a FIFO the command made), if it is
+// a small regular file (readBounded).
+func (a *scanAccess) read(p string) ([]byte, error) {
+	fd, err := a.openFlags(p, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	return readBounded(os.NewFile(uintptr(fd), p))
+}
+
 // quarantine renames the repository gitPath inside the writable root w to
 // gitPath+quarantineSuffix, in its directory opened beneath w without
 // following a symbolic link: a directory on the way that another sandbox

@@ -20,6 +20,9 @@ func (*scanAccess) restore() {}
 // list lists dir.
 func (*scanAccess) list(dir string) ([]os.DirEntry, error) { return os.ReadDir(dir) }
 
+// read reads the file p if it is a small regular file (readNoFollow).
+func (*scanAccess) read(p string) ([]byte, error) { return readNoFollow(p) }
+
 // quarantine renames the repository gitPath inside the writable root w
 // through an os.Root, to the first of quarantineNames not taken, and
 // returns the name given.

@@ -77,7 +77,7 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			if old[repoKey(g)] {
 				continue
 			}
-			reason := riskyRepo(g)
+			reason := riskyGitDir(access.read, g, gitDirAllowance{})
 			if reason == "" {
 				continue
 			}
@@ -115,7 +115,7 @@ func repoKey(gitPath string) string {
 
 // riskyRepo says why the repository at gitPath could run code on the host,
 // or "" when it holds only what git itself writes.
-func riskyRepo(gitPath string) string { return riskyGitDir(gitPath, gitDirAllowance{}) }
+func riskyRepo(gitPath string) string { return riskyGitDir(readNoFollow, gitPath, gitDirAllowance{}) }
 
 // gitDirAllowance is what a git directory kept inside another may hold
 // beyond what a repository of its own may (see innerGitDirs).
@@ -124,8 +124,11 @@ type gitDirAllowance struct {
 	keys   map[string]bool // config keys allowed beyond safeGitKeys
 }
 
-// riskyGitDir is riskyRepo with an allowance.
-func riskyGitDir(gitPath string, allow gitDirAllowance) string {
+// riskyGitDir is riskyRepo with an allowance, reading the files it judges
+// with read (readNoFollow, or scanAccess.read beneath the root). A file it
+// cannot read (not a regular file, or too large: readBounded) makes the
+// git directory risky.
+func riskyGitDir(read func(string) ([]byte, error), gitPath string, allow gitDirAllowance) string {
 	fi, err := os.Lstat(gitPath)
 	if err != nil {
 		return ""
@@ -135,7 +138,7 @@ func riskyGitDir(gitPath string, allow gitDirAllowance) string {
 	}
 	if !fi.IsDir() {
 		if fi.Mode().IsRegular() && fi.Size() == int64(len(noRepositoryHold)) {
-			if b, err := os.ReadFile(gitPath); err == nil && bytes.Equal(b, noRepositoryHold) {
+			if b, err := read(gitPath); err == nil && bytes.Equal(b, noRepositoryHold) {
 				return "" // agentbox's own hold, naming no repository
 			}
 		}
@@ -162,12 +165,12 @@ func riskyGitDir(gitPath string, allow gitDirAllowance) string {
 		return "has a config.worktree"
 	}
 	if _, err := os.Lstat(filepath.Join(gitPath, "commondir")); err == nil {
-		b, err := readNoFollow(filepath.Join(gitPath, "commondir"))
+		b, err := read(filepath.Join(gitPath, "commondir"))
 		if err != nil || allow.common == "" || relativeTo(gitPath, strings.TrimSpace(string(b))) != allow.common {
 			return "has a commondir"
 		}
 	}
-	b, err := readNoFollow(filepath.Join(gitPath, "config"))
+	b, err := read(filepath.Join(gitPath, "config"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
@@ -175,7 +178,7 @@ func riskyGitDir(gitPath string, allow gitDirAllowance) string {
 		return "has a config that agentbox could not read (" + err.Error() + ")"
 	}
 	if key := unsafeGitKeyBeyond(string(b), allow.keys); key != "" {
-		return "sets " + key + " in its config"
+		return "sets " + clipDetail(key) + " in its config"
 	}
 	return ""
 }
