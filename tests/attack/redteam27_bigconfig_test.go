@@ -34,6 +34,11 @@ import (
 // in gitDirOf, commonDirOf, readGitConfig) through an fstat'd regular-file
 // check and an io.LimitReader (a config of more than, say, 1 MiB is
 // risky without being read).
+//
+// Fixed: readBounded (behind readNoFollow, readFollow, scanAccess.read)
+// fstats and refuses a file over 1 MiB unread, and reads at most that
+// much; the repository is risky ("larger than ... not read") and
+// quarantined. A config key put in a Detail is clipped (clipDetail).
 func TestRedteam27PlantedRepoSparseConfigHostMemory(t *testing.T) {
 	w := newRepo(t)
 	const size = 128 << 20

@@ -35,6 +35,13 @@ import (
 // (beneath the root, RESOLVE_NO_SYMLINKS) and fstat it: anything but a
 // regular file of bounded size is "risky, could not be read" without a
 // read; bound the sweep by the caller's context.
+//
+// Fixed: every host-side read of a file in a writable root (readNoFollow,
+// readFollow, scanAccess.read: readBounded) opens with O_NONBLOCK, fstats
+// and refuses anything but a regular file of at most 1 MiB; the FIFO
+// config makes the repository risky ("not a regular file"), quarantined.
+// The sweep does not stop at the caller's context: it runs after a
+// timeout too, and is bounded without it.
 func TestRedteam27PlantedRepoFIFOHangsSweep(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, fifo string }{
