@@ -113,6 +113,7 @@ func rt27CloseScenario(m *agentbox.Manager, api, dir, marker string) rt27Outcome
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	var wait func() (int, error)
+	end := func() { _ = m.Close() }
 	switch api {
 	case "start":
 		p, err := m.Start(ctx, cmd, agentbox.WithWorkingDir(dir), agentbox.WithWritableRoots(dir))
@@ -135,6 +136,18 @@ func rt27CloseScenario(m *agentbox.Manager, api, dir, marker string) rt27Outcome
 			return o
 		}
 		defer cleanup()
+		if api == "wrapcleanup" {
+			// Three cleanups at once while cmd.Wait runs (below, in
+			// another goroutine), instead of Close.
+			end = func() {
+				var wg sync.WaitGroup
+				for i := 0; i < 3; i++ {
+					wg.Add(1)
+					go func() { defer wg.Done(); cleanup() }()
+				}
+				wg.Wait()
+			}
+		}
 		if err := cmd.Start(); err != nil {
 			o.Refused = err.Error()
 			return o
@@ -148,7 +161,7 @@ func rt27CloseScenario(m *agentbox.Manager, api, dir, marker string) rt27Outcome
 		o.NotReady = true
 	}
 	t0 := time.Now()
-	_ = m.Close()
+	end()
 	o.CloseMillis = time.Since(t0).Milliseconds()
 	o.AfterClose = rt27Alive(marker, false)
 	type w struct {
@@ -233,12 +246,13 @@ func TestRedteam27LifecycleCloseWhileRunning(t *testing.T) {
 }
 
 // TestRedteam27LifecycleReducedCloseWhileRunning is the same in the
-// reduced tier (no pid namespace: only the init's rounds end the tree).
+// reduced tier (no pid namespace: only the init's rounds end the tree),
+// plus "wrapcleanup": three concurrent Wrap cleanups instead of Close.
 func TestRedteam27LifecycleReducedCloseWhileRunning(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
 	}
-	for _, api := range []string{"start", "wrap"} {
+	for _, api := range []string{"start", "wrap", "wrapcleanup"} {
 		t.Run(api, func(t *testing.T) {
 			dir := hostDir(t)
 			marker := fmt.Sprintf("rt27r%d%s", os.Getpid(), api)
@@ -283,5 +297,3 @@ func rt27ReducedChild(v string) int {
 	_ = json.NewEncoder(os.Stdout).Encode(o)
 	return 0
 }
-
-var _ = sync.Mutex{}
