@@ -157,7 +157,10 @@ func rt27CloseScenario(m *agentbox.Manager, api, dir, marker string) rt27Outcome
 			return cmd.ProcessState.ExitCode(), err
 		}
 	}
-	if !rt27WaitReady(dir, 15*time.Second) {
+	if api == "wrapnow" {
+		// Close right after cmd.Start, while the init sets up.
+		o.NotReady = false
+	} else if !rt27WaitReady(dir, 15*time.Second) {
 		o.NotReady = true
 	}
 	t0 := time.Now()
@@ -236,7 +239,7 @@ func rt27Manager(t *testing.T) *agentbox.Manager {
 // Wait must return promptly, and Wait must not report success. Control: a
 // command before Close runs.
 func TestRedteam27LifecycleCloseWhileRunning(t *testing.T) {
-	for _, api := range []string{"start", "wrap"} {
+	for _, api := range []string{"start", "wrap", "wrapnow", "wrapnow", "wrapnow"} {
 		t.Run(api, func(t *testing.T) {
 			m := rt27Manager(t)
 			marker := fmt.Sprintf("rt27m%d%s", os.Getpid(), api)
@@ -252,7 +255,7 @@ func TestRedteam27LifecycleReducedCloseWhileRunning(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
 	}
-	for _, api := range []string{"start", "wrap", "wrapcleanup"} {
+	for _, api := range []string{"start", "wrap", "wrapcleanup", "wrapnow", "wrapnow"} {
 		t.Run(api, func(t *testing.T) {
 			dir := hostDir(t)
 			marker := fmt.Sprintf("rt27r%d%s", os.Getpid(), api)
