@@ -32,6 +32,12 @@ type Process struct {
 	readerCopy     func()      // stops the copy of a Stdin that is no file
 	verdict        ClassifyResult
 
+	// reclaimed is closed once Cleanup (or Close) killed the sandbox and
+	// waits for its release: Wait gives up the output's copies copyDrain
+	// after the exit, as after a timeout.
+	reclaimed   chan struct{}
+	reclaimOnce sync.Once
+
 	once   sync.Once
 	result *ExecResult
 	err    error
@@ -42,7 +48,8 @@ type Process struct {
 // sandbox could not be built. cmd itself is not started: it is the
 // description. A nil cmd.Env becomes the allow-listed part of the caller's
 // environment. ctx, and WithTimeout, kill the whole process tree when they
-// end. Wait must be called.
+// end. Wait must be called, unless Manager.Cleanup or Close ended the
+// program: they release it as Wait does.
 func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -109,7 +116,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if egr != nil {
 		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
-	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before, reclaimed: make(chan struct{})}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal, TerminalSize: o.terminalSize}
 	var childEnds []*os.File
 	closeChildEnds := func() {
@@ -154,7 +161,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		return nil, wrapSandboxErr(err)
 	}
 	pr.p = p
-	if !m.track(p) {
+	if !m.track(pr) {
 		// Close began while it started: it ends now, as Close promises,
 		// and Wait reports it killed (exit 137) like the others.
 		_ = p.Kill()
@@ -333,7 +340,10 @@ func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 func (p *Process) Kill() error { return p.p.Kill() }
 
 // Wait waits for the program to end and for its output to reach the
-// caller's writers, and releases the sandbox. A timeout returns the result
+// caller's writers, and releases the sandbox. It runs once: a Wait after
+// (or while) Manager.Cleanup or Close released the Process returns the
+// same result, the program killed (exit 137), without an error of its
+// own; the output's copies got copyDrain after the kill then. A timeout returns the result
 // (exit 137) with ErrTimeout; an ended ctx returns it with ctx.Err(). Both
 // still bound Wait after the program exited by itself while a copy of its
 // output is blocked on a writer: the copy is given up copyDrain later and
@@ -346,7 +356,7 @@ func (p *Process) Wait() (*ExecResult, error) {
 
 func (p *Process) wait() (*ExecResult, error) {
 	defer p.egress.close()
-	defer p.m.untrack(p.p)
+	defer p.release()
 	type waited struct {
 		st  sandbox.ExitStatus
 		err error
@@ -373,6 +383,8 @@ func (p *Process) wait() (*ExecResult, error) {
 	case <-p.ctx.Done():
 		e.ctxErr = p.ctx.Err()
 		_ = p.p.Kill()
+		w = <-done
+	case <-p.reclaimed: // killed by Cleanup: its status says so
 		w = <-done
 	}
 	killed := e.cut() // exit 137; one that exited by itself keeps its code, its output cut or not
@@ -420,6 +432,28 @@ func (p *Process) wait() (*ExecResult, error) {
 	return res, nil
 }
 
+// release forgets the ended sandbox in the Manager and releases what it
+// holds (placeholders, cgroup, temporary directory).
+func (p *Process) release() {
+	p.m.untrack(p)
+	_ = p.p.Close()
+}
+
+// reclaim is Cleanup's: the sandbox was killed; Wait (once, whoever calls
+// it first) releases it. It waits for that until ctx ends.
+func (p *Process) reclaim(ctx context.Context) {
+	p.reclaimOnce.Do(func() { close(p.reclaimed) })
+	done := make(chan struct{})
+	go func() {
+		_, _ = p.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
 // ending is why Wait stopped waiting: the timeout, ctx, or neither (the
 // program ended by itself and its output is all in).
 type ending struct {
@@ -451,6 +485,7 @@ func (p *Process) awaitCopies(expired <-chan time.Time, e *ending) {
 			e.timedOut = true
 		case <-p.ctx.Done():
 			e.ctxErr = p.ctx.Err()
+		case <-p.reclaimed: // Cleanup waits for the release
 		}
 	}
 	if !waitAtMost(&p.copies, copyDrain) {

@@ -95,6 +95,11 @@ func rt27CloseAndExit(dir string) int {
 // least Close waits for the killed sandboxes and releases them; and the
 // docs say what the caller must still do. Controls: placeholders are
 // there while the command runs, and gone after Wait.
+//
+// Fixed: Cleanup (until its ctx ends) and Close (closeReclaim at most)
+// wait for each sandbox they killed and release it as Wait does
+// (Process.reclaim runs the Process's one Wait; a wrapped cmd's handle
+// removes its placeholders once it can no longer run, ReleaseEnded).
 func TestRedteam27CleanupReleases(t *testing.T) {
 	for _, how := range []string{"Cleanup", "Close"} {
 		t.Run(how, func(t *testing.T) {

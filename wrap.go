@@ -16,7 +16,10 @@ import (
 // passed through, not captured); cmd.Env, when nil, becomes the
 // allow-listed part of the caller's environment. cleanup releases what the
 // sandbox holds; call it after cmd.Wait (called while the command runs, it
-// kills the sandbox's process tree first). ctx, and WithTimeout, kill the
+// kills the sandbox's process tree first). Manager.Cleanup and Close kill
+// the sandbox and, once its program can no longer run, release its
+// placeholders, temporary directory and proxy; cleanup must still be
+// called, in any order with them and cmd.Wait, for the rest. ctx, and WithTimeout, kill the
 // sandbox's whole process tree when they end; a cmd started after ctx has
 // ended, or after the Manager was closed, exits without running its
 // program (status 125). cmd.SysProcAttr must be nil, or set no more than
@@ -125,7 +128,8 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			shared.add(f)
 		}
 	}
-	if !m.track(h) {
+	wh := &wrapped{h: h, egr: egr}
+	if !m.track(wh) {
 		h.Close()
 		egr.close()
 		return nil, ErrManagerClosed
@@ -145,13 +149,38 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		m.restoreShared(&shared)
 		stdin.finish() // the caller's file offset past what the command read
 		relays.close() // os/exec's copies into them ended with cmd.Wait or with release
-		m.untrack(h)
+		m.untrack(wh)
+		h.Close()
 		egr.close()
 		m.warnDegraded(h.Degraded())
 		for _, v := range before.sweep() {
 			m.log().Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}), nil
+}
+
+// wrapped is a wrapped cmd's sandbox as the Manager tracks it.
+type wrapped struct {
+	h   sandbox.Handle
+	egr *egressRun
+}
+
+func (w *wrapped) Kill() error { return w.h.Kill() }
+
+// reclaim is Cleanup's: once the killed sandbox can no longer run its
+// program, it releases what it holds in the host's file tree and its
+// proxy. The rest (the init's descriptors, its cgroup) is in the caller's
+// cmd, which the caller may be starting: its cleanup releases that.
+func (w *wrapped) reclaim(ctx context.Context) {
+	if r, ok := w.h.(endedReleaser); ok && r.ReleaseEnded(ctx) {
+		w.egr.close()
+	}
+}
+
+// endedReleaser is a handle that can release what it holds in the host's
+// file tree once killed (sandbox/linux's).
+type endedReleaser interface {
+	ReleaseEnded(ctx context.Context) bool
 }
 
 // exitAwaiter is a handle that can wait for its init to exit
