@@ -1,0 +1,104 @@
+package agentbox
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Cleanup kills every sandbox this Manager still runs and releases what
+// they hold, as Process.Wait and Wrap's cleanup would: it waits for each
+// killed sandbox to end (its whole tree is SIGKILLed, so that is quick;
+// copies of its output still blocked on the caller's writers are given
+// up copyDrain later) until ctx ends, and returns ctx.Err() if it ended
+// first (a Process not released by then is when it ends; a wrapped cmd,
+// by its cleanup).
+//
+// A Process it killed is released as its Wait does (placeholders, cgroup,
+// proxy, temporary directory): the Process's Wait, called before, during
+// or after, returns the same result, the program killed (exit 137). A
+// wrapped cmd it killed has what it holds in the host's file tree
+// (placeholders, temporary directory) and its proxy released once it
+// can no longer run its program; its cleanup, still the caller's to call,
+// releases the rest (see Wrap). The Manager stays usable.
+func (m *Manager) Cleanup(ctx context.Context) error {
+	m.mu.Lock()
+	hs := slices.Collect(maps.Keys(m.running))
+	m.mu.Unlock()
+	var errs []error
+	for _, h := range hs {
+		if err := h.Kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := reclaimAll(ctx, hs); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// reclaimAll reclaims the killed sandboxes hs at once, until ctx ends.
+func reclaimAll(ctx context.Context, hs []tracked) error {
+	var wg sync.WaitGroup
+	for _, h := range hs {
+		wg.Go(func() { h.reclaim(ctx) })
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// closeReclaim bounds how long Close waits for the sandboxes it killed to
+// end and be released (see Cleanup): a SIGKILLed tree ends at once; the
+// reduced tier's init ends its tree within a few seconds.
+const closeReclaim = 8 * time.Second
+
+// Close kills and releases what still runs as Cleanup does, waiting
+// closeReclaim at most, and makes further calls fail with
+// ErrManagerClosed. A program that returns after Close leaves nothing of
+// its Processes in the user's writable roots, Wait called or not.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), closeReclaim)
+	defer cancel()
+	err := m.Cleanup(ctx)
+	return errors.Join(err, m.rt.Close())
+}
+
+// track records a running sandbox so that Cleanup and Close can kill and
+// release it. It reports false, and records nothing, once Close has
+// begun: Close's Cleanup will not see the sandbox, so the caller must end
+// it.
+func (m *Manager) track(k tracked) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.running[k] = struct{}{}
+	return true
+}
+
+// untrack forgets a finished sandbox; its owner releases it.
+func (m *Manager) untrack(k tracked) {
+	m.mu.Lock()
+	delete(m.running, k)
+	m.mu.Unlock()
+}
+
+// tracked is what Cleanup needs of a running sandbox: a Process, or a
+// wrapped cmd's sandbox.
+type tracked interface {
+	Kill() error
+	// reclaim waits, until ctx ends, for the killed sandbox to end, and
+	// releases what it holds (see Cleanup).
+	reclaim(ctx context.Context)
+}
