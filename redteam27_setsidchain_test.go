@@ -110,7 +110,7 @@ sleep 0.3; echo started; sleep 20`
 			}
 			f := strings.Fields(string(first))
 			if mode == "still" {
-				if len(f) > 0 && rt27Alive(f[0]) {
+				if len(f) > 0 && rt27PidAlive(f[0]) {
 					t.Fatalf("control: the still orphan %s outlived the run", f[0])
 				}
 				return
@@ -123,8 +123,8 @@ sleep 0.3; echo started; sleep 20`
 	}
 }
 
-// rt27Alive reports whether the process of the decimal pid s runs.
-func rt27Alive(s string) bool {
+// rt27PidAlive reports whether the process of the decimal pid s runs.
+func rt27PidAlive(s string) bool {
 	b, err := os.ReadFile("/proc/" + s + "/stat")
 	if err != nil {
 		return false
