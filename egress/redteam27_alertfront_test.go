@@ -72,7 +72,7 @@ func TestRedteam27AlertVersionFronting(t *testing.T) {
 	})
 	h.dial.route(ap(addrAllowed, 443), front)
 
-	try := func(pre []byte, sni string) (handshake error, upstream string) {
+	try := func(pre []byte, sni string) (upstream string, handshake error) {
 		c := mustDialProxy(t, h.addr)
 		_, _ = c.Write([]byte("CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n"))
 		br := bufio.NewReader(c)
@@ -89,23 +89,23 @@ func TestRedteam27AlertVersionFronting(t *testing.T) {
 			upstream = "(nothing reached the upstream)"
 		}
 		_ = tc.Close()
-		return herr, upstream
+		return upstream, herr
 	}
 
 	// Controls: the allowed name works; a fronted name is refused; a
 	// warning alert with a 3.x version before the hello is refused.
-	if err, up := try(nil, "allowed.test"); err != nil || up != "allowed.test" {
+	if up, err := try(nil, "allowed.test"); err != nil || up != "allowed.test" {
 		t.Fatalf("control: allowed SNI: handshake %v, upstream %q", err, up)
 	}
-	if err, up := try(nil, "evil.test"); err == nil || up == "evil.test" {
+	if up, err := try(nil, "evil.test"); err == nil || up == "evil.test" {
 		t.Fatalf("control: fronted SNI was not refused: handshake %v, upstream %q", err, up)
 	}
-	if err, up := try([]byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x01, 0x28}, "evil.test"); err == nil || up == "evil.test" {
+	if up, err := try([]byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x01, 0x28}, "evil.test"); err == nil || up == "evil.test" {
 		t.Fatalf("control: alert 3.1 + fronted SNI was not refused: handshake %v, upstream %q", err, up)
 	}
 
 	// Attack: the same warning alert, record version 0.0.
-	err, up := try([]byte{0x15, 0x00, 0x00, 0x00, 0x02, 0x01, 0x28}, "evil.test")
+	up, err := try([]byte{0x15, 0x00, 0x00, 0x00, 0x02, 0x01, 0x28}, "evil.test")
 	if err == nil || up == "evil.test" {
 		t.Errorf("ESCAPE: a warning alert with record version 0.0 before a ClientHello naming evil.test "+
 			"passed the tunnel to allowed.test: client handshake error %v, the front end served SNI %q", err, up)
