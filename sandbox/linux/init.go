@@ -296,6 +296,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if err := setRlimits(spec.Limits, spec.Reduced != ""); err != nil {
 		return 0, nil, stageErr("rlimits", err)
 	}
+	if err := disableHugePages(spec.Limits); err != nil {
+		return 0, nil, stageErr("huge pages", err)
+	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		if err == nil {
 			err = fmt.Errorf("not a directory")
@@ -352,7 +355,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
 	}
 	if uncounted {
-		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd, System V IPC and shared anonymous mmap: refused, no memory cgroup)"
+		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd, System V IPC, shared anonymous mmap and vmsplice: refused, huge pages off, no memory cgroup)"
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil

@@ -181,3 +181,19 @@ func statusUIDThreads(b []byte) (uid uint32, threads uint64, ok bool) {
 	}
 	return uid, threads, haveUID && haveThreads
 }
+
+// disableHugePages turns transparent huge pages off for the init's memory
+// (PR_SET_THP_DISABLE), which the program inherits across fork and execve,
+// where a monitor sums the tree's memory (l.uncounted()). A page held by a
+// reference the sum does not see (a pipe's, a socket buffer's, an I/O's)
+// then holds 4 KiB, the bound the README gives for pipes, not the 2 MiB of
+// the huge page it belongs to, whatever kernel path takes the reference
+// (vmsplice is refused besides: pinningCalls). Private memory works as
+// before, in small pages; the program may not turn them back on
+// (thpDisableRule).
+func disableHugePages(l limitsSpec) error {
+	if !l.uncounted() {
+		return nil
+	}
+	return unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0)
+}

@@ -311,38 +311,6 @@ type seccompOptions struct {
 	keeper uint32
 }
 
-// uncountedMemory are the calls that make memory a process can hold
-// without mapping it: a memfd's pages filled with write(2), a System V
-// segment detached and left, System V message queues and semaphore sets
-// (kernel memory of the IPC namespace). Without a memory cgroup the kernel charges
-// them to nothing that /proc shows per process, so a memory limit enforced
-// by summing the processes' memory (supervise's monitor) could not see
-// them. They are answered ENOSYS, as on a kernel without them: libraries
-// fall back to files in /dev/shm, whose tmpfs the monitor counts.
-var uncountedMemory = []uintptr{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_SHMGET, unix.SYS_MSGGET, unix.SYS_SEMGET}
-
-// mmapKind masks mmap's flags down to the mapping's type (MAP_TYPE) and
-// MAP_ANONYMOUS, which together say whether a mapping is shared anonymous
-// memory.
-const mmapKind = unix.MAP_TYPE | unix.MAP_ANONYMOUS
-
-// sharedAnonRule refuses (EPERM) shared anonymous mappings
-// (MAP_SHARED|MAP_ANONYMOUS, MAP_SHARED_VALIDATE|MAP_ANONYMOUS) where
-// uncountedMemory is: their pages live in a shmem object of the kernel's
-// own, on no mount, and madvise(MADV_DONTNEED) or unmapping all but one
-// page takes them out of the page tables, and so out of RssShmem and Pss,
-// while the object keeps them (TestRedteam26MonitorMissesZappedSharedAnonymous).
-// Counting the mappings' sizes would miss the unmapped part as well.
-// Private anonymous memory (malloc, thread stacks) stays allowed; shared
-// memory between processes goes through files in /dev/shm (POSIX shm_open,
-// Python's multiprocessing), whose tmpfs the monitor counts. The mapping
-// of /dev/zero shared, which makes the same object, is closed by the
-// sandbox's /dev (see zeroDevice).
-var sharedAnonRule = argRule{nr: unix.SYS_MMAP, errno: unix.EPERM, tests: []argTest{{
-	arg: 3, mask: mmapKind, check: denyIfEqual,
-	values: []uint32{unix.MAP_SHARED | unix.MAP_ANONYMOUS, unix.MAP_SHARED_VALIDATE | unix.MAP_ANONYMOUS},
-}}}
-
 // buildSeccomp assembles the filter for the native architecture.
 func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 	var p []unix.SockFilter
@@ -364,7 +332,8 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		rules = append(rules, xattrRules...)
 	}
 	if o.uncountedMemory {
-		rules = append(rules, sharedAnonRule)
+		rules = append(rules, countedMemoryRules...)
+		denied = slices.Concat(denied, pinningCalls)
 	}
 	for _, r := range rules {
 		blk, err := r.assemble()

@@ -1,0 +1,65 @@
+//go:build linux
+
+package linux
+
+import "golang.org/x/sys/unix"
+
+// The rules here apply where a memory limit is enforced by summing what
+// the processes' /proc shows (supervise's monitor, seccompOptions'
+// uncountedMemory) rather than by a memory cgroup: what that sum cannot
+// see is refused.
+
+// uncountedMemory are the calls that make memory a process can hold
+// without mapping it: a memfd's pages filled with write(2), a System V
+// segment detached and left, System V message queues and semaphore sets
+// (kernel memory of the IPC namespace). Without a memory cgroup the kernel charges
+// them to nothing that /proc shows per process, so a memory limit enforced
+// by summing the processes' memory (supervise's monitor) could not see
+// them. They are answered ENOSYS, as on a kernel without them: libraries
+// fall back to files in /dev/shm, whose tmpfs the monitor counts.
+var uncountedMemory = []uintptr{unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET, unix.SYS_SHMGET, unix.SYS_MSGGET, unix.SYS_SEMGET}
+
+// mmapKind masks mmap's flags down to the mapping's type (MAP_TYPE) and
+// MAP_ANONYMOUS, which together say whether a mapping is shared anonymous
+// memory.
+const mmapKind = unix.MAP_TYPE | unix.MAP_ANONYMOUS
+
+// sharedAnonRule refuses (EPERM) shared anonymous mappings
+// (MAP_SHARED|MAP_ANONYMOUS, MAP_SHARED_VALIDATE|MAP_ANONYMOUS) where
+// uncountedMemory is: their pages live in a shmem object of the kernel's
+// own, on no mount, and madvise(MADV_DONTNEED) or unmapping all but one
+// page takes them out of the page tables, and so out of RssShmem and Pss,
+// while the object keeps them (TestRedteam26MonitorMissesZappedSharedAnonymous).
+// Counting the mappings' sizes would miss the unmapped part as well.
+// Private anonymous memory (malloc, thread stacks) stays allowed; shared
+// memory between processes goes through files in /dev/shm (POSIX shm_open,
+// Python's multiprocessing), whose tmpfs the monitor counts. The mapping
+// of /dev/zero shared, which makes the same object, is closed by the
+// sandbox's /dev (see zeroDevice).
+var sharedAnonRule = argRule{nr: unix.SYS_MMAP, errno: unix.EPERM, tests: []argTest{{
+	arg: 3, mask: mmapKind, check: denyIfEqual,
+	values: []uint32{unix.MAP_SHARED | unix.MAP_ANONYMOUS, unix.MAP_SHARED_VALIDATE | unix.MAP_ANONYMOUS},
+}}}
+
+// pinningCalls are refused (EPERM) where uncountedMemory is. vmsplice(2)
+// hands a pipe references to the caller's own pages: after munmap no
+// process maps them, so they leave RssAnon and RLIMIT_DATA's count, and
+// a reference to one 4 KiB page of a transparent huge page holds the whole
+// 2 MiB folio (TestRedteam27MonitorMissesVmsplicedHugePages: 512 MiB in
+// 16 pipes under a 64 MiB limit). Nothing everyday needs it; libraries
+// that use it for zero-copy plumbing fall back to write(2) on an error.
+var pinningCalls = []uintptr{unix.SYS_VMSPLICE}
+
+// thpDisableRule keeps the PR_SET_THP_DISABLE the init sets for the
+// program (see disableHugePages): clearing it, or narrowing it with flags
+// (PR_THP_DISABLE_EXCEPT_ADVISED, which lets madvise(MADV_HUGEPAGE) back
+// memory with huge pages again), is refused (EPERM). Setting it whole
+// again, as Redis does at start-up, is allowed: it changes nothing.
+var thpDisableRule = argRule{nr: unix.SYS_PRCTL, errno: unix.EPERM, tests: []argTest{
+	{arg: 0, check: onlyIfIn, values: []uint32{unix.PR_SET_THP_DISABLE}},
+	{arg: 1, check: denyIfNotIn, values: []uint32{1}},
+	{arg: 2, check: denyIfNotIn, values: []uint32{0}},
+}}
+
+// countedMemoryRules are the argument rules where uncountedMemory is.
+var countedMemoryRules = []argRule{sharedAnonRule, thpDisableRule}
