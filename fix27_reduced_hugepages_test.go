@@ -1,0 +1,71 @@
+//go:build linux && amd64
+
+package agentbox_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fix27ReducedTHP is cmd/agentbox's fix27THPScript for a shell: whether
+// huge pages are on, what 2 MiB advised MADV_HUGEPAGE gets, and what
+// prctl(PR_SET_THP_DISABLE) answers when it turns them on (0) and off (1).
+const fix27ReducedTHP = `python3 -c '
+import ctypes, mmap
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+st = [l.split()[1] for l in open("/proc/self/status") if l.startswith("THP_enabled:")]
+print("THP_enabled", st[0] if st else "?")
+H = 2 << 20
+m = mmap.mmap(-1, 3 * H, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+base = ctypes.addressof(ctypes.c_char.from_buffer(m))
+al = (base + H - 1) & ~(H - 1)
+libc.madvise(al, H, 14)
+ctypes.memset(al, 0x5a, H)
+thp = [l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("AnonHugePages:")][0]
+print("AnonHugePages", thp)
+r = libc.prctl(41, 0, 0, 0, 0)
+print("clear", "refused %d" % ctypes.get_errno() if r else "ok")
+r = libc.prctl(41, 1, 0, 0, 0)
+print("set", "refused %d" % ctypes.get_errno() if r else "ok")
+'`
+
+// fix27Vmsplice vmsplices 4 KiB into a pipe and prints what it got.
+const fix27Vmsplice = `
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+buf = ctypes.create_string_buffer(4096)
+r, w = os.pipe()
+n = libc.vmsplice(w, ctypes.byref(iovec(ctypes.addressof(buf), 4096)), 1, 0)
+print("vmsplice", "refused %d" % ctypes.get_errno() if n < 0 else n)
+`
+
+// TestFix27ReducedHugePagesOff: the reduced tier's init, on the monitor
+// path (a memory limit no cgroup enforces), turns transparent huge pages
+// off for the program as the full tier's does, and refuses vmsplice
+// (TestRedteam27MonitorMissesVmsplicedHugePages).
+func TestFix27ReducedHugePagesOff(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("the reduced tier refuses callers that are root over the host's files")
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(b), "[never]") {
+		t.Skipf("no transparent huge pages here: %q %v", b, err)
+	}
+	vmsplice := ` && python3 -c '` + fix27Vmsplice + `'`
+	s := rt9Scenario{API: "exec", Script: fix27ReducedTHP + vmsplice, Timeout: 20 * time.Second, CountedMemory: 64 << 20}
+	o := rt10RunReduced(t, hostDir(t), s)
+	t.Logf("exit %d: %s", o.Code, o.Stdout)
+	for _, want := range []string{"THP_enabled 0", "AnonHugePages 0\n", "clear refused 1", "set ok", "vmsplice refused 1"} {
+		if !strings.Contains(o.Stdout, want) {
+			t.Errorf("want %q in the output", want)
+		}
+	}
+}
