@@ -33,7 +33,8 @@ r = libc.prctl(41, 1, 0, 0, 0)
 print("set", "refused %d" % ctypes.get_errno() if r else "ok")
 '`
 
-// fix27Vmsplice vmsplices 4 KiB into a pipe and prints what it got.
+// fix27Vmsplice vmsplices 4 KiB into a pipe, then splices 4 KiB of a
+// file into it, and prints what each got.
 const fix27Vmsplice = `
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -43,12 +44,18 @@ buf = ctypes.create_string_buffer(4096)
 r, w = os.pipe()
 n = libc.vmsplice(w, ctypes.byref(iovec(ctypes.addressof(buf), 4096)), 1, 0)
 print("vmsplice", "refused %d" % ctypes.get_errno() if n < 0 else n)
+f = os.open("/usr/bin/python3", os.O_RDONLY)
+try:
+    print("splice", os.splice(f, w, 4096, offset_src=0))
+except OSError as e:
+    print("splice refused", e.errno)
 `
 
 // TestFix27ReducedHugePagesOff: the reduced tier's init, on the monitor
 // path (a memory limit no cgroup enforces), turns transparent huge pages
 // off for the program as the full tier's does, and refuses vmsplice
-// (TestRedteam27MonitorMissesVmsplicedHugePages).
+// (TestRedteam27MonitorMissesVmsplicedHugePages) and splice
+// (TestFix27MonitorPathPageCachePipes).
 func TestFix27ReducedHugePagesOff(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
@@ -63,7 +70,7 @@ func TestFix27ReducedHugePagesOff(t *testing.T) {
 	s := rt9Scenario{API: "exec", Script: fix27ReducedTHP + vmsplice, Timeout: 20 * time.Second, CountedMemory: 64 << 20}
 	o := rt10RunReduced(t, hostDir(t), s)
 	t.Logf("exit %d: %s", o.Code, o.Stdout)
-	for _, want := range []string{"THP_enabled 0", "AnonHugePages 0\n", "clear refused 1", "set ok", "vmsplice refused 1"} {
+	for _, want := range []string{"THP_enabled 0", "AnonHugePages 0\n", "clear refused 1", "set ok", "vmsplice refused 1", "splice refused 22"} {
 		if !strings.Contains(o.Stdout, want) {
 			t.Errorf("want %q in the output", want)
 		}

@@ -355,7 +355,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		seccompLayer = LayerSeccomp + "(unix sockets: allowed, host path sockets reachable)"
 	}
 	if uncounted {
-		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd, System V IPC, shared anonymous mmap and vmsplice: refused, huge pages off, no memory cgroup)"
+		seccompLayer = strings.TrimSuffix(seccompLayer, ")") + "; memfd, System V IPC, shared anonymous mmap, vmsplice, splice, sendfile and SO_ZEROCOPY: refused, huge pages off, no memory cgroup)"
 	}
 	layers = append(layers, ll.layer(), seccompLayer, LayerNoNewPrivs, LayerCapsDropped, LayerRlimits)
 	return pid, layers, nil

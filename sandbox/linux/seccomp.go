@@ -342,8 +342,9 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		}
 		p = append(p, blk...)
 	}
-	for _, nr := range denied {
-		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.EPERM)))
+	p = append(p, answer(denied, unix.EPERM)...)
+	if o.uncountedMemory {
+		p = append(p, answer(pageCacheCalls, unix.EINVAL)...)
 	}
 	nosys := slices.Clone(enosys)
 	if o.uncountedMemory {
@@ -355,14 +356,21 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		nosys = slices.Concat(nosys, hostIPC, hostSignal)
 	}
 	slices.Sort(nosys)
-	for _, nr := range slices.Compact(nosys) {
-		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(unix.ENOSYS)))
-	}
+	p = append(p, answer(slices.Compact(nosys), unix.ENOSYS)...)
 	p = append(p, bpfStmt(retK, retOK))
 	if len(p) > 4096 {
 		return nil, fmt.Errorf("seccomp filter too long (%d instructions)", len(p))
 	}
 	return p, nil
+}
+
+// answer emits: if the syscall is one of nrs, return errno.
+func answer(nrs []uintptr, errno unix.Errno) []unix.SockFilter {
+	var p []unix.SockFilter
+	for _, nr := range nrs {
+		p = append(p, bpfJump(jeqK, uint32(nr), 0, 1), bpfStmt(retK, retErr|uint32(errno)))
+	}
+	return p
 }
 
 // assemble emits: if nr matches, judge each argument in turn and return

@@ -50,6 +50,28 @@ var sharedAnonRule = argRule{nr: unix.SYS_MMAP, errno: unix.EPERM, tests: []argT
 // that use it for zero-copy plumbing fall back to write(2) on an error.
 var pinningCalls = []uintptr{unix.SYS_VMSPLICE}
 
+// pageCacheCalls are answered EINVAL where uncountedMemory is, as for
+// descriptors that cannot splice (Go's io.Copy, Python's socket.sendfile
+// and the JVM's transferTo then copy through a buffer). splice(2) and
+// sendfile(2) (whose output may be a pipe) hand a pipe references to a
+// file's page-cache folios, which no huge-page setting of the program's
+// keeps small: ext4 and XFS cache a file written 2 MiB at a time in 2 MiB
+// folios, and 4 KiB of each spliced into pipes held the whole file after
+// it was truncated, out of every file and every process's count (512 MiB
+// in 16 pipes). tee(2) stays: it copies references between pipes, and
+// pipes then hold only what write(2) put in them.
+var pageCacheCalls = []uintptr{unix.SYS_SPLICE, unix.SYS_SENDFILE}
+
+// zeroCopyRule refuses SO_ZEROCOPY (EOPNOTSUPP, as for a socket without
+// it), without which MSG_ZEROCOPY sends copy: a zero-copy send pins the
+// pages it sends (of a file mapping too, whose folios may be 2 MiB) until
+// the peer acknowledges them, past munmap and truncation, and its socket
+// buffer counts only the bytes sent.
+var zeroCopyRule = argRule{nr: unix.SYS_SETSOCKOPT, errno: unix.EOPNOTSUPP, tests: []argTest{
+	{arg: 1, check: onlyIfIn, values: []uint32{unix.SOL_SOCKET}},
+	{arg: 2, check: denyIfEqual, values: []uint32{unix.SO_ZEROCOPY}},
+}}
+
 // thpDisableRule keeps the PR_SET_THP_DISABLE the init sets for the
 // program (see disableHugePages): clearing it, or narrowing it with flags
 // (PR_THP_DISABLE_EXCEPT_ADVISED, which lets madvise(MADV_HUGEPAGE) back
@@ -62,4 +84,4 @@ var thpDisableRule = argRule{nr: unix.SYS_PRCTL, errno: unix.EPERM, tests: []arg
 }}
 
 // countedMemoryRules are the argument rules where uncountedMemory is.
-var countedMemoryRules = []argRule{sharedAnonRule, thpDisableRule}
+var countedMemoryRules = []argRule{sharedAnonRule, thpDisableRule, zeroCopyRule}

@@ -63,6 +63,8 @@ func TestSeccompDecisions(t *testing.T) {
 	noProto := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	noXattr := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP))
+	einval := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL))
+	notSupported := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP))
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
 	kill := uint32(unix.SECCOMP_RET_KILL_PROCESS)
 	type call struct {
@@ -151,7 +153,17 @@ func TestSeccompDecisions(t *testing.T) {
 		{"vmsplice, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_VMSPLICE, [6]uint64{4, 0, 1, 0}, eperm},
 		{"reduced: vmsplice, memory counted per process", seccompOptions{hostShared: true, streamOnly: true, uncountedMemory: true}, native, unix.SYS_VMSPLICE, [6]uint64{4, 0, 1, 0}, eperm},
 		{"vmsplice with a memory cgroup", seccompOptions{}, native, unix.SYS_VMSPLICE, [6]uint64{4, 0, 1, 0}, allow},
-		{"splice, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SPLICE, [6]uint64{3, 0, 4, 0, 4096, 0}, allow},
+		{"splice, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SPLICE, [6]uint64{3, 0, 4, 0, 4096, 0}, einval},
+		{"reduced: splice, memory counted per process", seccompOptions{hostShared: true, streamOnly: true, uncountedMemory: true}, native, unix.SYS_SPLICE, [6]uint64{3, 0, 4, 0, 4096, 0}, einval},
+		{"sendfile, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SENDFILE, [6]uint64{4, 3, 0, 4096}, einval},
+		{"splice with a memory cgroup", seccompOptions{}, native, unix.SYS_SPLICE, [6]uint64{3, 0, 4, 0, 4096, 0}, allow},
+		{"sendfile with a memory cgroup", seccompOptions{}, native, unix.SYS_SENDFILE, [6]uint64{4, 3, 0, 4096}, allow},
+		{"copy_file_range, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_COPY_FILE_RANGE, [6]uint64{3, 0, 4, 0, 4096, 0}, allow},
+		{"SO_ZEROCOPY, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SETSOCKOPT, [6]uint64{3, unix.SOL_SOCKET, unix.SO_ZEROCOPY, 0, 4}, notSupported},
+		{"reduced: SO_ZEROCOPY, memory counted per process", seccompOptions{hostShared: true, streamOnly: true, uncountedMemory: true}, native, unix.SYS_SETSOCKOPT, [6]uint64{3, unix.SOL_SOCKET, unix.SO_ZEROCOPY, 0, 4}, notSupported},
+		{"SO_REUSEADDR, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SETSOCKOPT, [6]uint64{3, unix.SOL_SOCKET, unix.SO_REUSEADDR, 0, 4}, allow},
+		{"TCP option numbered SO_ZEROCOPY, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_SETSOCKOPT, [6]uint64{3, unix.IPPROTO_TCP, unix.SO_ZEROCOPY, 0, 4}, allow},
+		{"SO_ZEROCOPY with a memory cgroup", seccompOptions{}, native, unix.SYS_SETSOCKOPT, [6]uint64{3, unix.SOL_SOCKET, unix.SO_ZEROCOPY, 0, 4}, allow},
 		{"tee, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_TEE, [6]uint64{3, 4, 4096, 0}, allow},
 		{"huge pages back on, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_PRCTL, [6]uint64{unix.PR_SET_THP_DISABLE, 0}, eperm},
 		{"huge pages on when advised, memory counted per process", seccompOptions{uncountedMemory: true}, native, unix.SYS_PRCTL, [6]uint64{unix.PR_SET_THP_DISABLE, 1, 1 << 1}, eperm},
