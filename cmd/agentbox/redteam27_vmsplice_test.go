@@ -126,7 +126,9 @@ print("alive, data kept %s, closing the pipes gave the host back %d MiB" % (ok, 
 // it: thpDisableRule), so a page any other path pins (a socket buffer's,
 // an I/O's) holds 4 KiB, not a 2 MiB huge page
 // (TestFix27MonitorPathHugePagesOff, and in the reduced tier
-// TestFix27ReducedHugePagesOff).
+// TestFix27ReducedHugePagesOff). splice(2) and sendfile(2) of a file's
+// 2 MiB page-cache folios pinned them the same way: they answer EINVAL
+// there (TestFix27MonitorPathPageCachePipes).
 func TestRedteam27MonitorMissesVmsplicedHugePages(t *testing.T) {
 	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(b), "[never]") {
 		t.Skipf("no transparent huge pages here: %q %v", b, err)
