@@ -36,6 +36,10 @@ import (
 // Severity: low (needs a terminal that is no session's controlling terminal).
 // A fix would refuse TIOCSCTTY (and TIOCSPGRP) in the seccomp filter for a
 // terminal the sandbox does not own, as TIOCSTI and TIOCSETD are.
+// Fixed: the seccomp filter refuses TIOCSCTTY (EPERM, both tiers) when one
+// of the program's standard streams is the caller's terminal
+// (seccompOptions.callerTerminal); TIOCSPGRP then fails with ENOTTY. A
+// terminal of the sandbox's own (--tty) and forkpty on pipes keep it.
 func TestRedteam27AgentStealsOperatorTerminal(t *testing.T) {
 	for _, ctty := range []bool{true, false} {
 		name := "no-ctty"

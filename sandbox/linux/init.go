@@ -317,6 +317,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 			return 0, nil, stageErr("terminal", err)
 		}
 	}
+	opts.callerTerminal = !spec.Terminal && anyTerminal(stdio)
 	if spec.AwaitCgroup {
 		if err := awaitCgroup(); err != nil {
 			return 0, nil, stageErr("cgroup", err)

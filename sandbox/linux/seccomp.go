@@ -15,7 +15,8 @@ import (
 //   - denied: syscalls refused outright (EPERM), the kernel attack surface a
 //     workload never needs;
 //   - argRules: syscalls refused only for some arguments (namespace flags
-//     to clone, TIOCSTI and TIOCSETD to ioctl, F_SETLEASE to fcntl, set-user-ID
+//     to clone, TIOCSTI and TIOCSETD to ioctl (and TIOCSCTTY on the
+//     caller's terminal), F_SETLEASE to fcntl, set-user-ID
 //     bits to chmod and open, exotic socket families).
 //
 // The reduced tier (hostShared), in the host's namespaces and without
@@ -110,10 +111,15 @@ const (
 // mounts and Landlock no right for it, so there they are refused.
 var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVersion, ext4IocSetVersionOld}
 
-// ioctlRule refuses the terminal ioctls, and in the reduced tier the
-// inode-flag ones and those that set a file's owner (keeperRules) too.
+// ioctlRule refuses the terminal ioctls, TIOCSCTTY when the program holds
+// the caller's terminal (see seccompOptions.callerTerminal), and in the
+// reduced tier the inode-flag ones and those that set a file's owner
+// (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
 	cmds := slices.Clone(terminalIoctls)
+	if o.callerTerminal {
+		cmds = append(cmds, unix.TIOCSCTTY)
+	}
 	if o.hostShared {
 		cmds = slices.Concat(cmds, hostInodeIoctls, ownerIoctls)
 	}
@@ -309,6 +315,18 @@ type seccompOptions struct {
 	// stays alive in the reduced tier; signals to it are refused (see
 	// keeperRules). Zero when there is none.
 	keeper uint32
+	// callerTerminal says a standard stream of the program is a terminal
+	// it does not own: the caller's, handed over as it is. TIOCSCTTY is
+	// then refused: on a terminal that is no session's controlling
+	// terminal (a harness's pty opened without setsid, one whose shell
+	// exited) it would make the caller's terminal the program's, and
+	// TIOCSPGRP then its group the foreground one: the caller's ^C and ^Z
+	// would go to the program. A terminal of the program's own (the
+	// init's pty) or none leaves TIOCSCTTY allowed: the program's
+	// Setctty needs it (the filter is loaded before the fork), and so do
+	// forkpty, script, tmux and expect inside, on ptys of the sandbox's
+	// own (the host's /dev/pts is out of reach in both tiers).
+	callerTerminal bool
 }
 
 // buildSeccomp assembles the filter for the native architecture.

@@ -4,6 +4,7 @@ package linux
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -77,4 +78,21 @@ func closeTerminal() {
 		unix.Close(terminalFD)
 		terminalFD = -1
 	}
+}
+
+// anyTerminal says whether one of the program's standard streams is a
+// terminal: stdio, or the init's own 0, 1 and 2 when nil (what the
+// program then inherits).
+func anyTerminal(stdio *[3]int) bool {
+	fds := []int{0, 1, 2}
+	if stdio != nil {
+		fds = stdio[:]
+	}
+	return slices.ContainsFunc(fds, isTerminal)
+}
+
+// isTerminal: TCGETS answers only on a terminal.
+func isTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil
 }

@@ -23,7 +23,9 @@ import (
 // so the kernel itself would let the sandbox make it its controlling
 // terminal and push input into it) and has it try to inject a command line
 // into the terminal's input with TIOCSTI, also with the request number's
-// upper bits set. The control writes to the terminal.
+// upper bits set, and to make it its controlling terminal with its group in
+// the foreground (the caller's ^C and ^Z would go to the sandbox). The
+// control writes to the terminal.
 func TestTIOCSTI(t *testing.T) {
 	t.Parallel()
 	master, slave := ptytest.Open(t)
@@ -45,6 +47,7 @@ func TestTIOCSTI(t *testing.T) {
 	}()
 	ps := []probe{
 		control("tty_write", "ttywrite:0", ""),
+		attack("take_terminal", "ttyctty:0", "EPERM"),
 		attack("tiocsti", "tiocsti:0"),
 		attack("tiocsti_high_bits", "tiocsti:0|hi"),
 	}
@@ -250,4 +253,13 @@ func TestHostIdentityAndSysctls(t *testing.T) {
 	if after, _ := os.Hostname(); after != hostBefore {
 		t.Errorf("ESCAPE: the host's name changed from %q to %q", hostBefore, after)
 	}
+}
+
+// TestOwnPtyControllingTerminal: a sandbox on pipes makes a pseudo-terminal
+// of its own its controlling terminal, as forkpty's child does (script,
+// tmux, expect, node-pty): TIOCSCTTY is refused only to a program handed
+// the caller's terminal (TestTIOCSTI).
+func TestOwnPtyControllingTerminal(t *testing.T) {
+	t.Parallel()
+	runProbes(t, ciMgr, []probe{control("own_pty_ctty", "ptyctty", "controlling terminal")})
 }

@@ -26,6 +26,8 @@ func init() {
 		"ttyreopen":    probeTTYReopen,
 		"ttyreadline":  probeTTYReadLine,
 		"ptyflood":     probePtyFlood,
+		"ttyctty":      probeTTYCtty,
+		"ptyctty":      probePtyCtty,
 	})
 }
 
@@ -266,4 +268,45 @@ func probeTTYStop(arg string) (string, error) {
 		return "", err
 	}
 	return "stopped", nil
+}
+
+// probeTTYCtty: "FD" makes the terminal on FD the program's controlling
+// terminal (TIOCSCTTY: the program leads a session without one) and its
+// process group that terminal's foreground group (TIOCSPGRP): on the
+// caller's terminal, the caller's ^C and ^Z would then go to the program.
+func probeTTYCtty(arg string) (string, error) {
+	fd, err := fdArg(arg)
+	if err != nil {
+		return "", err
+	}
+	if err := unix.IoctlSetInt(fd, unix.TIOCSCTTY, 0); err != nil {
+		return "TIOCSCTTY", err
+	}
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, unix.Getpgrp()); err != nil {
+		return "controlling terminal; TIOCSPGRP", err
+	}
+	return "controlling terminal, foreground", nil
+}
+
+// probePtyCtty makes a pseudo-terminal of the program's own its
+// controlling terminal, as forkpty's child (script, tmux, expect) does. It
+// keeps the master open: closing it would hang the terminal up and send
+// the program, its session's leader, SIGHUP. Run it last.
+func probePtyCtty(string) (string, error) {
+	m, s, err := openPty()
+	if err != nil {
+		return "no pty", err
+	}
+	defer unix.Close(s)
+	_ = m // left open, see above
+	if err := unix.IoctlSetInt(s, unix.TIOCSCTTY, 0); err != nil {
+		unix.Close(m)
+		return "TIOCSCTTY", err
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "no /dev/tty", err
+	}
+	f.Close()
+	return "controlling terminal", nil
 }
