@@ -70,8 +70,8 @@ func TestRunTTYJobControl(t *testing.T) {
 	steps := []struct{ after, send string }{
 		{"", "PS1='PROMPT> '; sleep 30\r"},
 		{"", "\x1a"},
-		{"Stopped", "jobs; kill %1; echo JC-DONE\r"},
-		{"JC-DONE", "exit\r"},
+		{"Stopped", "jobs; kill -KILL %1; wait; echo JC-$((1+1))\r"},
+		{"JC-2", "exit\r"}, // JC-2 is bash's output, not the echo of the line typed
 	}
 	var got []string
 	deadline := time.After(20 * time.Second)
