@@ -85,9 +85,10 @@ var strayRecordTypes = map[byte]bool{
 // a record that is not a handshake cannot open a TLS connection. The
 // version bytes prove nothing (Go reads any record version below 0x1000
 // before the hello, Java's SSLEngine any from 0x0300 up, so between them
-// every value), nor does the length; no protocol that is not TLS starts
-// with these control bytes in practice. A flight that ends before a whole
-// header is no record: it is returned as not TLS.
+// every value), nor does the length. Few protocols that are not TLS start
+// with these control bytes (a MongoDB message whose length's low byte is
+// one of them does, and is refused too: the README says so). A flight that
+// ends before a whole header is no record: it is returned as not TLS.
 func readStrayRecord(r io.Reader, raw []byte) ([]byte, *clientHello, error) {
 	var hdr [4]byte
 	n, err := io.ReadFull(r, hdr[:])
