@@ -45,12 +45,11 @@ func TestRedteam27UpdateConfigDuringExec(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(37 * time.Millisecond):
-			}
+		defer close(stop)
+		// Each state is held long enough for whole calls to fall inside
+		// it, even under the race detector on a loaded machine.
+		for i := 0; i < 16; i++ {
+			time.Sleep(time.Duration(150+i%3*60) * time.Millisecond)
 			state.Add(1) // in transition
 			c := base
 			if i%2 == 0 {
@@ -63,12 +62,17 @@ func TestRedteam27UpdateConfigDuringExec(t *testing.T) {
 			state.Add(1)
 		}
 	}()
-	var allowedRead, leaks atomic.Int64
+	var allowedRead, deniedRuns, leaks atomic.Int64
 	for w := 0; w < 2; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := 0; i < 25; i++ {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				s0 := state.Load()
 				var out string
 				res, err := m.ExecArgs(context.Background(), "/bin/cat", []string{secret}, agentbox.WithWorkingDir(dir))
@@ -77,6 +81,9 @@ func TestRedteam27UpdateConfigDuringExec(t *testing.T) {
 				}
 				s1 := state.Load()
 				read := strings.Contains(out, "TOPSECRET27")
+				if s0 == s1 && s0%4 == 2 {
+					deniedRuns.Add(1)
+				}
 				if s0 == s1 && s0%4 == 2 && read {
 					leaks.Add(1)
 					t.Errorf("a call made while the deny-read was in force read the secret")
@@ -87,10 +94,12 @@ func TestRedteam27UpdateConfigDuringExec(t *testing.T) {
 			}
 		}(w)
 	}
-	go func() { time.Sleep(8 * time.Second); close(stop) }()
 	wg.Wait()
-	t.Logf("allowed reads %d, leaks %d, flips %d", allowedRead.Load(), leaks.Load(), state.Load()/2)
+	t.Logf("allowed reads %d, calls wholly denied %d, leaks %d, flips %d", allowedRead.Load(), deniedRuns.Load(), leaks.Load(), state.Load()/2)
 	if allowedRead.Load() == 0 {
 		t.Errorf("control: no call read the secret while it was allowed")
+	}
+	if deniedRuns.Load() == 0 {
+		t.Errorf("no call ran wholly while the deny-read was in force: the attack was not tried")
 	}
 }
