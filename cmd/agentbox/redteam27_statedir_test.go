@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/supervise"
 )
 
 // TestRedteam27StateDirParentRename: the agent's writable root holds
@@ -86,14 +87,22 @@ sleep 30
 		t.Errorf("the agent reads agentbox's audit signing key after renaming the state directory")
 	}
 
-	list := agentsRunning(t)
+	// run lists the agent once agent_start is on disk, which may be after
+	// the agent printed "ready": wait for it a while.
+	var list []supervise.Record
 	var real, fake bool
-	for _, r := range list {
-		if r.Name == "rt27-state" {
-			real = true
+	for deadline := time.Now().Add(15 * time.Second); !real && time.Now().Before(deadline); {
+		list = agentsRunning(t)
+		for _, r := range list {
+			if r.Name == "rt27-state" {
+				real = true
+			}
+			if r.ID == "deadbeef" {
+				fake = true
+			}
 		}
-		if r.ID == "deadbeef" {
-			fake = true
+		if !real {
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	if !real {
