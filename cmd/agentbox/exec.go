@@ -372,8 +372,10 @@ func programFlagError(c *cobra.Command, err error) error {
 }
 
 // execJSON runs the command with captured output and prints the ExecResult.
+// A stop signal (caught by main for exec) cancels cmd's context, which
+// kills the command's whole tree (exit 137, printed as the result).
 func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []string, opts []agentbox.Option) error {
-	ctx := context.Background()
+	ctx := cmd.Context()
 	var res *agentbox.ExecResult
 	var err error
 	if shell != "" {
@@ -461,7 +463,10 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		c.Stdin, c.Stdout, c.Stderr = nil, nil, nil
 		opts = append(opts, terminalOption(terminalSize(tty)))
 	}
-	sigs := interruptSignals()
+	sigs, err := interruptSignals(cmd.Context())
+	if err != nil {
+		return interrupted(err)
+	}
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
 		signal.Stop(sigs)

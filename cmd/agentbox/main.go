@@ -80,12 +80,22 @@ func main() {
 // was given: a flag error handler may need the flags after the bad one.
 type commandLineKey struct{}
 
+// relaysSignals names the commands that relay stop signals to the program
+// they start: main catches those signals for them from its start.
+var relaysSignals = map[string]bool{"run": true, "exec": true}
+
 // run executes the CLI with args and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	root := newRootCmd()
+	var ctx context.Context
+	var stop func()
+	if c, _, err := root.Find(args); err == nil && relaysSignals[c.Name()] && c.Parent() == root {
+		ctx, stop = catchInterrupts(context.Background())
+	} else {
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	}
 	defer stop()
 	ctx = context.WithValue(ctx, commandLineKey{}, args)
-	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -144,7 +144,10 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 	}
 	// Signals are caught from before the start, so that none that comes
 	// while the agent starts is lost; they are forwarded once it runs.
-	sigs := interruptSignals()
+	sigs, err := interruptSignals(cmd.Context())
+	if err != nil {
+		return interrupted(err)
+	}
 	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
 		signal.Stop(sigs)

@@ -1,18 +1,133 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
-// interruptSignals starts catching the signals a person or a supervisor
-// sends to stop a command, before the command starts, so that none is
-// lost (or kills agentbox) in between.
-func interruptSignals() chan os.Signal {
+// stopSignals are the signals a person or a supervisor sends to stop a
+// command.
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// interrupts catches stopSignals from the start of main for a command that
+// relays them to what it starts (run, exec), so that none is lost between
+// main and the start: until the command claims them, each cancels the
+// command's context (as signal.NotifyContext would; the command can still
+// stop before starting anything), and a command that claims them after
+// that learns of the signal instead of starting. After the claim they go
+// to the claimed channel only, to be relayed.
+type interrupts struct {
+	mu      sync.Mutex
+	claimed chan os.Signal
+	early   os.Signal // the first signal that came before the claim
+	cancel  context.CancelFunc
+}
+
+type interruptsKey struct{}
+
+// catchInterrupts starts catching stopSignals and returns ctx, cancelled by
+// the first that comes before claimInterrupts, and the stop function.
+func catchInterrupts(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	in := &interrupts{cancel: cancel}
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	return sigs
+	signal.Notify(sigs, stopSignals...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				in.deliver(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return context.WithValue(ctx, interruptsKey{}, in), func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// deliver hands s to the claimed channel, or, before the claim, records it
+// and cancels the command's context.
+func (in *interrupts) deliver(s os.Signal) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.claimed != nil {
+		select {
+		case in.claimed <- s:
+		default: // eight unrelayed signals are enough to act on
+		}
+		return
+	}
+	if in.early == nil {
+		in.early = s
+	}
+	in.cancel()
+}
+
+// claim takes the signals over for relaying, or returns the signal that
+// came before the claim: then nothing should be started.
+func (in *interrupts) claim() (chan os.Signal, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.early != nil {
+		return nil, &interruptedError{sig: in.early}
+	}
+	in.claimed = make(chan os.Signal, 8)
+	return in.claimed, nil
+}
+
+// interruptedError is a stop signal that came before the command started
+// anything.
+type interruptedError struct{ sig os.Signal }
+
+func (e *interruptedError) Error() string {
+	return fmt.Sprintf("%s before the program started: nothing was started", signalText(e.sig))
+}
+
+// exitCode is 128+N, as if signal N had ended the program.
+func (e *interruptedError) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailure
+}
+
+func signalText(s os.Signal) string {
+	if n, ok := s.(syscall.Signal); ok {
+		return fmt.Sprintf("signal %d (%s)", int(n), n)
+	}
+	return s.String()
+}
+
+// interruptSignals takes over the stop signals main caught for ctx's
+// command (or starts catching them, for a ctx main did not make), before
+// the command starts its program. It fails with an *interruptedError, to
+// be returned as the command's exit, when one came already.
+func interruptSignals(ctx context.Context) (chan os.Signal, error) {
+	if in, ok := ctx.Value(interruptsKey{}).(*interrupts); ok {
+		return in.claim()
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, stopSignals...)
+	return sigs, nil
+}
+
+// interrupted is the command's exit for an *interruptedError.
+func interrupted(err error) error {
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return exitWith(ie.exitCode(), err)
+	}
+	return err
 }
 
 // signaller is what signals are relayed to: a sandboxed process or agent.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// TestInterruptsClaim: a stop signal that comes before run or exec claims
+// the signals cancels the context and makes the claim fail with 128+N (so
+// nothing is started); one that comes after goes to the claimed channel
+// only, to be relayed.
+func TestInterruptsClaim(t *testing.T) {
+	tests := []struct {
+		name     string
+		before   []os.Signal
+		after    []os.Signal
+		wantCode int // 0: the claim succeeds
+	}{
+		{"none", nil, nil, 0},
+		{"after the claim", nil, []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 0},
+		{"SIGTERM before", []os.Signal{syscall.SIGTERM}, nil, 143},
+		{"SIGINT then SIGTERM before: the first counts", []os.Signal{syscall.SIGINT, syscall.SIGTERM}, nil, 130},
+		{"SIGHUP before", []os.Signal{syscall.SIGHUP}, nil, 129},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in := &interrupts{cancel: cancel}
+			for _, s := range tt.before {
+				in.deliver(s)
+			}
+			sigs, err := in.claim()
+			if tt.wantCode != 0 {
+				var ie *interruptedError
+				if !errors.As(err, &ie) || ie.exitCode() != tt.wantCode {
+					t.Fatalf("claim: %v, want exit %d", err, tt.wantCode)
+				}
+				if ctx.Err() == nil {
+					t.Errorf("the context was not cancelled by the early signal")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("claim: %v", err)
+			}
+			for _, s := range tt.after {
+				in.deliver(s)
+			}
+			if ctx.Err() != nil {
+				t.Errorf("a signal after the claim cancelled the context")
+			}
+			for _, want := range tt.after {
+				if got := <-sigs; got != want {
+					t.Errorf("relayed %v, want %v", got, want)
+				}
+			}
+			if len(sigs) != 0 {
+				t.Errorf("%d signals left unexpected", len(sigs))
+			}
+		})
+	}
+}
