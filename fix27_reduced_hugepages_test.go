@@ -7,31 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentbox-dev/agentbox/internal/probes"
 )
 
-// fix27ReducedTHP is cmd/agentbox's fix27THPScript for a shell: whether
-// huge pages are on, what 2 MiB advised MADV_HUGEPAGE gets, and what
-// prctl(PR_SET_THP_DISABLE) answers when it turns them on (0) and off (1).
-const fix27ReducedTHP = `python3 -c '
-import ctypes, mmap
-libc = ctypes.CDLL(None, use_errno=True)
-libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-st = [l.split()[1] for l in open("/proc/self/status") if l.startswith("THP_enabled:")]
-print("THP_enabled", st[0] if st else "?")
-H = 2 << 20
-m = mmap.mmap(-1, 3 * H, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-base = ctypes.addressof(ctypes.c_char.from_buffer(m))
-al = (base + H - 1) & ~(H - 1)
-libc.madvise(al, H, 14)
-ctypes.memset(al, 0x5a, H)
-thp = [l.split()[1] for l in open("/proc/self/smaps_rollup") if l.startswith("AnonHugePages:")][0]
-print("AnonHugePages", thp)
-r = libc.prctl(41, 0, 0, 0, 0)
-print("clear", "refused %d" % ctypes.get_errno() if r else "ok")
-r = libc.prctl(41, 1, 0, 0, 0)
-print("set", "refused %d" % ctypes.get_errno() if r else "ok")
-'`
+// fix27ReducedTHP runs probes.THPScript from a shell.
+const fix27ReducedTHP = "python3 -c '" + probes.THPScript + "'"
 
 // fix27Vmsplice vmsplices 4 KiB into a pipe, then splices 4 KiB of a
 // file into it, and prints what each got.
