@@ -51,8 +51,8 @@ var sharedAnonRule = argRule{nr: unix.SYS_MMAP, errno: unix.EPERM, tests: []argT
 var pinningCalls = []uintptr{unix.SYS_VMSPLICE}
 
 // pageCacheCalls are answered EINVAL where uncountedMemory is, as for
-// descriptors that cannot splice (Go's io.Copy, Python's socket.sendfile
-// and the JVM's transferTo then copy through a buffer). splice(2) and
+// descriptors that cannot splice (Go's io.Copy and Python's
+// socket.sendfile and shutil then copy through a buffer). splice(2) and
 // sendfile(2) (whose output may be a pipe) hand a pipe references to a
 // file's page-cache folios, which no huge-page setting of the program's
 // keeps small: ext4 and XFS cache a file written 2 MiB at a time in 2 MiB
