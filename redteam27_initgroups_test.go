@@ -36,7 +36,10 @@ rep("ctl-prio-self", libc.setpriority(0, 0, 1))
 rep("ctl-affinity-self", libc.syscall(203, 0, 8, ctypes.byref(ctypes.c_ulong(3))))
 rep("kill-init-CONT", libc.kill(ppid, 18))
 rep("killpg-init", libc.kill(-pg, 19))
-rep("killsid-init", libc.kill(-sid, 19))
+# A session of id 0 (a process that descends from pid 1 of a container
+# without setsid) has no group to aim at: kill(-0) signals the caller.
+if sid > 0:
+    rep("killsid-init", libc.kill(-sid, 19))
 rep("all-CONT", libc.kill(-1, 18))
 rep("all-WINCH", libc.kill(-1, 28))
 rep("setpgid-init", libc.setpgid(0, pg))
