@@ -3,6 +3,7 @@
 package supervise
 
 import (
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -228,9 +229,10 @@ func TestMemoryMonitorCountsOneMemoryOnce(t *testing.T) {
 	for _, tt := range []struct {
 		mode     string
 		min, max int64 // what the exact count may say
+		pairs    int   // processes that share their parent's memory
 	}{
-		{"vfork", held, 2*held - 16<<20},
-		{"fork", 2 * held, 4 * held},
+		{"vfork", held, 2*held - 16<<20, 1},
+		{"fork", 2 * held, 4 * held, 0},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			f := newFixture(t)
@@ -256,8 +258,38 @@ func TestMemoryMonitorCountsOneMemoryOnce(t *testing.T) {
 				t.Errorf("%s: the exact count says %s in %d processes (%v), want %s to %s in 3", tt.mode, mib(exact), procs, err, mib(tt.min), mib(tt.max))
 			}
 			t.Logf("%s: resident sum %s, exact %s", tt.mode, mib(cheap), mib(exact))
+			// Asked with a pid map built before the child started (a
+			// spawner's next child), the kernel is still asked.
+			late := &sharedMemory{ns: s.pidNS, host: map[int]int{}}
+			if got := sharedPairs(t, s, late); got != tt.pairs {
+				t.Errorf("%s: %d pairs share their memory by a stale pid map, want %d", tt.mode, got, tt.pairs)
+			}
 		})
 	}
+}
+
+// sharedPairs counts the processes of the sandbox s samples that share
+// their parent's memory, as m tells.
+func sharedPairs(t *testing.T, s *treeSampler, m *sharedMemory) int {
+	t.Helper()
+	if _, err := s.proc.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	names, err := s.proc.Readdirnames(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if ppid := s.parent(name); ppid > 0 && m.same(pid, ppid) {
+			n++
+		}
+	}
+	return n
 }
 
 // fakeSampler returns its counts in turn, the last one ever after.

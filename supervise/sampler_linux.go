@@ -254,10 +254,10 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 	var used int64
 	procs := 0
 	var shared *sharedMemory
-	var rollups map[int]rollup // exact: what each process's smaps_rollup showed
+	var seen map[int]bool // exact: the processes whose memory has been read
 	if exact {
 		shared = &sharedMemory{ns: s.pidNS}
-		rollups = make(map[int]rollup, len(names))
+		seen = make(map[int]bool, len(names))
 	}
 	for _, name := range names {
 		if name == "" || name[0] < '1' || name[0] > '9' {
@@ -269,7 +269,7 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 		}
 		procs++
 		if exact {
-			n = s.exactBytes(name, rollups, shared)
+			n = s.exactBytes(name, seen, shared)
 		}
 		used += n
 	}
@@ -339,43 +339,40 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 	return 0, true
 }
 
-// rollup is what the exact count keeps of a process's smaps_rollup: enough
-// to tell a child that may be its parent's memory again.
-type rollup struct {
-	span string // the first line: where the mappings start and end
-	rss  int64
-}
-
-// alike reports whether two rollups could be one memory's, read a moment
-// apart.
-func (r rollup) alike(o rollup) bool {
-	return r.span == o.span && max(r.rss-o.rss, o.rss-r.rss) <= r.rss/16
-}
-
 // exactBytes returns the memory the process name holds: the proportional
 // shares (smaps_rollup, which walks its page tables) of the memory it
 // maps, anonymous, shared and swapped, less the shares of the files of
 // the memory areas it maps (read from smaps), which their tmpfs's use
 // counts already, plus its page tables. It returns 0 for a process that
-// is its parent's memory again (see sharedMemory), and records its rollup
-// in rollups for its children.
-func (s *treeSampler) exactBytes(name string, rollups map[int]rollup, shared *sharedMemory) int64 {
+// is its parent's memory again (see sharedMemory); seen records the
+// processes whose memory has been read, for their children.
+//
+// A process only ever stops sharing its parent's memory (a vfork child at
+// its execve), so the kernel is asked before the read, and again after it
+// when the two shared: a child that shared before and after was that
+// memory throughout; one that stopped during the read (a spawner's child,
+// every few milliseconds) is read again, its own memory now. Asked only
+// after the read, such a child counted its parent's memory a second time
+// (CI: a 150 MiB spawner killed under a 256 MiB limit).
+func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedMemory) int64 {
 	pid, _ := strconv.Atoi(name)
+	ppid := s.parent(name)
+	wasShared := seen[ppid] && shared.same(pid, ppid)
 	b, err := s.readAll(name + "/smaps_rollup")
+	if wasShared {
+		if shared.same(pid, ppid) {
+			seen[pid] = true // its own vfork children share it too
+			return 0
+		}
+		b, err = s.readAll(name + "/smaps_rollup")
+	}
 	var n int64
 	ok := false
 	if err == nil {
 		n, ok = sumFields(b, proportionalFields)
 	}
 	if ok {
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		r := rollup{span: string(line)}
-		r.rss, _ = sumFields(b, rssField)
-		rollups[pid] = r
-		ppid := s.parent(name)
-		if p, seen := rollups[ppid]; seen && p.alike(r) && shared.same(pid, ppid) {
-			return 0
-		}
+		seen[pid] = true
 	} else {
 		// No memory in the first thread's: another thread's.
 		n, _ = s.processBytes(name, "smaps_rollup", proportionalFields)
@@ -464,7 +461,6 @@ func (s *treeSampler) taskNames(name string) ([]string, error) {
 var (
 	residentFields     = [][]byte{[]byte("RssAnon:"), []byte("RssShmem:"), []byte("VmPTE:"), []byte("VmSwap:")}
 	ownFields          = [][]byte{[]byte("VmPTE:")}
-	rssField           = [][]byte{[]byte("Rss:")}
 	proportionalFields = [][]byte{[]byte("Pss_Anon:"), []byte("Pss_Shmem:"), []byte("SwapPss:")}
 )
 

@@ -18,9 +18,9 @@ import (
 //
 // Their smaps_rollup only look alike (the vfork child runs, and dirties
 // pages, between the two reads), and a forked child can make its own
-// look like its parent's on purpose, to have its memory left out; so
-// looking alike only makes a pair a candidate. The kernel says whether
-// the two share their memory: kcmp(KCMP_VM), given their host pids, which
+// look like its parent's on purpose, to have its memory left out. The
+// kernel says whether the two share their memory: kcmp(KCMP_VM), given
+// their host pids, which
 // the host's /proc maps from the sandbox's (NSpid), and pidfds make sure
 // those pids still name the same processes when kcmp has answered. Where
 // any step fails the two are counted apart: too much, never too little.
@@ -46,7 +46,12 @@ func (m *sharedMemory) same(child, parent int) bool {
 	}
 	hc, hp := m.host[child], m.host[parent]
 	if hc == 0 || hp == 0 {
-		return false
+		// Started since the map was built (a spawner's next child).
+		m.host = hostPids(m.ns)
+		hc, hp = m.host[child], m.host[parent]
+		if hc == 0 || hp == 0 {
+			return false
+		}
 	}
 	fc, err := unix.PidfdOpen(hc, 0)
 	if err != nil {
