@@ -27,7 +27,8 @@
 // tunnel are inspected before any reaches upstream. If they are a TLS
 // ClientHello whose server_name names another host than the tunnel's
 // target, the tunnel is refused (rule "sni-mismatch"; the client gets a TLS
-// access_denied alert); a malformed ClientHello is refused too, and so is
+// access_denied alert); a malformed ClientHello is refused too (also one
+// followed by more bytes in the record that ends it), and so is
 // one without SNI to a target named by its host name (including every
 // ClientHello in the SSLv2-compatible format, which cannot carry SNI): a
 // front end would pick the host from the encrypted request. To an IP

@@ -131,6 +131,11 @@ func readRecords(br *bufio.Reader, c net.Conn, d time.Duration) (out [][]byte) {
 // of the ClientHello (a TLS 1.3 server must refuse a hello not on a record
 // boundary anyway), or parse every handshake message in the first flight
 // and check each ClientHello.
+//
+// Hardened: readHelloRecords refuses a ClientHello that does not end its
+// record (tls-malformed, "bytes after the ClientHello in the record that
+// ends it"), the first and the second after a HelloRetryRequest, so the
+// packed bytes never go upstream (TestPackedHelloNeverReachesUpstream).
 func TestRedteam28HelloRetryPacked(t *testing.T) {
 	port, seen := opensslFront(t)
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})

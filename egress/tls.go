@@ -105,7 +105,11 @@ func readStrayRecord(r io.Reader, raw []byte) ([]byte, *clientHello, error) {
 
 // readHelloRecords reads a ClientHello from handshake records, the header
 // of the first (hdr) already read and in raw, and parses it. raw holds
-// every byte read.
+// every byte read. The hello must end its record: bytes after it there (a
+// second ClientHello packed behind the first, or its start) would go
+// upstream unparsed, and a server that reads on in the record (BoringSSL,
+// Java, a front end routing by SNI) could route by a name never checked.
+// No client sends anything after the ClientHello in its record.
 func readHelloRecords(r io.Reader, raw []byte, hdr [5]byte) ([]byte, *clientHello, error) {
 	var msg []byte // handshake message bytes gathered from records
 	for {
@@ -133,7 +137,10 @@ func readHelloRecords(r io.Reader, raw []byte, hdr [5]byte) ([]byte, *clientHell
 			if want > tlsMaxHelloLen {
 				return raw, nil, fmt.Errorf("%w: ClientHello of %d bytes", errBadHello, want)
 			}
-			if len(msg) >= want {
+			if len(msg) > want {
+				return raw, nil, fmt.Errorf("%w: %d bytes after the ClientHello in the record that ends it", errBadHello, len(msg)-want)
+			}
+			if len(msg) == want {
 				h, err := parseClientHello(msg[4:want])
 				return raw, h, err
 			}
