@@ -99,6 +99,7 @@ type analyzer struct {
 	regexps    map[string]*regexp.Regexp // patterns compiled for the line (see compile)
 	valueBytes int                       // bytes of values expanded (see spendValue)
 	indirects  int                       // ${!X} of several possible names expanded (see indirectJoin)
+	arithBusy  []string                  // the names and values arithmetic is following (see arithEnter)
 }
 
 func newAnalyzer(c *Classifier) *analyzer {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -18,7 +19,11 @@ import (
 // judging it as eval would escalate ordinary loops.
 
 // maxArithDepth bounds how deep variables naming variables are followed.
-const maxArithDepth = 8
+// Bash goes on to 1024 levels, so the line is escalated past it (see
+// arithDeep), never allowed with the rest of the chain unread: a dozen
+// plain assignments i1=i0; i2=i1; … would otherwise hide i0='x[$(…)]'.
+// No script names a variable through anything near this many others.
+const maxArithDepth = 64
 
 // arithTestOps are the [[ ]] operators whose operands are arithmetic.
 var arithTestOps = map[syntax.BinTestOperator]bool{
@@ -118,7 +123,13 @@ func (a *analyzer) arithFields(w *syntax.Word) []field {
 // in it (in a subscript) run, and every variable it names is evaluated in
 // turn.
 func (a *analyzer) arithText(text string, depth int) {
-	if depth > maxArithDepth || text == "" {
+	if text == "" || a.arithDeep(depth) || !a.arithEnter("="+text) {
+		return
+	}
+	defer a.arithLeave()
+	// A step per value followed (and the deadline read with it): eight
+	// variables each naming the previous one n times cost n^8 walks.
+	if !a.charge(1 + len(text)/64) {
 		return
 	}
 	if strings.ContainsAny(text, "$`") {
@@ -153,12 +164,16 @@ func (a *analyzer) arithText(text string, depth int) {
 // array's element 0) is an expression in turn. A nameref is read through
 // (declare -n r=i: $((r)) evaluates i's value; r='a[0]': that element).
 func (a *analyzer) arithVar(name string, depth int) {
-	if depth > maxArithDepth {
+	if a.arithDeep(depth) {
 		return
 	}
 	name = a.refName(name)
 	if t, ref := a.refs[name]; ref {
 		// a target only known at run time, or an element
+		if !a.arithEnter("&" + name + "\x00" + t) {
+			return
+		}
+		defer a.arithLeave()
 		elem, isElem := strings.CutPrefix(t, refElem)
 		if arr, sub, ok := elemTarget(elem); isElem && ok {
 			key, known := a.textSubscript(arr, sub)
@@ -177,10 +192,38 @@ func (a *analyzer) arithVar(name string, depth int) {
 	}
 }
 
+// arithDeep reports whether depth is past maxArithDepth, and then
+// escalates the line: what lies deeper is not followed, so the line may
+// run code the walk never saw. (A cycle ends earlier: see arithEnter.)
+func (a *analyzer) arithDeep(depth int) bool {
+	if depth <= maxArithDepth {
+		return false
+	}
+	a.limit("variables naming variables nested too deep in arithmetic")
+	return true
+}
+
+// arithEnter marks a value ("=" and its text) or a nameref ("&", its
+// name and target) as being followed, unless it already is: then the
+// names lead back to it (x=x+1; $((x)), declare -n r='r[0]'), bash
+// repeats the same evaluation until its recursion limit, and following it
+// again would judge nothing new. The key holds the value itself, so a
+// name whose value changed on the way is followed again.
+func (a *analyzer) arithEnter(key string) bool {
+	if slices.Contains(a.arithBusy, key) {
+		return false
+	}
+	a.arithBusy = append(a.arithBusy, key)
+	return true
+}
+
+// arithLeave ends the innermost arithEnter.
+func (a *analyzer) arithLeave() { a.arithBusy = a.arithBusy[:len(a.arithBusy)-1] }
+
 // arithElemVal evaluates the element name[key] as arithmetic does (known:
 // the line knows the key; see indexValue).
 func (a *analyzer) arithElemVal(name, key string, known bool, depth int) {
-	if depth > maxArithDepth {
+	if a.arithDeep(depth) {
 		return
 	}
 	target := a.refName(name)

@@ -46,6 +46,8 @@ func rt28Judge(t *testing.T, attacks []string) {
 // Severity: high (an allowed line runs any command; the sandbox still
 // applies). Fix: past maxArithDepth the line must be escalated (or the
 // value judged as code), never dropped.
+// Fixed: maxArithDepth is 64 and past it arithDeep escalates the line
+// (a cycle such as x=x+1 ends quietly in arithEnter instead).
 func TestRedteam28ArithDepth(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`i0='x[$(CMD)]'; `)
@@ -111,6 +113,8 @@ func TestRedteam28WaitP(t *testing.T) {
 // service of the process judging lines). Fix: charge each value
 // followed to the step budget / check the deadline in arithText, or
 // follow each (name, key) once per arithmetic expression.
+// Fixed: arithText charges a step per value followed (charge also reads
+// the deadline), so the line is escalated at maxSteps in milliseconds.
 func TestRedteam28ArithRunaway(t *testing.T) {
 	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
 	if err != nil {
