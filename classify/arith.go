@@ -183,6 +183,10 @@ func (a *analyzer) arithVar(name string, depth int) {
 	}
 	v, ok := a.vars[name]
 	switch {
+	case ok && !v.known && v.hasDflt:
+		// a run-time value the line may have given (a[$i]=v, read with
+		// a run-time IFS): what the line gave is followed (fail closed)
+		a.arithText(v.dflt, depth)
 	case !ok || !v.known:
 		return // the environment's, or a run-time value
 	case v.arr != nil:

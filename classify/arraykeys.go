@@ -128,8 +128,8 @@ type elemAssign struct {
 
 // elemOf returns the element assignment name[idx]=f, or nil when its
 // subscript or its value is only known at run time.
-func (a *analyzer) elemOf(idx syntax.ArithmExpr, f field) *elemAssign {
-	k, ok := a.indexText(idx) // keyTrack reads an indexed array's as a number
+func (a *analyzer) elemOf(name string, idx syntax.ArithmExpr, f field) *elemAssign {
+	k, ok := a.elemKey(name, idx) // keyTrack reads an indexed array's as a number
 	if !ok || f.dyn || k == "@" || k == "*" {
 		return nil
 	}
@@ -157,8 +157,15 @@ func (a *analyzer) elemAssigned(name string, e *elemAssign) (varVal, bool) {
 	default:
 		return varVal{}, false
 	}
+	idx := e.idx
+	if n, num := indexInt(idx); !assoc && num && n < 0 {
+		// a[-1]=v: counted back from one past the highest index
+		if idx, num = negativeKey(n, keys); !num {
+			return varVal{}, false
+		}
+	}
 	k := keyTrack{assoc: assoc}
-	k.add(e.idx, true, true)
+	k.add(idx, true, true)
 	if k.keys[0] == keyUnknown {
 		return varVal{}, false
 	}

@@ -1,19 +1,18 @@
 package classify
 
 import (
+	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // How a builtin names the variables it sets.
 type setterKind uint8
 
 const (
-	setsNames   setterKind = iota // every word that is a name (read x y, mapfile arr)
-	setsVOption                   // the value of -v (printf -v x)
-	setsSecond                    // the second operand (getopts optstring x)
-	setsLeft                      // the name left of = in each word (let x=1)
+	setsNames  setterKind = iota // every word that is a name (read x y, mapfile arr)
+	setsOption                   // the value of an option (printf -v x, wait -p x): see nameOptions
+	setsSecond                   // the second operand (getopts optstring x)
+	setsLeft                     // the name left of = in each word (let x=1)
 )
 
 // varSetters are builtins that set shell variables other than by an
@@ -23,8 +22,16 @@ const (
 // classifier more careful.
 var varSetters = map[string]setterKind{
 	"read": setsNames, "mapfile": setsNames, "readarray": setsNames,
-	"printf": setsVOption, "getopts": setsSecond, "let": setsLeft,
+	"printf": setsOption, "wait": setsOption, "getopts": setsSecond, "let": setsLeft,
 }
+
+// nameOptions are, for a setsOption builtin, the option letter whose
+// value names the variable set (wait -p NAME is bash 5.1's) and the flags
+// that may come before it in one word (wait -np NAME).
+var nameOptions = map[string]struct {
+	opt   byte
+	flags string
+}{"printf": {'v', ""}, "wait": {'p', "fn"}}
 
 // builtinAssigns records the variables a builtin sets (read HOME), and
 // forgets the ones unset removes.
@@ -69,14 +76,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		for _, f := range u.args {
 			names = append(names, f.val)
 		}
-	case setsVOption:
-		for i, f := range u.args {
-			switch {
-			case f.val == "-v" && i+1 < len(u.args):
-				names = append(names, u.args[i+1].val)
-			case strings.HasPrefix(f.val, "-v"):
-				names = append(names, f.val[2:])
-			}
+	case setsOption:
+		for _, f := range optionNames(u) {
+			names = append(names, f.val)
 		}
 	case setsSecond:
 		if ops := u.operands(); len(ops) > 1 {
@@ -145,7 +147,8 @@ func (a *analyzer) builtinElems(elems []string, vals map[string]varVal) {
 			a.setVar(base, v)
 			continue
 		}
-		a.setVar(base, varVal{})
+		w := vals[n]
+		a.setVar(base, a.elemUnknown(base, field{val: w.val, dyn: !w.known || w.arr != nil}))
 	}
 }
 
@@ -157,8 +160,7 @@ func (a *analyzer) elemWritten(base, sub string, v varVal) (varVal, bool) {
 	if _, sym := symbolicSamples[a.refName(base)]; sym || !v.known || v.arr != nil {
 		return varVal{}, false
 	}
-	idx := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
-	e := a.elemOf(idx, field{val: v.val})
+	e := a.elemOf(base, a.subscriptOf(base, sub), field{val: v.val}) // printf -v 'a[1+0]': arithmetic
 	if e == nil {
 		return varVal{}, false
 	}
@@ -177,17 +179,33 @@ func arrayNames(names []string) []string {
 	return out
 }
 
-// printfValue returns the value printf -v NAME FORMAT stores when FORMAT is
-// plain text (no conversion, no escape) and no argument follows.
+// printfValue returns the value printf -v NAME FORMAT [ARG…] stores when
+// FORMAT is plain text (no escape) whose only conversions are %s and every
+// ARG is known: FORMAT is reused until the arguments are used up.
 func printfValue(u *unit) (string, bool) {
-	if u.name != "printf" || len(u.args) != 3 || u.args[0].val != "-v" {
+	if u.name != "printf" || len(u.args) < 3 || u.args[0].val != "-v" || u.args[1].dyn {
 		return "", false
 	}
-	f := u.args[2]
-	if f.dyn || u.args[1].dyn || strings.ContainsAny(f.val, `%\`) {
+	f, rest := u.args[2], u.args[3:]
+	if f.dyn || slices.ContainsFunc(rest, func(f field) bool { return f.dyn }) {
 		return "", false
 	}
-	return f.val, true
+	parts := strings.Split(f.val, "%s")
+	if strings.ContainsAny(strings.Join(parts, ""), `%\`) {
+		return "", false
+	}
+	var b strings.Builder
+	for first := true; first || len(rest) > 0 && len(parts) > 1; first = false {
+		b.WriteString(parts[0])
+		for _, p := range parts[1:] {
+			if len(rest) > 0 {
+				b.WriteString(rest[0].val)
+				rest = rest[1:]
+			}
+			b.WriteString(p)
+		}
+	}
+	return b.String(), true
 }
 
 // setsRuntimeName reports whether a builtin sets a variable whose name is
@@ -198,9 +216,9 @@ func printfValue(u *unit) (string, bool) {
 // is only known at run time.
 func setsRuntimeName(u *unit, kind setterKind) bool {
 	switch kind {
-	case setsVOption:
-		for i, f := range u.args {
-			if f.val == "-v" && i+1 < len(u.args) && u.args[i+1].dyn || strings.HasPrefix(f.val, "-v") && f.dyn {
+	case setsOption:
+		for _, f := range optionNames(u) {
+			if f.dyn {
 				return true
 			}
 		}
@@ -286,4 +304,27 @@ func (a *analyzer) runMapfile(u *unit) (stream, bool) {
 		}
 	}
 	return a.produce(u), true
+}
+
+// optionNames returns the values of a setsOption builtin's name option
+// (printf -v x, -vx; wait -n -p x, -np x). Every word that starts with -
+// is read as options, even past the first operand: a name is taken as
+// set where in doubt.
+func optionNames(u *unit) []field {
+	spec := nameOptions[u.name]
+	var out []field
+	for i, f := range u.args {
+		if len(f.val) < 2 || f.val[0] != '-' || f.val == "--" {
+			continue
+		}
+		j := strings.IndexByte(f.val[1:], spec.opt)
+		switch {
+		case j < 0 || strings.Trim(f.val[1:j+1], spec.flags) != "":
+		case j+2 < len(f.val):
+			out = append(out, field{val: f.val[j+2:], dyn: f.dyn})
+		case i+1 < len(u.args):
+			out = append(out, u.args[i+1])
+		}
+	}
+	return out
 }

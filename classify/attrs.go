@@ -32,8 +32,8 @@ func declAttrs(d *syntax.DeclClause) (set, unset uint8, dyn bool) {
 		if !as.Naked || as.Name != nil || as.Value == nil {
 			continue
 		}
-		l := as.Value.Lit()
-		if l == "" {
+		l, ok := wordLiteral(as.Value) // declare 'a[1]=v' is no option
+		if !ok || l == "" {
 			dyn = true
 			continue
 		}

@@ -37,11 +37,15 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		a.walkNode(as.Index)
 		a.subscript(as.Name.Value, as.Index)
 		var elem *elemAssign
+		var written *field
 		if as.Index != nil {
-			elem = a.elemOf(as.Index, f)
+			elem = a.elemOf(as.Name.Value, as.Index, f)
+			if !nameTables.has(a.refName(as.Name.Value)) {
+				written = &field{val: f.val, dyn: f.dyn}
+			}
 			f.dyn = true // x[i]=v: not $x's value; the element is set by assign
 		}
-		env = append(env, envVar{name: a.refName(as.Name.Value), val: f, elem: elem})
+		env = append(env, envVar{name: a.refName(as.Name.Value), val: f, elem: elem, written: written})
 	}
 	if len(a.aliases) > 0 && len(ce.Args) > 0 {
 		a.aliasUse(ce, in)

@@ -33,7 +33,7 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 		return nil, false
 	}
 	in, ok := readerInput(u, opts)
-	if !ok || !in.textKnown || strings.ContainsAny(in.text, "$`") {
+	if !ok || !in.textKnown || !in.exact && strings.ContainsAny(in.text, "$`") {
 		return nil, false // `$`: a run-time part kept as its source text
 	}
 	delim := byte('\n')

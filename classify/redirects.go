@@ -91,11 +91,12 @@ func (a *analyzer) heredoc(r *syntax.Redirect) stream {
 // joinStream joins fields into a known text stream; run-time parts keep
 // their source text, which a nested parse sees as expansions again.
 func joinStream(fs []field) stream {
-	var s stream
+	s := stream{exact: true}
 	var vals []string
 	for _, f := range fs {
 		s.traits |= f.src.traits
 		vals = append(vals, f.val)
+		s.exact = s.exact && !f.dyn
 	}
 	s.text, s.textKnown = strings.Join(vals, " "), true
 	return s

@@ -72,6 +72,14 @@ func TestRedteam28ArithDepth(t *testing.T) {
 // (indexNumber for expressions/negatives, counted from the end) or the
 // array made unknown, and arithmetic must follow values read from
 // here-strings/printf -v and a nameref's later target.
+// Fixed: elemOf/elemKey compute a constant subscript (constArith,
+// subscriptExpr for a name given as a word) and elemAssigned counts a
+// negative one from the end; an element the line cannot place leaves the
+// array's texts as possible values (elemUnknown), which arithVar follows;
+// declare 'NAME=V' assigns (declWord); a quoted here-string's text is
+// exact (stream.exact) so read/mapfile keep it; printf -v models %s;
+// declare -n r; r=i keeps the other variables' values as possible ones
+// (clobberVarsKeep).
 func TestRedteam28ElemWrites(t *testing.T) {
 	rt28Judge(t, []string{
 		`a=(1 2 3); a[-1]='x[$(CMD)]'; echo $((a[2]))`,
@@ -97,6 +105,8 @@ func TestRedteam28ElemWrites(t *testing.T) {
 // quoted subscript is never judged: "allow".
 // Severity: high. Fix: treat wait -p's value as a name set (like printf
 // -v), so nameText judges its subscript.
+// Fixed: wait is a setsOption builtin in varSetters, its -p read through
+// nameOptions/optionNames like printf -v.
 func TestRedteam28WaitP(t *testing.T) {
 	rt28Judge(t, []string{
 		`sleep 0 & wait -n -p 'a[$(CMD)]'`,

@@ -23,6 +23,7 @@ type stream struct {
 	traits    traits
 	text      string
 	textKnown bool
+	exact     bool     // text has no run-time part kept as its source ($X): a quoted here-string
 	tree      *[]field // names of the files below these directories (find DIR), resolved
 }
 
@@ -30,7 +31,7 @@ type stream struct {
 func (s *stream) merge(o stream) {
 	s.traits |= o.traits
 	if o.textKnown && !s.textKnown && s.traits&^trFile == o.traits&^trFile {
-		s.text, s.textKnown = o.text, true
+		s.text, s.textKnown, s.exact = o.text, true, o.exact
 	}
 }
 

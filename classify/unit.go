@@ -69,6 +69,9 @@ type envVar struct {
 	name string
 	val  field
 	elem *elemAssign // name[k]=v with k and v known: the element set
+	// name[k]=v whose element the line cannot place (elem nil, or a key
+	// elemAssigned refuses): the value written, kept as a possible one.
+	written *field
 }
 
 // isWrite reports whether the redirection opens its target for writing.

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,7 +55,10 @@ func (a *analyzer) setVar(name string, v varVal) {
 	switch t, ref := a.refs[name]; {
 	case ref && (t == refUnset || t == refUnsetEnv):
 		if t == refUnsetEnv {
-			a.clobberVars() // already bound to a variable of the environment?
+			// Already bound to a variable of the environment? Then v
+			// went to that one, and every other kept its value: each
+			// may still hold what the line gave it.
+			a.clobberVarsKeep()
 		}
 		if v.known && v.arr == nil {
 			a.nameText(field{val: v.val}) // r='a[$(…)]': every use expands it
@@ -108,6 +112,25 @@ func (a *analyzer) clobberVars() {
 	a.vars["CDPATH"] = varVal{}
 }
 
+// clobberVarsKeep is clobberVars where one variable only known at run
+// time was set: every variable keeps what the line gave it as a possible
+// value (see varVal.dflt), which arithmetic still follows.
+func (a *analyzer) clobberVarsKeep() {
+	old := maps.Clone(a.vars)
+	a.clobberVars()
+	for n, v := range old {
+		switch _, sym := symbolicSamples[n]; {
+		case sym || n == "CDPATH":
+		case v.known && v.arr != nil:
+			a.vars[n] = varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
+		case v.known:
+			a.vars[n] = varVal{dflt: v.val, hasDflt: true}
+		case v.hasDflt:
+			a.vars[n] = v
+		}
+	}
+}
+
 // refName follows namerefs from name to the variable an assignment to it
 // sets. A nameref with no known target stays itself.
 func (a *analyzer) refName(name string) string {
@@ -131,7 +154,10 @@ func (a *analyzer) assign(e envVar) {
 	}
 	_, ref := a.refs[e.name] // a nameref with no known target
 	v := varVal{val: e.val.val, known: !e.val.dyn, home: e.val.home, ifs: e.val.ifs}
-	if e.val.dyn && e.val.hasAlt {
+	switch {
+	case e.written != nil:
+		v = a.elemUnknown(e.name, *e.written) // a[$i]=v: which element is only known at run time
+	case e.val.dyn && e.val.hasAlt:
 		v = varVal{dflt: e.val.alt, hasDflt: true} // f=${X:-~/.ssh/id_rsa}: the run-time value, or the default
 	}
 	a.setVar(e.name, v)
@@ -180,7 +206,8 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 				e.val = a.appendField(as.Name.Value, e.val)
 			}
 			if as.Index != nil {
-				e.elem = a.elemOf(as.Index, e.val)
+				e.elem = a.elemOf(as.Name.Value, as.Index, e.val)
+				e.written = &field{val: e.val.val, dyn: e.val.dyn}
 				e.val.dyn = true // declare b[1]=v sets an element, not $b
 			}
 			a.assign(e)
@@ -191,6 +218,13 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			if f := joinField(a.expandWord(as.Value)); !f.dyn && !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+") {
 				n, _, _ := strings.Cut(f.val, "=")
 				a.nameText(field{val: n})
+				if e, ok := a.declWord(f.val, declFlags{set, unset, local, nameref}); ok {
+					a.assign(e)
+					env = append(env, e)
+					if set&attrReadonly != 0 {
+						a.markReadonly(e.name)
+					}
+				}
 			}
 		case as.Name != nil && as.Array != nil:
 			v, _ := a.arrayAssign(as.Name.Value, as.Array, as.Append)
