@@ -21,7 +21,7 @@ import (
 )
 
 // DefaultGrace is how long an agent may take to exit after a forwarded
-// SIGINT, SIGTERM or SIGHUP before its whole tree is killed.
+// SIGINT, SIGTERM, SIGHUP or SIGQUIT before its whole tree is killed.
 const DefaultGrace = 10 * time.Second
 
 // ErrNoProgram: Start was given no program to run.
@@ -62,8 +62,8 @@ const (
 	CauseDuration   Cause = "max_duration"  // limits.max_duration
 	CauseMemory     Cause = "max_memory_mb" // limits.max_memory_mb
 	CauseKillSwitch Cause = "kill_switch"   // `agentbox kill` (Registry.Kill)
-	CauseGrace      Cause = "grace"         // still running a grace period after SIGINT/SIGTERM/SIGHUP
-	CauseInterrupt  Cause = "interrupt"     // a second SIGINT/SIGTERM/SIGHUP
+	CauseGrace      Cause = "grace"         // still running a grace period after SIGINT/SIGTERM/SIGHUP/SIGQUIT
+	CauseInterrupt  Cause = "interrupt"     // a second SIGINT/SIGTERM/SIGHUP/SIGQUIT
 	CauseKill       Cause = "kill"          // Agent.Kill or the Start context ended
 )
 
@@ -129,8 +129,8 @@ type Options struct {
 	Dir string
 	// Env adds KEY=VALUE variables to the allow-listed environment.
 	Env []string
-	// Grace is how long a forwarded SIGINT/SIGTERM/SIGHUP gives the agent
-	// before its tree is killed; 0 means DefaultGrace.
+	// Grace is how long a forwarded SIGINT/SIGTERM/SIGHUP/SIGQUIT gives the
+	// agent before its tree is killed; 0 means DefaultGrace.
 	Grace time.Duration
 	// Registry records the agent; nil means OpenRegistry("").
 	Registry *Registry
@@ -519,9 +519,9 @@ func (a *Agent) AuditLog() string { return a.logPath }
 // Kill ends the agent's whole tree now; Wait reports CauseKill.
 func (a *Agent) Kill(reason string) { a.killNow(CauseKill, reason) }
 
-// Signal forwards sig to the agent's process group. SIGINT, SIGTERM and
-// SIGHUP also start the grace period, after which the whole tree is killed;
-// a second one of them kills it at once.
+// Signal forwards sig to the agent's process group. A terminating signal
+// (terminating) also starts the grace period, after which the whole tree is
+// killed; a second one of them kills it at once.
 func (a *Agent) Signal(sig os.Signal) error {
 	if isTerminate(sig) {
 		a.mu.Lock()
@@ -541,9 +541,14 @@ func (a *Agent) Signal(sig os.Signal) error {
 	return a.proc.Signal(sig)
 }
 
-func isTerminate(sig os.Signal) bool {
-	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+// terminating are the signals that ask the agent to stop: every stop signal
+// the CLI catches and relays (SIGQUIT, ^\, included), since an agent that
+// ignores one must still be stoppable by it (grace, then a kill).
+var terminating = map[os.Signal]bool{
+	syscall.SIGINT: true, syscall.SIGTERM: true, syscall.SIGHUP: true, syscall.SIGQUIT: true,
 }
+
+func isTerminate(sig os.Signal) bool { return terminating[sig] }
 
 func signalName(sig os.Signal) string {
 	if s, ok := sig.(syscall.Signal); ok {

@@ -29,6 +29,9 @@ import (
 // Fix: supervise treats SIGQUIT as a terminating signal too (grace timer
 // and second-signal kill), or the CLI does not catch what it cannot
 // escalate.
+//
+// Fixed: supervise.isTerminate (its terminating table) includes SIGQUIT:
+// the first one starts the grace period, a second kills the tree (137).
 func TestRedteam28RunSigquitSwallowed(t *testing.T) {
 	runEnv(t)
 	m := writeManifest(t, "name: rt28-quit\n")

@@ -37,8 +37,8 @@ decision in its tamper-evident audit log. The agent is listed by
 Standard input and output are the agent's (a terminal stays a terminal);
 with --tty it gets a terminal of its own instead, relayed to yours (/dev/tty
 and job control work inside, and ^C goes to the agent's terminal).
-SIGINT, SIGTERM and SIGHUP are forwarded to it; if it is still running
---grace later, or on a second such signal, its whole tree is killed.
+SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to it; if it is still
+running --grace later, or on a second such signal, its whole tree is killed.
 
 The program is classified like "agentbox exec" commands: a forbidden one
 is refused, an escalated one needs approval on the terminal (or --approve).
@@ -79,7 +79,7 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 	c.Flags().StringVar(&vf.path, "vault", "", "the vault `FILE` holding the manifest's credentials (default: the data directory's)")
 	c.Flags().StringVar(&vf.passFile, "passphrase-file", "", "read the vault passphrase from `FILE` (else $AGENTBOX_VAULT_PASSPHRASE, else a prompt)")
 	c.Flags().StringVar(&manifest, "manifest", "", "the agent's manifest `FILE` (YAML)")
-	c.Flags().DurationVar(&grace, "grace", supervise.DefaultGrace, "how long the agent has to exit after SIGINT/SIGTERM before its tree is killed")
+	c.Flags().DurationVar(&grace, "grace", supervise.DefaultGrace, "how long the agent has to exit after SIGINT/SIGTERM/SIGHUP/SIGQUIT before its tree is killed")
 	// Everything after PROGRAM is the program's, even words that look like
 	// agentbox flags.
 	c.Flags().BoolVar(&approve, "approve", false, "run a program the classifier escalates without asking (forbidden ones stay refused)")
