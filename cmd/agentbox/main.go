@@ -91,6 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var stop func()
 	if c, _, err := root.Find(args); err == nil && relaysSignals[c.Name()] && c.Parent() == root {
 		ctx, stop = catchInterrupts(context.Background())
+		survivePipeReaders()
 	} else {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}

@@ -28,6 +28,9 @@ import (
 // Severity: low (the tree is killed; only the status contract breaks).
 // Fix: exec handles SIGPIPE like run (signal.Notify for SIGPIPE), so a
 // write to a broken stderr fails instead of ending agentbox.
+//
+// Fixed: main handles SIGPIPE for run and exec alike (survivePipeReaders,
+// for the whole process), so the write fails and exec exits 137.
 func TestRedteam28ExecTimeoutClosedStderr(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -100,6 +103,9 @@ func TestRedteam28ExecTimeoutClosedStderr(t *testing.T) {
 //
 // Severity: low. Fix: handle SIGPIPE in exec, and map the failed write
 // to 125 (agentbox could not deliver the result).
+//
+// Fixed: survivePipeReaders (main, for run and exec); the failed encode
+// is exit 125.
 func TestRedteam28ExecJSONClosedStdout(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {

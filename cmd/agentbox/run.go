@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,14 +57,6 @@ the program; 125 if the manifest is invalid or agentbox could not start it.`,
 			if grace <= 0 {
 				return usageError(fmt.Errorf("invalid --grace %v: must be positive", grace))
 			}
-			// A reader of run's output that goes away (run ... | head)
-			// must not end the supervisor by SIGPIPE before it has
-			// killed the tree and logged why: with the signal handled, a
-			// write to a broken pipe fails instead. (Handlers do not
-			// survive exec: the agent gets SIGPIPE as usual.)
-			sigpipe := make(chan os.Signal, 1)
-			signal.Notify(sigpipe, syscall.SIGPIPE)
-			defer signal.Stop(sigpipe)
 			var in *os.File
 			if ownTTY {
 				var err error

@@ -151,3 +151,15 @@ func relaySignals(sigs chan os.Signal, to signaller) (stop func()) {
 		close(done)
 	}
 }
+
+// survivePipeReaders handles SIGPIPE for the rest of the process: a reader
+// of run's or exec's output that goes away (... | head) must not end
+// agentbox by SIGPIPE before it has killed the tree, logged why and exited
+// with the command's status (or 137, or 125 when agentbox could not deliver
+// exec --json's result): with the signal handled, a write to a broken pipe
+// fails instead. It is never undone, as main's own last words on stderr
+// come after the command returns. (Handlers do not survive exec: the
+// command gets SIGPIPE as usual.)
+func survivePipeReaders() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+}
