@@ -384,7 +384,9 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 		res, err = m.ExecArgs(ctx, args[0], args[1:], opts...)
 	}
 	if res == nil {
-		return execFailure(err)
+		// A stop signal before the command ran fails the start with the
+		// cancelled context: 128+N, as execStream's claim gives.
+		return interruptedOr(ctx, execFailure(err))
 	}
 	if shell == "" {
 		// The classifier shows the words it judged; the command as given

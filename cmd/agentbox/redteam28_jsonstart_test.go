@@ -27,6 +27,9 @@ import (
 // Fix: execJSON maps a start failed by the cancelled context to the
 // interrupts' caught signal (128+N, printed as such in the JSON), e.g. by
 // claiming as execStream does or checking ctx.Err() and the early signal.
+//
+// Fixed: execJSON maps a start that failed after an early stop signal to
+// interruptedOr (signals.go): 128+N, and the JSON says so.
 func TestRedteam28ExecJSONSignalAtStart(t *testing.T) {
 	runEnv(t)
 	c := startCLI(t, "exec", "--json", "--", "/bin/true")

@@ -130,6 +130,34 @@ func interrupted(err error) error {
 	return err
 }
 
+// interruptedOr is the exit of a command whose step before the start
+// failed: 128+N when stop signal N came first, since its cancelling of
+// ctx is what cut the step short (a vault prompt, the sandbox's start),
+// else failure. A signal is a stop request, not an agentbox failure (125).
+func interruptedOr(ctx context.Context, failure error) error {
+	if ie := earlyInterrupt(ctx); ie != nil {
+		return interrupted(ie)
+	}
+	return failure
+}
+
+// earlyInterrupt is the *interruptedError of the stop signal main caught
+// for ctx's command before any claim, nil when none came. Unlike claim it
+// takes nothing over: exec --json never claims (the context's cancelling
+// is what kills its command).
+func earlyInterrupt(ctx context.Context) error {
+	in, ok := ctx.Value(interruptsKey{}).(*interrupts)
+	if !ok {
+		return nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.early == nil {
+		return nil
+	}
+	return &interruptedError{sig: in.early}
+}
+
 // signaller is what signals are relayed to: a sandboxed process or agent.
 type signaller interface{ Signal(os.Signal) error }
 

@@ -64,3 +64,43 @@ func TestInterruptsClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedOr: a failure before the start is 128+N when a stop signal
+// came first (it cancelled what failed), else the failure itself; the
+// check takes nothing over.
+func TestInterruptedOr(t *testing.T) {
+	failure := exitWith(exitInternal, context.Canceled)
+	tests := []struct {
+		name     string
+		ctx      func(*interrupts) context.Context
+		before   []os.Signal
+		wantCode int
+	}{
+		{"no interrupts (not run or exec)", func(*interrupts) context.Context { return context.Background() }, nil, exitInternal},
+		{"no signal came", withInterrupts, nil, exitInternal},
+		{"SIGTERM came", withInterrupts, []os.Signal{syscall.SIGTERM}, 143},
+		{"SIGINT then SIGQUIT: the first counts", withInterrupts, []os.Signal{syscall.SIGINT, syscall.SIGQUIT}, 130},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in := &interrupts{cancel: cancel}
+			for _, s := range tt.before {
+				in.deliver(s)
+			}
+			err := interruptedOr(tt.ctx(in), failure)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != tt.wantCode {
+				t.Fatalf("interruptedOr: %v, want exit %d", err, tt.wantCode)
+			}
+			if in.claimed != nil {
+				t.Errorf("interruptedOr claimed the signals")
+			}
+		})
+	}
+}
+
+func withInterrupts(in *interrupts) context.Context {
+	return context.WithValue(context.Background(), interruptsKey{}, in)
+}
