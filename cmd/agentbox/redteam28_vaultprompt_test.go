@@ -30,6 +30,9 @@ import (
 // Fix: runAgent (and vault commands) should map a vault prompt ended by a
 // caught stop signal to interrupted(): e.g. check the interrupts' early
 // signal (claim) when openForRun fails with the context cancelled.
+//
+// Fixed: runAgent maps openForRun's failure after an early stop signal to
+// interruptedOr (signals.go): 128+N. (The vault commands keep exit 1.)
 func TestRedteam28SignalDuringVaultPrompt(t *testing.T) {
 	runEnv(t)
 	dir := t.TempDir()

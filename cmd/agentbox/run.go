@@ -122,7 +122,8 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 	if len(m.Permissions.Credentials) > 0 {
 		v, err := vf.openForRun(cmd.Context())
 		if err != nil {
-			return exitWith(exitInternal, err)
+			// ^C at the passphrase prompt: nothing started, 128+N.
+			return interruptedOr(cmd.Context(), exitWith(exitInternal, err))
 		}
 		defer v.Close() // wipes the key
 		opts.Credentials = v
