@@ -376,6 +376,7 @@ func programFlagError(c *cobra.Command, err error) error {
 // kills the command's whole tree (exit 137, printed as the result).
 func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []string, opts []agentbox.Option) error {
 	ctx := cmd.Context()
+	defer holdStops(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: "+s) })()
 	var res *agentbox.ExecResult
 	var err error
 	if shell != "" {
@@ -469,11 +470,13 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	if err != nil {
 		return interrupted(err)
 	}
+	defer holdStops(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: "+s) })()
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
 		signal.Stop(sigs)
 		return execFailure(err)
 	}
+	ignoreTerminalStops()
 	defer relaySignals(sigs, p)()
 	printDegraded(cmd.ErrOrStderr(), p.Degraded())
 	if tty != nil {

@@ -35,6 +35,9 @@ import (
 // the tree with them (cgroup freezer, or SIGSTOP to its process group,
 // relaying SIGCONT on resume) or keep the deadline enforced from a part
 // that job control does not stop; the deadline must be checked on resume.
+// Fixed: run and exec do not stop on job control while the program runs
+// (holdStops catches SIGTSTP with a notice, ignoreTerminalStops ignores
+// SIGTTIN/SIGTTOU), so the supervisor keeps enforcing the limits.
 func TestRedteam28StoppedSupervisor(t *testing.T) {
 	runEnv(t)
 	m := writeManifest(t, "name: rt28-tstp\nlimits: {max_duration: 2s}\n")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,9 +22,12 @@ import (
 type terminalRelay struct {
 	in      *os.File
 	master  *os.File
-	saved   *term.State
 	winch   chan os.Signal
 	outDone chan struct{}
+
+	mu       sync.Mutex
+	saved    *term.State // the modes to give back; nil until raw
+	finished bool
 }
 
 // errNotTerminal is --tty without a terminal on stdin.
@@ -53,11 +57,18 @@ func startRelay(in *os.File, out io.Writer, master *os.File) (*terminalRelay, er
 	if master == nil {
 		return nil, errors.New("the sandbox gave the command no terminal")
 	}
-	saved, err := term.MakeRaw(int(in.Fd()))
-	if err != nil {
-		return nil, err
+	r := &terminalRelay{in: in, master: master, winch: make(chan os.Signal, 1), outDone: make(chan struct{})}
+	// Started in the background (agentbox ... --tty &), agentbox leaves
+	// the terminal to the foreground job until it is brought forward
+	// (copyIn): job control, which would stop it, is held while the
+	// program runs (ignoreTerminalStops).
+	if inForeground(in) {
+		saved, err := term.MakeRaw(int(in.Fd()))
+		if err != nil {
+			return nil, err
+		}
+		r.saved = saved
 	}
-	r := &terminalRelay{in: in, master: master, saved: saved, winch: make(chan os.Signal, 1), outDone: make(chan struct{})}
 	signal.Notify(r.winch, unix.SIGWINCH)
 	r.resize()
 	go func() {
@@ -67,7 +78,7 @@ func startRelay(in *os.File, out io.Writer, master *os.File) (*terminalRelay, er
 	}()
 	// What the user types; this read of the user's terminal stays blocked
 	// when the program ends first, and ends with agentbox.
-	go func() { _, _ = io.Copy(master, in) }()
+	go r.copyIn()
 	go func() {
 		defer close(r.outDone)
 		_, _ = io.Copy(out, master) // until EIO: no process of the sandbox holds the terminal
@@ -97,6 +108,71 @@ func (r *terminalRelay) finish() {
 	}
 	signal.Stop(r.winch)
 	close(r.winch)
-	_ = term.Restore(int(r.in.Fd()), r.saved)
+	r.mu.Lock()
+	r.finished = true
+	if r.saved != nil {
+		_ = term.Restore(int(r.in.Fd()), r.saved)
+	}
+	r.mu.Unlock()
 	r.master.Close()
+}
+
+// copyIn copies what the user types to the program's terminal while
+// agentbox is in the terminal's foreground. In the background a read fails
+// with EIO (SIGTTIN is ignored while the program runs): it waits to be
+// brought forward and reads again, so that it never takes what the user
+// types to another job.
+func (r *terminalRelay) copyIn() {
+	buf := make([]byte, 4096)
+	for r.awaitForeground() {
+		n, err := r.in.Read(buf)
+		if n > 0 {
+			if _, werr := r.master.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil && !readAgain(err, inForeground(r.in)) {
+			return
+		}
+	}
+}
+
+// readAgain tells whether a read of the user's terminal that failed with
+// err is to be tried again: EIO in the background is job control's answer
+// (SIGTTIN ignored), any other failure, or EIO in the foreground (a hang-up),
+// ends the relay's input.
+func readAgain(err error, foreground bool) bool {
+	return errors.Is(err, unix.EIO) && !foreground
+}
+
+// foregroundPoll is how often a relay in the background looks whether it
+// was brought forward.
+const foregroundPoll = 200 * time.Millisecond
+
+// awaitForeground waits until agentbox is in the foreground of the user's
+// terminal and puts it in raw mode then if it is not yet; false once the
+// relay is finished.
+func (r *terminalRelay) awaitForeground() bool {
+	for !inForeground(r.in) {
+		time.Sleep(foregroundPoll)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return false
+	}
+	if r.saved == nil {
+		if saved, err := term.MakeRaw(int(r.in.Fd())); err == nil {
+			r.saved = saved
+		}
+	}
+	return true
+}
+
+// inForeground tells whether agentbox's process group is the foreground
+// group of terminal f (true when that cannot be told: f is then not a
+// terminal job control applies to).
+func inForeground(f *os.File) bool {
+	pgrp, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP)
+	return err != nil || pgrp == unix.Getpgrp()
 }

@@ -1,0 +1,69 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Job control would stop agentbox alone: the program it supervises leads a
+// session of its own (and, with --tty, has a terminal of its own, where ^Z
+// reaches it as a key), so a ^Z, or a SIGTTIN/SIGTTOU for agentbox's own
+// use of the terminal in the background, would freeze the supervisor while
+// the tree runs on, its max_duration, --timeout and memory limit enforced
+// by no one. While the program runs agentbox therefore does not stop:
+//
+//   - SIGTSTP is caught and ignored, with a notice that says so;
+//   - SIGTTIN and SIGTTOU are ignored (SIG_IGN, not caught: with a handler
+//     the kernel would re-raise them on every retry of the same read or
+//     write, a busy loop). A background read of the terminal then fails
+//     with EIO, which the --tty relay waits out (terminalRelay.copyIn,
+//     which also leaves the terminal's modes alone until then), and a
+//     write goes through, as for a program without job control. The
+//     programs agentbox starts re-exec agentbox, whose init
+//     catches both before the program's exec puts them back to default.
+var (
+	jobStop     = []os.Signal{syscall.SIGTSTP}
+	jobTerminal = []os.Signal{syscall.SIGTTIN, syscall.SIGTTOU}
+)
+
+// tstpNotice is printed on the first SIGTSTP while the program runs.
+const tstpNotice = "^Z (SIGTSTP) ignored: agentbox keeps enforcing the limits while the program runs; end it with ^C or \"agentbox kill\" (with --tty, ^Z goes to the program)"
+
+// holdStops catches SIGTSTP until release is called, calling notice on
+// the first; from before the start, so that none stops agentbox while the
+// program starts.
+func holdStops(notice func(string)) (release func()) {
+	tstp := make(chan os.Signal, 1)
+	signal.Notify(tstp, jobStop...)
+	done := make(chan struct{})
+	go func() {
+		noticed := false
+		for {
+			select {
+			case <-tstp:
+				if !noticed {
+					noticed = true
+					notice(tstpNotice)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	// Released, SIGTSTP is dropped by Go's handler (the runtime does not
+	// restore the default of a signal it has handled): agentbox is about
+	// to exit by then.
+	return func() {
+		signal.Stop(tstp)
+		close(done)
+	}
+}
+
+// ignoreTerminalStops ignores SIGTTIN and SIGTTOU from now until agentbox
+// exits; once the program runs: before, agentbox's own prompts (approval
+// of an escalated command) are stopped in the background as they should,
+// nothing running meanwhile.
+func ignoreTerminalStops() { signal.Ignore(jobTerminal...) }
