@@ -150,7 +150,7 @@ func TestRedteam28HelloRetryPacked(t *testing.T) {
 		t.Fatalf("control: no HelloRetryRequest: %d records", len(recs))
 	}
 	_, _ = c.Write(append([]byte{0x14, 3, 3, 0, 1, 1}, tls13Hello("allowed.test", share)...))
-	recs = readRecords(br, c, 2*time.Second)
+	_ = readRecords(br, c, 2*time.Second)
 	_ = c.Close()
 	if got := seen(); len(got) != 2 || got[0] != "allowed.test" || got[1] != "allowed.test" {
 		t.Fatalf("control: honest HRR flow: server saw names %q", got)
