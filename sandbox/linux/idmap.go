@@ -36,10 +36,11 @@ func init() {
 
 type idmapKey struct{ uid, gid uint32 }
 
-// idmapCache keeps one user namespace per owner.
+// idmapCache keeps one user namespace per owner, until the Runtime closes.
 type idmapCache struct {
-	mu  sync.Mutex
-	fds map[idmapKey]int
+	mu     sync.Mutex
+	fds    map[idmapKey]int
+	closed bool // the Runtime closed: a namespace made now is not kept
 }
 
 // makeIdmaps creates the idmapped trees of a root caller's plan. init,
@@ -49,24 +50,30 @@ func (h *handle) makeIdmaps(c *idmapCache, init initProc) error {
 	if len(h.plan.idmapped) == 0 {
 		return nil
 	}
-	initNS := -1
+	// The namespaces opened here are this call's own (the cache's are
+	// duplicated): Runtime.Close may close the cache's meanwhile.
+	opened := map[idmapKey]int{}
 	defer func() {
-		if initNS >= 0 {
-			unix.Close(initNS)
+		for _, fd := range opened {
+			unix.Close(fd)
 		}
 	}()
 	nsFor := func(k idmapKey) (int, error) {
+		if fd, ok := opened[k]; ok {
+			return fd, nil
+		}
+		var fd int
+		var err error
 		if k != (idmapKey{}) || init == nil {
-			return c.userns(k)
+			fd, err = c.userns(k)
+		} else {
+			fd, err = openUserNS(init)
 		}
-		if initNS < 0 {
-			fd, err := openUserNS(init)
-			if err != nil {
-				return -1, err
-			}
-			initNS = fd
+		if err != nil {
+			return -1, err
 		}
-		return initNS, nil
+		opened[k] = fd
+		return fd, nil
 	}
 	kept := h.plan.idmapped[:0]
 	for _, m := range h.plan.idmapped {
@@ -165,13 +172,45 @@ func idmappedTree(path string, ro bool, nsFor func(idmapKey) (int, error)) (*os.
 	return os.NewFile(uintptr(tree), "idmapped:"+path), nil
 }
 
-// userns returns a user namespace mapping k to the sandbox's id.
+// userns returns a descriptor, the caller's to close, of a user namespace
+// mapping k to the sandbox's id.
 func (c *idmapCache) userns(k idmapKey) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if fd, ok := c.fds[k]; ok {
-		return fd, nil
+	fd, ok := c.fds[k]
+	if !ok {
+		var err error
+		if fd, err = newUserNS(k); err != nil {
+			return -1, err
+		}
+		if c.closed {
+			return fd, nil // not kept: nothing would close it
+		}
+		if c.fds == nil {
+			c.fds = make(map[idmapKey]int)
+		}
+		c.fds[k] = fd
 	}
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("idmap: %w", err)
+	}
+	return dup, nil
+}
+
+// close closes the namespaces kept; later calls to userns keep none.
+func (c *idmapCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, fd := range c.fds {
+		unix.Close(fd)
+	}
+	c.fds, c.closed = nil, true
+}
+
+// newUserNS makes a user namespace mapping k to the sandbox's id, held
+// by a helper process only until its descriptor is open.
+func newUserNS(k idmapKey) (int, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return -1, err
@@ -197,9 +236,5 @@ func (c *idmapCache) userns(k idmapKey) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("idmap: open user namespace: %w", err)
 	}
-	if c.fds == nil {
-		c.fds = make(map[idmapKey]int)
-	}
-	c.fds[k] = fd
 	return fd, nil
 }

@@ -33,7 +33,14 @@ func TestIdmappedTreeRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cache idmapCache
-	nsFor := func(k idmapKey) (int, error) { return cache.userns(k) }
+	defer cache.close()
+	nsFor := func(k idmapKey) (int, error) {
+		fd, err := cache.userns(k)
+		if err == nil {
+			t.Cleanup(func() { unix.Close(fd) })
+		}
+		return fd, err
+	}
 	f, err := idmappedTree(target, false, nsFor)
 	if err != nil {
 		t.Fatalf("control: the directory itself: %v", err)
@@ -77,5 +84,60 @@ func TestOpenUserNS(t *testing.T) {
 	if fd, err := openUserNS(fakeInit{id: os.Getpid(), err: os.ErrProcessDone}); err == nil {
 		unix.Close(fd)
 		t.Error("an init gone (its pid maybe another process's) gave a namespace")
+	}
+}
+
+// TestIdmapCacheClose: userns hands out descriptors the caller closes, of
+// one namespace per owner while the cache is open; close closes the
+// namespaces kept (Runtime.Close) and a namespace made after it is not
+// kept, so nothing stays open once the caller closed its own.
+func TestIdmapCacheClose(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("idmapped mounts are made for root callers only")
+	}
+	k := idmapKey{uid: 1234, gid: 1234}
+	for _, tc := range []struct {
+		name       string
+		closeFirst bool
+		wantKept   int
+	}{
+		{"open cache keeps one namespace per owner", false, 1},
+		{"closed cache keeps none", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c idmapCache
+			if tc.closeFirst {
+				c.close()
+			}
+			var inos []uint64
+			for range 2 {
+				fd, err := c.userns(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var st unix.Stat_t
+				if err := unix.Fstat(fd, &st); err != nil {
+					t.Fatal(err)
+				}
+				inos = append(inos, st.Ino)
+				unix.Close(fd) // the caller's: the cache's stays usable
+			}
+			if same := inos[0] == inos[1]; same != (tc.wantKept == 1) {
+				t.Errorf("namespaces %v: shared %v, want %v", inos, same, tc.wantKept == 1)
+			}
+			kept := make([]int, 0, len(c.fds))
+			for _, fd := range c.fds {
+				kept = append(kept, fd)
+			}
+			if len(kept) != tc.wantKept {
+				t.Fatalf("cache keeps %d descriptors, want %d", len(kept), tc.wantKept)
+			}
+			c.close()
+			for _, fd := range kept {
+				if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+					t.Errorf("descriptor %d still open after close", fd)
+				}
+			}
+		})
 	}
 }

@@ -98,8 +98,9 @@ func ownsHostRootFiles() bool {
 // Name returns "native".
 func (*Runtime) Name() string { return "native" }
 
-// Close stops the warm inits and waits for the sandboxes' cgroups to be
-// removed.
+// Close stops the warm inits, waits for the sandboxes' cgroups to be
+// removed and closes the user namespaces kept for idmapped mounts (a
+// sandbox still being set up holds its own descriptors of them).
 func (r *Runtime) Close() error {
 	r.pool.close()
 	r.mu.Lock()
@@ -114,6 +115,7 @@ func (r *Runtime) Close() error {
 		f.resume()
 	}
 	cleanups.Wait()
+	r.idmaps.close()
 	return nil
 }
 
