@@ -59,6 +59,10 @@ const closeReclaim = 8 * time.Second
 // closeReclaim at most, and makes further calls fail with
 // ErrManagerClosed. A program that returns after Close leaves nothing of
 // its Processes in the user's writable roots, Wait called or not.
+//
+// A Start or Wrap already starting its sandbox as Close begins is waited
+// for (closeReclaim at most) and its sandbox ended with the others: the
+// Process it returns reports the program killed.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -67,20 +71,42 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	m.awaitCalls(closeReclaim)
+	m.mu.Lock()
+	m.swept = true // Cleanup sees every sandbox tracked so far
+	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), closeReclaim)
 	defer cancel()
 	err := m.Cleanup(ctx)
 	return errors.Join(err, m.rt.Close())
 }
 
+// awaitCalls waits, d at most, for the calls enter admitted to return. A
+// call still starting after d (a runtime stuck) ends its own sandbox: track
+// refuses it.
+func (m *Manager) awaitCalls(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		m.calls.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		m.log().Warn("Close stopped waiting for calls still starting a sandbox; they end it themselves", "waited", d)
+	}
+}
+
 // track records a running sandbox so that Cleanup and Close can kill and
 // release it. It reports false, and records nothing, once Close has
-// begun: Close's Cleanup will not see the sandbox, so the caller must end
-// it.
+// collected the sandboxes it ends (a call it stopped waiting for): the
+// caller must end and release the sandbox itself.
 func (m *Manager) track(k tracked) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.swept {
 		return false
 	}
 	m.running[k] = struct{}{}

@@ -24,7 +24,9 @@ import (
 type Manager struct {
 	mu      sync.RWMutex
 	cfg     Config
-	closed  bool
+	closed  bool           // Close began: no call starts a sandbox any more
+	swept   bool           // Close collected the sandboxes to kill: track refuses
+	calls   sync.WaitGroup // the calls past enter: Close waits for them
 	rt      sandbox.Runtime
 	logp    atomic.Pointer[slog.Logger] // UpdateConfig swaps it while calls log
 	running map[tracked]struct{}
@@ -150,22 +152,25 @@ func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path stri
 	maxOut := firstPositive(o.maxOutput, cfg.MaxOutputBytes, DefaultMaxOutputBytes)
 	stdout, stderr := &capBuffer{max: maxOut}, &capBuffer{max: maxOut}
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: stdout, Stderr: stderr}
-	p, err := m.startProcess(ctx, cfg, o, cmd, sandboxEnv(hostEnv(), o.env))
+	p, err := m.startProcess(ctx, cfg, o, cmd, sandboxEnv(hostEnv(), o.env), outcome{verdict: verdict, stdout: stdout, stderr: stderr})
 	if err != nil {
 		return nil, err
 	}
-	p.stdout, p.stderr = stdout, stderr
-	p.verdict = verdict
 	return p.Wait()
 }
 
-func (m *Manager) checkOpen() error {
+// enter admits a call that starts a sandbox, until Close begins. Close
+// waits for the calls admitted to leave before it collects the sandboxes
+// to kill: one that passed enter as Close began is then tracked, and
+// ended by Close like the others, rather than left to a caller's Wait.
+func (m *Manager) enter() (leave func(), err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return ErrManagerClosed
+		return nil, ErrManagerClosed
 	}
-	return nil
+	m.calls.Add(1) // closed is set under the write lock: no Add after Close's Wait
+	return m.calls.Done, nil
 }
 
 // warmer is a runtime that can start a sandbox ahead of need.

@@ -70,11 +70,14 @@ func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	p, err := m.startProcess(ctx, cfg, o, cmd, env)
-	if p != nil {
-		p.verdict = verdict
-	}
-	return p, err
+	return m.startProcess(ctx, cfg, o, cmd, env, outcome{verdict: verdict})
+}
+
+// outcome is what a Process's result reports besides its run: set before
+// the Process is tracked, since Cleanup or Close may Wait it at once.
+type outcome struct {
+	verdict        ClassifyResult
+	stdout, stderr *capBuffer // Exec's capture of cmd's Stdout and Stderr
 }
 
 // argvTail is cmd's arguments after argv[0].
@@ -85,7 +88,7 @@ func argvTail(cmd *exec.Cmd) []string {
 	return nil
 }
 
-func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string) (*Process, error) {
+func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, cmd *exec.Cmd, env []string, out outcome) (*Process, error) {
 	if err := o.takeCmdDir("Start", cmd); err != nil {
 		return nil, err
 	}
@@ -106,9 +109,11 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := checkWorkingDir(dir, cfg, o, res); err != nil {
 		return nil, err
 	}
-	if err := m.checkOpen(); err != nil {
+	leave, err := m.enter()
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	spec, egr, before, err := m.spec(cfg, o, dir, res)
 	if err != nil {
 		return nil, err
@@ -116,7 +121,8 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if egr != nil {
 		env = mergeEnv(env, append(proxyEnv(), egr.env...))
 	}
-	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before, reclaimed: make(chan struct{})}
+	pr := &Process{m: m, started: time.Now(), timeout: o.timeout, ctx: ctx, egress: egr, before: before, reclaimed: make(chan struct{}),
+		verdict: out.verdict, stdout: out.stdout, stderr: out.stderr}
 	prog := &sandbox.Program{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Terminal: o.terminal, TerminalSize: o.terminalSize}
 	var childEnds []*os.File
 	closeChildEnds := func() {
@@ -162,9 +168,13 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	pr.p = p
 	if !m.track(pr) {
-		// Close began while it started: it ends now, as Close promises,
-		// and Wait reports it killed (exit 137) like the others.
+		// Close stopped waiting for this call and will not end it: it
+		// ends and is released now, as Close promises, and Wait reports
+		// it killed (exit 137) like the others.
 		_ = p.Kill()
+		ctx, cancel := context.WithTimeout(context.Background(), closeReclaim)
+		pr.reclaim(ctx)
+		cancel()
 	}
 	m.warnDegraded(p.Degraded())
 	return pr, nil

@@ -53,6 +53,10 @@ func rt28TmpNames() map[string]bool {
 // Runtime.Close closes the idmapCache's descriptors (after the last
 // sandbox that could still need them is prepared). Controls: each wrapped
 // command ran. Root only (an unprivileged caller uses no idmapped mounts).
+//
+// Fixed: Runtime.Close closes the idmapCache's descriptors (idmapCache.close);
+// a sandbox being set up uses its own duplicates (userns hands out a dup the
+// caller closes), so closing the cache under it cannot pull a namespace away.
 func TestRedteam28CloseLeaksUserNS(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("idmapped mounts are made for a root caller only")
@@ -274,6 +278,13 @@ func atoiOr(s string) int {
 // Wait in the background, or Close waits for Starts in flight), or Start
 // returns ErrManagerClosed after killing and releasing it. Control: a
 // Process started before Close leaves nothing (Close reclaims it).
+//
+// Fixed: Start and Wrap pass Manager.enter, and Close waits (closeReclaim at
+// most) for the calls admitted to return before Cleanup collects what to
+// kill, so a Start racing Close is tracked and reclaimed by Close; one Close
+// stopped waiting for finds track refusing and reclaims itself before
+// returning. (Exec's capture and the verdict are now set before the Process
+// is tracked: Close's reclaim Waits it at once.)
 func TestRedteam28StartRacingClose(t *testing.T) {
 	hit := false
 	for round := 0; round < 30 && !hit; round++ {

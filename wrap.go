@@ -105,6 +105,11 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {
 		return nil, err
 	}
+	leave, err := m.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	spec, egr, before, err := m.spec(cfg, o, cmd.Dir, res)
 	if err != nil {
 		return nil, err
