@@ -110,6 +110,9 @@ func TestRedteam28CloseLeaksUserNS(t *testing.T) {
 // sandboxes ran (their marker files exist). Held (kept: covers Close racing
 // Start/Wrap/Exec plus a descriptor and temp-dir count, new in round 28).
 func TestRedteam28CloseLeaks(t *testing.T) {
+	// A temporary directory of its own: the shared one fills with other
+	// tests' entries (another package's, run beside this one) meanwhile.
+	t.Setenv("TMPDIR", t.TempDir())
 	dir := t.TempDir()
 	// Warm-up manager so lazily opened process-wide descriptors are counted.
 	if m0, err := rt27ProtectingManager(); err == nil {
