@@ -24,7 +24,9 @@ import (
 //     and no pid of the host that a recycled number could make wrong);
 //   - plus what its memory areas hold: the one tmpfs behind its private
 //     /tmp, /dev/shm and scratch layers (sandbox/linux's memoryAreas),
-//     whose files no process needs to map.
+//     whose files no process needs to map;
+//   - plus the bytes queued in the TCP sockets of its own network
+//     namespace (socketBytes), which autotuning grows past rmem_max.
 //
 // memfd_create and System V shared memory, which no count per process
 // sees, are refused inside such a sandbox (sandbox/linux's seccomp
@@ -37,6 +39,7 @@ type treeSampler struct {
 	// files there count once, in the tmpfs's use, not again as a share.
 	areasDevs map[string]bool
 	pidNS     string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
+	ownNet    bool   // the sandbox has a network namespace of its own (socketBytes)
 	buf       []byte
 }
 
@@ -65,6 +68,7 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 	}
 	// Without it no two processes are taken for one memory: counted apart.
 	s.pidNS, _ = pidNamespace(initPid)
+	s.ownNet = ownNetwork(initPid)
 	if limit <= 0 {
 		return s, nil // no limit, no areas sized by one
 	}
@@ -284,6 +288,7 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 		// which statfs tells in units of a KiB (BOGO_INODE_SIZE).
 		used += int64(fs.Files-fs.Ffree) << 10
 	}
+	used += s.socketBytes()
 	return used, procs, nil
 }
 
