@@ -2,7 +2,10 @@
 
 package supervise
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestTCPQueued(t *testing.T) {
 	const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
@@ -27,5 +30,16 @@ func TestTCPQueued(t *testing.T) {
 		if got := tcpQueued([]byte(tt.table)); got != tt.want {
 			t.Errorf("%s: tcpQueued = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A process in the host's network namespace (network: allowed) is not
+// charged for the host's sockets.
+func TestOwnNetworkHost(t *testing.T) {
+	if ownNetwork(os.Getpid()) {
+		t.Error("ownNetwork(self) = true: the host's sockets would be charged to a sandbox in the host's network")
+	}
+	if ownNetwork(1 << 30) {
+		t.Error("ownNetwork(no such pid) = true")
 	}
 }
