@@ -3,24 +3,10 @@ package egress
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/binary"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"crypto/x509/pkix"
 )
 
 // hrrServer is an OpenSSL (Python ssl) TLS server on loopback that reports
@@ -94,54 +80,7 @@ func tls13Hello(sni string, keyShares []byte) []byte {
 // client's second flight (a CCS, then the second ClientHello, also when
 // sent ahead) and refuses it by the first hello's rules (helloRefusal).
 func TestRedteam27HelloRetrySNI(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 (OpenSSL server) not available")
-	}
-	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "allowed.test"},
-		DNSNames: []string{"allowed.test", "evil.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, _ := x509.MarshalECPrivateKey(key)
-	certFile, keyFile, script := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem"), filepath.Join(dir, "s.py")
-	_ = os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	_ = os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
-	_ = os.WriteFile(script, []byte(hrrServer), 0o600)
-	cmd := exec.Command(py, script, certFile, keyFile)
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "LISTEN ") {
-		t.Fatalf("python server did not start: %q", sc.Text())
-	}
-	port := strings.TrimPrefix(sc.Text(), "LISTEN ")
-	var mu sync.Mutex
-	var names []string
-	go func() {
-		for sc.Scan() {
-			mu.Lock()
-			names = append(names, strings.TrimPrefix(sc.Text(), "SNI "))
-			mu.Unlock()
-		}
-	}()
-	seen := func() []string {
-		time.Sleep(300 * time.Millisecond)
-		mu.Lock()
-		defer mu.Unlock()
-		r := names
-		names = nil
-		return r
-	}
+	port, seen := opensslFront(t)
 
 	h := newHarness(t, Config{Policy: Policy{Allowed: []string{"allowed.test"}}})
 	h.dial.route(ap(addrAllowed, 443), "127.0.0.1:"+port)
