@@ -21,6 +21,8 @@ use POSIX;
 open(my $f, ">>", "$ENV{D}/pids") or die; print $f "$$\n"; close $f;
 if (!fork) { sleep 60; exit 0 }
 if (!fork) { POSIX::setsid(); sleep 60; exit 0 }
+open(my $td, ">", "$ENV{D}/tmpdir") or die; print $td $ENV{TMPDIR}; close $td;
+open(my $tf, ">", "$ENV{TMPDIR}/left") or die; print $tf "work"; close $tf;
 open(my $rd, ">", "$ENV{D}/ready"); close $rd;
 sleep 60;
 `
@@ -31,7 +33,10 @@ sleep 60;
 // A stopped init re-parented to the host's init is resumed by the kernel
 // anyway (its process group becomes orphaned); one re-parented to a
 // subreaper in its session (here: this test) is not, and only its
-// parent-death signal, SIGCONT, wakes it.
+// parent-death signal, SIGCONT, wakes it. The init then removes the
+// tier's private temporary directory from the host's /tmp, which
+// agentbox, dead, cannot (a directory per crash was left there, with
+// what the program wrote in it).
 func TestReducedTierTreeEndsWithAgentbox(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses a root caller")
@@ -85,6 +90,17 @@ func TestReducedTierTreeEndsWithAgentbox(t *testing.T) {
 					break
 				}
 				time.Sleep(10 * time.Millisecond)
+			}
+			// The private temporary directory, with what the program
+			// left in it, goes with the tree (the init removes it).
+			b, _ := os.ReadFile(filepath.Join(dir, "tmpdir"))
+			tmp := string(b)
+			if !strings.HasPrefix(tmp, "/") {
+				t.Fatalf("the program saw no private TMPDIR: %q", tmp)
+			}
+			defer os.RemoveAll(tmp)
+			if _, err := os.Stat(tmp); err == nil {
+				t.Errorf("the private temporary directory %s outlived the run", tmp)
 			}
 		})
 	}

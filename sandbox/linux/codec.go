@@ -149,6 +149,7 @@ func (s *initSpec) encode() []byte {
 	e.bool(s.Limits.CountedOnly)
 	e.bool(s.AllowUnixSockets)
 	e.str(s.Reduced)
+	e.str(s.PrivateTmp)
 	e.bool(s.MissingLayers)
 	encodeList(&e, s.Files, func(f fileSpec) {
 		e.str(f.Name)
@@ -191,6 +192,7 @@ func decodeInitSpec(b []byte) (*initSpec, error) {
 	s.Limits.CountedOnly = d.bool()
 	s.AllowUnixSockets = d.bool()
 	s.Reduced = d.str()
+	s.PrivateTmp = d.str()
 	s.MissingLayers = d.bool()
 	s.Files = decodeList(d, func() fileSpec { return fileSpec{Name: d.str(), Data: []byte(d.str())} })
 	s.Terminal = d.bool()

@@ -22,7 +22,7 @@ func sampleSpec() *initSpec {
 			Hidden: []string{"/tmp", "/run"}, WriteRoots: []string{"/w", "/tmp"},
 			Devices: []string{"/dev/null"}, TCP: true, ConnectPorts: []int{3128, 443}},
 		Limits:           limitsSpec{Processes: 1024, MemoryBytes: 2 << 30, FileDescriptors: 1024, CPUSeconds: 7, CountedOnly: true},
-		AllowUnixSockets: true, Reduced: "no user namespaces", MissingLayers: true, Terminal: true, TermRows: 33, TermCols: 77,
+		AllowUnixSockets: true, Reduced: "no user namespaces", PrivateTmp: "/tmp/agentbox-tmp-1", MissingLayers: true, Terminal: true, TermRows: 33, TermCols: 77,
 		Files: []fileSpec{{Name: "ca.pem", Data: []byte("-----BEGIN\x00")}},
 	}
 }

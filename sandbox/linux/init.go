@@ -118,8 +118,26 @@ func runInit() int {
 	closeTerminal()
 	code, sig := reap(pid, sigs)
 	killOrphans()
+	removeOrphanedTmp()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig), Err: protective.reason()})
 	return code
+}
+
+// privateTmp is the reduced tier's private temporary directory
+// (spec.PrivateTmp), once the spec is read.
+var privateTmp string
+
+// removeOrphanedTmp removes the reduced tier's private temporary directory
+// when agentbox died before the tree ended: the directory, and what the
+// program left in it, would otherwise stay in the host's /tmp, where the
+// full tier's private /tmp (a tmpfs of its mount namespace) vanishes with
+// the sandbox. Called once the tree has ended (killOrphans), so nothing
+// of the program writes there any more. While agentbox lives, it removes
+// the directory itself when it releases the sandbox.
+func removeOrphanedTmp() {
+	if privateTmp != "" && initParent > 1 && os.Getppid() != initParent {
+		_ = os.RemoveAll(privateTmp)
+	}
 }
 
 // awaitKill ends the sandbox's tree when the parent asks (msgKill), once
@@ -222,6 +240,9 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	}
 	if spec.Reduced != "" && prebuilt {
 		return 0, nil, stageErr("spec", errors.New("a reduced-tier spec sent to an init in namespaces of its own"))
+	}
+	if spec.Reduced != "" {
+		privateTmp = spec.PrivateTmp
 	}
 	var layers []string
 	if spec.Reduced != "" {

@@ -32,6 +32,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 		return nil, fmt.Errorf("%w: private temporary directory: %w", sandbox.ErrSetup, err)
 	}
 	pl.tmpDir = tmp
+	pl.init.PrivateTmp = tmp
 	ll := &pl.init.Landlock
 	// The writable roots the plan kept (deny wins), and the private
 	// temporary directory in place of /tmp and /dev/shm.

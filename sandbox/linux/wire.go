@@ -108,6 +108,10 @@ type initSpec struct {
 	// Reduced, when set, says why the reduced tier runs (no namespaces:
 	// Landlock, seccomp and rlimits only).
 	Reduced string
+	// PrivateTmp is the reduced tier's private temporary directory in the
+	// host's file tree. agentbox removes it when the sandbox is released;
+	// the init removes it when agentbox died first (no one else would).
+	PrivateTmp string
 	// MissingLayers lets the init run without a layer the kernel lacks
 	// (Landlock) instead of failing: the warn fallback.
 	MissingLayers bool
