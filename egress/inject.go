@@ -398,13 +398,15 @@ func firstPlaceholder(s string, creds []*credential) (int, *credential) {
 // of a field value (RFC 9110 §5.5).
 const headerOWS = " \t"
 
-// sentForm is the value as the upstream reads it: without the blanks at
-// its ends, which a parser drops when the value ends the field, and which
-// are no part of a token anywhere else. A value stored with a stray blank
-// (a pasted token) is sent, and masked, as the upstream will repeat it.
-func sentForm(v []byte) []byte { return bytes.Trim(v, headerOWS) }
+// SentForm is a credential's value as the proxy sends it and the upstream
+// reads it: without the blanks at its ends, which a parser drops when the
+// value ends the field, and which are no part of a token anywhere else. A
+// value stored with a stray blank (a pasted token) is sent, and masked,
+// as the upstream will repeat it. It is a subslice of v: no copy of the
+// secret is made.
+func SentForm(v []byte) []byte { return bytes.Trim(v, headerOWS) }
 
-// secret fetches c's value once per request and returns its sentForm.
+// secret fetches c's value once per request and returns its SentForm.
 // inHeader requires it to be a valid header value (a value with CR or LF
 // would split the header).
 func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
@@ -426,7 +428,7 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 	if inHeader && !validSecretValue(s.Bytes()) {
 		return nil, &credentialError{cred: c, msg: "the value holds control characters and cannot go into a header"}
 	}
-	sent := sentForm(s.Bytes())
+	sent := SentForm(s.Bytes())
 	if len(sent) == 0 {
 		return nil, &credentialError{cred: c, msg: "the value is only spaces and tabs"}
 	}

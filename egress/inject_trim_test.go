@@ -25,8 +25,8 @@ func TestSentForm(t *testing.T) {
 		{"  ", ""},
 		{"", ""},
 	} {
-		if got := string(sentForm([]byte(tc.in))); got != tc.want {
-			t.Errorf("sentForm(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(SentForm([]byte(tc.in))); got != tc.want {
+			t.Errorf("SentForm(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

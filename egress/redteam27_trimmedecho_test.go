@@ -31,7 +31,7 @@ import (
 // into a header (what the upstream sees anyway), or mask the trimmed form
 // as well; and/or refuse such values at `vault add`.
 //
-// Fixed: headBuilder.secret injects sentForm, the value without SP/HTAB at
+// Fixed: headBuilder.secret injects SentForm, the value without SP/HTAB at
 // its ends (only blanks: the credential is refused), and headBuilder.remember
 // masks that form and the stored one (TestBuildHeadTrimsStoredBlanks).
 func TestRedteam27TrimmedEchoUnmasked(t *testing.T) {

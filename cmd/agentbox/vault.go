@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/vault"
 )
@@ -341,20 +342,11 @@ func (f *vaultFlags) add(cmd *cobra.Command, name string) error {
 	if rotated {
 		verb = "rotated"
 	}
-	if hasBlankEdge(value) {
+	if len(egress.SentForm(value)) != len(value) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "agentbox: warning: the value of %s begins or ends with a space or tab, which HTTP drops: it is sent without them; if they were pasted by mistake, add it again without them\n", name)
 	}
 	_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", verb, name)
 	return err
-}
-
-// hasBlankEdge reports whether v begins or ends with a space or tab. The
-// value is stored as given (only one newline is removed), but the proxy
-// sends it without those blanks, as every HTTP parser would read it: a
-// stray blank from a paste is worth a word, never a silent change.
-func hasBlankEdge(v []byte) bool {
-	blank := func(c byte) bool { return c == ' ' || c == '\t' }
-	return len(v) > 0 && (blank(v[0]) || blank(v[len(v)-1]))
 }
 
 // readVaultValue reads the value of name: all of stdin (one trailing newline
