@@ -44,15 +44,13 @@ func keeperRules(o seccompOptions) []argRule {
 // hostSignal is answered ENOSYS in the reduced tier: see keeperRules.
 var hostSignal = []uintptr{unix.SYS_PIDFD_SEND_SIGNAL}
 
-// fioSetOwn and siocSPGRP are FIOSETOWN and SIOCSPGRP: they set a file's
-// owner, as F_SETOWN does, through a pointer.
-const (
-	fioSetOwn = 0x8901
-	siocSPGRP = 0x8902
-)
+// fioSetOwn is FIOSETOWN (asm-generic/sockios.h; x/sys/unix has no name
+// for it). With SIOCSPGRP it sets a file's owner, as F_SETOWN does,
+// through a pointer.
+const fioSetOwn = 0x8901
 
 // ownerIoctls are refused in the reduced tier: see keeperRules.
-var ownerIoctls = []uint32{fioSetOwn, siocSPGRP}
+var ownerIoctls = []uint32{fioSetOwn, unix.SIOCSPGRP}
 
 // fcntlRule refuses F_SETLEASE everywhere (a lease stalls every other
 // process that opens the file: the host's editor, shell or agent, on any

@@ -208,7 +208,7 @@ func TestSeccompDecisions(t *testing.T) {
 		{"reduced: F_SETOWN_EX", reduced, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN_EX, 0}, eperm},
 		{"namespaced: F_SETOWN_EX", seccompOptions{}, native, unix.SYS_FCNTL, [6]uint64{3, unix.F_SETOWN_EX, 0}, allow},
 		{"reduced: FIOSETOWN", reduced, native, unix.SYS_IOCTL, [6]uint64{3, fioSetOwn}, eperm},
-		{"reduced: SIOCSPGRP", reduced, native, unix.SYS_IOCTL, [6]uint64{3, siocSPGRP}, eperm},
+		{"reduced: SIOCSPGRP", reduced, native, unix.SYS_IOCTL, [6]uint64{3, unix.SIOCSPGRP}, eperm},
 		{"namespaced: FIOSETOWN", seccompOptions{}, native, unix.SYS_IOCTL, [6]uint64{3, fioSetOwn}, allow},
 		{"reduced: chmod world-writable", reduced, native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o666}, eperm},
 		{"reduced: fchmod o+w", reduced, native, unix.SYS_FCHMOD, [6]uint64{0, 0o646}, eperm},
