@@ -115,6 +115,18 @@ if __name__ == "__main__":
     print("alive", flush=True)
 `
 
+// everydayControl runs rt26EverydayScript under manifest (max_memory_mb
+// 64 on the monitor path): the legitimate work beside a memory attack,
+// which the defence against it must leave running.
+func (m *rt6Monitored) everydayControl(t *testing.T, manifest string) {
+	everyday := m.file(t, "everyday.py", rt26EverydayScript)
+	code, out, errOut := m.runArgs(t, manifest, 40*time.Second, everyday)
+	monitored(t, code, errOut)
+	if msg := rt26Alive.check(code, out, errOut, 64); msg != "" {
+		t.Errorf("%s: exit %d\nstdout %q\nstderr %q", msg, code, out, errOut)
+	}
+}
+
 // TestRedteam26MonitorMissesZappedSharedAnonymous: with max_memory_mb 64
 // enforced by run's monitor (an unprivileged user without a delegated
 // cgroup), the agent holds 512 MiB (8x the limit) of shared anonymous
@@ -190,14 +202,7 @@ func TestRedteam26MonitorMissesZappedSharedAnonymous(t *testing.T) {
 			}
 		})
 	}
-	t.Run("control_everyday", func(t *testing.T) {
-		everyday := m.file(t, "everyday.py", rt26EverydayScript)
-		code, out, errOut := m.runArgs(t, manifest, 40*time.Second, everyday)
-		monitored(t, code, errOut)
-		if msg := rt26Alive.check(code, out, errOut, 64); msg != "" {
-			t.Errorf("%s: exit %d\nstdout %q\nstderr %q", msg, code, out, errOut)
-		}
-	})
+	t.Run("control_everyday", func(t *testing.T) { m.everydayControl(t, manifest) })
 	// Where the run gets a memory cgroup (root here), the kernel charges
 	// the shmem pages to it whether mapped or not: the same attack ends 137.
 	t.Run("control_cgroup_as_root", func(t *testing.T) {

@@ -159,12 +159,5 @@ func TestRedteam27MonitorMissesVmsplicedHugePages(t *testing.T) {
 			}
 		})
 	}
-	t.Run("control_everyday", func(t *testing.T) {
-		everyday := m.file(t, "everyday.py", rt26EverydayScript)
-		code, out, errOut := m.runArgs(t, manifest, 40*time.Second, everyday)
-		monitored(t, code, errOut)
-		if msg := rt26Alive.check(code, out, errOut, 64); msg != "" {
-			t.Errorf("%s: exit %d\nstdout %q\nstderr %q", msg, code, out, errOut)
-		}
-	})
+	t.Run("control_everyday", func(t *testing.T) { m.everydayControl(t, manifest) })
 }
