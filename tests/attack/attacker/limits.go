@@ -102,7 +102,11 @@ func probeMemBomb(arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var held [][]byte
+	// The list is allocated whole before the bomb: at the limit, the Go
+	// runtime's own next request for memory fails as the bomb's mmap
+	// does, and a runtime that cannot allocate dies (fatal error, no
+	// result). Nothing here asks it for memory until some is given back.
+	held := make([][]byte, 0, n)
 	defer func() {
 		for _, b := range held {
 			_ = unix.Munmap(b)
@@ -111,13 +115,22 @@ func probeMemBomb(arg string) (string, error) {
 	for len(held) < n {
 		b, err := unix.Mmap(-1, 0, mib, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		if err != nil {
-			return fmt.Sprintf("held %d MiB", len(held)), err
+			got := len(held)
+			for len(held) > 0 && got-len(held) < bombHeadroomMiB {
+				_ = unix.Munmap(held[len(held)-1])
+				held = held[:len(held)-1]
+			}
+			return fmt.Sprintf("held %d MiB", got), err
 		}
 		touch(b)
 		held = append(held, b)
 	}
 	return fmt.Sprintf("held %d MiB", len(held)), nil
 }
+
+// bombHeadroomMiB is what a bomb that met the limit gives back before it
+// reports (which allocates).
+const bombHeadroomMiB = 8
 
 // probeShmBomb maps N MiB of shared anonymous memory (which RLIMIT_DATA
 // does not count) and touches all of it.
