@@ -267,7 +267,7 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 	if w == nil {
 		return nil, nil
 	}
-	var relay *os.File
+	var relay *relay
 	if f, ok := w.(*os.File); ok {
 		kind, err := streamOf(f)
 		if err != nil {
@@ -283,12 +283,12 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		w = relay
 		pr.relays = append(pr.relays, relay)
 		if pr.stdin.sharesWith(f) {
-			w = &offsetWriter{f: relay, s: pr.stdin}
+			w = &offsetWriter{f: relay.f, s: pr.stdin}
 		}
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		closeRelay(relay)
+		relay.close()
 		return nil, err
 	}
 	openByName(wr)
@@ -298,7 +298,7 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		defer pr.copies.Done()
 		_, _ = io.Copy(w, rd)
 		rd.Close()
-		closeRelay(relay)
+		relay.close()
 	}()
 	return wr, nil
 }
@@ -315,12 +315,6 @@ func sameWriter(a, b io.Writer) (same bool) {
 		}
 	}()
 	return a == b
-}
-
-func closeRelay(f *os.File) {
-	if f != nil {
-		f.Close()
-	}
 }
 
 // Pid is the host pid of the sandbox's init (pid 1 inside).

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,47 +50,89 @@ const (
 // os/exec. A regular file as stdin is relayed by stdinFile instead.
 // A pipe or FIFO is opened anew where it can be (reopenWriter), so that
 // a copy blocked on a reader that stopped can be given up for good
-// (Process.abandonOutputs) instead of pinning its descriptors and
-// goroutine until the reader comes back.
-func relayed(f *os.File, kind streamKind) (*os.File, error) {
+// (relay.abandon) instead of pinning its descriptors and goroutine until
+// the reader comes back.
+func relayed(f *os.File, kind streamKind) (*relay, error) {
 	if kind == streamDevice {
 		return nil, nil
 	}
 	if kind == streamPipe || kind == streamFIFO {
 		if w := reopenWriter(f); w != nil {
-			return w, nil
+			return &relay{f: w}, nil
 		}
 	}
 	fd, err := dupFD(f)
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
+	return &relay{f: os.NewFile(uintptr(fd), f.Name())}, nil
 }
 
-// outputRelays are the relays of the caller's files (relayed) that the
-// copies of a program's output write, Start's and Wrap's alike.
-type outputRelays []*os.File
+// relay is the copy of a caller's file (relayed) that the copy of a
+// program's output writes. A write holds mu, so that abandon can wait for
+// the write in progress to have ended, not only interrupt it: the past
+// write deadline that abandon sets wakes a write blocked on a full pipe,
+// but the runtime lets that write go on when the pipe turns writable
+// before the writing goroutine runs (the caller's reader taking what its
+// pipe held, right after Wait returned), and the ended command's bytes
+// would reach the caller's pipe after Wait.
+type relay struct {
+	f         *os.File
+	mu        sync.Mutex // held by a write in progress
+	abandoned atomic.Bool
+}
 
-// abandon ends the copies still blocked on the caller's readers once they
-// are given up: a write into a relay opened non-blocking (reopenWriter)
-// is interrupted by a past write deadline, and so is every later one, so
+func (r *relay) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.abandoned.Load() {
+		return 0, errAbandoned
+	}
+	return r.f.Write(p)
+}
+
+// abandon ends the relay's writes once the copy is given up: the write in
+// progress on a relay opened non-blocking (reopenWriter) is interrupted by
+// a past write deadline and waited for, and every later write fails, so
 // that nothing of the ended command reaches the caller's pipe after its
 // Wait, and the copy's goroutine and buffer are not left behind for a
 // reader that stopped (a long-running caller would pay for them with
 // every command). A copied descriptor takes no deadline
-// (os.ErrNoDeadline): its write ends when its reader takes it or fails.
-func (rs outputRelays) abandon() {
-	for _, r := range rs {
-		_ = r.SetWriteDeadline(time.Now())
+// (os.ErrNoDeadline): the write in progress on it, which nothing can
+// interrupt, ends when its reader takes it or fails, and is not waited for.
+func (r *relay) abandon() {
+	if r.f.SetWriteDeadline(time.Now()) != nil {
+		r.abandoned.Store(true) // the write in progress, if any, goes on
+		return
+	}
+	r.mu.Lock() // once the interrupted write has returned
+	r.abandoned.Store(true)
+	r.mu.Unlock()
+}
+
+// close closes the relay's file; a write still in progress on it ends
+// first (os.File defers the close until it does).
+func (r *relay) close() {
+	if r != nil {
+		r.f.Close()
 	}
 }
 
-// close closes the relays; a write still in progress on one ends first
-// (os.File defers the close until it does).
+// outputRelays are the relays of the caller's files that the copies of a
+// program's output write, Start's and Wrap's alike.
+type outputRelays []*relay
+
+// abandon gives every relay up (relay.abandon).
+func (rs outputRelays) abandon() {
+	for _, r := range rs {
+		r.abandon()
+	}
+}
+
+// close closes the relays (relay.close).
 func (rs outputRelays) close() {
 	for _, r := range rs {
-		r.Close()
+		r.close()
 	}
 }
 
@@ -169,7 +213,7 @@ func wrapOutputs(cmd *exec.Cmd, kinds [2]streamKind, same bool, s *stdinFile, ab
 		relays = append(relays, relay)
 		var pw io.Writer = relay
 		if s.sharesWith(f) {
-			pw = &offsetWriter{f: relay, s: s} // os/exec's copy ends before cmd.Wait returns, before finish
+			pw = &offsetWriter{f: relay.f, s: s} // os/exec's copy ends before cmd.Wait returns, before finish
 		}
 		*w = &boundedWriter{w: pw, abandon: abandon}
 	}

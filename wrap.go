@@ -70,10 +70,12 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		}
 	}()
 	// Giving the output's copies up ends their writes into the caller's
-	// pipes too, as Process.abandonOutputs does.
+	// pipes too, as Process.abandonOutputs does, and first: a write into
+	// a relay that is still going on when boundedWriter gives up would
+	// reach the caller's pipe after cmd.Wait returned.
 	release := sync.OnceFunc(func() {
-		close(abandon)
 		relays.abandon()
+		close(abandon)
 	})
 	if err := checkProcAttr("Wrap", cmd); err != nil {
 		return nil, err

@@ -101,7 +101,7 @@ func TestWrapStreamsRelays(t *testing.T) {
 			if len(relays) != 1 || relays[0] == orig {
 				t.Fatalf("relays %v: want one relay of its own", relays)
 			}
-			err = relays[0].SetWriteDeadline(time.Now())
+			err = relays[0].f.SetWriteDeadline(time.Now())
 			if got := err == nil; got != tc.deadline {
 				t.Fatalf("relay's write deadline: %v, want one taken: %v", err, tc.deadline)
 			}
