@@ -73,3 +73,25 @@ func TestRedteam29PipedRead(t *testing.T) {
 		`shopt -s lastpipe; echo 'x[$(CMD)]' | read i; echo $((i))`,
 	})
 }
+
+// TestRedteam29NamerefElemWrite: a write through a nameref to an element
+// is placed only when the element's subscript is a plain number:
+// declare -n r='a[1]'; r='x[$(rm -rf /)]'; echo $((a[1])) is forbidden,
+// but the same with 'a[-1]' or 'a[1+0]' (bash: the same elements a[2] and
+// a[1]) is "allow", as is a target-less nameref given 'a[1]' later
+// (declare -n r; r='a[1]'; r=i). This is TestRedteam28ElemWrites' class
+// (constant subscripts computed as bash does) reached through a nameref;
+// the README's "a write through that nameref makes the line's variables
+// run-time values" is not what happens for 'a[1]', so the gap is in the
+// placing, not a documented limit. Bash runs the substitution in each.
+// Severity: high. Fix: resolve a nameref's element target with the same
+// elemKey/constArith code as a direct a[-1]= write (an unplaceable key
+// leaving the array's texts as possible values), including a target
+// given after declare -n.
+func TestRedteam29NamerefElemWrite(t *testing.T) {
+	rt28Judge(t, []string{
+		`a=(1 2 3); declare -n r='a[-1]'; r='x[$(CMD)]'; echo $((a[2]))`,
+		`a=(1 2 3); declare -n r='a[1+0]'; r='x[$(CMD)]'; echo $((a[1]))`,
+		`i='x[$(CMD)]'; a=(1 2); declare -n r; r='a[1]'; r=i; echo $((a[1]))`,
+	})
+}
