@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -179,6 +180,9 @@ func (a *analyzer) arithVar(name string, depth int) {
 			key, known := a.textSubscript(arr, sub)
 			a.arithElemVal(arr, key, known, depth+1)
 		}
+		if t == refRuntime {
+			a.arithAnyVar(depth + 1)
+		}
 		return
 	}
 	v, ok := a.vars[name]
@@ -193,6 +197,33 @@ func (a *analyzer) arithVar(name string, depth int) {
 		a.arithPick(name, v, "0", true, depth)
 	default:
 		a.arithText(v.val, depth)
+	}
+}
+
+// arithAnyVar follows, as arithmetic through a nameref whose target is
+// only known at run time does, every value the line gave a variable: the
+// target may be any of them (declare -n r; mapfile -t r <<< i, for r in
+// i, ${r:=i} point r at i). Run-time values are not judged, as anywhere.
+func (a *analyzer) arithAnyVar(depth int) {
+	for _, n := range slices.Sorted(maps.Keys(a.vars)) {
+		v := a.vars[n]
+		if strings.HasPrefix(n, "\x00") {
+			continue // the analyzer's own (indirectJoin)
+		}
+		if _, ref := a.refs[n]; ref {
+			continue
+		}
+		switch {
+		case v.known && v.arr != nil:
+			a.arithPick(n, v, "", false, depth) // r may name any element
+		case v.known:
+			a.arithText(v.val, depth)
+		case v.hasDflt:
+			a.arithText(v.dflt, depth)
+			for _, e := range v.dfltArr {
+				a.arithText(e, depth)
+			}
+		}
 	}
 }
 

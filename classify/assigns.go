@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -91,6 +90,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	a.intRead(u, arrayNames(names))
+	vals := a.builtinVals(u)
 	var elems []string // read 'a[1]': written after the plain names
 	for _, n := range names {
 		if strings.IndexByte(n, '[') > 0 {
@@ -104,35 +104,46 @@ func (a *analyzer) builtinAssigns(u *unit) {
 			continue
 		}
 		if n != "" && isName(n) && !isDigit(n[0]) {
-			a.setVar(n, varVal{})
+			// Set once, with its final value: the first write to a
+			// nameref declared without a target names the target.
+			a.setVar(n, vals[n])
+			delete(vals, n)
 		}
 	}
 	a.setImplicit(u.name, u.args)
-	vals, ok := a.readHereVars(u)
-	if !ok {
-		vals = nil
-	}
 	for n, v := range vals {
-		// HOME, PWD … keep only a plain known value (read HOME <<< /);
-		// BASH_ALIASES and the like are builtinTableWrite's; an element
-		// (read 'a[1]') is builtinElems'.
-		_, sym := symbolicSamples[a.refName(n)]
-		if isName(n) && !nameTables.has(a.refName(n)) && (!sym || v.known && v.arr == nil) {
+		if isName(n) { // REPLY, MAPFILE
 			a.setVar(n, v)
 		}
 	}
-	pv, printed := printfValue(u)
-	if printed && isName(u.args[1].val) && !isDigit(u.args[1].val[0]) {
-		// HOME, PWD and the like stay run-time values: a delete aimed
-		// through them is judged a dynamic target, as before.
-		if _, sym := symbolicSamples[a.refName(u.args[1].val)]; !sym {
-			a.setVar(u.args[1].val, varVal{val: pv, known: true})
+	a.builtinElems(elems, vals)
+}
+
+// builtinVals returns the values a builtin stores where the line knows
+// them or their possible values: read and mapfile from a known
+// here-string, printf -v. HOME, PWD … keep only a plain known value a
+// here-string gives (read HOME <<< /): printf -v HOME stays a run-time
+// value, so a delete aimed through it is judged a dynamic target;
+// BASH_ALIASES and the like are builtinTableWrite's.
+func (a *analyzer) builtinVals(u *unit) map[string]varVal {
+	vals, ok := a.readHereVars(u)
+	if !ok || vals == nil {
+		vals = map[string]varVal{}
+	}
+	for n, v := range vals {
+		_, sym := symbolicSamples[a.refName(n)]
+		if nameTables.has(a.refName(n)) || sym && (!v.known || v.arr != nil) {
+			delete(vals, n)
 		}
 	}
-	if printed {
-		vals = map[string]varVal{u.args[1].val: {val: pv, known: true}}
+	if name, v, ok := printfValue(u); ok && !name.dyn {
+		if _, sym := symbolicSamples[a.refName(name.val)]; !sym {
+			vals[name.val] = v
+		} else {
+			vals[name.val] = varVal{}
+		}
 	}
-	a.builtinElems(elems, vals)
+	return vals
 }
 
 // builtinElems follows a builtin's writes to array elements it names
@@ -148,7 +159,11 @@ func (a *analyzer) builtinElems(elems []string, vals map[string]varVal) {
 			continue
 		}
 		w := vals[n]
-		a.setVar(base, a.elemUnknown(base, field{val: w.val, dyn: !w.known || w.arr != nil}))
+		f := field{val: w.val, dyn: !w.known || w.arr != nil}
+		if w.hasDflt {
+			f = field{val: w.dflt} // printf -v 'a[1]' '%5s' …: its possible value
+		}
+		a.setVar(base, a.elemUnknown(base, f))
 	}
 }
 
@@ -177,35 +192,6 @@ func arrayNames(names []string) []string {
 		}
 	}
 	return out
-}
-
-// printfValue returns the value printf -v NAME FORMAT [ARG…] stores when
-// FORMAT is plain text (no escape) whose only conversions are %s and every
-// ARG is known: FORMAT is reused until the arguments are used up.
-func printfValue(u *unit) (string, bool) {
-	if u.name != "printf" || len(u.args) < 3 || u.args[0].val != "-v" || u.args[1].dyn {
-		return "", false
-	}
-	f, rest := u.args[2], u.args[3:]
-	if f.dyn || slices.ContainsFunc(rest, func(f field) bool { return f.dyn }) {
-		return "", false
-	}
-	parts := strings.Split(f.val, "%s")
-	if strings.ContainsAny(strings.Join(parts, ""), `%\`) {
-		return "", false
-	}
-	var b strings.Builder
-	for first := true; first || len(rest) > 0 && len(parts) > 1; first = false {
-		b.WriteString(parts[0])
-		for _, p := range parts[1:] {
-			if len(rest) > 0 {
-				b.WriteString(rest[0].val)
-				rest = rest[1:]
-			}
-			b.WriteString(p)
-		}
-	}
-	return b.String(), true
 }
 
 // setsRuntimeName reports whether a builtin sets a variable whose name is

@@ -57,22 +57,34 @@ func TestOptionNames(t *testing.T) {
 	}
 }
 
-// TestPrintfValue: the value printf -v stores where the line knows it.
+// TestPrintfValue: the value printf -v stores: exact where the line
+// knows it, else a run-time value whose possible value is printf's output
+// with flags, widths and precisions ignored.
 func TestPrintfValue(t *testing.T) {
 	for _, tc := range []struct {
-		args, want string
-		ok         bool
+		args, name, want string
+		exact, ok        bool
 	}{
-		{"-v x a", "a", true}, {"-v x %s b", "b", true}, {"-v x %s%s a b c", "abc", true},
-		{"-v x <%s> a b", "<a><b>", true}, {"-v x %s", "", true}, {"-v x plain extra", "plain", true},
-		{"-v x %d 1", "", false}, {"-v x a\\n", "", false}, {"-v x %%s a", "", false},
+		{"-v x a", "x", "a", true, true}, {"-v x %s b", "x", "b", true, true}, {"-v x %s%s a b c", "x", "abc", true, true},
+		{"-v x <%s> a b", "x", "<a><b>", true, true}, {"-v x %s", "x", "", true, true}, {"-v x plain extra", "x", "plain", true, true},
+		{"-vx -- %s a", "x", "a", true, true}, {"-v x -v y a", "y", "a", true, true},
+		{"-v x %d 1", "x", "1", false, true}, {"-v x a\\n", "x", "a\n", false, true}, {"-v x %%s a", "x", "%s", false, true},
+		{"-v x %5s a", "x", "a", false, true}, {"-v x %-s a", "x", "a", false, true}, {"-v x %.9s a", "x", "a", false, true},
+		{"-v x %b a\\x62", "x", "ab", false, true}, {"-v x \\170[1]", "x", "x[1]", false, true},
+		{"-v x %05d 3", "x", "3", false, true}, {"-v x %*s 1 a", "x", "1sas", false, true},
+		{"%s a", "", "", false, false}, {"-x -v y a", "", "", false, false}, {"-v x", "", "", false, false}, {"-v x --", "", "", false, false},
 	} {
 		u := &unit{name: "printf"}
 		for _, w := range strings.Fields(tc.args) {
 			u.args = append(u.args, field{val: w})
 		}
-		if got, ok := printfValue(u); ok != tc.ok || got != tc.want {
-			t.Errorf("printf %s: %q %v, want %q %v", tc.args, got, ok, tc.want, tc.ok)
+		name, v, ok := printfValue(u)
+		got, exact := v.dflt, v.known
+		if exact {
+			got = v.val
+		}
+		if ok != tc.ok || ok && (name.val != tc.name || got != tc.want || exact != tc.exact) {
+			t.Errorf("printf %s: %q %q exact=%v ok=%v, want %q %q %v %v", tc.args, name.val, got, exact, ok, tc.name, tc.want, tc.exact, tc.ok)
 		}
 	}
 }

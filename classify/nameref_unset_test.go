@@ -26,7 +26,7 @@ func TestNamerefBoundLater(t *testing.T) {
 		{`declare -n r; r=HOME r=/; rm -rf ~/etc`, Forbidden},
 		{`r=HOME; declare -n r; r=/; rm -rf ~/etc`, Forbidden},
 		{`declare -n r; r=D; r=/; rm -rf "$D"`, Forbidden},
-		{`declare -n r; read r <<< HOME; r=/; rm -rf ~/etc`, Escalated},
+		{`declare -n r; read r <<< HOME; r=/; rm -rf ~/etc`, Forbidden}, // read names the target as r=HOME does
 		{`declare -n r; r=$X; r=/; rm -rf ~/etc`, Escalated},
 		{`declare -n r=$X; r=/; rm -rf ~/etc`, Escalated},
 		{`declare -n r; r=/; rm -rf ~/etc`, Escalated},

@@ -33,9 +33,34 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 		return nil, false
 	}
 	in, ok := readerInput(u, opts)
-	if !ok || !in.textKnown || !in.exact && strings.ContainsAny(in.text, "$`") {
-		return nil, false // `$`: a run-time part kept as its source text
+	if !ok || !in.textKnown {
+		return nil, false
 	}
+	vals, ok := a.readText(u, in.text, opts, names, spec.modelled)
+	if ok && !in.exact && strings.ContainsAny(in.text, "$`") {
+		// `$`: a run-time part may be kept as its source text (echo
+		// "$X" | read i), or the text is the literal it looks like
+		// (read i < <(echo 'x[$(…)]')): each value is only a possible
+		// one, which arithmetic still follows.
+		vals = possibleVals(vals)
+	}
+	return vals, ok
+}
+
+// possibleVals returns vals with each known value made a run-time value
+// that may be it (see varVal.dflt).
+func possibleVals(vals map[string]varVal) map[string]varVal {
+	for n, v := range vals {
+		if v.known {
+			vals[n] = varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
+		}
+	}
+	return vals
+}
+
+// readText returns the values read, mapfile or readarray (u) give their
+// names from the text of their input (see readHereVars).
+func (a *analyzer) readText(u *unit, text string, opts map[byte]string, names []string, modelled string) (map[string]varVal, bool) {
 	delim := byte('\n')
 	if d, set := opts['d']; set {
 		delim = 0 // -d '': up to a NUL
@@ -44,13 +69,13 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 		}
 	}
 	if u.name != "read" {
-		vals, ok := mapfileVars(in.text, delim, opts, names)
-		return unmodelled(vals, opts, spec.modelled), ok
+		vals, ok := mapfileVars(text, delim, opts, names)
+		return unmodelled(vals, opts, modelled), ok
 	}
 	if hasOpt(opts, 'N') {
 		delim = 0 // -N: the delimiter is an ordinary character
 	}
-	line, esc, ok := readCount(in.text, delim, opts)
+	line, esc, ok := readCount(text, delim, opts)
 	if !ok {
 		return nil, false
 	}

@@ -16,6 +16,10 @@ import "testing"
 // the format, -- and -vNAME), or make the named variable a run-time
 // value that arithmetic treats as unknown code (escalate), never keep the
 // stale/unset value.
+// Fixed: printfArgs parses -vNAME and --; any form printfPlain does not
+// compute exactly stores printfStream's output (flags, widths, precisions
+// ignored, escapes and %b decoded) as a possible value (varVal.dflt),
+// which arithVar follows.
 func TestRedteam29PrintfFormats(t *testing.T) {
 	rt28Judge(t, []string{
 		`printf -v i '%b' 'x[$(CMD)]'; echo $((i))`,
@@ -42,6 +46,11 @@ func TestRedteam29PrintfFormats(t *testing.T) {
 // classifier models (setsOption builtins, read/mapfile, ${r:=}, for) to a
 // nameref with no known target must do what r=i does (clobberVarsKeep),
 // or mark the nameref's reads as run-time code to escalate.
+// Fixed: builtinAssigns sets each name once with its final value
+// (builtinVals), so printf -v r / read r name the target as r=i does;
+// a write through a run-time target keeps every variable's value as a
+// possible one (clobberVarsKeep, not clobberVars), and arithmetic through
+// a nameref with a run-time target follows them all (arithAnyVar).
 func TestRedteam29NamerefLaterTarget(t *testing.T) {
 	rt28Judge(t, []string{
 		`i='x[$(CMD)]'; declare -n r; printf -v r i; echo $((r))`,
@@ -64,6 +73,9 @@ func TestRedteam29NamerefLaterTarget(t *testing.T) {
 // model). Fix: read/mapfile fed by echo/printf of literals through a pipe
 // or <(…) get the text as from a here-string, or arithmetic on a value
 // read from a pipe on the line escalates.
+// Fixed: readHereVars no longer drops an input text that is not exact
+// and holds $ or a backquote: its split values become possible values
+// (possibleVals), which arithmetic follows.
 func TestRedteam29PipedRead(t *testing.T) {
 	rt28Judge(t, []string{
 		`read i < <(echo 'x[$(CMD)]'); echo $((i))`,
@@ -88,6 +100,9 @@ func TestRedteam29PipedRead(t *testing.T) {
 // elemKey/constArith code as a direct a[-1]= write (an unplaceable key
 // leaving the array's texts as possible values), including a target
 // given after declare -n.
+// Fixed: setVar writes through a nameref to an element with
+// builtinElems (elemWritten/elemUnknown, constant subscripts computed as
+// for a[-1]=), and no longer clobbers every variable.
 func TestRedteam29NamerefElemWrite(t *testing.T) {
 	rt28Judge(t, []string{
 		`a=(1 2 3); declare -n r='a[-1]'; r='x[$(CMD)]'; echo $((a[2]))`,

@@ -35,7 +35,7 @@ const (
 	refRuntime  = ""        // its target is only known at run time: any variable
 	refUnset    = "\x00"    // declared without a target: the first value it is given names it
 	refUnsetEnv = "\x00env" // the same, but the environment may already have given it one
-	refElem     = "\x00["   // prefix: an array element (a[1]); read through, written as any variable
+	refElem     = "\x00["   // prefix: an array element (a[1]); read and written through
 )
 
 // setVar records a variable's value; an assignment to a nameref sets the
@@ -43,7 +43,9 @@ const (
 // given to a nameref declared without a target names its target, as in
 // bash (declare -n r; r=HOME; r=/ sets HOME). An assignment through a
 // nameref whose target is only known at run time may set any variable:
-// the line's variables, HOME among them, become run-time values.
+// the line's variables, HOME among them, become run-time values that may
+// still hold what the line gave them (clobberVarsKeep). One through a
+// nameref to an element (r='a[-1]') is that element's write.
 func (a *analyzer) setVar(name string, v varVal) {
 	if a.vars == nil {
 		a.vars = map[string]varVal{}
@@ -65,8 +67,15 @@ func (a *analyzer) setVar(name string, v varVal) {
 		}
 		a.refs[name] = refTarget(v, name)
 		return
+	case ref && strings.HasPrefix(t, refElem):
+		// declare -n r='a[-1]'; r=v is a[-1]=v: the element bash
+		// computes, or the array's texts and v as possible values.
+		a.builtinElems([]string{t[len(refElem):]}, map[string]varVal{t[len(refElem):]: v})
+		return
 	case ref:
-		a.clobberVars()
+		// It may set any variable, and each other one keeps what the
+		// line gave it: a possible value arithmetic still follows.
+		a.clobberVarsKeep()
 		return
 	}
 	if at, ok := a.attrs[name]; ok {
