@@ -54,6 +54,9 @@ func rt29FillPipe(t *testing.T, w int) {
 // Fix: Close/Cleanup's reclaim of a wrapped cmd (wrapped.reclaim) should
 // run Wrap's release after copyDrain, as watch's kill does, so that the
 // boundedWriter and relays give up.
+//
+// Fixed: wrapped.Kill, which Close and Cleanup call, gives the output's
+// copies up copyDrain after the kill, as watch's kill does.
 func TestRedteam29CloseWrappedStalledPipeHangsWait(t *testing.T) {
 	for _, kind := range []string{"wrap", "start"} {
 		t.Run(kind, func(t *testing.T) {

@@ -135,7 +135,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 			shared.add(f)
 		}
 	}
-	wh := &wrapped{h: h, egr: egr}
+	wh := &wrapped{h: h, egr: egr, release: release}
 	if !m.track(wh) {
 		h.Close()
 		egr.close()
@@ -168,11 +168,19 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 
 // wrapped is a wrapped cmd's sandbox as the Manager tracks it.
 type wrapped struct {
-	h   sandbox.Handle
-	egr *egressRun
+	h       sandbox.Handle
+	egr     *egressRun
+	release func() // gives the output's copies up (Wrap)
 }
 
-func (w *wrapped) Kill() error { return w.h.Kill() }
+// Kill is Cleanup's and Close's: it ends the sandbox and, copyDrain
+// later, gives the output's copies up as a timeout does (watch), so that
+// the caller's cmd.Wait returns even when nothing reads its pipe.
+func (w *wrapped) Kill() error {
+	err := w.h.Kill()
+	time.AfterFunc(copyDrain, w.release)
+	return err
+}
 
 // reclaim is Cleanup's: once the killed sandbox can no longer run its
 // program, it releases what it holds in the host's file tree and its
