@@ -47,8 +47,10 @@ print("alive" if ok else "a child died", flush=True)
 // memory areas' devices, and since round 8 the devices of the scratch
 // overlays are among them (so that a copied-up file, whose pages are the
 // areas' tmpfs's, is not counted twice). But a file of a scratch
-// directory's LOWER layer (a host file: any tool cache such as
-// ~/.cache/go-build or ~/.npm holds hundreds of MiB of them) is shown by
+// directory's LOWER layer (a host file; the home's tool caches, ~/.cache,
+// ~/go/pkg/mod, ~/.cargo/registry, ..., are scratch overlays warm with the
+// host's contents by default, often GiBs: go-build objects, downloaded
+// models under ~/.cache/huggingface) is shown by
 // smaps under the same overlay device, and its pages are the host disk's
 // page cache (Pss_File), never part of the sum it is subtracted from.
 // Mapping such a file read-only and touching its pages therefore erases
@@ -58,10 +60,10 @@ print("alive" if ok else "a child died", flush=True)
 // their end; without the mapping the same tree is killed (control), and
 // a tree within the limit that maps the file is not killed (control).
 //
-// Severity: medium (the monitor path's memory limit is bypassed by as
-// much as the lower-layer files a process can map, which an agent can
-// also grow itself where a scratch directory lies below a writable one
-// or reuse from any large cache; the host can be driven to OOM).
+// Severity: medium (with the default policy the monitor path's memory
+// limit is bypassed by as much as the host files of the tool caches an
+// agent can map, with no privilege and no special configuration; the
+// host can be driven to OOM).
 //
 // Fix: subtract only what the areas' tmpfs holds: for a mapping of an
 // overlay device, count just its shmem pages (the copied-up file's), e.g.
