@@ -34,13 +34,13 @@ import (
 type treeSampler struct {
 	proc  *os.File // the sandbox's /proc
 	areas int      // O_PATH descriptor of the memory areas' tmpfs; -1 if none
-	// areasDevs are the devices, as smaps writes them, of the memory areas
-	// and of the scratch overlays whose upper layers they hold: mapped
-	// files there count once, in the tmpfs's use, not again as a share.
-	areasDevs map[string]bool
-	pidNS     string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
-	ownNet    bool   // the sandbox has a network namespace of its own (socketBytes)
-	buf       []byte
+	// devKinds classifies the devices, as smaps writes them, that mappings
+	// may name (deviceKinds): mapped files of the memory areas count once,
+	// in the tmpfs's use, not again as a share; nil without areas.
+	devKinds map[string]mappingKind
+	pidNS    string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
+	ownNet   bool   // the sandbox has a network namespace of its own (socketBytes)
+	buf      []byte
 }
 
 // openTreeSampler opens the /proc and the memory areas of the sandbox whose
@@ -95,12 +95,7 @@ func openTreeSampler(initPid int, start uint64, limit int64) (*treeSampler, erro
 		return nil, fmt.Errorf("the sandbox's memory areas at %s cannot be measured (a writable root over them?): %v", at, err)
 	}
 	s.areas = fd
-	s.areasDevs = map[string]bool{smapsDev(dev): true}
-	// A file of a scratch directory maps with its overlay's device, though
-	// its pages are the areas' (the upper layer's).
-	for _, d := range scratchOverlays(string(mounts)) {
-		s.areasDevs[smapsDev(d)] = true
-	}
+	s.devKinds = deviceKinds(string(mounts), dev)
 	return s, nil
 }
 
@@ -347,8 +342,8 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 // exactBytes returns the memory the process name holds: the proportional
 // shares (smaps_rollup, which walks its page tables) of the memory it
 // maps, anonymous, shared and swapped, less the shares of the files of
-// the memory areas it maps (read from smaps), which their tmpfs's use
-// counts already, plus its page tables. It returns 0 for a process that
+// the memory areas it maps (read from smaps; mapShares), which their
+// tmpfs's use counts already, plus its page tables. It returns 0 for a process that
 // is its parent's memory again (see sharedMemory); seen records the
 // processes whose memory has been read, for their children.
 //
@@ -371,62 +366,32 @@ func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedM
 		}
 		b, err = s.readAll(name + "/smaps_rollup")
 	}
-	var n int64
+	var n, shmem int64
 	ok := false
 	if err == nil {
-		n, ok = sumFields(b, proportionalFields)
+		n, shmem, ok = rollupShares(b)
 	}
 	if ok {
 		seen[pid] = true
 	} else {
 		// No memory in the first thread's: another thread's.
-		n, _ = s.processBytes(name, "smaps_rollup", proportionalFields)
+		s.processFunc(name, "smaps_rollup", func(b []byte) (int64, bool) {
+			var ok bool
+			n, shmem, ok = rollupShares(b)
+			return n, ok
+		})
 	}
-	if len(s.areasDevs) > 0 {
-		inAreas, _ := s.processFunc(name, "smaps", s.areasShares)
-		n = max(0, n-inAreas)
+	if s.devKinds != nil {
+		var shares mapShares
+		s.processFunc(name, "smaps", func(b []byte) (int64, bool) {
+			var ok bool
+			shares, ok = s.mapShares(b)
+			return 0, ok
+		})
+		n = max(0, n-shares.inAreas(shmem))
 	}
 	own, _ := s.processBytes(name, "status", ownFields)
 	return n + own
-}
-
-// areasShares sums, in the text of an smaps file, the shares of the
-// memory areas' pages that the process maps: each mapping of a file there
-// counts its Pss less its anonymous pages (Anonymous, the private copies
-// of a MAP_PRIVATE mapping written to, which are not the tmpfs's pages and
-// stay when the file's pages are punched out). Anonymous is whole pages
-// where Pss is a share, so at most the file's share is taken away: never
-// too much. ok is false when the text lists no mapping.
-func (s *treeSampler) areasShares(b []byte) (int64, bool) {
-	var total, pss, anon int64
-	mapped, inAreas := false, false
-	flush := func() {
-		if inAreas {
-			total += max(0, pss-anon)
-		}
-		pss, anon = 0, 0
-	}
-	for line := range bytes.Lines(b) {
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		if isMappingHeader(line) {
-			flush()
-			// "start-end perms offset dev inode path"
-			fields := bytes.Fields(line)
-			mapped = true
-			inAreas = len(fields) >= 4 && s.areasDevs[string(fields[3])]
-			continue
-		}
-		if !inAreas {
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok {
-			pss = kbField(rest)
-		} else if rest, ok := bytes.CutPrefix(line, []byte("Anonymous:")); ok {
-			anon = kbField(rest)
-		}
-	}
-	flush()
-	return total, mapped
 }
 
 // kbField parses the value of an smaps field ("  1234 kB") in bytes; 0 if
@@ -467,7 +432,17 @@ var (
 	residentFields     = [][]byte{[]byte("RssAnon:"), []byte("RssShmem:"), []byte("VmPTE:"), []byte("VmSwap:")}
 	ownFields          = [][]byte{[]byte("VmPTE:")}
 	proportionalFields = [][]byte{[]byte("Pss_Anon:"), []byte("Pss_Shmem:"), []byte("SwapPss:")}
+	shmemFields        = [][]byte{[]byte("Pss_Shmem:")}
 )
+
+// rollupShares reads the text of an smaps_rollup: the proportional shares
+// the monitor sums (n) and, of them, the shared memory's (shmem); ok is
+// false when it has none.
+func rollupShares(b []byte) (n, shmem int64, ok bool) {
+	n, ok = sumFields(b, proportionalFields)
+	shmem, _ = sumFields(b, shmemFields)
+	return n, shmem, ok
+}
 
 // sumFields sums fields (values in kB) in the text of a /proc file; ok is
 // false when it has none of them (an exited thread's, a zombie's).

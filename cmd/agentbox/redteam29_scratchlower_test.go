@@ -70,6 +70,11 @@ print("alive" if ok else "a child died", flush=True)
 // subtract from the mapping's Pss only when its pages are shmem (smaps
 // per-mapping "Pss_Shmem" where available, or tell upper from lower by
 // the real inode), never Pss of file pages that were never in the sum.
+//
+// Fixed: of a scratch overlay's mappings, the exact count takes away only
+// as much as can be shared memory: the process's Pss_Shmem less the whole
+// Pss of every other mapping that may hold some (supervise's mapShares,
+// mapShares.inAreas); a lower file's page cache is no Pss_Shmem.
 func TestRedteam29MonitorScratchLowerFileHidesAnon(t *testing.T) {
 	m := rt6NewMonitored(t)
 	scratch := filepath.Join(m.dir, "scratch")

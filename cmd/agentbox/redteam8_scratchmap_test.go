@@ -37,7 +37,8 @@ print("alive", flush=True)
 //
 // Fixed: the monitor takes the devices of the overlays whose upper layer
 // lies in the memory areas (the init's mountinfo) as the areas' own
-// (treeSampler.areasDevs, scratchOverlays).
+// (scratchOverlays, deviceKinds); since red team 29, only as much of
+// their mappings as the process's Pss_Shmem can hold (mapShares).
 func TestRedteam8MonitorDoubleCountsMappedScratchFiles(t *testing.T) {
 	m := rt6NewMonitored(t)
 	scratch := filepath.Join(m.dir, "scratch")
