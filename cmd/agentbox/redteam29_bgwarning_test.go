@@ -1,0 +1,162 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
+)
+
+// rt29BackgroundLauncher is a session leader on the terminal (stdin) that
+// sets tostop, starts argv[1:] as a background job (a process group of its
+// own, not the terminal's foreground one, as a shell's `cmd &` does), writes
+// its pid to fd 3 and exits with its status.
+const rt29BackgroundLauncher = `
+import os, sys, termios
+a = termios.tcgetattr(0)
+a[3] |= termios.TOSTOP
+termios.tcsetattr(0, termios.TCSANOW, a)
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    os.execv(sys.argv[1], sys.argv[1:])
+try:
+    os.setpgid(pid, pid)
+except OSError:
+    pass
+os.write(3, (str(pid) + "\n").encode())
+os.close(3)
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st) & 255)
+`
+
+// TestRedteam29RunBackgroundWarningStops: `agentbox run` started in the
+// background of a terminal with `stty tostop` (a shell's `agentbox run ...
+// &`), with a manifest that sets max_duration 2s and max_tokens (a field
+// agentbox does not enforce yet, so supervise.Start warns "not enforced
+// yet: limits.max_tokens"). supervise.Start prints that warning (Notify, on
+// run's stderr, the terminal) after it launched the program and armed the
+// duration timer, but runAgent calls ignoreTerminalStops only after Start
+// returns: the warning's write makes the kernel send SIGTTOU to agentbox's
+// background process group, SIGTTOU's default action stops agentbox, and
+// the program, which leads a session of its own, runs on past max_duration,
+// supervised by no one, for as long as the job stays stopped. The same
+// holds for the memory-roots warning Start prints (memoryRootsCheck). The
+// control: the same background run without max_tokens (no warning inside
+// Start; the "Agent started" line is written after ignoreTerminalStops)
+// is killed at its limit (137) and leaves no process. The test looks 4s
+// after the start, 2s past the limit.
+//
+// Severity: medium (max_duration / memory limit unenforced; needs a
+// background run on a tostop terminal with a manifest that warns, not the
+// sandboxed program's own doing; README promises SIGTTOU is ignored while
+// the program runs).
+// Fix: ignore SIGTTIN/SIGTTOU from before supervise.Start (and Manager.Start
+// in exec) launches the program, e.g. around the launch with a way to put
+// them back for the approval prompt, or queue Start's notices until
+// ignoreTerminalStops has run.
+func TestRedteam29RunBackgroundWarningStops(t *testing.T) {
+	runEnv(t)
+	for _, tc := range []struct {
+		name     string
+		manifest string
+	}{
+		{"control_no_warning", "name: rt29-bg\nlimits: {max_duration: 2s}\n"},
+		{"warning_in_start", "name: rt29-bg\nlimits: {max_duration: 2s, max_tokens: 1000}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := writeManifest(t, tc.manifest)
+			b := make([]byte, 6)
+			_, _ = rand.Read(b)
+			mark := "rt29bg-" + hex.EncodeToString(b)
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			master, slave := ptytest.Open(t)
+			out := &syncbuf.Buffer{}
+			go func() { _, _ = io.Copy(out, master) }()
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			launcher := exec.Command("python3", "-c", rt29BackgroundLauncher, exe, "run", "--manifest", m, "--", "/usr/bin/perl", "-e", "sleep 60", mark)
+			launcher.Env = append(os.Environ(), cliEnv+"=1")
+			launcher.Stdin, launcher.Stdout, launcher.Stderr = slave, slave, slave
+			launcher.ExtraFiles = []*os.File{pw}
+			launcher.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := launcher.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			done := make(chan error, 1)
+			go func() { done <- launcher.Wait() }()
+			line, err := bufio.NewReader(pr).ReadString('\n')
+			pid, perr := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || perr != nil {
+				t.Fatalf("launcher: %q %v %v; terminal %q", line, err, perr, out.String())
+			}
+			t.Cleanup(func() {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				_ = launcher.Process.Kill()
+				for _, p := range marked(mark) {
+					if n, err := strconv.Atoi(p); err == nil {
+						_ = syscall.Kill(n, syscall.SIGKILL)
+					}
+				}
+			})
+			time.Sleep(4 * time.Second)
+			var running []string
+			for _, p := range marked(mark) {
+				if p == strconv.Itoa(pid) {
+					continue
+				}
+				if st := procState(p); st != "T" && st != "t" {
+					running = append(running, p+":"+st)
+				}
+			}
+			state := procState(strconv.Itoa(pid))
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+			if len(running) > 0 {
+				// Resumed in the background, agentbox retries the write and
+				// is stopped again: it stays so until brought to the front.
+				time.Sleep(time.Second)
+				t.Fatalf("background run, 2s past max_duration: agentbox in state %q (%q 1s after SIGCONT), the tree runs on unsupervised: %v; terminal %q",
+					state, procState(strconv.Itoa(pid)), running, out.String())
+			}
+			var code int
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("background run still running 30s after SIGCONT; terminal %q", out.String())
+			}
+			if code != exitKilled {
+				t.Errorf("exit %d, want 137; terminal %q", code, out.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+			if left := marked(mark); len(left) > 0 {
+				t.Errorf("after agentbox exited %d: tree left %v", code, left)
+			}
+		})
+	}
+}
