@@ -12,7 +12,7 @@ import (
 )
 
 // TestRedteam29ExecJSONTerminalStop: `agentbox exec --json --timeout 2s`
-// gets SIGTTOU (or SIGTTIN) 1s into its command. README ("^Z does not stop
+// gets SIGTTOU (or SIGTTIN) 0.5s after its command started. README ("^Z does not stop
 // agentbox run or exec while the program runs ... SIGTTIN and SIGTTOU are
 // ignored") and the fix of TestRedteam28StoppedSupervisor promise that no
 // job-control signal freezes the supervisor while the tree runs; but only
@@ -56,22 +56,33 @@ func TestRedteam29ExecJSONTerminalStop(t *testing.T) {
 				args = append(args, "--json")
 			}
 			p := startCLI(t, append(args, "--", "/usr/bin/perl", "-e", "sleep 60", mark)...)
-			time.Sleep(1 * time.Second)
+			// Signal once the command runs (a start slowed by a loaded
+			// machine would otherwise stop agentbox before it, harmless).
+			self := strconv.Itoa(p.cmd.Process.Pid)
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if tree := marked(mark); len(tree) > 1 || len(tree) == 1 && tree[0] != self {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the command never ran; stderr %q", p.stderr.String())
+				}
+			}
+			time.Sleep(500 * time.Millisecond)
 			_ = p.cmd.Process.Signal(tc.sig)
 			time.Sleep(5 * time.Second)
 			var running []string
 			for _, pid := range marked(mark) {
-				if pid == strconv.Itoa(p.cmd.Process.Pid) {
+				if pid == self {
 					continue // agentbox itself (its argv holds the mark)
 				}
 				if st := procState(pid); st != "T" && st != "t" {
 					running = append(running, pid+":"+st)
 				}
 			}
-			agentboxState := procState(strconv.Itoa(p.cmd.Process.Pid))
+			agentboxState := procState(self)
 			_ = p.cmd.Process.Signal(syscall.SIGCONT)
 			if len(running) > 0 {
-				t.Errorf("%v to exec (json %v) 1s into --timeout 2s: 6s in, agentbox is in state %q and the tree runs on unsupervised: %v",
+				t.Errorf("%v to exec (json %v) 0.5s into its run (--timeout 2s): 5s later, agentbox is in state %q and the tree runs on unsupervised: %v",
 					tc.sig, tc.json, agentboxState, running)
 			}
 			code := p.wait(t, 30*time.Second)
