@@ -80,7 +80,11 @@ func runDoctor(ctx context.Context) doctorReport {
 	if err == nil {
 		defer m.Close()
 		var res *agentbox.ExecResult
+		// As run and exec: no job-control stop while the command may run;
+		// the report is printed with the terminal's job control as usual.
+		ignoreTerminalStops()
 		res, err = m.ExecArgs(ctx, "/bin/sh", []string{"-c", "exit 0"})
+		defaultTerminalStops()
 		if err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("test command exited %d: %s", res.ExitCode, res.Stderr)
 		}

@@ -377,6 +377,8 @@ func programFlagError(c *cobra.Command, err error) error {
 func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []string, opts []agentbox.Option) error {
 	ctx := cmd.Context()
 	defer holdStops(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: "+s) })()
+	// Before the start: Exec returns only once the command has ended.
+	ignoreTerminalStops()
 	var res *agentbox.ExecResult
 	var err error
 	if shell != "" {
@@ -471,12 +473,12 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		return interrupted(err)
 	}
 	defer holdStops(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: "+s) })()
+	ignoreTerminalStops()
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
 		signal.Stop(sigs)
 		return execFailure(err)
 	}
-	ignoreTerminalStops()
 	defer relaySignals(sigs, p)()
 	printDegraded(cmd.ErrOrStderr(), p.Degraded())
 	if tty != nil {
@@ -581,9 +583,13 @@ func execFailure(err error) error {
 // askOnTerminal asks the person at the terminal about escalated commands.
 func askOnTerminal(tty *os.File) agentbox.ApprovalCallback {
 	return func(_ context.Context, r agentbox.ApprovalRequest) (agentbox.ApprovalDecision, error) {
-		fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
 		var answer string
-		if _, err := fmt.Fscanln(tty, &answer); err != nil {
+		var err error
+		withTerminalStops(func() {
+			fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
+			_, err = fmt.Fscanln(tty, &answer)
+		})
+		if err != nil {
 			return agentbox.ApprovalDeny, nil
 		}
 		if answer == "y" || answer == "Y" || answer == "yes" {

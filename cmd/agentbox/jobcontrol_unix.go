@@ -63,7 +63,21 @@ func holdStops(notice func(string)) (release func()) {
 }
 
 // ignoreTerminalStops ignores SIGTTIN and SIGTTOU from now until agentbox
-// exits; once the program runs: before, agentbox's own prompts (approval
-// of an escalated command) are stopped in the background as they should,
-// nothing running meanwhile.
+// exits. Every path that starts a program calls it before the start: the
+// start may print (supervise's warnings, the ^Z notice) once the program
+// runs, and a write in the background of a `tostop` terminal would stop
+// agentbox there, the program running on unsupervised.
 func ignoreTerminalStops() { signal.Ignore(jobTerminal...) }
+
+// withTerminalStops runs fn, a read of the user's terminal by agentbox
+// itself (the approval prompt, asked before the launch it gates: nothing
+// of the command runs yet), with SIGTTIN and SIGTTOU at their default, so
+// that in the background it stops until brought to the foreground, as a
+// prompt should, rather than failing and refusing; then ignores them
+// again. Where the default cannot be restored, fn runs with them ignored:
+// a background read then fails (EIO) and the prompt refuses.
+func withTerminalStops(fn func()) {
+	defaultTerminalStops()
+	defer ignoreTerminalStops()
+	fn()
+}

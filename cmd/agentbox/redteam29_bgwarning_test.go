@@ -68,6 +68,9 @@ sys.exit(os.waitstatus_to_exitcode(st) & 255)
 // in exec) launches the program, e.g. around the launch with a way to put
 // them back for the approval prompt, or queue Start's notices until
 // ignoreTerminalStops has run.
+// Fixed: runAgent calls ignoreTerminalStops before supervise.Start (after
+// the vault prompt); the approval prompt gets SIGTTIN/SIGTTOU back for its
+// own read (withTerminalStops), before the launch it gates.
 func TestRedteam29RunBackgroundWarningStops(t *testing.T) {
 	runEnv(t)
 	for _, tc := range []struct {

@@ -35,6 +35,8 @@ import (
 // soon as the command may run: Manager.Exec gives no hook after the start,
 // so before it; exec --json reads no terminal of its own then but the
 // approval prompt's /dev/tty).
+// Fixed: execJSON (and execStream, doctor) call ignoreTerminalStops before
+// the start; the approval prompt gets them back (withTerminalStops).
 func TestRedteam29ExecJSONTerminalStop(t *testing.T) {
 	runEnv(t)
 	for _, tc := range []struct {

@@ -141,12 +141,14 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		return interrupted(err)
 	}
 	defer holdStops(func(s string) { p.printf("⚠️  %s", s) })()
+	// Before the start, the vault's prompt done: Start prints warnings
+	// once the agent runs.
+	ignoreTerminalStops()
 	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
 		signal.Stop(sigs)
 		return runFailure(err)
 	}
-	ignoreTerminalStops()
 	p.printf("🚀 Agent %s started (id %s): runtime native · memory %s via %s%s%s",
 		m.Name, ag.ID(), mibString(ag.MemoryLimit()), ag.MemoryMechanism(), durationPart(m), auditPart(ag.AuditLog()))
 

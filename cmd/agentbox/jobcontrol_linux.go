@@ -1,0 +1,24 @@
+package main
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// defaultTerminalStops sets SIGTTIN and SIGTTOU back to SIG_DFL. The Go
+// runtime cannot: signal.Reset leaves a signal it was told to ignore
+// ignored. A zeroed kernel sigaction is SIG_DFL with no flags and an empty
+// mask whatever the architecture's layout; the mask's size is 8 bytes but
+// on MIPS (16), hence the retry.
+func defaultTerminalStops() {
+	var act [8]uint64
+	for _, s := range []unix.Signal{unix.SIGTTIN, unix.SIGTTOU} {
+		for _, maskSize := range []uintptr{8, 16} {
+			_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(s), uintptr(unsafe.Pointer(&act)), 0, maskSize, 0, 0)
+			if errno != unix.EINVAL {
+				break
+			}
+		}
+	}
+}
