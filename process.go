@@ -267,28 +267,28 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 	if w == nil {
 		return nil, nil
 	}
-	var relay *relay
+	var rl *relay
 	if f, ok := w.(*os.File); ok {
 		kind, err := streamOf(f)
 		if err != nil {
 			return nil, configErr("a standard stream", "%v", err)
 		}
-		if relay, err = relayed(f, kind); err != nil {
+		if rl, err = relayed(f, kind); err != nil {
 			return nil, err
 		}
-		if relay == nil {
+		if rl == nil {
 			pr.shared.add(f)
 			return f, nil
 		}
-		w = relay
-		pr.relays = append(pr.relays, relay)
+		w = rl
+		pr.relays = append(pr.relays, rl)
 		if pr.stdin.sharesWith(f) {
-			w = &offsetWriter{f: relay.f, s: pr.stdin}
+			w = &offsetWriter{f: rl.f, s: pr.stdin}
 		}
 	}
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		relay.close()
+		rl.close()
 		return nil, err
 	}
 	openByName(wr)
@@ -298,7 +298,7 @@ func (pr *Process) output(w io.Writer, childEnds *[]*os.File) (*os.File, error) 
 		defer pr.copies.Done()
 		_, _ = io.Copy(w, rd)
 		rd.Close()
-		relay.close()
+		rl.close()
 	}()
 	return wr, nil
 }
