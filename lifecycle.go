@@ -85,16 +85,7 @@ func (m *Manager) Close() error {
 // call still starting after d (a runtime stuck) ends its own sandbox: track
 // refuses it.
 func (m *Manager) awaitCalls(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		m.calls.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
+	if !waitAtMost(&m.calls, d) {
 		m.log().Warn("Close stopped waiting for calls still starting a sandbox; they end it themselves", "waited", d)
 	}
 }
