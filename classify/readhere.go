@@ -48,12 +48,10 @@ func (a *analyzer) readHereVars(u *unit) (map[string]varVal, bool) {
 }
 
 // possibleVals returns vals with each known value made a run-time value
-// that may be it (see varVal.dflt).
+// that may be it (varVal.possible).
 func possibleVals(vals map[string]varVal) map[string]varVal {
 	for n, v := range vals {
-		if v.known {
-			vals[n] = varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
-		}
+		vals[n] = v.possible()
 	}
 	return vals
 }

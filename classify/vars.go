@@ -128,16 +128,19 @@ func (a *analyzer) clobberVarsKeep() {
 	old := maps.Clone(a.vars)
 	a.clobberVars()
 	for n, v := range old {
-		switch _, sym := symbolicSamples[n]; {
-		case sym || n == "CDPATH":
-		case v.known && v.arr != nil:
-			a.vars[n] = varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
-		case v.known:
-			a.vars[n] = varVal{dflt: v.val, hasDflt: true}
-		case v.hasDflt:
-			a.vars[n] = v
+		if _, sym := symbolicSamples[n]; !sym && n != "CDPATH" && (v.known || v.hasDflt) {
+			a.vars[n] = v.possible()
 		}
 	}
+}
+
+// possible returns v, a value the line gave, as a run-time value that may
+// be it (see varVal.dflt); a run-time value stays as it is.
+func (v varVal) possible() varVal {
+	if !v.known {
+		return v
+	}
+	return varVal{dflt: v.val, hasDflt: true, dfltArr: v.arr}
 }
 
 // refName follows namerefs from name to the variable an assignment to it
