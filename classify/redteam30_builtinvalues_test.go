@@ -1,0 +1,79 @@
+package classify
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRedteam30GetoptsOptarg: getopts stores an option's argument in
+// OPTARG, and the classifier takes OPTARG as a value known only at run
+// time, whatever the arguments on the line are. With the argument a
+// literal on the same line (getopts a: o -a 'x[$(rm -rf /)]', or set --
+// before a bare getopts), arithmetic on OPTARG ($((OPTARG)), ${a[OPTARG]},
+// [[ OPTARG -eq 0 ]], let, declare -i) evaluates x[$(rm -rf /)] and bash
+// runs the substitution, yet each line is "allow"
+// (common-safe-commands). The value is a literal on the line, not a
+// file's or program's output, so the README's run-time limit does not
+// cover it (same class as TestRedteam29PrintfFormats). Severity: high (an
+// allowed line runs rm -rf /; the sandbox still applies). Fix: model
+// getopts as a builtin write (setsSecond's name gets the option letter,
+// OPTARG each option-argument the optstring allows, taken from the
+// literal words or the positional parameters the line set) as a possible
+// value, or escalate arithmetic on OPTARG when getopts ran on literal
+// words holding $ or a backquote.
+func TestRedteam30GetoptsOptarg(t *testing.T) {
+	rt28Judge(t, []string{
+		`getopts a: o -a 'x[$(CMD)]'; echo $((OPTARG))`,
+		`set -- -a 'x[$(CMD)]'; getopts a: o; echo $((OPTARG))`,
+		`getopts a: o -a 'x[$(CMD)]'; a=(1); echo ${a[OPTARG]}`,
+		`getopts a: o -a 'x[$(CMD)]'; [[ OPTARG -eq 0 ]]`,
+		`getopts a: o -a 'x[$(CMD)]'; let OPTARG`,
+		`getopts a: o -a 'x[$(CMD)]'; declare -i j=OPTARG`,
+	})
+}
+
+// TestRedteam30PrintfPrecision: for a printf -v format other than plain
+// %s, printfValue keeps printfStream's output "with every flag, width and
+// precision ignored" as the possible value. Ignoring a precision is not a
+// superset of what bash stores: printf -v i '%.1s' 'x_' '[_' '$_' '(_' …
+// stores x[$(rm -rf /)] (one character of each argument), while the
+// classifier's possible value is x_[_$_(_r_m_…, which holds no
+// substitution, so $((i)) is "allow" and bash runs rm -rf /. Every value
+// is a literal on the line. Severity: high (an allowed line runs any
+// command; the sandbox still applies). Fix: printfStream must apply
+// precisions (%.Ns keeps N bytes, %.*s takes its count from the
+// arguments) when computing the possible value, or printf -v with any
+// precision must make the variable's arithmetic use escalate.
+func TestRedteam30PrintfPrecision(t *testing.T) {
+	mk := func(cmd string) string {
+		var b strings.Builder
+		b.WriteString(`printf -v i '%.1s'`)
+		for _, ch := range "x[$(" + cmd + ")]" {
+			b.WriteString(" '" + string(ch) + "_'")
+		}
+		b.WriteString("; echo $((i))")
+		return b.String()
+	}
+	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	control := `printf -v i '%.1s' 3_ 4_; echo $((i+1))`
+	if got := c.Classify(control); got.Decision != Allow {
+		t.Errorf("benign control %q: %s (%s), want allow", control, got.Decision, got.Rule)
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		mark := filepath.Join(t.TempDir(), "ran")
+		_ = exec.Command(bash, "-c", mk("touch "+mark)).Run()
+		if _, err := os.Stat(mark); err != nil {
+			t.Errorf("bash did not run the substitution (test premise)")
+		}
+	}
+	line := mk("rm -rf /")
+	if got := c.Classify(line); got.Decision != Forbidden {
+		t.Errorf("%q: %s (rule %q), want forbidden", line, got.Decision, got.Rule)
+	}
+}
