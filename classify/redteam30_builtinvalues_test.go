@@ -77,3 +77,25 @@ func TestRedteam30PrintfPrecision(t *testing.T) {
 		t.Errorf("%q: %s (rule %q), want forbidden", line, got.Decision, got.Rule)
 	}
 }
+
+// TestRedteam30PrintfFoldPrecision: $(printf …) folding (printfStream)
+// ignores precisions too, and unlike printf -v it treats the folded text
+// as the exact output. printf '%.0s%s' 'echo ' 'rm -rf /' prints rm -rf /
+// (%.0s prints nothing of its argument), but the classifier folds it to
+// "echo rm -rf /": $(printf '%.0s%s' 'echo ' 'rm -rf /') as a command,
+// and the same through a variable, are "allow" (common-safe-commands),
+// and eval/bash -c of it are only "sandboxed"; bash runs rm -rf / in
+// each (marker checked by rt28Judge). Every word is a literal on the
+// line. Severity: high (an allowed line runs rm -rf /; the sandbox still
+// applies). Fix: printfStream must apply precisions (%.Ns keeps N bytes,
+// %.*s takes its count from the arguments, %.0s prints nothing), or
+// refuse to fold (run-time part: eval-exec) any format it does not
+// compute exactly.
+func TestRedteam30PrintfFoldPrecision(t *testing.T) {
+	rt28Judge(t, []string{
+		`$(printf '%.0s%s' 'echo ' 'CMD')`,
+		`x=$(printf '%.0s%s' 'echo ' 'CMD'); $x`,
+		`eval "$(printf '%.0s%s' 'echo ' 'CMD')"`,
+		`bash -c "$(printf '%.0s%s' 'echo ' 'CMD')"`,
+	})
+}
