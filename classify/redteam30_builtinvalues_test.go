@@ -99,3 +99,25 @@ func TestRedteam30PrintfFoldPrecision(t *testing.T) {
 		`bash -c "$(printf '%.0s%s' 'echo ' 'CMD')"`,
 	})
 }
+
+// TestRedteam30ImplicitVarsLiteral: BASH_REMATCH (set by [[ =~ ]]) and
+// $_ (the last word of the previous command) are always taken as run-time
+// values (implicitvars.go), even when the text they get is a literal on
+// the same line: [[ 'x[$(rm -rf /)]' =~ .* ]]; echo $((BASH_REMATCH)) and
+// : 'x[$(rm -rf /)]'; echo $((_)) are "allow", and bash evaluates the
+// subscript and runs rm -rf /. The README's "values known only at run
+// time" limit names file and program output (x=$(cat f)), not a literal
+// the line itself hands to a builtin; this is the getopts gap's twin.
+// Severity: medium (the limit's wording could be read to cover it; the
+// consequence is the same as the high findings). Fix: arithmetic on
+// BASH_REMATCH/$_ must follow the literal texts the line could have put
+// there (the =~ left operand, the previous command's last word) as
+// possible values, or escalate when such text holds $ or a backquote.
+func TestRedteam30ImplicitVarsLiteral(t *testing.T) {
+	rt28Judge(t, []string{
+		`[[ 'x[$(CMD)]' =~ .* ]]; echo $((BASH_REMATCH))`,
+		`[[ 'x[$(CMD)]' =~ (.*) ]]; echo $((BASH_REMATCH[1]))`,
+		`: 'x[$(CMD)]'; echo $((_))`,
+		`: 'x[$(CMD)]'; [[ _ -eq 1 ]]`,
+	})
+}
