@@ -121,3 +121,22 @@ func TestRedteam30ImplicitVarsLiteral(t *testing.T) {
 		`: 'x[$(CMD)]'; [[ _ -eq 1 ]]`,
 	})
 }
+
+// TestRedteam30NamerefDropped: once a nameref's attribute is removed
+// (declare +n r, typeset +n r, unset -n r), r is a plain variable: a
+// later r='x[$(rm -rf /)]' sets r itself. Word expansion models this
+// ("$r" is r's own value: rm -rf "$r" stays forbidden), but arithmetic
+// still follows r as a nameref to its old target: i=1; declare -n r=i;
+// declare +n r; r='x[$(rm -rf /)]'; i=2; echo $((r)) is "allow", and bash
+// evaluates r's own text and runs rm -rf /. Every value is a literal on
+// the line. Severity: high (an allowed line runs rm -rf /; the sandbox
+// still applies). Fix: arithVar (and [[ -eq ]], subscripts, let) must
+// resolve namerefs with the same state word expansion uses, dropping the
+// link on +n / unset -n, or follow both the old target and r's own value.
+func TestRedteam30NamerefDropped(t *testing.T) {
+	rt28Judge(t, []string{
+		`i=1; declare -n r=i; declare +n r; r='x[$(CMD)]'; i=2; echo $((r))`,
+		`i=1; declare -n r=i; typeset +n r; r='x[$(CMD)]'; i=2; echo $((r))`,
+		`i=1; declare -n r=i; unset -n r; r='x[$(CMD)]'; i=2; echo $((r))`,
+	})
+}
