@@ -140,3 +140,39 @@ func TestRedteam30NamerefDropped(t *testing.T) {
 		`i=1; declare -n r=i; unset -n r; r='x[$(CMD)]'; i=2; echo $((r))`,
 	})
 }
+
+// TestRedteam30PrintfBOctal: printf's %b takes octal as \0NNN (up to
+// three digits after the 0: '\0057' is /, '\0044' is $), while the
+// classifier decodes %b's argument with ansiC ($'…' rules: \NNN, so
+// '\0057' becomes \005 then 7). printf -v i %b 'x[\0044(rm -rf /)]';
+// echo $((i)) is "allow" and bash runs rm -rf /; rm -rf "$(printf %b
+// '\0057')" (bash: rm -rf /) is only "sandboxed", as is it through a
+// variable. Every value is a literal on the line. Severity: high (an
+// allowed line runs rm -rf /). Fix: decode %b arguments with printf's
+// own escape rules (\0NNN, \c ends the output, \NNN without a leading 0
+// also accepted), not ansiC's, in printfStream and printfValue.
+func TestRedteam30PrintfBOctal(t *testing.T) {
+	rt28Judge(t, []string{
+		`printf -v i %b 'x[\0044(CMD)]'; echo $((i))`,
+		`i=$(printf %b 'x[\0044(CMD)]'); echo $((i))`,
+	})
+	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		dir := t.TempDir()
+		_ = exec.Command(bash, "-c", `touch "$(printf %b '\0057')`+dir[1:]+`/ran"`).Run()
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err != nil {
+			t.Errorf("bash did not decode \\0057 as / (test premise)")
+		}
+	}
+	for _, line := range []string{
+		`rm -rf "$(printf %b '\0057')"`,
+		`x=$(printf %b '\0057'); rm -rf "$x"`,
+	} {
+		if got := c.Classify(line); got.Decision != Forbidden {
+			t.Errorf("%q: %s (rule %q), want forbidden", line, got.Decision, got.Rule)
+		}
+	}
+}
