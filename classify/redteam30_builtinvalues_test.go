@@ -176,3 +176,28 @@ func TestRedteam30PrintfBOctal(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam30JoinedArith: after a branch or a loop, joinVar keeps the
+// text of a value that may differ between paths only when it is not a
+// "relative word"; x[$(rm -rf /)] is one (no leading / or ~), so
+// [ -d / ] && i='x[$(rm -rf /)]'; echo $((i)) and the same assignment in
+// a for/while/for((;;)) body leave i a bare run-time value (item: true)
+// with no possible text, and arithmetic on it is "allow"; bash runs
+// rm -rf /. The text is a literal on the line. The README does say that
+// a value differing between paths is a run-time value and that
+// arithmetic on run-time values is not judged, so this may be argued to
+// be a documented limit, but the same README (and the round-29 fixes)
+// has arithmetic follow possible values (printf -v, piped read, element
+// writes), and a relative word here is dropped rather than kept as one.
+// Severity: medium. Fix: joinVar must keep a relative word's text as a
+// possible value too (dflt, or a list of candidate texts) for arithmetic,
+// or arithmetic on a joined value whose candidates hold $ or a backquote
+// must escalate.
+func TestRedteam30JoinedArith(t *testing.T) {
+	rt28Judge(t, []string{
+		`[ -d / ] && i='x[$(CMD)]'; echo $((i))`,
+		`for k in 1; do i='x[$(CMD)]'; done; echo $((i))`,
+		`for ((k=0; k<1; k++)); do i='x[$(CMD)]'; done; a=(1); echo ${a[i]}`,
+		`k=0; while [ $k -lt 1 ]; do i='x[$(CMD)]'; k=1; done; echo $((i))`,
+	})
+}
