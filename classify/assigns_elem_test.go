@@ -26,8 +26,9 @@ func TestBuiltinElems(t *testing.T) {
 		{`a=(x y); read 'a[ 0]' <<< z; rm "${a[0]}"`, "rm z"},
 		{`a=(x y); declare 'a[0]=z'; rm "${a[0]}"`, "rm z"},
 		{`declare -n r=a; a=(x y); read 'r[1]' <<< z; rm "${a[1]}"`, "rm z"},
+		{`a=(x y); printf -v 'a[1]' %d 1; rm "${a[1]}"`, "rm 1"},
 		// the element, or its key, only known at run time
-		{`a=(x y); printf -v 'a[1]' %d 1; rm "${a[0]}"`, "rm ${a[0]}"},
+		{`a=(x y); printf -v 'a[1]' %x 31; rm "${a[0]}"`, "rm ${a[0]}"},
 		{`a=(x y); read 'a[1]'; rm "${a[1]}"`, "rm ${a[1]}"},
 		{`a=(x y); read 'a[i]' <<< z; rm "${a[1]}"`, "rm ${a[1]}"},
 		{`a=(x y); mapfile 'a[1]' <<< z; rm "${a[1]}"`, "rm ${a[1]}"},

@@ -58,8 +58,8 @@ func TestOptionNames(t *testing.T) {
 }
 
 // TestPrintfValue: the value printf -v stores: exact where the line
-// knows it, else a run-time value whose possible value is printf's output
-// with flags, widths and precisions ignored.
+// knows it and printfFormat computes it, else a run-time value whose
+// possible value is printfFormat's approximation.
 func TestPrintfValue(t *testing.T) {
 	for _, tc := range []struct {
 		args, name, want string
@@ -68,10 +68,10 @@ func TestPrintfValue(t *testing.T) {
 		{"-v x a", "x", "a", true, true}, {"-v x %s b", "x", "b", true, true}, {"-v x %s%s a b c", "x", "abc", true, true},
 		{"-v x <%s> a b", "x", "<a><b>", true, true}, {"-v x %s", "x", "", true, true}, {"-v x plain extra", "x", "plain", true, true},
 		{"-vx -- %s a", "x", "a", true, true}, {"-v x -v y a", "y", "a", true, true},
-		{"-v x %d 1", "x", "1", false, true}, {"-v x a\\n", "x", "a\n", false, true}, {"-v x %%s a", "x", "%s", false, true},
-		{"-v x %5s a", "x", "a", false, true}, {"-v x %-s a", "x", "a", false, true}, {"-v x %.9s a", "x", "a", false, true},
-		{"-v x %b a\\x62", "x", "ab", false, true}, {"-v x \\170[1]", "x", "x[1]", false, true},
-		{"-v x %05d 3", "x", "3", false, true}, {"-v x %*s 1 a", "x", "1sas", false, true},
+		{"-v x %d 1", "x", "1", true, true}, {"-v x a\\n", "x", "a\n", true, true}, {"-v x %%s a", "x", "%s", true, true},
+		{"-v x %5s a", "x", "    a", true, true}, {"-v x %-s a", "x", "a", true, true}, {"-v x %.9s a", "x", "a", true, true},
+		{"-v x %b a\\x62", "x", "ab", true, true}, {"-v x \\170[1]", "x", "x[1]", true, true},
+		{"-v x %05d 3", "x", "00003", true, true}, {"-v x %*s 1 a", "x", "a", true, true}, {"-v x %.1s%x x_ 1", "x", "x1", false, true}, {"-v x %d 010", "x", "010", false, true},
 		{"%s a", "", "", false, false}, {"-x -v y a", "", "", false, false}, {"-v x", "", "", false, false}, {"-v x --", "", "", false, false},
 	} {
 		u := &unit{name: "printf"}

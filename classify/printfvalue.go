@@ -30,14 +30,12 @@ func printfArgs(args []field) (name field, ops []field, ok bool) {
 }
 
 // printfValue returns the variable printf -v NAME FORMAT [ARG…] sets and
-// the value it stores. The value is exact when FORMAT is plain text (no
-// escape) whose only conversions are %s and every ARG is known: FORMAT is
-// reused until the arguments are used up. Any other form (%b, %5s, %-s,
-// %*s, %d, '\170', '%s\n') stores a value only known at run time whose
-// possible value is printf's output with every flag, width and precision
-// ignored (printfStream): each ARG and the format's escaped characters
-// are in it, so arithmetic on the variable still judges a substitution a
-// literal carries (printf -v i '%5s' 'x[$(…)]'; $((i)) runs it).
+// the value it stores: exact when every word is known and printfFormat
+// computes the output byte for byte (widths, precisions, %b's own escape
+// rules, \c). Otherwise the value is only known at run time; its possible
+// value is printfFormat's approximation with each run-time word empty,
+// so arithmetic on the variable still judges a substitution a literal
+// carries (printf -v i '%5d' 'x[$(…)]'; $((i)) runs it).
 func printfValue(u *unit) (field, varVal, bool) {
 	if u.name != "printf" {
 		return field{}, varVal{}, false
@@ -46,52 +44,25 @@ func printfValue(u *unit) (field, varVal, bool) {
 	if !ok {
 		return field{}, varVal{}, false
 	}
-	if s, exact := printfPlain(ops); exact {
-		return name, varVal{val: s, known: true}, true
-	}
-	lit := make([]field, len(ops))
+	lit := make([]string, len(ops))
+	known := true
 	for i, f := range ops {
-		if !f.dyn {
-			lit[i].val = f.val // a run-time part is no possible code of the line's
+		if f.dyn {
+			known = false // a run-time part is no possible code of the line's
+		} else {
+			lit[i] = f.val
 		}
 	}
-	out := printfStream(&unit{name: "printf", args: append([]field{{val: "--"}}, lit...)})
-	text := out.text
+	text, exact := printfFormat(lit[0], lit[1:])
+	if known && exact {
+		return name, varVal{val: text, known: true}, true
+	}
 	if len(ops) > 64 {
-		// printfStream reuses FORMAT at most 64 times: keep every ARG
-		for _, f := range lit[1:] {
-			text += " " + f.val
-		}
+		// printfFormat reuses FORMAT at most 64 times: keep every ARG
+		text += " " + strings.Join(lit[1:], " ")
 	}
 	if text == "" {
 		return name, varVal{}, true
 	}
 	return name, varVal{dflt: text, hasDflt: true}, true
-}
-
-// printfPlain returns printf's output for a FORMAT of plain text whose
-// only conversions are %s, with known ARGs; ok is false for anything else.
-func printfPlain(ops []field) (string, bool) {
-	f, rest := ops[0], ops[1:]
-	for _, g := range ops {
-		if g.dyn {
-			return "", false
-		}
-	}
-	parts := strings.Split(f.val, "%s")
-	if strings.ContainsAny(strings.Join(parts, ""), `%\`) {
-		return "", false
-	}
-	var b strings.Builder
-	for first := true; first || len(rest) > 0 && len(parts) > 1; first = false {
-		b.WriteString(parts[0])
-		for _, p := range parts[1:] {
-			if len(rest) > 0 {
-				b.WriteString(rest[0].val)
-				rest = rest[1:]
-			}
-			b.WriteString(p)
-		}
-	}
-	return b.String(), true
 }

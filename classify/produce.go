@@ -192,7 +192,9 @@ func echoStream(u *unit) stream {
 	return out
 }
 
-// printfStream computes the output of printf for %s, %b, %c and %% formats.
+// printfStream computes the output of printf (printfFormat). Output it
+// does not compute exactly is not folded: text keeps the approximation
+// as the known parts, and the stream is a run-time one.
 func printfStream(u *unit) stream {
 	ops := u.args
 	if len(ops) > 1 && ops[0].val == "-v" {
@@ -205,60 +207,18 @@ func printfStream(u *unit) stream {
 		return stream{}
 	}
 	var out stream
-	for _, f := range ops {
+	vals := make([]string, len(ops))
+	dyn := false
+	for i, f := range ops {
 		out.traits |= f.src.traits
+		vals[i], dyn = f.val, dyn || f.dyn
 	}
-	format := ops[0].val
-	args := ops[1:]
-	var sb strings.Builder
-	for pass := 0; pass == 0 || len(args) > 0 && pass < 64; pass++ {
-		consumed := false
-		for i := 0; i < len(format); i++ {
-			c := format[i]
-			if c == '\\' {
-				j := i + 1
-				for j < len(format) && j < i+4 && format[j] != '\\' && format[j] != '%' {
-					j++
-				}
-				sb.WriteString(ansiC(format[i:j]))
-				i = j - 1
-				continue
-			}
-			if c != '%' || i+1 >= len(format) {
-				sb.WriteByte(c)
-				continue
-			}
-			i++
-			for i < len(format) && strings.IndexByte("-+ #0123456789.", format[i]) >= 0 {
-				i++
-			}
-			if i >= len(format) {
-				break
-			}
-			arg := ""
-			if format[i] != '%' && len(args) > 0 {
-				arg, args = args[0].val, args[1:]
-				consumed = true
-			}
-			switch format[i] {
-			case '%':
-				sb.WriteByte('%')
-			case 's':
-				sb.WriteString(arg)
-			case 'b':
-				sb.WriteString(ansiC(arg))
-			case 'c':
-				if arg != "" {
-					sb.WriteByte(arg[0])
-				}
-			default:
-				sb.WriteString(arg)
-			}
-		}
-		if !consumed {
-			break
-		}
+	// A run-time word's val is its source text ($x): printf's cuts and
+	// pads of it, and the ARGs it may split into, are no exact output.
+	text, exact := printfFormat(vals[0], vals[1:])
+	out.text, out.textKnown = text, exact && !dyn
+	if !out.textKnown {
+		out.traits |= trUnknown
 	}
-	out.text, out.textKnown = sb.String(), true
 	return out
 }

@@ -47,6 +47,8 @@ func TestRedteam30GetoptsOptarg(t *testing.T) {
 // precisions (%.Ns keeps N bytes, %.*s takes its count from the
 // arguments) when computing the possible value, or printf -v with any
 // precision must make the variable's arithmetic use escalate.
+// Fixed: printfFormat (printfformat.go) applies widths and precisions
+// exactly, so printf -v stores the exact x[$(rm -rf /)] and $((i)) judges it.
 func TestRedteam30PrintfPrecision(t *testing.T) {
 	mk := func(cmd string) string {
 		var b strings.Builder
@@ -91,6 +93,9 @@ func TestRedteam30PrintfPrecision(t *testing.T) {
 // %.*s takes its count from the arguments, %.0s prints nothing), or
 // refuse to fold (run-time part: eval-exec) any format it does not
 // compute exactly.
+// Fixed: printfStream folds through printfFormat, which applies
+// precisions exactly and leaves any output it does not model unfolded
+// (a run-time stream, trUnknown), so the fold is rm -rf /.
 func TestRedteam30PrintfFoldPrecision(t *testing.T) {
 	rt28Judge(t, []string{
 		`$(printf '%.0s%s' 'echo ' 'CMD')`,
@@ -151,6 +156,8 @@ func TestRedteam30NamerefDropped(t *testing.T) {
 // allowed line runs rm -rf /). Fix: decode %b arguments with printf's
 // own escape rules (\0NNN, \c ends the output, \NNN without a leading 0
 // also accepted), not ansiC's, in printfStream and printfValue.
+// Fixed: printfFormat decodes %b with bash's bexpand/tescape rules
+// (\0NNN, \c stops all output, \' kept) and FORMAT with its own.
 func TestRedteam30PrintfBOctal(t *testing.T) {
 	rt28Judge(t, []string{
 		`printf -v i %b 'x[\0044(CMD)]'; echo $((i))`,
