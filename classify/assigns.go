@@ -50,6 +50,11 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		return
 	case "unset":
 		a.unsetNames(u.args)
+		if unsetsNameref(u.args) {
+			for _, f := range u.args {
+				a.dropRef(f.val, false) // unset -n r: r itself, not its target
+			}
+		}
 		for _, f := range u.args {
 			if strings.IndexByte(f.val, '[') > 0 {
 				a.unsetElem(f)

@@ -138,6 +138,8 @@ func TestRedteam30ImplicitVarsLiteral(t *testing.T) {
 // still applies). Fix: arithVar (and [[ -eq ]], subscripts, let) must
 // resolve namerefs with the same state word expansion uses, dropping the
 // link on +n / unset -n, or follow both the old target and r's own value.
+// Fixed: declare/typeset/local +n and unset -n drop the nameref (dropRef,
+// refdrop.go), so assignments, word expansion and arithmetic use r itself.
 func TestRedteam30NamerefDropped(t *testing.T) {
 	rt28Judge(t, []string{
 		`i=1; declare -n r=i; declare +n r; r='x[$(CMD)]'; i=2; echo $((r))`,

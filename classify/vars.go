@@ -186,7 +186,7 @@ func (a *analyzer) assign(e envVar) {
 // variable it names.
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
-	nameref := isNamerefDecl(d)
+	nameref, unref := isNamerefDecl(d), dropsNameref(d)
 	set, unset, dynOpt := declAttrs(d)
 	local := a.frame != nil && isLocalDecl(d)
 	for _, as := range d.Args {
@@ -197,6 +197,9 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		if as.Name != nil && nameref {
 			a.declareRef(as)
 			continue
+		}
+		if as.Name != nil && unref {
+			a.dropRef(as.Name.Value, true) // declare +n r: r itself from now on
 		}
 		if as.Name != nil && (set|unset)&(attrCase|attrInt|attrAssoc) != 0 {
 			a.setAttrs(as.Name.Value, set, unset)
