@@ -50,6 +50,10 @@ type varVal struct {
 	dflt    string
 	hasDflt bool
 	dfltArr []string // with hasDflt, an array's: each element's possible value (a=(${X:-~/.ssh/id_rsa}))
+
+	// Texts the line may have put in a run-time value, followed only by
+	// arithmetic (see maybevals.go).
+	maybe []string
 }
 
 // analyzer walks one command line. It is used by a single goroutine.

@@ -192,6 +192,9 @@ func (a *analyzer) arithVar(name string, depth int) {
 		// a run-time IFS): what the line gave is followed (fail closed)
 		a.arithText(v.dflt, depth)
 	case !ok || !v.known:
+		for _, t := range v.maybe {
+			a.arithText(t, depth) // a text the line may have put there
+		}
 		return // the environment's, or a run-time value
 	case v.arr != nil:
 		a.arithPick(name, v, "0", true, depth)
@@ -223,6 +226,9 @@ func (a *analyzer) arithAnyVar(depth int) {
 			for _, e := range v.dfltArr {
 				a.arithText(e, depth)
 			}
+		}
+		for _, t := range v.maybe {
+			a.arithText(t, depth)
 		}
 	}
 }
@@ -379,6 +385,9 @@ func (a *analyzer) intValue(v varVal) varVal {
 		a.arithText(v.val, 0)
 	case v.hasDflt:
 		a.arithText(v.dflt, 0) // ${n:=V} on a run-time n may store V
+	}
+	for _, t := range v.maybe {
+		a.arithText(t, 0)
 	}
 	return varVal{}
 }

@@ -116,6 +116,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	a.setImplicit(u.name, u.args)
+	if u.name == "getopts" {
+		a.getoptsArg(u.args)
+	}
 	for n, v := range vals {
 		if isName(n) { // REPLY, MAPFILE
 			a.setVar(n, v)

@@ -39,7 +39,7 @@ func (a *analyzer) compound(cmd syntax.Command, in *stream) stream {
 	case *syntax.TestClause:
 		a.walkNode(cmd)
 		if hasReMatch(c.X) {
-			a.setVar("BASH_REMATCH", varVal{}) // [[ s =~ re ]] sets it
+			a.reMatch(c.X) // [[ s =~ re ]] sets BASH_REMATCH
 		}
 		return stream{}
 	default: // ArithmCmd, LetClause

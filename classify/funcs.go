@@ -61,6 +61,7 @@ func (a *analyzer) runCall(u *unit, in *stream) stream {
 		a.chdir(u)
 		a.symlink(u)
 		a.builtinAssigns(u)
+		a.lastWord(u)
 		a.jump(u)
 		return out
 	}

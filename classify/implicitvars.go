@@ -12,7 +12,8 @@ import (
 // OLDPWD and DIRSTACK, select REPLY (flow.go). After them the variable
 // holds a run-time value, whatever the line gave it before. $_, the last
 // word of the previous command, is never taken as known: every command
-// sets it.
+// sets it. Arithmetic still follows the texts the line may have put in
+// OPTARG, BASH_REMATCH and $_ (maybevals.go).
 
 // implicitTarget describes one builtin's implicit variables: def is set
 // when the command names no variable; always is set by every call.

@@ -24,6 +24,9 @@ import (
 // literal words or the positional parameters the line set) as a possible
 // value, or escalate arithmetic on OPTARG when getopts ran on literal
 // words holding $ or a backquote.
+// Fixed: getopts gives OPTARG the words after its name (or the positional
+// parameters the line set) as texts arithmetic follows (getoptsArg,
+// varVal.maybe in maybevals.go).
 func TestRedteam30GetoptsOptarg(t *testing.T) {
 	rt28Judge(t, []string{
 		`getopts a: o -a 'x[$(CMD)]'; echo $((OPTARG))`,
@@ -118,6 +121,9 @@ func TestRedteam30PrintfFoldPrecision(t *testing.T) {
 // BASH_REMATCH/$_ must follow the literal texts the line could have put
 // there (the =~ left operand, the previous command's last word) as
 // possible values, or escalate when such text holds $ or a backquote.
+// Fixed: [[ =~ ]] gives BASH_REMATCH the left sides the line knows and
+// every command gives $_ its last word, as texts arithmetic follows
+// (reMatch, lastWord, varVal.maybe in maybevals.go).
 func TestRedteam30ImplicitVarsLiteral(t *testing.T) {
 	rt28Judge(t, []string{
 		`[[ 'x[$(CMD)]' =~ .* ]]; echo $((BASH_REMATCH))`,
@@ -202,6 +208,8 @@ func TestRedteam30PrintfBOctal(t *testing.T) {
 // possible value too (dflt, or a list of candidate texts) for arithmetic,
 // or arithmetic on a joined value whose candidates hold $ or a backquote
 // must escalate.
+// Fixed: joinVar keeps the texts either path gave (varVal.maybe, see
+// maybevals.go), which arithmetic follows; word expansion is unchanged.
 func TestRedteam30JoinedArith(t *testing.T) {
 	rt28Judge(t, []string{
 		`[ -d / ] && i='x[$(CMD)]'; echo $((i))`,

@@ -145,7 +145,8 @@ func eq[V comparable](x, y V) bool { return x == y }
 func (v varVal) same(w varVal) bool {
 	return v.val == w.val && v.known == w.known && v.home == w.home && v.ifs == w.ifs && v.item == w.item &&
 		v.dflt == w.dflt && v.hasDflt == w.hasDflt && (v.arr == nil) == (w.arr == nil) && slices.Equal(v.arr, w.arr) &&
-		slices.Equal(v.keys, w.keys) && slices.Equal(v.dfltArr, w.dfltArr) && slices.Equal(v.names, w.names)
+		slices.Equal(v.keys, w.keys) && slices.Equal(v.dfltArr, w.dfltArr) && slices.Equal(v.names, w.names) &&
+		slices.Equal(v.maybe, w.maybe)
 }
 
 // joinVar returns the value a variable may have after either of two paths
@@ -156,6 +157,13 @@ func (v varVal) same(w varVal) bool {
 // likely one, as ${X:=y} does (DIR=out; [ -n "$CI" ] && DIR=/; rm -rf
 // "$DIR" is also judged as rm -rf /).
 func joinVar(v, w varVal) varVal {
+	j := joinValue(v, w)
+	j.maybe = joinMaybe(v, w) // the texts either path gave, for arithmetic
+	return j
+}
+
+// joinValue is joinVar's value for word expansion.
+func joinValue(v, w varVal) varVal {
 	switch {
 	case v.relativeWord() && w.relativeWord():
 		return varVal{item: true, names: joinNames(v, w)}

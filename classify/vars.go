@@ -128,7 +128,7 @@ func (a *analyzer) clobberVarsKeep() {
 	old := maps.Clone(a.vars)
 	a.clobberVars()
 	for n, v := range old {
-		if _, sym := symbolicSamples[n]; !sym && n != "CDPATH" && (v.known || v.hasDflt) {
+		if _, sym := symbolicSamples[n]; !sym && n != "CDPATH" && (v.known || v.hasDflt || v.maybe != nil) {
 			a.vars[n] = v.possible()
 		}
 	}
