@@ -1,0 +1,161 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
+)
+
+// TestRedteam30InterruptAtApprovalPrompt: `agentbox exec` of a command the
+// classifier escalates asks on the user's terminal ("Run it? [y/N]"). The
+// user presses ^C at the prompt. Nothing has started, so DESIGN.md's exit
+// status and README's contract for every other pre-start moment (a signal
+// before the start, the vault prompt: TestRedteam28SignalDuringVaultPrompt)
+// want agentbox to stop with 128+2 and never run the command. Instead
+// execStream (and runAgent) claim the stop signals before Start, and the
+// approval prompt runs inside Start with context.Background and a blocking
+// Fscanln on /dev/tty: the ^C is buffered in the claimed channel, the prompt
+// keeps waiting, and the user has no way out but answering. A user who then
+// types "y" (or whose terminal has the next keystroke buffered) gets the
+// command run anyway — the ^C only reaches it afterwards as a relayed
+// SIGINT, which a command that ignores SIGINT (or finishes quickly) outlives.
+// Control: the same command answered "y" without ^C runs.
+//
+// Severity: low/medium (a user's abort of an escalated, i.e. risky, command
+// is not honoured; the prompt cannot be interrupted).
+// Fix: the approval callback should end on a stop signal: e.g. deliver
+// the claimed signals to a context the prompt watches (read the tty with a
+// deadline/poll and return ApprovalDeny+interrupted on cancel), then exit
+// 128+N without starting the command.
+func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
+	runEnv(t)
+	// Ignores SIGINT, so that a relayed ^C does not hide that it ran.
+	const script = `trap "" INT; sleep 1; echo RAN-rt30-$((6*7)); git push 2>/dev/null; exit 0`
+	argv := []string{"exec", "-c", script}
+
+	type term struct {
+		cmd    *exec.Cmd
+		master *os.File
+		mu     sync.Mutex
+		out    strings.Builder
+		done   chan error
+	}
+	start := func() *term {
+		master, slave := ptytest.Open(t)
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(exe, argv...)
+		c.Env = append(os.Environ(), cliEnv+"=1")
+		c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+		// A user's shell session: the pty is agentbox's controlling
+		// terminal and agentbox's group its foreground.
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tm := &term{cmd: c, master: master, done: make(chan error, 1)}
+		go func() { tm.done <- c.Wait() }()
+		go func() {
+			br := bufio.NewReader(master)
+			buf := make([]byte, 4096)
+			for {
+				n, err := br.Read(buf)
+				tm.mu.Lock()
+				tm.out.Write(buf[:n])
+				tm.mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+		t.Cleanup(func() { _ = c.Process.Kill(); <-tm.done })
+		return tm
+	}
+	shown := func(tm *term) string {
+		tm.mu.Lock()
+		defer tm.mu.Unlock()
+		return tm.out.String()
+	}
+	waitFor := func(tm *term, s string, d time.Duration) bool {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if strings.Contains(shown(tm), s) {
+				return true
+			}
+		}
+		return false
+	}
+	status := func(tm *term, d time.Duration) (int, bool) {
+		select {
+		case err := <-tm.done:
+			tm.done <- err // for the cleanup
+			var ee *exec.ExitError
+			if err == nil {
+				return 0, true
+			}
+			if errors.As(err, &ee) {
+				ws := ee.Sys().(syscall.WaitStatus)
+				if ws.Signaled() {
+					return 128 + int(ws.Signal()), true
+				}
+				return ws.ExitStatus(), true
+			}
+			t.Fatal(err)
+		case <-time.After(d):
+		}
+		return 0, false
+	}
+
+	// Control: "y" at the prompt runs the command.
+	tm := start()
+	if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
+		t.Fatalf("control: no approval prompt; terminal %q", shown(tm))
+	}
+	if _, err := tm.master.Write([]byte("y\r")); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(tm, "RAN-rt30-42", 30*time.Second) {
+		t.Fatalf("control: the approved command did not run; terminal %q", shown(tm))
+	}
+	if _, ok := status(tm, 30*time.Second); !ok {
+		t.Fatalf("control: agentbox still running; terminal %q", shown(tm))
+	}
+
+	// Attack: ^C at the prompt.
+	tm = start()
+	if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
+		t.Fatalf("no approval prompt; terminal %q", shown(tm))
+	}
+	if _, err := tm.master.Write([]byte{0x03}); err != nil { // ^C
+		t.Fatal(err)
+	}
+	code, ended := status(tm, 10*time.Second)
+	if !ended {
+		t.Errorf("^C at the approval prompt: agentbox still waiting at the prompt 10s later (^C not honoured); terminal %q", shown(tm))
+		// What the user does next: answers the prompt that is still up.
+		if _, err := tm.master.Write([]byte("y\r")); err != nil {
+			t.Fatal(err)
+		}
+		if waitFor(tm, "RAN-rt30-42", 20*time.Second) {
+			t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+		}
+		return
+	}
+	if code != 128+int(syscall.SIGINT) {
+		t.Errorf("^C at the approval prompt: exit %d, want %d (nothing started); terminal %q", code, 128+int(syscall.SIGINT), shown(tm))
+	}
+	if strings.Contains(shown(tm), "RAN-rt30-42") {
+		t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+	}
+}
