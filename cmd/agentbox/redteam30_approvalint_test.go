@@ -29,7 +29,10 @@ import (
 // types "y" (or whose terminal has the next keystroke buffered) gets the
 // command run anyway — the ^C only reaches it afterwards as a relayed
 // SIGINT, which a command that ignores SIGINT (or finishes quickly) outlives.
-// Control: the same command answered "y" without ^C runs.
+// With --json the context is cancelled but the callback ignores it: the
+// prompt still hangs until answered (the command then does not start).
+// Control: the same command answered "y" without ^C runs. runAgent
+// (`agentbox run`) claims the signals before Start the same way.
 //
 // Severity: low/medium (a user's abort of an escalated, i.e. risky, command
 // is not honoured; the prompt cannot be interrupted).
@@ -41,7 +44,6 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 	runEnv(t)
 	// Ignores SIGINT, so that a relayed ^C does not hide that it ran.
 	const script = `trap "" INT; sleep 1; echo RAN-rt30-$((6*7)); git push 2>/dev/null; exit 0`
-	argv := []string{"exec", "-c", script}
 
 	type term struct {
 		cmd    *exec.Cmd
@@ -50,7 +52,7 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 		out    strings.Builder
 		done   chan error
 	}
-	start := func() *term {
+	start := func(t *testing.T, argv []string) *term {
 		master, slave := ptytest.Open(t)
 		exe, err := os.Executable()
 		if err != nil {
@@ -96,7 +98,7 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 		}
 		return false
 	}
-	status := func(tm *term, d time.Duration) (int, bool) {
+	status := func(t *testing.T, tm *term, d time.Duration) (int, bool) {
 		select {
 		case err := <-tm.done:
 			tm.done <- err // for the cleanup
@@ -117,45 +119,51 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 		return 0, false
 	}
 
-	// Control: "y" at the prompt runs the command.
-	tm := start()
-	if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
-		t.Fatalf("control: no approval prompt; terminal %q", shown(tm))
-	}
-	if _, err := tm.master.Write([]byte("y\r")); err != nil {
-		t.Fatal(err)
-	}
-	if !waitFor(tm, "RAN-rt30-42", 30*time.Second) {
-		t.Fatalf("control: the approved command did not run; terminal %q", shown(tm))
-	}
-	if _, ok := status(tm, 30*time.Second); !ok {
-		t.Fatalf("control: agentbox still running; terminal %q", shown(tm))
-	}
+	for _, argv := range [][]string{{"exec", "-c", script}, {"exec", "--json", "-c", script}} {
+		argv := argv
+		t.Run(argv[1], func(t *testing.T) {
+			// Control: "y" at the prompt runs the command.
+			tm := start(t, argv)
+			if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
+				t.Fatalf("control: no approval prompt; terminal %q", shown(tm))
+			}
+			if _, err := tm.master.Write([]byte("y\r")); err != nil {
+				t.Fatal(err)
+			}
+			if !waitFor(tm, "RAN-rt30-42", 30*time.Second) {
+				t.Fatalf("control: the approved command did not run; terminal %q", shown(tm))
+			}
+			if _, ok := status(t, tm, 30*time.Second); !ok {
+				t.Fatalf("control: agentbox still running; terminal %q", shown(tm))
+			}
 
-	// Attack: ^C at the prompt.
-	tm = start()
-	if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
-		t.Fatalf("no approval prompt; terminal %q", shown(tm))
-	}
-	if _, err := tm.master.Write([]byte{0x03}); err != nil { // ^C
-		t.Fatal(err)
-	}
-	code, ended := status(tm, 10*time.Second)
-	if !ended {
-		t.Errorf("^C at the approval prompt: agentbox still waiting at the prompt 10s later (^C not honoured); terminal %q", shown(tm))
-		// What the user does next: answers the prompt that is still up.
-		if _, err := tm.master.Write([]byte("y\r")); err != nil {
-			t.Fatal(err)
-		}
-		if waitFor(tm, "RAN-rt30-42", 20*time.Second) {
-			t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
-		}
-		return
-	}
-	if code != 128+int(syscall.SIGINT) {
-		t.Errorf("^C at the approval prompt: exit %d, want %d (nothing started); terminal %q", code, 128+int(syscall.SIGINT), shown(tm))
-	}
-	if strings.Contains(shown(tm), "RAN-rt30-42") {
-		t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+			// Attack: ^C at the prompt.
+			tm = start(t, argv)
+			if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
+				t.Fatalf("no approval prompt; terminal %q", shown(tm))
+			}
+			if _, err := tm.master.Write([]byte{0x03}); err != nil { // ^C
+				t.Fatal(err)
+			}
+			code, ended := status(t, tm, 10*time.Second)
+			if !ended {
+				t.Errorf("^C at the approval prompt: agentbox still waiting at the prompt 10s later (^C not honoured); terminal %q", shown(tm))
+				// What the user does next: answers the prompt that is still up.
+				if _, err := tm.master.Write([]byte("y\r")); err != nil {
+					t.Fatal(err)
+				}
+				if waitFor(tm, "RAN-rt30-42", 20*time.Second) {
+					t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+				}
+				return
+			}
+			if code != 128+int(syscall.SIGINT) {
+				t.Errorf("^C at the approval prompt: exit %d, want %d (nothing started); terminal %q", code, 128+int(syscall.SIGINT), shown(tm))
+			}
+			if strings.Contains(shown(tm), "RAN-rt30-42") {
+				t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+			}
+
+		})
 	}
 }
