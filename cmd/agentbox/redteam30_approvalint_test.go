@@ -28,7 +28,9 @@ import (
 // keeps waiting, and the user has no way out but answering. A user who then
 // types "y" (or whose terminal has the next keystroke buffered) gets the
 // command run anyway — the ^C only reaches it afterwards as a relayed
-// SIGINT, which a command that ignores SIGINT (or finishes quickly) outlives.
+// SIGINT, which a command that ignores SIGINT (or finishes quickly) outlives
+// (the relayed SIGINT races the shell's trap here: the "ran" error is seen
+// on most runs, the hang at the prompt on every run).
 // With --json the context is cancelled but the callback ignores it: the
 // prompt still hangs until answered (the command then does not start).
 // Control: the same command answered "y" without ^C runs. runAgent
