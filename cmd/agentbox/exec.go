@@ -275,7 +275,7 @@ func runExec(cmd *cobra.Command, pf *policyFlags, shellString string, args []str
 		opts = append(opts, agentbox.WithApproved())
 	} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
 		defer tty.Close()
-		cfg.ApprovalCallback = askOnTerminal(tty)
+		cfg.ApprovalCallback = askOnTerminal(cmd.Context(), tty)
 	}
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
@@ -477,8 +477,10 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
 		signal.Stop(sigs)
-		return execFailure(err)
+		// ^C at the approval prompt: nothing started, 128+N.
+		return interruptedOr(cmd.Context(), execFailure(err))
 	}
+	programStarted(cmd.Context())
 	defer relaySignals(sigs, p)()
 	printDegraded(cmd.ErrOrStderr(), p.Degraded())
 	if tty != nil {
@@ -578,23 +580,4 @@ func execFailure(err error) error {
 		return exitWith(se.ExitCode, fmt.Errorf("%s: %s", se.Stage, se.Msg))
 	}
 	return exitWith(exitInternal, err)
-}
-
-// askOnTerminal asks the person at the terminal about escalated commands.
-func askOnTerminal(tty *os.File) agentbox.ApprovalCallback {
-	return func(_ context.Context, r agentbox.ApprovalRequest) (agentbox.ApprovalDecision, error) {
-		var answer string
-		var err error
-		withTerminalStops(func() {
-			fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
-			_, err = fmt.Fscanln(tty, &answer)
-		})
-		if err != nil {
-			return agentbox.ApprovalDeny, nil
-		}
-		if answer == "y" || answer == "Y" || answer == "yes" {
-			return agentbox.ApprovalOnce, nil
-		}
-		return agentbox.ApprovalDeny, nil
-	}
 }

@@ -132,7 +132,7 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		opts.Approved = true
 	} else if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
 		defer tty.Close()
-		opts.Approval = askOnTerminal(tty)
+		opts.Approval = askOnTerminal(cmd.Context(), tty)
 	}
 	// Signals are caught from before the start, so that none that comes
 	// while the agent starts is lost; they are forwarded once it runs.
@@ -147,8 +147,10 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 	ag, err := supervise.Start(context.WithoutCancel(cmd.Context()), m, opts)
 	if err != nil {
 		signal.Stop(sigs)
-		return runFailure(err)
+		// ^C at the approval prompt: nothing started, 128+N.
+		return interruptedOr(cmd.Context(), runFailure(err))
 	}
+	programStarted(cmd.Context())
 	p.printf("🚀 Agent %s started (id %s): runtime native · memory %s via %s%s%s",
 		m.Name, ag.ID(), mibString(ag.MemoryLimit()), ag.MemoryMechanism(), durationPart(m), auditPart(ag.AuditLog()))
 

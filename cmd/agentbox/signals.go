@@ -20,11 +20,14 @@ var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 // command's context (as signal.NotifyContext would; the command can still
 // stop before starting anything), and a command that claims them after
 // that learns of the signal instead of starting. After the claim they go
-// to the claimed channel only, to be relayed.
+// to the claimed channel, to be relayed; until programStarted they also
+// still cancel the context, since the start may wait on the user (the
+// approval prompt), who must be able to stop it there.
 type interrupts struct {
 	mu      sync.Mutex
 	claimed chan os.Signal
-	early   os.Signal // the first signal that came before the claim
+	running bool      // programStarted was called
+	early   os.Signal // the first signal that came before the program started
 	cancel  context.CancelFunc
 }
 
@@ -55,8 +58,10 @@ func catchInterrupts(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// deliver hands s to the claimed channel, or, before the claim, records it
-// and cancels the command's context.
+// deliver hands s to the claimed channel, if any, and, before the program
+// started, records it and cancels the command's context. A signal that
+// comes as the start succeeds is thus both relayed and recorded; the
+// record is only read when the start failed.
 func (in *interrupts) deliver(s os.Signal) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -65,6 +70,8 @@ func (in *interrupts) deliver(s os.Signal) {
 		case in.claimed <- s:
 		default: // eight unrelayed signals are enough to act on
 		}
+	}
+	if in.running {
 		return
 	}
 	if in.early == nil {
@@ -83,6 +90,16 @@ func (in *interrupts) claim() (chan os.Signal, error) {
 	}
 	in.claimed = make(chan os.Signal, 8)
 	return in.claimed, nil
+}
+
+// programStarted tells ctx's interrupts that the program runs: stop
+// signals go on to it alone, no longer cancelling the command's context.
+func programStarted(ctx context.Context) {
+	if in, ok := ctx.Value(interruptsKey{}).(*interrupts); ok {
+		in.mu.Lock()
+		in.running = true
+		in.mu.Unlock()
+	}
 }
 
 // interruptedError is a stop signal that came before the command started
@@ -142,7 +159,7 @@ func interruptedOr(ctx context.Context, failure error) error {
 }
 
 // earlyInterrupt is the *interruptedError of the stop signal main caught
-// for ctx's command before any claim, nil when none came. Unlike claim it
+// for ctx's command before its program started, nil when none came. Unlike claim it
 // takes nothing over: exec --json never claims (the context's cancelling
 // is what kills its command).
 func earlyInterrupt(ctx context.Context) error {

@@ -10,26 +10,34 @@ import (
 
 // TestInterruptsClaim: a stop signal that comes before run or exec claims
 // the signals cancels the context and makes the claim fail with 128+N (so
-// nothing is started); one that comes after goes to the claimed channel
-// only, to be relayed.
+// nothing is started); one that comes after goes to the claimed channel,
+// to be relayed, and until the program started also cancels the context
+// (the approval prompt inside the start watches it) and is recorded for
+// interruptedOr.
 func TestInterruptsClaim(t *testing.T) {
 	tests := []struct {
 		name     string
 		before   []os.Signal
+		started  bool // programStarted before the signals after the claim
 		after    []os.Signal
 		wantCode int // 0: the claim succeeds
+		// wantAfter is interruptedOr's exit after the claim: 128+N while
+		// the program had not started, else the failure's (125).
+		wantAfter int
 	}{
-		{"none", nil, nil, 0},
-		{"after the claim", nil, []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 0},
-		{"SIGTERM before", []os.Signal{syscall.SIGTERM}, nil, 143},
-		{"SIGINT then SIGTERM before: the first counts", []os.Signal{syscall.SIGINT, syscall.SIGTERM}, nil, 130},
-		{"SIGHUP before", []os.Signal{syscall.SIGHUP}, nil, 129},
+		{"none", nil, false, nil, 0, exitInternal},
+		{"after the claim, before the start", nil, false, []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 0, 143},
+		{"after the start", nil, true, []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 0, exitInternal},
+		{"SIGTERM before", []os.Signal{syscall.SIGTERM}, false, nil, 143, 0},
+		{"SIGINT then SIGTERM before: the first counts", []os.Signal{syscall.SIGINT, syscall.SIGTERM}, false, nil, 130, 0},
+		{"SIGHUP before", []os.Signal{syscall.SIGHUP}, false, nil, 129, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			in := &interrupts{cancel: cancel}
+			cmdCtx := withInterrupts(in)
 			for _, s := range tt.before {
 				in.deliver(s)
 			}
@@ -47,11 +55,18 @@ func TestInterruptsClaim(t *testing.T) {
 			if err != nil {
 				t.Fatalf("claim: %v", err)
 			}
+			if tt.started {
+				programStarted(cmdCtx)
+			}
 			for _, s := range tt.after {
 				in.deliver(s)
 			}
-			if ctx.Err() != nil {
-				t.Errorf("a signal after the claim cancelled the context")
+			if cancelled := ctx.Err() != nil; cancelled != (len(tt.after) > 0 && !tt.started) {
+				t.Errorf("context cancelled: %v, started %v, signals %v", cancelled, tt.started, tt.after)
+			}
+			var ee *exitError
+			if err := interruptedOr(cmdCtx, exitWith(exitInternal, context.Canceled)); !errors.As(err, &ee) || ee.code != tt.wantAfter {
+				t.Errorf("interruptedOr after the claim: %v, want exit %d", err, tt.wantAfter)
 			}
 			for _, want := range tt.after {
 				if got := <-sigs; got != want {

@@ -483,32 +483,16 @@ func (t *vaultTTY) Close() error {
 // context is cancelled on SIGINT) restores the terminal and gives up.
 func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error) {
 	fd := int(t.in.Fd())
-	state, err := term.GetState(fd)
-	if err != nil {
+	fmt.Fprint(t.out, prompt)
+	b, err := readTerminal(ctx, fd, func() ([]byte, error) { return term.ReadPassword(fd) })
+	fmt.Fprintln(t.out)
+	switch {
+	case errors.Is(err, errPromptInterrupted):
+		return nil, errors.New("interrupted; nothing was changed")
+	case err != nil:
 		return nil, fmt.Errorf("terminal: %w", err)
 	}
-	fmt.Fprint(t.out, prompt)
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := term.ReadPassword(fd)
-		done <- result{b, err}
-	}()
-	select {
-	case r := <-done:
-		fmt.Fprintln(t.out)
-		if r.err != nil {
-			return nil, fmt.Errorf("terminal: %w", r.err)
-		}
-		return r.b, nil
-	case <-ctx.Done():
-		_ = term.Restore(fd, state)
-		fmt.Fprintln(t.out)
-		return nil, errors.New("interrupted; nothing was changed")
-	}
+	return b, nil
 }
 
 // secretFiles are the vault file, its lock and the passphrase file, if
