@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -32,21 +33,36 @@ var (
 // tstpNotice is printed on the first SIGTSTP while the program runs.
 const tstpNotice = "^Z (SIGTSTP) ignored: agentbox keeps enforcing the limits while the program runs; end it with ^C or \"agentbox kill\" (with --tty, ^Z goes to the program)"
 
+// tstpPromptNotice is printed instead on the first SIGTSTP at the approval
+// prompt, inside the start: nothing runs yet, so tstpNotice would mislead.
+const tstpPromptNotice = "^Z (SIGTSTP) ignored at the approval prompt: nothing runs until it is answered; answer it, or stop with ^C"
+
+// prompting is set while withTerminalStops runs a prompt.
+var prompting atomic.Bool
+
+// stopNotice is the notice for a SIGTSTP now.
+func stopNotice() string {
+	if prompting.Load() {
+		return tstpPromptNotice
+	}
+	return tstpNotice
+}
+
 // holdStops catches SIGTSTP until release is called, calling notice on
-// the first; from before the start, so that none stops agentbox while the
-// program starts.
+// the first of each kind (stopNotice); from before the start, so that
+// none stops agentbox while the program starts.
 func holdStops(notice func(string)) (release func()) {
 	tstp := make(chan os.Signal, 1)
 	signal.Notify(tstp, jobStop...)
 	done := make(chan struct{})
 	go func() {
-		noticed := false
+		noticed := map[string]bool{}
 		for {
 			select {
 			case <-tstp:
-				if !noticed {
-					noticed = true
-					notice(tstpNotice)
+				if text := stopNotice(); !noticed[text] {
+					noticed[text] = true
+					notice(text)
 				}
 			case <-done:
 				return
@@ -77,6 +93,8 @@ func ignoreTerminalStops() { signal.Ignore(jobTerminal...) }
 // again. Where the default cannot be restored, fn runs with them ignored:
 // a background read then fails (EIO) and the prompt refuses.
 func withTerminalStops(fn func()) {
+	prompting.Store(true)
+	defer prompting.Store(false)
 	defaultTerminalStops()
 	defer ignoreTerminalStops()
 	fn()
