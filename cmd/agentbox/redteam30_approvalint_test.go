@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,6 +43,12 @@ import (
 // the claimed signals to a context the prompt watches (read the tty with a
 // deadline/poll and return ApprovalDeny+interrupted on cancel), then exit
 // 128+N without starting the command.
+// Fixed: until programStarted, a claimed stop signal still cancels the
+// command's context and is recorded (interrupts.deliver); askOnTerminal
+// watches that context through readTerminal, the vault prompt's
+// interruptible read (terminal modes restored), and refuses; execStream
+// and runAgent map the failed start to 128+N (interruptedOr). The run
+// case covers `agentbox run`.
 func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 	runEnv(t)
 	// Ignores SIGINT, so that a relayed ^C does not hide that it ran.
@@ -121,9 +128,20 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 		return 0, false
 	}
 
-	for _, argv := range [][]string{{"exec", "-c", script}, {"exec", "--json", "-c", script}} {
-		argv := argv
-		t.Run(argv[1], func(t *testing.T) {
+	manifest := filepath.Join(t.TempDir(), "agent.yaml")
+	if err := os.WriteFile(manifest, []byte("name: rt30-prompt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"exec", []string{"exec", "-c", script}},
+		{"exec --json", []string{"exec", "--json", "-c", script}},
+		{"run", []string{"run", "--manifest", manifest, "--", "/bin/sh", "-c", script}},
+	} {
+		argv := tc.argv
+		t.Run(tc.name, func(t *testing.T) {
 			// Control: "y" at the prompt runs the command.
 			tm := start(t, argv)
 			if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
