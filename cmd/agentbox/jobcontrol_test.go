@@ -63,3 +63,27 @@ func TestHoldStops(t *testing.T) {
 		t.Errorf("%d notices for 3 SIGTSTP, want 1", n)
 	}
 }
+
+// TestStopNotice: at the approval prompt (inside withTerminalStops) nothing
+// runs yet, so ^Z's notice must not claim that limits are being enforced.
+func TestStopNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prompt bool
+		want   string
+	}{
+		{"program running", false, tstpNotice},
+		{"at the approval prompt", true, tstpPromptNotice},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// As withTerminalStops sets it (not called: its SIG_IGN
+			// would be inherited by the commands later tests start).
+			prompting.Store(tc.prompt)
+			defer prompting.Store(false)
+			got := stopNotice()
+			if got != tc.want {
+				t.Errorf("stopNotice() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
