@@ -39,8 +39,8 @@ type treeSampler struct {
 	// in the tmpfs's use, not again as a share; nil without areas.
 	devKinds map[string]mappingKind
 	pidNS    string // the sandbox's pid namespace, as /proc/PID/ns/pid reads
-	ownNet   bool   // the sandbox has a network namespace of its own (socketBytes)
-	buf      []byte
+	ownNet     bool // the sandbox has a network namespace of its own (socketBytes)
+	buf        []byte
 }
 
 // openTreeSampler opens the /proc and the memory areas of the sandbox whose
@@ -243,34 +243,28 @@ func (s *treeSampler) readAll(name string) ([]byte, error) {
 // page tables: dearer), which add up to what the sandbox holds; the
 // monitor asks for it when the cheap sum is past the limit.
 func (s *treeSampler) sample(exact bool) (int64, int, error) {
-	if _, err := s.proc.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, err
-	}
-	names, err := s.proc.Readdirnames(-1)
-	if err != nil {
-		return 0, 0, err
-	}
-	var used int64
-	procs := 0
 	var shared *sharedMemory
 	var seen map[int]bool // exact: the processes whose memory has been read
 	if exact {
 		shared = &sharedMemory{ns: s.pidNS}
-		seen = make(map[int]bool, len(names))
+		seen = map[int]bool{}
 	}
-	for _, name := range names {
-		if name == "" || name[0] < '1' || name[0] > '9' {
-			continue
+	list := func() ([]string, error) {
+		if _, err := s.proc.Seek(0, io.SeekStart); err != nil {
+			return nil, err
 		}
+		return s.proc.Readdirnames(-1)
+	}
+	read := func(name string) (int64, bool) {
 		n, ok := s.processBytes(name, "status", residentFields)
-		if !ok {
-			continue // gone
-		}
-		procs++
-		if exact {
+		if ok && exact {
 			n = s.exactBytes(name, seen, shared)
 		}
-		used += n
+		return n, ok
+	}
+	used, procs, err := walkTree(list, read, walkRounds)
+	if err != nil {
+		return 0, 0, err
 	}
 	if s.areas >= 0 {
 		var fs unix.Statfs_t

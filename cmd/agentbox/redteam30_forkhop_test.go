@@ -90,6 +90,11 @@ for p in pads:
 // listing adds none), or freeze the tree (cgroup freezer is unavailable
 // here: SIGSTOP every process before reading, as the kill path already
 // can), or bound the rate of forks.
+//
+// Fixed: the count lists the sandbox's /proc again after each walk and
+// reads the pids it adds, until a listing adds none (supervise's
+// walkTree, at most walkRounds listings), taking away what counted
+// processes that have since exited held, up to what the relistings add.
 func TestRedteam30MonitorMissesForkHoppingMemory(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt30-hop\nlimits: {max_memory_mb: 256, max_duration: 40s}\n")
