@@ -30,6 +30,25 @@ const (
 // four times as often once the tree uses more than half of its limit.
 const DefaultSampleInterval = 100 * time.Millisecond
 
+// maxSampleWait bounds the wait between two samples of a tree that is
+// slow to sample (sampleWait).
+const maxSampleWait = time.Second
+
+// sampleWait returns how long the monitor waits before its next count,
+// given the last one (used bytes, taking took): the interval, a quarter
+// of it past half the limit. A sandbox of many processes costs more to
+// sample: the wait keeps the monitor under a fifth of a CPU, but never
+// past maxSampleWait, which a tree cheap to make and holding no memory
+// (many idle processes, many mappings) could otherwise stretch without
+// bound, hiding memory taken meanwhile.
+func sampleWait(interval time.Duration, used, limit int64, took time.Duration) time.Duration {
+	next := interval
+	if used > limit/2 {
+		next = interval / 4
+	}
+	return max(next, min(4*took, maxSampleWait))
+}
+
 // memoryMechanism picks the mechanism from the layers the sandbox applied.
 func memoryMechanism(layers []string) string {
 	for _, l := range layers {
@@ -135,12 +154,7 @@ func (w *memoryWatch) run() {
 				w.breach(fmt.Sprintf("memory limit exceeded: %s (%s held by %d processes and their memory-backed files)", mib(w.limit), mib(used), procs))
 				return
 			}
-			if used > w.limit/2 {
-				next = w.interval / 4
-			}
-			// A sandbox of many processes costs more to sample: keep the
-			// monitor under a fifth of a CPU.
-			next = max(next, 4*time.Since(began))
+			next = sampleWait(w.interval, used, w.limit, time.Since(began))
 		}
 		t.Reset(next)
 	}

@@ -355,3 +355,21 @@ func TestConfirmDelayDrawn(t *testing.T) {
 		t.Errorf("100 draws gave %d distinct delays: not drawn", len(seen))
 	}
 }
+
+func TestSampleWait(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		name       string
+		used       int64
+		took, want time.Duration
+	}{
+		{"below half the limit", 100, 1 * ms, 100 * ms},
+		{"past half the limit", 600, 1 * ms, 25 * ms},
+		{"a slow count: four times its time", 600, 50 * ms, 200 * ms},
+		{"a very slow count: bounded", 100, 5 * time.Second, maxSampleWait},
+	} {
+		if got := sampleWait(100*ms, tc.used, 1000, tc.took); got != tc.want {
+			t.Errorf("%s: sampleWait = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

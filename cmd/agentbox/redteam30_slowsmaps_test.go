@@ -71,6 +71,11 @@ os._exit(0)
 // Fix: bound the time a count may take (read smaps only of processes
 // whose share could matter, stop once the sum is past the limit, or
 // kill when a count outlasts a bound while the cheap sum is past the limit).
+//
+// Fixed: the exact count reads smaps only of processes whose smaps_rollup
+// shows shared memory (Pss_Shmem), the only memory it can take away, and
+// for at most smapsBudget per count (the rest keep their shares: errs
+// high); the wait between samples is bounded by maxSampleWait.
 func TestRedteam30MonitorSlowedBySmapsOfManyMappings(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt30-smaps\nlimits: {max_memory_mb: 256, max_duration: 50s}\n")
