@@ -3,6 +3,7 @@ package classify
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -317,7 +318,13 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 		}
 		return a.andOr(cmd, in)
 	}
-	out := a.compound(s.Cmd, in)
+	var out stream
+	if _, decl := s.Cmd.(*syntax.DeclClause); decl && slices.ContainsFunc(redirs, redir.mayFail) {
+		// bash runs no builtin whose redirection failed.
+		out = a.maybe(func() stream { return a.compound(s.Cmd, in) })
+	} else {
+		out = a.compound(s.Cmd, in)
+	}
 	if len(redirs) > 0 {
 		u := &unit{kind: kCall, redirs: redirs, cwd: a.cwd, links: a.links}
 		a.run(u)

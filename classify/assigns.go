@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -48,13 +49,13 @@ func (a *analyzer) builtinAssigns(u *unit) {
 	case "test", "[":
 		a.testVarSet(u.args)
 		return
+	case "declare", "typeset", "local": // builtin declare: not a declaration clause
+		a.wrappedDecl(u)
+		return
 	case "unset":
 		a.unsetNames(u.args)
-		if unsetsNameref(u.args) {
-			for _, f := range u.args {
-				a.dropRef(f.val, false) // unset -n r: r itself, not its target
-			}
-		}
+		drop, names := unsetDrop(u.args) // unset -n r: r itself, not its target
+		a.applyDrop(drop, names, false, slices.ContainsFunc(u.redirs, redir.mayFail))
 		for _, f := range u.args {
 			if strings.IndexByte(f.val, '[') > 0 {
 				a.unsetElem(f)

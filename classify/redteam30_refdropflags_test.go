@@ -60,6 +60,10 @@ func rt30eJudge(t *testing.T, control string, attacks []string) {
 // anywhere but local only inside a function, no redirection that may
 // fail — or join both states), and for declare +n r=value assign value
 // to the old target before dropping.
+// Fixed: refdrop.go declDrop/unsetDrop parse the options as bash does
+// (-f/-F/-p, --, local only in a function), decl assigns r=value through
+// the link before applyDrop, and a redirection that may fail (declare's
+// in stmtCmd, unset's in builtinAssigns) joins both states.
 func TestRedteam30RefDropFlags(t *testing.T) {
 	rt30eJudge(t, `c=ls; declare -n r=c; declare +n r; r=pwd; $c`, []string{
 		`c=ls; declare -n r=c; unset -fn r; r='CMD'; $c`,

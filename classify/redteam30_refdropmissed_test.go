@@ -15,6 +15,10 @@ import "testing"
 // after quote removal and expansion (as with other builtins' fields),
 // handle builtin/command declare like declare, and when a drop may or
 // may not happen, join both states.
+// Fixed: refdrop.go reads declare's words after quote removal
+// (declWords, wordLiteral), a word only known at run time may drop any
+// link (dropAny: both states joined), and builtinAssigns sends builtin /
+// command declare to wrappedDecl.
 func TestRedteam30RefDropMissed(t *testing.T) {
 	rt30eJudge(t, `c=pwd; declare -n r=c; declare +n r; r=ls; $c`, []string{
 		`c='CMD'; declare -n r=c; declare "+n" r; r=ls; $c`,

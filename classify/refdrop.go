@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -11,37 +13,166 @@ import (
 // and arithmetic all use r itself, no longer its old target. declare +n
 // leaves r holding the target's name (its value all along); unset -n
 // unsets r.
+//
+// Whether the builtin drops the link is read from its words after quote
+// removal ("+n", +""n, "r" alike) the way bash parses its options: only
+// before -- and the first name. Where that is only known at run time (a
+// word from an expansion, an option letter some bash may lack, a
+// redirection that may fail), the link may or may not be dropped: both
+// states are joined.
 
-// dropsNameref reports whether a declaration takes the nameref attribute
-// away from the names it is given (declare +n r).
-func dropsNameref(d *syntax.DeclClause) bool {
-	switch d.Variant.Value {
-	case "declare", "typeset", "local":
-	default:
-		return false
+// refDrop is what a builtin does to the nameref links of the names given.
+type refDrop uint8
+
+const (
+	dropNone  refDrop = iota // the links stay
+	dropSure                 // the links of names go
+	dropMaybe                // the links of names may go
+	dropAny                  // any link may go: a name is only known at run time
+)
+
+// declOpts are the option letters of declare/typeset/local: +n drops a
+// link unless one of noDrop makes the builtin work on something else
+// (functions with -f/-F, a listing with -p). Other letters fail in some
+// bash and not in another.
+const (
+	declOpts  = "aAfFgiIlnprtux"
+	unsetOpts = "fnv"
+)
+
+var declNoDrop = []string{"-f", "-F", "-p", "+p"}
+
+// declDrop reads the words given to declare, typeset or local (after
+// quote removal; dyn marks one only known at run time) and returns what
+// it does to the links of names. inFunc: local works only in a function.
+func declDrop(variant string, words []field, inFunc bool) (refDrop, []string) {
+	switch {
+	case variant == "local" && !inFunc:
+		return dropNone, nil // local outside a function fails
+	case variant != "local" && variant != "declare" && variant != "typeset":
+		return dropNone, nil // export +n only removes the export flag
 	}
-	for _, as := range d.Args {
-		if as.Naked && as.Name == nil && as.Value != nil {
-			if l := as.Value.Lit(); len(l) > 1 && l[0] == '+' && strings.Contains(l, "n") {
-				return true
+	drop, maybe, i := false, false, 0
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.dyn {
+			return dropAny, nil // an option or names only known at run time
+		}
+		if w.val == "--" {
+			i++
+			break
+		}
+		if len(w.val) < 2 || (w.val[0] != '-' && w.val[0] != '+') {
+			break
+		}
+		for _, c := range w.val[1:] {
+			switch {
+			case slices.Contains(declNoDrop, string(w.val[0])+string(c)):
+				return dropNone, nil
+			case !strings.ContainsRune(declOpts, c):
+				maybe = true // an invalid option: bash does nothing
+			case c == 'n' && w.val[0] == '+':
+				drop = true
 			}
 		}
 	}
-	return false
+	if !drop {
+		return dropNone, nil
+	}
+	names, anyName := dropNames(words[i:])
+	switch {
+	case anyName:
+		return dropAny, nil
+	case maybe:
+		return dropMaybe, names
+	}
+	return dropSure, names
 }
 
-// unsetsNameref reports whether unset's arguments hold -n: it unsets the
-// namerefs themselves, not the variables they name.
-func unsetsNameref(args []field) bool {
-	for _, f := range args {
-		if f.val == "--" || !strings.HasPrefix(f.val, "-") {
-			return false
+// dropNames returns the variable names in the name words of a
+// declaration (r, r=v, r[0]=v all name r); any is true when a word is only
+// known at run time.
+func dropNames(words []field) (names []string, any bool) {
+	for _, w := range words {
+		if w.dyn {
+			return nil, true
 		}
-		if strings.Contains(f.val, "n") {
-			return true
+		n, _, _ := strings.Cut(w.val, "=")
+		n, _, _ = strings.Cut(n, "[")
+		names = append(names, strings.TrimSuffix(n, "+"))
+	}
+	return names, false
+}
+
+// unsetDrop reads unset's words: -n drops the links of the names, unless
+// -f makes it unset functions (or -f and -v together make it fail).
+func unsetDrop(words []field) (refDrop, []string) {
+	var opts string
+	i := 0
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.dyn {
+			return dropAny, nil
+		}
+		if w.val == "--" {
+			i++
+			break
+		}
+		if len(w.val) < 2 || w.val[0] != '-' {
+			break
+		}
+		opts += w.val[1:]
+	}
+	if !strings.Contains(opts, "n") || strings.Contains(opts, "f") {
+		return dropNone, nil
+	}
+	names, anyName := dropNames(words[i:])
+	switch {
+	case anyName:
+		return dropAny, nil
+	case strings.Trim(opts, unsetOpts) != "":
+		return dropMaybe, names // an invalid option: unset does nothing
+	}
+	return dropSure, names
+}
+
+// declWords returns the words of a declaration clause after quote
+// removal, without expanding them (that has effects the walk of the
+// clause has): a word with an expansion is only known at run time.
+func declWords(d *syntax.DeclClause) []field {
+	var out []field
+	for _, as := range d.Args {
+		switch {
+		case as.Name != nil:
+			out = append(out, field{val: as.Name.Value})
+		case as.Value != nil:
+			l, ok := wordLiteral(as.Value)
+			out = append(out, field{val: l, dyn: !ok})
 		}
 	}
-	return false
+	return out
+}
+
+// applyDrop drops the links as drop says; keep as for dropRef. A drop that
+// may not happen (or a builtin that may not run: mayFail) joins the states
+// with and without it.
+func (a *analyzer) applyDrop(drop refDrop, names []string, keep, mayFail bool) {
+	switch {
+	case drop == dropNone || len(a.refs) == 0:
+		return
+	case drop == dropAny:
+		names = slices.Collect(maps.Keys(a.refs))
+	}
+	if drop == dropSure && !mayFail {
+		for _, n := range names {
+			a.dropRef(n, keep)
+		}
+		return
+	}
+	a.maybe(func() stream {
+		a.applyDrop(dropSure, names, keep, false)
+		return stream{}
+	})
 }
 
 // dropRef makes the nameref name a plain variable: keep keeps the
@@ -64,4 +195,22 @@ func (a *analyzer) dropRef(name string, keep bool) {
 	default:
 		a.vars[name] = varVal{val: strings.TrimPrefix(t, refElem), known: true}
 	}
+}
+
+// wrappedDecl follows what declare behind builtin or command (a call, not
+// a declaration clause) does to nameref links: declare +n r=v assigns v
+// through the link first, then drops it.
+func (a *analyzer) wrappedDecl(u *unit) {
+	drop, names := declDrop(u.name, u.args, a.frame != nil)
+	if drop == dropNone {
+		return
+	}
+	mayFail := slices.ContainsFunc(u.redirs, redir.mayFail)
+	for _, f := range u.args {
+		n, v, ok := strings.Cut(f.val, "=")
+		if _, ref := a.refs[n]; ok && ref && !f.dyn && !mayFail {
+			a.assign(envVar{name: a.refName(n), val: field{val: v}})
+		}
+	}
+	a.applyDrop(drop, names, true, mayFail)
 }

@@ -186,7 +186,8 @@ func (a *analyzer) assign(e envVar) {
 // variable it names.
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
-	nameref, unref := isNamerefDecl(d), dropsNameref(d)
+	nameref := isNamerefDecl(d)
+	drop, dropped := declDrop(d.Variant.Value, declWords(d), a.frame != nil)
 	set, unset, dynOpt := declAttrs(d)
 	local := a.frame != nil && isLocalDecl(d)
 	for _, as := range d.Args {
@@ -197,9 +198,6 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		if as.Name != nil && nameref {
 			a.declareRef(as)
 			continue
-		}
-		if as.Name != nil && unref {
-			a.dropRef(as.Name.Value, true) // declare +n r: r itself from now on
 		}
 		if as.Name != nil && (set|unset)&(attrCase|attrInt|attrAssoc) != 0 {
 			a.setAttrs(as.Name.Value, set, unset)
@@ -261,6 +259,8 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
 	}
+	// declare +n r=v assigns v through the link (above), then drops it.
+	a.applyDrop(drop, dropped, true, false)
 }
 
 // declareRef records the nameref as declares. Its value names the target;
