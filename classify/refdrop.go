@@ -197,20 +197,74 @@ func (a *analyzer) dropRef(name string, keep bool) {
 	}
 }
 
-// wrappedDecl follows what declare behind builtin or command (a call, not
-// a declaration clause) does to nameref links: declare +n r=v assigns v
-// through the link first, then drops it.
+// wrappedDecl follows declare behind builtin or command (a call, not a
+// declaration clause): the variables its NAME=VALUE words set, the
+// namerefs -n makes, and the links +n drops (declare +n r=v assigns v
+// through the link first). A word only known at run time may set any
+// variable; a redirection that may fail may keep it from running.
 func (a *analyzer) wrappedDecl(u *unit) {
-	drop, names := declDrop(u.name, u.args, a.frame != nil)
-	if drop == dropNone {
+	if slices.ContainsFunc(u.redirs, redir.mayFail) {
+		c := *u
+		c.redirs = nil
+		a.maybe(func() stream { a.wrappedDecl(&c); return stream{} })
 		return
 	}
-	mayFail := slices.ContainsFunc(u.redirs, redir.mayFail)
-	for _, f := range u.args {
-		n, v, ok := strings.Cut(f.val, "=")
-		if _, ref := a.refs[n]; ok && ref && !f.dyn && !mayFail {
-			a.assign(envVar{name: a.refName(n), val: field{val: v}})
+	drop, names := declDrop(u.name, u.args, a.frame != nil)
+	opts, words, ok := declOptions(u.args)
+	if u.name != "local" || a.frame != nil { // local outside a function fails
+		fl := declFlags{
+			local:   a.frame != nil && !strings.Contains(opts, "-g"),
+			nameref: strings.Contains(opts, "-n") && !strings.Contains(opts, "+n"),
+		}
+		a.wrappedAssign(words, fl, strings.Contains(opts, "-r"))
+	}
+	if !ok {
+		a.clobberVars() // builtin declare "$X=/": X names the variable set
+	}
+	a.applyDrop(drop, names, true, false)
+}
+
+// declOptions splits declare's words into its options (each letter with
+// its sign: "-n+x") and the name words; ok is false when a word is only
+// known at run time, and words is nil when the options make declare work
+// on no variable (-f, -F, -p).
+func declOptions(args []field) (opts string, words []field, ok bool) {
+	for i, w := range args {
+		switch {
+		case w.dyn:
+			return opts, args[i:], false
+		case w.val == "--":
+			return opts, args[i+1:], true
+		case len(w.val) < 2 || w.val[0] != '-' && w.val[0] != '+':
+			return opts, args[i:], true
+		}
+		for _, c := range w.val[1:] {
+			if slices.Contains(declNoDrop, string(w.val[0])+string(c)) {
+				return opts, nil, true
+			}
+			opts += string(w.val[0]) + string(c)
 		}
 	}
-	a.applyDrop(drop, names, true, mayFail)
+	return opts, nil, true
+}
+
+// wrappedAssign assigns the NAME=VALUE words of a wrapped declare as the
+// quoted form of a declaration clause does (declWord).
+func (a *analyzer) wrappedAssign(words []field, fl declFlags, readonly bool) {
+	for _, w := range words {
+		if w.dyn {
+			return
+		}
+		if fl.local && isName(w.val) {
+			a.declareLocal(w.val, false)
+		}
+		e, ok := a.declWord(w.val, fl)
+		if !ok {
+			continue
+		}
+		a.assign(e)
+		if readonly {
+			a.markReadonly(e.name)
+		}
+	}
 }

@@ -105,3 +105,25 @@ func TestRefDropVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// declare behind builtin or command sets variables and namerefs as the
+// bare declaration does.
+func TestWrappedDecl(t *testing.T) {
+	c := Default()
+	for _, tc := range []struct {
+		command string
+		want    Decision
+	}{
+		{`c=ls; builtin declare c=pwd; $c`, Allow},
+		{`c=ls; builtin declare c='rm -rf /'; $c`, Forbidden},
+		{`c=ls; command declare 'c=rm -rf /'; $c`, Forbidden},
+		{`c=ls; command typeset -n r=c; r='rm -rf /'; $c`, Forbidden},
+		{`c=ls; builtin declare -n r=c; builtin declare +n r='rm -rf /'; $c`, Forbidden},
+		{`c=ls; builtin local c='rm -rf /'; $c`, Allow}, // local fails outside a function
+		{`c=ls; builtin declare -f c='rm -rf /'; $c`, Allow},
+	} {
+		if got := c.Classify(tc.command); got.Decision != tc.want {
+			t.Errorf("%s: %s (rule %q), want %s", tc.command, got.Decision, got.Rule, tc.want)
+		}
+	}
+}
