@@ -62,25 +62,27 @@ type analyzer struct {
 	c          *Classifier
 	src        string // source text of the script being walked
 	vars       map[string]varVal
-	funcs      map[string][]funcDef    // defined functions: name → every body given it
-	funcBusy   []string                // the functions being walked
-	funcAgain  []string                // the functions walked once more for a recursive call
-	frame      *[]localVar             // in a function body: its local variables
-	frames     []*[]localVar           // the frames of the function bodies being walked, innermost last
-	files      map[string]string       // files written on this line with known text
-	refs       map[string]string       // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
-	cwd        string                  // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
-	oldwd      string                  // the directory before it ($OLDPWD, cd -)
-	dirs       []string                // pushd's directory stack below cwd, top last
-	links      map[string]string       // symbolic links made on the line: name → target
-	coprocs    map[string]*syntax.Stmt // coproc NAME …: NAME → the command reading ${NAME[1]}
-	coprocBusy map[string]bool         // the coprocesses being fed (see feedCoproc)
-	fds        map[string]openFile     // descriptors exec opened for writing: fd → file ("1": every later output)
-	dotglob    bool                    // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
-	hashed     map[string]string       // hash -p PATH NAME: NAME → PATH, "" when only known at run time
-	attrs      map[string]uint8        // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
-	aliases    map[string]string       // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
-	aliasBusy  []string                // the aliases being expanded (not expanded again)
+	funcs      map[string][]funcDef      // defined functions: name → every body given it
+	funcBusy   []string                  // the functions being walked
+	funcAgain  []string                  // the functions walked once more for a recursive call
+	frame      *[]localVar               // in a function body: its local variables
+	frames     []*[]localVar             // the frames of the function bodies being walked, innermost last
+	files      map[string]string         // files written on this line with known text
+	refs       map[string]string         // namerefs (declare -n r=NAME) → NAME, "" when only known at run time
+	substDone  map[*syntax.CmdSubst]bool // substitutions in arithmetic arithSubsts walked, for walkNode to skip
+	walkDepth  int                       // walkNode calls under way
+	cwd        string                    // working directory after the last literal cd ("" = unknown, cwdMaybeHome)
+	oldwd      string                    // the directory before it ($OLDPWD, cd -)
+	dirs       []string                  // pushd's directory stack below cwd, top last
+	links      map[string]string         // symbolic links made on the line: name → target
+	coprocs    map[string]*syntax.Stmt   // coproc NAME …: NAME → the command reading ${NAME[1]}
+	coprocBusy map[string]bool           // the coprocesses being fed (see feedCoproc)
+	fds        map[string]openFile       // descriptors exec opened for writing: fd → file ("1": every later output)
+	dotglob    bool                      // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
+	hashed     map[string]string         // hash -p PATH NAME: NAME → PATH, "" when only known at run time
+	attrs      map[string]uint8          // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
+	aliases    map[string]string         // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE
+	aliasBusy  []string                  // the aliases being expanded (not expanded again)
 	depth      int
 	steps      int
 	calls      int       // function calls followed
@@ -215,14 +217,16 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) stream {
 func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 	var out stream
 	texts := true
-	var sb strings.Builder
+	var sb, pb strings.Builder
 	for i, s := range stmts {
 		o := a.stmt(s, in)
 		out.traits |= o.traits
 		if o.textKnown {
 			sb.WriteString(o.text)
+			pb.WriteString(o.text)
 		} else {
 			texts = false
+			pb.WriteString(o.possible)
 		}
 		if a.jumped != 0 && i+1 < len(stmts) {
 			// return, break or continue may have run: the rest may not.
@@ -244,6 +248,9 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 		// Without textKnown, text holds the parts that are known: a shell
 		// fed `(cat x; echo 'rm -rf /')` still runs rm -rf /.
 		out.text, out.textKnown = sb.String(), texts
+	}
+	if !texts && pb.Len() <= maxValue {
+		out.possible = pb.String()
 	}
 	return out
 }

@@ -90,12 +90,51 @@ func (a *analyzer) arith(x syntax.Node) {
 			return false
 		}
 		for _, f := range a.arithFields(w) {
-			if !f.dyn {
-				a.arithText(f.val, 0)
+			for _, t := range a.fieldTexts(f) {
+				a.arithText(t, 0) // $(($v)), $((${!p})): what it may hold
 			}
 		}
+		a.arithSubsts(w)
 		return false
 	})
+}
+
+// arithSubsts follows the output of the command substitutions in an
+// arithmetic word ($(( $(printf …) ))): bash evaluates it as arithmetic,
+// so a known part of it (a literal x[$(…)] printed) is followed. The
+// substitution is walked here; within walkNode, which visits it next,
+// only here (substDone).
+func (a *analyzer) arithSubsts(w *syntax.Word) {
+	for _, p := range wordSubsts(w) {
+		out := a.subst(p.Stmts)
+		if a.walkDepth > 0 {
+			if a.substDone == nil {
+				a.substDone = map[*syntax.CmdSubst]bool{}
+			}
+			a.substDone[p] = true
+		}
+		a.arithText(out.text, 0) // known parts of it
+		a.arithText(out.possible, 0)
+	}
+}
+
+// wordSubsts returns the command substitutions a word's value is made of
+// (directly or in double quotes).
+func wordSubsts(w *syntax.Word) []*syntax.CmdSubst {
+	var out []*syntax.CmdSubst
+	for _, p := range w.Parts {
+		if q, ok := p.(*syntax.DblQuoted); ok {
+			for _, p := range q.Parts {
+				if c, ok := p.(*syntax.CmdSubst); ok {
+					out = append(out, c)
+				}
+			}
+		}
+		if c, ok := p.(*syntax.CmdSubst); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // arithFields returns the value of a word evaluated as arithmetic. Words
@@ -124,6 +163,10 @@ func (a *analyzer) arithFields(w *syntax.Word) []field {
 // in it (in a subscript) run, and every variable it names is evaluated in
 // turn.
 func (a *analyzer) arithText(text string, depth int) {
+	if text == maybeMany {
+		a.limit("a value that may hold too many texts used in arithmetic or as a name")
+		return
+	}
 	if text == "" || a.arithDeep(depth) || !a.arithEnter("="+text) {
 		return
 	}
@@ -344,8 +387,8 @@ func closingBracket(text string, i int) int {
 // nameValue follows ${!x}: the value of x names a variable, whose
 // subscript, if any, is expanded.
 func (a *analyzer) nameValue(name string) {
-	if v, ok := a.vars[name]; ok && v.known && v.arr == nil {
-		a.nameText(field{val: v.val})
+	for _, t := range maybeTexts(a.vars[name]) {
+		a.nameText(field{val: t}) // a known value, or one a path may give
 	}
 }
 
@@ -353,6 +396,13 @@ func (a *analyzer) nameValue(name string) {
 // NAME, [[ -v NAME ]]): an array subscript in it is arithmetic.
 func (a *analyzer) nameText(f field) {
 	if f.dyn {
+		for _, t := range a.fieldTexts(f) {
+			a.nameText(field{val: t}) // read "$v": what v may hold
+		}
+		return
+	}
+	if f.val == maybeMany {
+		a.arithText(f.val, 0) // escalates
 		return
 	}
 	i := strings.IndexByte(f.val, '[')

@@ -73,6 +73,13 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		return
 	}
 	if setsRuntimeName(u, kind) {
+		// read "$v" with v='a[$(…)]' on one path: the name's subscript
+		// is expanded; judged before every variable is clobbered.
+		for _, f := range setterWords(u, kind) {
+			if f.dyn {
+				a.nameText(f)
+			}
+		}
 		a.clobberVars() // it may be any variable, as through a nameref
 	}
 	var names []string
@@ -201,6 +208,22 @@ func arrayNames(names []string) []string {
 		}
 	}
 	return out
+}
+
+// setterWords returns the words of a builtin that may be the names it
+// sets (every word for read and the like: an option's value is judged
+// too, which only fails closed).
+func setterWords(u *unit, kind setterKind) []field {
+	switch kind {
+	case setsOption:
+		return optionNames(u)
+	case setsSecond:
+		if ops := u.operands(); len(ops) > 1 {
+			return ops[1:2]
+		}
+		return nil
+	}
+	return u.args
 }
 
 // setsRuntimeName reports whether a builtin sets a variable whose name is

@@ -75,6 +75,12 @@ func (a *analyzer) walkNode(n syntax.Node) {
 	if n == nil {
 		return
 	}
+	a.walkDepth++
+	defer func() {
+		if a.walkDepth--; a.walkDepth == 0 {
+			a.substDone = nil // none left for a later walk to skip
+		}
+	}()
 	syntax.Walk(n, func(n syntax.Node) bool {
 		a.arithNode(n)
 		switch n := n.(type) {
@@ -87,6 +93,10 @@ func (a *analyzer) walkNode(n syntax.Node) {
 				a.arithSet(n.X)
 			}
 		case *syntax.CmdSubst:
+			if a.substDone[n] {
+				delete(a.substDone, n) // arithSubsts walked it
+				return false
+			}
 			a.subst(n.Stmts)
 			return false
 		case *syntax.ProcSubst:

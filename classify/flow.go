@@ -115,6 +115,7 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	rep := func() {}
 	var nexts []func()
+	var all varVal // the loop variable's value standing for every word
 	wi, words := c.Loop.(*syntax.WordIter)
 	if words {
 		set := func(v varVal) func() {
@@ -125,7 +126,8 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 				}
 			}
 		}
-		all, vals := a.loopValues(wi, a.bodyWalks(c))
+		var vals []varVal
+		all, vals = a.loopValues(wi, a.bodyWalks(c))
 		rep = set(all)
 		for _, v := range vals {
 			nexts = append(nexts, set(v))
@@ -138,8 +140,9 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	}
 	out := a.loop(rep, nexts, c.Do, in)
 	if words {
-		// With nullglob the loop may not run: afterwards the value is unknown.
-		a.setVar(wi.Name.Value, varVal{})
+		// With nullglob the loop may not run: afterwards the value is
+		// unknown, but may be a word or what the body gave it.
+		a.setVar(wi.Name.Value, varVal{maybe: joinMaybe(a.vars[a.refName(wi.Name.Value)], all)})
 		if c.Select {
 			a.setVar("REPLY", varVal{})
 		}
@@ -178,10 +181,22 @@ func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal)
 		runtime = true
 		item = item && dirRank(a.cwd) == 0
 	}
-	if runtime {
-		lits = append(lits, varVal{item: item})
+	// Every literal word, for arithmetic: the run-time value stands for
+	// those left out, and the variable keeps one after the loop (past
+	// maxMaybe, arithmetic on it escalates).
+	texts := make([]string, len(words))
+	for i, w := range words {
+		texts[i] = w.v.val
 	}
-	return varVal{item: item}, lits
+	all := varVal{item: item, maybe: joinMaybe(varVal{maybe: texts})}
+	if runtime {
+		rt := varVal{item: item}
+		if cut {
+			rt.maybe = all.maybe
+		}
+		lits = append(lits, rt)
+	}
+	return all, lits
 }
 
 // loop walks a loop that runs next (the condition, or the loop variable

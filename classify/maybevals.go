@@ -17,9 +17,16 @@ import (
 // Bash's value is the text or a part of it; a part holds no substitution
 // or name the whole does not (fail closed: the whole is followed).
 
-// maxMaybe bounds the texts a value keeps; those that may run code ($, `)
-// are kept first.
+// maxMaybe bounds the texts a value keeps. Past it, the rest are joined
+// into one text, not dropped: any of them may be a name (b, whose value
+// is x[$(…)]) as dangerous as a $, and arithmetic scanning the joined
+// text follows every name and subscript each holds. A joined text past
+// maxValue becomes maybeMany, which escalates arithmetic or a name use
+// (fail closed). Plain numbers never count (joinMaybe leaves them out).
 const maxMaybe = 64
+
+// maybeMany stands for texts too long to follow; it sorts first.
+const maybeMany = "\x00many"
 
 // maybeTexts returns the texts v may hold that arithmetic follows: its
 // known value or elements, its possible ones, and its maybe texts.
@@ -50,16 +57,17 @@ func joinMaybe(vs ...varVal) []string {
 	return boundMaybe(out)
 }
 
-// boundMaybe sorts and deduplicates texts, keeping at most maxMaybe: those
-// holding $ or ` first.
+// boundMaybe sorts and deduplicates texts, keeping at most maxMaybe: the
+// last one past that joins the rest (see maxMaybe).
 func boundMaybe(out []string) []string {
 	slices.Sort(out)
 	out = slices.Compact(out)
 	if len(out) > maxMaybe {
-		slices.SortStableFunc(out, func(x, y string) int {
-			return boolRank(strings.ContainsAny(y, "$`")) - boolRank(strings.ContainsAny(x, "$`"))
-		})
-		out = out[:maxMaybe]
+		rest := strings.Join(out[maxMaybe-1:], " ")
+		if len(rest) > maxValue {
+			rest = maybeMany
+		}
+		out = append(out[:maxMaybe-1:maxMaybe-1], rest)
 	}
 	if len(out) == 0 {
 		return nil
@@ -67,11 +75,92 @@ func boundMaybe(out []string) []string {
 	return out
 }
 
-func boolRank(b bool) int {
-	if b {
-		return 1
+// fieldTexts returns every text a word's value may hold where it is used
+// as a name or as arithmetic: its value when known; else the texts of the
+// run-time parts it refers to ($v, ${v}, ${!p}: what the line may have
+// put there, see maybeTexts) and of its substitutions (field.maybe), each
+// alone and in place in the word. Other run-time parts are the
+// environment's or a program's, which the line does not judge.
+func (a *analyzer) fieldTexts(f field) []string {
+	if !f.dyn {
+		return []string{f.val}
 	}
-	return 0
+	var out []string
+	for _, r := range paramRefs(f.val) {
+		name := r.name
+		if r.indirect {
+			v, ok := a.vars[name]
+			if !ok || !v.known || v.arr != nil {
+				continue
+			}
+			name = v.val
+		}
+		for _, t := range maybeTexts(a.vars[a.refName(name)]) {
+			out = append(out, t, f.val[:r.start]+t+f.val[r.end:])
+		}
+	}
+	if f.maybe != nil {
+		out = append(out, *f.maybe...)
+	}
+	return boundMaybe(out)
+}
+
+// addMaybe returns a field's maybe texts (see field.maybe) with texts
+// added, as a new list.
+func addMaybe(m *[]string, texts ...string) *[]string {
+	var out []string
+	if m != nil {
+		out = append(out, *m...)
+	}
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	out = boundMaybe(out)
+	return &out
+}
+
+// paramRef is a plain parameter reference in a word's source text.
+type paramRef struct {
+	name       string
+	indirect   bool // ${!name}
+	start, end int
+}
+
+// paramRefs finds $name, ${name} and ${!name} in text (a run-time part
+// keeps its source there).
+func paramRefs(text string) []paramRef {
+	var out []paramRef
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' || i+1 >= len(text) {
+			continue
+		}
+		j, braced, indirect := i+1, text[i+1] == '{', false
+		if braced {
+			j++
+			if j < len(text) && text[j] == '!' {
+				j, indirect = j+1, true
+			}
+		}
+		k := j
+		for k < len(text) && isNameByte(text[k]) {
+			k++
+		}
+		if k == j || isDigit(text[j]) && k > j+1 {
+			continue
+		}
+		name := text[j:k]
+		if braced {
+			if k >= len(text) || text[k] != '}' {
+				continue
+			}
+			k++
+		}
+		out = append(out, paramRef{name: name, indirect: indirect, start: i, end: k})
+		i = k - 1
+	}
+	return out
 }
 
 // getoptsArg records OPTARG after getopts: one of the words after the

@@ -51,11 +51,70 @@ func TestJoinMaybe(t *testing.T) {
 	}
 	var many []string
 	for i := range maxMaybe + 10 {
-		many = append(many, "a"+itoa(i))
+		many = append(many, "a"+itoa(i)+"$")
 	}
-	many = append(many, "z[$(x)]")
+	many = append(many, "b")
 	got := boundMaybe(many)
-	if len(got) != maxMaybe || !strings.Contains(got[0], "$") {
-		t.Errorf("boundMaybe: %d texts, first %q; want %d, code first", len(got), got[0], maxMaybe)
+	if len(got) != maxMaybe || !strings.Contains(got[maxMaybe-1], "b") {
+		t.Errorf("boundMaybe: %d texts, last %q; want %d, the rest joined (b kept)", len(got), got[maxMaybe-1], maxMaybe)
+	}
+	long := slices.Clone(many)
+	for i := range maxMaybe {
+		long = append(long, strings.Repeat("c", maxValue/maxMaybe)+itoa(i))
+	}
+	if got := boundMaybe(long); got[maxMaybe-1] != maybeMany {
+		t.Errorf("boundMaybe past maxValue: last %.20q, want maybeMany", got[maxMaybe-1])
+	}
+}
+
+func TestParamRefs(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"$v", []string{"v"}},
+		{"a${v}b$_", []string{"v", "_"}},
+		{"${!p}", []string{"!p"}},
+		{"${v:-x} $1 $12 $ x$", []string{"1"}},
+	} {
+		var got []string
+		for _, r := range paramRefs(tc.text) {
+			n := r.name
+			if r.indirect {
+				n = "!" + n
+			}
+			got = append(got, n)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("paramRefs(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// A maybe value used as a name or as arithmetic through a word ($v,
+// ${!v}, printf -v "$v", $(printf "$F" …)) is followed as its texts are
+// in $((v)); everyday uses stay allowed.
+func TestMaybeNameVerdicts(t *testing.T) {
+	c := Default()
+	for _, tc := range []struct {
+		command string
+		want    Decision
+	}{
+		{`[ -d / ] && v=HOME; [[ -v $v ]] && echo ${!v}`, Allow},
+		{`getopts v: o -v name; printf -v "$OPTARG" %s x`, Allow},
+		{`if [ -d / ]; then v=n; fi; read "$v" </dev/null`, Allow},
+		{`[ -d / ] && v='x[$(rm -rf /)]'; echo $(($v))`, Forbidden},
+		{`[ -d / ] && v='x[$(rm -rf /)]'; unset "$v"`, Forbidden},
+		{`[ -d / ] && v='x[$(rm -rf /)]'; declare "$v=1"`, Forbidden},
+		{`[ -d / ] && v=n; declare "$v=1" "$o"`, Allow},
+		{`echo $(( $(echo 'x[$(rm -rf /)]') ))`, Forbidden},
+		{`echo $(( $(wc -l < /etc/passwd) + 1 ))`, Allow},
+		{`printf -v n "%${W}d" 5; echo $((n+1))`, Allow},
+		{`printf -v n "$F" 'x[$(rm -rf /)]'; echo $((n))`, Forbidden},
+		{`for w in a b; do :; done; w=3; echo $((w))`, Allow},
+	} {
+		if got := c.Classify(tc.command); got.Decision != tc.want {
+			t.Errorf("%s: %s (rule %q), want %s", tc.command, got.Decision, got.Rule, tc.want)
+		}
 	}
 }

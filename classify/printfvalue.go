@@ -35,7 +35,9 @@ func printfArgs(args []field) (name field, ops []field, ok bool) {
 // rules, \c). Otherwise the value is only known at run time; its possible
 // value is printfFormat's approximation with each run-time word empty,
 // so arithmetic on the variable still judges a substitution a literal
-// carries (printf -v i '%5d' 'x[$(…)]'; $((i)) runs it).
+// carries (printf -v i '%5d' 'x[$(…)]'; $((i)) runs it). A FORMAT with
+// a run-time part may be any ("%${W}s" is %s with W empty): the possible
+// value holds every literal ARG too (see printfPossible).
 func printfValue(u *unit) (field, varVal, bool) {
 	if u.name != "printf" {
 		return field{}, varVal{}, false
@@ -44,25 +46,41 @@ func printfValue(u *unit) (field, varVal, bool) {
 	if !ok {
 		return field{}, varVal{}, false
 	}
-	lit := make([]string, len(ops))
-	known := true
-	for i, f := range ops {
-		if f.dyn {
-			known = false // a run-time part is no possible code of the line's
-		} else {
-			lit[i] = f.val
-		}
-	}
-	text, exact := printfFormat(lit[0], lit[1:])
-	if known && exact {
+	text, exact := printfPossible(ops)
+	if exact {
 		return name, varVal{val: text, known: true}, true
-	}
-	if len(ops) > 64 {
-		// printfFormat reuses FORMAT at most 64 times: keep every ARG
-		text += " " + strings.Join(lit[1:], " ")
 	}
 	if text == "" {
 		return name, varVal{}, true
 	}
 	return name, varVal{dflt: text, hasDflt: true}, true
+}
+
+// printfPossible returns what printf FORMAT [ARG…] prints: exact when
+// every word is known and printfFormat computes it byte for byte; else
+// a possible output, printfFormat's approximation with each run-time
+// word's possible value, followed by every literal ARG where FORMAT may
+// not use them all as read (a run-time FORMAT, which may be %s, or one
+// printfFormat reuses no more than 64 times).
+func printfPossible(ops []field) (string, bool) {
+	lit := make([]string, len(ops))
+	known := true
+	for i, f := range ops {
+		known = known && !f.dyn
+		lit[i] = f.possible() // a run-time part taken as empty or its default
+	}
+	text, exact := printfFormat(lit[0], lit[1:])
+	if known && exact {
+		return text, true
+	}
+	if ops[0].dyn || len(ops) > 64 {
+		var args []string
+		for _, f := range ops[1:] {
+			if !f.dyn {
+				args = append(args, f.val)
+			}
+		}
+		text = strings.TrimSpace(text + " " + strings.Join(args, " "))
+	}
+	return text, false
 }

@@ -219,6 +219,9 @@ func printfStream(u *unit) stream {
 	out.text, out.textKnown = text, exact && !dyn
 	if !out.textKnown {
 		out.traits |= trUnknown
+		// what it may print, every literal ARG included where FORMAT is
+		// a run-time one: $(( $(printf "$F" 'x[…]') )) evaluates it
+		out.possible, _ = printfPossible(ops)
 	}
 	return out
 }

@@ -17,6 +17,10 @@ import (
 // line runs rm -rf /; the sandbox still applies). Fix: past the cap the
 // value must escalate arithmetic on it (fail closed), not drop texts; a
 // name is as dangerous as a $.
+// Fixed: boundMaybe drops nothing: past maxMaybe the rest are joined into
+// one text arithmetic scans whole (too long: maybeMany, which escalates),
+// and a for loop's variable keeps every literal word as maybe texts after
+// the loop (and for the words the body is not walked with).
 func TestRedteam30MaybeCap(t *testing.T) {
 	var ws []string
 	for i := 0; i < 70; i++ {

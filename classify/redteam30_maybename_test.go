@@ -19,6 +19,10 @@ import "testing"
 // run-time word is used as a variable name (test -v, ${!x}, printf -v,
 // read, declare/unset names, @P/indirect arithmetic), judge each maybe
 // text as that name too, as the arithmetic paths do.
+// Fixed: fieldTexts (maybevals.go) gives every text a run-time word may
+// hold ($v, ${!p}, a substitution's possible output); nameText, nameValue
+// (${!v}), arith ($(($v)), $((${!p}))), and the name words of read,
+// printf -v, unset and declare follow each of them.
 func TestRedteam30MaybeNameUse(t *testing.T) {
 	rt30eJudge(t, `if [ -d / ]; then v=HOME; fi; [[ -v $v ]]; echo ${!v}`, []string{
 		`if [ -d / ]; then v='a[$(CMD)]'; fi; [[ -v $v ]]`,

@@ -19,6 +19,10 @@ import "testing"
 // applies). Fix: a FORMAT with run-time parts must give a possible value
 // that holds every literal ARG (and the FORMAT's literal parts / maybe
 // texts / defaults), as the >64-ARG path already does, not "".
+// Fixed: printfPossible keeps every literal ARG with a run-time FORMAT
+// (printf -v, and a printf stream's possible text); a substitution's
+// possible output is followed in $(( )) (arithSubsts) and kept as maybe
+// texts of a variable it is assigned to (field.maybe).
 func TestRedteam30PrintfDynFormat(t *testing.T) {
 	rt30eJudge(t, `printf -v i "%${RT30W}s" 3; echo $((i+1))`, []string{
 		`printf -v i "%${RT30W}s" 'x[$(CMD)]'; echo $((i))`,

@@ -24,6 +24,7 @@ type stream struct {
 	text      string
 	textKnown bool
 	exact     bool     // text has no run-time part kept as its source ($X): a quoted here-string
+	possible  string   // without textKnown, a text it may print, followed where it is evaluated as arithmetic (printfStream)
 	tree      *[]field // names of the files below these directories (find DIR), resolved
 }
 

@@ -83,8 +83,8 @@ func (a *analyzer) testVarSet(args []field) {
 // subscript.
 func (a *analyzer) unsetNames(args []field) {
 	for _, f := range args {
-		if strings.IndexByte(f.val, '[') > 0 {
-			a.nameText(f)
+		if f.dyn || strings.IndexByte(f.val, '[') > 0 {
+			a.nameText(f) // unset "$v": what v may hold
 		}
 	}
 }

@@ -25,6 +25,9 @@ func joinField(fs []field) field {
 		f.val += " " + g.val
 		f.dyn = f.dyn || g.dyn
 		f.ifs = f.ifs || g.ifs
+		if g.maybe != nil {
+			f.maybe = addMaybe(f.maybe, *g.maybe...)
+		}
 		f.src.merge(g.src)
 	}
 	return f
@@ -172,6 +175,11 @@ func (a *analyzer) assign(e envVar) {
 	case e.val.dyn && e.val.hasAlt:
 		v = varVal{dflt: e.val.alt, hasDflt: true} // f=${X:-~/.ssh/id_rsa}: the run-time value, or the default
 	}
+	if e.written == nil && e.val.dyn {
+		// i=$(printf "$F" 'x[…]'), i=$v with v a maybe value: arithmetic
+		// follows what it may hold.
+		v.maybe = joinMaybe(varVal{maybe: a.fieldTexts(e.val)})
+	}
 	a.setVar(e.name, v)
 	if e.name == "GLOBIGNORE" && (e.val.dyn || e.val.val != "") {
 		a.dotglob = true // a non-empty GLOBIGNORE turns dotglob on
@@ -228,7 +236,11 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		case as.Value != nil:
 			// declare 'a[$(…)]=1': the subscript of a name given as a
 			// word is expanded.
-			if f := joinField(a.expandWord(as.Value)); !f.dyn && !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+") {
+			f := joinField(a.expandWord(as.Value))
+			if f.dyn {
+				a.nameText(f) // declare "$v": what v may hold
+			}
+			if !f.dyn && !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+") {
 				n, _, _ := strings.Cut(f.val, "=")
 				a.nameText(field{val: n})
 				if e, ok := a.declWord(f.val, declFlags{set, unset, local, nameref}); ok {

@@ -9,19 +9,20 @@ import (
 // field is one word after shell expansion: quote removal, ANSI-C decoding,
 // tilde, brace expansion, known variables and $IFS splitting.
 type field struct {
-	val       string // the value; parts only known at run time keep their source text
-	dyn       bool   // some part is only known at run time
-	dynPrefix bool   // the value starts with a part only known at run time
-	dynEnd    int    // where in val the last part only known at run time ends
-	quoted    bool   // some part was quoted
-	glob      bool   // holds an unquoted glob metacharacter
-	home      bool   // starts with the home directory (~, $HOME, ${HOME})
-	ifs       bool   // $IFS was expanded unquoted, or the word was split on a custom IFS
-	hist      bool   // holds an interactive history expansion (!!, !-1, !42, !?x)
-	hasAlt    bool   // alt is set
-	src       stream // what the command or process substitutions inside produce
-	bare      string // the value with every run-time part taken as empty
-	alt       string // with hasAlt: bare, but a variable an earlier ${X:=y} ran on taken as y
+	val       string    // the value; parts only known at run time keep their source text
+	dyn       bool      // some part is only known at run time
+	dynPrefix bool      // the value starts with a part only known at run time
+	dynEnd    int       // where in val the last part only known at run time ends
+	quoted    bool      // some part was quoted
+	glob      bool      // holds an unquoted glob metacharacter
+	home      bool      // starts with the home directory (~, $HOME, ${HOME})
+	ifs       bool      // $IFS was expanded unquoted, or the word was split on a custom IFS
+	hist      bool      // holds an interactive history expansion (!!, !-1, !42, !?x)
+	hasAlt    bool      // alt is set
+	src       stream    // what the command or process substitutions inside produce
+	bare      string    // the value with every run-time part taken as empty
+	alt       string    // with hasAlt: bare, but a variable an earlier ${X:=y} ran on taken as y
+	maybe     *[]string // texts a substitution whose output is not known may print (its known parts), followed as arithmetic and names; a pointer keeps fields comparable
 }
 
 // maxBraceFields bounds brace expansion so that {1..99999999} cannot blow up.
@@ -184,6 +185,9 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 		}
 		src := a.source(p)
 		b.addDyn(src)
+		if out.text != "" || out.possible != "" {
+			b.cur.maybe = addMaybe(b.cur.maybe, strings.TrimRight(out.text, "\n"), strings.TrimRight(out.possible, "\n"))
+		}
 		if a.xargsFill && src == xargsInput {
 			b.addBare(xargsInputBare) // never empty (see xargsInputBare)
 		}
