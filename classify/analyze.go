@@ -221,12 +221,11 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 	for i, s := range stmts {
 		o := a.stmt(s, in)
 		out.traits |= o.traits
+		pb.WriteString(o.possible)
 		if o.textKnown {
 			sb.WriteString(o.text)
-			pb.WriteString(o.text)
 		} else {
 			texts = false
-			pb.WriteString(o.possible)
 		}
 		if a.jumped != 0 && i+1 < len(stmts) {
 			// return, break or continue may have run: the rest may not.
@@ -249,7 +248,7 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 		// fed `(cat x; echo 'rm -rf /')` still runs rm -rf /.
 		out.text, out.textKnown = sb.String(), texts
 	}
-	if !texts && pb.Len() <= maxValue {
+	if pb.Len() <= maxValue {
 		out.possible = pb.String()
 	}
 	return out

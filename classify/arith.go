@@ -101,7 +101,8 @@ func (a *analyzer) arith(x syntax.Node) {
 
 // arithSubsts follows the output of the command substitutions in an
 // arithmetic word ($(( $(printf …) ))): bash evaluates it as arithmetic,
-// so a known part of it (a literal x[$(…)] printed) is followed. The
+// so what echo or printf may print there (stream.possible: a literal
+// x[$(…)], never a run-time part's source text) is followed. The
 // substitution is walked here; within walkNode, which visits it next,
 // only here (substDone).
 func (a *analyzer) arithSubsts(w *syntax.Word) {
@@ -113,7 +114,6 @@ func (a *analyzer) arithSubsts(w *syntax.Word) {
 			}
 			a.substDone[p] = true
 		}
-		a.arithText(out.text, 0) // known parts of it
 		a.arithText(out.possible, 0)
 	}
 }

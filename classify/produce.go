@@ -177,18 +177,19 @@ func echoStream(u *unit) stream {
 	}
 	var out stream
 	vals := make([]string, len(args))
+	alts := make([]string, len(args))
 	for i, f := range args {
-		vals[i] = f.val
+		vals[i], alts[i] = f.val, f.possible()
 		out.traits |= f.src.traits
 	}
-	text := strings.Join(vals, " ")
+	text, possible := strings.Join(vals, " "), strings.Join(alts, " ")
 	if escapes {
-		text = ansiC(text)
+		text, possible = ansiC(text), ansiC(possible)
 	}
 	if newline {
 		text += "\n"
 	}
-	out.text, out.textKnown = text, true
+	out.text, out.textKnown, out.possible = text, true, possible
 	return out
 }
 
@@ -219,9 +220,9 @@ func printfStream(u *unit) stream {
 	out.text, out.textKnown = text, exact && !dyn
 	if !out.textKnown {
 		out.traits |= trUnknown
-		// what it may print, every literal ARG included where FORMAT is
-		// a run-time one: $(( $(printf "$F" 'x[…]') )) evaluates it
-		out.possible, _ = printfPossible(ops)
 	}
+	// what it may print, every literal ARG included where FORMAT is a
+	// run-time one: $(( $(printf "$F" 'x[…]') )) evaluates it
+	out.possible, _ = printfPossible(ops)
 	return out
 }

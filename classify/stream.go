@@ -24,7 +24,7 @@ type stream struct {
 	text      string
 	textKnown bool
 	exact     bool     // text has no run-time part kept as its source ($X): a quoted here-string
-	possible  string   // without textKnown, a text it may print, followed where it is evaluated as arithmetic (printfStream)
+	possible  string   // what echo or printf may print, each run-time part taken as empty or its default (never its source): followed where the output is evaluated as arithmetic
 	tree      *[]field // names of the files below these directories (find DIR), resolved
 }
 

@@ -185,8 +185,8 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 		}
 		src := a.source(p)
 		b.addDyn(src)
-		if out.text != "" || out.possible != "" {
-			b.cur.maybe = addMaybe(b.cur.maybe, strings.TrimRight(out.text, "\n"), strings.TrimRight(out.possible, "\n"))
+		if out.possible != "" {
+			b.cur.maybe = addMaybe(b.cur.maybe, strings.TrimRight(out.possible, "\n"))
 		}
 		if a.xargsFill && src == xargsInput {
 			b.addBare(xargsInputBare) // never empty (see xargsInputBare)
