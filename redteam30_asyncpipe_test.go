@@ -47,7 +47,7 @@ func rt30StalledPipe(t *testing.T, async bool) (r, w *os.File) {
 // open such a pipe anew (reopenedFlags: "a description with O_ASYNC is
 // copied instead") and relayed falls back to a dup of the caller's
 // blocking descriptor, which takes no write deadline. Once a timeout
-// kills the flooding program, Wait gives the copy up after copyDrain, but
+// kills the flooding program, Wait (or Wrap's cmd.Wait) gives the copy up after copyDrain, but
 // relay.abandon cannot interrupt the write blocked on the dup: when the
 // reader resumes, the ended command's bytes reach the caller's pipe after
 // Wait returned, and until then the copy pins a goroutine and two
@@ -67,16 +67,34 @@ func rt30StalledPipe(t *testing.T, async bool) (r, w *os.File) {
 // pipe without O_ASYNC gets nothing after Wait.
 func TestRedteam30AsyncStdoutPipeLateData(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
-	late := func(async bool) int {
+	late := func(async, wrap bool) int {
 		r, w := rt30StalledPipe(t, async)
 		cmd := exec.Command("/bin/sh", "-c", "yes")
 		cmd.Stdout = w
-		p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(300*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := rt25Wait(t, p, 20*time.Second); !errors.Is(err, agentbox.ErrTimeout) {
-			t.Errorf("async=%v: Wait: %v, want ErrTimeout", async, err)
+		if wrap {
+			cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithTimeout(300*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cleanup()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			select {
+			case <-waited:
+			case <-time.After(20 * time.Second):
+				t.Fatal("HANG: cmd.Wait")
+			}
+		} else {
+			p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(300*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rt25Wait(t, p, 20*time.Second); !errors.Is(err, agentbox.ErrTimeout) {
+				t.Errorf("async=%v: Wait: %v, want ErrTimeout", async, err)
+			}
 		}
 		// The reader resumes after Wait: all it may find is what the pipe
 		// held when Wait returned, a pipe's capacity at most.
@@ -87,13 +105,15 @@ func TestRedteam30AsyncStdoutPipeLateData(t *testing.T) {
 		got := rt30Drain(r)
 		time.Sleep(2 * time.Second)
 		got += rt30Drain(r)
-		t.Logf("async=%v: read %d bytes after Wait from a pipe of %d", async, got, size)
+		t.Logf("async=%v wrap=%v: read %d bytes after Wait from a pipe of %d", async, wrap, got, size)
 		return got - size
 	}
-	if n := late(false); n > 0 {
-		t.Fatalf("control: %d bytes after Wait into a blocking pipe without O_ASYNC", n)
-	}
-	if n := late(true); n > 0 {
-		t.Errorf("%d bytes of the ended command reached the caller's O_ASYNC stdout pipe after Wait returned", n)
+	for _, wrap := range []bool{false, true} {
+		if n := late(false, wrap); n > 0 {
+			t.Fatalf("control (wrap=%v): %d bytes after Wait into a blocking pipe without O_ASYNC", wrap, n)
+		}
+		if n := late(true, wrap); n > 0 {
+			t.Errorf("wrap=%v: %d bytes of the ended command reached the caller's O_ASYNC stdout pipe after (cmd.)Wait returned", wrap, n)
+		}
 	}
 }
