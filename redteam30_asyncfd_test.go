@@ -1,0 +1,98 @@
+//go:build linux
+
+package agentbox_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// TestRedteam30AsyncPipeFdHangsWait: the caller's stdout is an os.Pipe
+// (non-blocking, as Go makes it) whose reader has stalled, with O_ASYNC
+// set on its description. reopenWriter refuses such a pipe and relayed
+// dups the caller's descriptor: the dup is non-blocking when Start looks,
+// so Go's poller takes it and relay.abandon trusts its write deadline and
+// then waits on the relay's lock for the write in progress. The dup shares
+// the caller's open file description, and the caller calling w.Fd() after
+// Start, before the program writes (here it sleeps 1 s first; common Go
+// code: os.File.Fd puts the descriptor in blocking mode), turns the relay's
+// write into a blocking write(2) in the kernel that no
+// deadline interrupts. After the timeout kills the program, Wait's
+// abandon blocks on the lock until the caller's reader comes back:
+// Wait, WithTimeout notwithstanding, never returns while the reader is
+// stalled (here: 20 s). README promises Wait waits 2 s at most for the
+// copies after a timeout.
+//
+// Severity: low/medium (the caller's Wait hangs without bound; needs an
+// O_ASYNC description, or another user's pipe as README names it, plus a
+// Fd() call; no escape).
+//
+// Fix: relay.abandon must not wait without bound for the write in
+// progress (wait at most a short while, then proceed as for ErrNoDeadline),
+// or never relay through a dup that shares the caller's description's
+// blocking mode. Control: the same run without O_ASYNC (the pipe is
+// reopened) returns within copyDrain after the timeout.
+func TestRedteam30AsyncPipeFdHangsWait(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	run := func(async bool) (time.Duration, bool) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		if async {
+			rc, _ := w.SyscallConn()
+			var ferr error
+			rc.Control(func(fd uintptr) {
+				fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+				if err == nil {
+					_, err = unix.FcntlInt(fd, unix.F_SETFL, fl|unix.O_ASYNC)
+				}
+				ferr = err
+			})
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+		}
+		cmd := exec.Command("/bin/sh", "-c", "sleep 1; yes")
+		cmd.Stdout = w
+		p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(1500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Fd() // the caller's own use of its file, before the program writes: blocking mode
+		t0 := time.Now()
+		done := make(chan struct{})
+		go func() { p.Wait(); close(done) }()
+		select {
+		case <-done:
+			return time.Since(t0), true
+		case <-time.After(20 * time.Second):
+			// Let the stuck write end so the test can finish.
+			go func() {
+				buf := make([]byte, 1<<16)
+				for {
+					if _, err := r.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+			<-done
+			return time.Since(t0), false
+		}
+	}
+	if d, ok := run(false); !ok {
+		t.Fatalf("control: Wait without O_ASYNC did not return within 20 s (%v)", d)
+	}
+	if d, ok := run(true); !ok {
+		t.Errorf("HANG: Wait with a 1.5 s timeout did not return within 20 s (%v, returned only once the reader resumed): relay.abandon waits on the lock of a blocking write to a dup of the caller's pipe", d)
+	}
+}
