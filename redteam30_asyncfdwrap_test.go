@@ -1,0 +1,93 @@
+//go:build linux
+
+package agentbox_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// TestRedteam30AsyncPipeFdHangsWrapCleanup is TestRedteam30AsyncPipeFdHangsWait
+// for Wrap: the caller's stdout is an O_ASYNC os.Pipe whose reader has
+// stalled, relayed through a dup (reopenWriter refuses O_ASYNC), and the
+// caller's w.Fd() after cmd.Start makes the shared description blocking.
+// When the timeout kills the command, watch's release (copyDrain later)
+// runs relays.abandon, which waits on the relay's lock held by a write
+// blocked in the kernel, so close(abandon) never comes: boundedWriter
+// never gives the copy up and cmd.Wait does not return; and cleanup, which
+// calls the same sync.OnceFunc release, blocks behind it too (a OnceFunc's
+// second caller waits for the first). Both hang until the caller's reader
+// resumes, against README's 2 s bound.
+//
+// Severity: low/medium (the caller's cmd.Wait and cleanup hang without
+// bound; needs O_ASYNC or another user's pipe plus a Fd() call; no escape).
+// Fix: as for Process (relay.abandon must not wait without bound), and
+// close(abandon) before waiting on the relays. Control: the same run
+// without O_ASYNC returns within copyDrain after the timeout.
+func TestRedteam30AsyncPipeFdHangsWrapCleanup(t *testing.T) {
+	m := newManager(t, agentbox.CIConfig())
+	run := func(async bool) (time.Duration, bool) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		if async {
+			rc, _ := w.SyscallConn()
+			var ferr error
+			rc.Control(func(fd uintptr) {
+				fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+				if err == nil {
+					_, err = unix.FcntlInt(fd, unix.F_SETFL, fl|unix.O_ASYNC)
+				}
+				ferr = err
+			})
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+		}
+		cmd := exec.Command("/bin/sh", "-c", "sleep 1; yes")
+		cmd.Stdout = w
+		cleanup, err := m.Wrap(context.Background(), cmd, agentbox.WithTimeout(1500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			cleanup()
+			t.Fatal(err)
+		}
+		_ = w.Fd() // the caller's own use of its file, before the command writes
+		t0 := time.Now()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); cleanup(); close(done) }()
+		select {
+		case <-done:
+			return time.Since(t0), true
+		case <-time.After(20 * time.Second):
+			go func() {
+				buf := make([]byte, 1<<16)
+				for {
+					if _, err := r.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+			<-done
+			return time.Since(t0), false
+		}
+	}
+	if d, ok := run(false); !ok {
+		t.Fatalf("control: cmd.Wait and cleanup without O_ASYNC did not return within 20 s (%v)", d)
+	}
+	if d, ok := run(true); !ok {
+		t.Errorf("HANG: cmd.Wait and cleanup with a 1.5 s timeout did not return within 20 s (%v, only once the reader resumed)", d)
+	}
+}
