@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -58,63 +57,95 @@ func relayed(f *os.File, kind streamKind) (*relay, error) {
 	}
 	if kind == streamPipe || kind == streamFIFO {
 		if w := reopenWriter(f); w != nil {
-			return &relay{f: w}, nil
+			return newRelay(w), nil
 		}
 	}
 	fd, err := dupFD(f)
 	if err != nil {
 		return nil, err
 	}
-	return &relay{f: os.NewFile(uintptr(fd), f.Name())}, nil
+	return newRelay(os.NewFile(uintptr(fd), f.Name())), nil
 }
 
 // relay is the copy of a caller's file (relayed) that the copy of a
-// program's output writes. A write holds mu, so that abandon can wait for
-// the write in progress to have ended, not only interrupt it: the past
+// program's output writes. A write holds busy, so that abandon can wait
+// for the write in progress to have ended, not only interrupt it: the past
 // write deadline that abandon sets wakes a write blocked on a full pipe,
 // but the runtime lets that write go on when the pipe turns writable
 // before the writing goroutine runs (the caller's reader taking what its
 // pipe held, right after Wait returned), and the ended command's bytes
-// would reach the caller's pipe after Wait.
+// would reach the caller's pipe after Wait. busy is a channel, not a
+// mutex, so that the wait for it can be bounded (writeGiveUp).
 type relay struct {
 	f         *os.File
-	mu        sync.Mutex // held by a write in progress
+	busy      chan struct{} // holds a token while a write is in progress
 	abandoned atomic.Bool
 }
 
+func newRelay(f *os.File) *relay {
+	return &relay{f: f, busy: make(chan struct{}, 1)}
+}
+
 func (r *relay) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.busy <- struct{}{}
+	defer func() { <-r.busy }()
 	if r.abandoned.Load() {
 		return 0, errAbandoned
 	}
 	return r.f.Write(p)
 }
 
-// abandon ends the relay's writes once the copy is given up: the write in
-// progress on a relay opened non-blocking (reopenWriter) is interrupted by
-// a past write deadline and waited for, and every later write fails, so
-// that nothing of the ended command reaches the caller's pipe after its
-// Wait, and the copy's goroutine and buffer are not left behind for a
-// reader that stopped (a long-running caller would pay for them with
-// every command). A copied descriptor takes no deadline
-// (os.ErrNoDeadline): the write in progress on it, which nothing can
-// interrupt, ends when its reader takes it or fails, and is not waited for.
-func (r *relay) abandon() {
-	if r.f.SetWriteDeadline(time.Now()) != nil {
-		r.abandoned.Store(true) // the write in progress, if any, goes on
+// writeGiveUp is how long abandon waits, at most, for the write it
+// interrupted to return. Such a write returns at once; one that does not
+// is blocked in the kernel where no deadline reaches (a dup of the
+// caller's description that the caller turned blocking, as os.File.Fd
+// does, after the poller took it), and Wait and Wrap's cleanup must not
+// wait for the caller's reader then.
+const writeGiveUp = time.Second
+
+// abandon gives the relay up (outputRelays.abandon).
+func (r *relay) abandon() { outputRelays{r}.abandon() }
+
+// interrupt wakes the write in progress, if any, with a past write
+// deadline, and reports whether the file took one: a relay opened
+// non-blocking (reopenWriter) does, a copied blocking descriptor does not
+// (os.ErrNoDeadline).
+func (r *relay) interrupt() bool { return r.f.SetWriteDeadline(time.Now()) == nil }
+
+// endWrites makes every later write fail, once the interrupted write has
+// returned (when interrupted, until at the latest), so that nothing of
+// the ended command reaches the caller's pipe after its Wait. A write
+// that was not interrupted, or did not return by until, goes on: it ends
+// when its reader takes it or fails, and is not waited for.
+func (r *relay) endWrites(interrupted bool, until time.Time) {
+	defer r.abandoned.Store(true)
+	if !interrupted {
 		return
 	}
-	r.mu.Lock() // once the interrupted write has returned
-	r.abandoned.Store(true)
-	r.mu.Unlock()
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case r.busy <- struct{}{}: // the interrupted write has returned
+		r.abandoned.Store(true)
+		<-r.busy
+	case <-t.C:
+	}
 }
 
-// close closes the relay's file; a write still in progress on it ends
-// first (os.File defers the close until it does).
+// close closes the relay's file. A write still in progress on it (one
+// abandon gave up on: relay.endWrites) is not waited for: os.File's Close
+// of a descriptor the poller took waits for it, and Wrap's cleanup would
+// wait for the caller's reader; the file is closed once the write ends.
 func (r *relay) close() {
-	if r != nil {
+	if r == nil {
+		return
+	}
+	select {
+	case r.busy <- struct{}{}: // no write in progress
 		r.f.Close()
+		<-r.busy
+	default:
+		go r.f.Close()
 	}
 }
 
@@ -122,10 +153,19 @@ func (r *relay) close() {
 // program's output write, Start's and Wrap's alike.
 type outputRelays []*relay
 
-// abandon gives every relay up (relay.abandon).
+// abandon ends the relays' writes once the copies are given up: the
+// writes in progress are interrupted first, all of them, and then waited
+// for, writeGiveUp at most in all (relay.endWrites), so that the copies'
+// goroutines and buffers are not left behind for a reader that stopped (a
+// long-running caller would pay for them with every command).
 func (rs outputRelays) abandon() {
-	for _, r := range rs {
-		r.abandon()
+	interrupted := make([]bool, len(rs))
+	for i, r := range rs {
+		interrupted[i] = r.interrupt()
+	}
+	until := time.Now().Add(writeGiveUp)
+	for i, r := range rs {
+		r.endWrites(interrupted[i], until)
 	}
 }
 
