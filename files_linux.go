@@ -42,20 +42,26 @@ func reopenWriter(f *os.File) *os.File {
 }
 
 // reopenedFlags gives fd, opened anew, the status flags of the caller's
-// description (want) but the access mode and O_NONBLOCK, and reports
-// whether it has them all. O_ASYNC is not taken over (its signals would
-// go to agentbox): a description with it is copied instead.
+// description (want) but notTakenOver, and reports whether it has them
+// all.
 func reopenedFlags(fd, want int) bool {
-	want &^= unix.O_ACCMODE | unix.O_NONBLOCK
-	if want&unix.O_ASYNC != 0 {
-		return false
-	}
+	want &^= notTakenOver
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, want|unix.O_NONBLOCK); err != nil {
 		return false
 	}
 	got, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	return err == nil && got&want == want
 }
+
+// notTakenOver are the status flags of the caller's description that a
+// description opened anew does not copy: the access mode (always write),
+// O_NONBLOCK (always set, for the poller) and O_ASYNC. O_ASYNC would send
+// SIGIO to the owner set with F_SETOWN, which a new description has none
+// of (the caller's stays on its own description, whose flags do not
+// change); copying the caller's descriptor instead, because of it, would
+// leave a write the caller can turn blocking (os.File.Fd) and no deadline
+// can interrupt.
+const notTakenOver = unix.O_ACCMODE | unix.O_NONBLOCK | unix.O_ASYNC
 
 // birthTime is the creation time of the file at p (not following a link)
 // in nanoseconds, 0 where the file system does not keep one.
