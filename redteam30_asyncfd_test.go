@@ -39,6 +39,11 @@ import (
 // or never relay through a dup that shares the caller's description's
 // blocking mode. Control: the same run without O_ASYNC (the pipe is
 // reopened) returns within copyDrain after the timeout.
+//
+// Fixed: the pipe is opened anew without O_ASYNC (notTakenOver), so the
+// caller's Fd() does not reach the relay's description; and where a dup
+// is still used (a socket, another user's pipe), outputRelays.abandon
+// waits writeGiveUp (1 s) at most for the interrupted write.
 func TestRedteam30AsyncPipeFdHangsWait(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	run := func(async bool) (time.Duration, bool) {

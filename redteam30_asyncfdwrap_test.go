@@ -31,6 +31,11 @@ import (
 // Fix: as for Process (relay.abandon must not wait without bound), and
 // close(abandon) before waiting on the relays. Control: the same run
 // without O_ASYNC returns within copyDrain after the timeout.
+//
+// Fixed: as TestRedteam30AsyncPipeFdHangsWait (reopened without O_ASYNC;
+// abandon's wait bounded by writeGiveUp), and relay.close leaves a write
+// still stuck on a dup to finish in the background instead of waiting in
+// os.File.Close.
 func TestRedteam30AsyncPipeFdHangsWrapCleanup(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	run := func(async bool) (time.Duration, bool) {

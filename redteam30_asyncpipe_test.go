@@ -65,6 +65,10 @@ func rt30StalledPipe(t *testing.T, async bool) (r, w *os.File) {
 // switched to O_NONBLOCK only on the shared description, so rather
 // document the exception). Control: the same run with the same kind of
 // pipe without O_ASYNC gets nothing after Wait.
+//
+// Fixed: reopenWriter opens such a pipe anew without O_ASYNC (notTakenOver:
+// a new description has no SIGIO owner), so the relay takes a write
+// deadline and abandon ends its write before Wait returns.
 func TestRedteam30AsyncStdoutPipeLateData(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	late := func(async, wrap bool) int {
