@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Attributes declare, typeset, local and readonly give a variable that
@@ -21,52 +19,6 @@ const (
 
 	attrCase = attrLower | attrUpper | attrCap
 )
-
-// declAttrs returns the attributes a declaration's options set and clear;
-// dyn reports an option word only known at run time.
-func declAttrs(d *syntax.DeclClause) (set, unset uint8, dyn bool) {
-	if d.Variant.Value == "readonly" {
-		set = attrReadonly
-	}
-	for _, as := range d.Args {
-		if !as.Naked || as.Name != nil || as.Value == nil {
-			continue
-		}
-		l, ok := wordLiteral(as.Value) // declare 'a[1]=v' is no option
-		if !ok || l == "" {
-			dyn = true
-			continue
-		}
-		if l[0] != '-' && l[0] != '+' {
-			continue
-		}
-		for _, c := range l[1:] {
-			var bit uint8
-			switch c {
-			case 'l':
-				bit = attrLower
-			case 'u':
-				bit = attrUpper
-			case 'c':
-				bit = attrCap
-			case 'r':
-				bit = attrReadonly
-			case 'i':
-				bit = attrInt
-			case 'A':
-				bit = attrAssoc
-			case 'f', 'F':
-				return 0, 0, dyn // functions, not variables
-			}
-			if l[0] == '-' {
-				set |= bit
-			} else {
-				unset |= bit &^ attrReadonly // +r cannot undo readonly
-			}
-		}
-	}
-	return set, unset, dyn
-}
 
 // setAttrs gives the variable name the attributes set (readonly aside)
 // and takes away those in unset. A case attribute replaces the others.

@@ -20,6 +20,13 @@ import (
 // time (o=-n; declare $o r=c) may be any option. Severity: high (an
 // allowed line runs rm -rf /; the sandbox still applies). Every value is a
 // literal on the line.
+// Fixed: declopts.go readDeclOpts is the one reader of declaration
+// options for the clause (words after quote removal, declWords) and for
+// builtin/command declare (wrappedDecl, which now gives bare names and
+// NAME=VALUE words their attributes: declName, declWord); an option only
+// known at run time may be any: the names get attrInt|attrMixed and a
+// link to a run-time target (dynDecl), and setVar judges a value given to
+// such a name as arithmetic.
 func TestRedteam30QuotedDeclFlags(t *testing.T) {
 	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
 	if err != nil {
@@ -56,6 +63,7 @@ func TestRedteam30QuotedDeclFlags(t *testing.T) {
 		`f() { local "-n" r=c; r='CMD'; }; c=ls; f; $c`,
 		`f() { declare "-gn" r=c; }; c=ls; f; r='CMD'; $c`,
 		`c=ls; o=-n; declare $o r=c; r='CMD'; $c`,
+		`o=-n; declare $o r=c; c=ls; r='CMD'; $c`,
 		`builtin declare -i x; x='a[$(CMD)]'; echo $x`,
 		`command declare -i x; x='a[$(CMD)]'; echo $x`,
 		`builtin typeset -ri x='a[$(CMD)]'; echo $x`,

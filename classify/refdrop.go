@@ -32,7 +32,7 @@ const (
 )
 
 // declOpts are the option letters of declare/typeset/local: +n drops a
-// link unless one of noDrop makes the builtin work on something else
+// link unless one of declNoDrop makes the builtin work on something else
 // (functions with -f/-F, a listing with -p). Other letters fail in some
 // bash and not in another.
 const (
@@ -46,45 +46,24 @@ var declNoDrop = []string{"-f", "-F", "-p", "+p"}
 // quote removal; dyn marks one only known at run time) and returns what
 // it does to the links of names. inFunc: local works only in a function.
 func declDrop(variant string, words []field, inFunc bool) (refDrop, []string) {
+	if !isDeclVariant(variant) || variant == "local" && !inFunc {
+		return dropNone, nil // export +n only removes the export flag; local outside a function fails
+	}
+	s := readDeclOpts(variant, words)
 	switch {
-	case variant == "local" && !inFunc:
-		return dropNone, nil // local outside a function fails
-	case variant != "local" && variant != "declare" && variant != "typeset":
-		return dropNone, nil // export +n only removes the export flag
-	}
-	drop, maybe, i := false, false, 0
-	for ; i < len(words); i++ {
-		w := words[i]
-		if w.dyn {
-			return dropAny, nil // an option or names only known at run time
-		}
-		if w.val == "--" {
-			i++
-			break
-		}
-		if len(w.val) < 2 || (w.val[0] != '-' && w.val[0] != '+') {
-			break
-		}
-		for _, c := range w.val[1:] {
-			switch {
-			case slices.Contains(declNoDrop, string(w.val[0])+string(c)):
-				return dropNone, nil
-			case !strings.ContainsRune(declOpts, c):
-				maybe = true // an invalid option: bash does nothing
-			case c == 'n' && w.val[0] == '+':
-				drop = true
-			}
-		}
-	}
-	if !drop {
+	case s.noVars:
+		return dropNone, nil
+	case s.dyn:
+		return dropAny, nil // an option only known at run time
+	case !s.drop:
 		return dropNone, nil
 	}
-	names, anyName := dropNames(words[i:])
+	names, anyName := dropNames(s.names)
 	switch {
 	case anyName:
 		return dropAny, nil
-	case maybe:
-		return dropMaybe, names
+	case s.invalid:
+		return dropMaybe, names // an invalid option: bash does nothing
 	}
 	return dropSure, names
 }
@@ -210,61 +189,42 @@ func (a *analyzer) wrappedDecl(u *unit) {
 		return
 	}
 	drop, names := declDrop(u.name, u.args, a.frame != nil)
-	opts, words, ok := declOptions(u.args)
+	spec := readDeclOpts(u.name, u.args)
 	if u.name != "local" || a.frame != nil { // local outside a function fails
-		fl := declFlags{
-			local:   a.frame != nil && !strings.Contains(opts, "-g"),
-			nameref: strings.Contains(opts, "-n") && !strings.Contains(opts, "+n"),
-		}
-		a.wrappedAssign(words, fl, strings.Contains(opts, "-r"))
+		fl := declFlags{set: spec.set, unset: spec.unset, local: a.frame != nil && !spec.global, nameref: spec.nameref}
+		a.wrappedAssign(spec.names, fl, spec.dyn)
 	}
-	if !ok {
+	if spec.dyn || slices.ContainsFunc(spec.names, func(f field) bool { return f.dyn }) {
 		a.clobberVars() // builtin declare "$X=/": X names the variable set
 	}
 	a.applyDrop(drop, names, true, false)
 }
 
-// declOptions splits declare's words into its options (each letter with
-// its sign: "-n+x") and the name words; ok is false when a word is only
-// known at run time, and words is nil when the options make declare work
-// on no variable (-f, -F, -p).
-func declOptions(args []field) (opts string, words []field, ok bool) {
-	for i, w := range args {
-		switch {
-		case w.dyn:
-			return opts, args[i:], false
-		case w.val == "--":
-			return opts, args[i+1:], true
-		case len(w.val) < 2 || w.val[0] != '-' && w.val[0] != '+':
-			return opts, args[i:], true
-		}
-		for _, c := range w.val[1:] {
-			if slices.Contains(declNoDrop, string(w.val[0])+string(c)) {
-				return opts, nil, true
-			}
-			opts += string(w.val[0]) + string(c)
-		}
-	}
-	return opts, nil, true
-}
-
 // wrappedAssign assigns the NAME=VALUE words of a wrapped declare as the
-// quoted form of a declaration clause does (declWord).
-func (a *analyzer) wrappedAssign(words []field, fl declFlags, readonly bool) {
+// quoted form of a declaration clause does (declWord), and gives a bare
+// name its attributes (declName). dyn: an option only known at run time.
+func (a *analyzer) wrappedAssign(words []field, fl declFlags, dyn bool) {
+	readonly := fl.set&attrReadonly != 0
 	for _, w := range words {
 		if w.dyn {
-			return
-		}
-		if fl.local && isName(w.val) {
-			a.declareLocal(w.val, false)
-		}
-		e, ok := a.declWord(w.val, fl)
-		if !ok {
 			continue
 		}
-		a.assign(e)
-		if readonly {
-			a.markReadonly(e.name)
+		if fl.local && isName(w.val) {
+			a.declareLocal(w.val, dyn) // a run-time option may be -g
+		}
+		n, _, isSet := strings.Cut(w.val, "=")
+		if !isSet {
+			a.declName(w.val, fl, readonly, dyn)
+			continue
+		}
+		if e, ok := a.declWord(w.val, fl); ok {
+			a.assign(e)
+			if readonly {
+				a.markReadonly(e.name)
+			}
+		}
+		if dyn {
+			a.dynDecl(strings.TrimSuffix(n, "+"))
 		}
 	}
 }

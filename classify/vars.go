@@ -2,7 +2,6 @@ package classify
 
 import (
 	"maps"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -77,7 +76,12 @@ func (a *analyzer) setVar(name string, v varVal) {
 		return
 	case ref:
 		// It may set any variable, and each other one keeps what the
-		// line gave it: a possible value arithmetic still follows.
+		// line gave it: a possible value arithmetic still follows. A
+		// name that may be a nameref or an integer (o=-n or -i; declare
+		// $o x) may evaluate v as arithmetic.
+		if a.attrs[name]&attrInt != 0 {
+			a.intValue(v)
+		}
 		a.clobberVarsKeep()
 		return
 	}
@@ -194,10 +198,11 @@ func (a *analyzer) assign(e envVar) {
 // variable it names.
 func (a *analyzer) decl(d *syntax.DeclClause) {
 	var env []envVar
-	nameref := isNamerefDecl(d)
-	drop, dropped := declDrop(d.Variant.Value, declWords(d), a.frame != nil)
-	set, unset, dynOpt := declAttrs(d)
-	local := a.frame != nil && isLocalDecl(d)
+	words := declWords(d)
+	spec := readDeclOpts(d.Variant.Value, words)
+	nameref, set, unset, dynOpt := spec.nameref, spec.set, spec.unset, spec.dyn
+	drop, dropped := declDrop(d.Variant.Value, words, a.frame != nil)
+	local := a.frame != nil && isDeclVariant(d.Variant.Value) && !spec.global
 	for _, as := range d.Args {
 		if as.Name != nil && local {
 			// An option only known at run time may be -g.
@@ -250,6 +255,9 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 						a.markReadonly(e.name)
 					}
 				}
+				if dynOpt {
+					a.dynDecl(strings.TrimSuffix(n, "+"))
+				}
 			}
 		case as.Name != nil && as.Array != nil:
 			v, _ := a.arrayAssign(as.Name.Value, as.Array, as.Append)
@@ -261,6 +269,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		case as.Name == nil:
 		case dynOpt:
 			a.setVar(as.Name.Value, varVal{}) // declare "$O" X=ABC: -l, -u …?
+			a.dynDecl(as.Name.Value)          // -n?
 		case set&attrReadonly != 0:
 			a.markReadonly(as.Name.Value)
 		}
@@ -305,42 +314,6 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 	if set {
 		a.vars[name] = varVal{} // $r is the value of what it names
 	}
-}
-
-// isLocalDecl reports whether a declaration in a function body makes its
-// variables local to it: local, declare or typeset without -g.
-func isLocalDecl(d *syntax.DeclClause) bool {
-	switch d.Variant.Value {
-	case "local", "declare", "typeset": // local -g is global too
-		return !slices.ContainsFunc(d.Args, func(as *syntax.Assign) bool {
-			if !as.Naked || as.Name != nil || as.Value == nil {
-				return false
-			}
-			l := as.Value.Lit()
-			return len(l) > 1 && l[0] == '-' && strings.Contains(l, "g")
-		})
-	}
-	return false
-}
-
-// isNamerefDecl reports whether a declaration makes namerefs (declare -n,
-// local -rn, typeset -n, nameref). export -n only removes the export flag.
-func isNamerefDecl(d *syntax.DeclClause) bool {
-	switch d.Variant.Value {
-	case "nameref":
-		return true
-	case "declare", "typeset", "local":
-	default:
-		return false
-	}
-	for _, as := range d.Args {
-		if as.Naked && as.Name == nil && as.Value != nil {
-			if l := as.Value.Lit(); len(l) > 1 && l[0] == '-' && strings.Contains(l, "n") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // appendField returns the value X+=V gives the scalar X: the value the
