@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agentbox-dev/agentbox"
 )
 
@@ -54,18 +52,7 @@ func TestRedteam30AsyncPipeFdHangsWait(t *testing.T) {
 		defer r.Close()
 		defer w.Close()
 		if async {
-			rc, _ := w.SyscallConn()
-			var ferr error
-			rc.Control(func(fd uintptr) {
-				fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
-				if err == nil {
-					_, err = unix.FcntlInt(fd, unix.F_SETFL, fl|unix.O_ASYNC)
-				}
-				ferr = err
-			})
-			if ferr != nil {
-				t.Fatal(ferr)
-			}
+			rt30SetAsync(t, w) // not w.Fd(): that would make w blocking
 		}
 		cmd := exec.Command("/bin/sh", "-c", "sleep 1; yes")
 		cmd.Stdout = w

@@ -26,18 +26,31 @@ func rt30StalledPipe(t *testing.T, async bool) (r, w *os.File) {
 	if err := unix.SetNonblock(fds[0], true); err != nil {
 		t.Fatal(err)
 	}
-	if async {
-		fl, err := unix.FcntlInt(uintptr(fds[1]), unix.F_GETFL, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := unix.FcntlInt(uintptr(fds[1]), unix.F_SETFL, fl|unix.O_ASYNC); err != nil {
-			t.Fatal(err)
-		}
-	}
 	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
 	t.Cleanup(func() { r.Close(); w.Close() })
+	if async {
+		rt30SetAsync(t, w)
+	}
 	return r, w
+}
+
+// rt30SetAsync sets O_ASYNC on f's open file description, through
+// SyscallConn: f.Fd() would also turn it blocking.
+func rt30SetAsync(t *testing.T, f *os.File) {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cerr := rc.Control(func(fd uintptr) {
+		var fl int
+		if fl, err = unix.FcntlInt(fd, unix.F_GETFL, 0); err == nil {
+			_, err = unix.FcntlInt(fd, unix.F_SETFL, fl|unix.O_ASYNC)
+		}
+	})
+	if err = errors.Join(cerr, err); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRedteam30AsyncStdoutPipeLateData: the caller's stdout is a pipe of

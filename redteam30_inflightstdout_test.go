@@ -40,7 +40,7 @@ os._exit(0)`
 // then end the copy). Control: the same Exec without the cycle.
 func TestRedteam30InFlightStdoutHangsExec(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
-	run := func(script string) (*agentbox.ExecResult, error, time.Duration, bool) {
+	run := func(script string) (*agentbox.ExecResult, time.Duration, bool, error) {
 		type r struct {
 			res *agentbox.ExecResult
 			err error
@@ -53,16 +53,16 @@ func TestRedteam30InFlightStdoutHangsExec(t *testing.T) {
 		}()
 		select {
 		case x := <-done:
-			return x.res, x.err, time.Since(t0), true
+			return x.res, time.Since(t0), true, x.err
 		case <-time.After(30 * time.Second):
-			return nil, nil, time.Since(t0), false
+			return nil, time.Since(t0), false, nil
 		}
 	}
-	res, err, d, ok := run(`print("hello", flush=True)`)
+	res, d, ok, err := run(`print("hello", flush=True)`)
 	if !ok || err != nil || res.ExitCode != 0 || res.Stdout != "hello\n" {
 		t.Fatalf("control: ok=%v res=%+v err=%v after %v", ok, res, err, d)
 	}
-	res, err, d, ok = run(rt30Cycle)
+	res, d, ok, err = run(rt30Cycle)
 	if !ok {
 		t.Fatalf("Exec of a program that exited 0 did not return within %v: its stdout pipe is held in flight in an SCM_RIGHTS cycle after the whole tree is gone", d)
 	}
