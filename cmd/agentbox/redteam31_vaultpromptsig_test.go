@@ -1,0 +1,104 @@
+//go:build linux
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestRedteam31VaultPromptHangupLeavesEchoOff: `agentbox vault add NAME`
+// on a terminal reads the value with echo off (readTerminal around
+// term.ReadPassword). Its context is signal.NotifyContext(SIGINT,
+// SIGTERM) only (main.go: catchInterrupts, which also catches SIGHUP and
+// SIGQUIT, is for run and exec alone). So a SIGQUIT (the user's ^\, a
+// key: ReadPassword leaves ISIG on) or a SIGHUP from a supervisor at the
+// hidden prompt takes Go's default action: agentbox dies at once (a
+// goroutine dump on the terminal for ^\), no deferred restore runs, and
+// the user's terminal is left with echo off: what they type next (maybe
+// the secret again, on a retry) is invisible, and commands typed blind.
+// Run's own vault prompt, with the same readTerminal, restores the modes
+// on all four stop signals; the vault commands do for SIGINT/SIGTERM only.
+//
+// Control: SIGINT at the same prompt restores the terminal (readTerminal
+// restores on the cancelled context) and exits.
+//
+// Severity: low (terminal hygiene; nothing is stored, no secret leaks).
+// Fix: the vault commands (and every command that prompts with
+// readTerminal) should cancel their context on all of stopSignals, e.g.
+// signal.NotifyContext(ctx, stopSignals...) in main for every command.
+func TestRedteam31VaultPromptHangupLeavesEchoOff(t *testing.T) {
+	runEnv(t)
+	dir := t.TempDir()
+	vaultFile := filepath.Join(dir, "vault", "vault.json")
+	const pass = "correct horse battery"
+	writeVault(t, vaultFile, pass, "OLD_KEY", "tok-rt31")
+	t.Setenv("AGENTBOX_VAULT_PASSPHRASE", pass)
+	argv := []string{"vault", "add", "API_KEY", "--vault", vaultFile}
+
+	try := func(sig syscall.Signal) (echoOff bool, how string) {
+		u := startOnTerminal(t, "1", argv...)
+		go func() {
+			for l := range u.lines {
+				_ = l
+			}
+		}()
+		// Wait for the hidden prompt: echo off on the slave.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			tio, err := unix.IoctlGetTermios(u.fd, unix.TCGETS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tio.Lflag&unix.ECHO == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				_ = u.cmd.Process.Kill()
+				t.Fatalf("%v: the hidden prompt never came", sig)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond) // the read has begun
+		_ = u.cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- u.cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			_ = u.cmd.Process.Kill()
+			t.Fatalf("%v: vault add still running 30s after the signal", sig)
+		}
+		how = "exit 0"
+		if ee, ok := err.(*exec.ExitError); ok {
+			ws := ee.Sys().(syscall.WaitStatus)
+			if ws.Signaled() {
+				how = "died of " + ws.Signal().String()
+			} else {
+				how = "exit " + strings.TrimPrefix(ee.Error(), "exit status ")
+			}
+		}
+		after, gerr := unix.IoctlGetTermios(u.fd, unix.TCGETS)
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		return after.Lflag&unix.ECHO == 0, how
+	}
+
+	// Control: ^C at the prompt puts echo back.
+	if off, how := try(syscall.SIGINT); off {
+		t.Fatalf("control: SIGINT at the vault value prompt left echo off (%s)", how)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGHUP} {
+		if off, how := try(sig); off {
+			t.Errorf("%v at the vault value prompt: agentbox %s and left the user's terminal with echo off", sig, how)
+		}
+	}
+}
