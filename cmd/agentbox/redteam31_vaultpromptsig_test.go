@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -26,8 +27,9 @@ import (
 // Run's own vault prompt, with the same readTerminal, restores the modes
 // on all four stop signals; the vault commands do for SIGINT/SIGTERM only.
 //
-// Control: SIGINT at the same prompt restores the terminal (readTerminal
-// restores on the cancelled context) and exits.
+// Controls: SIGINT at the same prompt restores the terminal (readTerminal
+// restores on the cancelled context) and exits; SIGHUP at `agentbox run`'s
+// vault passphrase prompt restores it and exits 129.
 //
 // Severity: low (terminal hygiene; nothing is stored, no secret leaks).
 // Fix: the vault commands (and every command that prompts with
@@ -42,7 +44,7 @@ func TestRedteam31VaultPromptHangupLeavesEchoOff(t *testing.T) {
 	t.Setenv("AGENTBOX_VAULT_PASSPHRASE", pass)
 	argv := []string{"vault", "add", "API_KEY", "--vault", vaultFile}
 
-	try := func(sig syscall.Signal) (echoOff bool, how string) {
+	try := func(sig syscall.Signal, argv ...string) (echoOff bool, how string) {
 		u := startOnTerminal(t, "1", argv...)
 		go func() {
 			for l := range u.lines {
@@ -93,11 +95,24 @@ func TestRedteam31VaultPromptHangupLeavesEchoOff(t *testing.T) {
 	}
 
 	// Control: ^C at the prompt puts echo back.
-	if off, how := try(syscall.SIGINT); off {
+	if off, how := try(syscall.SIGINT, argv...); off {
 		t.Fatalf("control: SIGINT at the vault value prompt left echo off (%s)", how)
 	}
+	// Control: run's passphrase prompt (same readTerminal, but main catches
+	// all stop signals for run) restores echo on SIGHUP and exits 129.
+	manifest := filepath.Join(dir, "agent.yaml")
+	src := "name: rt31-prompt\npermissions:\n  network: {allow: [api.example.com]}\n  credentials: [OLD_KEY]\n"
+	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Unsetenv("AGENTBOX_VAULT_PASSPHRASE")
+	runArgv := []string{"run", "--manifest", manifest, "--vault", vaultFile, "--approve", "--", "/bin/sh", "-c", "exit 0"}
+	if off, how := try(syscall.SIGHUP, runArgv...); off || how != "exit 129" {
+		t.Fatalf("control: SIGHUP at run's vault prompt: %s, echo off %v (want exit 129, echo restored)", how, off)
+	}
+	t.Setenv("AGENTBOX_VAULT_PASSPHRASE", pass)
 	for _, sig := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGHUP} {
-		if off, how := try(sig); off {
+		if off, how := try(sig, argv...); off {
 			t.Errorf("%v at the vault value prompt: agentbox %s and left the user's terminal with echo off", sig, how)
 		}
 	}
