@@ -84,14 +84,40 @@ type commandLineKey struct{}
 // they start: main catches those signals for them from its start.
 var relaysSignals = map[string]bool{"run": true, "exec": true}
 
+// catchesStops names the commands main catches all of stopSignals for
+// (catchInterrupts): those that relay them, and vault, whose prompts turn
+// echo off: on any stop signal its context ends, readTerminal puts the
+// terminal back and the command exits 128+N (vaultFailure). The others
+// (audit, verify, validate, check, doctor, ps, kill, version) keep Go's
+// default for SIGHUP and SIGQUIT: they leave no terminal state behind and
+// do not watch their context while reading a log or a file to its end, so
+// catching those would turn a stop into a run to completion (and lose
+// SIGQUIT's goroutine dump of a hung one).
+var catchesStops = map[string]bool{"run": true, "exec": true, "vault": true}
+
+// topCommandName is the name of the child of root that args run, or run a
+// subcommand of: "vault" for "vault add NAME"; "" for none.
+func topCommandName(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root {
+		return ""
+	}
+	for c.HasParent() && c.Parent() != root {
+		c = c.Parent()
+	}
+	return c.Name()
+}
+
 // run executes the CLI with args and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	var ctx context.Context
 	var stop func()
-	if c, _, err := root.Find(args); err == nil && relaysSignals[c.Name()] && c.Parent() == root {
+	if name := topCommandName(root, args); catchesStops[name] {
 		ctx, stop = catchInterrupts(context.Background())
-		survivePipeReaders()
+		if relaysSignals[name] {
+			survivePipeReaders()
+		}
 	} else {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}

@@ -32,7 +32,8 @@ import (
 // signal (claim) when openForRun fails with the context cancelled.
 //
 // Fixed: runAgent maps openForRun's failure after an early stop signal to
-// interruptedOr (signals.go): 128+N. (The vault commands keep exit 1.)
+// interruptedOr (signals.go): 128+N. (The vault commands too, since
+// red-team 31: vaultPromptFailure.)
 func TestRedteam28SignalDuringVaultPrompt(t *testing.T) {
 	runEnv(t)
 	dir := t.TempDir()

@@ -35,6 +35,11 @@ import (
 // Fix: the vault commands (and every command that prompts with
 // readTerminal) should cancel their context on all of stopSignals, e.g.
 // signal.NotifyContext(ctx, stopSignals...) in main for every command.
+//
+// Fixed: main catches all of stopSignals for vault as for run and exec
+// (catchesStops, catchInterrupts): the prompt's context ends, readTerminal
+// restores the terminal, and the vault command exits 128+N
+// (vaultPromptFailure). Commands without prompts keep Go's default.
 func TestRedteam31VaultPromptHangupLeavesEchoOff(t *testing.T) {
 	runEnv(t)
 	dir := t.TempDir()

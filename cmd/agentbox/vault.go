@@ -285,7 +285,7 @@ func (f *vaultFlags) withVault(cmd *cobra.Command, fn func(*vault.Vault) error) 
 	}
 	pass, src, err := f.passphrase(cmd.Context(), false)
 	if err != nil {
-		return exitWith(exitFailure, err)
+		return vaultPromptFailure(cmd.Context(), err)
 	}
 	v, err := vault.Open(path, pass, vaultOptions...)
 	clear(pass)
@@ -310,7 +310,7 @@ func (f *vaultFlags) add(cmd *cobra.Command, name string) error {
 	exists := paths.Exists(path)
 	pass, src, err := f.passphrase(cmd.Context(), !exists)
 	if err != nil {
-		return exitWith(exitFailure, err)
+		return vaultPromptFailure(cmd.Context(), err)
 	}
 	defer clear(pass)
 	var v *vault.Vault
@@ -322,7 +322,7 @@ func (f *vaultFlags) add(cmd *cobra.Command, name string) error {
 	}
 	value, err := readVaultValue(cmd, name)
 	if err != nil {
-		return exitWith(exitFailure, err)
+		return vaultPromptFailure(cmd.Context(), err)
 	}
 	defer clear(value)
 	if v == nil {
@@ -421,6 +421,18 @@ func (f *vaultFlags) list(cmd *cobra.Command, asJSON bool) error {
 	})
 }
 
+// vaultPromptFailure is the exit of a vault command whose passphrase or
+// value could not be read: 128+N when stop signal N ended the prompt (as
+// if the signal had ended agentbox, the status run gives at its own vault
+// prompt), else 1.
+func vaultPromptFailure(ctx context.Context, err error) error {
+	var ie *interruptedError
+	if errors.Is(err, errPromptInterrupted) && errors.As(earlyInterrupt(ctx), &ie) {
+		return exitWith(ie.exitCode(), err)
+	}
+	return exitWith(exitFailure, err)
+}
+
 func vaultMissingError(path string) error {
 	return fmt.Errorf("no vault at %s; add a credential first: agentbox vault add NAME", path)
 }
@@ -479,8 +491,9 @@ func (t *vaultTTY) Close() error {
 	return nil
 }
 
-// ReadSecret prompts and reads one line without echo. An interrupt (the
-// context is cancelled on SIGINT) restores the terminal and gives up.
+// ReadSecret prompts and reads one line without echo. A stop signal (main
+// cancels the context on each of stopSignals) restores the terminal and
+// gives up with errPromptInterrupted.
 func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error) {
 	fd := int(t.in.Fd())
 	fmt.Fprint(t.out, prompt)
@@ -488,7 +501,7 @@ func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error
 	fmt.Fprintln(t.out)
 	switch {
 	case errors.Is(err, errPromptInterrupted):
-		return nil, errors.New("interrupted; nothing was changed")
+		return nil, fmt.Errorf("%w; nothing was changed", errPromptInterrupted)
 	case err != nil:
 		return nil, fmt.Errorf("terminal: %w", err)
 	}
