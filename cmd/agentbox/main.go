@@ -87,7 +87,7 @@ var relaysSignals = map[string]bool{"run": true, "exec": true}
 // catchesStops names the commands main catches all of stopSignals for
 // (catchInterrupts): those that relay them, and vault, whose prompts turn
 // echo off: on any stop signal its context ends, readTerminal puts the
-// terminal back and the command exits 128+N (vaultFailure). The others
+// terminal back and the command exits 128+N (vaultPromptFailure). The others
 // (audit, verify, validate, check, doctor, ps, kill, version) keep Go's
 // default for SIGHUP and SIGQUIT: they leave no terminal state behind and
 // do not watch their context while reading a log or a file to its end, so
