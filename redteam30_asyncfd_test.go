@@ -4,7 +4,6 @@ package agentbox_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -45,41 +44,13 @@ import (
 func TestRedteam30AsyncPipeFdHangsWait(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
 	run := func(async bool) (time.Duration, bool) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		defer w.Close()
-		if async {
-			rt30SetAsync(t, w) // not w.Fd(): that would make w blocking
-		}
-		cmd := exec.Command("/bin/sh", "-c", "sleep 1; yes")
-		cmd.Stdout = w
-		p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(1500*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = w.Fd() // the caller's own use of its file, before the program writes: blocking mode
-		t0 := time.Now()
-		done := make(chan struct{})
-		go func() { p.Wait(); close(done) }()
-		select {
-		case <-done:
-			return time.Since(t0), true
-		case <-time.After(20 * time.Second):
-			// Let the stuck write end so the test can finish.
-			go func() {
-				buf := make([]byte, 1<<16)
-				for {
-					if _, err := r.Read(buf); err != nil {
-						return
-					}
-				}
-			}()
-			<-done
-			return time.Since(t0), false
-		}
+		return rt30WaitStalled(t, async, func(cmd *exec.Cmd) func() {
+			p, err := m.Start(context.Background(), cmd, agentbox.WithTimeout(1500*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() { p.Wait() }
+		})
 	}
 	if d, ok := run(false); !ok {
 		t.Fatalf("control: Wait without O_ASYNC did not return within 20 s (%v)", d)

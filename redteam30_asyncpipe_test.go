@@ -5,6 +5,7 @@ package agentbox_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"testing"
@@ -132,5 +133,40 @@ func TestRedteam30AsyncStdoutPipeLateData(t *testing.T) {
 		if n := late(true, wrap); n > 0 {
 			t.Errorf("wrap=%v: %d bytes of the ended command reached the caller's O_ASYNC stdout pipe after (cmd.)Wait returned", wrap, n)
 		}
+	}
+}
+
+// rt30WaitStalled runs `sleep 1; yes` with its stdout on an os.Pipe whose
+// reader has stalled (O_ASYNC set on the write end's description when
+// async), started by start, which returns the wait for its end (Wait, or
+// cmd.Wait and cleanup). After the start and before the program writes,
+// the caller turns its descriptor blocking, as os.File.Fd does. It
+// reports how long the wait took and whether it returned within 20 s; if
+// not, the pipe is read so that the stuck write, and the wait, can end.
+func rt30WaitStalled(t *testing.T, async bool, start func(*exec.Cmd) (wait func())) (time.Duration, bool) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if async {
+		rt30SetAsync(t, w) // not w.Fd(): that would make w blocking
+	}
+	cmd := exec.Command("/bin/sh", "-c", "sleep 1; yes")
+	cmd.Stdout = w
+	wait := start(cmd)
+	_ = w.Fd() // the caller's own use of its file, before the program writes: blocking mode
+	t0 := time.Now()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+		return time.Since(t0), true
+	case <-time.After(20 * time.Second):
+		go func() { _, _ = io.Copy(io.Discard, r) }()
+		<-done
+		return time.Since(t0), false
 	}
 }

@@ -3,18 +3,12 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentbox-dev/agentbox/internal/ptytest"
 )
 
 // TestRedteam30InterruptAtApprovalPrompt: `agentbox exec` of a command the
@@ -54,80 +48,6 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 	// Ignores SIGINT, so that a relayed ^C does not hide that it ran.
 	const script = `trap "" INT; sleep 1; echo RAN-rt30-$((6*7)); git push 2>/dev/null; exit 0`
 
-	type term struct {
-		cmd    *exec.Cmd
-		master *os.File
-		mu     sync.Mutex
-		out    strings.Builder
-		done   chan error
-	}
-	start := func(t *testing.T, argv []string) *term {
-		master, slave := ptytest.Open(t)
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := exec.Command(exe, argv...)
-		c.Env = append(os.Environ(), cliEnv+"=1")
-		c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
-		// A user's shell session: the pty is agentbox's controlling
-		// terminal and agentbox's group its foreground.
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		tm := &term{cmd: c, master: master, done: make(chan error, 1)}
-		go func() { tm.done <- c.Wait() }()
-		go func() {
-			br := bufio.NewReader(master)
-			buf := make([]byte, 4096)
-			for {
-				n, err := br.Read(buf)
-				tm.mu.Lock()
-				tm.out.Write(buf[:n])
-				tm.mu.Unlock()
-				if err != nil {
-					return
-				}
-			}
-		}()
-		t.Cleanup(func() { _ = c.Process.Kill(); <-tm.done })
-		return tm
-	}
-	shown := func(tm *term) string {
-		tm.mu.Lock()
-		defer tm.mu.Unlock()
-		return tm.out.String()
-	}
-	waitFor := func(tm *term, s string, d time.Duration) bool {
-		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-			if strings.Contains(shown(tm), s) {
-				return true
-			}
-		}
-		return false
-	}
-	status := func(t *testing.T, tm *term, d time.Duration) (int, bool) {
-		select {
-		case err := <-tm.done:
-			tm.done <- err // for the cleanup
-			var ee *exec.ExitError
-			if err == nil {
-				return 0, true
-			}
-			if errors.As(err, &ee) {
-				ws := ee.Sys().(syscall.WaitStatus)
-				if ws.Signaled() {
-					return 128 + int(ws.Signal()), true
-				}
-				return ws.ExitStatus(), true
-			}
-			t.Fatal(err)
-		case <-time.After(d):
-		}
-		return 0, false
-	}
-
 	manifest := filepath.Join(t.TempDir(), "agent.yaml")
 	if err := os.WriteFile(manifest, []byte("name: rt30-prompt\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -143,45 +63,45 @@ func TestRedteam30InterruptAtApprovalPrompt(t *testing.T) {
 		argv := tc.argv
 		t.Run(tc.name, func(t *testing.T) {
 			// Control: "y" at the prompt runs the command.
-			tm := start(t, argv)
-			if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
-				t.Fatalf("control: no approval prompt; terminal %q", shown(tm))
+			tm := startSession(t, false, argv...)
+			if !tm.waitFor("Run it? [y/N]", 30*time.Second) {
+				t.Fatalf("control: no approval prompt; terminal %q", tm.shown())
 			}
 			if _, err := tm.master.Write([]byte("y\r")); err != nil {
 				t.Fatal(err)
 			}
-			if !waitFor(tm, "RAN-rt30-42", 30*time.Second) {
-				t.Fatalf("control: the approved command did not run; terminal %q", shown(tm))
+			if !tm.waitFor("RAN-rt30-42", 30*time.Second) {
+				t.Fatalf("control: the approved command did not run; terminal %q", tm.shown())
 			}
-			if _, ok := status(t, tm, 30*time.Second); !ok {
-				t.Fatalf("control: agentbox still running; terminal %q", shown(tm))
+			if _, ok := tm.status(t, 30*time.Second); !ok {
+				t.Fatalf("control: agentbox still running; terminal %q", tm.shown())
 			}
 
 			// Attack: ^C at the prompt.
-			tm = start(t, argv)
-			if !waitFor(tm, "Run it? [y/N]", 30*time.Second) {
-				t.Fatalf("no approval prompt; terminal %q", shown(tm))
+			tm = startSession(t, false, argv...)
+			if !tm.waitFor("Run it? [y/N]", 30*time.Second) {
+				t.Fatalf("no approval prompt; terminal %q", tm.shown())
 			}
 			if _, err := tm.master.Write([]byte{0x03}); err != nil { // ^C
 				t.Fatal(err)
 			}
-			code, ended := status(t, tm, 10*time.Second)
+			code, ended := tm.status(t, 10*time.Second)
 			if !ended {
-				t.Errorf("^C at the approval prompt: agentbox still waiting at the prompt 10s later (^C not honoured); terminal %q", shown(tm))
+				t.Errorf("^C at the approval prompt: agentbox still waiting at the prompt 10s later (^C not honoured); terminal %q", tm.shown())
 				// What the user does next: answers the prompt that is still up.
 				if _, err := tm.master.Write([]byte("y\r")); err != nil {
 					t.Fatal(err)
 				}
-				if waitFor(tm, "RAN-rt30-42", 20*time.Second) {
-					t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+				if tm.waitFor("RAN-rt30-42", 20*time.Second) {
+					t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", tm.shown())
 				}
 				return
 			}
 			if code != 128+int(syscall.SIGINT) {
-				t.Errorf("^C at the approval prompt: exit %d, want %d (nothing started); terminal %q", code, 128+int(syscall.SIGINT), shown(tm))
+				t.Errorf("^C at the approval prompt: exit %d, want %d (nothing started); terminal %q", code, 128+int(syscall.SIGINT), tm.shown())
 			}
-			if strings.Contains(shown(tm), "RAN-rt30-42") {
-				t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", shown(tm))
+			if strings.Contains(tm.shown(), "RAN-rt30-42") {
+				t.Errorf("the command ran although the user pressed ^C at its approval prompt; terminal %q", tm.shown())
 			}
 
 		})

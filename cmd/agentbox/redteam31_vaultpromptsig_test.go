@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,33 +57,10 @@ func TestRedteam31VaultPromptHangupLeavesEchoOff(t *testing.T) {
 				_ = l
 			}
 		}()
-		// Wait for the hidden prompt: echo off on the slave.
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			tio, err := unix.IoctlGetTermios(u.fd, unix.TCGETS)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tio.Lflag&unix.ECHO == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				_ = u.cmd.Process.Kill()
-				t.Fatalf("%v: the hidden prompt never came", sig)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitEchoOff(t, u.fd)
 		time.Sleep(500 * time.Millisecond) // the read has begun
 		_ = u.cmd.Process.Signal(sig)
-		done := make(chan error, 1)
-		go func() { done <- u.cmd.Wait() }()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			_ = u.cmd.Process.Kill()
-			t.Fatalf("%v: vault add still running 30s after the signal", sig)
-		}
+		err := u.waitExit(t, 30*time.Second, fmt.Sprintf("%v: %s still running 30s after the signal", sig, argv[0]))
 		how = "exit 0"
 		if ee, ok := err.(*exec.ExitError); ok {
 			ws := ee.Sys().(syscall.WaitStatus)

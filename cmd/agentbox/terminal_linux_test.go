@@ -211,3 +211,19 @@ func (u *userTerminal) modesRestored(t *testing.T) {
 		t.Errorf("the user's terminal after the run: lflag %#x iflag %#x, was %#x %#x", after.Lflag, after.Iflag, u.before.Lflag, u.before.Iflag)
 	}
 }
+
+// waitExit waits d at most for the CLI on u to end and returns what its
+// Wait returned; past d it kills the CLI and fails the test with msg.
+func (u *userTerminal) waitExit(t *testing.T, d time.Duration, msg string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- u.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		_ = u.cmd.Process.Kill()
+		t.Fatal(msg)
+		return nil
+	}
+}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -32,15 +33,7 @@ func TestVaultPromptStopSignalStatus(t *testing.T) {
 		waitEchoOff(t, u.fd)
 		time.Sleep(500 * time.Millisecond) // the read has begun
 		_ = u.cmd.Process.Signal(sig)
-		done := make(chan error, 1)
-		go func() { done <- u.cmd.Wait() }()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			_ = u.cmd.Process.Kill()
-			t.Fatalf("%v: vault add still running 30s after the signal", sig)
-		}
+		err := u.waitExit(t, 30*time.Second, fmt.Sprintf("%v: vault add still running 30s after the signal", sig))
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			t.Fatalf("%v: vault add: %v, want exit %d", sig, err, 128+int(sig))
