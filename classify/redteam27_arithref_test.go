@@ -1,9 +1,6 @@
 package classify
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,17 +70,8 @@ func TestRedteam27ArithRef(t *testing.T) {
 	if got := c.Classify(`i=3; declare -n r=i; echo $((r+1))`); got.Decision != Allow {
 		t.Errorf("benign control: %s (%s), want allow", got.Decision, got.Rule)
 	}
-	bash, bashErr := exec.LookPath("bash")
 	for _, tmpl := range attacks {
-		// bash really runs the substitution (a harmless marker here)
-		if bashErr == nil {
-			mark := filepath.Join(t.TempDir(), "ran")
-			cmd := strings.ReplaceAll(tmpl, "CMD", "touch "+mark)
-			_ = exec.Command(bash, "-c", cmd).Run()
-			if _, err := os.Stat(mark); err != nil {
-				t.Errorf("bash did not run the substitution of %q (test premise)", cmd)
-			}
-		}
+		bashRunsPayload(t, tmpl)
 		for _, payload := range []struct {
 			cmd  string
 			want Decision

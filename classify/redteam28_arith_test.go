@@ -1,9 +1,6 @@
 package classify
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,16 +18,8 @@ func rt28Judge(t *testing.T, attacks []string) {
 	if got := c.Classify(`i=3; j=i; a=(1 2); echo $((j+a[1]))`); got.Decision != Allow {
 		t.Errorf("benign control: %s (%s), want allow", got.Decision, got.Rule)
 	}
-	bash, bashErr := exec.LookPath("bash")
 	for _, tmpl := range attacks {
-		if bashErr == nil {
-			mark := filepath.Join(t.TempDir(), "ran")
-			cmd := strings.ReplaceAll(tmpl, "CMD", "touch "+mark)
-			_ = exec.Command(bash, "-c", cmd).Run()
-			if _, err := os.Stat(mark); err != nil {
-				t.Errorf("bash did not run the substitution of %q (test premise)", cmd)
-			}
-		}
+		bashRunsPayload(t, tmpl)
 		line := strings.ReplaceAll(tmpl, "CMD", "rm -rf /")
 		if got := c.Classify(line); got.Decision != Forbidden {
 			t.Errorf("%q: %s (rule %q), want forbidden", line, got.Decision, got.Rule)

@@ -1,9 +1,6 @@
 package classify
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,16 +17,8 @@ func rt30eJudge(t *testing.T, control string, attacks []string) {
 	if got := c.Classify(control); got.Decision != Allow {
 		t.Errorf("benign control %q: %s (%s), want allow", control, got.Decision, got.Rule)
 	}
-	bash, bashErr := exec.LookPath("bash")
 	for _, tmpl := range attacks {
-		if bashErr == nil {
-			mark := filepath.Join(t.TempDir(), "ran")
-			cmd := strings.ReplaceAll(tmpl, "CMD", "touch "+mark)
-			_ = exec.Command(bash, "-c", cmd).Run()
-			if _, err := os.Stat(mark); err != nil {
-				t.Errorf("bash did not run the payload of %q (test premise)", cmd)
-			}
-		}
+		bashRunsPayload(t, tmpl)
 		line := strings.ReplaceAll(tmpl, "CMD", "rm -rf /")
 		if got := c.Classify(line); got.Decision == Allow || got.Decision == Sandboxed {
 			t.Errorf("%q: %s (rule %q), want forbidden or escalated", line, got.Decision, got.Rule)
