@@ -356,7 +356,7 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedMemory) int64 {
 	pid, _ := strconv.Atoi(name)
 	ppid := s.parent(name)
-	wasShared := seen[ppid] && shared.same(pid, ppid)
+	wasShared := seen[ppid] && s.sameSize(name, ppid) && shared.same(pid, ppid)
 	b, err := s.readAll(name + "/smaps_rollup")
 	if wasShared {
 		if shared.same(pid, ppid) {
@@ -391,6 +391,31 @@ func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedM
 	}
 	own, _ := s.processBytes(name, "status", ownFields)
 	return n + own
+}
+
+// sameSize reports whether the process name and the process parent map
+// as much address space (the first field of statm). Two processes of one
+// memory always do, so a difference settles that they are two without
+// asking the kernel, which costs a walk of the host's /proc for a process
+// started since the last (sharedMemory.same): every process of a chain
+// that forks and exits at once is such a process, and the walk let it hop
+// before its read (TestRedteam30MonitorMissesForkHoppingMemory). The two
+// reads are a moment apart: a mapping made between them makes one memory
+// look like two, counted twice (too much, never too little).
+func (s *treeSampler) sameSize(name string, parent int) bool {
+	a, okA := s.statmSize(name)
+	b, okB := s.statmSize(strconv.Itoa(parent))
+	return !okA || !okB || a == b
+}
+
+// statmSize returns the first field of the statm of the process name.
+func (s *treeSampler) statmSize(name string) (string, bool) {
+	b, err := s.readAll(name + "/statm")
+	if err != nil {
+		return "", false
+	}
+	f, _, _ := bytes.Cut(b, []byte(" "))
+	return string(f), len(f) > 0
 }
 
 // smapsBudget bounds the time an exact count spends reading smaps, whose

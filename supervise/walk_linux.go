@@ -8,7 +8,7 @@ const walkRounds = 8
 
 // walkTree counts the memory of the processes list names, reading each
 // with read (ok false: gone before its read), and returns the sum and the
-// number of processes read.
+// number of processes it counts.
 //
 // One listing then one read per process loses memory that moves between
 // processes during the walk: a process that forks a child (which
@@ -16,27 +16,30 @@ const walkRounds = 8
 // instant, in a process the listing did not have yet or one that is gone
 // when the walk reaches it (TestRedteam30MonitorMissesForkHoppingMemory).
 // So after a walk the tree is listed again and the pids not read yet are
-// read, until a listing adds none: a settled tree costs one more readdir.
+// read right after the listing, until a listing adds none: a settled
+// tree costs one more readdir.
 //
-// A process counted in one round may have passed its memory to a child
-// that a later round counts again. So, of what the relistings add
-// (fresh), as much is taken away as the counted processes that a later
-// listing no longer shows held (gone): an exited process's memory is
-// either freed or in such a child, never both held and gone. The sum
-// stays at or above what the processes still listed hold.
+// Each listing gives one sum: what the processes it shows held when
+// read (each process is read once, in the round whose listing first
+// showed it), and the count is the largest of these sums. A process that
+// has exited no longer counts once a listing no longer shows it, so
+// memory a process passed to its child before exiting counts once in a
+// round's sum, in the child's read. Summing every read of the walk
+// instead counted one hopping process once per round (a tree well within
+// its limit killed); taking away, from what the relistings added, what
+// the processes counted before and since gone had held (gone against
+// fresh, whichever process either was) let six hopping chains each
+// caught in some round cancel one another out, leaving only the last
+// round's catch: 450 MiB held for seconds under a 256 MiB limit, seen at
+// counts of 160 MiB (CI).
 //
 // A tree that never stops making processes (a build, a hopping chain)
-// reaches walkRounds. Its last round reads the pids the last listing
-// added right after that listing, so what a hop can carry past it is
-// what moves in that short round: counting more there (the fresh value
-// again for each pid gone before its read) killed a hopping tree well
-// within its limit, since a hopping tree reaches the bound at every
-// count; the relistings before it are what catch the hop.
+// reaches the bound of rounds.
 func walkTree(list func() ([]string, error), read func(name string) (int64, bool), rounds int) (int64, int, error) {
+	held := map[string]int64{} // read, with what it held (gone: absent)
 	tried := map[string]bool{}
-	counted := map[string]int64{} // counted, and shown by the last listing
-	var total, fresh, gone int64
-	procs := 0
+	var best int64
+	bestProcs := 0
 	for round := 0; round < rounds; round++ {
 		names, err := list()
 		if err != nil {
@@ -45,39 +48,32 @@ func walkTree(list func() ([]string, error), read func(name string) (int64, bool
 			}
 			break
 		}
-		listed := make(map[string]bool, len(names))
+		var sum int64
+		procs := 0
 		added := false
 		for _, name := range names {
 			if !isPidName(name) {
 				continue
 			}
-			listed[name] = true
-			if tried[name] {
-				continue
+			if !tried[name] {
+				tried[name], added = true, true
+				if n, ok := read(name); ok {
+					held[name] = n
+				}
 			}
-			tried[name], added = true, true
-			n, ok := read(name)
-			if !ok {
-				continue // gone: its memory, if passed on, is in a newer pid
-			}
-			procs++
-			counted[name] = n
-			total += n
-			if round > 0 {
-				fresh += n
+			if n, ok := held[name]; ok {
+				sum += n
+				procs++
 			}
 		}
-		for name, n := range counted {
-			if !listed[name] {
-				gone += n
-				delete(counted, name)
-			}
+		if round == 0 || sum > best {
+			best, bestProcs = sum, procs
 		}
 		if !added {
 			break
 		}
 	}
-	return total - min(gone, fresh), procs, nil
+	return best, bestProcs, nil
 }
 
 // isPidName reports whether a name in /proc is a process's.

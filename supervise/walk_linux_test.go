@@ -4,6 +4,8 @@ package supervise
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -24,13 +26,20 @@ func TestWalkTree(t *testing.T) {
 		{"hop: a gone pid's memory found in a newer one", [][]string{{"1", "2"}, {"1", "3"}, {"1", "3"}},
 			map[string]int64{"1": 10, "3": 75}, 8, 85, 2, 3},
 		{"hop after the read: not counted twice", [][]string{{"1", "2"}, {"1", "3"}, {"1", "3"}},
-			map[string]int64{"1": 10, "2": 75, "3": 75}, 8, 85, 3, 3},
-		{"an exited process takes away no more than the relistings add", [][]string{{"1", "2"}, {"1", "3"}, {"1", "3"}},
-			map[string]int64{"1": 10, "2": 75, "3": 5}, 8, 85, 3, 3},
+			map[string]int64{"1": 10, "2": 75, "3": 75}, 8, 85, 2, 3},
+		{"an exited process's memory is not taken from another's", [][]string{{"1", "2"}, {"1", "3"}, {"1", "3"}},
+			map[string]int64{"1": 10, "2": 75, "3": 5}, 8, 85, 2, 3},
+		// Two hopping chains, each caught in one round and gone by the
+		// next; a third caught in the last round: the best round holds
+		// two. Taking gone from fresh left 10+40.
+		{"chains caught in different rounds do not cancel out", [][]string{{"1", "2"}, {"1", "3", "4"}, {"1", "5", "6"}, {"1", "7"}, {"1", "7"}},
+			map[string]int64{"1": 10, "3": 40, "4": 40, "5": 40, "7": 40}, 8, 90, 3, 5},
 		{"new processes holding fresh memory count", [][]string{{"1"}, {"1", "2"}, {"1", "2"}},
 			map[string]int64{"1": 10, "2": 40}, 8, 50, 2, 3},
+		{"a process shown again by a later listing counts in it", [][]string{{"1", "2"}, {"1", "2", "3"}, {"1", "2", "3"}},
+			map[string]int64{"1": 10, "2": 20, "3": 30}, 8, 60, 3, 3},
 		{"bounded rounds for a tree that never settles", [][]string{{"1"}, {"1", "2"}, {"1", "3"}, {"1", "4"}, {"1", "5"}},
-			map[string]int64{"1": 10, "2": 7, "3": 7, "4": 7, "5": 7}, 3, 17, 3, 3},
+			map[string]int64{"1": 10, "2": 7, "3": 7, "4": 7, "5": 7}, 3, 17, 2, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lists := 0
@@ -54,4 +63,38 @@ func TestWalkTree(t *testing.T) {
 			t.Error("walkTree succeeded without a listing")
 		}
 	})
+}
+
+// TestSameSize: two processes whose statm sizes differ are two memories
+// (no kcmp asked); equal sizes, or a process gone, leave the question to
+// the kernel.
+func TestSameSize(t *testing.T) {
+	dir := t.TempDir()
+	for pid, statm := range map[string]string{"1": "1234 100 50 1 0 300 0\n", "2": "1234 90 40 1 0 290 0\n", "3": "20000 19000 5 1 0 19100 0\n"} {
+		if err := os.MkdirAll(filepath.Join(dir, pid), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, pid, "statm"), []byte(statm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proc, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	s := &treeSampler{proc: proc}
+	for _, tc := range []struct {
+		child  string
+		parent int
+		want   bool
+	}{
+		{"2", 1, true},  // one size: ask the kernel
+		{"3", 1, false}, // another size: two memories
+		{"4", 1, true},  // gone: ask the kernel (it answers no)
+	} {
+		if got := s.sameSize(tc.child, tc.parent); got != tc.want {
+			t.Errorf("sameSize(%s, %d) = %v, want %v", tc.child, tc.parent, got, tc.want)
+		}
+	}
 }

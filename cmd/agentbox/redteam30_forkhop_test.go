@@ -93,8 +93,15 @@ for p in pads:
 //
 // Fixed: the count lists the sandbox's /proc again after each walk and
 // reads the pids it adds, until a listing adds none (supervise's
-// walkTree, at most walkRounds listings), taking away what counted
-// processes that have since exited held, up to what the relistings add.
+// walkTree, at most walkRounds listings). Then (CI, unprivileged, under
+// load) the count took away, from what the relistings added, what the
+// processes counted before and since gone had held, so chains caught in
+// different rounds cancelled one another out (exact counts of 160 MiB
+// for 527 held), and each exact read of a chain's process first walked
+// the host's /proc to ask kcmp whether it shared its parent's memory:
+// now a count is the largest sum over one listing's processes, and kcmp
+// is asked only of two processes that map as much address space
+// (treeSampler.sameSize).
 func TestRedteam30MonitorMissesForkHoppingMemory(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt30-hop\nlimits: {max_memory_mb: 256, max_duration: 40s}\n")
