@@ -260,14 +260,15 @@ func (s *treeSampler) sample(exact bool) (int64, int, error) {
 		}
 		return s.proc.Readdirnames(-1)
 	}
-	read := func(name string) (int64, bool) {
+	read := func(name string) (int64, string, bool) {
 		n, ok := s.processBytes(name, "status", residentFields)
+		var parent string
 		if ok && exact {
-			n = s.exactBytes(name, seen, shared)
+			n, parent = s.exactBytes(name, seen, shared)
 		}
-		return n, ok
+		return n, parent, ok
 	}
-	used, procs, err := walkTree(list, read, walkRounds)
+	used, procs, err := walkTree(list, read, walkRounds, !exact)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -342,7 +343,8 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 // shares (smaps_rollup, which walks its page tables) of the memory it
 // maps, anonymous, shared and swapped, less the shares of the files of
 // the memory areas it maps (read from smaps; mapShares), which their
-// tmpfs's use counts already, plus its page tables. It returns 0 for a process that
+// tmpfs's use counts already, plus its page tables, and the name of its
+// parent. It returns 0 for a process that
 // is its parent's memory again (see sharedMemory); seen records the
 // processes whose memory has been read, for their children.
 //
@@ -353,15 +355,16 @@ func (s *treeSampler) processFunc(name, file string, sum func([]byte) (int64, bo
 // every few milliseconds) is read again, its own memory now. Asked only
 // after the read, such a child counted its parent's memory a second time
 // (CI: a 150 MiB spawner killed under a 256 MiB limit).
-func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedMemory) int64 {
+func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedMemory) (int64, string) {
 	pid, _ := strconv.Atoi(name)
 	ppid := s.parent(name)
+	parent := strconv.Itoa(ppid)
 	wasShared := seen[ppid] && s.sameSize(name, ppid) && shared.same(pid, ppid)
 	b, err := s.readAll(name + "/smaps_rollup")
 	if wasShared {
 		if shared.same(pid, ppid) {
 			seen[pid] = true // its own vfork children share it too
-			return 0
+			return 0, parent
 		}
 		b, err = s.readAll(name + "/smaps_rollup")
 	}
@@ -390,7 +393,7 @@ func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedM
 		n = max(0, n-shares.inAreas(shmem))
 	}
 	own, _ := s.processBytes(name, "status", ownFields)
-	return n + own
+	return n + own, parent
 }
 
 // sameSize reports whether the process name and the process parent map
