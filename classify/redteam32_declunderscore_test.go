@@ -11,7 +11,8 @@ import "testing"
 // echo $((_)) is forbidden) and after declare 'x[…]' without a value,
 // but not after a declaration's NAME=VALUE word: each line below is
 // "allow" (common-safe-commands) though bash runs rm -rf /. The text is a
-// literal on the line, so this is not the documented run-time limit.
+// literal on the line (also declare -x, declare b=1 a=…, declare -a
+// a=(…), a=$'…', and x=$_ then $((x))), so this is not the documented run-time limit.
 // Severity: high (an allowed line runs rm -rf /; the sandbox still
 // applies). Fix: a declaration clause must set $_'s possible text to its
 // last word NAME=VALUE (value after expansion), as a simple command does.
@@ -22,5 +23,10 @@ func TestRedteam32DeclUnderscore(t *testing.T) {
 		`export a='x[$(CMD)]'; echo $(( _ ))`,
 		`readonly a='x[$(CMD)]'; echo $(( _ ))`,
 		`declare a='x[$(CMD)]'; echo $(( $_ ))`,
+		`declare -x a='x[$(CMD)]'; echo $(( _ ))`,
+		`declare b=1 a='x[$(CMD)]'; echo $(( _ ))`,
+		`declare -a a=('x[$(CMD)]'); echo $(( _ ))`,
+		`declare a=$'x[$(CMD)]'; echo $(( _ ))`,
+		`declare a='x[$(CMD)]'; x=$_; echo $(( x ))`,
 	})
 }
