@@ -34,8 +34,13 @@ func TestRedteam32PrintfOctalStar(t *testing.T) {
 		}
 	}
 	// Model: the count must not be claimed exact as decimal.
-	if got, exact := printfFormat("%.*s", []string{"013", "/etc/shadowXY"}); exact && got != "/etc/shadow" {
-		t.Errorf("printfFormat(%%.*s, 013, /etc/shadowXY) = %q exact, bash gives /etc/shadow", got)
+	for _, m := range []struct{ n, arg, bash string }{
+		{"013", "/etc/shadowXY", "/etc/shadow"},
+		{"08", "abcdefghij", ""}, // bash: invalid octal number, count 0
+	} {
+		if got, exact := printfFormat("%.*s", []string{m.n, m.arg}); exact && got != m.bash {
+			t.Errorf("printfFormat(%%.*s, %s, %s) = %q exact, bash gives %q", m.n, m.arg, got, m.bash)
+		}
 	}
 	controls := []string{
 		`printf -v f '%.*s' 11 /etc/hostsXY; cat "$f"`,
