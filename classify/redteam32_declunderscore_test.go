@@ -12,7 +12,8 @@ import "testing"
 // but not after a declaration's NAME=VALUE word: each line below is
 // "allow" (common-safe-commands) though bash runs rm -rf /. The text is a
 // literal on the line (also declare -x, declare b=1 a=…, declare -a
-// a=(…), a=$'…', and x=$_ then $((x))), so this is not the documented run-time limit.
+// a=(…), a=$'…', declare --, readonly -a, local outside a function
+// (it fails, $_ is still set), and x=$_ then $((x))), so this is not the documented run-time limit.
 // Severity: high (an allowed line runs rm -rf /; the sandbox still
 // applies). Fix: a declaration clause must set $_'s possible text to its
 // last word NAME=VALUE (value after expansion), as a simple command does.
@@ -28,5 +29,8 @@ func TestRedteam32DeclUnderscore(t *testing.T) {
 		`declare -a a=('x[$(CMD)]'); echo $(( _ ))`,
 		`declare a=$'x[$(CMD)]'; echo $(( _ ))`,
 		`declare a='x[$(CMD)]'; x=$_; echo $(( x ))`,
+		`declare -- a='x[$(CMD)]'; echo $(( _ ))`,
+		`readonly -a a=('x[$(CMD)]'); echo $(( _ ))`,
+		`local a='x[$(CMD)]' 2>/dev/null; echo $(( _ ))`,
 	})
 }
