@@ -71,7 +71,8 @@ func TestPrintfValue(t *testing.T) {
 		{"-v x %d 1", "x", "1", true, true}, {"-v x a\\n", "x", "a\n", true, true}, {"-v x %%s a", "x", "%s", true, true},
 		{"-v x %5s a", "x", "    a", true, true}, {"-v x %-s a", "x", "a", true, true}, {"-v x %.9s a", "x", "a", true, true},
 		{"-v x %b a\\x62", "x", "ab", true, true}, {"-v x \\170[1]", "x", "x[1]", true, true},
-		{"-v x %05d 3", "x", "00003", true, true}, {"-v x %*s 1 a", "x", "a", true, true}, {"-v x %.1s%x x_ 1", "x", "x1", false, true}, {"-v x %d 010", "x", "010", false, true},
+		{"-v x %05d 3", "x", "00003", true, true}, {"-v x %*s 1 a", "x", "a", true, true}, {"-v x %.1s%x x_ 1", "x", "x1", false, true}, {"-v x %d 010", "x", "8", true, true},
+		{"-v x %d 99999999999999999999", "x", "99999999999999999999", false, true}, // overflow: not modelled
 		{"%s a", "", "", false, false}, {"-x -v y a", "", "", false, false}, {"-v x", "", "", false, false}, {"-v x --", "", "", false, false},
 	} {
 		u := &unit{name: "printf"}

@@ -9,10 +9,10 @@ import (
 // its ARGs (printf.def: FORMAT's escapes by tescape, %b's by bexpand,
 // widths and precisions in bytes, FORMAT reused while ARGs remain). It is
 // the one engine behind $(printf …) folding and printf -v values. exact
-// is false for anything it does not model byte for byte (%d of other than
-// a plain decimal, %x %f %q %(…)T …, flags other than - and %d's 0, length
-// modifiers, a width or
-// precision over non-ASCII text, \u above 0x7f, a NUL byte, a format
+// is false for anything it does not model byte for byte (a number ARG
+// that overflows or is 'c of non-ASCII c, %x %f %q %(…)T …, flags other
+// than - and %d's 0, length modifiers, a width or precision over
+// non-ASCII text, \u above 0x7f, a NUL byte, a format
 // error): text is then an approximation that must not be trusted as
 // the output (fail closed: callers keep it as a run-time value).
 func printfFormat(format string, args []string) (text string, exact bool) {
@@ -82,20 +82,75 @@ func (r *printfRun) next() string {
 	return a
 }
 
-// star takes the count of a * width or precision from the next ARG. Only
-// a plain decimal is modelled (bash's getint also takes 0x…, 'c, errors).
+// printfNumber reads a numeric ARG (a * count, a %d value) as bash's
+// getintmax does: 'c or "c is the code of c; otherwise strtoimax(…, 0)
+// after leading blanks and a sign, so 010 is octal 8 and 0x1f is 31. A
+// word with junk after the number (08, 013x, "") is an error bash reports
+// on stderr but still uses the value read so far (0, 11, 0), so that
+// value is the exact one too. A non-ASCII char after ' depends on the
+// locale, and an overflow on clamping: both are not modelled.
+func printfNumber(a string) (int64, bool) {
+	if a != "" && (a[0] == '\'' || a[0] == '"') {
+		if len(a) == 1 {
+			return 0, true
+		}
+		return int64(a[1]), a[1] < 0x80
+	}
+	s := strings.TrimLeft(a, " \t\n\v\f\r")
+	neg := s != "" && s[0] == '-'
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	base := int64(10)
+	switch {
+	case len(s) > 2 && (s[1] == 'x' || s[1] == 'X') && s[0] == '0' && hexDigit(s[2]) >= 0:
+		base, s = 16, s[2:]
+	case s != "" && s[0] == '0':
+		base = 8
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := int64(hexDigit(s[i]))
+		if d < 0 || d >= base {
+			break // junk: bash keeps what it read so far
+		}
+		if n > (1<<63-1-d)/base {
+			return 0, false // ERANGE: clamped, not modelled
+		}
+		n = n*base + d
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// hexDigit is c's value as a hex digit, or -1.
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// star takes the count of a * width or precision from the next ARG, read
+// as a C number (printfNumber: 013 is 11, not 13).
 func (r *printfRun) star() int {
 	if len(r.args) == 0 {
 		r.exact = false
 		return 0
 	}
-	a := r.next()
-	n, err := strconv.Atoi(a)
-	if err != nil || strings.HasPrefix(a, "+") || n > printfMaxPad || n < -printfMaxPad {
+	n, ok := printfNumber(r.next())
+	if !ok || n > printfMaxPad || n < -printfMaxPad {
 		r.exact = false
 		return 0
 	}
-	return n
+	return int(n)
 }
 
 // conv writes one conversion starting at format[i] ('%') and returns the
@@ -169,16 +224,13 @@ func (r *printfRun) conv(format string, i int) int {
 	return j + 1
 }
 
-// integer writes %d of a plain decimal ARG as C's printf does: prec is
-// the least number of digits, the 0 flag pads a width with zeros. Other
-// ARGs (0x1f, 010, 'c, blanks, errors) are not modelled.
+// integer writes %d of ARG, read as a C number (printfNumber), as C's
+// printf does: prec is the least number of digits, the 0 flag pads a
+// width with zeros.
 func (r *printfRun) integer(a string, left, zero bool, width, prec int) {
-	if a == "" {
-		a = "0" // a missing ARG is 0
-	}
-	n, err := strconv.ParseInt(a, 10, 64)
-	if d := strings.TrimPrefix(a, "-"); err != nil || d == "" || d[0] < '0' || d[0] > '9' || len(d) > 1 && d[0] == '0' {
-		r.exact = false // not plain decimal (010 is octal to bash)
+	n, ok := printfNumber(a) // a missing ARG is "", which is 0
+	if !ok {
+		r.exact = false
 		r.sb.WriteString(a)
 		return
 	}

@@ -37,10 +37,13 @@ var printfFormatCases = []struct {
 	{[]string{"plain", "ignored"}, "plain", true},
 	{[]string{"%d|%i|%3d|%-3d|%03d|%.2d|%5.3d|%.0d|%d|", "5", "-7", "4", "4", "-4", "3", "-2", "0"}, "5|-7|  4|4  |-04|03| -002||0|", true},
 	{[]string{"%05d|%-05d|%05.1d", "42", "42", "42"}, "00042|42   |   42", true},
-	{[]string{"%d", "010"}, "", false},
-	{[]string{"%d", "0x1f"}, "", false},
-	{[]string{"%d", "+3"}, "", false},
-	{[]string{"%d", " 3"}, "", false},
+	// number ARGs are C numbers (getintmax); junk keeps the value read so far
+	{[]string{"%d|%d|%d|%d|%d|%d|", "010", "0x1f", "+3", " 3", "-010", "0X1F"}, "8|31|3|3|-8|31|", true},
+	{[]string{"%d|%d|%d|%d|%d|%d|", "08", "013x", "0x", "0x1g", "-", " "}, "0|11|0|1|0|0|", true},
+	{[]string{"%d|%d|%d|%d|%d|", "'a", `"b`, "'", "'ab", "\t7"}, "97|98|0|97|7|", true},
+	{[]string{"/etc/shadow%.0d", "00"}, "/etc/shadow", true},
+	{[]string{"%d", "'é"}, "", false},
+	{[]string{"%d", "99999999999999999999"}, "", false},
 	{[]string{"%+d", "3"}, "", false},
 	{[]string{"%x", "5"}, "", false},
 	{[]string{"%05s", "a"}, "", false},
@@ -51,7 +54,17 @@ var printfFormatCases = []struct {
 	{[]string{`a\0b`}, "", false},
 	{[]string{"%c", ""}, "", false},
 	{[]string{"%"}, "", false},
-	{[]string{"%*s", "x", "a"}, "", false},
+	{[]string{"%*s|", "x", "a"}, "a|", true}, // x: an error read as 0
+	{[]string{"%*s|%.*s|%*s|", "10", "a", "0", "abc", "-0", "b"}, "         a||b|", true},
+	// * counts are C numbers too: 013 is octal 11, 08 is an error read as 0
+	{[]string{"%.*s|", "013", "/etc/shadowXY"}, "/etc/shadow|", true},
+	{[]string{"%*.*s|", "0", "013", "/etc/shadowXY"}, "/etc/shadow|", true},
+	{[]string{"%.*s|%.*s|%.*s|%.*s|", "010", "/home/u/ab", "08", "abc", "00", "abc", "013x", "abcdefghijklm"}, "/home/u/|||abcdefghijk|", true},
+	{[]string{"%.*s|%.*s|%.*s|%.*s|", "0x3", "abcdef", " 3", "abcdef", "+3", "abcdef", "'", "abc"}, "abc|abc|abc||", true},
+	{[]string{"%*s|%*s|", "-010", "a", "0x", "b"}, "a       |b|", true},
+	{[]string{"%.*s", "'a", "abc"}, "abc", true}, // 97
+	{[]string{"%.*s", "99999999999999999999", "abc"}, "", false},
+	{[]string{"%d|%d", "0", "-0"}, "0|0", true},
 }
 
 func TestPrintfFormat(t *testing.T) {

@@ -21,6 +21,8 @@ import (
 // recursive delete of home is only sandboxed). Fix: star must parse as
 // bash's getintmax does (base 0: 0… octal, 0x… hex, leading blanks, +),
 // or mark any ARG that is not [1-9][0-9]*|0|-[1-9][0-9]* as not exact.
+// Fixed: printfNumber (printfformat.go) reads * counts and %d ARGs as
+// getintmax does (octal, hex, blanks, sign, 'c, junk keeps the value read).
 func TestRedteam32PrintfOctalStar(t *testing.T) {
 	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
 	if err != nil {
