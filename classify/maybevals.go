@@ -14,8 +14,9 @@ import (
 // treats them as run-time values, as before; arithmetic, which evaluates
 // a value's names and subscripts as code, follows each such text
 // (varVal.maybe), so a literal x[$(…)] is judged wherever it may land.
-// Bash's value is the text or a part of it; a part holds no substitution
-// or name the whole does not (fail closed: the whole is followed).
+// Bash's value is the text or a part of it; a part may be a name the
+// whole is not (b in ab), so every name a part may be is followed too
+// (partTexts, maybeparts.go).
 
 // maxMaybe bounds the texts a value keeps. Past it, the rest are joined
 // into one text, not dropped: any of them may be a name (b, whose value
@@ -180,7 +181,7 @@ func (a *analyzer) getoptsArg(args []field) {
 	} else if v, ok := a.vars["@"]; ok {
 		texts = maybeTexts(v)
 	}
-	if m := joinMaybe(varVal{maybe: texts}); m != nil {
+	if m := joinMaybe(varVal{maybe: partTexts(texts)}); m != nil {
 		a.setVar("OPTARG", varVal{maybe: m})
 	}
 }
@@ -201,7 +202,7 @@ func (a *analyzer) reMatch(x syntax.TestExpr) {
 		}
 		return true
 	})
-	a.setVar("BASH_REMATCH", varVal{maybe: joinMaybe(varVal{maybe: texts})})
+	a.setVar("BASH_REMATCH", varVal{maybe: joinMaybe(varVal{maybe: partTexts(texts)})})
 }
 
 // lastWord records $_ after a command: its last word. A plain number (or

@@ -19,6 +19,10 @@ import "testing"
 // take OPTARG as the word minus its option letters (-ab: b) and
 // BASH_REMATCH as any substring — or fail closed when a name inside the
 // text has a suffix/substring the line assigned.
+// Fixed: getoptsArg and reMatch (maybevals.go) keep, with each text,
+// every name a substring of it is (partTexts, maybeparts.go: ab gives a,
+// ab, b; ab[1] gives b[1] too), so arithmetic follows b; a text whose part
+// may hold a substitution the whole hides (quotes, $(( ) escalates.
 func TestRedteam32MaybePart(t *testing.T) {
 	rt30eJudge(t, `b=1; [[ ab =~ a(b) ]]; echo $((BASH_REMATCH[1]))`, []string{
 		`b='x[$(CMD)]'; [[ ab =~ a(b) ]]; echo $((BASH_REMATCH[1]))`,
