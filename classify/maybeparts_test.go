@@ -45,8 +45,9 @@ func TestSubNames(t *testing.T) {
 	}
 }
 
-// Parts of a text (BASH_REMATCH, OPTARG): everyday lines stay allowed,
-// names a part may be are followed.
+// Parts of a text (BASH_REMATCH, OPTARG) and $_ after a declaration:
+// everyday lines stay allowed, names a part or the last word may be are
+// followed.
 func TestMaybePartsVerdicts(t *testing.T) {
 	c := Default()
 	for _, tc := range []struct {
@@ -60,6 +61,15 @@ func TestMaybePartsVerdicts(t *testing.T) {
 		{`b=(0 'x[$(rm -rf /)]'); [[ ab[1] =~ b.1. ]]; echo $((BASH_REMATCH))`, Forbidden},
 		{`[[ ab =~ a(b) ]]; b='x[$(rm -rf /)]'; echo $((BASH_REMATCH[1]))`, Forbidden},
 		{`b='x[$(rm -rf /)]'; getopts :a o -b; echo $((OPTARG))`, Forbidden},
+		{`declare a=1; echo $(( _ ))`, Allow},
+		{`local -a xs=(1 2); echo "$_"`, Allow},
+		{`export PATH=$PATH:/opt/bin; echo $_`, Allow},
+		{`declare a='x[$(rm -rf /)]'; echo $(( _ ))`, Forbidden},
+		{`declare -a a=('x[$(rm -rf /)]'); echo $(( _ ))`, Forbidden},
+		{`declare a[1]='x[$(rm -rf /)]'; echo $(( _ ))`, Forbidden},
+		{`b='x[$(rm -rf /)]'; declare a; declare b; echo $(( _ ))`, Forbidden},
+		{`b='x[$(rm -rf /)]'; declare a=1 b; echo $(( _ ))`, Forbidden},
+		{`declare a='x[$(rm -rf /)]'; echo hi; echo $(( _ ))`, Allow}, // $_ is echo's last word now
 	} {
 		if got := c.Classify(tc.command); got.Decision != tc.want {
 			t.Errorf("%s: %s (rule %q), want %s", tc.command, got.Decision, got.Rule, tc.want)

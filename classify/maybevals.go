@@ -216,6 +216,11 @@ func (a *analyzer) lastWord(u *unit) {
 	if !last.dyn {
 		m = joinMaybe(varVal{maybe: []string{last.val}})
 	}
+	a.setLast(m)
+}
+
+// setLast sets $_'s possible texts.
+func (a *analyzer) setLast(m []string) {
 	if _, set := a.vars["_"]; m == nil && !set {
 		return
 	}
@@ -223,4 +228,45 @@ func (a *analyzer) lastWord(u *unit) {
 		a.vars = map[string]varVal{}
 	}
 	a.vars["_"] = varVal{maybe: m} // not setVar: that makes $_ a bare run-time value
+}
+
+// declLastWord records $_ after a declaration clause: its last word after
+// expansion, as for a command, whether or not the builtin succeeded
+// (local outside a function). A NAME=VALUE word is the whole word
+// (declare a='x[…]' leaves a=x[…], which $((_)) evaluates as an
+// assignment); val is the value the walk expanded (nil: none). A
+// compound array assignment leaves the name in bash 5.2; the word's
+// source is kept too, in case another version keeps the word. Parts only
+// known at run time keep the texts the line may have put there
+// (fieldTexts), never fewer.
+func (a *analyzer) declLastWord(d *syntax.DeclClause, val *field) {
+	if len(d.Args) == 0 {
+		a.setLast(joinMaybe(varVal{maybe: []string{d.Variant.Value}}))
+		return
+	}
+	as := d.Args[len(d.Args)-1]
+	var texts []string
+	switch {
+	case as.Name == nil && val != nil:
+		texts = a.fieldTexts(*val)
+	case as.Name == nil:
+		texts = []string{a.srcSpan(as, as)} // an array word: its source
+	default:
+		name := as.Name.Value
+		if as.Index != nil {
+			name += "[" + a.srcSpan(as.Index, as.Index) + "]"
+		}
+		texts = []string{name}
+		op := "="
+		if as.Append {
+			op = "+="
+		}
+		switch {
+		case val != nil:
+			texts = a.fieldTexts(field{val: name + op + val.val, dyn: val.dyn, maybe: val.maybe})
+		case as.Value != nil || as.Array != nil:
+			texts = append(texts, a.srcSpan(as, as)) // declare -n r=…, a=(…)
+		}
+	}
+	a.setLast(joinMaybe(varVal{maybe: texts}))
 }

@@ -17,6 +17,10 @@ import "testing"
 // Severity: high (an allowed line runs rm -rf /; the sandbox still
 // applies). Fix: a declaration clause must set $_'s possible text to its
 // last word NAME=VALUE (value after expansion), as a simple command does.
+// Fixed: decl (vars.go) records the last word's expanded value and
+// declLastWord (maybevals.go) sets $_'s possible texts to NAME=VALUE (the
+// name, and the word's source, for a=(…); the builtin's name alone), so
+// arithmetic on $_ follows a=x[$(…)].
 func TestRedteam32DeclUnderscore(t *testing.T) {
 	rt30eJudge(t, `declare a=1; echo $(( _ ))`, []string{
 		`declare a='x[$(CMD)]'; echo $(( _ ))`,

@@ -203,7 +203,9 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	nameref, set, unset, dynOpt := spec.nameref, spec.set, spec.unset, spec.dyn
 	drop, dropped := declDrop(d.Variant.Value, words, a.frame != nil)
 	local := a.frame != nil && isDeclVariant(d.Variant.Value) && !spec.global
+	var last *field // the last word's value after expansion, for $_
 	for _, as := range d.Args {
+		last = nil
 		if as.Name != nil && local {
 			// An option only known at run time may be -g.
 			a.declareLocal(as.Name.Value, dynOpt)
@@ -218,11 +220,15 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 		switch {
 		case as.Name != nil && nameTables.has(a.refName(as.Name.Value)):
 			e := envVar{name: a.refName(as.Name.Value), val: a.tableAssign(a.refName(as.Name.Value), as)}
+			v := e.val
+			last = &v
 			e.val.dyn = true
 			a.assign(e)
 			env = append(env, e)
 		case as.Name != nil && as.Value != nil:
 			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
+			v := e.val
+			last = &v
 			a.walkNode(as.Index)
 			a.subscript(as.Name.Value, as.Index)
 			if as.Append || as.Index != nil {
@@ -242,6 +248,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			// declare 'a[$(…)]=1': the subscript of a name given as a
 			// word is expanded.
 			f := joinField(a.expandWord(as.Value))
+			last = &f
 			if f.dyn {
 				a.nameText(f) // declare "$v": what v may hold
 			}
@@ -280,6 +287,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 	if len(env) > 0 {
 		a.run(&unit{kind: kAssign, env: env})
 	}
+	a.declLastWord(d, last)
 	// declare +n r=v assigns v through the link (above), then drops it.
 	a.applyDrop(drop, dropped, true, false)
 }
