@@ -66,7 +66,14 @@ sys.exit(128 - c if c < 0 else c)
 // Fix: readTerminal must not stop on its restore: give up without touching
 // the terminal when agentbox is not in the terminal's foreground process
 // group (tcgetpgrp != getpgrp: the read never got to change the modes),
-// or block/ignore SIGTTOU around the Restore.
+// or block/ignore SIGTTOU around the Restore. The same holds for every
+// terminal access after the stop signal while SIGTTIN/SIGTTOU are at their
+// default (the prompt's own write on a tostop terminal, the newline
+// askOnTerminal and ReadSecret print after the interrupted read): once the
+// context has ended, agentbox must reach its exit without a job-control
+// stop. (Found with TestRedteam32KillStoppedBackgroundPrompt: root and
+// agentbox-ci, with -race and under load; the stuck thread is in
+// ioctl(TCSETS).)
 func TestRedteam32KillStoppedBackgroundPrompt(t *testing.T) {
 	runEnv(t)
 	dir := t.TempDir()
