@@ -22,3 +22,14 @@ func defaultTerminalStops() {
 		}
 	}
 }
+
+// stopForTerminal stops agentbox as the kernel does for a background read
+// of the terminal (SIGTTIN, "Stopped (tty input)"), but from a kill that
+// returns here on SIGCONT rather than a read the kernel would retry. The
+// signal is at its default only for the kill: readTerminal runs with it
+// ignored.
+func stopForTerminal() {
+	defaultTerminalStops()
+	_ = unix.Kill(unix.Getpid(), unix.SIGTTIN)
+	ignoreTerminalStops()
+}

@@ -18,9 +18,9 @@ func disposition(t *testing.T, sig unix.Signal) uintptr {
 }
 
 // TestTerminalStopsDisposition: SIGTTIN and SIGTTOU are ignored once
-// ignoreTerminalStops ran, at their default (stop) inside withTerminalStops
-// (agentbox's own prompt), ignored again after it, and default after
-// defaultTerminalStops.
+// ignoreTerminalStops ran, still ignored inside withTerminalStops
+// (agentbox's own prompt stops itself: stopForTerminal) and after it, and
+// default after defaultTerminalStops.
 func TestTerminalStopsDisposition(t *testing.T) {
 	const dfl, ign = 0, 1
 	// Ignored dispositions pass through exec: leave none to later tests.
@@ -50,8 +50,8 @@ func TestTerminalStopsDisposition(t *testing.T) {
 		}
 	}
 	for i, s := range sigs {
-		if inside[i] != dfl {
-			t.Errorf("during the prompt: %v handler %d, want SIG_DFL", s, inside[i])
+		if inside[i] != ign {
+			t.Errorf("during the prompt: %v handler %d, want SIG_IGN", s, inside[i])
 		}
 	}
 }

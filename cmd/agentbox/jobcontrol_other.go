@@ -13,3 +13,9 @@ func withTerminalStops(fn func()) { fn() }
 
 // defaultTerminalStops: no job control here.
 func defaultTerminalStops() {}
+
+// terminalForeground: no job control here.
+func terminalForeground(int) bool { return true }
+
+// stopForTerminal: no job control here.
+func stopForTerminal() {}

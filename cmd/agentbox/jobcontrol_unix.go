@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Job control would stop agentbox alone: the program it supervises leads a
@@ -85,17 +87,25 @@ func holdStops(notice func(string)) (release func()) {
 // agentbox there, the program running on unsupervised.
 func ignoreTerminalStops() { signal.Ignore(jobTerminal...) }
 
-// withTerminalStops runs fn, a read of the user's terminal by agentbox
-// itself (the approval prompt, asked before the launch it gates: nothing
-// of the command runs yet), with SIGTTIN and SIGTTOU at their default, so
-// that in the background it stops until brought to the foreground, as a
-// prompt should, rather than failing and refusing; then ignores them
-// again. Where the default cannot be restored, fn runs with them ignored:
-// a background read then fails (EIO) and the prompt refuses.
+// withTerminalStops runs fn, agentbox's own approval prompt on the user's
+// terminal (asked before the launch it gates: nothing of the command runs
+// yet), with SIGTTIN and SIGTTOU ignored, as after it: in the background
+// the prompt stops agentbox itself until brought to the foreground
+// (readTerminal), so that a SIGCONT always gives control back to it, to
+// end the prompt on the stop signal sent with it.
 func withTerminalStops(fn func()) {
 	prompting.Store(true)
 	defer prompting.Store(false)
-	defaultTerminalStops()
-	defer ignoreTerminalStops()
+	ignoreTerminalStops()
 	fn()
+}
+
+// terminalForeground tells whether agentbox is in the foreground process
+// group of the terminal fd: only there may it use the terminal without a
+// job-control stop. Unknown counts as foreground, as the kernel counts it:
+// fd is then no controlling terminal of agentbox's (or it has no
+// foreground group, 0), where job control does not apply.
+func terminalForeground(fd int) bool {
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err != nil || pgrp == 0 || pgrp == unix.Getpgrp()
 }

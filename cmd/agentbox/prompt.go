@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 
@@ -16,13 +17,36 @@ import (
 // context then, see interrupts).
 var errPromptInterrupted = errors.New("interrupted")
 
-// readTerminal runs read, a blocking read of the terminal fd, and returns
-// what it gives, unless ctx ends first: then it puts fd's modes back as
-// they were before the read (a passphrase prompt turns echo off) and gives
-// up with errPromptInterrupted. A read of a terminal cannot be cancelled:
-// it is left behind, which is harmless only because every caller stops
-// the command next, with nothing started.
-func readTerminal[T any](ctx context.Context, fd int, read func() (T, error)) (T, error) {
+// readTerminal prints the prompt (ask) and runs read, a blocking read of
+// the terminal fd, and returns what it gives, unless ctx ends first: then
+// it puts fd's modes back as they were before the read (a passphrase
+// prompt turns echo off) and gives up with errPromptInterrupted. A read of
+// a terminal cannot be cancelled: it is left behind, which is harmless
+// only because every caller stops the command next, with nothing started.
+//
+// It runs with SIGTTIN and SIGTTOU ignored and stops agentbox itself while
+// it is in the background (awaitForeground): a read or write that the
+// kernel stopped would be retried by the kernel on SIGCONT, before the
+// SIGTERM that came with it (bash's kill %1, timeout(1)) could end the
+// prompt, and stop agentbox again, for good. A read that fails because
+// agentbox went to the background meanwhile waits and asks again.
+func readTerminal[T any](ctx context.Context, fd int, ask func(), read func() (T, error)) (T, error) {
+	ignoreTerminalStops()
+	for {
+		if err := awaitForeground(ctx, fd); err != nil {
+			var zero T
+			return zero, err
+		}
+		ask()
+		v, err := readOnce(ctx, fd, read)
+		if err == nil || errors.Is(err, errPromptInterrupted) || terminalForeground(fd) {
+			return v, err
+		}
+	}
+}
+
+// readOnce is one read of readTerminal.
+func readOnce[T any](ctx context.Context, fd int, read func() (T, error)) (T, error) {
 	var zero T
 	if ctx.Err() != nil {
 		return zero, errPromptInterrupted
@@ -44,9 +68,50 @@ func readTerminal[T any](ctx context.Context, fd int, read func() (T, error)) (T
 	case r := <-done:
 		return r.v, r.err
 	case <-ctx.Done():
-		_ = term.Restore(fd, state)
+		restoreChanged(fd, state)
 		return zero, errPromptInterrupted
 	}
+}
+
+// restoreChanged puts fd's modes back to state if they differ from it and
+// agentbox is in the terminal's foreground process group: only there can
+// the read have changed them, and in the background they are the
+// foreground job's.
+func restoreChanged(fd int, state *term.State) {
+	if !terminalForeground(fd) {
+		return
+	}
+	if now, err := term.GetState(fd); err == nil && *now == *state {
+		return
+	}
+	_ = term.Restore(fd, state)
+}
+
+// contGrace is how long agentbox, continued in the background, waits for a
+// stop signal sent with the SIGCONT (kill %1 sends SIGTERM first) to end
+// the prompt before it stops again: the signal reaches ctx through a
+// goroutine, after the SIGCONT returned control here.
+const contGrace = time.Second
+
+// awaitForeground returns once agentbox is in the foreground process group
+// of the terminal fd, stopping it meanwhile as a background read would
+// (stopForTerminal), or errPromptInterrupted when ctx ends first.
+func awaitForeground(ctx context.Context, fd int) error {
+	for !terminalForeground(fd) {
+		select {
+		case <-ctx.Done():
+			return errPromptInterrupted
+		case <-time.After(contGrace):
+		}
+		if terminalForeground(fd) {
+			break
+		}
+		stopForTerminal()
+	}
+	if ctx.Err() != nil {
+		return errPromptInterrupted
+	}
+	return nil
 }
 
 // askOnTerminal asks the person at the terminal about escalated commands.
@@ -61,8 +126,10 @@ func askOnTerminal(stop context.Context, tty *os.File) agentbox.ApprovalCallback
 		var answer string
 		var err error
 		withTerminalStops(func() {
-			fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
-			answer, err = readTerminal(ctx, int(tty.Fd()), func() (string, error) {
+			ask := func() {
+				fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
+			}
+			answer, err = readTerminal(ctx, int(tty.Fd()), ask, func() (string, error) {
 				var a string
 				_, err := fmt.Fscanln(tty, &a)
 				return a, err

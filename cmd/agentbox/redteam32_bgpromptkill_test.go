@@ -74,6 +74,12 @@ sys.exit(128 - c if c < 0 else c)
 // stop. (Found with TestRedteam32KillStoppedBackgroundPrompt: root and
 // agentbox-ci, with -race and under load; the stuck thread is in
 // ioctl(TCSETS).)
+// Fixed: readTerminal runs the prompt (its write too) and the read with
+// SIGTTIN/SIGTTOU ignored and, in the background, stops agentbox itself
+// with a kill (stopForTerminal) that returns to it on SIGCONT, waiting
+// contGrace for the signal sent with it before stopping again; on the
+// context's end it restores only modes that changed, and only in the
+// foreground (restoreChanged), so nothing the kernel retries can stop it.
 func TestRedteam32KillStoppedBackgroundPrompt(t *testing.T) {
 	runEnv(t)
 	dir := t.TempDir()

@@ -496,8 +496,8 @@ func (t *vaultTTY) Close() error {
 // gives up with errPromptInterrupted.
 func (t *vaultTTY) ReadSecret(ctx context.Context, prompt string) ([]byte, error) {
 	fd := int(t.in.Fd())
-	fmt.Fprint(t.out, prompt)
-	b, err := readTerminal(ctx, fd, func() ([]byte, error) { return term.ReadPassword(fd) })
+	ask := func() { fmt.Fprint(t.out, prompt) }
+	b, err := readTerminal(ctx, fd, ask, func() ([]byte, error) { return term.ReadPassword(fd) })
 	fmt.Fprintln(t.out)
 	switch {
 	case errors.Is(err, errPromptInterrupted):
