@@ -93,9 +93,19 @@ func restoreChanged(fd int, state *term.State) {
 // goroutine, after the SIGCONT returned control here.
 const contGrace = time.Second
 
+// discardedStop: a stop that returns sooner than this was not one (see
+// awaitForeground); a real one lasts until someone continues agentbox.
+const discardedStop = 50 * time.Millisecond
+
+// errNoForeground refuses a prompt that agentbox cannot stop for: its
+// process group is orphaned, so it can never be brought to the
+// foreground.
+var errNoForeground = errors.New("the prompt is in the background of a terminal whose shell has gone")
+
 // awaitForeground returns once agentbox is in the foreground process group
 // of the terminal fd, stopping it meanwhile as a background read would
-// (stopForTerminal), or errPromptInterrupted when ctx ends first.
+// (stopForTerminal), or errPromptInterrupted when ctx ends first, or
+// errNoForeground when the stop is discarded.
 func awaitForeground(ctx context.Context, fd int) error {
 	for !terminalForeground(fd) {
 		select {
@@ -106,7 +116,15 @@ func awaitForeground(ctx context.Context, fd int) error {
 		if terminalForeground(fd) {
 			break
 		}
+		began := time.Now()
 		stopForTerminal()
+		if time.Since(began) < discardedStop && !terminalForeground(fd) {
+			// The kernel discards stop signals in an orphaned process
+			// group (the shell that started agentbox has gone): no one
+			// can bring the prompt to the foreground. Refuse, as the
+			// background read's EIO did, rather than wait for ever.
+			return errNoForeground
+		}
 	}
 	if ctx.Err() != nil {
 		return errPromptInterrupted
