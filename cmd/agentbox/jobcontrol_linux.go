@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,8 +29,16 @@ func defaultTerminalStops() {
 // returns here on SIGCONT rather than a read the kernel would retry. The
 // signal is at its default only for the kill: readTerminal runs with it
 // ignored.
+//
+// The signal goes to this very thread (tgkill on a locked thread), which
+// takes it on its way out of the syscall: the stop has happened, or the
+// kernel has discarded it (an orphaned process group), when the call
+// returns. Sent to the process, another thread might take it only after
+// ignoreTerminalStops, which discards it, and agentbox would not stop.
 func stopForTerminal() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	defaultTerminalStops()
-	_ = unix.Kill(unix.Getpid(), unix.SIGTTIN)
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGTTIN)
 	ignoreTerminalStops()
 }

@@ -19,3 +19,6 @@ func terminalForeground(int) bool { return true }
 
 // stopForTerminal: no job control here.
 func stopForTerminal() {}
+
+// parentKeepsGroup: no job control here.
+func parentKeepsGroup() bool { return true }

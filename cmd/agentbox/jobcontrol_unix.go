@@ -109,3 +109,21 @@ func terminalForeground(fd int) bool {
 	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
 	return err != nil || pgrp == 0 || pgrp == unix.Getpgrp()
 }
+
+// parentKeepsGroup reports whether agentbox's parent is in another process
+// group of agentbox's session, which keeps agentbox's group from being
+// orphaned (the kernel then carries out its stop signals). false means
+// "not known to": the group may be orphaned.
+func parentKeepsGroup() bool {
+	ppid := unix.Getppid()
+	pg, err := unix.Getpgid(ppid)
+	if err != nil {
+		return false
+	}
+	sid, err := unix.Getsid(ppid)
+	if err != nil {
+		return false
+	}
+	own, err := unix.Getsid(0)
+	return err == nil && pg != unix.Getpgrp() && sid == own
+}

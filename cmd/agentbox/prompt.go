@@ -118,11 +118,13 @@ func awaitForeground(ctx context.Context, fd int) error {
 		}
 		began := time.Now()
 		stopForTerminal()
-		if time.Since(began) < discardedStop && !terminalForeground(fd) {
+		if time.Since(began) < discardedStop && !terminalForeground(fd) && ctx.Err() == nil && !parentKeepsGroup() {
 			// The kernel discards stop signals in an orphaned process
-			// group (the shell that started agentbox has gone): no one
+			// group (the parent that started agentbox has gone): no one
 			// can bring the prompt to the foreground. Refuse, as the
-			// background read's EIO did, rather than wait for ever.
+			// background read's EIO did, rather than wait for ever. (A
+			// real stop may be as short, continued at once: then the
+			// parent, in another group of the session, keeps the group.)
 			return errNoForeground
 		}
 	}

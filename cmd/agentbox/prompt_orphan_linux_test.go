@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"io"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentbox-dev/agentbox/internal/ptytest"
-	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 )
 
 // orphanLauncher starts ARGV[1:] in a process group of its own whose
@@ -42,36 +35,8 @@ time.sleep(60)
 // is TestRedteam32KillStoppedBackgroundPrompt's control.)
 func TestBackgroundPromptInOrphanedGroupRefuses(t *testing.T) {
 	runEnv(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	master, slave := ptytest.Open(t)
-	out := &syncbuf.Buffer{}
-	go func() { _, _ = io.Copy(out, master) }()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	launcher := exec.Command("python3", "-c", orphanLauncher, exe, "exec", "-c", "echo RAN-orphan-$((6*7)); git push 2>/dev/null")
-	launcher.Env = append(os.Environ(), cliEnv+"=1")
-	launcher.Stdin, launcher.Stdout, launcher.Stderr = slave, slave, slave
-	launcher.ExtraFiles = []*os.File{pw}
-	launcher.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := launcher.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	t.Cleanup(func() {
-		_ = launcher.Process.Kill()
-		_ = launcher.Wait()
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	pid, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
-		t.Fatalf("launcher: %q %v %v; terminal %q", line, err, perr, out.String())
-	}
+	b := startBackground(t, orphanLauncher, "exec", "-c", "echo RAN-orphan-$((6*7)); git push 2>/dev/null")
+	pid, out := b.pid, b.out
 	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	gone := false
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {

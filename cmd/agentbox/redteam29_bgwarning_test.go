@@ -3,21 +3,12 @@
 package main
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"io"
-	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentbox-dev/agentbox/internal/ptytest"
-	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 )
 
 // rt29BackgroundLauncher is a session leader on the terminal (stdin) that
@@ -85,37 +76,10 @@ func TestRedteam29RunBackgroundWarningStops(t *testing.T) {
 			b := make([]byte, 6)
 			_, _ = rand.Read(b)
 			mark := "rt29bg-" + hex.EncodeToString(b)
-			exe, err := os.Executable()
-			if err != nil {
-				t.Fatal(err)
-			}
-			master, slave := ptytest.Open(t)
-			out := &syncbuf.Buffer{}
-			go func() { _, _ = io.Copy(out, master) }()
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pr.Close()
-			launcher := exec.Command("python3", "-c", rt29BackgroundLauncher, exe, "run", "--manifest", m, "--", "/usr/bin/perl", "-e", "sleep 60", mark)
-			launcher.Env = append(os.Environ(), cliEnv+"=1")
-			launcher.Stdin, launcher.Stdout, launcher.Stderr = slave, slave, slave
-			launcher.ExtraFiles = []*os.File{pw}
-			launcher.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-			if err := launcher.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pw.Close()
-			done := make(chan error, 1)
-			go func() { done <- launcher.Wait() }()
-			line, err := bufio.NewReader(pr).ReadString('\n')
-			pid, perr := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil || perr != nil {
-				t.Fatalf("launcher: %q %v %v; terminal %q", line, err, perr, out.String())
-			}
+			bg := startBackground(t, rt29BackgroundLauncher, "run", "--manifest", m, "--", "/usr/bin/perl", "-e", "sleep 60", mark)
+			pid, out := bg.pid, bg.out
 			t.Cleanup(func() {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				_ = launcher.Process.Kill()
 				for _, p := range marked(mark) {
 					if n, err := strconv.Atoi(p); err == nil {
 						_ = syscall.Kill(n, syscall.SIGKILL)
@@ -141,16 +105,8 @@ func TestRedteam29RunBackgroundWarningStops(t *testing.T) {
 				t.Fatalf("background run, 2s past max_duration: agentbox in state %q (%q 1s after SIGCONT), the tree runs on unsupervised: %v; terminal %q",
 					state, procState(strconv.Itoa(pid)), running, out.String())
 			}
-			var code int
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(30 * time.Second):
+			code, ok := bg.launcherExit(t, 30*time.Second)
+			if !ok {
 				t.Fatalf("background run still running 30s after SIGCONT; terminal %q", out.String())
 			}
 			if code != exitKilled {

@@ -3,20 +3,13 @@
 package main
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentbox-dev/agentbox/internal/ptytest"
-	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 )
 
 // rt32BackgroundLauncher is a session leader on the terminal (stdin) that
@@ -119,39 +112,9 @@ func TestRedteam32KillStoppedBackgroundPrompt(t *testing.T) {
 
 			// Attack: the same prompt in a background job, ended as
 			// bash's kill %1 or timeout(1) end a job.
-			exe, err := os.Executable()
-			if err != nil {
-				t.Fatal(err)
-			}
-			master, slave := ptytest.Open(t)
-			out := &syncbuf.Buffer{}
-			go func() { _, _ = io.Copy(out, master) }()
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pr.Close()
-			launcher := exec.Command("python3", append([]string{"-c", rt32BackgroundLauncher, exe}, tc.argv...)...)
-			launcher.Env = append(os.Environ(), cliEnv+"=1")
-			launcher.Stdin, launcher.Stdout, launcher.Stderr = slave, slave, slave
-			launcher.ExtraFiles = []*os.File{pw}
-			launcher.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-			if err := launcher.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pw.Close()
-			done := make(chan error, 1)
-			go func() { done <- launcher.Wait() }()
-			line, err := bufio.NewReader(pr).ReadString('\n')
-			pid, perr := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil || perr != nil {
-				t.Fatalf("launcher: %q %v %v; terminal %q", line, err, perr, out.String())
-			}
-			t.Cleanup(func() {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-				_ = launcher.Process.Kill()
-				<-done
-			})
+			b := startBackground(t, rt32BackgroundLauncher, tc.argv...)
+			pid, out := b.pid, b.out
+			t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 			stopped := false
 			for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 				if st := procState(strconv.Itoa(pid)); st == "T" || st == "t" {
@@ -165,22 +128,11 @@ func TestRedteam32KillStoppedBackgroundPrompt(t *testing.T) {
 			// kill %1: SIGTERM, then SIGCONT for a stopped job.
 			_ = syscall.Kill(-pid, syscall.SIGTERM)
 			_ = syscall.Kill(-pid, syscall.SIGCONT)
-			select {
-			case err := <-done:
-				done <- err
-				code := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				if code != 143 {
-					t.Errorf("SIGTERM at the background prompt: exit %d, want 143; terminal %q", code, out.String())
-				}
-			case <-time.After(6 * time.Second):
+			if code, ok := b.launcherExit(t, 6*time.Second); !ok {
 				t.Errorf("SIGTERM+SIGCONT (kill %%1) at the stopped background prompt: agentbox still there 6s later, state %q, in syscalls %v (want exit 143, nothing started); terminal %q",
 					procState(strconv.Itoa(pid)), rt32Syscalls(pid), out.String())
+			} else if code != 143 {
+				t.Errorf("SIGTERM at the background prompt: exit %d, want 143; terminal %q", code, out.String())
 			}
 			if strings.Contains(out.String(), "RAN-rt32-42") {
 				t.Errorf("the command ran; terminal %q", out.String())

@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox/internal/ptytest"
+	"github.com/agentbox-dev/agentbox/internal/syncbuf"
 )
 
 // sessionTerminal is the CLI started as a user's shell starts it: a
@@ -124,4 +128,83 @@ func exitCodeOf(t *testing.T, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ee.ExitCode()
+}
+
+// bgAgentbox is this test binary as agentbox, started by a launcher script
+// (python3 -c SCRIPT EXE ARGV...) on a new session whose controlling
+// terminal is a fresh pty; the script starts agentbox in a process group
+// of its own, off the terminal's foreground, and writes its pid to fd 3.
+type bgAgentbox struct {
+	pid      int
+	out      *syncbuf.Buffer // what the terminal showed
+	launcher *exec.Cmd
+	done     chan error // the launcher's Wait, once
+	code     int
+	ended    bool
+}
+
+// startBackground starts agentbox with argv through the launcher script.
+// Cleanup kills the launcher.
+func startBackground(t *testing.T, script string, argv ...string) *bgAgentbox {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	master, slave := ptytest.Open(t)
+	b := &bgAgentbox{out: &syncbuf.Buffer{}, done: make(chan error, 1)}
+	go func() { _, _ = io.Copy(b.out, master) }()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	b.launcher = exec.Command("python3", append([]string{"-c", script, exe}, argv...)...)
+	b.launcher.Env = append(os.Environ(), cliEnv+"=1")
+	b.launcher.Stdin, b.launcher.Stdout, b.launcher.Stderr = slave, slave, slave
+	b.launcher.ExtraFiles = []*os.File{pw}
+	b.launcher.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := b.launcher.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	go func() { b.done <- b.launcher.Wait() }()
+	t.Cleanup(func() {
+		_ = b.launcher.Process.Kill()
+		if !b.ended {
+			select {
+			case <-b.done:
+			case <-time.After(10 * time.Second):
+			}
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	pid, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("launcher: %q %v %v; terminal %q", line, err, perr, b.out.String())
+	}
+	b.pid = pid
+	return b
+}
+
+// launcherExit waits up to d for the launcher to end and returns its exit
+// code; ok is false when it has not ended.
+func (b *bgAgentbox) launcherExit(t *testing.T, d time.Duration) (code int, ok bool) {
+	t.Helper()
+	if b.ended {
+		return b.code, true
+	}
+	select {
+	case err := <-b.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			b.code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		b.ended = true
+		return b.code, true
+	case <-time.After(d):
+		return 0, false
+	}
 }
