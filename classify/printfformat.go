@@ -103,14 +103,14 @@ func printfNumber(a string) (int64, bool) {
 	}
 	base := int64(10)
 	switch {
-	case len(s) > 2 && (s[1] == 'x' || s[1] == 'X') && s[0] == '0' && hexDigit(s[2]) >= 0:
+	case len(s) > 2 && (s[1] == 'x' || s[1] == 'X') && s[0] == '0' && digitVal(s[2]) >= 0:
 		base, s = 16, s[2:]
 	case s != "" && s[0] == '0':
 		base = 8
 	}
 	var n int64
 	for i := 0; i < len(s); i++ {
-		d := int64(hexDigit(s[i]))
+		d := int64(digitVal(s[i]))
 		if d < 0 || d >= base {
 			break // junk: bash keeps what it read so far
 		}
@@ -123,19 +123,6 @@ func printfNumber(a string) (int64, bool) {
 		n = -n
 	}
 	return n, true
-}
-
-// hexDigit is c's value as a hex digit, or -1.
-func hexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // star takes the count of a * width or precision from the next ARG, read
