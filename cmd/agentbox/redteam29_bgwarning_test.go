@@ -11,28 +11,14 @@ import (
 	"time"
 )
 
-// rt29BackgroundLauncher is a session leader on the terminal (stdin) that
-// sets tostop, starts argv[1:] as a background job (a process group of its
-// own, not the terminal's foreground one, as a shell's `cmd &` does), writes
-// its pid to fd 3 and exits with its status.
+// rt29BackgroundLauncher is backgroundLauncher on a terminal it first
+// sets tostop on.
 const rt29BackgroundLauncher = `
-import os, sys, termios
+import termios
 a = termios.tcgetattr(0)
 a[3] |= termios.TOSTOP
 termios.tcsetattr(0, termios.TCSANOW, a)
-pid = os.fork()
-if pid == 0:
-    os.setpgid(0, 0)
-    os.execv(sys.argv[1], sys.argv[1:])
-try:
-    os.setpgid(pid, pid)
-except OSError:
-    pass
-os.write(3, (str(pid) + "\n").encode())
-os.close(3)
-_, st = os.waitpid(pid, 0)
-sys.exit(os.waitstatus_to_exitcode(st) & 255)
-`
+` + backgroundLauncher
 
 // TestRedteam29RunBackgroundWarningStops: `agentbox run` started in the
 // background of a terminal with `stty tostop` (a shell's `agentbox run ...

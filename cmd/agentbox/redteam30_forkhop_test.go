@@ -106,6 +106,15 @@ func TestRedteam30MonitorMissesForkHoppingMemory(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt30-hop\nlimits: {max_memory_mb: 256, max_duration: 40s}\n")
 	path := m.file(t, "hop.py", rt30HopScript)
+	rt30HopCases(t, m, manifest, path)
+}
+
+// rt30HopCases runs a hop script (rt30HopScript's arguments and output)
+// under manifest (max_memory_mb 256): two chains of 60 MiB hopping live,
+// six of 75 MiB staying are killed, and six of 75 MiB hopping must be
+// killed too.
+func rt30HopCases(t *testing.T, m *rt6Monitored, manifest, path string) {
+	t.Helper()
 	for _, tc := range []struct {
 		name, chains, mib, pad, mode string
 		wantAlive                    bool

@@ -12,28 +12,6 @@ import (
 	"time"
 )
 
-// rt32BackgroundLauncher is a session leader on the terminal (stdin) that
-// starts argv[1:] as a background job (a process group of its own, not the
-// terminal's foreground one, as a shell's `cmd &` or timeout(1) does; no
-// tostop), writes its pid to fd 3 and exits with its status (128+N when
-// signal N ended it).
-const rt32BackgroundLauncher = `
-import os, sys
-pid = os.fork()
-if pid == 0:
-    os.setpgid(0, 0)
-    os.execv(sys.argv[1], sys.argv[1:])
-try:
-    os.setpgid(pid, pid)
-except OSError:
-    pass
-os.write(3, (str(pid) + "\n").encode())
-os.close(3)
-_, st = os.waitpid(pid, 0)
-c = os.waitstatus_to_exitcode(st)
-sys.exit(128 - c if c < 0 else c)
-`
-
 // TestRedteam32KillStoppedBackgroundPrompt: a prompt of agentbox's own on
 // the terminal (the approval prompt of `agentbox exec`/`run`, run with
 // SIGTTIN/SIGTTOU at their default by withTerminalStops; the vault
@@ -112,7 +90,7 @@ func TestRedteam32KillStoppedBackgroundPrompt(t *testing.T) {
 
 			// Attack: the same prompt in a background job, ended as
 			// bash's kill %1 or timeout(1) end a job.
-			b := startBackground(t, rt32BackgroundLauncher, tc.argv...)
+			b := startBackground(t, backgroundLauncher, tc.argv...)
 			pid, out := b.pid, b.out
 			t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 			stopped := false

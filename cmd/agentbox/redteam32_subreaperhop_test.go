@@ -3,9 +3,7 @@
 package main
 
 import (
-	"strings"
 	"testing"
-	"time"
 )
 
 // rt32SubreaperHopScript: like rt30HopScript, but the parent is a child
@@ -100,25 +98,5 @@ func TestRedteam32MonitorMissesSubreaperHop(t *testing.T) {
 	m := rt6NewMonitored(t)
 	manifest := m.file(t, "mem.yaml", "name: rt32-hop\nlimits: {max_memory_mb: 256, max_duration: 40s}\n")
 	path := m.file(t, "hop.py", rt32SubreaperHopScript)
-	for _, tc := range []struct {
-		name, chains, mib, pad, mode string
-		wantAlive                    bool
-	}{
-		{"control_within_limit_hop", "2", "60", "500", "hop", true},
-		{"control_over_limit_stay", "6", "75", "500", "stay", false},
-		{"attack_over_limit_hop", "6", "75", "500", "hop", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := m.runArgs(t, manifest, 60*time.Second, path, tc.chains, tc.mib, tc.pad, "6", tc.mode)
-			monitored(t, code, errOut)
-			alive := code == 0 && strings.Contains(out, "alive")
-			switch {
-			case tc.wantAlive && !alive:
-				t.Errorf("FALSE KILL: %s chains x %s MiB (within the limit) failed: exit %d\nstdout %q\nstderr %q", tc.chains, tc.mib, code, out, errOut)
-			case !tc.wantAlive && alive:
-				t.Errorf("ESCAPE: %s chains held %s MiB each for 6 s (%s) under max_memory_mb 256 and ran to their end\nstdout %q\nstderr %q", tc.chains, tc.mib, tc.mode, out, errOut)
-			}
-			t.Logf("exit %d stdout %q stderr tail %q", code, out, rt29Tail(errOut, 300))
-		})
-	}
+	rt30HopCases(t, m, manifest, path)
 }

@@ -130,6 +130,28 @@ func exitCodeOf(t *testing.T, err error) int {
 	return ee.ExitCode()
 }
 
+// backgroundLauncher is a session leader on the terminal (stdin) that
+// starts argv[1:] as a background job (a process group of its own, not the
+// terminal's foreground one, as a shell's `cmd &` or timeout(1) does; no
+// tostop), writes its pid to fd 3 and exits with its status (128+N when
+// signal N ended it).
+const backgroundLauncher = `
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    os.execv(sys.argv[1], sys.argv[1:])
+try:
+    os.setpgid(pid, pid)
+except OSError:
+    pass
+os.write(3, (str(pid) + "\n").encode())
+os.close(3)
+_, st = os.waitpid(pid, 0)
+c = os.waitstatus_to_exitcode(st)
+sys.exit(128 - c if c < 0 else c)
+`
+
 // bgAgentbox is this test binary as agentbox, started by a launcher script
 // (python3 -c SCRIPT EXE ARGV...) on a new session whose controlling
 // terminal is a fresh pty; the script starts agentbox in a process group
