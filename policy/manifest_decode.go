@@ -333,19 +333,12 @@ func (d *decoder) printable(n *yaml.Node, where string, lineBreaks bool) bool {
 		}
 		// Outside free text, nor an invisible one: a path or name that
 		// shows as another would mislead whoever reads the summary.
-		if !lineBreaks && invisible(r) {
+		if !lineBreaks && termsafe.Invisible(r) {
 			d.errorf(n, "%s: contains an invisible character (U+%04X); remove it", where, r)
 			return false
 		}
 	}
 	return true
-}
-
-// invisible reports whether r shows as nothing, or as a plain space:
-// format characters (zero-width spaces and joiners, the byte order mark)
-// and the spaces other than U+0020.
-func invisible(r rune) bool {
-	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zs, r) && r != ' '
 }
 
 // text decodes free text, which may run over several lines.

@@ -16,9 +16,15 @@ func writeEscaped(b *strings.Builder, s string) int {
 		fmt.Fprintf(b, `\x%02x`, s[0])
 		return 1
 	}
-	if e, ok := termsafe.Find(r); ok {
+	e, control := termsafe.Find(r)
+	switch {
+	case control:
 		fmt.Fprintf(b, e.Format, r)
-	} else {
+	case termsafe.Invisible(r) && r > 0xffff:
+		fmt.Fprintf(b, `\U%08x`, r)
+	case termsafe.Invisible(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
 		b.WriteString(s[:size])
 	}
 	return size
@@ -30,7 +36,7 @@ func needsEscape(s string) bool {
 		return true
 	}
 	for _, r := range s {
-		if termsafe.IsControl(r) {
+		if termsafe.Escaped(r) {
 			return true
 		}
 	}

@@ -30,6 +30,8 @@ import (
 // for output, or a second list used by auditCell/escapeControls).
 // Control: the event is logged and printed at all, for the same planted
 // repository.
+// Fixed: the CLI escapes termsafe.Invisible characters (format characters,
+// spaces other than U+0020) in text it did not write, as \u200b here.
 func TestRedteam33InvisibleCharInLoggedPath(t *testing.T) {
 	state := runEnv(t)
 	work := filepath.Join(t.TempDir(), "work")

@@ -5,6 +5,8 @@
 // what a manifest may not hold and what the CLI escapes cannot drift apart.
 package termsafe
 
+import "unicode"
+
 // Range is a range of such characters and the form each is written in
 // when escaped (a fmt verb taking the rune).
 type Range struct {
@@ -37,4 +39,19 @@ func Find(r rune) (Range, bool) {
 func IsControl(r rune) bool {
 	_, ok := Find(r)
 	return ok
+}
+
+// Invisible reports whether r shows as nothing, or as a plain space:
+// format characters (zero-width spaces and joiners, the byte order mark,
+// the soft hyphen) and the spaces other than U+0020. A name or path that
+// holds one reads as another, so the CLI escapes them in text it did not
+// write and a manifest may not hold them outside free text.
+func Invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zs, r) && r != ' '
+}
+
+// Escaped reports whether the CLI writes r escaped in text it did not
+// write: a control of Ranges, or an invisible character.
+func Escaped(r rune) bool {
+	return IsControl(r) || Invisible(r)
 }
