@@ -1,0 +1,34 @@
+package classify
+
+import "testing"
+
+// TestRedteam33MaybeCopy: the possible texts a run-time value keeps for
+// arithmetic (varVal.maybe: BASH_REMATCH after [[ 'lit' =~ re ]], OPTARG
+// after getopts, a value one branch gave) follow a copy into another
+// variable only when the copy is a plain $v / ${v} (fieldTexts →
+// paramRefs, maybevals.go). Any other parameter form drops them: a
+// subscript (${BASH_REMATCH[1]}, ${BASH_REMATCH[-1]}), an operator
+// (${OPTARG:0}, ${OPTARG#x}, ${v:0}, ${v%x}), an array copy
+// (v=("${BASH_REMATCH[@]}")) or printf -v. In bash each copy still holds
+// "b", so $((v)) evaluates b, whose value z[$(CMD)] runs CMD (each
+// checked by bashRunsPayload); the classifier judges every line "allow"
+// (common-safe-commands), while the same line with $((BASH_REMATCH[1]))
+// or v=$OPTARG is forbidden. Every text is a literal on the line.
+// Severity: high (an allowed line runs rm -rf /; the sandbox still
+// applies). Fix: a word whose parameter parts name a variable with maybe
+// texts must carry those texts (and their parts, for the operators that
+// cut: :offset, #, %, /) into the value it assigns — for every parameter
+// form, array copies and printf -v / read targets alike — or mark the
+// result maybeMany so arithmetic escalates.
+func TestRedteam33MaybeCopy(t *testing.T) {
+	rt30eJudge(t, `b=1; [[ ab =~ a(b) ]]; v=${BASH_REMATCH[1]}; echo $((v))`, []string{
+		`b='z[$(CMD)]'; [[ ab =~ a(b) ]]; v=${BASH_REMATCH[1]}; echo $((v))`,
+		`b='z[$(CMD)]'; [[ ab =~ a(b) ]]; v=${BASH_REMATCH[-1]}; echo $((v))`,
+		`b='z[$(CMD)]'; [[ ab =~ a(b) ]]; v=("${BASH_REMATCH[@]}"); echo $((v[1]))`,
+		`b='z[$(CMD)]'; [[ xab =~ a(b) ]]; printf -v v %s "${BASH_REMATCH[1]}"; echo $((v))`,
+		`b='z[$(CMD)]'; getopts a: o -ab; v=${OPTARG:0}; echo $((v))`,
+		`b='z[$(CMD)]'; getopts a: o -ab; v=${OPTARG#x}; echo $((v))`,
+		`b='z[$(CMD)]'; if true; then v=b; fi; w=${v:0}; echo $((w))`,
+		`b='z[$(CMD)]'; if true; then v=b; fi; w=${v%x}; echo $((w))`,
+	})
+}
