@@ -9,7 +9,9 @@ import "testing"
 // paramRefs, maybevals.go). Any other parameter form drops them: a
 // subscript (${BASH_REMATCH[1]}, ${BASH_REMATCH[-1]}), an operator
 // (${OPTARG:0}, ${OPTARG#x}, ${v:0}, ${v%x}), an array copy
-// (v=("${BASH_REMATCH[@]}")) or printf -v. In bash each copy still holds
+// (v=("${BASH_REMATCH[@]}")), printf -v, or a for loop over the value
+// (for v in "${BASH_REMATCH[@]}", for v in $OPTARG); an operator in
+// place inside $((…)) too (v=x$OPTARG; $((${v#x}))). In bash each copy still holds
 // "b", so $((v)) evaluates b, whose value z[$(CMD)] runs CMD (each
 // checked by bashRunsPayload); the classifier judges every line "allow"
 // (common-safe-commands), while the same line with $((BASH_REMATCH[1]))
@@ -30,5 +32,9 @@ func TestRedteam33MaybeCopy(t *testing.T) {
 		`b='z[$(CMD)]'; getopts a: o -ab; v=${OPTARG#x}; echo $((v))`,
 		`b='z[$(CMD)]'; if true; then v=b; fi; w=${v:0}; echo $((w))`,
 		`b='z[$(CMD)]'; if true; then v=b; fi; w=${v%x}; echo $((w))`,
+		`b='z[$(CMD)]'; [[ ab =~ a(b) ]]; for v in "${BASH_REMATCH[@]}"; do echo $((v)); done`,
+		`b='z[$(CMD)]'; getopts a: o -ab; for v in $OPTARG; do echo $((v)); done`,
+		`b='z[$(CMD)]'; if true; then v=b; fi; for w in $v; do echo $((w)); done`,
+		`b='z[$(CMD)]'; getopts a: o -ab; v=x$OPTARG; echo $((${v#x}))`,
 	})
 }
