@@ -234,6 +234,9 @@ func (a *analyzer) arithVar(name string, depth int) {
 		// a run-time value the line may have given (a[$i]=v, read with
 		// a run-time IFS): what the line gave is followed (fail closed)
 		a.arithText(v.dflt, depth)
+		for _, t := range v.maybe {
+			a.arithText(t, depth) // v=${x:-$OPTARG}: OPTARG's texts too
+		}
 	case !ok || !v.known:
 		for _, t := range v.maybe {
 			a.arithText(t, depth) // a text the line may have put there

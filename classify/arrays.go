@@ -207,8 +207,10 @@ func quotedLit(w *syntax.Word) bool {
 // holds a parameter operator's word, else nil. Subscripts ([x]=v) are
 // arithmetic, and so are the values of an integer array. keys are the
 // elements' keys (see arraykeys.go), the first without a subscript
-// getting the index start.
-func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr, alts, keys []string, ok bool) {
+// getting the index start. maybe holds the texts the line may have put in
+// elements only known at run time (v=("${BASH_REMATCH[@]}"), fieldTexts),
+// for arithmetic.
+func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr, alts, keys, maybe []string, ok bool) {
 	ok = true
 	withAlt := false
 	kt := keyTrack{assoc: name != "" && a.isAssoc(name), next: start, keyed: start != 0}
@@ -230,6 +232,9 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr
 			kt.add(idx, idxOK, e.Index != nil)
 			ok = ok && !f.dyn
 			withAlt = withAlt || f.hasAlt
+			if f.dyn {
+				maybe = append(maybe, a.fieldTexts(f)...)
+			}
 		}
 		if e.Index != nil {
 			withAlt = false // which element holds what is left to run time
@@ -238,7 +243,7 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr
 	if ok || !withAlt {
 		alts = nil
 	}
-	return arr, alts, kt.result(), ok
+	return arr, alts, kt.result(), joinMaybe(varVal{maybe: maybe}), ok
 }
 
 // arrayAssign returns the value name=(…) (name+=(…) with appendTo) gives
@@ -247,20 +252,33 @@ func (a *analyzer) arrayValue(name string, ae *syntax.ArrayExpr, start int) (arr
 // scalar assignment keeps them (f=${X:-~/.ssh/id_rsa}). ok is false when
 // the value is only known at run time.
 func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool) (varVal, bool) {
+	var old varVal // v+=(…): the texts v held stay
+	if appendTo {
+		old = varVal{maybe: a.vars[a.refName(name)].maybe}
+	}
+	v, ok, maybe := a.arrayAssignVal(name, ae, appendTo)
+	if !v.known {
+		v.maybe = joinMaybe(varVal{maybe: maybe}, old)
+	}
+	return v, ok
+}
+
+// arrayAssignVal is arrayAssign without the maybe texts, returned apart.
+func (a *analyzer) arrayAssignVal(name string, ae *syntax.ArrayExpr, appendTo bool) (varVal, bool, []string) {
 	var oldKeys []string
 	start := 0
 	if old, known, _ := a.arrayBefore(name); appendTo && known {
 		oldKeys = a.vars[a.refName(name)].keys
 		start = nextIndex(old, oldKeys)
 	}
-	arr, alts, keys, ok := a.arrayValue(name, ae, start)
+	arr, alts, keys, maybe, ok := a.arrayValue(name, ae, start)
 	if appendTo {
 		old, oldKnown, oldOK := a.arrayBefore(name)
 		switch {
 		case !a.spendValue(len(old) * elemCost / 2):
-			return varVal{}, false // copying the old elements: a line appending thousands of times
+			return varVal{}, false, maybe // copying the old elements: a line appending thousands of times
 		case !oldOK || !ok && alts == nil:
-			return varVal{}, false
+			return varVal{}, false, maybe
 		case ok && oldKnown:
 			if oldKeys = a.vars[a.refName(name)].keys; keys != nil || oldKeys != nil {
 				keys = compactKeys(append(slices.Clone(denseKeys(old, oldKeys)), denseKeys(arr, keys)...))
@@ -274,11 +292,11 @@ func (a *analyzer) arrayAssign(name string, ae *syntax.ArrayExpr, appendTo bool)
 	}
 	switch {
 	case ok:
-		return varVal{arr: arr, keys: keys, known: true, val: strings.Join(arr, " ")}, true
+		return varVal{arr: arr, keys: keys, known: true, val: strings.Join(arr, " ")}, true, nil
 	case alts != nil:
-		return varVal{dflt: strings.Join(alts, " "), hasDflt: true, dfltArr: alts}, true
+		return varVal{dflt: strings.Join(alts, " "), hasDflt: true, dfltArr: alts}, true, maybe
 	}
-	return varVal{}, false
+	return varVal{}, false, maybe
 }
 
 // arrayBefore returns the elements of name that name+=(…) appends to:

@@ -153,6 +153,9 @@ func (a *analyzer) builtinVals(u *unit) map[string]varVal {
 		}
 	}
 	if name, v, ok := printfValue(u); ok && !name.dyn {
+		if !v.known {
+			v.maybe = a.printfMaybe(u)
+		}
 		if _, sym := symbolicSamples[a.refName(name.val)]; !sym {
 			vals[name.val] = v
 		} else {

@@ -29,6 +29,9 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		case as.Array != nil:
 			v, ok := a.arrayAssign(as.Name.Value, as.Array, as.Append)
 			f = field{dyn: true, val: "(…)"}
+			if v.maybe != nil {
+				f.maybe = &v.maybe // v=("${BASH_REMATCH[@]}"): for arithmetic
+			}
 			if ok && len(ce.Args) == 0 && as.Index == nil {
 				a.setVar(as.Name.Value, v)
 				continue

@@ -162,12 +162,22 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal) {
 	item, runtime := len(wi.Items) > 0, len(wi.Items) == 0
 	var words []loopWord
+	var maybe []string
 	seen := map[string]bool{}
 	for _, w := range wi.Items {
 		for _, f := range a.expandWord(w) {
 			isItem := loopItem(f)
 			item = item && isItem
 			runtime = runtime || f.dyn || f.ifs || f.glob // a glob: its matches
+			if f.dyn {
+				// What the line may have put there (for v in
+				// "${BASH_REMATCH[@]}"), for arithmetic.
+				maybe = append(maybe, a.fieldTexts(f)...)
+			}
+			if f.dyn && f.hasAlt && !f.ifs {
+				// ${X:-w}, ${!prefix@}: the possible value is a word too.
+				f = field{val: f.alt, bare: f.alt, home: f.home, quoted: f.quoted}
+			}
 			if f.dyn || f.ifs || seen[f.val] {
 				continue
 			}
@@ -188,9 +198,9 @@ func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal)
 	for i, w := range words {
 		texts[i] = w.v.val
 	}
-	all := varVal{item: item, maybe: joinMaybe(varVal{maybe: texts})}
+	all := varVal{item: item, maybe: joinMaybe(varVal{maybe: append(texts, maybe...)})}
 	if runtime {
-		rt := varVal{item: item}
+		rt := varVal{item: item, maybe: joinMaybe(varVal{maybe: maybe})}
 		if cut {
 			rt.maybe = all.maybe
 		}

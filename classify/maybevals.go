@@ -100,6 +100,14 @@ func (a *analyzer) fieldTexts(f field) []string {
 			out = append(out, t, f.val[:r.start]+t+f.val[r.end:])
 		}
 	}
+	for _, r := range braceRefs(f.val) {
+		for _, t := range a.paramTexts(r.p) {
+			out = append(out, t)
+			if t != maybeMany {
+				out = append(out, f.val[:r.start]+t+f.val[r.end:])
+			}
+		}
+	}
 	if f.maybe != nil {
 		out = append(out, *f.maybe...)
 	}

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // printfArgs splits printf's words as bash's option parser does: -v NAME
 // or -vNAME (the last one counts), then an optional --, then FORMAT and
@@ -83,4 +86,44 @@ func printfPossible(ops []field) (string, bool) {
 		text = strings.TrimSpace(text + " " + strings.Join(args, " "))
 	}
 	return text, false
+}
+
+// printfMaybe returns the texts printf -v may store that the line wrote
+// in its run-time ARGs (printf -v v %s "${BASH_REMATCH[1]}"; see
+// fieldTexts): each printed in place by a known FORMAT, alone and with
+// its parts (a precision cuts it). An escape a %b may expand, or a
+// run-time FORMAT, may build any text: maybeMany.
+func (a *analyzer) printfMaybe(u *unit) []string {
+	_, ops, ok := printfArgs(u.args)
+	if !ok {
+		return nil
+	}
+	lit := make([]string, len(ops))
+	for i, f := range ops {
+		lit[i] = f.possible()
+	}
+	var out []string
+	for i, f := range ops {
+		if !f.dyn {
+			continue
+		}
+		texts := plainTexts(a.fieldTexts(f))
+		if len(texts) == 0 {
+			continue
+		}
+		if i == 0 || len(texts) < len(a.fieldTexts(f)) || slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, `\`) }) {
+			out = append(out, maybeMany)
+		}
+		if i == 0 {
+			continue
+		}
+		out = append(append(out, texts...), partTexts(texts)...)
+		for _, t := range texts {
+			lit[i] = t
+			s, _ := printfFormat(lit[0], lit[1:])
+			out = append(out, s)
+		}
+		lit[i] = f.possible()
+	}
+	return joinMaybe(varVal{maybe: out})
 }

@@ -22,6 +22,11 @@ import "testing"
 // cut: :offset, #, %, /) into the value it assigns — for every parameter
 // form, array copies and printf -v / read targets alike — or mark the
 // result maybeMany so arithmetic escalates.
+// Fixed: fieldTexts parses every ${…} left in a field (braceRefs) and
+// carries its variable's texts through the operator (paramTexts/opTexts,
+// maybeparam.go: parts for cuts, cases, literal replacements, maybeMany
+// otherwise); array copies, printf -v (printfMaybe) and for-loop words
+// keep the texts of their run-time parts.
 func TestRedteam33MaybeCopy(t *testing.T) {
 	rt30eJudge(t, `b=1; [[ ab =~ a(b) ]]; v=${BASH_REMATCH[1]}; echo $((v))`, []string{
 		`b='z[$(CMD)]'; [[ ab =~ a(b) ]]; v=${BASH_REMATCH[1]}; echo $((v))`,

@@ -15,6 +15,8 @@ import "testing"
 // for ${!name} follow the value of every variable each of name's maybe
 // texts (and their parts, partTexts) may name, or escalate when name has
 // maybe texts and is not known.
+// Fixed: paramTexts follows ${!v} (and ${!a[1]}) to the texts of every
+// variable v's texts may name (namedTexts, maybeparam.go).
 func TestRedteam33MaybeIndirect(t *testing.T) {
 	rt30eJudge(t, `b=1; getopts a: o -ab; echo $((${!OPTARG}))`, []string{
 		`b='z[$(CMD)]'; getopts a: o -ab; echo $((${!OPTARG}))`,
