@@ -21,6 +21,10 @@ import (
 // to the sorted names the line set that start with p (each a possible
 // word, with the run-time part beside them), as for-loops and array
 // literals would then see too.
+// Fixed: expandParam gives ${!p@}/${!p*} the sorted names the line set
+// that start with p as possible values beside the run-time part
+// (addPrefixNames, maybeparam.go); a for loop takes a word's possible
+// value as one of its words (loopValues).
 func TestRedteam33PrefixNames(t *testing.T) {
 	c, err := New(WithDefaultProtectedPaths(), WithHomeDir("/home/u"))
 	if err != nil {

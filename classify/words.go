@@ -399,6 +399,9 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if isIndirectOp(p) && a.addOpWord(b, p, "", quoted) {
 		return // ${!X:-w}: whatever X names, w where that is unset
 	}
+	if p.Names != 0 && p.Param != nil && a.addPrefixNames(b, p) {
+		return
+	}
 	b.addDyn(a.source(p))
 }
 
