@@ -132,7 +132,7 @@ func opTexts(p *syntax.ParamExp, texts []string) []string {
 	if len(texts) == 0 || p.Slice == nil && p.Repl == nil && p.Exp == nil {
 		return texts
 	}
-	out := append(texts, partTexts(plainTexts(texts))...)
+	out := slices.Concat(texts, partTexts(plainTexts(texts)))
 	switch {
 	case p.Repl != nil:
 		out = append(out, replTexts(p.Repl, texts)...)
