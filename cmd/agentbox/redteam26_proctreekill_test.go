@@ -25,9 +25,6 @@ import (
 // Held when written (kept: the kill switch against a hostile tree).
 func TestRedteam26ProcTreeKillSwitch(t *testing.T) {
 	runEnv(t)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	mark := "rt26dkill-" + hex.EncodeToString(b)
 	const script = `
 use POSIX; $| = 1;
 syscall(157, 36, 1, 0, 0, 0);
@@ -47,18 +44,8 @@ print "ready\n";
 kill 'STOP', $$;
 `
 	// In a file: the classifier (rightly) refuses the fork loop inline.
-	dir, err := os.MkdirTemp("/var/tmp", "rt26d-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	_ = os.Chmod(dir, 0o755)
-	prog := filepath.Join(dir, "tree.pl")
-	if err := os.WriteFile(prog, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	m := writeManifest(t, "name: rt26d-kill\n")
-	a := startCLI(t, "run", "--manifest", m, "--", "/usr/bin/perl", prog, mark)
+	a, mark := startMarkedPerl(t, "rt26dkill", m, script)
 	a.waitOutput(t, "ready")
 	time.Sleep(100 * time.Millisecond)
 	if n := len(rt26dCLIMarked(mark, false)); n < 6 {
@@ -78,16 +65,45 @@ kill 'STOP', $$;
 	if took > 3*time.Second {
 		t.Errorf("ESCAPE: the killed run took %v to return", took)
 	}
-	deadline := time.Now().Add(500 * time.Millisecond)
+	assertNoneMarked(t, mark, 500*time.Millisecond)
+
+	if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/sh", "-c", "exit 3"); code != 3 {
+		t.Errorf("control: exit %d, %s", code, errOut)
+	}
+}
+
+// startMarkedPerl runs the perl program script, from a file, under
+// `agentbox run --manifest m` with a fresh marker (prefix plus random hex)
+// as its argument, which every process of the tree inherits in its
+// command line; it returns the run and the marker.
+func startMarkedPerl(t *testing.T, prefix, m, script string) (*cliProcess, string) {
+	t.Helper()
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	mark := prefix + "-" + hex.EncodeToString(b)
+	dir, err := os.MkdirTemp("/var/tmp", prefix+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	_ = os.Chmod(dir, 0o755)
+	prog := filepath.Join(dir, "tree.pl")
+	if err := os.WriteFile(prog, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startCLI(t, "run", "--manifest", m, "--", "/usr/bin/perl", prog, mark), mark
+}
+
+// assertNoneMarked waits up to d for the processes carrying mark to go,
+// then kills and reports those that remain.
+func assertNoneMarked(t *testing.T, mark string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for len(rt26dCLIMarked(mark, false)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if left := rt26dCLIMarked(mark, true); len(left) > 0 {
 		t.Errorf("ESCAPE: processes of the killed run remain:\n%s", strings.Join(left, "\n"))
-	}
-
-	if code, _, errOut := runCLI(t, "run", "--manifest", m, "--", "/bin/sh", "-c", "exit 3"); code != 3 {
-		t.Errorf("control: exit %d, %s", code, errOut)
 	}
 }
 

@@ -3,11 +3,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -23,9 +18,6 @@ import (
 // Held when written (kept: namespace nesting and the kill by name are new).
 func TestRedteam33KillByNameNestedNamespaces(t *testing.T) {
 	runEnv(t)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	mark := "rt33ckill-" + hex.EncodeToString(b)
 	const script = `
 use POSIX; $| = 1;
 my $r = syscall(272, 0x10000000|0x20000000); my $e = $! + 0;
@@ -37,18 +29,8 @@ if (!fork) { POSIX::setsid(); if (!fork) { sleep 60; exit 0 } exit 0 }
 print "ready\n";
 sleep 60;
 `
-	dir, err := os.MkdirTemp("/var/tmp", "rt33c-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	_ = os.Chmod(dir, 0o755)
-	prog := filepath.Join(dir, "ns.pl")
-	if err := os.WriteFile(prog, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	m := writeManifest(t, "name: rt33c-nested\n")
-	a := startCLI(t, "run", "--manifest", m, "--", "/usr/bin/perl", prog, mark)
+	a, mark := startMarkedPerl(t, "rt33ckill", m, script)
 	a.waitOutput(t, "ready")
 	time.Sleep(200 * time.Millisecond)
 	t.Logf("agent said: %q", a.stdout.String())
@@ -69,11 +51,5 @@ sleep 60;
 	if code != 137 {
 		t.Errorf("the killed run exited %d, want 137", code)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for len(rt26dCLIMarked(mark, false)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if left := rt26dCLIMarked(mark, true); len(left) > 0 {
-		t.Errorf("ESCAPE: processes of the killed run remain:\n%s", strings.Join(left, "\n"))
-	}
+	assertNoneMarked(t, mark, 2*time.Second)
 }
