@@ -18,22 +18,23 @@ import (
 )
 
 // rt33EchoShell is a session leader on the terminal (stdin) that acts as
-// an interactive shell: it starts argv[1] exec -- sh -c argv[3] as a
-// background job with stdin from /dev/null (the README's advice for a
+// an interactive shell: it starts argv[1] with argv[3:] as a
+// background job with stdin from /dev/null unless --tty (the README's advice for a
 // command that may run in the background), reports "bg N" on fd 3 when it
 // ends; once fd 4 gives it the word, it starts argv[1] vault add API_KEY
 // --vault argv[2] as the foreground job (tcsetpgrp, as a shell does), and
 // reports "fg N" on fd 3 when that ends.
 const rt33EchoShell = `
 import os, sys, signal, threading
-exe, vault, loop = sys.argv[1], sys.argv[2], sys.argv[3]
+exe, vault, args = sys.argv[1], sys.argv[2], sys.argv[3:]
 report = os.fdopen(3, "w", buffering=1)
 bg = os.fork()
 if bg == 0:
     os.setpgid(0, 0)
-    n = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(n, 0)
-    os.execv(exe, [exe, "exec", "--", "/bin/sh", "-c", loop])
+    if "--tty" not in args:
+        n = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(n, 0)
+    os.execv(exe, [exe] + args)
 try:
     os.setpgid(bg, bg)
 except OSError:
@@ -90,13 +91,17 @@ report.write("fg %d\n" % os.waitstatus_to_exitcode(st))
 // against the snapshot); in the background, leave them to the foreground
 // job, as restoreChanged does for the prompt.
 func TestRedteam33BackgroundRestoreEchoesPassphrase(t *testing.T) {
+	rt33EchoRun(t, "exec", "--", "/bin/sh", "-c", `echo WATCHING-rt33; while stty -a <&2 | grep -q " echo "; do sleep 0.1; done; echo SAW-ECHO-OFF-rt33; exit 0`)
+}
+
+// rt33EchoRun runs the scenario with the background job agentbox bgArgs.
+func rt33EchoRun(t *testing.T, bgArgs ...string) {
 	runEnv(t)
 	dir := t.TempDir()
 	vaultFile := filepath.Join(dir, "vault", "vault.json")
 	const pass = "rt33-Secret-Passphrase"
 	writeVault(t, vaultFile, pass, "OLD_KEY", "tok-rt33")
 	os.Unsetenv(vaultPassphraseEnv)
-	const loop = `echo WATCHING-rt33; while stty -a <&2 | grep -q " echo "; do sleep 0.1; done; echo SAW-ECHO-OFF-rt33; exit 0`
 
 	exe, err := os.Executable()
 	if err != nil {
@@ -113,7 +118,7 @@ func TestRedteam33BackgroundRestoreEchoesPassphrase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := exec.Command("python3", "-c", rt33EchoShell, exe, vaultFile, loop)
+	sh := exec.Command("python3", append([]string{"-c", rt33EchoShell, exe, vaultFile}, bgArgs...)...)
 	sh.Env = append(os.Environ(), cliEnv+"=1")
 	sh.Stdin, sh.Stdout, sh.Stderr = slave, slave, slave
 	sh.ExtraFiles = []*os.File{rw, gr}
@@ -199,4 +204,13 @@ func TestRedteam33BackgroundRestoreEchoesPassphrase(t *testing.T) {
 	if strings.Contains(shown, "rt33-value") {
 		t.Errorf("the secret value typed at the no-echo prompt was shown on the terminal; terminal after typing %q", shown)
 	}
+}
+
+// TestRedteam33BackgroundTTYRelayKeepsEcho: the same scenario with the
+// background command given --tty (the README's other advice): its relay
+// must leave the foreground prompt's no-echo mode alone when it ends.
+// Held at the time of writing; kept as a passing test (new: the relay's
+// end in the background during a foreground no-echo read).
+func TestRedteam33BackgroundTTYRelayKeepsEcho(t *testing.T) {
+	rt33EchoRun(t, "exec", "--tty", "--", "/bin/sh", "-c", `echo WATCHING-rt33; sleep 4; exit 0`)
 }
