@@ -75,10 +75,15 @@ report.write("fg %d\n" % os.waitstatus_to_exitcode(st))
 // in the middle of the foreground's no-echo read, and the passphrase the
 // user types next is shown on the screen (shoulder-surfing, screen
 // sharing, terminal scrollback and recordings). The same restore puts a
-// full-screen editor in the foreground back into cooked mode. No
-// reading of the terminal is involved (stdin is /dev/null), so this is
-// not the documented background-reader limit; an innocent command that
-// happens to end during someone's password prompt does it too.
+// full-screen editor in the foreground back into cooked mode, and a job
+// started from a raw-mode program (an agent's TUI, vim's :!cmd &) that
+// ends after it leaves the user's shell raw. No reading of the terminal
+// is involved, so this is not the documented background-reader limit
+// (though the shell's fd 1 and 2 are O_RDWR on the terminal, so
+// `</dev/null` alone does not stop such reads either: a reader races the
+// foreground one, noticeably; the restore discloses without a race), and
+// an innocent command that happens to end during a password prompt does
+// it too.
 //
 // Control: the background command runs and exits 0, and the foreground
 // prompt is shown and accepts the passphrase (it reads what is typed).
