@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -189,11 +190,21 @@ func (m *Manager) warnDegraded(missing []string) {
 }
 
 // restoreShared puts the state of the caller's files back as it was before
-// the program started (see sharedFile) and logs what the program changed.
-func (m *Manager) restoreShared(sf *sharedFiles) {
-	if what := sf.restore(); len(what) > 0 {
-		m.log().Info("restored what the sandboxed program changed on the caller's terminal or files", "restored", what)
+// the program started (see sharedFile), logs what the program changed, and
+// reports what it had to leave as the program set it.
+func (m *Manager) restoreShared(sf *sharedFiles) []Violation {
+	restored, left := sf.restore()
+	if len(restored) > 0 {
+		m.log().Info("restored what the sandboxed program changed on the caller's terminal or files", "restored", restored)
 	}
+	var vs []Violation
+	for _, what := range left {
+		m.log().Warn("left what the sandboxed program changed on the caller's terminal: another job holds its foreground", "left", what)
+		vs = append(vs, Violation{Kind: "terminal", Rule: "foreground-kept",
+			Detail: "the command changed the terminal's " + strings.TrimPrefix(what, "terminal ") +
+				"; left as they are, as another job holds the terminal (`stty sane` resets them)"})
+	}
+	return vs
 }
 
 // openByName lets the program open a pipe agentbox made for it by name, as
@@ -393,7 +404,7 @@ func (p *Process) wait() (*ExecResult, error) {
 	}
 	killed := e.cut() // exit 137; one that exited by itself keeps its code, its output cut or not
 	// The whole tree is gone: nothing can change the caller's files again.
-	p.m.restoreShared(&p.shared)
+	leftShared := p.m.restoreShared(&p.shared)
 	p.stopReader() // nothing more is read from the caller's reader
 	p.awaitCopies(expired, &e)
 	timedOut, ctxErr := e.timedOut, e.ctxErr
@@ -412,6 +423,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		Classification: p.verdict,
 	}
 	res.Violations = append(res.Violations, p.before.sweep()...)
+	res.Violations = append(res.Violations, leftShared...)
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})
 	}

@@ -31,7 +31,8 @@ type ExecResult struct {
 	Degraded []string `json:"degraded,omitempty"`
 	// Violations are the policy refusals agentbox knows of (for example a
 	// connection the egress proxy refused, or a credential withheld from a
-	// header its value may not go into).
+	// header its value may not go into), and what the command changed that
+	// agentbox had to leave (a terminal's modes while another job holds it).
 	Violations []Violation `json:"violations,omitempty"`
 	// Classification is the classifier's verdict on the command.
 	Classification ClassifyResult `json:"classification"`
@@ -39,7 +40,7 @@ type ExecResult struct {
 
 // Violation is one refusal observed while the command ran.
 type Violation struct {
-	Kind   string `json:"kind"` // "network", "credential", "filesystem", "memory"
+	Kind   string `json:"kind"` // "network", "credential", "filesystem", "memory", "terminal"
 	Detail string `json:"detail"`
 	Rule   string `json:"rule,omitempty"`
 	// Path is the file the violation is about, where it is about one.

@@ -57,10 +57,13 @@ func shareFile(f *os.File) *sharedFile {
 }
 
 // restore puts the recorded state back where it changed, releases the
-// duplicate, and names what it restored.
-func (s *sharedFile) restore() (restored []string) {
+// duplicate, and names what it restored and what it left as the program
+// set it: a terminal's modes while another process group of agentbox's
+// session holds the terminal's foreground are that job's (a passphrase
+// read with echo off), not the program's to undo.
+func (s *sharedFile) restore() (restored, left []string) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	defer unix.Close(s.fd)
 	if fl, err := unix.FcntlInt(uintptr(s.fd), unix.F_GETFL, 0); err == nil && fl != s.flags {
@@ -78,11 +81,14 @@ func (s *sharedFile) restore() (restored []string) {
 		}
 	}
 	if s.termios == nil {
-		return restored
+		return restored, nil
 	}
 	withoutSIGTTOU(func() {
 		if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil && *t != *s.termios {
-			if unix.IoctlSetTermios(s.fd, unix.TCSETS, s.termios) == nil {
+			switch {
+			case othersForeground(s.fd):
+				left = append(left, "terminal modes")
+			case unix.IoctlSetTermios(s.fd, unix.TCSETS, s.termios) == nil:
 				restored = append(restored, "terminal modes")
 			}
 		}
@@ -99,7 +105,14 @@ func (s *sharedFile) restore() (restored []string) {
 		// runs is a no-op.
 		_ = unix.IoctlSetInt(s.fd, unix.TCXONC, unix.TCOON)
 	})
-	return restored
+	return restored, left
+}
+
+// othersForeground reports whether fd is agentbox's controlling terminal
+// and another process group holds its foreground.
+func othersForeground(fd int) bool {
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err == nil && pgrp != 0 && pgrp != unix.Getpgrp()
 }
 
 // withoutSIGTTOU runs f on a thread that blocks SIGTTOU: a caller in a
@@ -130,16 +143,22 @@ func (sf *sharedFiles) add(f *os.File) {
 	}
 }
 
-// restore restores every file once; it returns what it restored.
-func (sf *sharedFiles) restore() []string {
-	var out []string
+// restore restores every file once; it returns what it restored and what
+// it left as the program set it.
+func (sf *sharedFiles) restore() (restored, left []string) {
 	for _, s := range *sf {
-		for _, r := range s.restore() {
-			if !slices.Contains(out, r) {
-				out = append(out, r)
-			}
+		r, l := s.restore()
+		restored, left = appendNew(restored, r), appendNew(left, l)
+	}
+	return restored, left
+}
+
+// appendNew appends the elements of add that list does not hold yet.
+func appendNew(list, add []string) []string {
+	for _, a := range add {
+		if !slices.Contains(list, a) {
+			list = append(list, a)
 		}
 	}
-	*sf = nil
-	return out
+	return list
 }

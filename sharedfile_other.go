@@ -8,5 +8,5 @@ import "os"
 // nothing to restore.
 type sharedFiles []struct{}
 
-func (*sharedFiles) add(*os.File)      {}
-func (*sharedFiles) restore() []string { return nil }
+func (*sharedFiles) add(*os.File)             {}
+func (*sharedFiles) restore() (_, _ []string) { return nil, nil }

@@ -95,12 +95,19 @@ report.write("fg %d\n" % os.waitstatus_to_exitcode(st))
 // ones the program set: compare against what the program left, not only
 // against the snapshot); in the background, leave them to the foreground
 // job, as restoreChanged does for the prompt.
+// Fixed: sharedFile.restore leaves a terminal's modes alone while another
+// process group holds its foreground, and ExecResult names what it left
+// (a "terminal" violation, which exec prints).
 func TestRedteam33BackgroundRestoreEchoesPassphrase(t *testing.T) {
-	rt33EchoRun(t, "exec", "--", "/bin/sh", "-c", `echo WATCHING-rt33; while stty -a <&2 | grep -q " echo "; do sleep 0.1; done; echo SAW-ECHO-OFF-rt33; exit 0`)
+	term := rt33EchoRun(t, "exec", "--", "/bin/sh", "-c", `echo WATCHING-rt33; while stty -a <&2 | grep -q " echo "; do sleep 0.1; done; echo SAW-ECHO-OFF-rt33; exit 0`)
+	if !strings.Contains(term, "agentbox: terminal foreground-kept: ") {
+		t.Errorf("the background agentbox did not say it left the terminal's modes; terminal %q", term)
+	}
 }
 
-// rt33EchoRun runs the scenario with the background job agentbox bgArgs.
-func rt33EchoRun(t *testing.T, bgArgs ...string) {
+// rt33EchoRun runs the scenario with the background job agentbox bgArgs
+// and returns what the terminal showed.
+func rt33EchoRun(t *testing.T, bgArgs ...string) string {
 	runEnv(t)
 	dir := t.TempDir()
 	vaultFile := filepath.Join(dir, "vault", "vault.json")
@@ -209,6 +216,7 @@ func rt33EchoRun(t *testing.T, bgArgs ...string) {
 	if strings.Contains(shown, "rt33-value") {
 		t.Errorf("the secret value typed at the no-echo prompt was shown on the terminal; terminal after typing %q", shown)
 	}
+	return out.String()
 }
 
 // TestRedteam33BackgroundTTYRelayKeepsEcho: the same scenario with the
