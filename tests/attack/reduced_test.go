@@ -77,6 +77,11 @@ func runReduced() int {
 			return fail(err)
 		}
 	}
+	if n := os.Getenv(reducedMemEnv); n != "" {
+		if cfg.ResourceLimits.MaxMemoryBytes, err = strconv.ParseInt(n, 10, 64); err != nil {
+			return fail(err)
+		}
+	}
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
 		return fail(err)
