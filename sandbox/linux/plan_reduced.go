@@ -4,7 +4,6 @@ package linux
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,7 +26,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
 	mounts := pl.init.Mounts
 	pl.init.Mounts = nil
-	tmp, err := os.MkdirTemp("", "agentbox-tmp-")
+	tmp, tmpDegraded, err := makeReducedTmp(reducedTmpParents(), spec.Limits.MemoryBytes > 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: private temporary directory: %w", sandbox.ErrSetup, err)
 	}
@@ -72,6 +71,9 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 		if len(unenforced) > 3 {
 			pl.init.Reduced += ", …"
 		}
+	}
+	if tmpDegraded != "" {
+		pl.init.Reduced += "; " + tmpDegraded
 	}
 	if spec.Network == sandbox.NetworkFiltered {
 		pl.init.Reduced += "; the filtered network needs a network namespace, so no network at all"

@@ -34,6 +34,12 @@ const reducedMemEnv = "AGENTBOX_ATTACK_REDUCED_MEM"
 // somewhere on disk when the temporary directory is memory (or bound it:
 // the tier cannot mount a tmpfs of its own), or say so in Degraded and
 // refuse with a declared limit, as `run` does for writable roots.
+//
+// Fixed: under a memory limit the reduced tier makes its private TMPDIR on
+// the first disk-backed place of the host's temporary directory, /var/tmp
+// and the user's cache directory (makeReducedTmp); where all are memory,
+// its Degraded entry says the TMPDIR is on a tmpfs (and the strict fallback
+// policy never runs the reduced tier).
 func TestRedteam33ReducedTierTmpfsTmpdirMemory(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier)")
@@ -60,10 +66,13 @@ echo "filled $(wc -c <"$TMPDIR/fill")"
 	if !strings.Contains(out, "alloc refused") {
 		t.Fatalf("control: a %d MiB allocation was not refused under a %d MiB limit", fillMiB, limitMiB)
 	}
-	if !strings.Contains(out, "fs tmpfs") {
-		t.Fatalf("the private TMPDIR is not on the tmpfs the test pointed agentbox to")
+	if !strings.Contains(out, "fs tmpfs") && !strings.Contains(out, "fs ramfs") {
+		// The fix: agentbox put the private TMPDIR on a disk instead.
+		t.Logf("the private TMPDIR is off the tmpfs the test pointed agentbox to")
+		return
 	}
-	if strings.Contains(out, "filled "+strconv.Itoa(fillMiB<<20)) {
+	said := strings.Contains(strings.Join(res.Degraded, " "), "TMPDIR is on a tmpfs")
+	if strings.Contains(out, "filled "+strconv.Itoa(fillMiB<<20)) && !said {
 		t.Errorf("ESCAPE: under a %d MiB memory limit the program kept %d MiB of memory in its private TMPDIR on a tmpfs; Degraded says nothing of it: %q",
 			limitMiB, fillMiB, res.Degraded)
 	}
