@@ -310,6 +310,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		noTCP:           streamOnly && len(spec.Landlock.ConnectPorts) == 0,
 		hostShared:      spec.Reduced != "",
 		uncountedMemory: uncounted,
+		dataLimit:       spec.Limits.MemoryBytes > 0,
 	}
 	if spec.Reduced != "" {
 		layers = append(layers, ll.netLayer(&spec.Landlock, opts))
@@ -469,6 +470,20 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 		err error
 	}
 	done := make(chan result, 1)
+	// The program must start under its memory limit (see inheritDataLimit):
+	// the forking thread asks, once locked down, for the init's own limit
+	// to be lowered, which this goroutine does (the thread's seccomp filter
+	// refuses it: dataLimitRules) and undoes once the fork is done.
+	forking, forked := make(chan struct{}), make(chan error)
+	var restore func() error
+	go func() {
+		if _, ok := <-forking; !ok {
+			return // the thread failed before the fork
+		}
+		var err error
+		restore, err = inheritDataLimit(spec.Limits.MemoryBytes)
+		forked <- err
+	}()
 	go func() {
 		runtime.LockOSThread()
 		// No UnlockOSThread: see above.
@@ -505,6 +520,11 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 		if reduced {
 			attr.Sys.Pdeathsig = syscall.SIGKILL
 		}
+		forking <- struct{}{}
+		if err := <-forked; err != nil {
+			done <- result{err: stageErr("rlimits", err)}
+			return
+		}
 		pid, err := syscall.ForkExec(path, spec.Args, attr)
 		if err != nil {
 			err = stageErr("exec", fmt.Errorf("%s: %w", spec.Args[0], err))
@@ -515,6 +535,13 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 		}
 	}()
 	r := <-done
+	close(forking)
+	if restore != nil {
+		if err := restore(); err != nil && r.err == nil {
+			_ = unix.Kill(r.pid, unix.SIGKILL)
+			r.err = stageErr("rlimits", err)
+		}
+	}
 	return r.pid, r.err
 }
 

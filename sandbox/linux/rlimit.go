@@ -28,7 +28,8 @@ import (
 //
 // The memory limit is not among them: the init itself (a copy of the host
 // program, which may link cgo) can need more than a small limit allows, so
-// limitMemory applies it to the program alone, right after the fork.
+// it holds it only for the fork (inheritDataLimit), and limitMemory makes
+// it the program's for good.
 //
 // shared says the sandbox has no user namespace of its own (the reduced
 // tier): RLIMIT_NPROC then counts every process of the user on the host,
@@ -92,10 +93,39 @@ var rlimitShares = []struct {
 	{unix.RLIMIT_SIGPENDING, "sigpending", 4},
 }
 
+// inheritDataLimit lowers the init's own soft RLIMIT_DATA to bytes for the
+// fork of the program, which inherits it at clone: a child the program
+// forks before limitMemory reaches it is bounded too (without it, such a
+// child kept no limit at all). The hard limit stays the init's, so the
+// returned restore can raise the soft one back: the init holds more data
+// than a small limit allows (a Go runtime and its threads' stacks: over
+// 100 MiB of VmData), and needs room to grow once the fork is done. While
+// it is lowered the init's allocations that map new memory fail, so the
+// caller keeps that window to the fork alone. The program's children may
+// not raise the soft limit back to the hard one in the meantime:
+// dataLimitRules refuse any change to RLIMIT_DATA.
+func inheritDataLimit(bytes uint64) (restore func() error, err error) {
+	if bytes == 0 {
+		return nil, nil
+	}
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_DATA, &old); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if old.Cur <= bytes {
+		return nil, nil // already as low: nothing to lower or restore
+	}
+	lim := unix.Rlimit{Cur: bytes, Max: old.Max}
+	if err := unix.Setrlimit(unix.RLIMIT_DATA, &lim); err != nil {
+		return nil, fmt.Errorf("data=%d: %w", bytes, err)
+	}
+	return func() error { return unix.Setrlimit(unix.RLIMIT_DATA, &old) }, nil
+}
+
 // limitMemory bounds the program's memory with RLIMIT_DATA (soft and hard),
-// from the outside: the program cannot have allocated much between its
-// exec and this call, and a cgroup, where there is one, bounds the whole
-// tree from the start.
+// from the outside, once it runs: its hard limit, inherited from the init,
+// is not yet the program's (see inheritDataLimit). A cgroup, where there is
+// one, bounds the whole tree from the start.
 //
 // RLIMIT_DATA rather than RLIMIT_AS: runtimes such as V8, the JVM and Go
 // reserve far more address space than they use, and an address-space limit

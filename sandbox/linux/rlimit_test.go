@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestUserTasks(t *testing.T) {
@@ -59,5 +61,50 @@ func TestSharedProcessLimit(t *testing.T) {
 	// Other processes of the user may start or end in between.
 	if got < 64 || got > running+64+256 {
 		t.Errorf("sharedProcessLimit(64) = %d with %d tasks running", got, running)
+	}
+}
+
+// TestInheritDataLimit lowers the process's soft RLIMIT_DATA for a fork
+// and puts it back, leaving the hard limit alone (a limit far above what
+// the test holds: a low one would fail the test's own allocations).
+func TestInheritDataLimit(t *testing.T) {
+	var before unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_DATA, &before); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		bytes   uint64
+		lowered bool
+	}{
+		{"no limit", 0, false},
+		{"above the soft limit", before.Cur, false},
+		{"below it", min(before.Cur-1, 1<<40), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			restore, err := inheritDataLimit(c.bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (restore != nil) != c.lowered {
+				t.Fatalf("lowered %v, want %v", restore != nil, c.lowered)
+			}
+			if restore == nil {
+				return
+			}
+			var during, after unix.Rlimit
+			_ = unix.Getrlimit(unix.RLIMIT_DATA, &during)
+			if err := restore(); err != nil {
+				t.Fatal(err)
+			}
+			_ = unix.Getrlimit(unix.RLIMIT_DATA, &after)
+			if during.Cur != c.bytes || during.Max != before.Max {
+				t.Errorf("during the fork %+v, want soft %d and hard %d", during, c.bytes, before.Max)
+			}
+			if after != before {
+				t.Errorf("restored %+v, want %+v", after, before)
+			}
+		})
 	}
 }

@@ -42,10 +42,12 @@ const (
 	onlyIfIn
 )
 
-// argTest judges one argument (its low 32 bits, masked when mask is set);
-// errno, when set, is its own answer instead of the rule's.
+// argTest judges one argument (its low 32 bits, or its high ones when high
+// is set, masked when mask is set); errno, when set, is its own answer
+// instead of the rule's.
 type argTest struct {
 	arg    int
+	high   bool
 	mask   uint32
 	check  argCheck
 	values []uint32
@@ -311,6 +313,9 @@ type seccompOptions struct {
 	// process's memory sees (see uncountedMemory): set when a memory limit
 	// is enforced without a memory cgroup.
 	uncountedMemory bool
+	// dataLimit refuses changes to RLIMIT_DATA (dataLimitRules): set when
+	// the memory limit is one.
+	dataLimit bool
 	// keeper is the id of the init's thread that forks the program and
 	// stays alive in the reduced tier; signals to it are refused (see
 	// keeperRules). Zero when there is none.
@@ -348,6 +353,11 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		denied = slices.Concat(denied, hostInodeCalls, archHostInodeCalls)
 	} else {
 		rules = append(rules, xattrRules...)
+	}
+	if o.dataLimit {
+		for _, r := range dataLimitRules {
+			rules = joinRule(rules, r)
+		}
 	}
 	if o.uncountedMemory {
 		rules = append(rules, countedMemoryRules...)
@@ -410,7 +420,11 @@ func (r argRule) assemble() ([]unix.SockFilter, error) {
 		if t.errno != 0 {
 			errno = t.errno
 		}
-		body = append(body, bpfStmt(ldAbs, uint32(offArgs+8*t.arg))) // low 32 bits (little endian)
+		off := uint32(offArgs + 8*t.arg) // low 32 bits (little endian)
+		if t.high {
+			off += 4
+		}
+		body = append(body, bpfStmt(ldAbs, off))
 		if t.mask != 0 {
 			body = append(body, bpfStmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, t.mask))
 		}

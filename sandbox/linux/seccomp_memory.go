@@ -2,7 +2,12 @@
 
 package linux
 
-import "golang.org/x/sys/unix"
+import (
+	"fmt"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
 
 // The rules here apply where a memory limit is enforced by summing what
 // the processes' /proc shows (supervise's monitor, seccompOptions'
@@ -85,3 +90,47 @@ var thpDisableRule = argRule{nr: unix.SYS_PRCTL, errno: unix.EPERM, tests: []arg
 
 // countedMemoryRules are the argument rules where uncountedMemory is.
 var countedMemoryRules = []argRule{sharedAnonRule, thpDisableRule, zeroCopyRule}
+
+// dataLimitRules refuse setting RLIMIT_DATA, where it holds the memory
+// limit. The program starts with the limit as its soft one and the init's
+// hard one (inheritDataLimit) until limitMemory lowers the hard one too: a
+// child it forked at once would keep the init's hard limit, to which it
+// could raise its soft one again. Lowering is refused with raising (the
+// new limit lies in memory seccomp cannot read); reading stays allowed:
+// glibc's getrlimit is prlimit64 with no new limit, whose pointer is
+// tested in both halves.
+var dataLimitRules = []argRule{
+	rule(unix.SYS_SETRLIMIT, 0, denyIfEqual, unix.EPERM, unix.RLIMIT_DATA),
+	{nr: unix.SYS_PRLIMIT64, errno: unix.EPERM, tests: []argTest{
+		{arg: 1, check: onlyIfIn, values: []uint32{unix.RLIMIT_DATA}},
+		{arg: 2, check: denyIfAnyBits, values: []uint32{0xffffffff}},
+		{arg: 2, high: true, check: denyIfAnyBits, values: []uint32{0xffffffff}},
+	}},
+}
+
+// joinRule adds r to rules, into the rule for the same syscall if there is
+// one: a rule's block allows what it does not refuse, so a second block for
+// that syscall would never be reached. r's tests go after the other rule's,
+// which therefore must hold no onlyIfIn (it would gate them).
+func joinRule(rules []argRule, r argRule) []argRule {
+	i := slices.IndexFunc(rules, func(o argRule) bool { return o.nr == r.nr })
+	if i < 0 {
+		return append(rules, r)
+	}
+	joined := rules[i]
+	joined.tests = slices.Clone(joined.tests)
+	for _, t := range joined.tests {
+		if t.check == onlyIfIn {
+			panic(fmt.Sprintf("seccomp: joinRule into syscall %d, whose rule has an onlyIfIn test", r.nr))
+		}
+	}
+	for _, t := range r.tests {
+		if t.errno == 0 {
+			t.errno = r.errno
+		}
+		joined.tests = append(joined.tests, t)
+	}
+	out := slices.Clone(rules)
+	out[i] = joined
+	return out
+}

@@ -78,8 +78,24 @@ func TestSeccompDecisions(t *testing.T) {
 	native := uint32(nativeAuditArch)
 	reduced := seccompOptions{hostShared: true, streamOnly: true}
 	keeper := seccompOptions{hostShared: true, streamOnly: true, keeper: 4242}
+	dataLimit := seccompOptions{dataLimit: true}
+	reducedData := seccompOptions{hostShared: true, streamOnly: true, dataLimit: true}
 	tests := []call{
 		{"read allowed", seccompOptions{}, native, unix.SYS_READ, [6]uint64{}, allow},
+		{"setrlimit data, memory limit", dataLimit, native, unix.SYS_SETRLIMIT, [6]uint64{unix.RLIMIT_DATA, 0x1000}, eperm},
+		{"setrlimit data, no memory limit", seccompOptions{}, native, unix.SYS_SETRLIMIT, [6]uint64{unix.RLIMIT_DATA, 0x1000}, allow},
+		{"setrlimit nofile, memory limit", dataLimit, native, unix.SYS_SETRLIMIT, [6]uint64{unix.RLIMIT_NOFILE, 0x1000}, allow},
+		{"prlimit64 sets data", dataLimit, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0x7ffc1000, 0}, eperm},
+		{"prlimit64 sets data, pointer in the high half", dataLimit, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0x100000000, 0}, eperm},
+		{"prlimit64 reads data", dataLimit, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0, 0x7ffc1000}, allow},
+		{"prlimit64 sets nofile", dataLimit, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_NOFILE, 0x7ffc1000, 0}, allow},
+		{"reduced: prlimit64 sets data", reducedData, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0x7ffc1000, 0}, eperm},
+		{"reduced: prlimit64 sets data, high half", reducedData, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0x100000000, 0}, eperm},
+		{"reduced: prlimit64 reads data", reducedData, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0, 0x7ffc1000}, allow},
+		{"reduced: prlimit64 sets own nofile", reducedData, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_NOFILE, 0x7ffc1000, 0}, allow},
+		{"reduced: prlimit64 on another pid", reducedData, native, unix.SYS_PRLIMIT64, [6]uint64{1234, unix.RLIMIT_NOFILE, 0, 0x7ffc1000}, eperm},
+		{"reduced: setrlimit data", reducedData, native, unix.SYS_SETRLIMIT, [6]uint64{unix.RLIMIT_DATA, 0x1000}, eperm},
+		{"prlimit64 sets data, no memory limit", seccompOptions{}, native, unix.SYS_PRLIMIT64, [6]uint64{0, unix.RLIMIT_DATA, 0x7ffc1000, 0}, allow},
 		{"foreign architecture killed", seccompOptions{}, unix.AUDIT_ARCH_I386, unix.SYS_READ, [6]uint64{}, kill},
 		{"ptrace", seccompOptions{}, native, unix.SYS_PTRACE, [6]uint64{}, eperm},
 		{"mount", seccompOptions{}, native, unix.SYS_MOUNT, [6]uint64{}, eperm},

@@ -70,6 +70,12 @@ int main(int argc, char **argv) {
 // instruction: set in the child between fork and exec (syscall.ForkExec has
 // no hook for it: a small exec step that sets RLIMIT_DATA on itself and then
 // execs the program, say), not by prlimit once ForkExec has returned.
+//
+// Fixed: the init lowers its own soft RLIMIT_DATA to the limit for the fork
+// alone (inheritDataLimit), so the program and any child it forks start
+// under it; the seccomp filter refuses setting RLIMIT_DATA under a memory
+// limit (dataLimitRules), so such a child cannot raise it back to the
+// init's hard limit before limitMemory lowers the program's.
 func TestRedteam33EarlyForkEscapesMemoryLimit(t *testing.T) {
 	if isRoot {
 		t.Skip("the reduced tier refuses root (TestReducedTier)")
