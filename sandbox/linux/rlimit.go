@@ -93,33 +93,70 @@ var rlimitShares = []struct {
 	{unix.RLIMIT_SIGPENDING, "sigpending", 4},
 }
 
-// inheritDataLimit lowers the init's own soft RLIMIT_DATA to bytes for the
-// fork of the program, which inherits it at clone: a child the program
-// forks before limitMemory reaches it is bounded too (without it, such a
-// child kept no limit at all). The hard limit stays the init's, so the
-// returned restore can raise the soft one back: the init holds more data
-// than a small limit allows (a Go runtime and its threads' stacks: over
-// 100 MiB of VmData), and needs room to grow once the fork is done. While
-// it is lowered the init's allocations that map new memory fail, so the
-// caller keeps that window to the fork alone. The program's children may
-// not raise the soft limit back to the hard one in the meantime:
-// dataLimitRules refuse any change to RLIMIT_DATA.
+// inheritDataLimit lowers the init's own soft RLIMIT_DATA for the fork of
+// the program, which inherits it at clone: a child the program forks
+// before limitMemory reaches it is bounded too (without it, such a child
+// kept no limit at all). The hard limit stays the init's, so the returned
+// restore can raise the soft one back, and the program's children may not
+// raise theirs to it in the meantime: dataLimitRules refuse any change to
+// RLIMIT_DATA.
+//
+// The init holds more data than a small limit allows (a Go runtime and its
+// threads: over 100 MiB of VmData), and a mapping refused while the limit
+// is lowered is fatal to it (syscall.ForkExec's own allocations grow the
+// heap now and then: measured, a few runs in a hundred under load). So the
+// init's limit is never lowered below what it holds plus dataHeadroom: the
+// program starts under bytes or, where bytes is smaller than that, under
+// that larger bound until limitMemory lowers it; a child it forked in the
+// meantime keeps that bound.
 func inheritDataLimit(bytes uint64) (restore func() error, err error) {
 	if bytes == 0 {
 		return nil, nil
 	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	held, ok := statusVmData(status)
+	if !ok {
+		return nil, fmt.Errorf("data: no VmData in /proc/self/status")
+	}
+	window := max(bytes, held+dataHeadroom)
 	var old unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_DATA, &old); err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	if old.Cur <= bytes {
+	if old.Cur <= window {
 		return nil, nil // already as low: nothing to lower or restore
 	}
-	lim := unix.Rlimit{Cur: bytes, Max: old.Max}
+	lim := unix.Rlimit{Cur: window, Max: old.Max}
 	if err := unix.Setrlimit(unix.RLIMIT_DATA, &lim); err != nil {
-		return nil, fmt.Errorf("data=%d: %w", bytes, err)
+		return nil, fmt.Errorf("data=%d: %w", window, err)
 	}
 	return func() error { return unix.Setrlimit(unix.RLIMIT_DATA, &old) }, nil
+}
+
+// dataHeadroom is the room the init keeps to map memory while its
+// RLIMIT_DATA is lowered for the fork: a heap chunk (4 MiB), runtime
+// metadata, and a cgo thread's stack (8 MiB), with margin.
+const dataHeadroom = 32 << 20
+
+// statusVmData reads VmData (the memory RLIMIT_DATA counts) from a
+// /proc/PID/status, in bytes.
+func statusVmData(b []byte) (uint64, bool) {
+	for line := range strings.SplitSeq(string(b), "\n") {
+		val, found := strings.CutPrefix(line, "VmData:")
+		if !found {
+			continue
+		}
+		fields := strings.Fields(val)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, false
+		}
+		kb, err := strconv.ParseUint(fields[0], 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
 }
 
 // limitMemory bounds the program's memory with RLIMIT_DATA (soft and hard),
