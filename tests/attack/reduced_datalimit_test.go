@@ -24,8 +24,14 @@ func TestReducedTierDataLimitFixed(t *testing.T) {
 	}
 	t.Parallel()
 	const limit = 64 << 20
-	script := `import resource
-soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+	// The program may start before the init set its hard limit (it has
+	// the init's then, see inheritDataLimit): wait for it.
+	script := `import resource, time
+for i in range(500):
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        break
+    time.sleep(0.01)
 print("data", soft, hard)
 try:
     resource.setrlimit(resource.RLIMIT_DATA, (soft // 2, hard))
