@@ -97,8 +97,8 @@ func TestRedteam33EarlyForkEscapesMemoryLimit(t *testing.T) {
 	if err := os.WriteFile(src, []byte(rt33EarlyFork), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(gcc, "-O2", "-static", "-o", bin, src).CombinedOutput(); err != nil {
-		if out, err = exec.Command(gcc, "-O2", "-o", bin, src).CombinedOutput(); err != nil {
+	if err := exec.Command(gcc, "-O2", "-static", "-o", bin, src).Run(); err != nil {
+		if out, err := exec.Command(gcc, "-O2", "-o", bin, src).CombinedOutput(); err != nil {
 			t.Skipf("gcc: %v\n%s", err, out)
 		}
 	}
