@@ -107,11 +107,12 @@ func (a *analyzer) printfMaybe(u *unit) []string {
 		if !f.dyn {
 			continue
 		}
-		texts := plainTexts(a.fieldTexts(f))
+		all := a.fieldTexts(f)
+		texts := plainTexts(all)
 		if len(texts) == 0 {
 			continue
 		}
-		if i == 0 || len(texts) < len(a.fieldTexts(f)) || slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, `\`) }) {
+		if i == 0 || len(texts) < len(all) || slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, `\`) }) {
 			out = append(out, maybeMany)
 		}
 		if i == 0 {
