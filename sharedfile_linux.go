@@ -23,7 +23,8 @@ import (
 // before the program starts and puts it back once the program's whole
 // tree is gone, so that a sandboxed command changes nothing of the
 // caller's terminal beyond its own run, even when it is killed in the
-// middle of a full-screen program.
+// middle of a full-screen program; but a terminal's modes while another
+// job holds its foreground are that job's, and stay (see restore).
 type sharedFile struct {
 	fd       int // a duplicate: the caller may close its file after Start
 	flags    int
