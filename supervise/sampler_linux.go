@@ -402,14 +402,30 @@ func (s *treeSampler) exactBytes(name string, seen map[int]bool, shared *sharedM
 // asking the kernel, which costs a walk of the host's /proc for a process
 // started since the last (sharedMemory.same): every process of a chain
 // that forks and exits at once is such a process, and the walk let it hop
-// before its read (TestRedteam30MonitorMissesForkHoppingMemory). The two
-// reads are a moment apart: a mapping made between them makes one memory
-// look like two, counted twice (too much, never too little).
+// before its read (TestRedteam30MonitorMissesForkHoppingMemory). The reads
+// are moments apart, and a mapping made between two of them makes one
+// memory look like two, counted twice (a vfork child mapping and
+// unmapping in a loop: TestMemoryMonitorCountsOneMemoryOnce): so the two
+// are read in turn, up to sizeReads times each, and any two reads next to
+// each other that agree send the question on to the kernel. Two memories
+// of equal size only cost that question (kcmp decides), never a miscount.
 func (s *treeSampler) sameSize(name string, parent int) bool {
-	a, okA := s.statmSize(name)
-	b, okB := s.statmSize(strconv.Itoa(parent))
-	return !okA || !okB || a == b
+	pname := strconv.Itoa(parent)
+	a, ok := s.statmSize(name)
+	for range sizeReads {
+		b, okB := s.statmSize(pname)
+		if !ok || !okB || a == b {
+			return true
+		}
+		if a, ok = s.statmSize(name); !ok || a == b {
+			return true
+		}
+	}
+	return false
 }
+
+// sizeReads is how many times sameSize reads the parent's size.
+const sizeReads = 3
 
 // statmSize returns the first field of the statm of the process name.
 func (s *treeSampler) statmSize(name string) (string, bool) {
