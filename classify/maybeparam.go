@@ -176,7 +176,7 @@ func caseTexts(texts []string) []string {
 			out = append(out, up[:1]+t[1:], low[:1]+t[1:])
 		}
 	}
-	return append(out, partTexts(out)...)
+	return partTexts(out) // the texts, then the names of their parts
 }
 
 // replTexts returns what ${v/x/y} may give: the literal replacement done
@@ -211,7 +211,7 @@ func replTexts(r *syntax.Replace, texts []string) []string {
 			out = append(out, strings.Replace(t, orig, with, 1))
 		}
 	}
-	return append(out, partTexts(out)...)
+	return partTexts(out) // the texts, then the names of their parts
 }
 
 // transformTexts returns what ${v@op} may give beyond texts: the cases
