@@ -4,11 +4,13 @@ package linux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,37 +21,105 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestForkerMovesIntoCgroupV1: on cgroup v1, where an init cannot be
-// cloned into its cgroup, the forker moves a warm init it cloned into it
-// before it answers (and before it could reap it): no move is left to this
-// process, and the init sits in the cgroup's memory and pids directories.
-func TestForkerMovesIntoCgroupV1(t *testing.T) {
+// TestCgroupV1ThreadJoins: on cgroup v1 no init is moved into its
+// sandbox's cgroup (a move by pid waits for an RCU grace period under the
+// cgroups' global lock). The thread that forks the program joins through
+// the tasks files instead, so the program and what it starts sit in the
+// sandbox's memory and pids cgroups, and the init, an inotify instance's
+// slow teardown and all, does not: the cgroup is gone as soon as the
+// program's tree is. Cold inits and the forker's warm ones alike.
+func TestCgroupV1ThreadJoins(t *testing.T) {
 	if !probeUserns().OK {
 		t.Skip("user namespaces unavailable")
 	}
-	r := &Runtime{}
-	defer r.Close()
-	initPid, _ := forkedWarmInit(t, r)
-	r.pool.mu.Lock()
-	w := r.pool.ready[kindNetns]
-	r.pool.mu.Unlock()
-	if w.cg == nil && w.cgMoved == nil {
-		t.Skip("no cgroup for the init")
+	if cgroups.find(); cgroups.version != 1 {
+		t.Skipf("cgroup v%d: inits are cloned into their cgroup", cgroups.version)
 	}
-	if w.cgMoved != nil {
-		t.Fatal("the move of a forked init into its cgroup was left to this process")
+	for _, tc := range []struct {
+		name string
+		warm func(t *testing.T, r *Runtime)
+	}{
+		{"cold", func(*testing.T, *Runtime) {}},
+		{"forked", func(t *testing.T, r *Runtime) { forkedWarmInit(t, r) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Runtime{ColdStart: tc.name == "cold"}
+			defer r.Close()
+			tc.warm(t, r)
+			mark := fmt.Sprintf("3600.%d", time.Now().UnixNano()%1e6)
+			proc, err := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkFiltered,
+				Limits: sandbox.Limits{MemoryBytes: 256 << 20, Processes: 64}},
+				&sandbox.Program{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep " + mark + " & exec sleep " + mark}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := proc.(*handle)
+			if h.cgroup == nil {
+				proc.Kill()
+				proc.Close()
+				t.Skip("no cgroup for the sandbox")
+			}
+			if !h.joinTasks {
+				t.Error("the init was moved into its cgroup v1, not the program's thread")
+			}
+			sleeps := waitProcs(t, "sleep\x00"+mark, 2)
+			want := filepath.Base(h.cgroup.dirs[0])
+			inSandbox := func(pid int) map[string]bool {
+				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return map[string]bool{"memory": filepath.Base(v1Path(b, "memory")) == want, "pids": filepath.Base(v1Path(b, "pids")) == want}
+			}
+			for _, pid := range sleeps {
+				for ctrl, in := range inSandbox(pid) {
+					if !in {
+						t.Errorf("the program's process %d is not in its sandbox's %s cgroup %s", pid, ctrl, want)
+					}
+				}
+			}
+			for ctrl, in := range inSandbox(h.proc.pid()) {
+				if in {
+					t.Errorf("the init is in its sandbox's %s cgroup", ctrl)
+				}
+			}
+			_ = proc.Kill()
+			_, _ = proc.Wait()
+			proc.Close()
+			cleanups.Wait()
+			for _, d := range h.cgroup.dirs {
+				if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the sandbox's cgroup %s is left: %v", d, err)
+				}
+			}
+		})
 	}
-	if w.cg.version != 1 {
-		t.Skipf("cgroup v%d: the init is cloned into its cgroup", w.cg.version)
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", initPid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ctrl := range []string{"memory", "pids"} {
-		if got := v1Path(b, ctrl); filepath.Base(got) != filepath.Base(w.cg.dirs[0]) {
-			t.Errorf("the forked init's %s cgroup is %q, want its sandbox's %s", ctrl, got, filepath.Base(w.cg.dirs[0]))
+}
+
+// waitProcs waits until n host processes have the command line that
+// matches re (NULs as \x00), and returns their pids.
+func waitProcs(t *testing.T, re string, n int) []int {
+	t.Helper()
+	rx := regexp.MustCompile("^" + re + "\x00$")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var pids []int
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && rx.Match(b) {
+				pids = append(pids, pid)
+			}
 		}
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes match %q, want %d", len(pids), re, n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -72,7 +142,9 @@ func TestInitNotReapedWhileMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Close()
-	w := newWarmInit(cmdProc{cmd: cmd}, ctl, initCgroup{cg: &sandboxCgroup{version: 1, dirs: []string{dir}}})
+	// cgroup v2 without CLONE_INTO_CGROUP: the one move left (v1's
+	// program joins by its thread instead).
+	w := newWarmInit(cmdProc{cmd: cmd}, ctl, initCgroup{cg: &sandboxCgroup{version: 2, dirs: []string{dir}}})
 	defer ctl.Close()
 	if err := w.proc.signal(unix.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,8 @@ var forkerEnv = []string{"GOMAXPROCS=1"}
 
 // Forker messages: a request (msgFork, with the init's end of its control
 // socket; if Cgroup, the cgroup v2 directory to clone it into; then Procs
-// cgroup v1 cgroup.procs files, opened for writing, to move it into), its
+// cgroup.procs files, opened for writing, to move it into: a v2 cgroup it
+// could not be cloned into (procsFiles)), its
 // answer (msgForked: the pid and a pidfd, or an error; MoveErr if the move
 // failed), and msgReaped with the wait status of an init once the forker
 // reaped it.
@@ -149,7 +150,7 @@ func newForker(cmd *exec.Cmd, sock *os.File) *forker {
 
 // fork has the forker clone an init of kind whose control socket is ctl,
 // into the cgroup cg when it is not nil, and move it into the cgroups of
-// the cgroup.procs files procs (cgroup v1) before it could reap it. A
+// the cgroup.procs files procs (procsFiles) before it could reap it. A
 // forker that does not answer within forkTimeout is killed.
 func (f *forker) fork(kind initKind, asRoot bool, ctl, cg *os.File, procs ...*os.File) (*forkedProc, error) {
 	f.reqMu.Lock()

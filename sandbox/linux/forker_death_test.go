@@ -214,9 +214,9 @@ func TestForkerReusedPid(t *testing.T) {
 }
 
 // TestForkerMoveFailedDiscardsInit: an init the forker could not move into
-// its cgroup (cgroup v1: maybe into one hierarchy of two) is not handed
-// out, since removing that cgroup would kill it under its sandbox: it is
-// killed at once, and the warm-up falls back.
+// its cgroup (one it could not clone into; maybe moved into one hierarchy
+// of two) is not handed out, since removing that cgroup would kill it
+// under its sandbox: it is killed at once, and the warm-up falls back.
 func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 	probe, err := newSandboxCgroup()
 	if err != nil {
@@ -224,8 +224,10 @@ func TestForkerMoveFailedDiscardsInit(t *testing.T) {
 	}
 	probe.closeAsync()
 	if probe.version != 1 {
-		t.Skip("the forker moves inits only into cgroup v1 cgroups")
+		t.Skip("the forker clones inits into cgroup v2 cgroups here: no move to fail")
 	}
+	testMoveOnV1 = true
+	defer func() { testMoveOnV1 = false }()
 	fake, peer, _ := fakeForker(t)
 	clone := exec.Command("/bin/sleep", "30") // stands for the cloned init
 	if err := clone.Start(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -231,4 +232,55 @@ func cgroup2Mount(t *testing.T) string {
 	}
 	t.Skip("no cgroup v2 hierarchy")
 	return ""
+}
+
+// TestForkerMovesByProcs: given cgroup.procs files (a cgroup v2 it could
+// not clone into), the forker moves the init it cloned into their cgroups
+// before it answers, and so before it could reap it. (Any cgroup's
+// cgroup.procs serves: a v1 one on a machine without v2 controllers.)
+func TestForkerMovesByProcs(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	cg, err := newSandboxCgroup()
+	if err != nil {
+		t.Skipf("no cgroups: %v", err)
+	}
+	defer cg.closeAsync()
+	var procs []*os.File
+	for _, d := range cg.dirs {
+		p, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		procs = append(procs, p)
+	}
+	f, err := startForker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	ctl, child := ctlPair(t)
+	p, err := f.fork(kindNetns, os.Geteuid() == 0 && inInitialUserNS(), child, nil, procs...)
+	child.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.moveErr != nil {
+		t.Fatal(p.moveErr)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", p.pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range cg.dirs {
+		if name := filepath.Base(d); !strings.Contains(string(b), "/"+name+"\n") {
+			t.Errorf("the init is in\n%s\nwant its cgroup %s", b, name)
+		}
+	}
+	ctl.Close() // the init sees EOF and exits
+	if _, err := p.wait(); err != nil {
+		t.Fatal(err)
+	}
 }

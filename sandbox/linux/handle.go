@@ -34,6 +34,9 @@ type handle struct {
 	idmaps    []*os.File // idmapped mount trees, sent with the spec
 	cgroup    *sandboxCgroup
 	cgDir     *os.File // the cgroup's directory, for CLONE_INTO_CGROUP
+	// joinTasks says the init's forking thread joins cgroup (cgroup v1),
+	// through the tasks files sendSpec sends.
+	joinTasks bool
 	// spareCgroup is the warm init's cgroup when the spec sets no limits.
 	spareCgroup *sandboxCgroup
 
@@ -91,6 +94,17 @@ func (h *handle) sendSpec(stdio *[3]*os.File) error {
 	}
 	for _, f := range h.idmaps {
 		fds = append(fds, int(f.Fd()))
+	}
+	if h.joinTasks {
+		tasks, err := h.cgroup.tasksFiles()
+		if err != nil {
+			return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+		}
+		defer closeFiles(tasks)
+		m.CgroupTasks = len(tasks)
+		for _, f := range tasks {
+			fds = append(fds, int(f.Fd()))
+		}
 	}
 	if len(fds) > maxFDsPerMsg {
 		return fmt.Errorf("%w: %d idmapped trees (a root caller's writable roots need one each) are more than one message carries (%d); name fewer writable roots, or a common parent",
@@ -505,8 +519,9 @@ func (h *handle) cgroupLimits() (cgroupLimits, bool) {
 
 // joinCgroup gives the sandbox its cgroup: the one its warm init already
 // sits in, or a new one it moves the init into before the init gets its
-// spec. Everything the init starts inherits it. Without cgroups, rlimits
-// alone apply.
+// spec. Everything the init starts inherits it. On cgroup v1 the init's
+// thread that forks the program joins it instead (tasksFiles). Without
+// cgroups, rlimits alone apply.
 func (h *handle) joinCgroup(w *warmInit) error {
 	lim, want := h.cgroupLimits()
 	cg := w.cg
@@ -522,7 +537,9 @@ func (h *handle) joinCgroup(w *warmInit) error {
 		if cg, err = newSandboxCgroup(); err != nil {
 			return nil
 		}
-		if err := cg.add(w.proc.pid()); err != nil {
+		if cg.version == 1 {
+			w.joinTasks = true
+		} else if err := cg.add(w.proc.pid()); err != nil {
 			cg.closeAsync()
 			return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 		}
@@ -531,7 +548,7 @@ func (h *handle) joinCgroup(w *warmInit) error {
 		cg.closeAsync()
 		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
 	}
-	h.cgroup = cg
+	h.cgroup, h.joinTasks = cg, w.joinTasks
 	h.plan.cgroupMemory()
 	return nil
 }

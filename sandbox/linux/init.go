@@ -231,10 +231,12 @@ func prebuildAllowed() bool {
 // the root's spec-independent part was built before the spec came, and
 // prebuildErr why that failed.
 func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
-	spec, stdio, idmapFDs, err := readSpec()
+	spec, fds, err := readSpec()
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
 	}
+	stdio, idmapFDs := fds.stdio, fds.idmaps
+	defer closeAll(fds.cgroupTasks) // joined by then (startLocked), or never to be
 	if prebuildErr != nil {
 		return 0, nil, prebuildErr
 	}
@@ -352,7 +354,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		return 0, nil, stageErr("mount watch", errors.New(why))
 	}
 	programStarted = monotonicNow()
-	pid, err := startLocked(path, spec, stdio, ll, opts)
+	pid, err := startLocked(path, spec, stdio, fds.cgroupTasks, ll, opts)
 	if err == nil {
 		protective.started(pid)
 	}
@@ -400,15 +402,21 @@ func awaitCgroup() error {
 	return nil
 }
 
+// specFDs are the descriptors that came with the spec.
+type specFDs struct {
+	stdio       *[3]int // nil when the program inherits the init's own standard streams
+	idmaps      []int
+	cgroupTasks []int // see ctlMsg.CgroupTasks
+}
+
 // readSpec waits for the parent's msgSpec and returns the spec with the
-// descriptors that came with it (stdio is nil when the program inherits the
-// init's own standard streams).
-func readSpec() (*initSpec, *[3]int, []int, error) {
+// descriptors that came with it.
+func readSpec() (*initSpec, specFDs, error) {
 	m, fds, err := recvMsg(ctlFD)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, specFDs{}, err
 	}
-	want := m.Idmaps
+	want := m.Idmaps + m.CgroupTasks
 	if m.Stdio {
 		want += 3
 	}
@@ -417,7 +425,7 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 	}
 	if m.Type != msgSpec || len(fds) != want {
 		closeAll(fds)
-		return nil, nil, nil, fmt.Errorf("unexpected message %q with %d descriptors", m.Type, len(fds))
+		return nil, specFDs{}, fmt.Errorf("unexpected message %q with %d descriptors", m.Type, len(fds))
 	}
 	b := m.Payload
 	rest := fds
@@ -428,20 +436,21 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 		rest = fds[1:]
 		if err != nil {
 			closeAll(rest)
-			return nil, nil, nil, err
+			return nil, specFDs{}, err
 		}
 	}
 	s, err := decodeInitSpec(b)
 	if err != nil {
 		closeAll(rest)
-		return nil, nil, nil, err
+		return nil, specFDs{}, err
 	}
-	var stdio *[3]int
+	var got specFDs
 	if m.Stdio {
-		stdio = &[3]int{rest[0], rest[1], rest[2]}
+		got.stdio = &[3]int{rest[0], rest[1], rest[2]}
 		rest = rest[3:]
 	}
-	return s, stdio, rest, nil
+	got.idmaps, got.cgroupTasks = rest[:m.Idmaps], rest[m.Idmaps:]
+	return s, got, nil
 }
 
 // startLocked applies the per-thread layers (a cgroup namespace of its own,
@@ -459,7 +468,7 @@ func readSpec() (*initSpec, *[3]int, []int, error) {
 // The seccomp filter is built on that thread: in the reduced tier it names
 // the thread, which stays in the program's Landlock domain, as one the
 // program may not signal (keeperRules).
-func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset, opts seccompOptions) (int, error) {
+func startLocked(path string, spec *initSpec, stdio *[3]int, cgroupTasks []int, ll *landlockRuleset, opts seccompOptions) (int, error) {
 	reduced := opts.hostShared
 	files := []uintptr{0, 1, 2}
 	if stdio != nil {
@@ -487,6 +496,10 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, ll *landlockRuleset
 	go func() {
 		runtime.LockOSThread()
 		// No UnlockOSThread: see above.
+		if err := joinByTasks(cgroupTasks); err != nil {
+			done <- result{err: stageErr("cgroup", err)}
+			return
+		}
 		if !reduced {
 			// The init was cloned into a cgroup namespace, but a warm init
 			// (and any init on cgroup v1) joins the sandbox's cgroups only

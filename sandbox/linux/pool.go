@@ -21,6 +21,9 @@ type warmInit struct {
 	cg   *sandboxCgroup // the cgroup it sits in (or is being moved into), if any
 	// cgMoved reports the move into cg while it is in flight (nil: none).
 	cgMoved chan error
+	// joinTasks says the init is not in cg (cgroup v1): the thread that
+	// forks its program joins it (see tasksFiles).
+	joinTasks bool
 }
 
 // initKind is how an init is cloned.
@@ -210,12 +213,12 @@ func (r *Runtime) forkInit(kind initKind) (*warmInit, error) {
 	return newWarmInit(proc, ctl, cg), nil
 }
 
-// procsFiles opens, for a cgroup the init cannot be cloned into (cgroup
-// v1), its cgroup.procs files for the forker to move the init in: the
-// forker reaps it, so only the forker can write its pid safely, before
-// that pid could be reused.
+// procsFiles opens, for a cgroup v2 the init cannot be cloned into, its
+// cgroup.procs file for the forker to move the init in: the forker reaps
+// it, so only the forker can write its pid safely, before that pid could
+// be reused. On cgroup v1 the init stays outside (see tasksFiles).
 func (c initCgroup) procsFiles() ([]*os.File, error) {
-	if c.cg == nil || c.dir != nil {
+	if c.cg == nil || c.dir != nil || c.cg.version == 1 && !testMoveOnV1 {
 		return nil, nil
 	}
 	var files []*os.File
@@ -231,6 +234,10 @@ func (c initCgroup) procsFiles() ([]*os.File, error) {
 	}
 	return files, nil
 }
+
+// testMoveOnV1 makes the forker move inits by cgroup.procs on cgroup v1
+// too, for tests of that path on a machine without v2 controllers.
+var testMoveOnV1 bool
 
 // initCgroup is the cgroup a new init starts in, made before it starts:
 // creating a cgroup is slow (a memory cgroup most of all), and so is moving
@@ -273,6 +280,8 @@ func newWarmInit(proc initProc, ctl *os.File, c initCgroup) *warmInit {
 	w := &warmInit{proc: proc, ctl: ctl, cg: c.cg}
 	if c.dir != nil {
 		c.dir.Close() // the init was cloned into it
+	} else if c.cg != nil && !c.placed && c.cg.version == 1 {
+		w.joinTasks = true
 	} else if c.cg != nil && !c.placed {
 		// Moving it in takes an RCU grace period: let the init start, and
 		// its command be prepared, meanwhile.

@@ -155,9 +155,13 @@ type ctlMsg struct {
 	Unavailable bool
 	Code        int
 	Signal      int
-	// Stdio and Idmaps describe the descriptors that came with msgSpec.
-	Stdio  bool
-	Idmaps int
+	// Stdio, Idmaps and CgroupTasks describe the descriptors that came
+	// with msgSpec, in that order. CgroupTasks are cgroup v1 tasks files,
+	// opened for writing, that the thread which forks the program joins
+	// (joinByTasks).
+	Stdio       bool
+	Idmaps      int
+	CgroupTasks int
 	// Terminal says that the last descriptor of msgReady is the master of
 	// the program's terminal.
 	Terminal bool
