@@ -251,3 +251,65 @@ func TestForkedInitNotMovedByPid(t *testing.T) {
 		t.Errorf("Start: %v, want the sandbox in an init of its own", startErr)
 	}
 }
+
+// TestCgroupJoinFailureRefuses: a program whose thread could not join its
+// cgroup v1 does not run: the sandbox fails at the init's "cgroup" stage.
+// The cgroup is a stand-in whose tasks file refuses writes (/dev/full);
+// the control's takes them (a plain file), and its program runs.
+func TestCgroupJoinFailureRefuses(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	for _, tc := range []struct {
+		name  string
+		tasks func(path string) error
+		fails bool
+	}{
+		{"control", func(p string) error { return os.WriteFile(p, nil, 0o600) }, false},
+		{"attack", func(p string) error { return os.Symlink("/dev/full", p) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := tc.tasks(filepath.Join(dir, "tasks")); err != nil {
+				t.Fatal(err)
+			}
+			r := &Runtime{ColdStart: true}
+			defer r.Close()
+			r.init()
+			w, err := startInit(r, kindNetns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !w.joinTasks {
+				w.discard()
+				t.Skip("no cgroup v1 here for the program's thread to join")
+			}
+			w.cg.closeAsync() // empty: the init is not in it
+			w.cg = &sandboxCgroup{version: 1, dirs: []string{dir, dir}, memDir: dir}
+			r.pool.mu.Lock()
+			r.pool.ready = map[initKind]*warmInit{kindNetns: w}
+			r.pool.mu.Unlock()
+			proc, err := r.Start(context.Background(), &sandbox.Spec{Network: sandbox.NetworkBlocked,
+				Limits: sandbox.Limits{MemoryBytes: 256 << 20, Processes: 64}},
+				&sandbox.Program{Path: "/bin/true", Args: []string{"true"}})
+			if !tc.fails {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st, err := proc.Wait(); err != nil || st.Code != 0 {
+					t.Errorf("the program: %+v, %v; want it run", st, err)
+				}
+				proc.Close()
+				return
+			}
+			if err == nil {
+				proc.Kill()
+				proc.Close()
+				t.Fatal("the program started though its thread could not join its cgroup")
+			}
+			if !strings.Contains(err.Error(), "cgroup") {
+				t.Errorf("Start: %v; want the cgroup stage named", err)
+			}
+		})
+	}
+}
