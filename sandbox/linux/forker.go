@@ -39,7 +39,7 @@ const forkerArg0 = "agentbox-sandbox-forker"
 
 // forkerEnv is the forker's environment: a small runtime that does collect
 // its garbage, since it lives as long as its Runtime.
-var forkerEnv = []string{"GOMAXPROCS=1"}
+var forkerEnv = append([]string{"GOMAXPROCS=1"}, raceEnv...)
 
 // Forker messages: a request (msgFork, with the init's end of its control
 // socket; if Cgroup, the cgroup v2 directory to clone it into; then Procs

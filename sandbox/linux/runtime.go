@@ -403,7 +403,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 
 // initEnv is the init's own environment: it needs nothing but a small
 // runtime.
-var initEnv = []string{"GOMAXPROCS=1", "GOGC=off"}
+var initEnv = append([]string{"GOMAXPROCS=1", "GOGC=off"}, raceEnv...)
 
 // initAttr is how every init is cloned.
 func (r *Runtime) initAttr(kind initKind) *syscall.SysProcAttr { return initAttrFor(kind, r.asRoot) }
