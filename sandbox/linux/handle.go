@@ -108,7 +108,7 @@ func (h *handle) sendSpec(stdio *[3]*os.File) error {
 	}
 	if len(fds) > maxFDsPerMsg {
 		return fmt.Errorf("%w: %d idmapped trees (a root caller's writable roots need one each) are more than one message carries (%d); name fewer writable roots, or a common parent",
-			sandbox.ErrSetup, len(h.idmaps), maxFDsPerMsg-4)
+			sandbox.ErrSetup, len(h.idmaps), maxFDsPerMsg-(len(fds)-len(h.idmaps)))
 	}
 	if err := sendMsg(int(h.ctl.Fd()), m, fds...); err != nil {
 		return fmt.Errorf("%w: send spec: %w", sandbox.ErrSetup, err)
@@ -527,8 +527,9 @@ func (h *handle) joinCgroup(w *warmInit) error {
 	cg := w.cg
 	w.cg = nil
 	if !want {
-		// The init sits in it and cannot leave (closing it would kill the
-		// init): keep it, without limits, until the sandbox is released.
+		// The init sits in it (cgroup v2) and cannot leave (closing it
+		// would kill the init): keep it, without limits, until the sandbox
+		// is released. (On v1 nothing joins it.)
 		h.spareCgroup = cg
 		return nil
 	}

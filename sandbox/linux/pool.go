@@ -242,7 +242,8 @@ var testMoveOnV1 bool
 // initCgroup is the cgroup a new init starts in, made before it starts:
 // creating a cgroup is slow (a memory cgroup most of all), and so is moving
 // a process into one (the kernel waits for an RCU grace period, about 12 ms
-// here), which cloning it there (CLONE_INTO_CGROUP, cgroup v2) avoids. The
+// here), which cloning it there (CLONE_INTO_CGROUP, cgroup v2) avoids, and
+// on cgroup v1 the program's thread joining it (tasksFiles). The
 // limits are set when the command comes.
 type initCgroup struct {
 	cg  *sandboxCgroup
