@@ -151,6 +151,7 @@ func (sf *sharedFiles) restore() (restored, left []string) {
 		r, l := s.restore()
 		restored, left = appendNew(restored, r), appendNew(left, l)
 	}
+	*sf = nil // each duplicate is closed: a second call must not close it again
 	return restored, left
 }
 
