@@ -151,7 +151,7 @@ func (sf *sharedFiles) restore() (restored, left []string) {
 		r, l := s.restore()
 		restored, left = appendNew(restored, r), appendNew(left, l)
 	}
-	*sf = nil // each duplicate is closed: a second call must not close it again
+	*sf = nil // each duplicate closed: a second call must not touch those numbers, by then maybe another file's
 	return restored, left
 }
 
