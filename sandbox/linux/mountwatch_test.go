@@ -209,7 +209,7 @@ func runSpecWhileHostActs(t *testing.T, r *Runtime, spec *sandbox.Spec, w string
 	}
 	// The program's host pid, to see its end (the init reports a little
 	// later).
-	pidfd, err := unix.PidfdOpen(programOf(t, proc.(*handle).Pid()), 0)
+	pidfd, err := unix.PidfdOpen(onlyChild(t, proc.(*handle).Pid()), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

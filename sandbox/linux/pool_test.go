@@ -222,7 +222,7 @@ func TestCgroupMoveAwaited(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The program, the init's only child, sits in the sandbox's cgroup.
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", programOf(t, proc.Pid())))
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", onlyChild(t, proc.Pid())))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,19 +236,20 @@ func TestCgroupMoveAwaited(t *testing.T) {
 }
 
 // childrenOf lists the children of every thread of pid.
-// programOf returns the host pid of the init's one child, its program,
-// looking again for a while: the program is forked by a thread of the init
-// that then exits, and a child seen in neither thread's list while it is
-// handed to the init's main thread would be missed by one look.
-func programOf(t *testing.T, initPid int) int {
+// onlyChild returns the host pid of the one child of pid (an init's: its
+// program), looking again for a while: the child may not be forked yet,
+// and a program is forked by a thread of the init that then exits, so a
+// child seen in neither thread's list while it is handed to the init's
+// main thread would be missed by one look.
+func onlyChild(t *testing.T, pid int) int {
 	t.Helper()
 	var kids []int
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if kids = childrenOf(t, initPid); len(kids) == 1 {
+		if kids = childrenOf(t, pid); len(kids) == 1 {
 			return kids[0]
 		}
 	}
-	t.Fatalf("the init has children %v, want the program alone", kids)
+	t.Fatalf("process %d has children %v, want one", pid, kids)
 	return 0
 }
 
