@@ -45,7 +45,7 @@ func TestInitSpecRoundTrip(t *testing.T) {
 }
 
 func TestCtlMsgRoundTrip(t *testing.T) {
-	m := ctlMsg{Type: msgError, Layers: []string{"a", "b"}, Stage: "mount", Err: "boom", Unavailable: true, Code: -3, Signal: 9, Stdio: true, Idmaps: 2, CgroupTasks: 2, Terminal: true, Started: 1 << 62, Payload: []byte{0, 1, 2}}
+	m := ctlMsg{Type: msgError, Layers: []string{"a", "b"}, Stage: "mount", Err: "boom", Unavailable: true, Code: -3, Signal: 9, Stdio: true, Idmaps: 2, CgroupTasks: 2, Terminal: true, Watch: true, Started: 1 << 62, Payload: []byte{0, 1, 2}}
 	got, err := decodeCtlMsg(m.encode())
 	if err != nil || !reflect.DeepEqual(got, m) {
 		t.Fatalf("got %+v, %v", got, err)

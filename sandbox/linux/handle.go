@@ -56,6 +56,10 @@ type handle struct {
 
 	holdsOnce sync.Once // releaseHolds
 
+	// watch is the init's mount-watch inotify instance (ctlMsg.Watch),
+	// held until serve's end (releaseWatch); only serve touches it.
+	watch *os.File
+
 	mu       sync.Mutex
 	started  time.Time // when the init started the program (msgReady)
 	terminal *os.File  // the master of the program's terminal, until taken
@@ -149,12 +153,17 @@ func (h *handle) serve() {
 			if !h.isReady() {
 				h.readyErr = fmt.Errorf("%w: the sandbox init exited before the program started", sandbox.ErrSetup)
 			}
+			h.releaseWatch()
 			return
 		}
 		switch m.Type {
 		case msgReady:
 			if m.Terminal && len(fds) > 0 {
 				h.setTerminal(fds[len(fds)-1])
+				fds = fds[:len(fds)-1]
+			}
+			if m.Watch && len(fds) > 0 && h.watch == nil {
+				h.watch = os.NewFile(uintptr(fds[len(fds)-1]), "agentbox-watch")
 				fds = fds[:len(fds)-1]
 			}
 			if len(fds) == 1 {

@@ -113,13 +113,22 @@ func runInit() int {
 		return code
 	}
 	go awaitKill()
-	_ = sendMsg(ctlFD, ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted}, append(proxyListenerFD(), terminalFDs()...)...)
+	watch := protective.dirs.fd
+	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0}
+	fds := proxyListenerFD()
+	if watch >= 0 {
+		fds = append(fds, watch)
+	}
+	shared := sendMsg(ctlFD, ready, append(fds, terminalFDs()...)...) == nil && watch >= 0
 	closeProxyListener()
 	closeTerminal()
 	code, sig := reap(pid, sigs)
 	killOrphans()
 	removeOrphanedTmp()
 	_ = sendMsg(ctlFD, ctlMsg{Type: msgExit, Code: code, Signal: int(sig), Err: protective.reason()})
+	if shared {
+		awaitRelease()
+	}
 	return code
 }
 
@@ -149,12 +158,16 @@ func removeOrphanedTmp() {
 // pid, which may be reaped and reused by then), and reap's killOrphans
 // what is left. reap then reports the program killed. A control socket
 // closed by agentbox's death is a msgKill too (see reducedDeathSignal).
+//
+// It reads the socket until it closes (ctlClosed), also after a msgKill:
+// awaitRelease waits for that close.
 func awaitKill() {
+	defer close(ctlClosed)
 	for {
 		m, fds, err := recvMsg(ctlFD)
 		closeAll(fds)
 		if err != nil {
-			if errors.Is(err, errClosed) {
+			if errors.Is(err, errClosed) && !exiting.Load() {
 				// agentbox died. A pid namespace's init dies of its
 				// parent-death signal and takes the tree along; the
 				// reduced tier's survives it to end the tree here.
@@ -162,11 +175,9 @@ func awaitKill() {
 			}
 			return
 		}
-		if m.Type != msgKill {
-			continue
+		if m.Type == msgKill {
+			killSandbox()
 		}
-		killSandbox()
-		return
 	}
 }
 

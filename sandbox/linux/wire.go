@@ -165,6 +165,10 @@ type ctlMsg struct {
 	// Terminal says that the last descriptor of msgReady is the master of
 	// the program's terminal.
 	Terminal bool
+	// Watch says that a descriptor of msgReady, the last but the
+	// terminal's, is the mount watch's inotify instance, for the parent to
+	// hold (see watchshare.go).
+	Watch bool
 	// Started is when the init started the program (msgReady), in
 	// CLOCK_MONOTONIC nanoseconds: the host's clock, as no sandbox has a
 	// time namespace of its own.
