@@ -113,7 +113,7 @@ func runInit() int {
 		return code
 	}
 	go awaitKill()
-	watch := protective.dirs.fd
+	watch := protective.inotifyFD()
 	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0}
 	fds := proxyListenerFD()
 	if watch >= 0 {

@@ -53,6 +53,9 @@ type mountWatch struct {
 	fd     int // /proc/self/mountinfo; -1 until watching
 	buf    []byte
 	dirs   dirWatch
+	// watching is set once start has opened fd and dirs (there are
+	// mounts to watch).
+	watching bool
 	// stopped holds why the sandbox was stopped, once it was.
 	stopped atomic.Pointer[string]
 	// program is the program's pid once it runs, the leader of its own
@@ -107,6 +110,7 @@ func (w *mountWatch) start() error {
 	w.fd = fd
 	w.buf = make([]byte, 0, 32<<10)
 	w.dirs.open(watchDirs(w.mounts, isOtherMountRoot(w.mounts)))
+	w.watching = true
 	// Files first: they are what host programs replace by a rename, and
 	// look meets them sooner (a statx each, a few microseconds).
 	slices.SortStableFunc(w.mounts, func(a, b watchedMount) int { return cmp.Compare(b2i(a.dir), b2i(b.dir)) })

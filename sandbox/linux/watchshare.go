@@ -31,6 +31,15 @@ import (
 //     exit, in parallel with whatever the parent does next: a one-shot
 //     caller such as the CLI never waits for it.
 
+// inotifyFD returns the watch's inotify instance, -1 without one (no
+// watched mounts, or no inotify: see fallbackPeriod).
+func (w *mountWatch) inotifyFD() int {
+	if !w.watching {
+		return -1 // dirs was never opened: its fd is no descriptor of it
+	}
+	return w.dirs.fd
+}
+
 // ctlClosed is closed when awaitKill has seen the control socket close.
 var ctlClosed = make(chan struct{})
 

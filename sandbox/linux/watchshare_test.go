@@ -147,3 +147,21 @@ func waitFor(t *testing.T, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestInotifyFDWithoutWatch: an init with no mounts to watch (or the
+// reduced tier's, which never starts the watch) has no inotify instance
+// to hand over; the zero descriptor of an unopened dirWatch is the init's
+// standard input, not one.
+func TestInotifyFDWithoutWatch(t *testing.T) {
+	var never mountWatch
+	if fd := never.inotifyFD(); fd != -1 {
+		t.Errorf("a watch never started hands over %d, want -1", fd)
+	}
+	var empty mountWatch
+	if err := empty.start(); err != nil {
+		t.Fatal(err)
+	}
+	if fd := empty.inotifyFD(); fd != -1 {
+		t.Errorf("a watch with no mounts hands over %d, want -1", fd)
+	}
+}
