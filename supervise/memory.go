@@ -98,7 +98,7 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 		stop: make(chan struct{}), done: make(chan struct{})}
 	switch mechanism {
 	case MemoryCgroup:
-		w.oomFile = memoryCgroupOOMFile(initPid)
+		w.oomFile = sandboxOOMFile(initPid)
 		if w.oomFile != "" {
 			w.oomBase, _ = oomKills(w.oomFile)
 		}

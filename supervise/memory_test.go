@@ -59,9 +59,13 @@ for i in range(3):
         time.sleep(30)
         os._exit(0)
     kids.append(pid)
+os.close(w)
 got = 0
 while got < 3:
-    got += len(os.read(r, 3))
+    chunk = os.read(r, 3)
+    if not chunk:   # every child gone, one before it wrote
+        break
+    got += len(chunk)
 if all(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in kids):
     print("survived", flush=True)
 time.sleep(30)
@@ -99,6 +103,11 @@ func TestMemoryLimit(t *testing.T) {
 			}
 			if res.Memory == MemoryMonitor && res.Duration > 5*time.Second {
 				t.Errorf("the monitor ended the bomb after %v", res.Duration)
+			}
+			// The bomb sleeps 30 s once it holds its memory: the kernel's
+			// first OOM kill, seen on the sandbox's counter, ends the tree.
+			if res.Memory == MemoryCgroup && res.Duration > 20*time.Second {
+				t.Errorf("the tree outlived the kernel's OOM kill: ended after %v", res.Duration)
 			}
 			if res.ExitCode != 137 || res.Killed == nil || res.Killed.Cause != CauseMemory {
 				t.Fatalf("exit %d killed %+v (memory %s), want 137 for the memory limit; output %q", res.ExitCode, res.Killed, res.Memory, r.stdout.String())
@@ -181,6 +190,33 @@ func TestCgroupPathHelpers(t *testing.T) {
 		if _, err := oomKills(f); err != nil {
 			t.Errorf("oom counter of %s: %v", f, err)
 		}
+	}
+}
+
+// TestSandboxOOMFile: the OOM counter watched is the sandbox's memory
+// cgroup's, not the init's. Under cgroup v1 the init stays in agentbox's
+// own cgroup (only the program's tree joins the sandbox's), whose counter
+// never counts the sandbox's OOM kills and counts the host's.
+func TestSandboxOOMFile(t *testing.T) {
+	f := newFixture(t)
+	r := f.start(f.manifest("name: counted\nlimits: {max_memory_mb: 256}\n"), "/bin/sh", "-c", "echo ready; sleep 30")
+	r.waitOutput(t, "ready")
+	if r.ag.MemoryMechanism() != MemoryCgroup {
+		t.Skip("no memory cgroup: " + r.ag.MemoryMechanism())
+	}
+	got := sandboxOOMFile(r.ag.Pid())
+	if got == "" {
+		t.Fatal("no OOM counter found for the sandbox")
+	}
+	if own := memoryCgroupOOMFile(os.Getpid()); got == own {
+		t.Errorf("the sandbox's OOM counter is agentbox's own: %s", got)
+	}
+	if _, err := oomKills(got); err != nil {
+		t.Errorf("read %s: %v", got, err)
+	}
+	// The control: the program's own cgroup is where the counter is.
+	if ppid, err := procParent(r.ag.Pid()); err != nil || ppid != os.Getpid() {
+		t.Errorf("procParent(init) = %d, %v; want this process, %d", ppid, err, os.Getpid())
 	}
 }
 

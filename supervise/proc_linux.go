@@ -126,6 +126,54 @@ func readlinkInto(path, buf []byte) ([]byte, bool) {
 	return buf[:n], true
 }
 
+// sandboxOOMFile finds the OOM counter of the memory cgroup of the
+// sandbox whose init is initPid, through the init's child, the program:
+// under cgroup v1 only the program's tree is in the sandbox's cgroup (its
+// forking thread joined it), while the init stays in agentbox's own, whose
+// counter counts the host's OOM kills and none of the sandbox's. It
+// returns "" when the program is gone already (its status tells then).
+func sandboxOOMFile(initPid int) string {
+	dir := "/proc/" + strconv.Itoa(initPid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, t := range tasks {
+		b, _ := os.ReadFile(dir + "/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			child, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			// Asked after its cgroup: still the init's child then, the
+			// pid named no other process when it was read.
+			file := memoryCgroupOOMFile(child)
+			if ppid, err := procParent(child); err == nil && ppid == initPid {
+				return file
+			}
+		}
+	}
+	return ""
+}
+
+// procParent returns pid's parent (field 4 of /proc/PID/stat).
+func procParent(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat: no ')'")
+	}
+	// The first field after the name is field 3 (state).
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("malformed /proc stat: %d fields after the name", len(f))
+	}
+	return strconv.Atoi(f[1])
+}
+
 // memoryCgroupOOMFile finds the file that counts the OOM kills of pid's
 // memory cgroup: memory.oom_control in a cgroup v1 memory hierarchy, else
 // memory.events in the unified (v2) hierarchy. It returns "" when pid is in

@@ -14,7 +14,7 @@ func procStartTime(int) (uint64, error)           { return 0, errNoProc }
 func alive(int, uint64) bool                      { return false }
 func pidNamespace(int) (string, error)            { return "", errNoProc }
 func namespaceProcs(string, []int) ([]int, error) { return nil, errNoProc }
-func memoryCgroupOOMFile(int) string              { return "" }
+func sandboxOOMFile(int) string                   { return "" }
 func oomKills(string) (uint64, error)             { return 0, errNoProc }
 func callerIdentity() (pid, uid int)              { return 0, 0 }
 func openPidfd(int, uint64) (pidfd, error)        { return -1, errNoProc }
