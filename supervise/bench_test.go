@@ -36,16 +36,35 @@ func BenchmarkKillToGone(b *testing.B) {
 		if !settle {
 			name = "starting"
 		}
-		b.Run(name, func(b *testing.B) { benchKill(b, settle) })
+		b.Run(name, func(b *testing.B) { benchKill(b, settle, benchManifest(b, "")) })
 	}
+	b.Run("settled-workspace", func(b *testing.B) { benchKill(b, true, benchManifest(b, workspace(b))) })
 }
 
-func benchKill(b *testing.B, settle bool) {
+// workspace is a writable directory holding what agentbox keeps read-only
+// inside one (a repository's .git, a .bashrc), so that the sandbox's init
+// watches those mounts (mountWatch), as it does for most real agents.
+func workspace(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	for _, d := range []string{".git/hooks", ".git/refs", ".git/objects"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{".git/HEAD", ".git/config", ".bashrc"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func benchKill(b *testing.B, settle bool, m *policy.Manifest) {
 	reg, err := OpenRegistry(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := benchManifest(b)
 	samples := make([]time.Duration, 0, b.N)
 	var lookup []time.Duration // lookup and kill marker, before the SIGKILL
 	b.StopTimer()
@@ -111,10 +130,16 @@ func BenchmarkKillToGoneBaseline(b *testing.B) {
 	reportPercentiles(b, samples)
 }
 
-func benchManifest(b *testing.B) *policy.Manifest {
+// benchManifest is a minimal manifest, with write as its one writable
+// directory when not empty.
+func benchManifest(b *testing.B, write string) *policy.Manifest {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "bench.yaml")
-	if err := os.WriteFile(p, []byte("name: bench\naudit: {log_level: minimal}\n"), 0o644); err != nil {
+	text := "name: bench\naudit: {log_level: minimal}\n"
+	if write != "" {
+		text += "permissions: {filesystem: {write: [" + strconv.Quote(write) + "]}}\n"
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	m, err := policy.LoadManifest(p)
