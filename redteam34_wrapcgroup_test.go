@@ -42,6 +42,12 @@ time.sleep(4)
 // Prepare's cold init join the sandbox's cgroup by the tasks files too
 // (h.joinTasks with a new sandboxCgroup, sent with the spec), and test
 // Wrap's limits on v1.
+//
+// Fixed: handle.cgroupForClone now gives Prepare's init the sandbox's v1
+// cgroup too (limits set, h.joinTasks), so the program's thread joins it
+// by the tasks files sendSpec sends, as Start's does, and refuses to run
+// the program if it cannot (TestPrepareCgroupV1ThreadJoins,
+// TestPrepareCgroupV1JoinFailureRefuses in sandbox/linux).
 func TestRedteam34WrapNoCgroupV1(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("cgroup v1 is used for root only")

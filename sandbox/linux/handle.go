@@ -563,9 +563,12 @@ func (h *handle) joinCgroup(w *warmInit) error {
 	return nil
 }
 
-// cgroupForClone makes a new init start inside the sandbox's cgroup (cgroup
-// v2's CLONE_INTO_CGROUP). With cgroup v1 the init cannot be placed before
-// it starts, and rlimits alone apply.
+// cgroupForClone gives a new init (Prepare's) the sandbox's cgroup: on
+// cgroup v2 the init starts inside it (CLONE_INTO_CGROUP); on v1, where it
+// cannot be placed before it starts, the init's thread that forks the
+// program joins it through the tasks files sendSpec sends, as Start's
+// inits do (tasksFiles), and refuses to start the program if it cannot.
+// Without cgroups, rlimits alone apply.
 func (h *handle) cgroupForClone(attr *syscall.SysProcAttr) error {
 	lim, want := h.cgroupLimits()
 	if !want {
@@ -575,13 +578,14 @@ func (h *handle) cgroupForClone(attr *syscall.SysProcAttr) error {
 	if err != nil {
 		return nil
 	}
-	if cg.version != 2 {
-		cg.closeAsync()
-		return nil
-	}
 	if err := cg.setLimits(lim); err != nil {
 		cg.closeAsync()
 		return fmt.Errorf("%w: %w", sandbox.ErrSetup, err)
+	}
+	if cg.version == 1 {
+		h.cgroup, h.joinTasks = cg, true // Close removes it
+		h.plan.cgroupMemory()
+		return nil
 	}
 	d, err := os.Open(cg.dirs[0])
 	if err != nil {
