@@ -175,3 +175,44 @@ func TestRedteam34ConcurrentOptions(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRedteam34WarmPerCallFS: per-call WithDenyRead and WithDenyWrite on
+// calls served by warm inits made for the base config apply, and are gone
+// on the next call; UpdateConfig to a read allow-list that leaves out a
+// directory hides it from the next command. Controls: the calls without
+// them read and write. Passing: kept, it covers per-call filesystem
+// options against warm inits.
+func TestRedteam34WarmPerCallFS(t *testing.T) {
+	dir := hostDir(t)
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("SECRET34FS"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := agentbox.CIConfig()
+	cfg.Classifier = rt9Sandboxed{}
+	cfg.Filesystem.WritableRoots = []string{dir}
+	m := newManager(t, cfg)
+	time.Sleep(300 * time.Millisecond)
+	script := "cat " + secret + "; echo w > " + dir + "/out && echo WROTE; rm -f " + dir + "/out"
+	check := func(step string, wantRead, wantWrite bool, opts ...agentbox.Option) {
+		out, _ := rt34Exec(t, m, script, opts...)
+		if got := strings.Contains(out, "SECRET34FS"); got != wantRead {
+			t.Errorf("%s: read=%v want %v: %q", step, got, wantRead, out)
+		}
+		if got := strings.Contains(out, "WROTE"); got != wantWrite {
+			t.Errorf("%s: write=%v want %v: %q", step, got, wantWrite, out)
+		}
+	}
+	check("control", true, true)
+	check("WithDenyRead", false, true, agentbox.WithDenyRead(secret))
+	check("after WithDenyRead", true, true)
+	check("WithDenyWrite", true, false, agentbox.WithDenyWrite(dir))
+	check("after WithDenyWrite", true, true)
+	strict := cfg
+	strict.Filesystem.WritableRoots = nil
+	strict.Filesystem.AllowRead = []string{"/var/empty-rt34"}
+	if err := m.UpdateConfig(strict); err != nil {
+		t.Fatal(err)
+	}
+	check("after UpdateConfig(allow-list, no writable root)", false, false, agentbox.WithWorkingDir("/"))
+}
