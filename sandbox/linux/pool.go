@@ -24,6 +24,9 @@ type warmInit struct {
 	// joinTasks says the init is not in cg (cgroup v1): the thread that
 	// forks its program joins it (see tasksFiles).
 	joinTasks bool
+	// mounts marks the host's mount table as it was when a warm init was
+	// cloned (nil for an init used at once).
+	mounts *mountStamp
 }
 
 // initKind is how an init is cloned.
@@ -66,9 +69,15 @@ func (p *pool) take(r *Runtime, kind initKind) (*warmInit, error) {
 		delete(p.ready, kind)
 		p.mu.Unlock()
 	}
-	if w != nil && !w.alive() {
-		w.discard() // its forker died, and took it along
+	if w != nil && (!w.alive() || w.mounts.changed()) {
+		// Its forker died, and took it along; or the host's mounts
+		// changed since it copied them (mountStamp).
+		w.discard()
 		w = nil
+	}
+	if w != nil {
+		w.mounts.close()
+		w.mounts = nil
 	}
 	if w == nil {
 		var err error
@@ -93,6 +102,8 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 	p.pending[kind] = done
 	p.mu.Unlock()
 	go func() {
+		// Before the clone: a change while it copies the table counts.
+		mounts := newMountStamp()
 		w, err := r.forkInit(kind)
 		if err != nil && !p.isClosed() {
 			// Not once closed: a full fork of this process, for an init
@@ -104,8 +115,10 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 		delete(p.pending, kind)
 		defer close(done)
 		if err != nil {
+			mounts.close()
 			return // the next take starts one itself and reports the error
 		}
+		w.mounts = mounts
 		if p.closed || p.ready[kind] != nil {
 			w.discard()
 			return
@@ -341,6 +354,7 @@ func (w *warmInit) alive() bool {
 
 // discard stops an unused warm init.
 func (w *warmInit) discard() {
+	w.mounts.close()
 	w.ctl.Close() // the init sees EOF and exits
 	_ = w.proc.signal(syscall.SIGKILL)
 	go func() {
