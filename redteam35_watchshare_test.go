@@ -176,6 +176,29 @@ func TestRedteam35WatchShareLifecycle(t *testing.T) {
 		if a := rt35Alive(mark); len(a) > 0 {
 			t.Errorf("Wrap: sandbox processes outlive cleanup: %v", a)
 		}
+		// Wrap whose context ends (killPrepared: msgKill, which awaitKill
+		// now reads past).
+		wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
+		c = exec.Command("/bin/sh", "-c", orphan+"sleep 300")
+		cleanup, err = m.Wrap(wctx, c, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		began := time.Now()
+		_ = c.Run()
+		cleanup()
+		wcancel()
+		if took := time.Since(began); took > 10*time.Second {
+			t.Errorf("Wrap: a canceled context took %v to end the command", took)
+		}
+		if c.ProcessState == nil || c.ProcessState.ExitCode() == 0 {
+			t.Errorf("Wrap: canceled command reported success: %v", c.ProcessState)
+		} else {
+			t.Logf("Wrap canceled: %v", c.ProcessState)
+		}
+		if a := rt35Alive(mark); len(a) > 0 {
+			t.Errorf("Wrap canceled: sandbox processes outlive cleanup: %v", a)
+		}
 	}
 	time.Sleep(time.Second)
 	if n := rt35Inotify(); n > inoBefore {
