@@ -42,16 +42,26 @@ func procStartTime(pid int) (uint64, error) {
 // command name (field 2) may hold spaces and parentheses, so fields are
 // counted from the last ')'.
 func parseStatStart(b []byte) (uint64, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc stat: no ')'")
-	}
-	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state), so field 22 is f[19].
-	if len(f) < 20 {
-		return 0, fmt.Errorf("malformed /proc stat: %d fields after the name", len(f))
+	f, err := statFields(b, 20)
+	if err != nil {
+		return 0, err
 	}
 	return strconv.ParseUint(f[19], 10, 64)
+}
+
+// statFields returns the fields of /proc/PID/stat's text b after the
+// command name (field 3 on), at least n of them.
+func statFields(b []byte, n int) ([]string, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, errors.New("malformed /proc stat: no ')'")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < n {
+		return nil, fmt.Errorf("malformed /proc stat: %d fields after the name", len(f))
+	}
+	return f, nil
 }
 
 // alive reports whether the process pid that started at start still runs
@@ -162,14 +172,9 @@ func procParent(pid int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc stat: no ')'")
-	}
-	// The first field after the name is field 3 (state).
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("malformed /proc stat: %d fields after the name", len(f))
+	f, err := statFields(b, 2) // f[0] is field 3 (state)
+	if err != nil {
+		return 0, err
 	}
 	return strconv.Atoi(f[1])
 }
