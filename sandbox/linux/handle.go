@@ -58,7 +58,8 @@ type handle struct {
 
 	// watch is the init's mount-watch inotify instance (ctlMsg.Watch),
 	// held until serve's end (releaseWatch); only serve touches it.
-	watch *os.File
+	watch         *os.File
+	keepLastWatch func(*os.File) // Runtime.keepLastWatch
 
 	mu       sync.Mutex
 	started  time.Time // when the init started the program (msgReady)

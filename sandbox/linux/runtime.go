@@ -46,6 +46,9 @@ type Runtime struct {
 	pool   pool
 	once   sync.Once
 	asRoot bool
+	// keepLastWatch, set by tests, takes the watch a handle holds the last
+	// reference to (releaseWatch) instead of closing it.
+	keepLastWatch func(*os.File)
 
 	mu       sync.Mutex
 	nsReason string // why namespaces are unavailable, once known
@@ -382,6 +385,7 @@ func (r *Runtime) newHandle(spec *sandbox.Spec, prog *sandbox.Program, kind init
 		return nil, err
 	}
 	h := &handle{spec: spec, plan: pl, created: time.Now(), ready: make(chan struct{}), done: make(chan struct{}), reaped: make(chan struct{})}
+	h.keepLastWatch = r.keepLastWatch
 	s := &pl.init
 	s.Path, s.Args, s.Env, s.Dir = prog.Path, prog.Args, prog.Env, prog.Dir
 	s.Terminal = prog.Terminal

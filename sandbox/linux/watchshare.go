@@ -3,7 +3,6 @@
 package linux
 
 import (
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -88,9 +87,9 @@ func (h *handle) releaseWatch() {
 		w.Close()
 		return
 	}
-	closeLastWatch(w)
+	if h.keepLastWatch != nil {
+		h.keepLastWatch(w)
+		return
+	}
+	go w.Close()
 }
-
-// closeLastWatch closes, in the background, a watch whose last reference
-// this process holds; a variable so that a test can keep it open instead.
-var closeLastWatch = func(w *os.File) { go w.Close() }

@@ -26,10 +26,8 @@ func TestWatchHandedToParent(t *testing.T) {
 		t.Skip("user namespaces unavailable")
 	}
 	held := make(chan *os.File, 4)
-	closeLastWatch = func(w *os.File) { held <- w }
-	defer func() { closeLastWatch = func(w *os.File) { go w.Close() } }()
 	for _, cold := range []bool{false, true} {
-		r := &Runtime{ColdStart: cold}
+		r := &Runtime{ColdStart: cold, keepLastWatch: func(w *os.File) { held <- w }}
 		defer r.Close()
 		name := map[bool]string{false: "warm", true: "cold"}[cold]
 		t.Run(name+"/exit", func(t *testing.T) {
