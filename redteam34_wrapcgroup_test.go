@@ -23,7 +23,7 @@ import time
 b = bytearray(80 << 20)
 for j in range(0, len(b), 4096): b[j] = 1
 print(\"held\", flush=True)
-time.sleep(4)
+time.sleep(2)
 print(\"kept\", flush=True)
 " & done; wait`
 
