@@ -211,10 +211,14 @@ func TestSandboxOOMFile(t *testing.T) {
 	if own := memoryCgroupOOMFile(os.Getpid()); got == own {
 		t.Errorf("the sandbox's OOM counter is agentbox's own: %s", got)
 	}
+	// The runtime names each sandbox's cgroup sandbox-PID-N-RANDOM.
+	if !strings.Contains(got, "/sandbox-"+strconv.Itoa(os.Getpid())+"-") {
+		t.Errorf("the OOM counter %s is not in a cgroup of this process's sandboxes", got)
+	}
 	if _, err := oomKills(got); err != nil {
 		t.Errorf("read %s: %v", got, err)
 	}
-	// The control: the program's own cgroup is where the counter is.
+	// procParent, which sandboxOOMFile relies on, names the init's parent.
 	if ppid, err := procParent(r.ag.Pid()); err != nil || ppid != os.Getpid() {
 		t.Errorf("procParent(init) = %d, %v; want this process, %d", ppid, err, os.Getpid())
 	}
