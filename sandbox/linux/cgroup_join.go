@@ -33,9 +33,15 @@ func (cg *sandboxCgroup) tasksFiles() ([]*os.File, error) {
 	if cg.version != 1 {
 		return nil, fmt.Errorf("cgroup: tasks files are cgroup v1's (this is v%d)", cg.version)
 	}
+	return cg.openForWriting("tasks")
+}
+
+// openForWriting opens the file name in each of the cgroup's directories
+// for writing (close-on-exec), all of them or none.
+func (cg *sandboxCgroup) openForWriting(name string) ([]*os.File, error) {
 	var files []*os.File
 	for _, d := range cg.dirs {
-		f, err := os.OpenFile(filepath.Join(d, "tasks"), os.O_WRONLY|unix.O_CLOEXEC, 0)
+		f, err := os.OpenFile(filepath.Join(d, name), os.O_WRONLY, 0)
 		if err != nil {
 			closeFiles(files)
 			return nil, fmt.Errorf("cgroup: %w", err)

@@ -258,9 +258,7 @@ func (h *handle) closeChildFiles() {
 	files := h.files
 	h.files = nil
 	h.mu.Unlock()
-	for _, f := range files {
-		f.Close()
-	}
+	closeFiles(files)
 }
 
 // Pid is the host pid of the init.

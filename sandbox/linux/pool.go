@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -234,18 +233,7 @@ func (c initCgroup) procsFiles() ([]*os.File, error) {
 	if c.cg == nil || c.dir != nil || c.cg.version == 1 && !testMoveOnV1 {
 		return nil, nil
 	}
-	var files []*os.File
-	for _, d := range c.cg.dirs {
-		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
-		if err != nil {
-			for _, f := range files {
-				f.Close()
-			}
-			return nil, fmt.Errorf("cgroup: %w", err)
-		}
-		files = append(files, f)
-	}
-	return files, nil
+	return c.cg.openForWriting("cgroup.procs")
 }
 
 // testMoveOnV1 makes the forker move inits by cgroup.procs on cgroup v1
