@@ -6,18 +6,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
 	"golang.org/x/sys/unix"
 )
-
-const rt34LateMountEnv = "AGENTBOX_RT34_LATE_MOUNT"
 
 // TestRedteam34LateMountPrivate: a Manager's warm init is cloned with a
 // copy of the host's mount table, and binds that copy, not the host's
@@ -47,19 +43,7 @@ func TestRedteam34LateMountPrivate(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make a mount namespace of the host's")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "agentbox-rt34-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	os.Chmod(base, 0o755)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRedteam34LateMountHost$", "-test.v")
-	cmd.Env = append(os.Environ(), rt34LateMountEnv+"="+base)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	out, err := cmd.CombinedOutput()
-	s := string(out)
+	s, err := privateHost(t, "TestRedteam34LateMountHost")
 	if err != nil || !strings.Contains(s, "COLD late=late written=true gone=\n") {
 		t.Fatalf("control (cold start) failed: %v\n%s", err, s)
 	}
@@ -71,13 +55,7 @@ func TestRedteam34LateMountPrivate(t *testing.T) {
 // TestRedteam34LateMountHost is the host side of
 // TestRedteam34LateMountPrivate (it runs only when that test starts it).
 func TestRedteam34LateMountHost(t *testing.T) {
-	base := os.Getenv(rt34LateMountEnv)
-	if base == "" {
-		t.Skip("helper")
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		t.Fatal(err)
-	}
+	base := privateHostBase(t)
 	cfg := agentbox.CIConfig()
 	cfg.Classifier = rt9Sandboxed{}
 	run := func(m *agentbox.Manager, dir string) string {

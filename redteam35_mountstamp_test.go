@@ -6,18 +6,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentbox-dev/agentbox"
 	"golang.org/x/sys/unix"
 )
-
-const rt35MountStampEnv = "AGENTBOX_RT35_MOUNTSTAMP"
 
 // TestRedteam35MountStamp: on a private-propagation host (a container),
 // mount changes other than a plain mount or unmount after a warm init was
@@ -32,19 +28,7 @@ func TestRedteam35MountStamp(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make a mount namespace of the host's")
 	}
-	base, err := os.MkdirTemp("/var/tmp", "agentbox-rt35-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	os.Chmod(base, 0o755)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRedteam35MountStampHost$", "-test.v")
-	cmd.Env = append(os.Environ(), rt35MountStampEnv+"="+base)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	out, _ := cmd.CombinedOutput()
-	s := string(out)
+	s, _ := privateHost(t, "TestRedteam35MountStampHost")
 	if !strings.Contains(s, "FIRST ran=yes secret=SECRET35\n") {
 		t.Fatalf("control (before the changes) failed:\n%s", s)
 	}
@@ -55,13 +39,7 @@ func TestRedteam35MountStamp(t *testing.T) {
 
 // TestRedteam35MountStampHost is the host side of TestRedteam35MountStamp.
 func TestRedteam35MountStampHost(t *testing.T) {
-	base := os.Getenv(rt35MountStampEnv)
-	if base == "" {
-		t.Skip("helper")
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		t.Fatal(err)
-	}
+	base := privateHostBase(t)
 	bin, sec, moved := filepath.Join(base, "bin"), filepath.Join(base, "sec"), filepath.Join(base, "moved")
 	for _, d := range []string{bin, sec, moved} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
