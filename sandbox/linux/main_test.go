@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(lateMountEnv) != "" {
 		os.Exit(runLateMount())
 	}
+	if os.Getenv(seccompProbeEnv) != "" {
+		os.Exit(runSeccompProbe())
+	}
 	dir, err := os.MkdirTemp("", "agentbox-linux-test-state-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

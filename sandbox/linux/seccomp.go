@@ -334,8 +334,23 @@ type seccompOptions struct {
 	callerTerminal bool
 }
 
+// newestSyscall is the highest syscall number the lists above were written
+// against (file_setattr, Linux 6.17; the number is the same in every
+// table since 424). A deny list allows what it does not name, so a syscall
+// a later kernel adds would reach the program unexamined, as the mount
+// API's open_tree_attr did after the mount calls were first listed. The
+// filter answers every number above it with ENOSYS, as a kernel that
+// predates the call would: libraries fall back from that. Raise it only
+// after judging each call below the new number.
+const newestSyscall = unix.SYS_FILE_SETATTR
+
 // buildSeccomp assembles the filter for the native architecture.
 func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
+	return buildSeccompUpTo(o, newestSyscall)
+}
+
+// buildSeccompUpTo assembles the filter answering ENOSYS above newest.
+func buildSeccompUpTo(o seccompOptions, newest uint32) ([]unix.SockFilter, error) {
 	var p []unix.SockFilter
 	p = append(p,
 		bpfStmt(ldAbs, offArch),
@@ -344,6 +359,10 @@ func buildSeccomp(o seccompOptions) ([]unix.SockFilter, error) {
 		bpfStmt(ldAbs, offNr),
 	)
 	p = append(p, archPrologue()...)
+	p = append(p,
+		bpfJump(jgtK, newest, 0, 1),
+		bpfStmt(retK, retErr|uint32(unix.ENOSYS)),
+	)
 	rules := slices.Concat([]argRule{socketRule(o), ioctlRule(o), fcntlRule(o)}, socketpairRule(o), commonArgRules,
 		chmodRules(o), archArgRules, keeperRules(o))
 	denied := slices.Concat(commonDenied, archDenied, streamDenied(o))
