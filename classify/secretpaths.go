@@ -13,13 +13,17 @@ import (
 
 // secretPaths are path globs (after ~ normalisation) that hold credentials:
 // every credential store of credpaths.Home in the caller's home and in
-// every other home (otherHomes), then the system's.
-var secretPaths = append(homeSecretPaths(), [][]string{
-	{"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "shadow-"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
-	{"etc", "master.passwd"}, {"etc", "security", "opasswd"}, {"var", "run", "secrets"}, {"run", "secrets"},
-	{"proc", "*", "environ"}, {"proc", "*", "mem"}, {"etc", "ssl", "private"}, {"etc", "pki", "tls", "private"},
-	{"etc", "kubernetes", "admin.conf"}, {"var", "lib", "kubelet", "pki"},
-}...)
+// every other home (otherHomes), then the system's. Built on first use, not
+// at start: every agentbox process (the in-sandbox init too) would pay for
+// it.
+var secretPaths = sync.OnceValue(func() [][]string {
+	return append(homeSecretPaths(), [][]string{
+		{"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "shadow-"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
+		{"etc", "master.passwd"}, {"etc", "security", "opasswd"}, {"var", "run", "secrets"}, {"run", "secrets"},
+		{"proc", "*", "environ"}, {"proc", "*", "mem"}, {"etc", "ssl", "private"}, {"etc", "pki", "tls", "private"},
+		{"etc", "kubernetes", "admin.conf"}, {"var", "lib", "kubelet", "pki"},
+	}...)
+})
 
 // otherHomes are the ways to write a home directory other than "~": each
 // credential store is a secret below every one of them.
@@ -40,7 +44,7 @@ func homeSecretPaths() [][]string {
 // secretPathsByTop indexes secretPaths by their first component.
 var secretPathsByTop = sync.OnceValue(func() map[string][][]string {
 	m := map[string][][]string{}
-	for _, sp := range secretPaths {
+	for _, sp := range secretPaths() {
 		m[sp[0]] = append(m[sp[0]], sp)
 	}
 	return m
@@ -185,7 +189,7 @@ func isSecretPathIn(cwd, v string) bool {
 	}
 	cands := secretPathsByTop()[comps[0]]
 	if strings.ContainsAny(comps[0], "*?[") {
-		cands = secretPaths
+		cands = secretPaths()
 	}
 	for _, sp := range cands {
 		if len(comps) >= len(sp) && globComps(sp, comps) {
