@@ -113,14 +113,15 @@ const (
 // mounts and Landlock no right for it, so there they are refused.
 var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVersion, ext4IocSetVersionOld}
 
-// ioctlRule refuses the terminal ioctls, TIOCSCTTY when the program holds
-// the caller's terminal (see seccompOptions.callerTerminal), and in the
+// ioctlRule refuses the terminal ioctls, TIOCSCTTY and TIOCSWINSZ when the
+// program holds the caller's terminal (see seccompOptions.callerTerminal),
+// and in the
 // reduced tier the inode-flag ones and those that set a file's owner
 // (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
 	cmds := slices.Clone(terminalIoctls)
 	if o.callerTerminal {
-		cmds = append(cmds, unix.TIOCSCTTY)
+		cmds = append(cmds, unix.TIOCSCTTY, unix.TIOCSWINSZ)
 	}
 	if o.hostShared {
 		cmds = slices.Concat(cmds, hostInodeIoctls, ownerIoctls)
@@ -331,6 +332,10 @@ type seccompOptions struct {
 	// Setctty needs it (the filter is loaded before the fork), and so do
 	// forkpty, script, tmux and expect inside, on ptys of the sandbox's
 	// own (the host's /dev/pts is out of reach in both tiers).
+	// TIOCSWINSZ is refused with it: a window size set on the caller's
+	// terminal would outlast the command (restoring it afterwards would
+	// also undo the user's own resizing meanwhile), and the programs that
+	// set one on a pty of their own (tmux, pexpect) need TIOCSCTTY too.
 	callerTerminal bool
 }
 
