@@ -81,8 +81,15 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	// The host's /dev/shm is withheld whole (its other segments are the
 	// user's), and glibc's shm_open and sem_open use no other place.
 	pl.init.Reduced += "; no /dev/shm: POSIX shared memory and named semaphores (Python's multiprocessing locks and process pools) fail"
+	// The full tier bounds these in its own user namespace (ucounts.go);
+	// nothing else bounds them per process.
+	pl.init.Reduced += "; " + reducedUnboundedCounts
 	return pl, nil
 }
+
+// reducedUnboundedCounts says what the reduced tier leaves unbounded of the
+// kernel objects counted per user.
+const reducedUnboundedCounts = "no user namespace to bound the per-user counts in: the program may take all of the user's inotify instances and watches while it runs (the user's editors and file watchers then get none)"
 
 // unenforcedInWritable lists the read-only and masked paths of the full
 // tier's mounts that lie inside a writable root: the reduced tier cannot

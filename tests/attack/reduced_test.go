@@ -179,7 +179,8 @@ func attackReducedTier(t *testing.T, machine string, userns bool) {
 
 	// The run says that it was degraded, and what that leaves open.
 	if len(res.Degraded) == 0 || !strings.Contains(res.Degraded[0], "reduced tier") ||
-		!strings.Contains(res.Degraded[0], filepath.Join(w, ".git")) || !strings.Contains(res.Degraded[0], "no /dev/shm") {
+		!strings.Contains(res.Degraded[0], filepath.Join(w, ".git")) || !strings.Contains(res.Degraded[0], "no /dev/shm") ||
+		!strings.Contains(res.Degraded[0], "inotify instances") {
 		t.Errorf("the reduced tier did not say what it leaves unenforced: Degraded %q", res.Degraded)
 	}
 }
