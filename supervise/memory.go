@@ -75,8 +75,12 @@ type memoryWatch struct {
 	breach    func(reason string)
 
 	sampler memorySampler // MemoryMonitor
-	oomFile string        // MemoryCgroup: the cgroup's OOM counter ("" if not found)
-	oomBase uint64
+	// oomFile is the OOM counter of the sandbox's memory cgroup
+	// (MemoryCgroup; "" if not found). The cgroup was made for this
+	// sandbox, so every kill it counts is the sandbox's: no count is read
+	// as a base at start, which would absorb a kill in the program's first
+	// instants (TestRedteam37EarlyOOMEndsTree).
+	oomFile string
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -99,9 +103,6 @@ func startMemoryWatch(mechanism string, initPid int, limit int64, interval time.
 	switch mechanism {
 	case MemoryCgroup:
 		w.oomFile = sandboxOOMFile(initPid)
-		if w.oomFile != "" {
-			w.oomBase, _ = oomKills(w.oomFile)
-		}
 	default:
 		start, err := procStartTime(initPid)
 		if errors.Is(err, ErrGone) {
@@ -143,7 +144,7 @@ func (w *memoryWatch) run() {
 		}
 		next := w.interval
 		if w.mechanism == MemoryCgroup {
-			if n, err := oomKills(w.oomFile); err == nil && n > w.oomBase {
+			if n, err := oomKills(w.oomFile); err == nil && n > 0 {
 				w.breach(fmt.Sprintf("memory limit exceeded: %s (the kernel's OOM killer ended a process)", mib(w.limit)))
 				return
 			}
