@@ -115,9 +115,8 @@ var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVe
 
 // ioctlRule refuses the terminal ioctls, TIOCSCTTY and TIOCSWINSZ when the
 // program holds the caller's terminal (see seccompOptions.callerTerminal),
-// and in the
-// reduced tier the inode-flag ones and those that set a file's owner
-// (keeperRules) too.
+// and in the reduced tier the inode-flag ones and those that set a file's
+// owner (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
 	cmds := slices.Clone(terminalIoctls)
 	if o.callerTerminal {
