@@ -15,16 +15,15 @@ import (
 // TestRedteam37EarlyOOMEndsTree attacks the cgroup memory mechanism of
 // `agentbox run` from the agent's side. Under cgroup v1 the kernel's OOM
 // killer ends one process and the others run on; the supervisor watches
-// the sandbox cgroup's oom_kill counter against a baseline it reads after
-// the program has started (supervise.startMemoryWatch), so an OOM kill
-// that lands before that read would be counted in the baseline and never
-// end the tree. The agent here forks at its first instruction a child
-// that allocates past max_memory_mb at once, then lives on and prints
-// SURVIVED. The attack held in this session (the baseline is read within
-// milliseconds, before the child fills 64 MiB): the run still exits 137
-// with limit_breached. Kept as a passing test: no earlier test attacks
-// the baseline's window. The control, the same program with a child that
-// stays under the limit, runs to its end.
+// the sandbox cgroup's oom_kill counter and ends the tree at the first
+// kill. It used to count from a baseline read after the program had
+// started, so a kill landing before that read would never have ended the
+// tree; red-team round 37 could not make one land there (the baseline was
+// read within milliseconds), and the watch now counts from zero. The
+// agent here forks at its first instruction a child that allocates past
+// max_memory_mb at once, then lives on and prints SURVIVED: the run must
+// exit 137 with the breach reported. The control, the same program with a
+// child that stays under the limit, runs to its end.
 func TestRedteam37EarlyOOMEndsTree(t *testing.T) {
 	runEnv(t)
 	gcc, err := exec.LookPath("gcc")
