@@ -3,9 +3,11 @@
 package agentbox
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -19,7 +21,12 @@ import (
 // exit on its next read), its permissions and owner (the program is its
 // owner's, and could leave the user's terminal world-writable) and, for a
 // terminal, its modes (raw, no echo), exclusive mode (every later open by
-// an ordinary user fails) and suspended output. agentbox records it
+// an ordinary user fails) and suspended output; and, as the description's
+// own state, which signal O_ASYNC sends to whom (F_SETSIG, F_SETOWN: a
+// later program of the user's that asks for SIGIO on the terminal would
+// get SIGKILL instead) and the locks held through it (an flock taken by
+// the program would stay until the user's shell closes the terminal, and
+// every other opener that locks it would wait). agentbox records it
 // before the program starts and puts it back once the program's whole
 // tree is gone, so that a sandboxed command changes nothing of the
 // caller's terminal beyond its own run, even when it is killed in the
@@ -32,6 +39,58 @@ type sharedFile struct {
 	excl     int
 	mode     uint32 // permission bits and owner, which the program, as the
 	uid, gid uint32 // file's owner, could change (fchmod 0666)
+	sig      int    // F_GETSIG: the signal O_ASYNC sends (0: SIGIO)
+	owner    fOwner // F_GETOWN_EX: whom it goes to
+	// locked says /proc/locks listed an flock or OFD lock on the file
+	// before the program started (or could not be read): whoever holds it
+	// is not the program, so restore leaves locks alone.
+	locked bool
+}
+
+// fOwner is struct f_owner_ex.
+type fOwner struct {
+	typ int32
+	pid int32
+}
+
+func getOwner(fd int) (fOwner, error) {
+	var o fOwner
+	_, _, errno := unix.Syscall(unix.SYS_FCNTL, uintptr(fd), unix.F_GETOWN_EX, uintptr(unsafe.Pointer(&o)))
+	if errno != 0 {
+		return o, errno
+	}
+	return o, nil
+}
+
+func setOwner(fd int, o fOwner) error {
+	_, _, errno := unix.Syscall(unix.SYS_FCNTL, uintptr(fd), unix.F_SETOWN_EX, uintptr(unsafe.Pointer(&o)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// descriptionLocked reports whether /proc/locks lists a lock that belongs
+// to an open file description (flock, OFD) on the file st describes; true
+// when it cannot tell. Locks whose taker has exited are not listed.
+func descriptionLocked(st *unix.Stat_t) bool {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return true
+	}
+	// "1: FLOCK  ADVISORY  WRITE 1234 00:19:3 0 EOF"; a waiter's line
+	// has "->" before the kind.
+	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && f[1] == "->" {
+			f = f[1:]
+		}
+		if len(f) > 5 && (f[1] == "FLOCK" || f[1] == "OFDLCK") && f[5] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // shareFile records f's state; nil when it cannot be read.
@@ -50,6 +109,14 @@ func shareFile(f *os.File) *sharedFile {
 		return nil
 	}
 	s.mode, s.uid, s.gid = st.Mode&0o7777, st.Uid, st.Gid
+	if s.sig, err = unix.FcntlInt(uintptr(s.fd), unix.F_GETSIG, 0); err == nil {
+		s.owner, err = getOwner(s.fd)
+	}
+	if err != nil {
+		unix.Close(s.fd)
+		return nil
+	}
+	s.locked = descriptionLocked(&st)
 	if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil {
 		s.termios = t
 		s.excl, _ = unix.IoctlGetInt(s.fd, unix.TIOCGEXCL)
@@ -80,6 +147,22 @@ func (s *sharedFile) restore() (restored, left []string) {
 		if st.Mode&0o7777 != s.mode && unix.Fchmod(s.fd, s.mode) == nil {
 			restored = append(restored, "file permissions")
 		}
+	}
+	if sig, err := unix.FcntlInt(uintptr(s.fd), unix.F_GETSIG, 0); err == nil && sig != s.sig {
+		if _, err := unix.FcntlInt(uintptr(s.fd), unix.F_SETSIG, s.sig); err == nil {
+			restored = append(restored, "file signal")
+		}
+	}
+	if o, err := getOwner(s.fd); err == nil && o != s.owner && setOwner(s.fd, s.owner) == nil {
+		restored = append(restored, "file signal owner")
+	}
+	if !s.locked {
+		// The locks held through the description now are the program's:
+		// none was before it started. Whether it took any cannot be read
+		// (its own are not listed once it has exited); releasing none is
+		// a no-op.
+		_ = unix.Flock(s.fd, unix.LOCK_UN)
+		_ = unix.FcntlFlock(uintptr(s.fd), unix.F_OFD_SETLK, &unix.Flock_t{Type: unix.F_UNLCK})
 	}
 	if s.termios == nil {
 		return restored, nil
