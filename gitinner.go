@@ -29,9 +29,26 @@ type innerGitDir struct {
 // repository's: where its work tree is.
 var submoduleKeys = map[string]bool{"core.worktree": true}
 
+// innerScanBudget bounds the directories the walks of one writable root's
+// repositories examine together (innerGitDirs), each phase of a run (the
+// record and the protection before it, the sweep after it) on a budget
+// of its own: every later run walks what a command leaves, however many
+// repositories it made.
+const innerScanBudget = 10 * gitDirScanMax
+
+// newInnerBudget returns a fresh budget of innerScanBudget directories.
+func newInnerBudget() *int {
+	n := innerScanBudget
+	return &n
+}
+
 // innerGitDirs lists the git directories kept inside the git directory
 // gitPath, those inside them too, at most gitDirScanMax directories
-// examined (truncated says the bound cut the list short). A directory
+// examined and no more than budget has left, which it spends (truncated
+// says a bound cut the list short). Directories are listed beneath gitPath
+// without following a symbolic link: a modules or worktrees that is one
+// is listed, to be judged whole, not walked into (a command could point
+// it at a denied directory, or at one large tree from many repositories). A directory
 // below modules/ that holds a HEAD or a config is taken for a git
 // directory (git would); one that holds neither is looked into, for
 // names with slashes. An entry that is no directory (a symbolic link
@@ -39,7 +56,7 @@ var submoduleKeys = map[string]bool{"core.worktree": true}
 // too, to be judged whole. One with a HEAD or a config that git would not
 // take for a git directory is looked into as well (halfGitDir). Those a
 // sweep disabled (renamed) are left out.
-func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
+func innerGitDirs(gitPath string, budget *int) (dirs []innerGitDir, truncated bool) {
 	fi, err := os.Lstat(gitPath)
 	if err != nil || !fi.IsDir() {
 		return nil, false // a gitlink or a link: judged whole
@@ -49,14 +66,26 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 		inHalf      bool // below a half git directory (halfGitDir): its own files are none
 		half        bool // the half git directory itself: its modules and worktrees are queued already
 	}
-	queue := []item{{dir: filepath.Join(gitPath, "modules")}, {dir: filepath.Join(gitPath, "worktrees"), common: gitPath}}
+	var queue []item
+	for _, it := range []item{{dir: filepath.Join(gitPath, "modules")}, {dir: filepath.Join(gitPath, "worktrees"), common: gitPath}} {
+		switch fi, err := os.Lstat(it.dir); {
+		case err != nil:
+		case !fi.IsDir():
+			dirs = append(dirs, innerGitDir{path: it.dir, notDir: true}) // git follows a link
+		default:
+			queue = append(queue, it)
+		}
+	}
+	access := scanAccess{root: gitPath}
+	defer access.restore()
 	for n := 0; len(queue) > 0; n++ {
-		if n == gitDirScanMax {
+		if n == gitDirScanMax || *budget <= 0 {
 			return dirs, true
 		}
+		*budget--
 		it := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(it.dir)
+		entries, err := access.list(it.dir)
 		if err != nil {
 			continue
 		}
@@ -95,13 +124,15 @@ func innerGitDirs(gitPath string) (dirs []innerGitDir, truncated bool) {
 // when the worktreeConfig extension is on, is kept (or held empty)
 // everywhere. Nothing is held in a directory that is no git directory
 // (modules/libs of the submodule libs/foo): a held config there would
-// make it look like one to the sweep after the run.
-func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
+// make it look like one to the sweep after the run. Where a bound cut the
+// walk short (truncated), modules and worktrees stay read-only whole: the
+// git directories past the bound could not be protected one by one.
+func innerGitProtection(gitPath string, fsc FilesystemConfig, budget *int) (readOnly []string, holds map[string][]byte, truncated bool) {
 	if !fsc.AllowGitWrites && !fsc.AllowGitConfig {
-		return nil, nil // the whole .git is read-only
+		return nil, nil, false // the whole .git is read-only
 	}
 	if fi, err := os.Stat(gitPath); err != nil || !fi.IsDir() {
-		return nil, nil // none, or a gitlink file (read-only whole)
+		return nil, nil, false // none, or a gitlink file (read-only whole)
 	}
 	holds = make(map[string][]byte)
 	keep := func(p string, missing []byte) {
@@ -114,7 +145,14 @@ func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string
 	if !fsc.AllowGitConfig {
 		keep(filepath.Join(gitPath, "config.worktree"), nil)
 	}
-	dirs, _ := innerGitDirs(gitPath)
+	dirs, truncated := innerGitDirs(gitPath, budget)
+	if truncated {
+		for _, d := range []string{"modules", "worktrees"} {
+			if fi, err := os.Lstat(filepath.Join(gitPath, d)); err == nil && fi.IsDir() {
+				readOnly = append(readOnly, filepath.Join(gitPath, d))
+			}
+		}
+	}
 	for _, d := range dirs {
 		if d.notDir {
 			continue // one made by a command is disabled after the run
@@ -132,7 +170,7 @@ func innerGitProtection(gitPath string, fsc FilesystemConfig) (readOnly []string
 			keep(filepath.Join(d.path, "config.worktree"), nil)
 		}
 	}
-	return readOnly, holds
+	return readOnly, holds, truncated
 }
 
 // halfGitDir reports whether d, which holds a HEAD or a config, lacks one
@@ -153,8 +191,9 @@ func halfGitDir(d string) bool {
 // of gitPaths, for the record before a run.
 func innerGitKeys(gitPaths []string) []string {
 	var keys []string
+	budget := newInnerBudget()
 	for _, g := range gitPaths {
-		dirs, _ := innerGitDirs(g)
+		dirs, _ := innerGitDirs(g, budget)
 		for _, d := range dirs {
 			keys = append(keys, repoKey(d.path))
 		}
@@ -170,11 +209,12 @@ func sweepInnerGitDirs(w string, old map[string]bool, gitPaths []string) []Viola
 	var out []Violation
 	access := scanAccess{root: w}
 	defer access.restore()
+	budget := newInnerBudget()
 	for _, g := range gitPaths {
-		dirs, truncated := innerGitDirs(g)
+		dirs, truncated := innerGitDirs(g, budget)
 		if truncated {
 			out = append(out, Violation{Kind: "filesystem", Rule: "planted-repository",
-				Detail: fmt.Sprintf("%s holds more than %d submodule and work tree directories: git directories the command made beyond them were not checked", g, gitDirScanMax)})
+				Detail: fmt.Sprintf("%s holds more than %d submodule and work tree directories, or the repositories of %s more than %d together: git directories the command made beyond them were not checked", g, gitDirScanMax, w, innerScanBudget)})
 		}
 		for _, d := range dirs {
 			if old[repoKey(d.path)] {

@@ -70,7 +70,7 @@ func TestInnerGitDirsJudgement(t *testing.T) {
 		"worktrees/evil/HEAD": plain, "worktrees/evil/commondir": "/elsewhere\n",
 		"modules/old.agentbox-quarantine/HEAD": plain, "modules/old.agentbox-quarantine/hooks/x": "",
 	})
-	dirs, truncated := innerGitDirs(git)
+	dirs, truncated := innerGitDirs(git, newInnerBudget())
 	if truncated {
 		t.Error("truncated")
 	}
@@ -121,7 +121,7 @@ func TestGitlinkProtection(t *testing.T) {
 		{"none/.git", FilesystemConfig{}, nil},
 		{"main/.git", FilesystemConfig{}, nil}, // a directory: gitProtection's
 	} {
-		ro, _ := gitlinkProtection(filepath.Join(root, c.gitlink), []string{root}, c.fsc)
+		ro, _, _ := gitlinkProtection(filepath.Join(root, c.gitlink), []string{root}, c.fsc, newInnerBudget())
 		var got []string
 		for _, p := range ro {
 			rel, _ := filepath.Rel(root, p)
@@ -153,7 +153,7 @@ func TestInnerGitDirsHalfGitDir(t *testing.T) {
 	if err := os.Symlink("../../evil", filepath.Join(g, "modules", "lib")); err != nil {
 		t.Fatal(err)
 	}
-	dirs, truncated := innerGitDirs(g)
+	dirs, truncated := innerGitDirs(g, newInnerBudget())
 	var got []string
 	for _, d := range dirs {
 		rel, _ := filepath.Rel(g, d.path)
@@ -162,5 +162,50 @@ func TestInnerGitDirsHalfGitDir(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"modules/lib", "modules/libs", "modules/libs/bar"}; truncated || !slices.Equal(got, want) {
 		t.Errorf("innerGitDirs = %q (truncated %v), want %q", got, truncated, want)
+	}
+}
+
+// TestInnerGitDirsBounds checks the walk's bounds: a modules that is a
+// symbolic link is listed whole and not walked into; the budget shared by
+// a root's repositories is spent across calls and cuts the second walk
+// short; and a repository whose walk is cut short keeps its modules and
+// worktrees read-only whole.
+func TestInnerGitDirsBounds(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := filepath.Join(root, "elsewhere")
+	writeTree(t, elsewhere, map[string]string{"sub/HEAD": "ref: refs/heads/main\n"})
+	linked := filepath.Join(root, "a", ".git")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(linked, "modules")); err != nil {
+		t.Fatal(err)
+	}
+	dirs, truncated := innerGitDirs(linked, newInnerBudget())
+	if truncated || len(dirs) != 1 || dirs[0].path != filepath.Join(linked, "modules") || !dirs[0].notDir {
+		t.Errorf("a linked modules: innerGitDirs = %+v (truncated %v), want the link alone, judged whole", dirs, truncated)
+	}
+
+	git := filepath.Join(root, "b", ".git")
+	tree := map[string]string{"worktrees/": ""}
+	for i := range 5 {
+		tree[fmt.Sprintf("modules/m%d/HEAD", i)] = "ref: refs/heads/main\n"
+	}
+	writeTree(t, git, tree)
+	budget := 3
+	if _, truncated := innerGitDirs(git, &budget); !truncated || budget != 0 {
+		t.Errorf("a walk past the budget: truncated %v, budget left %d; want true, 0", truncated, budget)
+	}
+	if _, truncated := innerGitDirs(git, &budget); !truncated {
+		t.Error("a walk on a spent budget was not cut short")
+	}
+	budget = 3
+	ro, _, truncated := innerGitProtection(git, FilesystemConfig{AllowGitWrites: true}, &budget)
+	if !truncated || !slices.Contains(ro, filepath.Join(git, "modules")) || !slices.Contains(ro, filepath.Join(git, "worktrees")) {
+		t.Errorf("a walk cut short: read-only %q (truncated %v); want modules and worktrees whole", ro, truncated)
+	}
+	ro, _, truncated = innerGitProtection(git, FilesystemConfig{AllowGitWrites: true}, newInnerBudget())
+	if truncated || slices.Contains(ro, filepath.Join(git, "modules")) {
+		t.Errorf("a whole walk: read-only %q (truncated %v); want each git directory's own, not modules whole", ro, truncated)
 	}
 }

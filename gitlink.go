@@ -61,10 +61,10 @@ func relativeTo(dir, p string) string {
 // below a writable root (outside every one they are read-only anyway): the
 // same as of a .git directory there (gitProtection, innerGitProtection).
 // A directory without a HEAD is no git directory and is left alone.
-func gitlinkProtection(gitPath string, roots []string, fsc FilesystemConfig) (readOnly []string, holds map[string][]byte) {
+func gitlinkProtection(gitPath string, roots []string, fsc FilesystemConfig, budget *int) (readOnly []string, holds map[string][]byte, truncated bool) {
 	dir := gitDirOf(gitPath)
 	if dir == "" || dir == gitPath {
-		return nil, nil // a .git directory, or nothing git would use
+		return nil, nil, false // a .git directory, or nothing git would use
 	}
 	holds = make(map[string][]byte)
 	for _, d := range []string{dir, commonDirOf(dir)} {
@@ -79,10 +79,11 @@ func gitlinkProtection(gitPath string, roots []string, fsc FilesystemConfig) (re
 			continue
 		}
 		ro, h := gitProtection(d, fsc)
-		inner, innerHolds := innerGitProtection(d, fsc)
+		inner, innerHolds, cut := innerGitProtection(d, fsc, budget)
 		readOnly = append(append(readOnly, ro...), inner...)
 		maps.Copy(holds, h)
 		maps.Copy(holds, innerHolds)
+		truncated = truncated || cut
 	}
-	return readOnly, holds
+	return readOnly, holds, truncated
 }

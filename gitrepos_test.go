@@ -49,7 +49,7 @@ func TestInnerGitProtection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ro, holds := innerGitProtection(git, tt.fsc)
+			ro, holds, _ := innerGitProtection(git, tt.fsc, newInnerBudget())
 			if got := rel(ro); !slices.Equal(got, tt.ro) {
 				t.Errorf("read-only %q, want %q", got, tt.ro)
 			}
@@ -63,7 +63,7 @@ func TestInnerGitProtection(t *testing.T) {
 	if err := os.WriteFile(link, []byte("gitdir: "+git+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if ro, holds := innerGitProtection(link, FilesystemConfig{AllowGitWrites: true}); len(ro)+len(holds) != 0 {
+	if ro, holds, _ := innerGitProtection(link, FilesystemConfig{AllowGitWrites: true}, newInnerBudget()); len(ro)+len(holds) != 0 {
 		t.Errorf("gitlink: %q %q", ro, holds)
 	}
 }

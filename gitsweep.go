@@ -90,7 +90,8 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 			}
 			out = append(out, v)
 		}
-		out = append(out, sweepInnerGitDirs(w, old, append(candidates, filepath.Join(w, ".git")))...)
+		// The root's own repository first: the budget is shared.
+		out = append(out, sweepInnerGitDirs(w, old, append([]string{filepath.Join(w, ".git")}, candidates...))...)
 		access.restore() // after the renames, which may need the search permission given
 	}
 	return out

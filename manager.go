@@ -329,13 +329,18 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
 		}
+		budget := newInnerBudget()
 		for _, g := range append([]string{top}, nested...) {
-			ro, h := innerGitProtection(g, fsc)
+			ro, h, cut := innerGitProtection(g, fsc, budget)
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
-			ro, h = gitlinkProtection(g, spec.Filesystem.Writable, fsc)
+			ro, h, cutLink := gitlinkProtection(g, spec.Filesystem.Writable, fsc, budget)
 			spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, ro...)
 			maps.Copy(holds, h)
+			if cut || cutLink {
+				m.log().Warn("agentbox: too many submodule and work tree git directories to protect one by one: kept read-only whole for this command",
+					"repository", g, "max", gitDirScanMax, "max_per_root", innerScanBudget)
+			}
 		}
 		// The hook directories and included configuration files of the
 		// repositories in, below and around the root: core.hooksPath and
