@@ -71,6 +71,17 @@ func (b *bodyBudget) acquire(ctx context.Context, n int64, wait time.Duration) b
 	}
 }
 
+// tryAcquire takes n bytes of the budget if it has room for them now.
+func (b *bodyBudget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
 // release gives n bytes back.
 func (b *bodyBudget) release(n int64) {
 	b.mu.Lock()

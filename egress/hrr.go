@@ -149,9 +149,14 @@ func readRetryFlight(r io.Reader) (raw []byte, hello *clientHello, err error) {
 // It reports whether to splice on.
 func (t *tunnel) checkRetryHello(ahead []byte, tgt target, d Decision) bool {
 	_ = t.client.SetReadDeadline(time.Now().Add(t.p.handshake))
-	raw, hello, err := readRetryFlight(io.MultiReader(bytes.NewReader(ahead), t.client))
+	src := &flightReader{r: io.MultiReader(bytes.NewReader(ahead), t.client), b: t.p.flights}
+	raw, hello, err := readRetryFlight(src)
+	src.done()
 	_ = t.client.SetReadDeadline(time.Time{})
 	switch {
+	case errors.Is(err, errInspectBudget):
+		t.refuse(d, RuleLimitInspected, t.p.inspectedReason()+" (after a HelloRetryRequest)")
+		return false
 	case err != nil && isConnError(err):
 		t.closeBoth()
 		return false

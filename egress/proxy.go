@@ -54,6 +54,14 @@ type Config struct {
 	// with 503 and rule "limit:held-bodies".
 	MaxHeldBodyBytes int64
 
+	// MaxInspectedBytes bounds the bytes of tunnels' first flights (TLS
+	// ClientHellos, and the early data before a second ClientHello) the
+	// proxy holds at once, over all its tunnels, while it inspects them
+	// (default DefaultMaxInspectedBytes, at least twice the largest
+	// ClientHello accepted, 64 KiB). A tunnel whose first flight would
+	// pass it is refused with rule "limit:inspected-bytes".
+	MaxInspectedBytes int64
+
 	// Credentials are injected by the proxy into HTTPS requests toward the
 	// hosts each is bound to, in place of a placeholder the sandbox holds
 	// (see Credential). With at least one, the proxy has a CA of its own
@@ -94,6 +102,7 @@ type Proxy struct {
 	stats      counters
 	creds      *credSet    // nil without Credentials
 	bodies     *bodyBudget // request bodies held for checking
+	flights    *bodyBudget // tunnels' first flights held for inspection
 }
 
 // New validates cfg (every pattern must parse) and returns a Proxy.
@@ -143,6 +152,14 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("egress: MaxHeldBodyBytes %d is below %d, the largest body held whole for checking; raise it", maxHeld, maxHeldBody)
 	}
 	p.bodies = newBodyBudget(maxHeld)
+	maxInspected := cfg.MaxInspectedBytes
+	if maxInspected <= 0 {
+		maxInspected = DefaultMaxInspectedBytes
+	}
+	if maxInspected < minInspectedBytes {
+		return nil, fmt.Errorf("egress: MaxInspectedBytes %d is below %d, twice the largest ClientHello accepted; raise it", maxInspected, minInspectedBytes)
+	}
+	p.flights = newBodyBudget(maxInspected)
 	if len(cfg.Credentials) > 0 {
 		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
 			return nil, fmt.Errorf("egress: %w", err)

@@ -80,7 +80,8 @@ const firstFlightQuiet = 50 * time.Millisecond
 // line tells whether it speaks HTTP.
 func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw []byte, hello *clientHello, line *requestLine, ok bool) {
 	pr := bytes.NewReader(pending)
-	src := io.MultiReader(pr, &idleReader{t: t, c: t.client})
+	src := &flightReader{r: io.MultiReader(pr, &idleReader{t: t, c: t.client}), b: t.p.flights}
+	defer src.done()
 	raw, hello, err := readFirstFlight(src)
 	if err == nil && hello == nil {
 		line = new(requestLine)
@@ -90,6 +91,9 @@ func (t *tunnel) inspectFirstFlight(pending []byte, tgt target, d Decision) (raw
 		}
 	}
 	switch {
+	case errors.Is(err, errInspectBudget):
+		t.refuse(d, RuleLimitInspected, t.p.inspectedReason())
+		return nil, nil, nil, false
 	case errors.Is(err, errProxyHeader):
 		t.refuse(d, RuleProxyProtocol, "a PROXY protocol header inside a tunnel, for "+tgt.host()+
 			": a front end would read the bytes after it unchecked")
