@@ -1,6 +1,7 @@
 package agentbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
@@ -91,4 +92,54 @@ func checkProcAttr(api string, cmd *exec.Cmd) error {
 		return configErr(api, "cmd.SysProcAttr sets process attributes the sandbox cannot honour (it makes its own namespaces, credentials and root); leave it nil, or set only Setpgid and Pdeathsig")
 	}
 	return nil
+}
+
+// pseudoFileSystems hold files that are no one's configuration and whose
+// read may act or block: /proc/kmsg and tracefs's trace_pipe consume what
+// they return (a host reader would miss it) and wait for more.
+var pseudoFileSystems = map[int64]string{
+	unix.PROC_SUPER_MAGIC: "proc", unix.SYSFS_MAGIC: "sysfs", unix.TRACEFS_MAGIC: "tracefs",
+	unix.DEBUGFS_MAGIC: "debugfs", unix.SECURITYFS_MAGIC: "securityfs", unix.CGROUP_SUPER_MAGIC: "cgroup",
+	unix.CGROUP2_SUPER_MAGIC: "cgroup2", unix.BPF_FS_MAGIC: "bpf", unix.EFIVARFS_MAGIC: "efivarfs",
+	unix.PSTOREFS_MAGIC: "pstore", unix.SELINUX_MAGIC: "selinuxfs", unix.SMACK_MAGIC: "smackfs",
+	unix.BINFMTFS_MAGIC: "binfmt_misc", unix.NSFS_MAGIC: "nsfs",
+}
+
+// openRegular opens p for reading without blocking if it is a regular file
+// on a file system that holds files. agentbox reads, unconfined and maybe
+// as root, files a command named (an include.path in a config it wrote),
+// so p is looked at first through an O_PATH descriptor, which runs no
+// driver's open (a watchdog device arms on open, a tape rewinds on close),
+// and the file is then reopened through that descriptor, so what is read
+// is what was looked at. follow says whether a symbolic link at p is
+// followed (else it is refused).
+func openRegular(p string, follow bool) (*os.File, error) {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(p, flags, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: p, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, &os.PathError{Op: "read", Path: p, Err: errNotRegular}
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fs); err != nil {
+		return nil, &os.PathError{Op: "statfs", Path: p, Err: err}
+	}
+	if name, ok := pseudoFileSystems[int64(fs.Type)]; ok {
+		return nil, &os.PathError{Op: "read", Path: p, Err: fmt.Errorf("%w (%s)", errPseudoFile, name)}
+	}
+	rfd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	return os.NewFile(uintptr(rfd), p), nil
 }

@@ -11,15 +11,15 @@ import (
 )
 
 // readNoFollow reads the file p, refusing a symbolic link, without
-// blocking, if it is a small regular file (readBounded).
+// blocking, if it is a small regular file (openRegular, readBounded).
 func readNoFollow(p string) ([]byte, error) {
-	return readOpened(os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0))
+	return readOpened(openRegular(p, false))
 }
 
 // readFollow is readNoFollow following symbolic links, as git does for
 // the files it reads: a gitlink file, a commondir, a config.
 func readFollow(p string) ([]byte, error) {
-	return readOpened(os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0))
+	return readOpened(openRegular(p, true))
 }
 
 // readOpened reads f, just opened, with readBounded.

@@ -104,7 +104,17 @@ type gitConfig struct {
 	files      []string // every file, the given ones first
 	included   []string // the ones reached through an include
 	hooksPaths []string // the values of core.hooksPath, in order
+	// tooMany says more than maxConfigFiles files were named: the rest
+	// were not read, and what they set is not known.
+	tooMany bool
 }
+
+// maxConfigFiles bounds the files one readGitConfig reads: agentbox holds
+// every included file of a writable root read-only (a mount, or a held
+// file where it is missing), and a config a command wrote could name
+// twenty thousand (41 s of planning, TestRedteam39IncludeMany). People's
+// configurations include a few.
+const maxConfigFiles = 256
 
 // readGitConfig reads files and every file they include (include.path and
 // includeIf.*.path, whatever the condition: agentbox cannot tell which
@@ -118,6 +128,10 @@ func readGitConfig(files []string, home string) gitConfig {
 	walk = func(f string, depth int, isInclude bool) {
 		f = resolvePath(f)
 		if seen[f] || depth > maxIncludeDepth {
+			return
+		}
+		if len(c.files) == maxConfigFiles {
+			c.tooMany = true
 			return
 		}
 		seen[f] = true

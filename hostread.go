@@ -29,6 +29,7 @@ const detailMax = 200
 
 var (
 	errNotRegular = errors.New("not a regular file")
+	errPseudoFile = errors.New("a file of a pseudo file system, not read")
 	errTooLarge   = fmt.Errorf("larger than %d bytes, not read", hostReadMax)
 )
 

@@ -294,6 +294,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	// XDG_CONFIG_HOME put it, every file it includes, and the hooks
 	// directory it names for every repository.
 	global := readGitConfig(globalConfigFiles(home), home)
+	if global.tooMany {
+		return nil, tooManyConfigFiles("your git configuration (" + strings.Join(globalConfigFiles(home), ", ") + ")")
+	}
 	protectConfigFiles(spec, holds, global.files)
 	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(global.hooksPaths, "", home)...)
 	for _, w := range spec.Filesystem.Writable {
@@ -348,6 +351,9 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		for _, g := range append(append([]string{top}, nested...), enclosing...) {
 			if _, err := os.Lstat(g); err == nil {
 				repo := readGitConfig(repoConfigFiles(g), home)
+				if repo.tooMany {
+					return nil, tooManyConfigFiles("the configuration of the repository " + g)
+				}
 				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(slices.Concat(global.hooksPaths, repo.hooksPaths), filepath.Dir(g), home)...)
 				protectConfigFiles(spec, holds, repo.included)
 			}
@@ -394,6 +400,14 @@ func holdStartupFiles(spec *sandbox.Spec, home string) {
 		}
 		spec.Filesystem.Holds[p] = startupHolds[rel]
 	}
+}
+
+// tooManyConfigFiles refuses a command whose writable roots hold or lie in
+// a repository whose git configuration names more files than agentbox
+// keeps read-only (maxConfigFiles): what the rest set, a hooks directory
+// in the root say, could not be protected.
+func tooManyConfigFiles(what string) error {
+	return configErr("Filesystem.WritableRoots", "%s includes more than %d files (include.path, includeIf): too many to keep every one read-only; remove includes, or leave the repository out of the writable roots", what, maxConfigFiles)
 }
 
 // protectConfigFiles keeps git configuration files read-only: those that
