@@ -31,22 +31,23 @@ const holdChunk = 64 << 10
 // errBodyBudget is what holdBody returns when the budget stays spent.
 var errBodyBudget = errors.New("the request bodies held for checking already fill the proxy's budget")
 
-// bodyBudget bounds the bytes of request bodies one proxy holds at once,
+// byteBudget bounds the bytes one proxy holds at once for one purpose
+// (request bodies held for checking, first flights under inspection),
 // over all its connections.
-type bodyBudget struct {
+type byteBudget struct {
 	mu    sync.Mutex
 	used  int64
 	max   int64
 	freed chan struct{} // closed and replaced whenever bytes are released
 }
 
-func newBodyBudget(max int64) *bodyBudget {
-	return &bodyBudget{max: max, freed: make(chan struct{})}
+func newByteBudget(max int64) *byteBudget {
+	return &byteBudget{max: max, freed: make(chan struct{})}
 }
 
 // acquire takes n bytes of the budget, waiting up to wait for others to
 // release them. It reports whether it took them.
-func (b *bodyBudget) acquire(ctx context.Context, n int64, wait time.Duration) bool {
+func (b *byteBudget) acquire(ctx context.Context, n int64, wait time.Duration) bool {
 	if n > b.max {
 		return false
 	}
@@ -72,7 +73,7 @@ func (b *bodyBudget) acquire(ctx context.Context, n int64, wait time.Duration) b
 }
 
 // tryAcquire takes n bytes of the budget if it has room for them now.
-func (b *bodyBudget) tryAcquire(n int64) bool {
+func (b *byteBudget) tryAcquire(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.max {
@@ -83,7 +84,7 @@ func (b *bodyBudget) tryAcquire(n int64) bool {
 }
 
 // release gives n bytes back.
-func (b *bodyBudget) release(n int64) {
+func (b *byteBudget) release(n int64) {
 	b.mu.Lock()
 	b.used -= n
 	close(b.freed)
@@ -92,7 +93,7 @@ func (b *bodyBudget) release(n int64) {
 }
 
 // inUse is how many bytes are held now.
-func (b *bodyBudget) inUse() int64 {
+func (b *byteBudget) inUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used

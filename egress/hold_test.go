@@ -19,7 +19,7 @@ import (
 // release, and gives up after its wait.
 func TestBodyBudget(t *testing.T) {
 	t.Parallel()
-	b := newBodyBudget(100)
+	b := newByteBudget(100)
 	ctx := context.Background()
 	cases := []struct {
 		name string

@@ -29,7 +29,7 @@ var errInspectBudget = errors.New("the first flights being inspected already fil
 // done gives the bytes back.
 type flightReader struct {
 	r    io.Reader
-	b    *bodyBudget
+	b    *byteBudget
 	took int64
 }
 

@@ -101,8 +101,8 @@ type Proxy struct {
 	idle       time.Duration
 	stats      counters
 	creds      *credSet    // nil without Credentials
-	bodies     *bodyBudget // request bodies held for checking
-	flights    *bodyBudget // tunnels' first flights held for inspection
+	bodies     *byteBudget // request bodies held for checking
+	flights    *byteBudget // tunnels' first flights held for inspection
 }
 
 // New validates cfg (every pattern must parse) and returns a Proxy.
@@ -151,7 +151,7 @@ func New(cfg Config) (*Proxy, error) {
 		// A body the proxy must hold whole would never find room.
 		return nil, fmt.Errorf("egress: MaxHeldBodyBytes %d is below %d, the largest body held whole for checking; raise it", maxHeld, maxHeldBody)
 	}
-	p.bodies = newBodyBudget(maxHeld)
+	p.bodies = newByteBudget(maxHeld)
 	maxInspected := cfg.MaxInspectedBytes
 	if maxInspected <= 0 {
 		maxInspected = DefaultMaxInspectedBytes
@@ -159,7 +159,7 @@ func New(cfg Config) (*Proxy, error) {
 	if maxInspected < minInspectedBytes {
 		return nil, fmt.Errorf("egress: MaxInspectedBytes %d is below %d, twice the largest ClientHello accepted; raise it", maxInspected, minInspectedBytes)
 	}
-	p.flights = newBodyBudget(maxInspected)
+	p.flights = newByteBudget(maxInspected)
 	if len(cfg.Credentials) > 0 {
 		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
 			return nil, fmt.Errorf("egress: %w", err)
