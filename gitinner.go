@@ -48,8 +48,8 @@ func newInnerBudget() *int {
 // says a bound cut the list short). Directories are listed beneath gitPath
 // without following a symbolic link: a modules or worktrees that is one
 // is listed, to be judged whole, not walked into (a command could point
-// it at a denied directory, or at one large tree from many repositories). A directory
-// below modules/ that holds a HEAD or a config is taken for a git
+// it at a denied directory, or at one large tree from many repositories).
+// A directory below modules/ that holds a HEAD or a config is taken for a git
 // directory (git would); one that holds neither is looked into, for
 // names with slashes. An entry that is no directory (a symbolic link
 // .git/modules/lib -> ../../.cache/evil, which git follows) is listed
