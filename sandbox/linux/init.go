@@ -145,7 +145,7 @@ var privateTmp string
 // the directory itself when it releases the sandbox.
 func removeOrphanedTmp() {
 	if privateTmp != "" && initParent > 1 && os.Getppid() != initParent {
-		_ = os.RemoveAll(privateTmp)
+		_ = removeOwnedTree(privateTmp)
 	}
 }
 

@@ -4,7 +4,6 @@ package linux
 
 import (
 	"context"
-	"os"
 )
 
 // releaseHolds removes, once, what the sandbox holds in the host's file
@@ -14,7 +13,7 @@ func (h *handle) releaseHolds() {
 	h.holdsOnce.Do(func() {
 		h.plan.removePlaceholders()
 		if h.plan.tmpDir != "" {
-			_ = os.RemoveAll(h.plan.tmpDir)
+			_ = removeOwnedTree(h.plan.tmpDir)
 		}
 	})
 }
