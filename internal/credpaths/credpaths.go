@@ -47,6 +47,10 @@ var Home = []string{
 	// Database, mail, file-transfer and remote-desktop clients' stored passwords.
 	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc",
 	".config/filezilla", ".vnc/passwd",
+	// The Snowflake connectors' token caches (browser-SSO ID and MFA
+	// tokens; dbt turns them on), beside an OCSP cache left readable.
+	".cache/snowflake/credential_cache_v1.json", ".cache/snowflake/temporary_credential.json",
+	"Library/Caches/Snowflake/credential_cache_v1.json", "Library/Caches/Snowflake/temporary_credential.json",
 
 	// AI coding agents' own login tokens.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
