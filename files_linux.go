@@ -1,7 +1,6 @@
 package agentbox
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
@@ -105,14 +104,14 @@ var pseudoFileSystems = map[int64]string{
 	unix.BINFMTFS_MAGIC: "binfmt_misc", unix.NSFS_MAGIC: "nsfs",
 }
 
-// openRegular opens p for reading without blocking if it is a regular file
-// on a file system that holds files. agentbox reads, unconfined and maybe
-// as root, files a command named (an include.path in a config it wrote),
-// so p is looked at first through an O_PATH descriptor, which runs no
-// driver's open (a watchdog device arms on open, a tape rewinds on close),
-// and the file is then reopened through that descriptor, so what is read
-// is what was looked at. follow says whether a symbolic link at p is
-// followed (else it is refused).
+// openRegular opens p for reading without blocking if it is a regular
+// file. agentbox reads, unconfined and maybe as root, files a command
+// named (an include.path in a config it wrote), so p is looked at first
+// through an O_PATH descriptor, which runs no driver's open (a watchdog
+// device arms on open, a tape rewinds on close), and the file is then
+// reopened through that descriptor, so what is read is what was looked at
+// (readBounded then refuses a pseudo file system's). follow says whether
+// a symbolic link at p is followed (else it is refused).
 func openRegular(p string, follow bool) (*os.File, error) {
 	flags := unix.O_PATH | unix.O_CLOEXEC
 	if !follow {
@@ -130,16 +129,26 @@ func openRegular(p string, follow bool) (*os.File, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, &os.PathError{Op: "read", Path: p, Err: errNotRegular}
 	}
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(fd, &fs); err != nil {
-		return nil, &os.PathError{Op: "statfs", Path: p, Err: err}
-	}
-	if name, ok := pseudoFileSystems[int64(fs.Type)]; ok {
-		return nil, &os.PathError{Op: "read", Path: p, Err: fmt.Errorf("%w (%s)", errPseudoFile, name)}
-	}
 	rfd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: p, Err: err}
 	}
 	return os.NewFile(uintptr(rfd), p), nil
+}
+
+// pseudoFileSystem names the pseudo file system f lies on
+// (pseudoFileSystems), if it does. It asks through the raw connection, as
+// Fd would put f in blocking mode.
+func pseudoFileSystem(f *os.File) (string, bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return "", false
+	}
+	var fs unix.Statfs_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = unix.Fstatfs(int(fd), &fs) }); err != nil || serr != nil {
+		return "", false
+	}
+	name, ok := pseudoFileSystems[int64(fs.Type)]
+	return name, ok
 }

@@ -57,3 +57,6 @@ func sameDescription(*os.File, *os.File) bool { return false }
 
 // reopenWriter: no relay runs on this platform yet.
 func reopenWriter(*os.File) *os.File { return nil }
+
+// pseudoFileSystem: the pseudo file systems named are Linux's.
+func pseudoFileSystem(*os.File) (string, bool) { return "", false }

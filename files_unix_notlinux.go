@@ -34,3 +34,6 @@ func checkProcAttr(string, *exec.Cmd) error { return nil }
 
 // reopenWriter: without /proc the caller's descriptor is copied.
 func reopenWriter(*os.File) *os.File { return nil }
+
+// pseudoFileSystem: the pseudo file systems named are Linux's.
+func pseudoFileSystem(*os.File) (string, bool) { return "", false }

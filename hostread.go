@@ -35,7 +35,8 @@ var (
 
 // readBounded reads the file f, opened without blocking, if it is a
 // regular file of at most hostReadMax bytes (the size is checked again by
-// the read, for a file that grows meanwhile). It closes f.
+// the read, for a file that grows meanwhile), not of a pseudo file system
+// (pseudoFileSystem: /proc/kmsg's reads consume and block). It closes f.
 func readBounded(f *os.File) ([]byte, error) {
 	defer f.Close()
 	fi, err := f.Stat()
@@ -44,6 +45,9 @@ func readBounded(f *os.File) ([]byte, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "read", Path: f.Name(), Err: errNotRegular}
+	}
+	if name, ok := pseudoFileSystem(f); ok {
+		return nil, &os.PathError{Op: "read", Path: f.Name(), Err: fmt.Errorf("%w (%s)", errPseudoFile, name)}
 	}
 	if fi.Size() > hostReadMax {
 		return nil, &os.PathError{Op: "read", Path: f.Name(), Err: errTooLarge}
