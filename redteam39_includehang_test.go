@@ -3,10 +3,8 @@
 package agentbox_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,54 +52,18 @@ func TestRedteam39IncludeHang(t *testing.T) {
 		t.Skip("no blocking kernel file is readable by this user (root only)")
 	}
 	m := newManager(t, agentbox.CIConfig())
-	// plant starts a command on w that makes a repository r whose config
-	// includes include, then stays a while: meanwhile another Exec on w
-	// plans its sandbox (an agent running a command beside one still
-	// going). The sweep after the first renames r away, too late.
+	// plant makes a repository whose config includes include, beside the
+	// next Exec (rt39Plant).
 	plant := func(w, include string) chan error {
 		t.Helper()
-		done := make(chan error, 1)
-		go func() {
-			_, err := m.Exec(context.Background(),
-				"mkdir -p r/.git/objects r/.git/refs && echo ref: refs/heads/main > r/.git/HEAD && "+
-					"printf \"[include]\\n\\tpath = "+include+"\\n\" > r/.git/config && echo planted > ready && sleep 3",
-				agentbox.WithWritableRoots(w), agentbox.WithWorkingDir(w), agentbox.WithTimeout(30*time.Second))
-			done <- err
-		}()
-		for i := 0; i < 200; i++ {
-			if _, err := os.Stat(filepath.Join(w, "ready")); err == nil {
-				return done
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatal("the first command did not plant the repository")
-		return done
-	}
-	run := func(w string) chan error {
-		done := make(chan error, 1)
-		go func() {
-			res, err := m.Exec(context.Background(), "echo ran",
-				agentbox.WithWritableRoots(w), agentbox.WithWorkingDir(w), agentbox.WithTimeout(30*time.Second))
-			if err == nil && !strings.Contains(res.Stdout, "ran") {
-				err = os.ErrInvalid
-			}
-			done <- err
-		}()
-		return done
-	}
-	mkRoot := func() string {
-		w := hostDir(t)
-		if err := os.Chmod(w, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		return w
+		return rt39Plant(t, m, w, "printf \"[include]\\n\\tpath = "+include+"\\n\" > r/.git/config", 3*time.Second)
 	}
 
-	ctl := mkRoot()
+	ctl := rt39Root(t)
 	os.WriteFile(filepath.Join(ctl, "plain.gitconfig"), []byte("[user]\n\tname = x\n"), 0o666)
 	first := plant(ctl, "../../plain.gitconfig")
 	select {
-	case err := <-run(ctl):
+	case err := <-rt39Run(m, ctl):
 		if err != nil {
 			t.Fatalf("control: %v", err)
 		}
@@ -112,11 +74,11 @@ func TestRedteam39IncludeHang(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("control: first command: %v", err)
 	}
-	w := mkRoot()
+	w := rt39Root(t)
 	plant(w, target)
 	start := time.Now()
 	select {
-	case err := <-run(w):
+	case err := <-rt39Run(m, w):
 		t.Logf("Exec returned after %v: %v", time.Since(start), err)
 	case <-time.After(15 * time.Second):
 		t.Errorf("Exec did not return in 15 s: agentbox blocks reading %s, named by include.path in the config of a repository the command made", target)

@@ -3,10 +3,7 @@
 package agentbox_test
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,51 +36,19 @@ import (
 // and runs at once.
 func TestRedteam39IncludeMany(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
-	plant := func(w string, n string) chan error {
+	// plant makes a repository whose config names n missing includes,
+	// beside the next Exec (rt39Plant).
+	plant := func(w, n string) chan error {
 		t.Helper()
-		done := make(chan error, 1)
-		go func() {
-			_, err := m.Exec(context.Background(),
-				"mkdir -p r/.git/objects r/.git/refs r/inc && echo ref: refs/heads/main > r/.git/HEAD && "+
-					"awk -v n="+n+" \"BEGIN { print \\\"[include]\\\"; for (i = 0; i < n; i++) print \\\"path = ../inc/f\\\" i }\" > r/.git/config && "+
-					"echo planted > ready && sleep 3",
-				agentbox.WithWritableRoots(w), agentbox.WithWorkingDir(w), agentbox.WithTimeout(60*time.Second))
-			done <- err
-		}()
-		for i := 0; i < 200; i++ {
-			if _, err := os.Stat(filepath.Join(w, "ready")); err == nil {
-				return done
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatal("the first command did not plant the repository")
-		return done
-	}
-	run := func(w string) chan error {
-		done := make(chan error, 1)
-		go func() {
-			res, err := m.Exec(context.Background(), "echo ran",
-				agentbox.WithWritableRoots(w), agentbox.WithWorkingDir(w), agentbox.WithTimeout(60*time.Second))
-			if err == nil && !strings.Contains(res.Stdout, "ran") {
-				err = os.ErrInvalid
-			}
-			done <- err
-		}()
-		return done
-	}
-	mkRoot := func() string {
-		w := hostDir(t)
-		if err := os.Chmod(w, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		return w
+		return rt39Plant(t, m, w, "mkdir -p r/inc && "+
+			"awk -v n="+n+" \"BEGIN { print \\\"[include]\\\"; for (i = 0; i < n; i++) print \\\"path = ../inc/f\\\" i }\" > r/.git/config", 3*time.Second)
 	}
 
-	ctl := mkRoot()
+	ctl := rt39Root(t)
 	first := plant(ctl, "10")
 	start := time.Now()
 	select {
-	case err := <-run(ctl):
+	case err := <-rt39Run(m, ctl):
 		if err != nil {
 			t.Fatalf("control: %v", err)
 		}
@@ -95,11 +60,11 @@ func TestRedteam39IncludeMany(t *testing.T) {
 		t.Fatalf("control: first command: %v", err)
 	}
 
-	w := mkRoot()
+	w := rt39Root(t)
 	first = plant(w, "20000")
 	start = time.Now()
 	select {
-	case err := <-run(w):
+	case err := <-rt39Run(m, w):
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("Exec took %v (%v) to plan beside a repository whose config names 20,000 includes", d, err)
 		}

@@ -5,7 +5,6 @@ package agentbox_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,26 +24,9 @@ import (
 // Control: the second Exec plans and runs.
 func TestRedteam39OutsideHold(t *testing.T) {
 	m := newManager(t, agentbox.CIConfig())
-	w := hostDir(t)
-	if err := os.Chmod(w, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	w := rt39Root(t)
 	outside := hostDir(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.Exec(context.Background(),
-			"mkdir -p r/.git/objects r/.git/refs && echo ref: refs/heads/main > r/.git/HEAD && "+
-				"printf \"[core]\\n\\thooksPath = "+outside+"/hooks\\n[include]\\n\\tpath = "+outside+"/inc.cfg\\n[includeIf \\\"gitdir:/\\\"]\\n\\tpath = "+outside+"/sub/inc2.cfg\\n\" > r/.git/config && "+
-				"echo planted > ready && sleep 5",
-			agentbox.WithWritableRoots(w), agentbox.WithWorkingDir(w), agentbox.WithTimeout(30*time.Second))
-		done <- err
-	}()
-	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(filepath.Join(w, "ready")); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	done := rt39Plant(t, m, w, "printf \"[core]\\n\\thooksPath = "+outside+"/hooks\\n[include]\\n\\tpath = "+outside+"/inc.cfg\\n[includeIf \\\"gitdir:/\\\"]\\n\\tpath = "+outside+"/sub/inc2.cfg\\n\" > r/.git/config", 5*time.Second)
 	var seen []string
 	stop := make(chan struct{})
 	watched := make(chan struct{})
