@@ -3,13 +3,9 @@
 package agentbox_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
@@ -30,38 +26,20 @@ import (
 // was. The control: the command reads its terminal's size (TIOCGWINSZ).
 func TestRedteam36SharedTerminalWindowSize(t *testing.T) {
 	t.Parallel()
-	m := newManager(t, agentbox.CIConfig())
 	master, slave := ptytest.Open(t)
 	want := unix.Winsize{Row: 40, Col: 100}
 	if err := unix.IoctlSetWinsize(int(master.Fd()), unix.TIOCSWINSZ, &want); err != nil {
 		t.Fatal(err)
 	}
-	script := "import fcntl, struct, sys, termios\n" +
-		"r, c, _, _ = struct.unpack(\"HHHH\", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8)))\n" +
-		"sys.stderr.write(\"CONTROL-OK %dx%d\\n\" % (r, c))\n" +
-		"try:\n" +
-		"    fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack(\"HHHH\", 1, 1, 0, 0))\n" +
-		"except OSError as e:\n" +
-		"    sys.stderr.write(\"SET-REFUSED %d\\n\" % e.errno)\n"
-	cmd := exec.Command("python3", "-c", script)
-	cmd.Stdin, cmd.Stdout = slave, slave
-	errf, err := os.CreateTemp(hostDir(t), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errf.Close()
-	cmd.Stderr = errf
-	p, err := m.Start(context.Background(), cmd, agentbox.WithWorkingDir("/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(errf.Name())
-	if !strings.HasPrefix(string(b), "CONTROL-OK 40x100\n") || res.ExitCode != 0 {
-		t.Fatalf("control: exit %d, stderr %q", res.ExitCode, b)
+	out := rt38RunOnTerminal(t, slave, "import struct\n"+
+		"r, c, _, _ = struct.unpack(\"HHHH\", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8)))\n"+
+		"sys.stderr.write(\"SIZE %dx%d\\n\" % (r, c))\n"+
+		"try:\n"+
+		"    fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack(\"HHHH\", 1, 1, 0, 0))\n"+
+		"except OSError as e:\n"+
+		"    sys.stderr.write(\"SET-REFUSED %d\\n\" % e.errno)\n")
+	if !strings.Contains(out, "SIZE 40x100\n") {
+		t.Fatalf("control: the command did not read its terminal's size: stderr %q", out)
 	}
 	got, err := unix.IoctlGetWinsize(int(master.Fd()), unix.TIOCGWINSZ)
 	if err != nil {
@@ -71,7 +49,7 @@ func TestRedteam36SharedTerminalWindowSize(t *testing.T) {
 		t.Errorf("ESCAPE: the command left the user's terminal %dx%d (was %dx%d): agentbox does not restore its window size",
 			got.Row, got.Col, want.Row, want.Col)
 	}
-	if !strings.Contains(string(b), "SET-REFUSED 1\n") {
-		t.Errorf("TIOCSWINSZ on the caller's terminal was not refused with EPERM: stderr %q", b)
+	if !strings.Contains(out, "SET-REFUSED 1\n") {
+		t.Errorf("TIOCSWINSZ on the caller's terminal was not refused with EPERM: stderr %q", out)
 	}
 }
