@@ -1,11 +1,9 @@
 package egress
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net"
-	"net/http"
 	"runtime"
 	"testing"
 	"time"
@@ -49,14 +47,8 @@ func TestRedteam39EarlyDataHeldPerTunnel(t *testing.T) {
 	})
 	h.dial.route(ap(addrAllowed, 443), front)
 
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	const tunnels = 200
-	before := heap()
+	before := rt39Heap()
 
 	hello := tls13Hello("allowed.test", nil)
 	rec := append([]byte{0x17, 3, 3, 0x40, 0x00}, bytes.Repeat([]byte{0xAA}, 16384)...)
@@ -69,15 +61,8 @@ func TestRedteam39EarlyDataHeldPerTunnel(t *testing.T) {
 	}()
 	start := time.Now()
 	for i := 0; i < tunnels; i++ {
-		c := mustDialProxy(t, h.addr)
+		c, br := rt39Connect(t, h.addr, 30*time.Second)
 		conns = append(conns, c)
-		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-		_, _ = io.WriteString(c, "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("CONNECT %d: %v %v", i, resp, err)
-		}
 		_, _ = c.Write(hello)
 		if _, err := br.ReadByte(); err != nil { // the HelloRetryRequest
 			t.Fatalf("tunnel %d: no HelloRetryRequest: %v", i, err)
@@ -85,20 +70,14 @@ func TestRedteam39EarlyDataHeldPerTunnel(t *testing.T) {
 		_, _ = c.Write(early) // refused once the budget is spent: the proxy closes the tunnel
 	}
 	time.Sleep(500 * time.Millisecond)
-	during := heap()
+	during := rt39Heap()
 	elapsed := time.Since(start)
 	grown := int64(during) - int64(before)
 	t.Logf("%d tunnels in %v: Go heap %d -> %d KiB (+%d KiB, %d KiB per tunnel), goroutines %d",
 		tunnels, elapsed, before>>10, during>>10, grown>>10, grown/tunnels>>10, runtime.NumGoroutine())
 
 	// Control: a legitimate request through the same proxy still works.
-	c := mustDialProxy(t, h.addr)
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	_, _ = io.WriteString(c, "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n")
-	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "CONNECT"})
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("control: CONNECT to an allowed host beside the held tunnels: %v %v", resp, err)
-	}
+	c, _ := rt39Connect(t, h.addr, 10*time.Second) // the control: a tunnel beside the held ones
 	_ = c.Close()
 
 	// What the first flights may hold (the budget; the parse's copies and

@@ -1,11 +1,9 @@
 package egress
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net"
-	"net/http"
 	"runtime"
 	"sync"
 	"testing"
@@ -46,12 +44,6 @@ func TestRedteam39TinyRecordHelloHeld(t *testing.T) {
 	})
 	h.dial.route(ap(addrAllowed, 443), front)
 
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	const tunnels = 32
 
 	// A hello header declaring tlsMaxHelloLen-4 bytes of body, then body
@@ -67,17 +59,11 @@ func TestRedteam39TinyRecordHelloHeld(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	before := heap() // after the test's own flight is built
+	before := rt39Heap() // after the test's own flight is built
 	start := time.Now()
 	for i := 0; i < tunnels; i++ {
-		c := mustDialProxy(t, h.addr)
+		c, _ := rt39Connect(t, h.addr, 30*time.Second)
 		conns = append(conns, c)
-		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-		_, _ = io.WriteString(c, "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n")
-		resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "CONNECT"})
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("CONNECT %d: %v %v", i, resp, err)
-		}
 	}
 	var wg sync.WaitGroup
 	for _, c := range conns {
@@ -86,10 +72,10 @@ func TestRedteam39TinyRecordHelloHeld(t *testing.T) {
 	wg.Wait()
 	// A written flight may still sit in the socket buffers: wait until the
 	// proxy has read it (the heap stops growing), or the bound is passed.
-	during := heap()
+	during := rt39Heap()
 	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(time.Second)
-		now := heap()
+		now := rt39Heap()
 		if now <= during+during/50 || (int64(now)-int64(before))/tunnels > 64<<10 && now <= during+during/10 {
 			during = max(now, during)
 			break
@@ -101,13 +87,7 @@ func TestRedteam39TinyRecordHelloHeld(t *testing.T) {
 	t.Logf("%d tunnels in %v: Go heap %d -> %d KiB (+%d KiB, %d KiB per tunnel), goroutines %d",
 		tunnels, elapsed, before>>10, during>>10, grown>>10, grown/tunnels>>10, runtime.NumGoroutine())
 
-	c := mustDialProxy(t, h.addr)
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	_, _ = io.WriteString(c, "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n")
-	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "CONNECT"})
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("control: CONNECT to an allowed host beside the held tunnels: %v %v", resp, err)
-	}
+	c, _ := rt39Connect(t, h.addr, 10*time.Second) // the control: a tunnel beside the held ones
 	_ = c.Close()
 
 	if elapsed < 50*time.Second {
