@@ -45,6 +45,18 @@ func newByteBudget(max int64) *byteBudget {
 	return &byteBudget{max: max, freed: make(chan struct{})}
 }
 
+// configBudget is a byteBudget of n bytes, the Config field named field
+// (def where it is zero or less), refused below least, which why explains.
+func configBudget(field string, n, def, least int64, why string) (*byteBudget, error) {
+	if n <= 0 {
+		n = def
+	}
+	if n < least {
+		return nil, fmt.Errorf("egress: %s %d is below %d, %s; raise it", field, n, least, why)
+	}
+	return newByteBudget(n), nil
+}
+
 // acquire takes n bytes of the budget, waiting up to wait for others to
 // release them. It reports whether it took them.
 func (b *byteBudget) acquire(ctx context.Context, n int64, wait time.Duration) bool {

@@ -177,14 +177,24 @@ func TestRefusedBodyNotRead(t *testing.T) {
 }
 
 // TestHeldBudgetBelowOneBody: a budget smaller than the largest body held
-// whole would answer every such body 503; New refuses it.
+// whole would answer every such body 503, and one for first flights
+// smaller than twice the largest ClientHello would close tunnels of
+// well-behaved clients; New refuses both.
 func TestHeldBudgetBelowOneBody(t *testing.T) {
-	_, err := New(Config{Policy: Policy{Allowed: []string{"x.test"}}, MaxHeldBodyBytes: maxHeldBody - 1})
-	if err == nil || !strings.Contains(err.Error(), "MaxHeldBodyBytes") {
-		t.Fatalf("New with a budget below one held body: %v", err)
-	}
-	if _, err := New(Config{Policy: Policy{Allowed: []string{"x.test"}}, MaxHeldBodyBytes: maxHeldBody}); err != nil {
-		t.Fatalf("New with a budget of one held body: %v", err)
+	policy := Policy{Allowed: []string{"x.test"}}
+	for _, tt := range []struct {
+		field      string
+		below, min Config
+	}{
+		{"MaxHeldBodyBytes", Config{Policy: policy, MaxHeldBodyBytes: maxHeldBody - 1}, Config{Policy: policy, MaxHeldBodyBytes: maxHeldBody}},
+		{"MaxInspectedBytes", Config{Policy: policy, MaxInspectedBytes: minInspectedBytes - 1}, Config{Policy: policy, MaxInspectedBytes: minInspectedBytes}},
+	} {
+		if _, err := New(tt.below); err == nil || !strings.Contains(err.Error(), tt.field) {
+			t.Errorf("New with %s below its least: %v", tt.field, err)
+		}
+		if _, err := New(tt.min); err != nil {
+			t.Errorf("New with %s at its least: %v", tt.field, err)
+		}
 	}
 }
 

@@ -143,23 +143,16 @@ func New(cfg Config) (*Proxy, error) {
 	if p.idle <= 0 {
 		p.idle = DefaultIdleTimeout
 	}
-	maxHeld := cfg.MaxHeldBodyBytes
-	if maxHeld <= 0 {
-		maxHeld = DefaultMaxHeldBodyBytes
+	// A body the proxy must hold whole, or a first flight it must read
+	// whole, would never find room below these.
+	if p.bodies, err = configBudget("MaxHeldBodyBytes", cfg.MaxHeldBodyBytes, DefaultMaxHeldBodyBytes, maxHeldBody,
+		"the largest body held whole for checking"); err != nil {
+		return nil, err
 	}
-	if maxHeld < maxHeldBody {
-		// A body the proxy must hold whole would never find room.
-		return nil, fmt.Errorf("egress: MaxHeldBodyBytes %d is below %d, the largest body held whole for checking; raise it", maxHeld, maxHeldBody)
+	if p.flights, err = configBudget("MaxInspectedBytes", cfg.MaxInspectedBytes, DefaultMaxInspectedBytes, minInspectedBytes,
+		"twice the largest ClientHello accepted"); err != nil {
+		return nil, err
 	}
-	p.bodies = newByteBudget(maxHeld)
-	maxInspected := cfg.MaxInspectedBytes
-	if maxInspected <= 0 {
-		maxInspected = DefaultMaxInspectedBytes
-	}
-	if maxInspected < minInspectedBytes {
-		return nil, fmt.Errorf("egress: MaxInspectedBytes %d is below %d, twice the largest ClientHello accepted; raise it", maxInspected, minInspectedBytes)
-	}
-	p.flights = newByteBudget(maxInspected)
 	if len(cfg.Credentials) > 0 {
 		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
 			return nil, fmt.Errorf("egress: %w", err)
