@@ -34,11 +34,9 @@ import (
 // same moment sees the host's mounts as they are.
 // Severity: medium (a command reads data the host removed from view
 // before the command started, which the README says it cannot).
-// Fix: discard a warm init whose mount snapshot is stale (watch
-// /proc/self/mountinfo for changes, POLLPRI, and drop warm inits cloned
-// before the last change), or hand the init the host's current tree
-// (open_tree(OPEN_TREE_CLONE|AT_RECURSIVE) where allowed), or start cold
-// where / is not shared.
+// Fixed (ac426df): a warm init keeps a mount stamp (mountStamp, a polled
+// /proc/self/mountinfo opened before its clone), and one whose host mount
+// table changed since is discarded for a fresh init.
 func TestRedteam34LateMountPrivate(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make a mount namespace of the host's")
