@@ -35,26 +35,44 @@ type Grant struct {
 // descriptor will do), if the caller owns it. It returns a nil Grant when
 // the bits are there already.
 func Add(fd int, bits uint32) (*Grant, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	mode, err := ownedMode(fd, bits)
+	if err != nil || mode&bits == bits {
 		return nil, err
-	}
-	if st.Mode&bits == bits {
-		return nil, nil
-	}
-	if int(st.Uid) != os.Geteuid() {
-		return nil, ErrNotOwner
 	}
 	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	g := &Grant{fd: dup, mode: st.Mode & 0o7777}
+	g := &Grant{fd: dup, mode: mode}
 	if err := unix.Chmod(FDPath(dup), g.mode|bits); err != nil {
 		unix.Close(dup)
 		return nil, err
 	}
 	return g, nil
+}
+
+// Give adds bits to the mode of the directory open at fd for good, if the
+// caller owns it: for a directory about to be removed, whose mode no one
+// will see again.
+func Give(fd int, bits uint32) error {
+	mode, err := ownedMode(fd, bits)
+	if err != nil || mode&bits == bits {
+		return err
+	}
+	return unix.Chmod(FDPath(fd), mode|bits)
+}
+
+// ownedMode returns the permission bits of the file open at fd, and
+// ErrNotOwner when bits are missing and the file is another user's.
+func ownedMode(fd int, bits uint32) (uint32, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, err
+	}
+	if st.Mode&bits != bits && int(st.Uid) != os.Geteuid() {
+		return 0, ErrNotOwner
+	}
+	return st.Mode & 0o7777, nil
 }
 
 // Restore puts the directory's mode back. A nil Grant restores nothing.

@@ -57,6 +57,28 @@ func TestWith(t *testing.T) {
 	}
 }
 
+// TestGive: the bits stay; another user's directory is refused.
+func TestGive(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "d")
+	if err := os.Mkdir(d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := Give(openPath(t, d), 0o700); err != nil || mode(t, d) != 0o700 {
+		t.Errorf("Give: mode %v, %v; want 0700", mode(t, d), err)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chown(d, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		if err := Give(openPath(t, d), 0o700); !errors.Is(err, ErrNotOwner) || mode(t, d) != 0o500 {
+			t.Errorf("another user's directory: mode %v, %v; want 0500 and ErrNotOwner", mode(t, d), err)
+		}
+	}
+}
+
 func TestSearchable(t *testing.T) {
 	base := t.TempDir()
 	a := filepath.Join(base, "a")

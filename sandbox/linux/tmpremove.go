@@ -32,7 +32,6 @@ func removeOwnedTree(dir string) error {
 		return err
 	}
 	defer unix.Close(root)
-	uid := uint32(os.Geteuid())
 	for queue := []string{"."}; len(queue) > 0; {
 		rel := queue[0]
 		queue = queue[1:]
@@ -43,10 +42,7 @@ func removeOwnedTree(dir string) error {
 		if err != nil {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Uid == uid && st.Mode&0o700 != 0o700 {
-			_ = unix.Chmod(ownerperm.FDPath(fd), st.Mode&0o7777|0o700)
-		}
+		_ = ownerperm.Give(fd, 0o700)
 		lfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		unix.Close(fd)
 		if err != nil {
