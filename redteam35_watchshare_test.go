@@ -130,15 +130,8 @@ func TestRedteam35WatchShareLifecycle(t *testing.T) {
 			}
 			done <- res
 		}()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "up")); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("control: never up")
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !rtAwaitFile(filepath.Join(dir, "up"), 15*time.Second) {
+			t.Fatal("control: never up")
 		}
 		os.Remove(filepath.Join(dir, "up"))
 		if n := rt35Inotify(); n <= inoBefore {
@@ -252,15 +245,8 @@ func TestRedteam35WatchShareTerminal(t *testing.T) {
 				}
 			}
 		}()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "up")); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("control: never up")
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !rtAwaitFile(filepath.Join(dir, "up"), 15*time.Second) {
+			t.Fatal("control: never up")
 		}
 		act(p)
 		done := make(chan *agentbox.ExecResult, 1)

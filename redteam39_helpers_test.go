@@ -62,3 +62,13 @@ func rt39Run(m *agentbox.Manager, w string) chan error {
 	}()
 	return done
 }
+
+// rtAwaitFile waits up to d for path to exist.
+func rtAwaitFile(path string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -122,16 +122,6 @@ func rtStopAdopting(init int) {
 	}
 }
 
-// rtAwaitFile waits up to d for path to exist.
-func rtAwaitFile(path string, d time.Duration) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // rtInitOf is the reduced tier's init: the parent of the program whose pid
 // leads dir/pids.
 func rtInitOf(t *testing.T, dir string) int {
