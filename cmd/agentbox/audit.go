@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,8 +116,7 @@ func badLinesPhrase(n int) string {
 }
 
 func printAuditJSON(w io.Writer, evs []audit.Event) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := newJSONEncoder(w)
 	for _, e := range evs {
 		if err := enc.Encode(e); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/agentbox-dev/agentbox"
@@ -47,7 +46,7 @@ Exit status: 0 allow or sandboxed, 1 escalated, 2 forbidden, 125 usage error.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				if err := json.NewEncoder(out).Encode(r); err != nil {
+				if err := newJSONEncoder(out).Encode(r); err != nil {
 					return err
 				}
 			} else {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -38,7 +37,7 @@ prove the whole sandbox works. Exits 1 when the strict default cannot run here.`
 			r := runDoctor(cmd.Context())
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
+				enc := newJSONEncoder(out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(r); err != nil {
 					return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,8 +76,7 @@ Exit status 0 when the agent is gone, 1 when no running agent matches.
 
 // printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := newJSONEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -152,9 +151,8 @@ func printValidateJSON(stdout io.Writer, file string, m *policy.Manifest, err er
 		res.Warnings = problems(m.Warnings)
 		res.MemoryMechanism = agentbox.MemoryMechanism()
 	}
-	enc := json.NewEncoder(stdout)
+	enc := newJSONEncoder(stdout)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
 	if werr := enc.Encode(res); werr != nil {
 		return werr
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -404,7 +403,7 @@ func (f *vaultFlags) list(cmd *cobra.Command, asJSON bool) error {
 		}
 		out := cmd.OutOrStdout()
 		if asJSON {
-			enc := json.NewEncoder(out)
+			enc := newJSONEncoder(out)
 			enc.SetIndent("", "  ")
 			return enc.Encode(entries)
 		}

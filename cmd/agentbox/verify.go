@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +41,7 @@ STATE/audit/key.pub with --key.`,
 				return exitWith(exitFailure, verifyError(args[0], err))
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetEscapeHTML(false)
+				enc := newJSONEncoder(cmd.OutOrStdout())
 				if err := enc.Encode(rep); err != nil {
 					return err
 				}
