@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -397,7 +396,7 @@ func execJSON(cmd *cobra.Command, m *agentbox.Manager, shell string, args []stri
 		res.Classification.Command = shquote.Join(args)
 	}
 	printDegraded(cmd.ErrOrStderr(), res.Degraded)
-	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc := newJSONEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(res); err != nil {
 		return exitWith(exitInternal, err)
@@ -543,26 +542,6 @@ func execDone(cmd *cobra.Command, res *agentbox.ExecResult, err error, note stri
 func printDegraded(w io.Writer, missing []string) {
 	for _, d := range missing {
 		fmt.Fprintf(w, "agentbox: warning: the policy is not fully enforced: %s\n", d)
-	}
-}
-
-// maxViolationLines bounds what printViolations writes; --json has all.
-const maxViolationLines = 10
-
-// printViolations tells the user, a line each, what the sandbox refused or
-// changed on their behalf (a planted repository disabled, a connection
-// refused), so that it is not learnt from --json alone.
-func printViolations(w io.Writer, vs []agentbox.Violation) {
-	for i, v := range vs {
-		if i == maxViolationLines {
-			fmt.Fprintf(w, "agentbox: … and %d more (see --json)\n", len(vs)-i)
-			return
-		}
-		rule := v.Kind
-		if v.Rule != "" {
-			rule += " " + v.Rule
-		}
-		fmt.Fprintf(w, "agentbox: %s: %s\n", rule, escapeControls(v.Detail))
 	}
 }
 
