@@ -26,7 +26,11 @@ import (
 // later program of the user's that asks for SIGIO on the terminal would
 // get SIGKILL instead) and the locks held through it (an flock taken by
 // the program would stay until the user's shell closes the terminal, and
-// every other opener that locks it would wait). agentbox records it
+// every other opener that locks it would wait); and, for a pseudo
+// terminal's master (a harness driving a program through a pty may hand
+// it on), the pair's packet mode (every later read of the harness would
+// begin with a status byte) and the slave's lock (every later open of
+// /dev/pts/N would fail). agentbox records it
 // before the program starts and puts it back once the program's whole
 // tree is gone, so that a sandboxed command changes nothing of the
 // caller's terminal beyond its own run, even when it is killed in the
@@ -37,6 +41,7 @@ type sharedFile struct {
 	flags    int
 	termios  *unix.Termios // nil: not a terminal
 	excl     int
+	master   []int  // a pty master's masterState; nil: not a master
 	mode     uint32 // permission bits and owner, which the program, as the
 	uid, gid uint32 // file's owner, could change (fchmod 0666)
 	sig      int    // F_GETSIG: the signal O_ASYNC sends (0: SIGIO)
@@ -120,6 +125,9 @@ func shareFile(f *os.File) *sharedFile {
 	if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil {
 		s.termios = t
 		s.excl, _ = unix.IoctlGetInt(s.fd, unix.TIOCGEXCL)
+		if _, err := unix.IoctlGetInt(s.fd, unix.TIOCGPTN); err == nil {
+			s.master = recordMaster(s.fd)
+		}
 	}
 	return s
 }
@@ -185,11 +193,48 @@ func (s *sharedFile) restore() (restored, left []string) {
 				restored = append(restored, "terminal exclusive mode")
 			}
 		}
+		restored = append(restored, s.restoreMaster()...)
 		// Whether output is suspended cannot be read; resuming output that
 		// runs is a no-op.
 		_ = unix.IoctlSetInt(s.fd, unix.TCXONC, unix.TCOON)
 	})
 	return restored, left
+}
+
+// masterState is the state of a pty master that sharedFile puts back:
+// the requests that read and set it, and its name in restore's report.
+var masterState = []struct {
+	get, set uint
+	name     string
+}{
+	{unix.TIOCGPKT, unix.TIOCPKT, "pty packet mode"},
+	{unix.TIOCGPTLCK, unix.TIOCSPTLCK, "pty slave lock"},
+}
+
+// recordMaster reads masterState from the pty master open at fd; nil when
+// any of it cannot be read.
+func recordMaster(fd int) []int {
+	vals := make([]int, len(masterState))
+	for i, st := range masterState {
+		v, err := unix.IoctlGetInt(fd, st.get)
+		if err != nil {
+			return nil
+		}
+		vals[i] = v
+	}
+	return vals
+}
+
+// restoreMaster puts a pty master's packet mode and slave lock back
+// (TestRedteam41PtyMasterPacketMode, TestRedteam41PtyMasterSlaveLock).
+func (s *sharedFile) restoreMaster() (restored []string) {
+	for i, want := range s.master {
+		st := masterState[i]
+		if v, err := unix.IoctlGetInt(s.fd, st.get); err == nil && v != want && unix.IoctlSetPointerInt(s.fd, st.set, want) == nil {
+			restored = append(restored, st.name)
+		}
+	}
+	return restored
 }
 
 // othersForeground reports whether fd is agentbox's controlling terminal
