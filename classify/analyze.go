@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -23,15 +22,9 @@ const (
 	maxLineValues = 1 << 22 // bytes of values expanded in one line (see spendValue)
 )
 
-var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
-}}
-
+// parse parses text as bash reads it.
 func parse(text string) (*syntax.File, error) {
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(text), "")
-	parserPool.Put(p)
-	return f, err
+	return parseAs(syntax.LangBash, text)
 }
 
 // varVal is the value of a shell variable assigned earlier on the line.
@@ -60,7 +53,8 @@ type varVal struct {
 // analyzer walks one command line. It is used by a single goroutine.
 type analyzer struct {
 	c          *Classifier
-	src        string // source text of the script being walked
+	src        string             // source text of the script being walked
+	lang       syntax.LangVariant // how the shell running it reads text (see dialect.go)
 	vars       map[string]varVal
 	funcs      map[string][]funcDef      // defined functions: name → every body given it
 	funcBusy   []string                  // the functions being walked
@@ -110,7 +104,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(c *Classifier) *analyzer {
-	return &analyzer{c: c, res: Result{Decision: Allow}, start: time.Now()}
+	return &analyzer{c: c, res: Result{Decision: Allow}, start: time.Now(), lang: syntax.LangBash}
 }
 
 // script parses text and walks it as a script run by a child shell whose
@@ -130,9 +124,20 @@ func (a *analyzer) sameShell(text string, in *stream) stream {
 		a.limit("nesting deeper than 16 levels")
 		return stream{traits: trUnknown}
 	}
-	f, err := parse(text)
+	text = wordCRs(text) // see lexfix.go
+	f, err := parseAs(a.lang, text)
+	if err == nil {
+		f, text, err = commentEnds(a.lang, f, text)
+	}
+	if err == nil {
+		err = heredocDelims(f)
+	}
 	if err != nil {
-		a.emit(&unit{kind: kParseError, info: err.Error(), prog: text})
+		info := err.Error()
+		if a.lang != syntax.LangBash {
+			info += " (the shell running it is not bash: for bash syntax, run bash -c '…')"
+		}
+		a.emit(&unit{kind: kParseError, info: info, prog: text})
 		a.salvage(text, err)
 		return stream{traits: trUnknown}
 	}
@@ -164,7 +169,7 @@ func (a *analyzer) salvage(text string, err error) {
 	}
 	lines := strings.SplitN(text, "\n", int(pe.Pos.Line()))
 	prefix := strings.Join(lines[:len(lines)-1], "\n")
-	if _, perr := parse(prefix); perr == nil {
+	if _, perr := parseAs(a.lang, prefix); perr == nil {
 		a.sameShell(prefix, nil)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Result is the verdict on a command line.
@@ -198,10 +200,33 @@ var defaultClassifier = sync.OnceValue(func() *Classifier {
 // Default returns a shared Classifier with the built-in rules and no options.
 func Default() *Classifier { return defaultClassifier() }
 
-// Classify classifies a shell command line.
-func (c *Classifier) Classify(command string) (res Result) {
+// Classify classifies a shell command line as bash reads it; ClassifyShell
+// reads it as a given shell does.
+func (c *Classifier) Classify(command string) Result {
+	return c.classifyAs(syntax.LangBash, command)
+}
+
+// ClassifyShell judges command as the shell at path shell reads it when
+// run as `shell -c command`: a POSIX shell such as dash does not split
+// text where bash does ($'…' is not a quote there), and Classify reads as
+// bash. A shell whose dialect is not known for sure is read both ways, the
+// more severe verdict standing (see dialect.go).
+func (c *Classifier) ClassifyShell(shell, command string) Result {
+	var res Result
+	for i, lang := range shellViews(shell) {
+		r := c.classifyAs(lang, command)
+		if i == 0 || r.Decision > res.Decision {
+			res = r
+		}
+	}
+	return res
+}
+
+// classifyAs is Classify with text read as lang reads it.
+func (c *Classifier) classifyAs(lang syntax.LangVariant, command string) (res Result) {
 	defer c.failClosed(&res)
 	a := newAnalyzer(c)
+	a.lang = lang
 	if len(command) > maxInput {
 		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
 		return a.result()

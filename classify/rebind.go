@@ -193,8 +193,11 @@ func (a *analyzer) aliasUse(ce *syntax.CallExpr, in *stream) {
 		return
 	}
 	if i < len(ce.Args) {
-		sb.WriteString(" ")
-		sb.WriteString(a.srcSpan(ce.Args[i], ce.Args[len(ce.Args)-1]))
+		// The rest as written from the end of the alias word: bash reads
+		// the value, then the input after the word, so a backslash-newline
+		// there ends a comment the value opened (alias e='echo #': e \
+		// then rm on the next line runs rm).
+		sb.WriteString(a.srcBetween(int(ce.Args[i-1].End().Offset()), int(ce.Args[len(ce.Args)-1].End().Offset())))
 	}
 	saved := a.aliasBusy
 	a.aliasBusy = append(slices.Clip(saved), busy...)
@@ -217,7 +220,11 @@ func plainLit(w *syntax.Word) string {
 // srcSpan returns the source text from the start of the node from to the
 // end of the node to.
 func (a *analyzer) srcSpan(from, to syntax.Node) string {
-	s, e := int(from.Pos().Offset()), int(to.End().Offset())
+	return a.srcBetween(int(from.Pos().Offset()), int(to.End().Offset()))
+}
+
+// srcBetween returns the source text from offset s to e.
+func (a *analyzer) srcBetween(s, e int) string {
 	if s < 0 || e > len(a.src) || s > e {
 		return "$?"
 	}

@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Code a shell takes from its environment before it runs anything it is
 // given: an interactive bash expands its prompts, PS0 after reading a
@@ -27,6 +31,29 @@ const (
 // Functions from the environment are defined in the shell's own scope
 // only.
 func (a *analyzer) runShell(u *unit) (stream, bool) {
+	views := shellViews(u.prog)
+	out, ok := a.inDialect(views[0], func() (stream, bool) { return a.runShellAs(u) })
+	for _, v := range views[1:] {
+		// The other reading's units count; its state, like a child
+		// shell's, does not.
+		a.isolated(func() stream {
+			s, _ := a.inDialect(v, func() (stream, bool) { return a.runShellAs(u) })
+			return s
+		})
+	}
+	return out, ok
+}
+
+// inDialect walks what f walks with text read as lang reads it.
+func (a *analyzer) inDialect(lang syntax.LangVariant, f func() (stream, bool)) (stream, bool) {
+	saved := a.lang
+	a.lang = lang
+	defer func() { a.lang = saved }()
+	return f()
+}
+
+// runShellAs is runShell in the dialect being walked.
+func (a *analyzer) runShellAs(u *unit) (stream, bool) {
 	for _, n := range promptVars {
 		if f, set := a.envField(u, n); set && !f.dyn {
 			a.expansionCode(f.val)
