@@ -31,7 +31,10 @@ type (
 )
 
 // Classifier judges commands before they run. *classify.Classifier
-// implements it.
+// implements it. A Classifier that also has ClassifyShell(shell, command
+// string) ClassifyResult, as *classify.Classifier does, is asked with the
+// shell that runs Exec's command string: Classify reads text as bash does,
+// and dash (/bin/sh on Debian and Ubuntu) splits some text otherwise.
 type Classifier interface {
 	Classify(command string) ClassifyResult
 	ClassifyArgs(name string, args []string) ClassifyResult
@@ -188,12 +191,32 @@ func (o *callOptions) classifierFor(cfg Config) (Classifier, error) {
 	return classify.Default(), nil
 }
 
+// shellClassifier is a Classifier that judges a command string as the
+// shell running it reads it (*classify.Classifier is one): bash and dash
+// split some text into different commands.
+type shellClassifier interface {
+	ClassifyShell(shell, command string) ClassifyResult
+}
+
+// classifyIn judges command as run by shell -c: with ClassifyShell where c
+// has it, else with Classify.
+func classifyIn(c Classifier, shell, command string) ClassifyResult {
+	if sc, ok := c.(shellClassifier); ok {
+		return sc.ClassifyShell(shell, command)
+	}
+	return c.Classify(command)
+}
+
 // strictest asks both classifiers and keeps the more severe verdict (the
 // first's on a tie).
 type strictest [2]Classifier
 
 func (s strictest) Classify(command string) ClassifyResult {
 	return severer(s[0].Classify(command), s[1].Classify(command))
+}
+
+func (s strictest) ClassifyShell(shell, command string) ClassifyResult {
+	return severer(classifyIn(s[0], shell, command), classifyIn(s[1], shell, command))
 }
 
 func (s strictest) ClassifyArgs(name string, args []string) ClassifyResult {
@@ -257,7 +280,8 @@ func Check(ctx context.Context, command string) (ClassifyResult, error) {
 	return m.Check(ctx, command)
 }
 
-// Check classifies command without running it.
+// Check classifies command without running it, as the shell Exec would
+// run it with reads it.
 func (m *Manager) Check(ctx context.Context, command string, opts ...Option) (ClassifyResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ClassifyResult{}, err
@@ -266,9 +290,10 @@ func (m *Manager) Check(ctx context.Context, command string, opts ...Option) (Cl
 	if err != nil {
 		return ClassifyResult{}, err
 	}
-	c, err := o.classifierFor(m.Config())
+	cfg := m.Config()
+	c, err := o.classifierFor(cfg)
 	if err != nil {
 		return ClassifyResult{}, err
 	}
-	return c.Classify(command), nil
+	return classifyIn(c, firstNonEmpty(o.shell, cfg.Shell, DefaultShell), command), nil
 }

@@ -100,11 +100,11 @@ func (m *Manager) Exec(ctx context.Context, command string, opts ...Option) (*Ex
 		return nil, err
 	}
 	cfg := m.Config()
-	verdict, err := m.classify(ctx, cfg, o, command, func(c Classifier) ClassifyResult { return c.Classify(command) })
+	shell := firstNonEmpty(o.shell, cfg.Shell, DefaultShell)
+	verdict, err := m.classify(ctx, cfg, o, command, func(c Classifier) ClassifyResult { return classifyIn(c, shell, command) })
 	if err != nil {
 		return nil, err
 	}
-	shell := firstNonEmpty(o.shell, cfg.Shell, DefaultShell)
 	return m.run(ctx, cfg, o, shell, []string{shell, "-c", command}, verdict)
 }
 
