@@ -104,3 +104,23 @@ func TestCheckAndCustomRules(t *testing.T) {
 		t.Fatalf("unknown rule: %v", err)
 	}
 }
+
+// TestExecClassifiesAsItsShell: dash (/bin/sh here) runs rm in a line bash
+// reads as one echo. Exec and Check judge the line as the shell that runs
+// it reads it: refused with /bin/sh, run with /bin/bash (where it echoes).
+func TestExecClassifiesAsItsShell(t *testing.T) {
+	t.Parallel()
+	const line = `echo $'x\' ; rm -rf ~ #\''`
+	m := newManager(t, agentbox.CIConfig())
+	ctx := context.Background()
+	if _, err := m.Exec(ctx, line, agentbox.WithShell("/usr/bin/dash")); !errors.Is(err, agentbox.ErrForbiddenCommand) {
+		t.Errorf("Exec with dash: %v, want forbidden", err)
+	}
+	if r, err := m.Check(ctx, line, agentbox.WithShell("/usr/bin/dash")); err != nil || r.Decision != agentbox.DecisionForbidden {
+		t.Errorf("Check with dash: %v %v, want forbidden", r.Decision, err)
+	}
+	res, err := m.Exec(ctx, line, agentbox.WithShell("/bin/bash"))
+	if err != nil || res.ExitCode != 0 || string(res.Stdout) != "x' ; rm -rf ~ #'\n" {
+		t.Fatalf("Exec with bash: %+v %v", res, err)
+	}
+}
