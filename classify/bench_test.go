@@ -42,6 +42,16 @@ func BenchmarkClassify(b *testing.B) {
 	}
 }
 
+// BenchmarkClassifyShell measures one classification per command as Exec
+// makes it with /bin/sh: read as bash and as a POSIX shell where sh is not
+// bash (dash on Debian and Ubuntu).
+func BenchmarkClassifyShell(b *testing.B) {
+	c := Default()
+	for _, bc := range benchCommands {
+		b.Run(bc.name, func(b *testing.B) { timed(b, func() { c.ClassifyShell("/bin/sh", bc.cmd) }) })
+	}
+}
+
 // BenchmarkParseOnly is the floor: parsing the same commands with the shell
 // parser alone, so that the classifier's cost can be quoted as a ratio.
 func BenchmarkParseOnly(b *testing.B) {
