@@ -88,6 +88,9 @@ type analyzer struct {
 	halt       bool  // a limit was hit; stop walking
 	dry        int   // > 0: walking only to learn what a loop body changes, nothing is judged
 	lastpipe   bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	xpgEcho    bool  // shopt -s xpg_echo may have run: echo may read escapes (see echo.go)
+	noSplit    bool  // expanding an assignment's value: no field splitting (expandAssign)
+	posix      bool  // bash's posix mode may be on (see keepSpecialAssigns)
 	unsure     int   // > 0: on a path that may not be taken (files written may not be)
 	jumped     uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
@@ -130,7 +133,7 @@ func (a *analyzer) sameShell(text string, in *stream) stream {
 		f, text, err = commentEnds(a.lang, f, text)
 	}
 	if err == nil {
-		err = heredocDelims(f)
+		err = heredocs(f, a.lang)
 	}
 	if err != nil {
 		info := err.Error()
@@ -216,6 +219,9 @@ func (a *analyzer) limit(why string) {
 // subst walks the statements of a command or process substitution (run in
 // a subshell) and returns what they print.
 func (a *analyzer) subst(stmts []*syntax.Stmt) stream {
+	saved := a.noSplit
+	a.noSplit = false // the substitution's own words split
+	defer func() { a.noSplit = saved }()
 	return a.isolated(func() stream { return a.stmtList(stmts, nil) })
 }
 

@@ -19,7 +19,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		case nameTables.has(a.refName(as.Name.Value)):
 			f = a.tableAssign(a.refName(as.Name.Value), as)
 		case as.Value != nil:
-			f = joinField(a.expandWord(as.Value))
+			f = a.expandAssign(as.Value)
 			if as.Append || as.Index != nil {
 				a.intAssign(as.Name.Value, f) // n+=V adds V; b[0]=V
 			}
@@ -95,10 +95,32 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		u.histInWord = true // !prefix re-runs the last command starting with prefix
 	}
 	out := a.runCall(u, in)
+	if len(env) > 0 && !u.dynName && specialBuiltins.has(u.name) {
+		a.keepSpecialAssigns(env)
+	}
 	if u.dynName && strings.ReplaceAll(fields[0].bare, xargsInputBare, "") != "" || anyAlt(fields) || anyAltRedir(redirs) {
 		a.speculate(u, fields)
 	}
 	return out
+}
+
+// specialBuiltins are POSIX's special builtins: an assignment before one
+// stays set after it in dash, and in bash in posix mode.
+var specialBuiltins = newSet(":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
+	"return", "set", "shift", "times", "trap", "unset")
+
+// keepSpecialAssigns keeps the prefix assignments of a special builtin set
+// after it, as a POSIX shell does (X=~ :; cd "$X" && rm -rf . removes the
+// home in dash: TestRedteam43SpecialAssign), and bash in posix mode: run
+// as sh, with --posix or -o posix, after set -o posix or with
+// POSIXLY_CORRECT set (a.posix, also where that may have happened).
+func (a *analyzer) keepSpecialAssigns(env []envVar) {
+	if a.lang != syntax.LangPOSIX && !a.posix {
+		return
+	}
+	for _, e := range env {
+		a.assign(e)
+	}
 }
 
 // speculate classifies the command a dynamic program word most likely

@@ -203,7 +203,7 @@ func Default() *Classifier { return defaultClassifier() }
 // Classify classifies a shell command line as bash reads it; ClassifyShell
 // reads it as a given shell does.
 func (c *Classifier) Classify(command string) Result {
-	return c.classifyAs(syntax.LangBash, command)
+	return c.classifyAs(syntax.LangBash, false, command)
 }
 
 // ClassifyShell judges command as the shell at path shell reads it when
@@ -213,8 +213,9 @@ func (c *Classifier) Classify(command string) Result {
 // more severe verdict standing (see dialect.go).
 func (c *Classifier) ClassifyShell(shell, command string) Result {
 	var res Result
+	posix := normName(shell) == "sh" // bash run as sh is in posix mode
 	for i, lang := range shellViews(shell) {
-		r := c.classifyAs(lang, command)
+		r := c.classifyAs(lang, posix, command)
 		if i == 0 || r.Decision > res.Decision {
 			res = r
 		}
@@ -222,11 +223,12 @@ func (c *Classifier) ClassifyShell(shell, command string) Result {
 	return res
 }
 
-// classifyAs is Classify with text read as lang reads it.
-func (c *Classifier) classifyAs(lang syntax.LangVariant, command string) (res Result) {
+// classifyAs is Classify with text read as lang reads it, in bash's posix
+// mode where posix is set.
+func (c *Classifier) classifyAs(lang syntax.LangVariant, posix bool, command string) (res Result) {
 	defer c.failClosed(&res)
 	a := newAnalyzer(c)
-	a.lang = lang
+	a.lang, a.posix = lang, posix
 	if len(command) > maxInput {
 		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
 		return a.result()

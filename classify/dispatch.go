@@ -22,7 +22,11 @@ func (a *analyzer) run(u *unit) stream {
 	if u.name == "shopt" && !u.dynName {
 		// Also run by builtin, command or any other wrapper.
 		a.lastpipe = a.lastpipe || slices.ContainsFunc(u.args, lastpipeWord)
+		a.xpgEcho = a.xpgEcho || slices.ContainsFunc(u.args, xpgEchoWord)
 		a.dotglob = a.dotglob || shoptSetsDotglob(u.args)
+	}
+	if u.name == "set" && !u.dynName && slices.ContainsFunc(u.args, func(f field) bool { return f.dyn || f.val == "posix" }) {
+		a.posix = true // set -o posix
 	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
@@ -36,6 +40,9 @@ func (a *analyzer) run(u *unit) stream {
 
 // lastpipeWord reports whether a shopt word may name lastpipe.
 func lastpipeWord(f field) bool { return f.dyn || f.val == "lastpipe" }
+
+// xpgEchoWord reports whether a shopt word may name xpg_echo.
+func xpgEchoWord(f field) bool { return f.dyn || f.val == "xpg_echo" }
 
 // handler follows what a program runs; judge reports whether the program's
 // own unit should be judged too (false for transparent wrappers).

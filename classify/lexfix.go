@@ -25,11 +25,11 @@ import (
 //     rm -rf ~: TestRedteam42CommentContinuation). The backslash becomes
 //     a space, which a comment does not see either.
 //
-// And where the parser reads a here-document's delimiter otherwise than
-// the shells, a backslash in its double-quoted part (<<"E\"F" ends at E"F
-// in the shells, at E\"F for the parser, which reads the commands between
-// as the document: TestRedteam42HeredocDelimEscape), the text is not
-// judged: a parse error, escalated.
+// And where the parser reads a here-document otherwise than the shells
+// (heredocs), the text is not judged: a parse error, escalated. A
+// backslash in a double-quoted delimiter: <<"E\"F" ends at E"F in the
+// shells, at E\"F for the parser, which reads the commands between as the
+// document (TestRedteam42HeredocDelimEscape).
 
 // maxCommentFixes bounds the parses commentEnds may make of one text.
 const maxCommentFixes = 64
@@ -65,24 +65,46 @@ func commentEnds(lang syntax.LangVariant, f *syntax.File, text string) (*syntax.
 	return nil, text, errors.New("too many comments that end in a backslash")
 }
 
-// heredocDelims reports a here-document whose delimiter has a backslash in
-// a double-quoted part.
-func heredocDelims(f *syntax.File) error {
+// heredocs reports a here-document the parser reads otherwise than the
+// shells: one whose delimiter has a backslash in a double-quoted part, and
+// one opened in a command substitution that closes on the same line,
+// whose body the parser takes from the lines after it. The shells read a
+// substitution in backquotes as a text of its own, as dash does $( ), so
+// the document ends empty there and those lines are commands
+// (echo `cat <<E` then rm -rf ~: TestRedteam43HeredocInSubst); bash reads
+// the body of $( ) as the parser does.
+func heredocs(f *syntax.File, lang syntax.LangVariant) error {
 	var err error
 	syntax.Walk(f, func(n syntax.Node) bool {
-		r, ok := n.(*syntax.Redirect)
-		if !ok || err != nil || r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc || r.Word == nil {
-			return err == nil
-		}
-		for _, p := range r.Word.Parts {
-			if dq, ok := p.(*syntax.DblQuoted); ok && slices.ContainsFunc(dq.Parts, func(q syntax.WordPart) bool {
-				l, ok := q.(*syntax.Lit)
-				return ok && strings.Contains(l.Value, "\\")
-			}) {
+		switch n := n.(type) {
+		case *syntax.Redirect:
+			if isHeredoc(n) && slices.ContainsFunc(n.Word.Parts, quotedBackslash) {
 				err = errors.New("a backslash in a quoted here-document delimiter, which the shells and the classifier read differently")
+			}
+		case *syntax.CmdSubst:
+			if n.Backquotes || lang != syntax.LangBash {
+				syntax.Walk(n, func(m syntax.Node) bool {
+					if r, ok := m.(*syntax.Redirect); ok && isHeredoc(r) && r.Hdoc != nil && r.Hdoc.Pos().After(n.Right) {
+						err = errors.New("a here-document opened in a command substitution that ends on its line, which the shells and the classifier read differently")
+					}
+					return err == nil
+				})
 			}
 		}
 		return err == nil
 	})
 	return err
+}
+
+func isHeredoc(r *syntax.Redirect) bool {
+	return (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Word != nil
+}
+
+// quotedBackslash reports a double-quoted part holding a backslash.
+func quotedBackslash(p syntax.WordPart) bool {
+	dq, ok := p.(*syntax.DblQuoted)
+	return ok && slices.ContainsFunc(dq.Parts, func(q syntax.WordPart) bool {
+		l, ok := q.(*syntax.Lit)
+		return ok && strings.Contains(l.Value, "\\")
+	})
 }

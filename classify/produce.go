@@ -3,6 +3,8 @@ package classify
 import (
 	"encoding/base64"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 var (
@@ -22,7 +24,7 @@ func (a *analyzer) produce(u *unit) stream {
 	in := u.in
 	switch {
 	case u.name == "echo":
-		return echoStream(u)
+		return a.echoStream(u)
 	case u.name == "pwd":
 		if d, ok := a.pwdValue(); ok {
 			return literal(d + "\n")
@@ -34,7 +36,7 @@ func (a *analyzer) produce(u *unit) stream {
 			return literal(ops[len(ops)-1].val + "\n")
 		}
 	case u.name == "printf":
-		return printfStream(u)
+		return printfStream(u, a.lang == syntax.LangPOSIX)
 	case downloaders.has(u.name):
 		return stream{traits: in.traits | trDownload | trUnknown}
 	case u.name == "openssl" && len(u.args) > 0 && (u.args[0].val == "s_client" || u.args[0].val == "s_server"):
@@ -162,41 +164,14 @@ func decodeText(u *unit, t string) (string, bool) {
 	return "", false
 }
 
-// echoStream computes the output of echo.
-func echoStream(u *unit) stream {
-	args := u.args
-	newline, escapes := true, false
-	for len(args) > 0 {
-		v := args[0].val
-		if len(v) < 2 || v[0] != '-' || strings.Trim(v[1:], "neE") != "" {
-			break
-		}
-		newline = newline && !strings.Contains(v, "n")
-		escapes = strings.Contains(v, "e")
-		args = args[1:]
-	}
-	var out stream
-	vals := make([]string, len(args))
-	alts := make([]string, len(args))
-	for i, f := range args {
-		vals[i], alts[i] = f.val, f.possible()
-		out.traits |= f.src.traits
-	}
-	text, possible := strings.Join(vals, " "), strings.Join(alts, " ")
-	if escapes {
-		text, possible = ansiC(text), ansiC(possible)
-	}
-	if newline {
-		text += "\n"
-	}
-	out.text, out.textKnown, out.possible = text, true, possible
-	return out
-}
-
 // printfStream computes the output of printf (printfFormat). Output it
 // does not compute exactly is not folded: text keeps the approximation
 // as the known parts, and the stream is a run-time one.
-func printfStream(u *unit) stream {
+//
+// dash's printf keeps the backslash of \" and \' in FORMAT, which bash's
+// removes (TestRedteam43DashEchoEscapes): under a POSIX reading each is
+// given to the model as \\ and the quote.
+func printfStream(u *unit, dash bool) stream {
 	ops := u.args
 	if len(ops) > 1 && ops[0].val == "-v" {
 		return stream{}
@@ -216,7 +191,11 @@ func printfStream(u *unit) stream {
 	}
 	// A run-time word's val is its source text ($x): printf's cuts and
 	// pads of it, and the ARGs it may split into, are no exact output.
-	text, exact := printfFormat(vals[0], vals[1:])
+	format := vals[0]
+	if dash {
+		format = dashQuoteEscapes(format)
+	}
+	text, exact := printfFormat(format, vals[1:])
 	out.text, out.textKnown = text, exact && !dyn
 	if !out.textKnown {
 		out.traits |= trUnknown
@@ -225,4 +204,25 @@ func printfStream(u *unit) stream {
 	// run-time one: $(( $(printf "$F" 'x[…]') )) evaluates it
 	out.possible, _ = printfPossible(ops)
 	return out
+}
+
+// dashQuoteEscapes doubles the backslash of each \" and \' in a printf
+// FORMAT.
+func dashQuoteEscapes(format string) string {
+	if !strings.Contains(format, `\"`) && !strings.Contains(format, `\'`) {
+		return format
+	}
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		b.WriteByte(format[i])
+		if format[i] != '\\' || i+1 == len(format) {
+			continue
+		}
+		if c := format[i+1]; c == '"' || c == '\'' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(format[i+1])
+		i++
+	}
+	return b.String()
 }

@@ -100,7 +100,7 @@ func (a *analyzer) hashedProgram(u *unit) {
 func (a *analyzer) tableAssign(table string, as *syntax.Assign) field {
 	switch {
 	case as.Value != nil:
-		f := joinField(a.expandWord(as.Value))
+		f := a.expandAssign(as.Value)
 		a.tableEntry(table, as.Index, f)
 		return f
 	case as.Array != nil:

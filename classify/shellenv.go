@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -32,23 +33,25 @@ const (
 // only.
 func (a *analyzer) runShell(u *unit) (stream, bool) {
 	views := shellViews(u.prog)
-	out, ok := a.inDialect(views[0], func() (stream, bool) { return a.runShellAs(u) })
+	posix := a.posix || u.name == "sh" || slices.ContainsFunc(u.args, func(f field) bool { return f.dyn || f.val == "--posix" || f.val == "posix" })
+	out, ok := a.inDialect(views[0], posix, func() (stream, bool) { return a.runShellAs(u) })
 	for _, v := range views[1:] {
 		// The other reading's units count; its state, like a child
 		// shell's, does not.
 		a.isolated(func() stream {
-			s, _ := a.inDialect(v, func() (stream, bool) { return a.runShellAs(u) })
+			s, _ := a.inDialect(v, posix, func() (stream, bool) { return a.runShellAs(u) })
 			return s
 		})
 	}
 	return out, ok
 }
 
-// inDialect walks what f walks with text read as lang reads it.
-func (a *analyzer) inDialect(lang syntax.LangVariant, f func() (stream, bool)) (stream, bool) {
-	saved := a.lang
-	a.lang = lang
-	defer func() { a.lang = saved }()
+// inDialect walks what f walks with text read as lang reads it, in bash's
+// posix mode where posix says it may be on.
+func (a *analyzer) inDialect(lang syntax.LangVariant, posix bool, f func() (stream, bool)) (stream, bool) {
+	savedLang, savedPosix := a.lang, a.posix
+	a.lang, a.posix = lang, posix
+	defer func() { a.lang, a.posix = savedLang, savedPosix }()
 	return f()
 }
 

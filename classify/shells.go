@@ -63,6 +63,9 @@ func (a *analyzer) runShellArgs(u *unit) (stream, bool) {
 					if v[j] == 'O' && v[0] == '-' && i < len(u.args) && lastpipeWord(u.args[i]) {
 						a.lastpipe = true // bash -O lastpipe -c …
 					}
+					if v[j] == 'O' && v[0] == '-' && i < len(u.args) && xpgEchoWord(u.args[i]) {
+						a.xpgEcho = true // bash -O xpg_echo -c …
+					}
 				}
 			}
 			continue

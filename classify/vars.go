@@ -165,6 +165,9 @@ func (a *analyzer) refName(name string) string {
 
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
+	if e.name == "POSIXLY_CORRECT" {
+		a.posix = true // bash enters posix mode
+	}
 	if e.elem != nil {
 		if v, ok := a.elemAssigned(e.name, e.elem); ok {
 			a.setVar(e.name, v)
@@ -226,7 +229,7 @@ func (a *analyzer) decl(d *syntax.DeclClause) {
 			a.assign(e)
 			env = append(env, e)
 		case as.Name != nil && as.Value != nil:
-			e := envVar{name: a.refName(as.Name.Value), val: joinField(a.expandWord(as.Value))}
+			e := envVar{name: a.refName(as.Name.Value), val: a.expandAssign(as.Value)}
 			v := e.val
 			last = &v
 			a.walkNode(as.Index)
@@ -306,7 +309,7 @@ func (a *analyzer) declareRef(as *syntax.Assign) {
 	_, isRef := a.refs[name]
 	switch {
 	case as.Value != nil:
-		f := joinField(a.expandWord(as.Value))
+		f := a.expandAssign(as.Value)
 		a.nameText(f) // declare -n r='a[$(…)]': every use of r expands it
 		t = refTarget(varVal{val: f.val, known: !f.dyn}, name)
 	case as.Array != nil:

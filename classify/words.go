@@ -28,6 +28,16 @@ type field struct {
 // maxBraceFields bounds brace expansion so that {1..99999999} cannot blow up.
 const maxBraceFields = 256
 
+// expandAssign expands the value of an assignment: one field, and what
+// its expansions produce is not split (x=$(printf 'a\nb') keeps the
+// newline, which eval "$x" then reads as two commands).
+func (a *analyzer) expandAssign(w *syntax.Word) field {
+	saved := a.noSplit
+	a.noSplit = true
+	defer func() { a.noSplit = saved }()
+	return joinField(a.expandWord(w))
+}
+
 // expandWord expands one word into zero or more fields, analysing every
 // substitution inside it on the way.
 func (a *analyzer) expandWord(w *syntax.Word) []field {
@@ -253,7 +263,7 @@ func (a *analyzer) expandLit(b *fieldBuilder, v string, quoted, first bool) {
 // addValue adds the value of an expansion: inside quotes it joins the field,
 // unquoted it is split on the current IFS.
 func (a *analyzer) addValue(b *fieldBuilder, v string, quoted bool) {
-	if quoted {
+	if quoted || a.noSplit {
 		b.add(v)
 		return
 	}
