@@ -61,7 +61,7 @@ func (a *analyzer) chdir(u *unit) {
 	if !ok || !isCd {
 		return
 	}
-	c := &unit{kind: kCall, name: name, args: args, env: u.env, cwd: a.cwd}
+	c := &unit{kind: kCall, name: name, args: args, env: u.env, cwd: a.cwd, links: u.links}
 	ops := c.operands()
 	prev, prevOld := a.cwd, a.oldwd
 	defer func() { a.cdMayFail(kind, ops, prev, prevOld) }()
@@ -79,13 +79,41 @@ func (a *analyzer) chdir(u *unit) {
 		a.dirs = append(a.dirs, a.cwd)
 		a.cwd = a.cdTarget(c, ops[0])
 	case len(ops) == 0:
-		a.cwd = a.homeDir()
+		a.cwd = a.dirVar(c, "HOME", a.homeDir())
 	case ops[0].val == "-" && !ops[0].dyn:
-		a.cwd = a.oldwd
+		a.cwd = a.dirVar(c, "OLDPWD", a.oldwd)
 	default:
 		a.cwd = a.cdTarget(c, ops[0])
 	}
 	a.oldwd = prev
+	// The shell sets $OLDPWD to the directory left, as $PWD is the one
+	// entered (pwdValue): cd ~; cd /tmp; cd "$OLDPWD" is the home.
+	old := varVal{known: prev != "" && prev != cwdMaybeHome}
+	if old.known {
+		old.val, old.home = prev, strings.HasPrefix(prev, "~")
+	}
+	a.setVar("OLDPWD", old)
+}
+
+// dirVar is where a bare cd (HOME) or cd - (OLDPWD) goes: the value the
+// variable has on the cd itself (HOME=/ cd) or the line gave it before
+// (OLDPWD=/; cd -), else tracked, the directory the analysis follows.
+func (a *analyzer) dirVar(c *unit, name, tracked string) string {
+	for _, e := range c.env {
+		if e.name == name {
+			if e.val.dyn {
+				return ""
+			}
+			return cleanTarget(e.val.val)
+		}
+	}
+	if v, ok := a.vars[name]; ok && name == "OLDPWD" {
+		if !v.known {
+			return tracked
+		}
+		return cleanTarget(v.val)
+	}
+	return tracked
 }
 
 // dirState is the working directory, $OLDPWD and pushd's stack on one path.
@@ -161,7 +189,10 @@ func (a *analyzer) cdTarget(c *unit, f field) string {
 	case f.dyn:
 		return ""
 	}
-	raw := c.resolve(f).val
+	// cd enters what a link the line made points to (ln -s ~ l; cd l).
+	through := f
+	through.val = writeThrough(c.links, f.val)
+	raw := c.resolve(through).val
 	own := cleanTarget(raw)
 	if atHomeParent(raw) {
 		own = homeParentDir // cd ~/..: judged as the home, but $USER there may be it (homeByParent)

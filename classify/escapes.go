@@ -33,6 +33,12 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"emacs": {{"--eval", ""}},
 		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet: makeEvals finds every form
 		"gmake": {{"--eval", ""}, {"-E", ""}},
+		"split": {{"--filter", ""}},
+		"sort":  {{"--compress-program", ""}},
+		"go":    {{"-exec", ""}, {"--exec", ""}, {"-toolexec", ""}, {"--toolexec", ""}},
+		"gcc":   {{"-wrapper", ""}},
+		"g++":   {{"-wrapper", ""}},
+		"cc":    {{"-wrapper", ""}},
 	}
 })
 
@@ -61,10 +67,12 @@ func (a *analyzer) runExecOptions(u *unit) {
 					continue
 				}
 				val = strings.TrimPrefix(strings.TrimPrefix(v[1:], ":"), "silent ")
-			case v == o.opt && i+1 < len(args):
-				val = args[i+1].val
 			case strings.HasPrefix(v, o.opt+"="):
 				val = v[len(o.opt)+1:]
+			case longAbbrev(v, o.opt) && strings.Contains(v, "="):
+				_, val, _ = strings.Cut(v, "=")
+			case (v == o.opt || longAbbrev(v, o.opt)) && i+1 < len(args):
+				val = args[i+1].val
 			default:
 				continue
 			}
@@ -83,6 +91,15 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 			f := args[i]
 			f.val = val
+			if o.opt == "-wrapper" {
+				// gcc runs PROG,ARG,… with the compiler's command after.
+				var words []field
+				for _, w := range strings.Split(val, ",") {
+					words = append(words, field{val: w, dyn: f.dyn})
+				}
+				a.run(u.inner(u.name, words))
+				continue
+			}
 			a.shellString(u, f)
 		}
 	}
@@ -94,6 +111,15 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 		}
 	}
+}
+
+// longAbbrev reports whether v (--opt or --opt=value) abbreviates the long
+// option opt, as getopt_long takes any unambiguous prefix (tar --to-c=CMD
+// is --to-command): three letters at least; an ambiguous one is taken too,
+// the stricter reading.
+func longAbbrev(v, opt string) bool {
+	name, _, _ := strings.Cut(v, "=")
+	return strings.HasPrefix(opt, "--") && strings.HasPrefix(name, "--") && len(name) >= 5 && len(name) < len(opt) && strings.HasPrefix(opt, name)
 }
 
 // argvOrShell runs the command words a program hands on the way git and

@@ -36,9 +36,9 @@ var implicitTargets = map[string]implicitTarget{
 	"popd":      {always: dirVars},
 }
 
-// dirVars are set by the builtins that change directory: OLDPWD to the
-// one left, DIRSTACK to the stack (its element 0 is $PWD).
-var dirVars = []string{"OLDPWD", "DIRSTACK"}
+// dirVars are set by the builtins that change directory: DIRSTACK to the
+// stack (its element 0 is $PWD); OLDPWD, to the one left, chdir sets.
+var dirVars = []string{"DIRSTACK"}
 
 // implicitSets returns the variables a builtin call sets without naming
 // them.

@@ -147,6 +147,9 @@ func criticalTarget(f field) bool {
 	if winCritical(v) {
 		return true
 	}
+	if h, ok := homeByParent("", f); ok && cleanTarget(h) == "~" {
+		return true // ~/../$USER, /home/$USER: the home
+	}
 	c := cleanTarget(v)
 	switch {
 	case c == "":

@@ -297,6 +297,13 @@ func storeAncestor(dir string, f field) bool {
 	return false
 }
 
+// homeParents are the directories that hold users' homes.
+var homeParents = map[string]bool{"home": true, "Users": true}
+
+// runtimeName reports whether a path component is a name only known at run
+// time, or a glob, which may be the user's.
+func runtimeName(c string) bool { return strings.ContainsAny(c, "$`*?[") }
+
 // homeByParent returns the path in the home that f, relative to dir, may
 // name when it leaves the home for its parent and comes back down by a
 // name only known at run time: ~/../$USER is the home, ~/../$(whoami)/.config
@@ -310,7 +317,14 @@ func homeByParent(dir string, f field) (string, bool) {
 		p = dir + "/" + p
 	}
 	comps := strings.Split(p, "/")
-	if comps[0] != "~" {
+	switch {
+	case len(comps) > 2 && comps[0] == "" && homeParents[comps[1]] && runtimeName(comps[2]):
+		// /home/$USER: the home where homes are kept there.
+		return "~/" + strings.Join(comps[3:], "/"), true
+	case strings.HasPrefix(comps[0], "~") && runtimeName(comps[0][1:]):
+		// ~$USER, which eval reads again as ~alice: the user's home.
+		return "~/" + strings.Join(comps[1:], "/"), true
+	case comps[0] != "~":
 		return "", false
 	}
 	depth := 0 // directories below the home; -1 is its parent
@@ -319,7 +333,7 @@ func homeByParent(dir string, f field) (string, bool) {
 		case c == "" || c == ".":
 		case c == "..":
 			depth--
-		case depth == -1 && strings.ContainsAny(c, "$`*?["):
+		case depth == -1 && runtimeName(c):
 			return "~/" + strings.Join(comps[i+2:], "/"), true // a run-time name or a glob: the user's?
 		default:
 			depth++
