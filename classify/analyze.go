@@ -83,16 +83,16 @@ type analyzer struct {
 	start      time.Time // when the classification began
 	clockAt    int       // steps at which the clock is read next
 	res        Result
-	prio       int   // tie rank of res (see decide)
-	any        bool  // some unit decided
-	halt       bool  // a limit was hit; stop walking
-	dry        int   // > 0: walking only to learn what a loop body changes, nothing is judged
-	lastpipe   bool  // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
-	xpgEcho    bool  // shopt -s xpg_echo may have run: echo may read escapes (see echo.go)
-	noSplit    bool  // expanding an assignment's value: no field splitting (expandAssign)
-	posix      bool  // bash's posix mode may be on (see keepSpecialAssigns)
-	unsure     int   // > 0: on a path that may not be taken (files written may not be)
-	jumped     uint8 // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
+	prio       int       // tie rank of res (see decide)
+	any        bool      // some unit decided
+	halt       bool      // a limit was hit; stop walking
+	dry        int       // > 0: walking only to learn what a loop body changes, nothing is judged
+	lastpipe   bool      // shopt -s lastpipe may have run: a pipeline's last part may run in the shell
+	xpgEcho    bool      // shopt -s xpg_echo may have run: echo may read escapes (see echo.go)
+	noSplit    bool      // expanding an assignment's value: no field splitting (expandAssign)
+	posix      posixMode // bash's posix mode (see keepSpecialAssigns)
+	unsure     int       // > 0: on a path that may not be taken (files written may not be)
+	jumped     uint8     // jumpLoop, jumpFunc: break/continue or return may have run in the body being walked
 
 	xargsFill  bool                      // xargsInput stands for a non-empty xargs -I input line
 	loopMult   int                       // judged walks of the loop bodies being walked, multiplied (see pickLoopValues)

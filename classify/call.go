@@ -109,17 +109,33 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 var specialBuiltins = newSet(":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
 	"return", "set", "shift", "times", "trap", "unset")
 
+// posixMode is whether bash's posix mode is on: run as sh, with --posix
+// or -o posix, after set -o posix or with POSIXLY_CORRECT set. Where it
+// may or may not be (set in a branch, a run-time option), it is maybe.
+type posixMode uint8
+
+const (
+	posixOff posixMode = iota
+	posixMaybe
+	posixOn
+)
+
 // keepSpecialAssigns keeps the prefix assignments of a special builtin set
 // after it, as a POSIX shell does (X=~ :; cd "$X" && rm -rf . removes the
-// home in dash: TestRedteam43SpecialAssign), and bash in posix mode: run
-// as sh, with --posix or -o posix, after set -o posix or with
-// POSIXLY_CORRECT set (a.posix, also where that may have happened).
+// home in dash: TestRedteam43SpecialAssign), and bash in posix mode; where
+// that mode may be on, X is known only at run time after.
 func (a *analyzer) keepSpecialAssigns(env []envVar) {
-	if a.lang != syntax.LangPOSIX && !a.posix {
-		return
+	keep := func() stream {
+		for _, e := range env {
+			a.assign(e)
+		}
+		return stream{}
 	}
-	for _, e := range env {
-		a.assign(e)
+	switch {
+	case a.lang == syntax.LangPOSIX || a.posix == posixOn:
+		keep()
+	case a.posix == posixMaybe:
+		a.maybe(keep)
 	}
 }
 

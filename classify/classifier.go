@@ -203,7 +203,7 @@ func Default() *Classifier { return defaultClassifier() }
 // Classify classifies a shell command line as bash reads it; ClassifyShell
 // reads it as a given shell does.
 func (c *Classifier) Classify(command string) Result {
-	return c.classifyAs(syntax.LangBash, false, command)
+	return c.classifyAs(syntax.LangBash, posixOff, command)
 }
 
 // ClassifyShell judges command as the shell at path shell reads it when
@@ -213,7 +213,10 @@ func (c *Classifier) Classify(command string) Result {
 // more severe verdict standing (see dialect.go).
 func (c *Classifier) ClassifyShell(shell, command string) Result {
 	var res Result
-	posix := normName(shell) == "sh" // bash run as sh is in posix mode
+	posix := posixOff
+	if normName(shell) == "sh" {
+		posix = posixOn // bash run as sh is in posix mode
+	}
 	for i, lang := range shellViews(shell) {
 		r := c.classifyAs(lang, posix, command)
 		if i == 0 || r.Decision > res.Decision {
@@ -225,7 +228,7 @@ func (c *Classifier) ClassifyShell(shell, command string) Result {
 
 // classifyAs is Classify with text read as lang reads it, in bash's posix
 // mode where posix is set.
-func (c *Classifier) classifyAs(lang syntax.LangVariant, posix bool, command string) (res Result) {
+func (c *Classifier) classifyAs(lang syntax.LangVariant, posix posixMode, command string) (res Result) {
 	defer c.failClosed(&res)
 	a := newAnalyzer(c)
 	a.lang, a.posix = lang, posix

@@ -25,8 +25,8 @@ func (a *analyzer) run(u *unit) stream {
 		a.xpgEcho = a.xpgEcho || slices.ContainsFunc(u.args, xpgEchoWord)
 		a.dotglob = a.dotglob || shoptSetsDotglob(u.args)
 	}
-	if u.name == "set" && !u.dynName && slices.ContainsFunc(u.args, func(f field) bool { return f.dyn || f.val == "posix" }) {
-		a.posix = true // set -o posix
+	if u.name == "set" && !u.dynName {
+		a.setPosix(u.args)
 	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
@@ -40,6 +40,21 @@ func (a *analyzer) run(u *unit) stream {
 
 // lastpipeWord reports whether a shopt word may name lastpipe.
 func lastpipeWord(f field) bool { return f.dyn || f.val == "lastpipe" }
+
+// setPosix follows set -o posix and set +o posix; a run-time word may be
+// either.
+func (a *analyzer) setPosix(args []field) {
+	for i, f := range args {
+		switch {
+		case f.dyn && a.posix == posixOff:
+			a.posix = posixMaybe
+		case f.val == "posix" && i > 0 && args[i-1].val == "-o":
+			a.posix = posixOn
+		case f.val == "posix" && i > 0 && args[i-1].val == "+o":
+			a.posix = posixOff
+		}
+	}
+}
 
 // xpgEchoWord reports whether a shopt word may name xpg_echo.
 func xpgEchoWord(f field) bool { return f.dyn || f.val == "xpg_echo" }

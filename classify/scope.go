@@ -28,6 +28,7 @@ type shellState struct {
 	cwd     string
 	oldwd   string
 	dirs    []string
+	posix   posixMode
 }
 
 // snapshot returns a copy of the tracked state. Copying counts toward the
@@ -38,7 +39,7 @@ func (a *analyzer) snapshot() shellState {
 	return shellState{
 		funcs: maps.Clone(a.funcs), vars: maps.Clone(a.vars), refs: maps.Clone(a.refs), attrs: maps.Clone(a.attrs),
 		hashed: maps.Clone(a.hashed), aliases: maps.Clone(a.aliases),
-		cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs),
+		cwd: a.cwd, oldwd: a.oldwd, dirs: slices.Clone(a.dirs), posix: a.posix,
 	}
 }
 
@@ -46,13 +47,13 @@ func (a *analyzer) snapshot() shellState {
 // restore another before the analyzer changes it again.
 func (a *analyzer) state() shellState {
 	return shellState{funcs: a.funcs, vars: a.vars, refs: a.refs, attrs: a.attrs, hashed: a.hashed, aliases: a.aliases,
-		cwd: a.cwd, oldwd: a.oldwd, dirs: a.dirs}
+		cwd: a.cwd, oldwd: a.oldwd, dirs: a.dirs, posix: a.posix}
 }
 
 // restore makes s the tracked state (it is not copied).
 func (a *analyzer) restore(s shellState) {
 	a.funcs, a.vars, a.refs, a.attrs, a.hashed, a.aliases = s.funcs, s.vars, s.refs, s.attrs, s.hashed, s.aliases
-	a.cwd, a.oldwd, a.dirs = s.cwd, s.oldwd, s.dirs
+	a.cwd, a.oldwd, a.dirs, a.posix = s.cwd, s.oldwd, s.dirs, s.posix
 }
 
 // isolated walks what f walks in a copy of the shell: the tracked state is
@@ -91,6 +92,9 @@ func (a *analyzer) join(s shellState) {
 	a.cwd, a.oldwd = joinDir(a.cwd, s.cwd), joinDir(a.oldwd, s.oldwd)
 	if !slices.Equal(a.dirs, s.dirs) {
 		a.dirs = nil // a stack this line did not fill
+	}
+	if a.posix != s.posix {
+		a.posix = posixMaybe
 	}
 }
 

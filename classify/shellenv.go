@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,7 +32,7 @@ const (
 // only.
 func (a *analyzer) runShell(u *unit) (stream, bool) {
 	views := shellViews(u.prog)
-	posix := a.posix || u.name == "sh" || slices.ContainsFunc(u.args, func(f field) bool { return f.dyn || f.val == "--posix" || f.val == "posix" })
+	posix := childPosix(u, a.posix)
 	out, ok := a.inDialect(views[0], posix, func() (stream, bool) { return a.runShellAs(u) })
 	for _, v := range views[1:] {
 		// The other reading's units count; its state, like a child
@@ -46,9 +45,32 @@ func (a *analyzer) runShell(u *unit) (stream, bool) {
 	return out, ok
 }
 
-// inDialect walks what f walks with text read as lang reads it, in bash's
-// posix mode where posix says it may be on.
-func (a *analyzer) inDialect(lang syntax.LangVariant, posix bool, f func() (stream, bool)) (stream, bool) {
+// childPosix is the posix mode of the shell u starts: on when it is run
+// as sh or with --posix or -o posix, maybe where a word is only known at
+// run time or the parent's mode may be on (POSIXLY_CORRECT may be in the
+// environment), else off.
+func childPosix(u *unit, parent posixMode) posixMode {
+	mode := posixOff
+	if parent != posixOff {
+		mode = posixMaybe
+	}
+	if u.name == "sh" {
+		return posixOn
+	}
+	for i, f := range u.args {
+		switch {
+		case f.val == "--posix" || f.val == "posix" && i > 0 && u.args[i-1].val == "-o":
+			return posixOn
+		case f.dyn:
+			mode = posixMaybe
+		}
+	}
+	return mode
+}
+
+// inDialect walks what f walks with text read as lang reads it, in the
+// posix mode given.
+func (a *analyzer) inDialect(lang syntax.LangVariant, posix posixMode, f func() (stream, bool)) (stream, bool) {
 	savedLang, savedPosix := a.lang, a.posix
 	a.lang, a.posix = lang, posix
 	defer func() { a.lang, a.posix = savedLang, savedPosix }()

@@ -166,7 +166,7 @@ func (a *analyzer) refName(name string) string {
 // assign records a statement-level variable assignment.
 func (a *analyzer) assign(e envVar) {
 	if e.name == "POSIXLY_CORRECT" {
-		a.posix = true // bash enters posix mode
+		a.posix = posixOn // bash enters posix mode
 	}
 	if e.elem != nil {
 		if v, ok := a.elemAssigned(e.name, e.elem); ok {
