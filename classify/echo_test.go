@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"os"
 	"os/exec"
 	"testing"
 )
@@ -18,7 +19,11 @@ func TestEchoEscapes(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			want, err := exec.Command(path, "-c", tt.script, "sh", in).Output()
+			cmd := exec.Command(path, "-c", tt.script, "sh", in)
+			// bash prints \u as the character only where the locale can
+			// encode it; the model prints UTF-8.
+			cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+			want, err := cmd.Output()
 			if err != nil {
 				t.Fatal(err)
 			}
