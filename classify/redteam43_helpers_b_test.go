@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -13,12 +12,7 @@ import (
 // printed as text). The test is skipped where shell is missing.
 func rt43bShellRuns(t *testing.T, shell, src string) {
 	t.Helper()
-	p, err := exec.LookPath(shell)
-	if err != nil {
-		t.Skipf("%s not installed", shell)
-	}
-	out, _ := exec.Command(p, "-c", src).CombinedOutput()
-	if !slices.Contains(strings.Split(string(out), "\n"), "PWNED43") {
+	if out := shellOutput(t, shell, src, nil); !slices.Contains(strings.Split(out, "\n"), "PWNED43") {
 		t.Fatalf("premise: %s -c %q did not run the marker: %q", shell, src, out)
 	}
 }

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,28 +14,18 @@ import (
 // missing.
 func rt44aShellRuns(t *testing.T, shell, src string) {
 	t.Helper()
-	p, err := exec.LookPath(shell)
-	if err != nil {
-		t.Skipf("%s not installed", shell)
-	}
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "work")
-	for _, d := range []string{filepath.Join(home, ".ssh"), work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	fill := func(home string) {
+		if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "PWNED44"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PWNED44KEY\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(home, "PWNED44"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PWNED44KEY\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(p, "-c", src)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "PWNED44") {
+	if out := shellOutput(t, shell, src, fill); !strings.Contains(out, "PWNED44") {
 		t.Fatalf("premise: %s -c %q did not print the marker: %q", shell, src, out)
 	}
 }
@@ -46,9 +35,7 @@ func rt44aShellRuns(t *testing.T, shell, src string) {
 func rt44aCheck(t *testing.T, shell, dangerous, harmless string, want Decision) {
 	t.Helper()
 	rt44aShellRuns(t, shell, harmless)
-	if r := Default().ClassifyShell(shell, dangerous); r.Decision < want {
-		t.Errorf("ClassifyShell(%s, %q) = %s (rule %q), want at least %s", shell, dangerous, r.Decision, r.Rule, want)
-	}
+	judgedAtLeast(t, shell, dangerous, want)
 }
 
 // TestRedteam44SymlinkCd: a `cd` into a symbolic link the line itself just

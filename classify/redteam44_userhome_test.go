@@ -2,7 +2,6 @@ package classify
 
 import (
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strings"
@@ -13,15 +12,7 @@ import (
 // environment env and reports whether it printed PWNED44.
 func rt44aRunEnv(t *testing.T, shell, src string, env ...string) bool {
 	t.Helper()
-	p, err := exec.LookPath(shell)
-	if err != nil {
-		t.Skipf("%s not installed", shell)
-	}
-	cmd := exec.Command(p, "-c", src)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), env...)
-	out, _ := cmd.CombinedOutput()
-	return strings.Contains(string(out), "PWNED44")
+	return strings.Contains(shellOutput(t, shell, src, nil, env...), "PWNED44")
 }
 
 // TestRedteam44UserHome: the home named through the user's name at run
