@@ -132,7 +132,7 @@ func (a *analyzer) sameShell(text string, in *stream) stream {
 	if err == nil {
 		f, text, err = commentEnds(a.lang, f, text)
 	}
-	if err == nil {
+	if err == nil && strings.Contains(text, "<<") {
 		err = heredocs(f, a.lang)
 	}
 	if err != nil {

@@ -78,7 +78,7 @@ func parseAs(lang syntax.LangVariant, text string) (*syntax.File, error) {
 	p := pool.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(text), "")
 	pool.Put(p)
-	if err == nil && lang == syntax.LangPOSIX {
+	if err == nil && lang == syntax.LangPOSIX && hasDeclWord(text) {
 		posixDecls(f)
 	}
 	return f, err
@@ -108,6 +108,12 @@ func posixDecls(f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// hasDeclWord reports whether text may call export, readonly or local:
+// the walk of posixDecls is spared on the others.
+func hasDeclWord(text string) bool {
+	return strings.Contains(text, "export") || strings.Contains(text, "readonly") || strings.Contains(text, "local")
 }
 
 // declArg is the assignment a bash parse makes of the word w of a
