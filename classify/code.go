@@ -8,17 +8,18 @@ import (
 
 // codeFacts is what a scan of interpreter code found.
 type codeFacts struct {
-	revShell     bool     // opens a network connection and hands it a shell
-	forkBomb     bool     // forks in a loop
-	decodeExec   bool     // decodes data and executes it
-	downloadExec bool     // downloads code and executes it
-	deleteRoot   bool     // recursively deletes /, a home or a system directory
-	dynamic      bool     // the code itself is only known at run time
-	runsInput    bool     // runs its input as shell commands (awk '{system($0)}', print | "sh")
-	runsStdin    bool     // runs its standard input as code of its language (exec(sys.stdin.read()))
-	dynDelete    bool     // recursively deletes a path only known at run time (shutil.rmtree(p))
-	kill         bool     // sends a signal to a process (os.kill, process.kill, perl kill)
-	deletes      []string // the known paths it deletes recursively, as written (relative to the working directory)
+	revShell     bool          // opens a network connection and hands it a shell
+	forkBomb     bool          // forks in a loop
+	decodeExec   bool          // decodes data and executes it
+	downloadExec bool          // downloads code and executes it
+	deleteRoot   bool          // recursively deletes /, a home or a system directory
+	dynamic      bool          // the code itself is only known at run time
+	runsInput    bool          // runs its input as shell commands (awk '{system($0)}', print | "sh")
+	runsStdin    bool          // runs its standard input as code of its language (exec(sys.stdin.read()))
+	dynDelete    bool          // recursively deletes a path only known at run time (shutil.rmtree(p))
+	kill         bool          // sends a signal to a process (os.kill, process.kill, perl kill)
+	spawns       []opaqueSpawn // spawn calls whose command is only known at run time (codespawn.go)
+	deletes      []string      // the known paths it deletes recursively, as written (relative to the working directory)
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -166,6 +167,17 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			}
 		}
 	}
+	if sp := opaqueSpawns(lang, code); len(sp) > 0 {
+		f.dynamic, f.spawns = true, sp
+	}
+	if lang == "perl" || lang == "ruby" {
+		sh, av, opaque := pipeOpens(code)
+		shells, argvs = append(shells, sh...), append(argvs, av...)
+		if opaque {
+			f.dynamic = true
+			f.spawns = append(f.spawns, opaqueSpawn{})
+		}
+	}
 	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "node" {
 		shells = append(shells, backticks(code)...)
 	}
@@ -193,6 +205,7 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.runsStdin = f.runsStdin || o.runsStdin
 	f.dynDelete = f.dynDelete || o.dynDelete
 	f.kill = f.kill || o.kill
+	f.spawns = append(f.spawns, o.spawns...)
 	f.deletes = append(f.deletes, o.deletes...)
 }
 
@@ -207,15 +220,17 @@ func awkPipes(code string) []string {
 		if n == 0 {
 			break
 		}
+		// gawk's |& (a two-way pipe to a coprocess) runs its command as | does.
 		after := strings.TrimLeft(code[i+n:], " ")
-		before := strings.TrimRight(code[:i], " ")
-		if strings.HasPrefix(after, "|") && strings.HasPrefix(strings.TrimLeft(after[1:], " "), "getline") ||
-			strings.HasSuffix(before, "|") {
+		before := strings.TrimSuffix(strings.TrimRight(code[:i], " "), "&")
+		pipeRest, piped := strings.CutPrefix(after, "|")
+		pipeRest = strings.TrimLeft(strings.TrimPrefix(pipeRest, "&"), " ")
+		if piped && strings.HasPrefix(pipeRest, "getline") || strings.HasSuffix(before, "|") {
 			out = append(out, lit)
 		}
 		// print "cmd" | "sh": the printed text is run by the shell.
-		if strings.HasPrefix(after, "|") {
-			target := strings.TrimLeft(after[1:], " ")
+		if piped {
+			target := pipeRest
 			if t, n := readLiteralMaybe(target, `"`); n > 0 && shellNames.has(normName(strings.Fields(t + " x")[0])) {
 				out = append(out, lit)
 			}
@@ -229,7 +244,7 @@ func awkPipes(code string) []string {
 // system() of anything but a plain literal (system($0), system("sh -c "
 // $1)), a field run as a command ($0 | getline), or printing into a pipe
 // to a shell.
-var awkRunsInput = lazyRegexp(`system\s*\(\s*([^"\s)]|"[^"]*"\s*[^\s)])|\$\w*\s*\|\s*getline|\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
+var awkRunsInput = lazyRegexp(`system\s*\(\s*([^"\s)]|"[^"]*"\s*[^\s)])|\$\w*\s*\|&?\s*getline|\|&?\s*"\s*(/bin/|/usr/bin/)?(sh|bash|dash|zsh|ksh)\b`)
 
 // killCalls match code that sends a signal to a process, per language.
 var killCalls = sync.OnceValue(func() map[string]*regexp.Regexp {

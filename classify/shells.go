@@ -265,6 +265,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}
 	var code *field
 	var ops []field
+	var assigns []string // awk's -v NAME=VALUE
 	loop := false
 	off := len(u.args) - len(args) // args is a tail of u.args
 	for i := 0; i < len(args); i++ {
@@ -326,8 +327,13 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 				break
 			}
 			if strings.IndexByte(spec.argShort, c) >= 0 {
-				if attached == "" {
+				val := attached
+				if attached == "" && i+1 < len(args) {
 					i++
+					val = args[i].val
+				}
+				if spec.lang == "awk" && c == 'v' {
+					assigns = append(assigns, val) // awk -v NAME=VALUE
 				}
 				break
 			}
@@ -336,6 +342,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
+		a.spawnOperands(u, ops, assigns)
 		if loop && u.code != nil && loopEvalsStdin(spec.lang, code.val) {
 			u.code.runsStdin = true // perl -ne 'eval': each input line is code
 		}
@@ -343,6 +350,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case spec.progArg && len(ops) > 0 && !progFile(args):
 		u.markCode(ops[0])
 		a.code(u, spec.lang, ops[0])
+		a.spawnOperands(u, ops[1:], assigns)
 		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
 		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && !slices.Contains(fileTexts(text), downloaded) {
@@ -404,6 +412,47 @@ func progFile(args []field) bool {
 	return false
 }
 
+// spawnOperands judges what a line hands inline code that runs a command
+// only known at run time (codespawn.go): where the call passes on the
+// program's own arguments (perl -e 'exec @ARGV' rm -rf ~), the operands as
+// an argument vector after the call's literals and, where it has none, each
+// operand and all of them joined as shell text; and the values of awk's
+// assignments (-v c='rm -rf ~', or an operand c=…), which system(c) may run.
+func (a *analyzer) spawnOperands(u *unit, ops []field, assigns []string) {
+	if u.code == nil || len(u.code.spawns) == 0 {
+		return
+	}
+	vals := make([]string, len(ops))
+	for i, f := range ops {
+		vals[i] = f.val
+	}
+	for _, v := range append(assigns, vals...) {
+		if name, val, ok := strings.Cut(v, "="); ok && isName(name) && isAwk(u.name) {
+			a.script(val, nil)
+		}
+	}
+	for _, sp := range u.code.spawns {
+		if !sp.argv || len(vals) == 0 {
+			continue
+		}
+		a.runArgv(u.name, append(slices.Clone(sp.prefix), vals...))
+		if len(sp.prefix) == 0 {
+			for _, v := range vals {
+				a.script(v, nil)
+			}
+			if len(vals) > 1 {
+				a.script(strings.Join(vals, " "), nil)
+			}
+		}
+	}
+}
+
+// isAwk reports whether the interpreter name is one of awk's.
+func isAwk(name string) bool {
+	spec, ok := interpreterFor(name)
+	return ok && spec.lang == "awk"
+}
+
 // runModule handles python -m MODULE ARGS as if MODULE were a command
 // (python -m pip install --user x is pip install --user x).
 func (a *analyzer) runModule(u *unit, mod field, rest []field) stream {
@@ -430,6 +479,10 @@ func (a *analyzer) code(u *unit, lang string, f field) {
 func (a *analyzer) codeText(u *unit, lang, text string) {
 	facts, shells, argvs := scanCode(lang, text, 0)
 	u.code = &facts
+	if len(facts.spawns) > 0 {
+		// c="rm -rf ~"; system(c): any string of the code may be the command.
+		shells = append(shells, codeStrings(text)...)
+	}
 	for _, s := range shells {
 		a.script(s, nil)
 	}
