@@ -83,6 +83,12 @@ func (a *analyzer) runExecOptions(u *unit) {
 				}
 				continue
 			}
+			if o.prefix == "!" && vimLike.has(u.name) {
+				f := args[i]
+				f.val = val
+				a.vimEx(u, f) // also :!cmd after a |, system(), :read !cmd
+				continue
+			}
 			if o.prefix != "" {
 				if !strings.HasPrefix(val, o.prefix) {
 					continue
@@ -261,26 +267,7 @@ var sedExec = lazyRegexp(`(?m)(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\
 // runSed classifies the commands of sed's e command; s///e runs the pattern
 // space, which is only known at run time.
 func (a *analyzer) runSed(u *unit) (stream, bool) {
-	var scripts []field
-	explicit := false
-	for i := 0; i < len(u.args); i++ {
-		v := u.args[i].val
-		if (v == "-e" || v == "--expression") && i+1 < len(u.args) {
-			scripts = append(scripts, u.args[i+1])
-			explicit = true
-			i++
-		} else if strings.HasPrefix(v, "--expression=") {
-			f := u.args[i]
-			f.val = v[len("--expression="):]
-			scripts = append(scripts, f)
-			explicit = true
-		}
-	}
-	if !explicit {
-		if ops := u.operands(); len(ops) > 0 {
-			scripts = append(scripts, ops[0])
-		}
-	}
+	scripts, _ := sedScriptsAndFiles(u)
 	for _, s := range scripts {
 		a.sedScript(u, s)
 	}

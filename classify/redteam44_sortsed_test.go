@@ -21,10 +21,11 @@ import (
 //     which is forbidden (output-redirect-system); the sed form is
 //     sandboxed (GNU sed's w command and s///w flag).
 //
-// Found by red-team round 44 (low for sort). Fixed: sort's
-// --compress-program, abbreviated too (longAbbrev), is a command. Still
-// open (branch redteam44-open): sed's w and s///w file names as write
-// targets (medium).
+// Found by red-team round 44 (low for sort, medium for sed). Fixed:
+// sort's --compress-program, abbreviated too (longAbbrev), is a command;
+// later (next stop) the file names of sed's w and W commands and s///w
+// flag are write targets (sedWriteFiles), and what they receive is the
+// input, judged as if it ran where the file is an rc file (sedWrites).
 func TestRedteam44SortSed(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "PWNED44")
@@ -61,6 +62,50 @@ func TestRedteam44SortSed(t *testing.T) {
 	}
 	if r := Default().ClassifyArgs("sort", []string{"-S", "16k", "--compress-program=reboot", "big"}); r.Decision < Escalated {
 		t.Errorf("ClassifyArgs(sort --compress-program=reboot) = %s (rule %q), want at least escalated", r.Decision, r.Rule)
+	}
+
+	// sed's w forms write the file they name (premise, in dir).
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{"w " + dir + "/w1", "1w " + dir + "/w2", "s/h/H/w " + dir + "/w3", "s|h|H|gw " + dir + "/w4"} {
+		if out, err := exec.Command("sed", "-n", script, f).CombinedOutput(); err != nil {
+			t.Fatalf("premise: sed -n %q: %v: %s", script, err, out)
+		}
+	}
+	for _, n := range []string{"w1", "w2", "w3", "w4"} {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err != nil || len(b) == 0 {
+			t.Fatalf("premise: sed did not write %s: %v", n, err)
+		}
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = "/root"
+	}
+	sedLines := []struct {
+		line string
+		want Decision
+	}{
+		{`sed -n 'w /etc/passwd' f`, Forbidden},
+		{`sed -n '/x/w /etc/passwd' f`, Forbidden},
+		{`sed 's/a/b/w /etc/passwd' f`, Forbidden},
+		{`sed -e 's|a|b|gw /etc/shadow' f`, Forbidden},
+		{`sed -n "w $HOME/.ssh/authorized_keys" f`, Forbidden},
+		{`sed -n 'w ` + home + `/.ssh/authorized_keys' f`, Forbidden},
+		{`echo 'rm -rf ~' | sed -n 'w ` + home + `/.bashrc'`, Forbidden},
+		{`echo 'rm -rf ~' > x; sed -n 'w ` + home + `/.bashrc' x`, Forbidden},
+	}
+	for _, c := range sedLines {
+		for _, sh := range []string{"bash", "dash"} {
+			judgedAtLeast(t, sh, c.line, c.want)
+		}
+	}
+	// controls: sed writing a file of the project, or with w in its text
+	for _, l := range []string{`sed -n 'w out.txt' f`, `sed 's/w/x/' f`, `sed -n '1,5p' f`, `sed -f s.sed f`} {
+		if r := Default().ClassifyShell("bash", l); r.Decision >= Escalated {
+			t.Errorf("control ClassifyShell(bash, %q) = %s (rule %q), want below escalated", l, r.Decision, r.Rule)
+		}
 	}
 
 }

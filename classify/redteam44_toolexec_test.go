@@ -33,8 +33,9 @@ func rt44bWrite(t *testing.T, dir, name, text string) {
 // Found by red-team round 44 (medium: forbidden commands through everyday
 // build and text tools). Fixed: tar's long options by any abbreviation
 // (longAbbrev), split --filter, go -exec/-toolexec and gcc -wrapper are
-// commands (execOptions). Still open (branch redteam44-open): vim's
-// system() in -c.
+// commands (execOptions); later (next stop) vim's ex commands are read for
+// system() and the like, :read !, :write !, :terminal and :!cmd after a |
+// (vimEx).
 func TestRedteam44ToolExec(t *testing.T) {
 	goMod := func(t *testing.T, dir string) {
 		rt44bWrite(t, dir, "go.mod", "module x\n\ngo 1.20\n")
@@ -52,4 +53,12 @@ func TestRedteam44ToolExec(t *testing.T) {
 		{argv: []string{"go", "build", "-a", "-toolexec", `sh -c "CMD"`, "."}, setup: goMod},
 		{argv: []string{"gcc", "-wrapper", "sh,-c,CMD", "x.c"}, setup: func(t *testing.T, dir string) { rt44bWrite(t, dir, "x.c", "int main(){return 0;}\n") }},
 	}, Escalated)
+	rt44bCheck(t, []rt44bCase{
+		{argv: []string{"vim", "-es", "-c", `call system("CMD")`, "-c", "qa!"}},
+		{argv: []string{"vim", "-es", "-c", "r !CMD", "-c", "qa!"}},
+		{argv: []string{"vim", "-es", "-c", "set nomore | r !CMD", "-c", "qa!"}},
+		{argv: []string{"vim", "-es", "-c", "w !CMD", "-c", "qa!"}},
+		{argv: []string{"vim", "-es", "+silent !CMD", "+qa!"}},
+		{argv: []string{"vim", "-es", "-c", `call job_start(["sh", "-c", "CMD"])`, "-c", "sleep 2", "-c", "qa!"}},
+	}, Forbidden)
 }

@@ -47,6 +47,7 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		}
 	case "sed", "gsed":
 		a.sedInserts(u)
+		a.sedWrites(u)
 	case "perl":
 		a.perlInPlace(u)
 	case "ed", "red", "ex":
@@ -178,7 +179,11 @@ func sedScriptsAndFiles(u *unit) (scripts, files []field) {
 			f := u.args[i]
 			f.val = v[len("--expression="):]
 			scripts, explicit = append(scripts, f), true
-		case (v == "-f" || v == "--file" || v == "-l" || v == "--line-length") && i+1 < len(u.args):
+		case (v == "-f" || v == "--file") && i+1 < len(u.args):
+			i, explicit = i+1, true // the script is in a file: every operand is input
+		case strings.HasPrefix(v, "--file="):
+			explicit = true
+		case (v == "-l" || v == "--line-length") && i+1 < len(u.args):
 			i++
 		case len(v) > 1 && v[0] == '-':
 		default:

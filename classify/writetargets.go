@@ -27,7 +27,8 @@ var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", 
 // writeTargets returns the files a unit writes, relative paths resolved
 // against the working directory an earlier cd (or tar -C) set: write
 // redirections, and the operands or destinations of tee, touch, truncate,
-// rm, shred, unlink, dd of=, cp/mv/install/ln/rsync, sed -i, perl -i,
+// rm, shred, unlink, dd of=, cp/mv/install/ln/rsync, sed -i and sed's w
+// files, perl -i,
 // tar (the archive it creates, the directory it extracts into), unzip -d,
 // curl -o and wget -O.
 //
@@ -118,6 +119,14 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 			}
 		}
 	case "sed", "gsed", "perl":
+		if u.name != "perl" {
+			scripts, _ := sedScriptsAndFiles(u)
+			for _, s := range scripts {
+				for _, p := range sedWriteFiles(s.val) {
+					add(field{val: p, quoted: true, dyn: s.dyn}, false) // sed -n 'w FILE'
+				}
+			}
+		}
 		if u.hasFlag("i", "--in-place") && len(ops) > 0 {
 			// The first operand is the script or code, unless it came
 			// attached to its option (--expression=…, perl -pi -e'…').

@@ -1,0 +1,61 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+)
+
+// vim's ex commands (-c CMD, +CMD, --cmd CMD) run shell commands in more
+// ways than :!cmd (which runExecOptions follows by its prefix): the
+// functions system(), systemlist(), job_start() and term_start(), :read
+// !cmd and :write !cmd, a filter (:%!cmd), :terminal, and :execute, which
+// runs an ex command put together at run time.
+
+// vimLike names the programs that read ex commands in -c and +.
+var vimLike = newSet("vim", "vi", "nvim", "view", "ex")
+
+// vimCalls run their argument: a string is shell text, a list an argv.
+var vimCalls = []string{"system", "systemlist", "job_start", "term_start", "jobstart", "termopen"}
+
+var (
+	// vimBang matches :!cmd, :r !cmd, :w !cmd and filters (:%!cmd,
+	// :1,5!cmd), after a | or at the start; the command runs to the end.
+	vimBang = lazyRegexp(`(?:^|\|)[\s:]*(?:sil(?:ent)?!?\s*)?(?:%|\d+(?:,\d+)?|\.(?:,\$)?)?\s*(?:r|re|rea|read|w|wr|wri|writ|write)?\s*!(.*)$`)
+	// vimTerm matches :terminal CMD, with ++options before the command.
+	vimTerm = lazyRegexp(`(?:^|\|)[\s:]*ter(?:m(?:i(?:n(?:a(?:l)?)?)?)?)?!?\s+(?:\+\+\S+\s+)*([^|\s].*)$`)
+	// vimExecute matches :execute, whose command is built at run time.
+	vimExecute = lazyRegexp(`(?:^|\|)[\s:]*exe(?:c(?:u(?:t(?:e)?)?)?)?\s`)
+)
+
+// vimEx classifies what the ex command text of f runs.
+func (a *analyzer) vimEx(u *unit, f field) {
+	text := f.val
+	opaque := vimExecute().MatchString(text)
+	for _, name := range vimCalls {
+		for _, c := range callArgs(text, name) {
+			if !c.call {
+				continue
+			}
+			if len(c.lits) == 0 || c.dyn {
+				opaque = true // system(g:cmd), system("rm " . x)
+				continue
+			}
+			words := make([]field, len(c.lits))
+			for i, l := range c.lits {
+				words[i] = field{val: l, quoted: true}
+			}
+			a.argvOrShell(u, name, words)
+		}
+	}
+	for _, re := range []func() *regexp.Regexp{vimBang, vimTerm} {
+		if m := re().FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
+			a.shellString(u, field{val: m[1], dyn: f.dyn})
+		}
+	}
+	if opaque {
+		if u.code == nil {
+			u.code = &codeFacts{}
+		}
+		u.code.dynamic = true
+	}
+}
