@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // gitValueOpts are git's global options that take a separate value.
 var gitValueOpts = newSet("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path", "--list-cmds")
@@ -59,7 +62,12 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 	cmdVal := func(f field, v string) {
 		g := f
 		g.val = strings.TrimPrefix(strings.TrimSpace(v), "!")
-		if g.val != "" {
+		switch {
+		case g.val == "" && g.dyn:
+			// --config-env=core.fsmonitor=X, X not set on the line: the
+			// command is the environment's.
+			u.script = &stream{traits: trUnknown}
+		case g.val != "":
 			a.shellString(u, g)
 		}
 	}
@@ -71,9 +79,13 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 			if k, val, ok := strings.Cut(u.args[i].val, "="); ok && gitExecKey(k) {
 				cmdVal(u.args[i], val)
 			}
-		case strings.HasPrefix(v, "--upload-pack=") || strings.HasPrefix(v, "--receive-pack=") || strings.HasPrefix(v, "--exec=") || strings.HasPrefix(v, "--open-files-in-pager=") || strings.HasPrefix(v, "--extcmd="):
+		case strings.Contains(v, "=") && slices.ContainsFunc(gitCmdLongOpts, func(o string) bool { return longAbbrev(v, o) || strings.HasPrefix(v, o+"=") }):
 			_, val, _ := strings.Cut(v, "=")
 			cmdVal(u.args[i], val)
+		case len(v) > 2 && strings.HasPrefix(v, "-O") && gitSubIs(u, "grep"):
+			cmdVal(u.args[i], v[2:]) // git grep -O<pager>: the value is attached or absent
+		case strings.HasPrefix(v, "ext::"):
+			a.gitExtURL(u, u.args[i])
 		case (v == "--upload-pack" || v == "--receive-pack" || v == "-u" || v == "--exec" || v == "-x" || v == "--extcmd") && i+1 < len(u.args):
 			if v == "-x" || v == "-u" {
 				if sub, _ := gitSub(u); (v == "-x" && sub != "rebase" && sub != "difftool") || (v == "-u" && sub != "clone") {
@@ -109,6 +121,54 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 		}
 	}
 	return a.produce(u), true
+}
+
+// gitCmdLongOpts are long options of git's subcommands whose value is a
+// command, taken by any abbreviation as git's option parser does.
+var gitCmdLongOpts = []string{"--upload-pack", "--receive-pack", "--exec", "--open-files-in-pager", "--extcmd"}
+
+// gitSubIs reports whether git's subcommand is sub.
+func gitSubIs(u *unit, sub string) bool {
+	s, _ := gitSub(u)
+	return s == sub
+}
+
+// gitExtURL classifies the command of an ext:: remote (git clone
+// 'ext::sh -c rm% -rf% ~'), which git runs where protocol.ext.allow (or
+// GIT_ALLOW_PROTOCOL, or a configuration file the classifier does not
+// read) lets it: words split at unescaped spaces, "% " a space, "%%" a
+// percent sign, %s and %S the service's name.
+func (a *analyzer) gitExtURL(u *unit, f field) {
+	var words []field
+	var w strings.Builder
+	s := strings.TrimPrefix(f.val, "ext::")
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 's':
+				w.WriteString("upload-pack")
+			case 'S':
+				w.WriteString("git-upload-pack")
+			case 'G':
+				i = len(s) // %G…: the rest is git's own argument
+			default:
+				w.WriteByte(s[i])
+			}
+		case s[i] == ' ':
+			words = append(words, field{val: w.String(), dyn: f.dyn})
+			w.Reset()
+		default:
+			w.WriteByte(s[i])
+		}
+	}
+	if w.Len() > 0 {
+		words = append(words, field{val: w.String(), dyn: f.dyn})
+	}
+	if len(words) > 0 {
+		a.run(u.inner("git", words))
+	}
 }
 
 // gitConfigOperands returns the operands of git config: its non-option
