@@ -138,9 +138,9 @@ func (a *analyzer) builtinAssigns(u *unit) {
 // builtinVals returns the values a builtin stores where the line knows
 // them or their possible values: read and mapfile from a known
 // here-string, printf -v. HOME, PWD … keep only a plain known value a
-// here-string gives (read HOME <<< /): printf -v HOME stays a run-time
-// value, so a delete aimed through it is judged a dynamic target;
-// BASH_ALIASES and the like are builtinTableWrite's.
+// here-string or printf -v gives (read HOME <<< /, printf -v HOME /);
+// another stays a run-time value, so a delete aimed through it is judged a
+// dynamic target; BASH_ALIASES and the like are builtinTableWrite's.
 func (a *analyzer) builtinVals(u *unit) map[string]varVal {
 	vals, ok := a.readHereVars(u)
 	if !ok || vals == nil {
@@ -156,8 +156,8 @@ func (a *analyzer) builtinVals(u *unit) map[string]varVal {
 		if !v.known {
 			v.maybe = a.printfMaybe(u)
 		}
-		if _, sym := symbolicSamples[a.refName(name.val)]; !sym {
-			vals[name.val] = v
+		if _, sym := symbolicSamples[a.refName(name.val)]; !sym || v.known && v.arr == nil {
+			vals[name.val] = v // printf -v HOME /: a plain known value, as read HOME <<< / gives
 		} else {
 			vals[name.val] = varVal{}
 		}

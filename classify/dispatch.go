@@ -173,7 +173,40 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 func (a *analyzer) runEval(u *unit) (stream, bool) {
 	s := joinStream(u.args)
 	u.script = &s
+	defer a.tempAssigns(u.env)()
 	return a.sameShell(s.text, &u.in), true
+}
+
+// tempAssigns gives the prefix assignments of eval or source to the code
+// they run (HOME=/ eval cd goes to /) and returns what puts the variables
+// back. In dash and in bash's posix mode they stay set after it, which
+// keepSpecialAssigns then does.
+func (a *analyzer) tempAssigns(env []envVar) (restore func()) {
+	if len(env) == 0 {
+		return func() {}
+	}
+	type saved struct {
+		v   varVal
+		had bool
+	}
+	prev := map[string]saved{}
+	for _, e := range env {
+		n := a.refName(e.name)
+		if _, done := prev[n]; !done {
+			v, had := a.vars[n]
+			prev[n] = saved{v, had}
+		}
+		a.assign(e)
+	}
+	return func() {
+		for n, s := range prev {
+			if s.had {
+				a.setVarRaw(n, s.v)
+			} else {
+				delete(a.vars, n)
+			}
+		}
+	}
 }
 
 // runSource handles source/. FILE: a process substitution or standard input
@@ -184,6 +217,7 @@ func (a *analyzer) runSource(u *unit) (stream, bool) {
 	if len(ops) == 0 {
 		return stream{traits: trUnknown}, true
 	}
+	defer a.tempAssigns(u.env)()
 	a.scriptFile(u, ops[0], a.sameShell)
 	return stream{traits: trUnknown}, true
 }

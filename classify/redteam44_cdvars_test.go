@@ -21,8 +21,9 @@ const rt44aAtRoot = `; [ "$(pwd -P)" = / ] && echo PWNED44`
 // prefix form is missed.
 // Found by red-team round 44 (high: /home deleted, verdict sandboxed, under
 // Exec's /bin/sh and bash). Fixed: a bare cd takes HOME from its own
-// prefix assignments (dirVar). Still open, kept on branch redteam44-open:
-// HOME=/ eval cd, and printf -v HOME / before a bare cd.
+// prefix assignments (dirVar); later (next stop) eval and source give
+// their prefix assignments to the code they run (tempAssigns), and
+// printf -v HOME / sets a known HOME as read HOME <<< / does.
 func TestRedteam44PrefixHomeCd(t *testing.T) {
 	cases := []struct{ shell, dangerous, harmless string }{
 		{"dash", `HOME=/ cd; rm -rf home`, `HOME=/ cd` + rt44aAtRoot},
@@ -31,6 +32,10 @@ func TestRedteam44PrefixHomeCd(t *testing.T) {
 		{"bash", `HOME=/ command cd; rm -rf home`, `HOME=/ command cd` + rt44aAtRoot},
 		{"dash", `HOME=/ command cd; rm -rf home`, `HOME=/ command cd` + rt44aAtRoot},
 		{"bash", `HOME=/ builtin cd; rm -rf home`, `HOME=/ builtin cd` + rt44aAtRoot},
+		{"bash", `HOME=/ eval cd; rm -rf home`, `HOME=/ eval cd` + rt44aAtRoot},
+		{"dash", `HOME=/ eval cd; rm -rf home`, `HOME=/ eval cd` + rt44aAtRoot},
+		{"bash", `HOME=/ eval 'cd; rm -rf home'`, `HOME=/ eval 'cd'` + rt44aAtRoot},
+		{"bash", `printf -v HOME /; cd; rm -rf home`, `printf -v HOME /; cd` + rt44aAtRoot},
 	}
 	for _, c := range cases {
 		rt44aCheck(t, c.shell, c.dangerous, c.harmless, Forbidden)

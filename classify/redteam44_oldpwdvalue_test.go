@@ -21,7 +21,8 @@ import "testing"
 // Found by red-team round 44 (high: an allowed read of every credential in
 // the home; the home or /home deleted with a sandboxed verdict). Fixed: a
 // cd sets $OLDPWD to the directory it left, as the analysis follows it
-// (chdir). Still open (branch redteam44-open): cd ~- when OLDPWD is /.
+// (chdir); later (next stop) bash's ~- and ~+ expand to $OLDPWD and $PWD
+// (expandLit).
 func TestRedteam44OldpwdValue(t *testing.T) {
 	const showHome = `ls; cat .ssh/id_rsa`
 	cases := []struct {
@@ -33,6 +34,8 @@ func TestRedteam44OldpwdValue(t *testing.T) {
 		{"dash", `cd ~; cd /tmp; cd "$OLDPWD" && rm -rf *`, `cd ~; cd /tmp; cd "$OLDPWD" && ` + showHome, Forbidden},
 		{"bash", `cd /; cd /tmp; cd "$OLDPWD" && rm -rf home`, `cd /; cd /tmp; cd "$OLDPWD"` + rt44aAtRoot, Forbidden},
 		{"dash", `cd /; cd /tmp; rm -rf "${OLDPWD}home"`, `cd /; cd /tmp; [ "${OLDPWD}home" = /home ] && echo PWNED44`, Forbidden},
+		{"bash", `cd /; cd /tmp; cd ~-; rm -rf home`, `cd /; cd /tmp; cd ~-` + rt44aAtRoot, Forbidden},
+		{"bash", `cd /; cd /tmp; cd ~-/etc; rm -rf *`, `cd /; cd /tmp; cd ~-/etc; [ -f passwd ] && [ -f ../etc/passwd ] && echo PWNED44`, Forbidden},
 	}
 	for _, c := range cases {
 		rt44aCheck(t, c.shell, c.dangerous, c.harmless, c.want)

@@ -220,6 +220,15 @@ func (a *analyzer) expandPart(b *fieldBuilder, p syntax.WordPart, quoted, first 
 // expandLit performs quote removal on a literal part and notes globs, tilde
 // and history expansions.
 func (a *analyzer) expandLit(b *fieldBuilder, v string, quoted, first bool) {
+	if !quoted && first && a.lang != syntax.LangPOSIX && len(v) > 1 && v[0] == '~' && (v[1] == '+' || v[1] == '-') &&
+		(len(v) == 2 || v[2] == '/') {
+		// bash's ~+ is $PWD and ~- is $OLDPWD (cd /; cd /tmp; cd ~- goes
+		// to /); dash leaves them as they are.
+		name := map[byte]string{'+': "PWD", '-': "OLDPWD"}[v[1]]
+		a.expandParam(b, &syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: name}}, true)
+		a.expandLit(b, v[2:], quoted, false)
+		return
+	}
 	if !quoted && first && a.reassigned("HOME") {
 		if at := tildes(v); len(at) > 0 {
 			a.expandTildes(b, v, at)
