@@ -141,7 +141,7 @@ func (a *analyzer) indexText(x syntax.ArithmExpr) (string, bool) {
 // numberVar returns the value of the variable name when the line set it
 // to a number.
 func (a *analyzer) numberVar(name string) (string, bool) {
-	if v, ok := a.vars[name]; ok && isName(name) && !isDigit(name[0]) && v.known && v.arr == nil && allDigits(v.val) {
+	if v, ok := a.vars[name]; ok && isVarName(name) && v.known && v.arr == nil && allDigits(v.val) {
 		return v.val, true
 	}
 	return "", false

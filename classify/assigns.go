@@ -116,7 +116,7 @@ func (a *analyzer) builtinAssigns(u *unit) {
 			elems = append(elems, n)
 			continue
 		}
-		if n != "" && isName(n) && !isDigit(n[0]) {
+		if isVarName(n) {
 			// Set once, with its final value: the first write to a
 			// nameref declared without a target names the target.
 			a.setVar(n, vals[n])
@@ -287,7 +287,7 @@ func tildes(v string) []int {
 		at = append(at, 0)
 	}
 	name, _, ok := strings.Cut(v, "=")
-	if !ok || name == "" || !isName(name) || isDigit(name[0]) {
+	if !ok || !isVarName(name) {
 		return at
 	}
 	for i := len(name) + 1; i < len(v); i++ {

@@ -64,6 +64,10 @@ func nameSpans(code, name string) [][2]int {
 	return out
 }
 
+// isVarName reports whether s can name a shell variable: an identifier
+// that does not start with a digit.
+func isVarName(s string) bool { return s != "" && isName(s) && !isDigit(s[0]) }
+
 func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.'
 }

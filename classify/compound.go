@@ -133,7 +133,7 @@ func arithAssigns(op syntax.BinAritOperator) bool {
 // variable x names: its value is now only known at run time.
 func (a *analyzer) arithSet(x syntax.ArithmExpr) {
 	if w, ok := x.(*syntax.Word); ok {
-		if name, _, _ := strings.Cut(w.Lit(), "["); name != "" && isName(name) && !isDigit(name[0]) {
+		if name, _, _ := strings.Cut(w.Lit(), "["); isVarName(name) {
 			a.setVar(name, varVal{})
 		}
 	}

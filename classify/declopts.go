@@ -110,7 +110,7 @@ func (s *declSpec) option(variant, w string) {
 // later assignments to it judged as arithmetic, their value left to run
 // time.
 func (a *analyzer) dynDecl(name string) {
-	if !isName(name) || isDigit(name[0]) {
+	if !isVarName(name) {
 		return
 	}
 	if a.refs == nil {
@@ -125,7 +125,7 @@ func (a *analyzer) dynDecl(name string) {
 // builtin or command (builtin declare -i x; -n r; -r X), as the
 // declaration clause does.
 func (a *analyzer) declName(name string, fl declFlags, readonly, dyn bool) {
-	if !isName(name) || isDigit(name[0]) || nameTables.has(a.refName(name)) {
+	if !isVarName(name) || nameTables.has(a.refName(name)) {
 		return
 	}
 	switch {

@@ -26,7 +26,7 @@ func (a *analyzer) declWord(word string, fl declFlags) (envVar, bool) {
 	if !elem {
 		base = n
 	}
-	if !isSet || !isName(base) || isDigit(base[0]) || nameTables.has(a.refName(base)) {
+	if !isSet || !isVarName(base) || nameTables.has(a.refName(base)) {
 		return envVar{}, false
 	}
 	if fl.local {

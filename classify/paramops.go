@@ -47,7 +47,7 @@ func (a *analyzer) expandKnownOp(b *fieldBuilder, p *syntax.ParamExp, name strin
 // at run time.
 func (a *analyzer) assignDefault(p *syntax.ParamExp, name string) {
 	op := p.Exp.Op
-	if op != syntax.AssignUnset && op != syntax.AssignUnsetOrNull || name == "" || !isName(name) || isDigit(name[0]) {
+	if op != syntax.AssignUnset && op != syntax.AssignUnsetOrNull || !isVarName(name) {
 		return
 	}
 	v, set := a.vars[name]

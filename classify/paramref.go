@@ -29,7 +29,7 @@ func (a *analyzer) resolveParam(p *syntax.ParamExp) *syntax.ParamExp {
 		if set && v.item && v.names != nil {
 			return a.indirectJoin(p, v.names)
 		}
-		if !set || !v.known || v.arr != nil || v.item || v.val == "" || !isName(v.val) || isDigit(v.val[0]) {
+		if !set || !v.known || v.arr != nil || v.item || !isVarName(v.val) {
 			return p
 		}
 		name = v.val

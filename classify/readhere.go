@@ -205,7 +205,7 @@ func readerArgs(args []field, value string) (map[byte]string, []string, bool) {
 	var names []string
 	for _, f := range args[i:] {
 		_, _, elem := elemTarget(f.val) // read 'a[1]'
-		if f.dyn || !elem && (!isName(f.val) || isDigit(f.val[0])) {
+		if f.dyn || !elem && !isVarName(f.val) {
 			return nil, nil, false
 		}
 		names = append(names, f.val)

@@ -10,8 +10,10 @@ func matchForkBomb(u *unit, _ *Classifier) bool {
 	case kFuncDecl, kLoop:
 		return u.selfSpawn
 	case kCall:
-		// %0|%0 is the Windows batch fork bomb.
-		return u.code != nil && u.code.forkBomb || u.name == "%0" && (u.bg || u.piped)
+		// %0|%0 is the Windows batch fork bomb: %0 fed by a program the
+		// classifier cannot see into (not bash -c '%0', whose input is
+		// only the shell's).
+		return u.code != nil && u.code.forkBomb || u.name == "%0" && (u.bg || u.piped && u.in.traits&trUnknown != 0)
 	}
 	return false
 }

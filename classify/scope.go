@@ -194,7 +194,7 @@ func joinNames(v, w varVal) []string {
 		switch {
 		case x.item && x.names != nil:
 			out = append(out, x.names...)
-		case x.known && isName(x.val) && !isDigit(x.val[0]):
+		case x.known && isVarName(x.val):
 			out = append(out, x.val)
 		default:
 			return nil

@@ -103,7 +103,7 @@ func refTarget(v varVal, self string) string {
 		return refRuntime
 	case v.val == "":
 		return refUnset
-	case isName(v.val) && !isDigit(v.val[0]) && v.val != self:
+	case isVarName(v.val) && v.val != self:
 		return v.val
 	}
 	if _, _, ok := elemTarget(v.val); ok {
