@@ -216,7 +216,7 @@ func anyAlt(fields []field) bool {
 // (echo 'rm -rf /' > x.sh), so that running the file later is classified.
 func (a *analyzer) remember(u *unit, out stream) {
 	if f := downloadTarget(u); f != "" {
-		a.writeFile(cleanTarget(f), downloaded, false)
+		a.writeFile(fileKey(u.cwd, u.links, field{val: f}), downloaded, false)
 	}
 	if u.name == "exec" && len(u.args) == 0 {
 		out = literal("") // exec >f opens f: later commands write to it
@@ -244,7 +244,7 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	if out.traits&trDownload != 0 {
 		text = downloaded
 	}
-	a.writeFile(cleanTarget(target.val), text, app)
+	a.writeFile(fileKey(u.cwd, u.links, target), text, app)
 	// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
 	// the text lands in the file the link names.
 	if out.textKnown && (runFile(target.val) || runFile(writeThrough(u.links, target.val))) {

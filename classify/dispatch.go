@@ -159,7 +159,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if u.name == "go" && u.arg(0) == "run" {
 		// go run FILE.go written earlier on the line.
 		for _, f := range u.args[1:] {
-			if text, ok := a.files[cleanTarget(f.val)]; ok {
+			if text, ok := a.files[fileKey(u.cwd, u.links, f)]; ok {
 				for _, t := range fileTexts(text) {
 					a.codeText(u, "go", t)
 				}
@@ -257,7 +257,7 @@ const downloaded = "\x00downloaded"
 // writtenScript classifies a script file written (or downloaded) earlier
 // on the same line and now run by u (as shell code: by run).
 func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) stream) bool {
-	text, ok := a.files[cleanTarget(p)]
+	text, ok := a.files[fileKey(u.cwd, u.links, field{val: p})]
 	if !ok {
 		return false
 	}

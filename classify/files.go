@@ -15,6 +15,19 @@ import (
 // altSep separates the texts a file written on the line may hold.
 const altSep = "\x00or\x00"
 
+// fileKey is the analyzer.files key of the path f: resolved against the
+// working directory cwd the analysis follows and through the links the line
+// made, so that a file written before a cd is found after it (echo … >
+// d/s.sh; cd d; sh s.sh) and through a link (ln -s s.sh t.sh; sh t.sh).
+func fileKey(cwd string, links map[string]string, f field) string {
+	if f.dyn {
+		return cleanTarget(f.val)
+	}
+	g := f
+	g.val = writeThrough(links, f.val)
+	return cleanTarget(resolveIn(cwd, g).val)
+}
+
 // fileTexts returns the texts a file may hold (analyzer.files value).
 func fileTexts(s string) []string { return strings.Split(s, altSep) }
 

@@ -88,7 +88,7 @@ func (a *analyzer) produce(u *unit) stream {
 func (a *analyzer) catWritten(u *unit) (stream, bool) {
 	var sb strings.Builder
 	for _, f := range u.operands() {
-		w, ok := a.fileStream(f)
+		w, ok := a.fileStream(u.cwd, u.links, f)
 		if !ok || !w.textKnown || strings.Contains(w.text, "\x00") {
 			return stream{}, false
 		}

@@ -53,7 +53,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream, map[strin
 			if t.src.traits&trProcSubst == 0 {
 				s.traits |= trFile
 			}
-			if w, ok := a.fileStream(t); ok {
+			if w, ok := a.fileStream(a.cwd, a.links, t); ok {
 				s = w // written (or downloaded) earlier on the line: bash < a
 			}
 			stdin = &s
@@ -64,8 +64,8 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream, map[strin
 
 // fileStream returns what the file f holds when the line wrote (or
 // downloaded) it: any of the texts it may hold.
-func (a *analyzer) fileStream(f field) (stream, bool) {
-	text, ok := a.files[cleanTarget(f.val)]
+func (a *analyzer) fileStream(cwd string, links map[string]string, f field) (stream, bool) {
+	text, ok := a.files[fileKey(cwd, links, f)]
 	if !ok || f.dyn {
 		return stream{}, false
 	}

@@ -81,7 +81,7 @@ func (a *analyzer) sedWrites(u *unit) {
 	case len(files) > 0:
 		var texts []string
 		for _, f := range files {
-			s, ok := a.fileStream(u.resolve(f))
+			s, ok := a.fileStream(u.cwd, u.links, f)
 			if !ok || !s.textKnown {
 				texts = nil
 				break
@@ -93,6 +93,6 @@ func (a *analyzer) sedWrites(u *unit) {
 		}
 	}
 	for _, t := range targets {
-		a.writeText(u, u.resolve(t), in, false)
+		a.writeText(u, t, in, false)
 	}
 }

@@ -353,7 +353,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 		a.spawnOperands(u, ops[1:], assigns)
 		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
-		if text, ok := a.files[cleanTarget(ops[0].val)]; ok && !slices.Contains(fileTexts(text), downloaded) {
+		if text, ok := a.files[fileKey(u.cwd, u.links, ops[0])]; ok && !slices.Contains(fileTexts(text), downloaded) {
 			for _, t := range fileTexts(text) {
 				a.codeText(u, spec.lang, t) // a script written earlier on the line
 			}

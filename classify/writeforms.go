@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,8 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 				a.writeText(u, f, u.in, app)
 			}
 		}
+	case "cp", "mv", "install", "gcp", "gmv":
+		a.copyWritten(u)
 	case "sed", "gsed":
 		a.sedInserts(u)
 		a.sedWrites(u)
@@ -53,6 +56,66 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 	case "ed", "red", "ex":
 		a.edInserts(u)
 	}
+}
+
+// copyWritten follows a file written on the line to where cp, mv or
+// install puts it (echo … > s.sh; cp s.sh t.sh; sh t.sh): the destination,
+// or the source's name in it where it is a directory, now holds the text,
+// judged as if it ran where that is an rc file (cp s.sh ~/.bashrc).
+func (a *analyzer) copyWritten(u *unit) {
+	ops := u.operands()
+	if u.name == "install" {
+		ops = operandsSkipping(u.args, "mogSt", "--mode", "--owner", "--group", "--suffix", "--target-directory")
+	}
+	dest := optValue(u, "t", "--target-directory")
+	if dest == nil && len(ops) > 1 {
+		dest, ops = &ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if dest == nil || dest.dyn {
+		return
+	}
+	for _, src := range ops {
+		s, ok := a.fileStream(u.cwd, u.links, src)
+		if !ok {
+			continue
+		}
+		in := *dest
+		in.val = strings.TrimSuffix(dest.val, "/") + "/" + path.Base(src.val)
+		a.writeText(u, in, s, false) // cp s.sh dir/
+		if len(ops) == 1 && !strings.HasSuffix(dest.val, "/") {
+			a.writeText(u, *dest, s, false) // cp s.sh t.sh
+		}
+	}
+}
+
+// operandsSkipping returns the operands of args, less the values of the
+// short options in short (clustered or attached: -m755, -pm 755) and of the
+// long options in long given as a separate word.
+func operandsSkipping(args []field, short string, long ...string) []field {
+	var out []field
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		switch {
+		case v == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(v, "--"):
+			if !strings.Contains(v, "=") && contains(long, v) {
+				i++
+			}
+		case len(v) > 1 && v[0] == '-':
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(short, v[j]) >= 0 {
+					if j+1 == len(v) {
+						i++ // the value is the next word
+					}
+					break
+				}
+			}
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
 }
 
 // openFDs records the descriptors exec opens for writing (exec 3>>f, exec
