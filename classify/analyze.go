@@ -72,6 +72,7 @@ type analyzer struct {
 	coprocs    map[string]*syntax.Stmt   // coproc NAME …: NAME → the command reading ${NAME[1]}
 	coprocBusy map[string]bool           // the coprocesses being fed (see feedCoproc)
 	fds        map[string]openFile       // descriptors exec opened for writing: fd → file ("1": every later output)
+	inFDs      map[string]stream         // descriptors exec opened for reading: fd → what they read (exec 3<x.sh)
 	dotglob    bool                      // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
 	hashed     map[string]string         // hash -p PATH NAME: NAME → PATH, "" when only known at run time
 	attrs      map[string]uint8          // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)

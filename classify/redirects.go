@@ -58,6 +58,21 @@ func (a *analyzer) redirects(rs []*syntax.Redirect) ([]redir, *stream, map[strin
 			}
 			stdin = &s
 		}
+		if rd.isFileRead() && fd != "" && fd != "0" {
+			if w, ok := a.fileStream(a.cwd, a.links, t); ok {
+				here(fd, w) // bash 3<a <&3, read -u 3 3<a
+			}
+		}
+		if r.Op == syntax.DplIn && isFD(t.val) && t.val != "-" && (fd == "" || fd == "0") {
+			// bash <&3: what descriptor 3 reads, opened on this command
+			// or by an earlier exec 3<a.
+			n := strings.TrimSuffix(t.val, "-")
+			if s, ok := fds[n]; ok {
+				stdin = &s
+			} else if s, ok := a.inFDs[n]; ok {
+				stdin = &s
+			}
+		}
 	}
 	return out, stdin, fds
 }

@@ -122,6 +122,10 @@ func operandsSkipping(args []field, short string, long ...string) []field {
 // >f) and forgets those it closes or points elsewhere.
 func (a *analyzer) openFDs(u *unit) {
 	for _, r := range u.redirs {
+		if r.isFileRead() || r.op == syntax.DplIn {
+			a.openReadFD(r)
+			continue
+		}
 		fd := a.namedFD(r)
 		if fd == "" {
 			fd = "1"
@@ -142,6 +146,37 @@ func (a *analyzer) openFDs(u *unit) {
 				delete(a.fds, fd) // exec 3>&-, exec >&2
 			}
 		}
+	}
+}
+
+// openReadFD records a descriptor exec opens for reading (exec 3<x.sh):
+// what it reads is the file's text where the line wrote it, so that a
+// shell fed from it later (bash <&3) runs known code. exec 4<&3 copies
+// one, exec 4<&3- moves it, exec 3<&- closes it.
+func (a *analyzer) openReadFD(r redir) {
+	fd := a.namedFD(r)
+	if fd == "" {
+		fd = "0"
+	}
+	if a.inFDs == nil {
+		a.inFDs = map[string]stream{}
+	}
+	if r.isFileRead() {
+		s, ok := a.fileStream(a.cwd, a.links, r.target)
+		if !ok {
+			s = stream{traits: trFile}
+		}
+		a.inFDs[fd] = s
+		return
+	}
+	src, moved := strings.CutSuffix(r.target.val, "-")
+	if s, ok := a.inFDs[src]; ok && src != "" {
+		a.inFDs[fd] = s // exec 4<&3, exec 4<&3- (which closes 3)
+		if moved {
+			delete(a.inFDs, src)
+		}
+	} else {
+		delete(a.inFDs, fd) // exec 3<&-
 	}
 }
 

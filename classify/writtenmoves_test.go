@@ -12,10 +12,12 @@ import (
 // rm -rf ~; then the rm version must be forbidden.
 //
 // These were the classifier's documented limits ("cp/mv/ln of a written
-// script, a script run after a cd by a relative name"); fixed: files are
-// keyed by their path resolved against the directory the analysis follows
-// and through the line's links (fileKey), and cp/mv/install carry a
-// written file's text to the destination (copyWritten).
+// script, a script run after a cd by a relative name, a shell fed through
+// a descriptor"); fixed: files are keyed by their path resolved against
+// the directory the analysis follows and through the line's links
+// (fileKey), cp/mv/install carry a written file's text to the destination
+// (copyWritten), and a descriptor opened for reading reads the file's text
+// (openReadFD, and <&N in redirects).
 func TestWrittenScriptMoves(t *testing.T) {
 	for _, tmpl := range []string{
 		`mkdir d; echo 'CMD' > d/s.sh; cd d; sh s.sh`,
@@ -26,6 +28,9 @@ func TestWrittenScriptMoves(t *testing.T) {
 		`echo 'CMD' > s.sh; mv s.sh t.sh; sh t.sh`,
 		`echo 'CMD' > s.sh; mkdir d; cp s.sh d/; sh d/s.sh`,
 		`echo 'CMD' > s.sh; install -m 755 s.sh x; ./x`,
+		`echo 'CMD' > s.sh; exec 3<s.sh; bash <&3`,
+		`echo 'CMD' > s.sh; exec 3<s.sh; exec 4<&3-; sh <&4`,
+		`echo 'CMD' > s.sh; bash 3<s.sh <&3`,
 	} {
 		for _, sh := range []string{"bash", "dash"} {
 			if out := shellOutput(t, sh, strings.ReplaceAll(tmpl, "CMD", "echo PWNED45"), nil); !strings.Contains(out, "PWNED45") {
