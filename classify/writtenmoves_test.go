@@ -33,6 +33,9 @@ func TestWrittenScriptMoves(t *testing.T) {
 		`echo 'CMD' > s.sh; bash 3<s.sh <&3`,
 	} {
 		for _, sh := range []string{"bash", "dash"} {
+			if sh == "dash" && strings.Contains(tmpl, "<&3-") {
+				continue // dash has no descriptor moves
+			}
 			if out := shellOutput(t, sh, strings.ReplaceAll(tmpl, "CMD", "echo PWNED45"), nil); !strings.Contains(out, "PWNED45") {
 				t.Fatalf("premise: %s did not run the written script of %q: %q", sh, tmpl, out)
 			}
