@@ -313,6 +313,9 @@ func (a *analyzer) stmtCmd(s *syntax.Stmt, in *stream) stream {
 		return stream{traits: trUnknown}
 	}
 	redirs, stdin, fds := a.redirects(s.Redirs)
+	if s0, ok := a.inFDs["0"]; ok && in == nil {
+		in = &s0 // exec <x.sh: what follows reads the file (exec <x.sh; bash)
+	}
 	piped := in != nil
 	if stdin != nil {
 		in, piped = stdin, true

@@ -31,6 +31,7 @@ func TestWrittenScriptMoves(t *testing.T) {
 		`echo 'CMD' > s.sh; exec 3<s.sh; bash <&3`,
 		`echo 'CMD' > s.sh; exec 3<s.sh; exec 4<&3-; sh <&4`,
 		`echo 'CMD' > s.sh; bash 3<s.sh <&3`,
+		`echo 'CMD' > s.sh; exec <s.sh; bash`,
 	} {
 		for _, sh := range []string{"bash", "dash"} {
 			if sh == "dash" && strings.Contains(tmpl, "<&3-") {
