@@ -138,6 +138,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if _, ok := execOptions()[u.name]; ok {
 		a.runExecOptions(u)
 	}
+	a.writtenCode(u) // echo … > Makefile; make
 	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)
 	}
