@@ -21,11 +21,12 @@ func TestCdUnquotedVarWrite(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{c, `cd ~; echo x > .ssh/authorized_keys`, Forbidden, false}, // control
-		{c, `cd $X; echo x > out.txt`, Sandboxed, true},              // control
-		{c, `cd $X; tar xf x.tar -C build`, Sandboxed, true},         // control
-		{c, `cd "$X"; tar xf x.tar`, Sandboxed, true},                // control: cd "" stays
-		{c, `cd $X; cd src; cp x .ssh/authorized_keys`, Sandboxed, true},
+		{c, `cd ~; echo x > .ssh/authorized_keys`, Forbidden, false},      // control
+		{c, `cd $X; echo x > out.txt`, Sandboxed, true},                   // control
+		{c, `cd $X; tar xf x.tar -C build`, Sandboxed, true},              // control
+		{c, `cd "$X"; tar xf x.tar`, Sandboxed, true},                     // control: cd "" stays
+		{c, `cd $X; cd src; cp x .ssh/authorized_keys`, Forbidden, false}, // a failing cd src stays where cd $X went
+		{c, `cd $X && cd src && cp x .ssh/authorized_keys`, Sandboxed, true},
 		{c, `cd $X; cp x .ssh/authorized_keys`, Forbidden, false},         // attack: escalated
 		{c, `cd $X; echo x >> .ssh/authorized_keys`, Forbidden, false},    // attack: sandboxed
 		{c, `cd ${X}; tee -a .ssh/authorized_keys < k`, Forbidden, false}, // attack: sandboxed

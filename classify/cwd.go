@@ -127,17 +127,17 @@ type dirState struct {
 // `;`, a newline or `||` runs there, so the working directory is the
 // more critical of the two (cd ~; cd nosuch; grep -r x . greps the home),
 // $OLDPWD likewise; what follows `&&` runs only if the cd succeeded
-// (analyzer.cdOK). Only a known directory is kept: after cd $X (perhaps
-// the home) a failing cd src would be a second guess.
+// (analyzer.cdOK). After cd $X (perhaps the home) a failing cd src stays
+// there too: cd $X; cd src; cat .aws/credentials may read the home's.
 func (a *analyzer) cdMayFail(kind cdKind, ops []field, prev, prevOld string) {
 	if kind == cdPop || len(ops) == 0 || a.cwd == prev || cdSure(ops[0].val, a.cwd, a.homeDir()) {
 		return
 	}
 	cwd, oldwd := a.cwd, a.oldwd
-	if r := dirRank(prev); r > 0 && prev != cwdMaybeHome && r > dirRank(cwd) {
+	if r := dirRank(prev); r > 0 && r > dirRank(cwd) {
 		a.cwd = prev
 	}
-	if r := dirRank(prevOld); r > 0 && prevOld != cwdMaybeHome && r > dirRank(oldwd) {
+	if r := dirRank(prevOld); r > 0 && r > dirRank(oldwd) {
 		a.oldwd = prevOld
 	}
 	if a.cwd != cwd || a.oldwd != oldwd {
