@@ -250,4 +250,11 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	if out.textKnown && (runFile(target.val) || runFile(writeThrough(u.links, target.val))) {
 		a.script(out.text, nil)
 	}
+	// A git configuration runs the commands it sets when git next runs:
+	// judged as the whole file now reads, as far as the line knows it.
+	if out.textKnown && (gitConfigFile(target.val) || gitConfigFile(writeThrough(u.links, target.val))) {
+		for _, t := range fileTexts(a.files[fileKey(u.cwd, u.links, target)]) {
+			a.gitConfigText(u, strings.TrimPrefix(t, "\x00unknown"))
+		}
+	}
 }

@@ -1,0 +1,62 @@
+package classify
+
+import "strings"
+
+// gitConfigFile reports whether git reads the file p as configuration:
+// the user's (~/.gitconfig, ~/.config/git/config), a repository's
+// (.git/config) or the system's (/etc/gitconfig).
+func gitConfigFile(p string) bool {
+	c := cleanTarget(p)
+	return c == ".gitconfig" || strings.HasSuffix(c, "/.gitconfig") || c == ".git/config" ||
+		strings.HasSuffix(c, "/.git/config") || strings.HasSuffix(c, "/.config/git/config") ||
+		c == ".config/git/config" || c == "/etc/gitconfig"
+}
+
+// gitConfigText judges the commands a git configuration text sets (git
+// runs them later: core.fsmonitor, core.pager, an alias with "!" …), as
+// `git config KEY VALUE` is judged. An include makes what it sets unknown.
+// Lines before any section header (appended to a file the line did not
+// write) may be in any section: read as core's, or an alias's where the
+// value starts with "!".
+func (a *analyzer) gitConfigText(u *unit, text string) {
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			head, rest, _ := strings.Cut(line[1:], "]")
+			name, sub, hasSub := strings.Cut(strings.TrimSpace(head), " ")
+			section = strings.ToLower(name)
+			if hasSub {
+				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			} else if n, s, dotted := strings.Cut(name, "."); dotted {
+				section = strings.ToLower(n) + "." + s // [alias.x] is an old form of [alias "x"]
+			}
+			line = strings.TrimSpace(rest) // [core] pager = x on one line
+			if line == "" {
+				continue
+			}
+		}
+		k, v, ok := strings.Cut(line, "=")
+		key := section + "." + strings.ToLower(strings.TrimSpace(k))
+		if section == "" {
+			key = "core" + key
+			if strings.HasPrefix(strings.Trim(strings.TrimSpace(v), `"`), "!") {
+				key = "alias" + key[len("core"):]
+			}
+		}
+		if strings.HasPrefix(key, "include.") || strings.HasPrefix(key, "includeif.") {
+			u.script = &stream{traits: trUnknown} // settings from a file the line may not know
+			continue
+		}
+		if !ok || !gitExecKey(key) {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		if v = strings.TrimPrefix(v, "!"); v != "" {
+			a.shellString(u, field{val: v})
+		}
+	}
+}
