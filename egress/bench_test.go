@@ -174,7 +174,7 @@ func BenchmarkDecision(b *testing.B) {
 		if v := rs.decide(ctx, t); !v.allowed {
 			b.Fatal(v)
 		}
-		if ok, _ := p.screen(answer); len(ok) != 2 {
+		if ok, _, _ := p.screen(answer, 443); len(ok) != 2 {
 			b.Fatal("screened out")
 		}
 	}

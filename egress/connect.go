@@ -89,7 +89,10 @@ func (h *connHandler) connect(proto string, t target) (*upstream, Decision, erro
 	addrs := []netip.Addr{t.ip}
 	var skipped []string
 	if !t.isIP() {
-		resolved, err := p.resolver.LookupNetIP(ctx, "ip", t.name)
+		// The name as the policy judged it, rooted: a resolver's search
+		// list would otherwise turn "secret" into secret.corp.example,
+		// a name the policy never saw.
+		resolved, err := p.resolver.LookupNetIP(ctx, "ip", t.name+".")
 		if err != nil || len(resolved) == 0 {
 			p.releaseSlot()
 			if err == nil {
@@ -99,11 +102,12 @@ func (h *connHandler) connect(proto string, t target) (*upstream, Decision, erro
 			p.record(d)
 			return nil, d, &UpstreamError{Target: t.String(), Err: err}
 		}
-		addrs, skipped = p.screen(resolved)
+		var rule string
+		addrs, skipped, rule = p.screen(resolved, t.port)
 		if len(addrs) == 0 {
 			p.releaseSlot()
 			first := resolved[0]
-			rule, detail, _ := p.guard.check(first)
+			_, detail, _ := p.guard.check(first)
 			d.Addr = first
 			d = refuse(d, rule, fmt.Sprintf("%s resolves only to refused addresses: %s",
 				t.name, strings.Join(skipped, ", ")))
@@ -138,11 +142,14 @@ func (h *connHandler) connect(proto string, t target) (*upstream, Decision, erro
 	return nil, d, &UpstreamError{Target: t.String(), Err: lastErr}
 }
 
-// screen splits resolved addresses into those the guard approves (deduplicated,
-// in resolver order) and descriptions of the refused ones. The proxy dials
+// screen splits resolved addresses into those the guard and the Denied IP
+// patterns approve (deduplicated, in resolver order) and descriptions of
+// the refused ones, with the rule that refused the first. The proxy dials
 // only approved addresses, so a name that mixes public and internal
-// addresses can reach only the public ones.
-func (p *Proxy) screen(resolved []netip.Addr) (ok []netip.Addr, refused []string) {
+// addresses can reach only the public ones, and a name that resolves to a
+// denied address (192-0-2-66.nip.io, Denied "192.0.2.66") does not reach
+// it: the policy decides on the resolved address as well as the name.
+func (p *Proxy) screen(resolved []netip.Addr, port int) (ok []netip.Addr, refused []string, firstRule string) {
 	seen := make(map[netip.Addr]bool, len(resolved))
 	for _, a := range resolved {
 		a = a.WithZone("")
@@ -150,13 +157,22 @@ func (p *Proxy) screen(resolved []netip.Addr) (ok []netip.Addr, refused []string
 			continue
 		}
 		seen[a] = true
-		if rule, _, blocked := p.guard.check(a); blocked {
+		rule, _, blocked := p.guard.check(a)
+		if !blocked {
+			if pat, denied := p.rules.deniedAddr(a, port); denied {
+				rule, blocked = "deny:"+pat.String(), true
+			}
+		}
+		if blocked {
+			if firstRule == "" {
+				firstRule = rule
+			}
 			refused = append(refused, a.String()+" ("+rule+")")
 			continue
 		}
 		ok = append(ok, a)
 	}
-	return ok, refused
+	return ok, refused, firstRule
 }
 
 func guardReason(a netip.Addr, detail string) string {

@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -39,6 +40,10 @@ type fakeResolver struct {
 func (r *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !strings.HasSuffix(host, ".") {
+		return nil, fmt.Errorf("fakeResolver: %q is not rooted: the proxy must resolve the name it judged, not a search-list expansion", host)
+	}
+	host = strings.TrimSuffix(host, ".")
 	r.lookups = append(r.lookups, host)
 	if s := r.seq[host]; len(s) > 0 {
 		ans := s[0]

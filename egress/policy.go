@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -15,7 +16,11 @@ import (
 //   - A name is resolved only after Denied/Allowed/OnRequest allowed it, so a
 //     refused name never causes a DNS query (no exfiltration through the
 //     resolver). The guard then judges every resolved address and vetoes
-//     whatever the lists said. IP literals are judged by the guard first.
+//     whatever the lists said, and so do the Denied IP patterns: a name that
+//     resolves to a denied address does not reach it. IP literals are
+//     judged by the guard first. The name is resolved as given, rooted
+//     (never through the resolver's search list), so "intranet" must be
+//     allowed by its full name.
 //   - A Denied entry whose host is "*" means "everything not allowed" (the
 //     manifest idiom deny: ["*"]): it is applied after Allowed and stops
 //     OnRequest from being asked. Every other Denied entry wins over Allowed.
@@ -158,6 +163,16 @@ func firstMatch(ps []Pattern, t target) (Pattern, bool) {
 		}
 	}
 	return Pattern{}, false
+}
+
+// deniedAddr returns the Denied IP pattern that an address a name resolved
+// to matches on port, if any. An IPv4-mapped IPv6 address is judged as the
+// IPv4 address it carries.
+func (rs *ruleset) deniedAddr(a netip.Addr, port int) (Pattern, bool) {
+	if len(rs.deny.ip) == 0 {
+		return Pattern{}, false
+	}
+	return firstMatch(rs.deny.ip, target{ip: a.Unmap(), port: port})
 }
 
 // decide applies Denied, Allowed, the "*" denials and OnRequest to t. The

@@ -15,7 +15,9 @@ import (
 	"time"
 )
 
-// Resolver looks names up. *net.Resolver satisfies it.
+// Resolver looks names up. *net.Resolver satisfies it. The proxy asks for
+// rooted names ("example.com."), which a resolver must not extend with a
+// search list.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
