@@ -8,16 +8,20 @@
 //
 //	IP literal:  guard → Denied → Allowed (explicit address only) → deny
 //	name:        Denied → Allowed → Denied "*" → OnRequest → deny,
-//	             then resolve, then the guard on every address
+//	             then resolve (rooted), then the guard and the Denied
+//	             IP patterns on every address
 //
 // Names are resolved only once the lists allowed them, so a refused name
-// never reaches a DNS server (no exfiltration through lookups). The guard
-// vetoes whatever the lists said: the proxy dials one of the addresses the
+// never reaches a DNS server (no exfiltration through lookups), and they
+// are resolved rooted ("name."), never extended by the host's search list
+// into a name the policy did not judge. The guard and the Denied IP
+// patterns veto whatever the name lists said (a name resolving to a denied
+// address does not reach it): the proxy dials one of the addresses the
 // guard approved — the very address it checked, never a second lookup, so
 // DNS rebinding gains nothing. When a name resolves to both approved and
 // refused addresses, the refused ones are skipped (and named in the
 // decision's Reason) and an approved one is dialled; when all are refused,
-// the request is refused with the guard's rule.
+// the request is refused with the rule that refused the first.
 //
 // Hosts spelled as IPv4 numbers in non-canonical forms ("2130706433",
 // "0x7f.1", "127.1", "0177.0.0.1") are refused without resolving them; a
