@@ -248,8 +248,33 @@ func (a *analyzer) scriptFile(u *unit, f field, run func(string, *stream) stream
 	case strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://"):
 		u.script = &stream{traits: trDownload}
 	default:
+		if s, ok := a.fdScript(u, f.val); ok {
+			u.script = &s // bash /dev/fd/3 3<s.sh
+			if s.textKnown {
+				run(s.text, nil)
+			}
+			return
+		}
 		a.writtenScript(u, f.val, run)
 	}
+}
+
+// fdScript returns what a script named /dev/fd/N or /proc/self/fd/N reads:
+// the descriptor the command itself opened (3<s.sh, 3<<<text) or one an
+// earlier exec opened for reading.
+func (a *analyzer) fdScript(u *unit, p string) (stream, bool) {
+	n, ok := strings.CutPrefix(p, "/dev/fd/")
+	if !ok {
+		n, ok = strings.CutPrefix(p, "/proc/self/fd/")
+	}
+	if !ok || n == "" || !isFD(n) {
+		return stream{}, false
+	}
+	if s, ok := u.fdIn[n]; ok {
+		return s, true
+	}
+	s, ok := a.inFDs[n]
+	return s, ok
 }
 
 // downloaded marks, in analyzer.files, a file fetched from the network.

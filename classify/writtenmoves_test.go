@@ -32,6 +32,9 @@ func TestWrittenScriptMoves(t *testing.T) {
 		`echo 'CMD' > s.sh; exec 3<s.sh; exec 4<&3-; sh <&4`,
 		`echo 'CMD' > s.sh; bash 3<s.sh <&3`,
 		`echo 'CMD' > s.sh; exec <s.sh; bash`,
+		`echo 'CMD' > s.sh; bash /dev/fd/3 3<s.sh`,
+		`echo 'CMD' > s.sh; exec 3<s.sh; . /dev/fd/3`,
+		`bash /dev/fd/3 3<<< 'CMD'`,
 	} {
 		for _, sh := range []string{"bash", "dash"} {
 			if sh == "dash" && strings.Contains(tmpl, "<&3-") {
