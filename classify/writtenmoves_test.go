@@ -34,7 +34,7 @@ func TestWrittenScriptMoves(t *testing.T) {
 		`echo 'CMD' > s.sh; exec <s.sh; bash`,
 		`echo 'CMD' > s.sh; bash /dev/fd/3 3<s.sh`,
 		`echo 'CMD' > s.sh; exec 3<s.sh; . /dev/fd/3`,
-		`bash /dev/fd/3 3<<< 'CMD'`,
+		"bash /dev/fd/3 3<<'E'\nCMD\nE",
 	} {
 		for _, sh := range []string{"bash", "dash"} {
 			if sh == "dash" && strings.Contains(tmpl, "<&3-") {
