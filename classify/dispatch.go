@@ -90,6 +90,8 @@ func buildHandlers() {
 		"su":        (*analyzer).runSu,
 		"runuser":   (*analyzer).runSu,
 		"ssh":       (*analyzer).runSSH,
+		"scp":       (*analyzer).runSCP,
+		"sftp":      (*analyzer).runSCP,
 		"autossh":   (*analyzer).runSSH,
 		"git":       (*analyzer).runGit,
 		"cmd":       (*analyzer).runCmdExe,
@@ -370,20 +372,25 @@ func (a *analyzer) runBusybox(u *unit) (stream, bool) {
 
 // runSu handles su/runuser: the -c string runs as another user.
 func (a *analyzer) runSu(u *unit) (stream, bool) {
+	// su and runuser take options after the user and run the last -c:
+	// every -c is judged (su -c true root -c 'rm -rf ~').
+	ran := false
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
 		name, val, has := strings.Cut(v, "=")
 		switch {
 		case v == "-c" || v == "--command" || v == "--session-command":
 			if i+1 < len(u.args) {
-				a.shellString(u, u.args[i+1])
+				i++
+				a.shellString(u, u.args[i])
 			}
-			return stream{traits: trUnknown}, true
+			ran = true
 		case has && (name == "--command" || name == "--session-command"):
 			f := u.args[i]
 			f.val = val
 			a.shellString(u, f)
-			return stream{traits: trUnknown}, true
+			ran = true
+		case ran:
 		case u.name == "runuser" && v == "-u" && i+2 < len(u.args) && u.args[i+2].val != "-c":
 			rest := u.args[i+2:]
 			if len(rest) > 0 && rest[0].val == "--" {
@@ -395,6 +402,9 @@ func (a *analyzer) runSu(u *unit) (stream, bool) {
 			return stream{traits: trUnknown}, true
 		}
 	}
+	if ran {
+		return stream{traits: trUnknown}, true
+	}
 	// No -c: an interactive shell as the other user reads standard input.
 	sh := u.inner(u.name, []field{{val: "sh"}})
 	a.run(sh)
@@ -404,7 +414,31 @@ func (a *analyzer) runSu(u *unit) (stream, bool) {
 // runSSH classifies ProxyCommand/LocalCommand (which run locally) and the
 // remote command.
 func (a *analyzer) runSSH(u *unit) (stream, bool) {
-	const withValue = "BbcDEeFIiJLlmOopQRSWw"
+	ops := a.sshOptions(u, "BbcDEeFIiJLlmOopQRSWw")
+	if len(ops) > 1 {
+		j := joinField(ops[1:])
+		saved := u.script
+		a.shellString(u, j)
+		u.script = saved
+	}
+	return stream{traits: trDownload | trUnknown}, true
+}
+
+// runSCP classifies the local commands of scp's and sftp's -o options
+// (ProxyCommand), which they hand to ssh.
+func (a *analyzer) runSCP(u *unit) (stream, bool) {
+	withValue := "cDFiJloPSX"
+	if u.name == "sftp" {
+		withValue = "BbcDFiJloPRSsX"
+	}
+	a.sshOptions(u, withValue)
+	return a.produce(u), true
+}
+
+// sshOptions judges the commands of ssh's -o options (ProxyCommand,
+// LocalCommand, KnownHostsCommand; withValue are the letters of options
+// that take a value) and returns the operands.
+func (a *analyzer) sshOptions(u *unit, withValue string) []field {
 	var ops []field
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
@@ -437,13 +471,7 @@ func (a *analyzer) runSSH(u *unit) (stream, bool) {
 			break
 		}
 	}
-	if len(ops) > 1 {
-		j := joinField(ops[1:])
-		saved := u.script
-		a.shellString(u, j)
-		u.script = saved
-	}
-	return stream{traits: trDownload | trUnknown}, true
+	return ops
 }
 
 // runCmdExe handles `cmd /c STRING`.

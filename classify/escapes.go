@@ -29,16 +29,21 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"view":  {{"-c", "!"}, {"+", "!"}},
 		"ex":    {{"-c", "!"}, {"+", "!"}},
 		"less":  {{"+", "!"}},
-		"gdb":   {{"-ex", "shell "}, {"--eval-command", "shell "}, {"-ex", "!"}},
 		"emacs": {{"--eval", ""}},
 		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet: makeEvals finds every form
 		"gmake": {{"--eval", ""}, {"-E", ""}},
 		"split": {{"--filter", ""}},
 		"sort":  {{"--compress-program", ""}},
-		"go":    {{"-exec", ""}, {"--exec", ""}, {"-toolexec", ""}, {"--toolexec", ""}},
-		"gcc":   {{"-wrapper", ""}},
-		"g++":   {{"-wrapper", ""}},
-		"cc":    {{"-wrapper", ""}},
+		"gdb":   {}, // gdbCommands reads -ex and the like
+		// script takes options after its log file, and runs the last -c:
+		// each is judged (the wrapper reads only one before the file).
+		"script": {{"-c", ""}, {"--command", ""}},
+		// strace -o '|cmd' (or '!cmd') pipes the trace into sh -c cmd.
+		"strace": {{"-o", "|"}, {"-o", "!"}, {"--output", "|"}, {"--output", "!"}},
+		"go":     {{"-exec", ""}, {"--exec", ""}, {"-toolexec", ""}, {"--toolexec", ""}},
+		"gcc":    {{"-wrapper", ""}},
+		"g++":    {{"-wrapper", ""}},
+		"cc":     {{"-wrapper", ""}},
 	}
 })
 
@@ -52,6 +57,9 @@ func (a *analyzer) runExecOptions(u *unit) {
 	}
 	opts := execOptions()[u.name]
 	args := a.execOptionArgs(u)
+	if u.name == "tar" {
+		args = tarOldStyle(args)
+	}
 	for i := 0; i < len(args); i++ {
 		v := args[i].val
 		for _, o := range opts {
@@ -73,6 +81,19 @@ func (a *analyzer) runExecOptions(u *unit) {
 				_, val, _ = strings.Cut(v, "=")
 			case (v == o.opt || longAbbrev(v, o.opt)) && i+1 < len(args):
 				val = args[i+1].val
+			case len(o.opt) == 2 && o.opt[0] == '-':
+				// In a cluster or attached: tar -xvI'PROG', -xI PROG, strace -o'|cmd'.
+				rest, next, ok := shortInCluster(v, o.opt[1], shortValueLetters[u.name])
+				switch {
+				case !ok:
+					continue
+				case next && i+1 < len(args):
+					val = args[i+1].val
+				case next:
+					continue
+				default:
+					val = rest
+				}
 			default:
 				continue
 			}
@@ -110,6 +131,7 @@ func (a *analyzer) runExecOptions(u *unit) {
 		}
 	}
 	if u.name == "gdb" {
+		a.gdbCommands(u)
 		for i, f := range u.args {
 			if f.val == "--args" && i+1 < len(u.args) {
 				a.run(u.inner("gdb", u.args[i+1:]))
@@ -117,6 +139,58 @@ func (a *analyzer) runExecOptions(u *unit) {
 			}
 		}
 	}
+}
+
+// shortValueLetters are, per program, the short options that take a value,
+// so that a cluster is read as getopt reads it (tar -fI: I is -f's value).
+var shortValueLetters = map[string]string{
+	"tar":    "fCTXbgHKLNVFI",
+	"strace": "abeEIoOpPsSuUX",
+	"script": "ETIOBmoc",
+}
+
+// shortInCluster finds the short option letter in the option word v (-xvI,
+// -oVALUE): the rest of the word is its value, or the next word when the
+// rest is empty (next). A letter in valueLetters before it takes the rest
+// as its own value, so letter is not there.
+func shortInCluster(v string, letter byte, valueLetters string) (rest string, next, ok bool) {
+	if len(v) < 2 || v[0] != '-' || v[1] == '-' {
+		return "", false, false
+	}
+	for j := 1; j < len(v); j++ {
+		switch c := v[j]; {
+		case c == letter:
+			return v[j+1:], j+1 == len(v), true
+		case strings.IndexByte(valueLetters, c) >= 0,
+			!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'):
+			return "", false, false
+		}
+	}
+	return "", false, false
+}
+
+// tarOldStyle rewrites tar's old-style first word (tar xIf PROG x.tar: the
+// letters of the word, each value-taking one consuming the next word) into
+// dashed options, so -I's value is found as in tar -x -I PROG -f x.tar.
+func tarOldStyle(args []field) []field {
+	if len(args) == 0 || strings.HasPrefix(args[0].val, "-") || args[0].dyn {
+		return args
+	}
+	w := args[0].val
+	for i := 0; i < len(w); i++ {
+		if !(w[i] >= 'a' && w[i] <= 'z' || w[i] >= 'A' && w[i] <= 'Z') {
+			return args
+		}
+	}
+	var out []field
+	rest := args[1:]
+	for i := 0; i < len(w); i++ {
+		out = append(out, field{val: "-" + w[i:i+1]})
+		if strings.IndexByte(shortValueLetters["tar"], w[i]) >= 0 && len(rest) > 0 {
+			out, rest = append(out, rest[0]), rest[1:]
+		}
+	}
+	return append(out, rest...)
 }
 
 // longAbbrev reports whether v (--opt or --opt=value) abbreviates the long

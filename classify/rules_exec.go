@@ -121,9 +121,11 @@ var (
 	loaderVars = newSet("LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PERL5OPT", "PERL5DB",
 		"RUBYOPT", "NODE_OPTIONS", "PYTHONSTARTUP", "PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
 		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
-		"BROWSER", "GIT_PROXY_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "LD_LIBRARY_PATH", "BASH_CMDS", "BASH_ALIASES")
+		"BROWSER", "GIT_PROXY_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "LD_LIBRARY_PATH", "BASH_CMDS", "BASH_ALIASES",
+		"MANPAGER", "SYSTEMD_PAGER", "GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR")
 	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4")
+		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4", "MANPAGER", "SYSTEMD_PAGER",
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR")
 )
 
 // riskyEnv reports whether an assignment changes what code later runs in a
@@ -137,7 +139,8 @@ func riskyEnv(e envVar) bool {
 		return false
 	case "NODE_OPTIONS":
 		return strings.Contains(e.val.val, "-r") || strings.Contains(e.val.val, "--require") || strings.Contains(e.val.val, "--import") || strings.Contains(e.val.val, "--loader")
-	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER":
+	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER", "MANPAGER", "SYSTEMD_PAGER",
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR":
 		return e.val.dyn
 	case "PS4":
 		return strings.Contains(e.val.val, "$(") || strings.Contains(e.val.val, "`")

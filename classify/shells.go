@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"encoding/base64"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -265,7 +267,8 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}
 	var code *field
 	var ops []field
-	var assigns []string // awk's -v NAME=VALUE
+	var assigns []string   // awk's -v NAME=VALUE
+	var perlUse *codeFacts // what perl -M's code does
 	loop := false
 	off := len(u.args) - len(args) // args is a tail of u.args
 	for i := 0; i < len(args); i++ {
@@ -292,8 +295,14 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 				}
 				code = &g
 				u.codeArg = off + i + 1
-			case contains(spec.argLong, name) && !has:
-				i++
+			case contains(spec.argLong, name):
+				if !has && i+1 < len(args) {
+					i++
+					val = args[i].val
+				}
+				if spec.lang == "node" {
+					a.dataURLCode(u, val) // --import 'data:text/javascript,…'
+				}
 			}
 			continue
 		}
@@ -316,6 +325,9 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 			loop = loop || strings.IndexByte(spec.loopShort, c) >= 0
 			if strings.IndexByte(spec.codeShort, c) >= 0 {
 				g := f
+				if spec.lang == "node" && strings.Trim(attached, spec.codeShort) == "" {
+					attached = "" // node -pe CODE: -p and -e, the code after
+				}
 				if attached != "" {
 					g.val = attached
 				} else if i+1 < len(args) {
@@ -332,13 +344,25 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 					i++
 					val = args[i].val
 				}
-				if spec.lang == "awk" && c == 'v' {
+				switch {
+				case spec.lang == "awk" && c == 'v':
 					assigns = append(assigns, val) // awk -v NAME=VALUE
+				case spec.lang == "perl" && (c == 'M' || c == 'm'):
+					// perl -M'strict;system("…")' is use strict;system("…");
+					a.codeText(u, "perl", "use "+val+";")
+					perlUse = u.code
+				case spec.lang == "node" && c == 'r':
+					a.dataURLCode(u, val)
 				}
 				break
 			}
 		}
 	}
+	defer func() {
+		if perlUse != nil && u.code != nil && u.code != perlUse {
+			u.code.merge(*perlUse)
+		}
+	}()
 	switch {
 	case code != nil:
 		a.code(u, spec.lang, *code)
@@ -447,6 +471,69 @@ func (a *analyzer) spawnOperands(u *unit, ops []field, assigns []string) {
 	}
 }
 
+// timeitCode judges the statements python -m timeit runs: its operands
+// and the setup of -s/--setup, python code each.
+func (a *analyzer) timeitCode(u *unit, args []field) {
+	var code []field
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		switch {
+		case v == "--":
+			code = append(code, args[i+1:]...)
+			i = len(args)
+		case v == "-s" || v == "--setup":
+			if i+1 < len(args) {
+				i++
+				code = append(code, args[i])
+			}
+		case strings.HasPrefix(v, "--setup="):
+			g := args[i]
+			g.val = v[len("--setup="):]
+			code = append(code, g)
+		case strings.HasPrefix(v, "-s"):
+			g := args[i]
+			g.val = v[2:]
+			code = append(code, g)
+		case v == "-n" || v == "-r" || v == "-u" || v == "--number" || v == "--repeat" || v == "--unit":
+			i++
+		case strings.HasPrefix(v, "-"):
+		default:
+			code = append(code, args[i])
+		}
+	}
+	for _, c := range code {
+		prev := u.code
+		a.code(u, "python", c)
+		if prev != nil {
+			u.code.merge(*prev)
+		}
+	}
+}
+
+// dataURLCode judges the code of a data: URL node imports (--import
+// 'data:text/javascript,CODE', base64 or percent-encoded).
+func (a *analyzer) dataURLCode(u *unit, v string) {
+	head, body, ok := strings.Cut(v, ",")
+	if !ok || !strings.HasPrefix(strings.ToLower(head), "data:") {
+		return
+	}
+	if strings.HasSuffix(strings.ToLower(head), ";base64") {
+		b, err := base64.StdEncoding.DecodeString(body)
+		if err != nil {
+			u.script = &stream{traits: trUnknown}
+			return
+		}
+		body = string(b)
+	} else if s, err := url.PathUnescape(body); err == nil {
+		body = s
+	}
+	prev := u.code
+	a.codeText(u, "node", body)
+	if prev != nil {
+		u.code.merge(*prev)
+	}
+}
+
 // isAwk reports whether the interpreter name is one of awk's.
 func isAwk(name string) bool {
 	spec, ok := interpreterFor(name)
@@ -456,6 +543,9 @@ func isAwk(name string) bool {
 // runModule handles python -m MODULE ARGS as if MODULE were a command
 // (python -m pip install --user x is pip install --user x).
 func (a *analyzer) runModule(u *unit, mod field, rest []field) stream {
+	if mod.val == "timeit" && !mod.dyn {
+		a.timeitCode(u, rest)
+	}
 	fields := append([]field{mod}, rest...)
 	return a.run(u.inner(u.name, fields))
 }
