@@ -139,8 +139,9 @@ type NetworkConfig struct {
 	AllowedDomains []string `json:"allowed_domains,omitempty"`
 	DeniedDomains  []string `json:"denied_domains,omitempty"`
 	// Resolver resolves names for the egress proxy; nil uses the system's
-	// (net.DefaultResolver, which reads /etc/hosts). A sandboxed program
-	// never resolves names itself.
+	// (net.DefaultResolver, which reads /etc/hosts). It is asked for rooted
+	// names ("example.com."), never to be extended by a search list. A
+	// sandboxed program never resolves names itself.
 	Resolver egress.Resolver `json:"-"`
 	// OnRequest is asked about a host no list decided; nil denies.
 	OnRequest func(ctx context.Context, host string, port int) (bool, error) `json:"-"`
