@@ -262,15 +262,64 @@ var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/va
 // of reach through the pid namespace, whatever the list says.)
 func DefaultDenyRead() []string {
 	var out []string
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+	home, err := os.UserHomeDir()
+	if err == nil && filepath.IsAbs(home) {
 		for _, s := range credpaths.Home {
 			out = append(out, filepath.Join(home, filepath.FromSlash(s)))
 		}
+	} else {
+		home = ""
 	}
+	out = append(out, movedStores(home, os.Getenv)...)
 	out = append(out, systemDenied...)
 	for _, dir := range []func() (string, error){paths.StateDir, paths.DataDir} {
 		if d, err := dir(); err == nil {
 			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// movedStores returns the credential stores the environment moves out of
+// their place in the home (KUBECONFIG, GNUPGHOME, CARGO_HOME/credentials,
+// HISTFILE, …; XDG_CONFIG_HOME and its siblings for the stores under
+// .config, .local/share, .local/state and .cache). A value that is not
+// absolute, or that names the root, the home or a directory above it, is
+// skipped: denying it would deny everything.
+func movedStores(home string, getenv func(string) string) []string {
+	usable := func(p string) bool {
+		p = filepath.Clean(p)
+		if !filepath.IsAbs(p) || p == "/" {
+			return false
+		}
+		if home != "" {
+			if rel, err := filepath.Rel(p, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+				return false // the home or above it
+			}
+		}
+		return true
+	}
+	var out []string
+	for _, m := range credpaths.Moved {
+		vals := []string{getenv(m.Var)}
+		if m.List {
+			vals = filepath.SplitList(vals[0])
+		}
+		for _, v := range vals {
+			if v != "" && usable(v) {
+				out = append(out, filepath.Join(v, filepath.FromSlash(m.Sub)))
+			}
+		}
+	}
+	for _, x := range credpaths.XDG {
+		base := getenv(x.Var)
+		if base == "" || !usable(base) {
+			continue
+		}
+		for _, s := range credpaths.Home {
+			if rest, ok := strings.CutPrefix(s, x.Prefix); ok {
+				out = append(out, filepath.Join(base, filepath.FromSlash(rest)))
+			}
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -381,5 +382,32 @@ func TestProxyCredentialsDefaultHosts(t *testing.T) {
 	}
 	if len(creds) != 4 || len(env) != 4 {
 		t.Fatalf("%d credentials, %d variables", len(creds), len(env))
+	}
+}
+
+// TestMovedStores: the environment's relocations of credential stores are
+// denied where they point, and a value that would deny the home or the
+// whole tree is skipped.
+func TestMovedStores(t *testing.T) {
+	env := map[string]string{
+		"KUBECONFIG":      "/h/.config/kube/config:/etc/kube/admin.conf::relative/x",
+		"CARGO_HOME":      "/h/.local/share/cargo",
+		"GNUPGHOME":       "/h",   // the home itself: skipped
+		"DOCKER_CONFIG":   "/",    // the root: skipped
+		"HISTFILE":        "hist", // relative: skipped
+		"XDG_CONFIG_HOME": "/h/cfg",
+		"XDG_DATA_HOME":   "/", // skipped
+	}
+	got := movedStores("/h", func(k string) string { return env[k] })
+	for _, want := range []string{"/h/.config/kube/config", "/etc/kube/admin.conf", "/h/.local/share/cargo/credentials",
+		"/h/.local/share/cargo/credentials.toml", "/h/cfg/gh", "/h/cfg/gcloud"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("movedStores: %s missing from %q", want, got)
+		}
+	}
+	for _, p := range got {
+		if p == "/" || p == "/h" || !filepath.IsAbs(p) || strings.HasPrefix(p, "/h/.local/share/") && !strings.HasPrefix(p, "/h/.local/share/cargo/") {
+			t.Errorf("movedStores: %q must not be denied", p)
+		}
 	}
 }

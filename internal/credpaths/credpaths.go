@@ -21,11 +21,17 @@ var Home = []string{
 	".erlang.cookie",
 
 	// Package registries' publishing tokens.
-	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".config/dart/pub-tokens.json", ".sbt/.credentials", ".ivy2/.credentials", ".jfrog", ".config/tea",
+	".config/configstore/snyk.json", ".sentryclirc", ".wakatime.cfg", ".config/code-server/config.yaml",
+	// Secrets by convention: a home's .env, dbt's database profiles.
+	".env", ".dbt/profiles.yml",
 
 	// Cloud and infrastructure credentials.
 	".aws", ".azure", ".config/gcloud", ".oci", ".config/doctl", ".vault-token",
-	".terraform.d/credentials.tfrc.json", ".s3cfg", ".boto", ".config/rclone/rclone.conf",
+	".terraform.d/credentials.tfrc.json", ".terraformrc", ".s3cfg", ".boto", ".config/rclone/rclone.conf",
+	".tsh", ".step", ".aliyun", ".config/openstack/clouds.yaml", ".config/openstack/secure.yaml",
+	".cloudflared", ".config/helm/registry", ".config/scw", ".bluemix", ".ovh.conf",
 
 	// Deployment, CI and platform command-line tools' login tokens.
 	".config/stripe", ".fly/config.yml", ".config/netlify", ".netlify/config.json",
@@ -46,7 +52,9 @@ var Home = []string{
 
 	// Database, mail, file-transfer and remote-desktop clients' stored passwords.
 	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc",
-	".config/filezilla", ".vnc/passwd",
+	".config/filezilla", ".vnc/passwd", ".config/remmina", ".local/share/remmina",
+	// JetBrains IDEs' password store (c.pwd, c.kdbx) beside their settings.
+	".config/JetBrains",
 	// The Snowflake connectors' token caches (browser-SSO ID and MFA
 	// tokens; dbt turns them on), beside an OCSP cache left readable.
 	".cache/snowflake/credential_cache_v1.json", ".cache/snowflake/temporary_credential.json",
@@ -54,13 +62,26 @@ var Home = []string{
 
 	// AI coding agents' own login tokens.
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
-	".config/github-copilot",
+	".config/github-copilot", ".local/share/opencode/auth.json", ".qwen/oauth_creds.json",
+	".config/io.datasette.llm/keys.json", ".continue/config.yaml", ".continue/config.json",
+	".aider.conf.yml",
 
 	// Browsers' and mail and chat clients' cookies, sessions and saved
 	// passwords; the desktop keyrings and the macOS keychains.
-	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-	".config/microsoft-edge", ".thunderbird", ".config/Slack", ".config/discord",
+	".mozilla", ".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable",
+	".config/chromium", ".config/BraveSoftware", ".config/vivaldi", ".config/opera",
+	".config/microsoft-edge", ".thunderbird", ".config/Slack", ".config/discord", ".config/Signal",
 	".local/share/TelegramDesktop", ".local/share/kwalletd", "Library/Keychains",
+	// NSS's databases (client certificates' private keys).
+	".pki",
+	// Snap and Flatpak apps keep their whole profiles (Ubuntu's Firefox,
+	// Thunderbird and Chromium are snaps) under ~/snap/NAME and
+	// ~/.var/app; their programs do not run in a sandbox anyway
+	// (snap-confine needs privileges).
+	"snap/firefox", "snap/chromium", "snap/thunderbird", "snap/brave", "snap/opera", "snap/vivaldi",
+	"snap/slack", "snap/discord", "snap/signal-desktop", "snap/telegram-desktop", "snap/bitwarden",
+	"snap/keepassxc", "snap/1password", "snap/element-desktop", "snap/teams-for-linux", "snap/zoom-client",
+	".var/app",
 
 	// Cryptocurrency wallets and keys.
 	".bitcoin", ".ethereum/keystore", ".electrum", ".config/solana", ".config/Exodus",
@@ -68,5 +89,38 @@ var Home = []string{
 	// Shell and interpreter histories: commands typed with a token in them.
 	".bash_history", ".zsh_history", ".local/share/atuin", ".local/share/fish/fish_history",
 	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
-	".rediscli_history", ".sqlite_history",
+	".rediscli_history", ".sqlite_history", ".zhistory", ".histfile", ".sh_history", ".mksh_history",
+	".viminfo", ".local/state/nvim/shada", ".local/share/nvim/shada", ".lesshst",
+	".ipython/profile_default/history.sqlite", ".mongodb/mongosh", ".dbshell", ".mongorc.js",
+	".clickhouse-client-history", ".duckdb_history", ".irb_history", ".pry_history",
+	".julia/logs/repl_history.jl", ".local/share/ipython",
+}
+
+// Moved lists the environment variables that move a credential store out
+// of its place in Home: the variable's value is the store itself (Sub ""),
+// or a directory the store Sub is in; List values are colon-separated
+// (KUBECONFIG).
+var Moved = []struct {
+	Var, Sub string
+	List     bool
+}{
+	{Var: "KUBECONFIG", List: true}, {Var: "HISTFILE"}, {Var: "GNUPGHOME"}, {Var: "PASSWORD_STORE_DIR"},
+	{Var: "CARGO_HOME", Sub: "credentials"}, {Var: "CARGO_HOME", Sub: "credentials.toml"},
+	{Var: "AWS_SHARED_CREDENTIALS_FILE"}, {Var: "AWS_CONFIG_FILE"}, {Var: "DOCKER_CONFIG"},
+	{Var: "NPM_CONFIG_USERCONFIG"}, {Var: "npm_config_userconfig"}, {Var: "AZURE_CONFIG_DIR"},
+	{Var: "ANDROID_USER_HOME", Sub: "adbkey"}, {Var: "GOOGLE_APPLICATION_CREDENTIALS"}, {Var: "CLOUDSDK_CONFIG"},
+	{Var: "GH_CONFIG_DIR"}, {Var: "PGPASSFILE"}, {Var: "PSQL_HISTORY"}, {Var: "MYSQL_HISTFILE"},
+	{Var: "NODE_REPL_HISTORY"}, {Var: "PYTHON_HISTORY"}, {Var: "LESSHISTFILE"}, {Var: "SQLITE_HISTORY"},
+	{Var: "REDISCLI_HISTFILE"}, {Var: "TF_CLI_CONFIG_FILE"}, {Var: "RCLONE_CONFIG"}, {Var: "BOTO_CONFIG"},
+	{Var: "NETRC"}, {Var: "KAGGLE_CONFIG_DIR"}, {Var: "HF_TOKEN_PATH"}, {Var: "HF_HOME", Sub: "token"},
+	{Var: "SOPS_AGE_KEY_FILE"}, {Var: "MINIKUBE_HOME"}, {Var: "PULUMI_HOME", Sub: "credentials.json"},
+	{Var: "VAULT_TOKEN_FILE"}, {Var: "DBT_PROFILES_DIR", Sub: "profiles.yml"},
+	{Var: "TELEPORT_HOME"}, {Var: "STEPPATH"}, {Var: "CLOUDFLARED_HOME"},
+}
+
+// XDG lists the base-directory variables and the part of a Home entry each
+// replaces when set (XDG_CONFIG_HOME=/h/cfg moves .config/gh to /h/cfg/gh).
+var XDG = []struct{ Var, Prefix string }{
+	{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"},
+	{"XDG_STATE_HOME", ".local/state/"}, {"XDG_CACHE_HOME", ".cache/"},
 }
