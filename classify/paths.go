@@ -98,8 +98,15 @@ func stripProcRoot(p string) string {
 		return p
 	}
 	pid, tail := rest[:i], rest[i:]
-	if pid != "self" && pid != "thread-self" && !allDigits(pid) {
+	if !procPID(pid) {
 		return p
+	}
+	// /proc/PID/task/TID/… is the same process's view (root, cwd, environ).
+	if t, ok := strings.CutPrefix(tail, "/task/"); ok {
+		if j := strings.IndexByte(t, '/'); j > 0 && procPID(t[:j]) {
+			tail = t[j:]
+			p = "/proc/" + pid + tail
+		}
 	}
 	if tail == "/root" {
 		return "/"
@@ -108,6 +115,31 @@ func stripProcRoot(p string) string {
 		return path.Clean(tail[len("/root"):])
 	}
 	return p
+}
+
+// procPID reports whether a /proc component names a process (or a thread):
+// self, thread-self, a number, or a glob that may match one.
+func procPID(s string) bool {
+	return s == "self" || s == "thread-self" || allDigits(s) || strings.ContainsAny(s, "*?[") && strings.Trim(s, "*?[]0-9-!^") == ""
+}
+
+// procCwd returns the path below /proc/PID/cwd in p (/proc/self/cwd/.aws
+// is .aws in the working directory), ok false for any other path.
+func procCwd(p string) (string, bool) {
+	s := stripProcRoot(p) // drops task/TID
+	rest, ok := strings.CutPrefix(s, "/proc/")
+	if !ok {
+		return "", false
+	}
+	pid, tail, _ := strings.Cut(rest, "/")
+	if !procPID(pid) {
+		return "", false
+	}
+	if tail == "cwd" {
+		return ".", true
+	}
+	sub, ok := strings.CutPrefix(tail, "cwd/")
+	return sub, ok
 }
 
 func stripGlobLeaf(p string) string {

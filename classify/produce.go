@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -30,6 +31,20 @@ func (a *analyzer) produce(u *unit) stream {
 			return literal(d + "\n")
 		}
 		return stream{traits: trUnknown}
+	case u.name == "cd" && !slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-" || f.dyn }):
+		return literal("") // $(cd; pwd): cd prints nothing (cd - prints where it went)
+	case (u.name == "realpath" || u.name == "readlink" && u.hasFlag("fem")) && len(u.operands()) == 1:
+		// $(realpath ~), $(readlink -f .): the path, as the analysis knows it.
+		if op := u.operands()[0]; !op.dyn {
+			switch {
+			case op.val == "." || op.val == "./":
+				if d, ok := a.pwdValue(); ok {
+					return literal(d + "\n")
+				}
+			case strings.HasPrefix(op.val, "/") || strings.HasPrefix(op.val, "~"):
+				return literal(cleanTarget(op.val) + "\n")
+			}
+		}
 	case u.name == "which" || u.name == "type" && u.hasFlag("pP"):
 		// $(which rm) is a path to rm.
 		if ops := u.operands(); len(ops) > 0 && !ops[len(ops)-1].dyn {

@@ -102,6 +102,11 @@ var (
 	searcher = recursiveReader{always: true, pattern: true, values: "efgtTmABCjM", longValues: grepValues}
 	tarLike  = recursiveReader{always: true, noRecurse: []string{"--no-recursion"}, mode: tarCreates, values: "fCTXbH", longValues: tarValues}
 	sevenZip = recursiveReader{always: true, mode: func(u *unit) bool { return u.arg(0) == "a" || u.arg(0) == "u" }}
+	// diff -r A DIR (-N: files missing on one side as empty) prints the
+	// files of both trees.
+	diffLike = recursiveReader{short: "r", long: []string{"--recursive"}, values: "xXSIFL",
+		longValues: []string{"--exclude", "--exclude-from", "--starting-file", "--ignore-matching-lines", "--show-function-line", "--label", "--from-file", "--to-file"}}
+	gitDiff = recursiveReader{always: true, values: "OSGl", longValues: []string{"--output", "--relative"}}
 )
 
 // recursiveReaders are the programs that read (print, copy or pack) the
@@ -117,6 +122,7 @@ var recursiveReaders = map[string]recursiveReader{
 	"scp":   {short: "r", dest: true, values: "cFiJloPS"},
 	"zip":   {short: "rR", long: []string{"--recurse-paths", "--recurse-patterns"}, values: "bntx"},
 	"7z":    sevenZip, "7za": sevenZip,
+	"diff": diffLike, "colordiff": diffLike,
 }
 
 // findNonReaders are programs find -exec may run on every file of a tree
@@ -146,10 +152,17 @@ func readsStoreTree(u *unit) bool {
 	}
 	if u.name == "git" {
 		at := gitSubAt(u.args)
-		if at < 0 || u.args[at].val != "grep" || !hasFlag(u.args[at+1:], "", "--no-index") {
+		if at < 0 || !hasFlag(u.args[at+1:], "", "--no-index") {
 			return false
 		}
-		return gitGrep.readsStore(u, at+1)
+		switch u.args[at].val {
+		case "grep":
+			return gitGrep.readsStore(u, at+1)
+		case "diff":
+			// git diff --no-index A DIR prints every file of DIR.
+			return gitDiff.readsStore(u, at+1)
+		}
+		return false
 	}
 	spec, ok := recursiveReaders[u.name]
 	if !ok || spec.mode != nil && !spec.mode(u) {

@@ -353,7 +353,7 @@ func matchGitRead(u *unit, _ *Classifier) bool {
 		return len(ops) > 0 && ops[0].val == "list"
 	case "submodule":
 		return len(ops) > 0 && (ops[0].val == "status" || ops[0].val == "summary")
-	case "diff", "log", "show":
+	case "diff", "log", "show", "diff-tree", "diff-index", "diff-files", "whatchanged", "range-diff", "shortlog", "blame", "format-patch":
 		return !hasFlag(rest, "", "--output", "--ext-diff")
 	case "grep":
 		return !hasFlag(rest, "O", "--open-files-in-pager")

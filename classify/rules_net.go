@@ -24,6 +24,29 @@ func matchSSH(u *unit, _ *Classifier) bool {
 var transferCmds = newSet("scp", "sftp", "ftp", "tftp", "lftp", "ncftp", "ncftpput", "ncftpget", "croc", "wormhole",
 	"smbclient", "azcopy", "pscp", "psftp", "rcp", "uucp", "sz", "rz", "kermit")
 
+// httpClients read files named inside their arguments (embeddedFiles).
+var httpClients = newSet("curl", "wget", "http", "https", "xh", "httpie", "aria2c")
+
+// embeddedFiles returns the file paths an HTTP client reads from inside one
+// argument: curl's @FILE in any data, header or query option (-H @F,
+// --data-ascii @F, --data-urlencode name@F, --url-query name@F, attached
+// as --opt=@F), and a file:// URL.
+func embeddedFiles(v string) []string {
+	var out []string
+	if p, ok := strings.CutPrefix(v, "file://"); ok {
+		out = append(out, p)
+	}
+	if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "--") {
+		v = after // --data-ascii=@F, --url-query=k@F
+	} else if len(v) > 2 && v[0] == '-' && v[1] != '-' && v[2] == '@' {
+		v = v[2:] // -d@F, -H@F
+	}
+	if i := strings.IndexByte(v, '@'); i >= 0 && !strings.ContainsAny(v[:i], "/:") {
+		out = append(out, v[i+1:]) // @F, name@F, name=@F
+	}
+	return out
+}
+
 func matchFileTransfer(u *unit, _ *Classifier) bool {
 	if u.kind != kCall || u.dynName {
 		return false
@@ -215,6 +238,15 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	for i, f := range u.args {
 		if !u.isCodeArg(i) && u.name != "eval" && u.secretPathIn(u.dirAt(i), f) {
 			return true
+		}
+		if httpClients.has(u.name) {
+			for _, p := range embeddedFiles(f.val) {
+				g := f
+				g.val = p
+				if u.secretPathIn(u.dirAt(i), g) {
+					return true // curl -H @~/.config/gh/hosts.yml, --url-query k@FILE, file://
+				}
+			}
 		}
 	}
 	vals := u.vals()

@@ -135,6 +135,12 @@ func isSecretPathIn(cwd, v string) bool {
 	if strings.HasPrefix(v, "-") {
 		return secretNames.has(path.Base(v)) // an option (-i~/.ssh/id_rsa)
 	}
+	if f, ok := strings.CutPrefix(v, "if="); ok {
+		v = f // dd if=FILE
+	}
+	if sub, ok := procCwd(v); ok {
+		v = sub // cd ~ && cat /proc/self/cwd/.aws/credentials
+	}
 	relative := !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~")
 	cwd = secretBase(cwd)
 	if relative && cwd != "" {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"encoding/hex"
 	"path"
 	"strconv"
 	"strings"
@@ -48,6 +49,8 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		}
 	case "cp", "mv", "install", "gcp", "gmv":
 		a.copyWritten(u)
+	case "sort", "shuf", "iconv", "uniq", "xxd", "yq", "git":
+		a.filterOutputs(u)
 	case "sed", "gsed":
 		a.sedInserts(u)
 		a.sedWrites(u)
@@ -117,6 +120,47 @@ func operandsSkipping(args []field, short string, long ...string) []field {
 	}
 	return out
 }
+
+// filterOutputs records what the filters that name their output file write
+// there (sort -o F, uniq - F, xxd -r -p - F, yq -i '…' F): their input,
+// where it is the piped stream, decoded for xxd -r -p; for yq the strings
+// of its expression (yq -n -i '"rm -rf ~"' ~/.bashrc writes that text).
+func (a *analyzer) filterOutputs(u *unit) {
+	targets := outputFiles(u)
+	if len(targets) == 0 {
+		return
+	}
+	in := stream{traits: trUnknown}
+	switch {
+	case u.name == "yq":
+		if ops := operandsSkipping(u.args, ""); len(ops) > 0 {
+			in = literal(strings.Join(codeStrings(ops[0].val), "\n"))
+		}
+	case u.name == "xxd" && u.hasFlag("r", "-revert") && u.piped && u.in.textKnown:
+		if b, err := hex.DecodeString(strings.Join(strings.Fields(u.in.text), "")); err == nil && u.hasFlag("p", "-ps", "-postscript", "-plain") {
+			in = literal(string(b))
+		}
+	case u.name == "git":
+		// --format='tformat:TEXT' (--pretty=…): TEXT, its placeholders
+		// taken as empty; a diff or a log is text the line cannot see.
+		for _, f := range append(optValues(u, "", "--format"), optValues(u, "", "--pretty")...) {
+			if t, ok := strings.CutPrefix(f.val, "tformat:"); ok {
+				in = literal(gitPlaceholders().ReplaceAllString(t, "") + "\n")
+			} else if t, ok := strings.CutPrefix(f.val, "format:"); ok {
+				in = literal(gitPlaceholders().ReplaceAllString(t, ""))
+			}
+		}
+	case u.piped:
+		in = u.in
+	}
+	for _, t := range targets {
+		a.writeText(u, t, in, false)
+	}
+}
+
+// gitPlaceholders match the placeholders of git's --format (%H, %an,
+// %x0a, %(trailers), %C(red), …).
+var gitPlaceholders = lazyRegexp(`%(\([^)]*\)|x[0-9a-fA-F]{2}|[a-zA-Z][a-zA-Z]?|.)`)
 
 // openFDs records the descriptors exec opens for writing (exec 3>>f, exec
 // >f) and forgets those it closes or points elsewhere.

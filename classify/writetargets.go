@@ -22,7 +22,51 @@ var destWriters = newSet("cp", "mv", "install", "ln", "rsync", "scp", "gcp", "gm
 
 // otherWriters are the other programs writeTargets knows.
 var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", "chown", "chgrp", "find",
+	"sort", "shuf", "iconv", "uniq", "xxd", "yq", "git",
 	"tar", "gtar", "bsdtar", "unzip", "7z", "7za", "bsdunzip")
+
+// outputFiles returns the files the filters that name their output write
+// (sort -o, shuf -o, iconv -o, uniq IN OUT, xxd IN OUT, yq -i FILE …) and
+// git's diff family with --output=FILE.
+func outputFiles(u *unit) []field {
+	switch u.name {
+	case "sort", "shuf", "iconv":
+		if t := optValue(u, "o", "--output"); t != nil {
+			return []field{*t}
+		}
+	case "uniq", "xxd":
+		// uniq [IN [OUT]], xxd [IN [OUT]]: the second operand is written.
+		if ops := operandsSkipping(u.args, uniqXxdValues[u.name], "--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated", "-cols", "-len", "-seek", "-groupsize", "-offset", "-name"); len(ops) > 1 {
+			return []field{ops[1]}
+		}
+	case "yq":
+		if u.hasFlag("i", "--in-place") {
+			return yqFiles(u)
+		}
+	case "git":
+		if sub, _ := gitSub(u); gitOutputSubs.has(sub) {
+			return optValues(u, "", "--output")
+		}
+	}
+	return nil
+}
+
+// uniqXxdValues are the short options of uniq and xxd that take a value.
+var uniqXxdValues = map[string]string{"uniq": "fsw", "xxd": "cglosn"}
+
+// gitOutputSubs write their output to the file --output names.
+var gitOutputSubs = newSet("diff", "log", "show", "diff-tree", "diff-index", "diff-files", "whatchanged",
+	"format-patch", "range-diff", "shortlog", "blame", "grep")
+
+// yqFiles returns the files yq -i edits: its operands after the
+// expression (the first operand, unless -n or an --expression gives none).
+func yqFiles(u *unit) []field {
+	ops := operandsSkipping(u.args, "", "--arg", "--argjson", "--indent", "--from-file", "--output-format", "--input-format")
+	if len(ops) > 0 && !u.hasFlag("", "--from-file") {
+		ops = ops[1:] // the expression
+	}
+	return ops
+}
 
 // writeTargets returns the files a unit writes, relative paths resolved
 // against the working directory an earlier cd (or tar -C) set: write
@@ -141,6 +185,10 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 	case "curl":
 		if t := optValue(u, "o", "--output"); t != nil {
 			add(*t, false)
+		}
+	case "sort", "shuf", "iconv", "uniq", "xxd", "yq", "git":
+		for _, t := range outputFiles(u) {
+			add(t, false)
 		}
 	case "wget":
 		if t := optValue(u, "O", "--output-document"); t != nil {
