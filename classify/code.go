@@ -19,6 +19,8 @@ type codeFacts struct {
 	dynDelete    bool          // recursively deletes a path only known at run time (shutil.rmtree(p))
 	kill         bool          // sends a signal to a process (os.kill, process.kill, perl kill)
 	spawns       []opaqueSpawn // spawn calls whose command is only known at run time (codespawn.go)
+	secretRead   bool          // opens a credential store by name (codefiles.go)
+	writes       []string      // the files it writes, where it names them (codefiles.go)
 	deletes      []string      // the known paths it deletes recursively, as written (relative to the working directory)
 }
 
@@ -167,6 +169,14 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			}
 		}
 	}
+	if paths, writes := codeFiles(code); len(paths) > 0 {
+		for _, p := range paths {
+			f.secretRead = f.secretRead || isSecretPathIn("", p)
+		}
+		if writes {
+			f.writes = paths
+		}
+	}
 	if sp := opaqueSpawns(lang, code); len(sp) > 0 {
 		f.dynamic, f.spawns = true, sp
 	}
@@ -206,6 +216,8 @@ func (f *codeFacts) merge(o codeFacts) {
 	f.dynDelete = f.dynDelete || o.dynDelete
 	f.kill = f.kill || o.kill
 	f.spawns = append(f.spawns, o.spawns...)
+	f.secretRead = f.secretRead || o.secretRead
+	f.writes = append(f.writes, o.writes...)
 	f.deletes = append(f.deletes, o.deletes...)
 }
 

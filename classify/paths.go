@@ -120,7 +120,7 @@ func stripProcRoot(p string) string {
 // procPID reports whether a /proc component names a process (or a thread):
 // self, thread-self, a number, or a glob that may match one.
 func procPID(s string) bool {
-	return s == "self" || s == "thread-self" || allDigits(s) || strings.ContainsAny(s, "*?[") && strings.Trim(s, "*?[]0-9-!^") == ""
+	return s == "self" || s == "thread-self" || allDigits(s) || strings.ContainsAny(s, "*?[") && strings.Trim(s, "*?[]!^-0123456789") == ""
 }
 
 // procCwd returns the path below /proc/PID/cwd in p (/proc/self/cwd/.aws

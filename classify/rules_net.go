@@ -230,7 +230,7 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	}
 	// The words of shells, eval and interpreters that carry code are
 	// analysed as code, not as paths.
-	if huntsSecrets(u) || readsStoreTree(u) {
+	if huntsSecrets(u) || readsStoreTree(u) || u.code != nil && u.code.secretRead {
 		return true
 	}
 	// Only the code word itself: the operands after it are files the code

@@ -569,8 +569,9 @@ func (a *analyzer) code(u *unit, lang string, f field) {
 func (a *analyzer) codeText(u *unit, lang, text string) {
 	facts, shells, argvs := scanCode(lang, text, 0)
 	u.code = &facts
-	if len(facts.spawns) > 0 {
-		// c="rm -rf ~"; system(c): any string of the code may be the command.
+	if len(facts.spawns) > 0 || slices.ContainsFunc(facts.writes, runFile) {
+		// c="rm -rf ~"; system(c): any string of the code may be the
+		// command; and what code writes into an rc file runs later.
 		shells = append(shells, codeStrings(text)...)
 	}
 	for _, s := range shells {

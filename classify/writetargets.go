@@ -102,6 +102,11 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 			add(r.target, false)
 		}
 	}
+	if u.code != nil {
+		for _, p := range u.code.writes {
+			add(field{val: p, home: strings.HasPrefix(p, "~")}, false) // open('/etc/passwd', 'a') in inline code
+		}
+	}
 	if u.kind != kCall || u.dynName || !operandWriters.has(u.name) && !destWriters.has(u.name) && !otherWriters.has(u.name) {
 		return out
 	}
