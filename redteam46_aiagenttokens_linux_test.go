@@ -13,7 +13,8 @@ import "testing"
 // layout), Simon Willison's llm's API keys
 // (~/.config/io.datasette.llm/keys.json), Continue's global config with its
 // models' apiKey (~/.continue/config.yaml), aider's (~/.aider.conf.yml, with
-// openai-api-key / anthropic-api-key) and the ~/.env that aider and many
+// openai-api-key / anthropic-api-key; not denied: see credpaths) and the
+// ~/.env that aider and many
 // tools load from the home. A sandboxed `cat` reads each in full: the
 // agent's own model-provider keys, readable by the commands it runs.
 //
@@ -31,7 +32,6 @@ func TestRedteam46AgentLoginTokens(t *testing.T) {
 		{".qwen/oauth_creds.json", `{"access_token":"%s","refresh_token":"x"}`, "Qwen Code: OAuth credentials"},
 		{".config/io.datasette.llm/keys.json", `{"openai":"sk-%s"}`, "llm: API keys"},
 		{".continue/config.yaml", "models:\n  - provider: anthropic\n    apiKey: sk-ant-%s\n", "Continue: model API keys"},
-		{".aider.conf.yml", "anthropic-api-key: sk-ant-%s\n", "aider: API keys"},
 		{".env", "OPENAI_API_KEY=sk-%s\n", "~/.env: API keys loaded by aider and others"},
 	})
 }
