@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -214,6 +215,7 @@ var secretCommands = [][]string{
 	{"docker-credential-desktop", "get"}, {"docker-credential-pass", "get"}, {"docker-credential-secretservice", "get"},
 	{"gpg", "--export-secret-keys"}, {"gpg", "--export-secret-subkeys"}, {"bw", "get"}, {"lpass", "show"},
 	{"cmdkey", "/list"}, {"mimikatz"}, {"lazagne"}, {"doppler", "secrets"}, {"heroku", "auth:token"}, {"npm", "token"},
+	{"getent", "shadow"}, {"getent", "gshadow"},
 }
 
 func matchCredentialAccess(u *unit, _ *Classifier) bool {
@@ -266,6 +268,13 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 		}
 	}
 	if u.name == "gh" && len(vals) > 1 && vals[0] == "auth" && vals[1] == "status" && (contains(vals, "-t") || contains(vals, "--show-token")) {
+		return true
+	}
+	// gpg takes any unambiguous prefix of a long option: --export-secret-ke.
+	if (u.name == "gpg" || u.name == "gpg2") && slices.ContainsFunc(u.args, func(f field) bool {
+		return len(f.val) >= len("--export-secret-k") && strings.HasPrefix("--export-secret-keys", f.val) ||
+			len(f.val) >= len("--export-secret-s") && strings.HasPrefix("--export-secret-subkeys", f.val)
+	}) {
 		return true
 	}
 	if (u.name == "printenv" || u.name == "echo") && len(vals) > 0 {
