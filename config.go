@@ -285,12 +285,18 @@ func DefaultDenyRead() []string {
 // HISTFILE, …; XDG_CONFIG_HOME and its siblings for the stores under
 // .config, .local/share, .local/state and .cache). A value that is not
 // absolute, or that names the root, the home or a directory above it, is
-// skipped: denying it would deny everything.
+// skipped: denying it would deny everything; so is one in /dev, /proc or
+// /sys (HISTFILE=/dev/null, LESSHISTFILE=/dev/null turn a history off).
 func movedStores(home string, getenv func(string) string) []string {
 	usable := func(p string) bool {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" {
 			return false
+		}
+		for _, sys := range []string{"/dev", "/proc", "/sys"} {
+			if p == sys || strings.HasPrefix(p, sys+"/") {
+				return false
+			}
 		}
 		if home != "" {
 			if rel, err := filepath.Rel(p, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {

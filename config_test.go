@@ -392,9 +392,11 @@ func TestMovedStores(t *testing.T) {
 	env := map[string]string{
 		"KUBECONFIG":      "/h/.config/kube/config:/etc/kube/admin.conf::relative/x",
 		"CARGO_HOME":      "/h/.local/share/cargo",
-		"GNUPGHOME":       "/h",   // the home itself: skipped
-		"DOCKER_CONFIG":   "/",    // the root: skipped
-		"HISTFILE":        "hist", // relative: skipped
+		"GNUPGHOME":       "/h",        // the home itself: skipped
+		"DOCKER_CONFIG":   "/",         // the root: skipped
+		"HISTFILE":        "hist",      // relative: skipped
+		"LESSHISTFILE":    "/dev/null", // a history turned off: skipped
+		"PSQL_HISTORY":    "/proc/self/fd/1",
 		"XDG_CONFIG_HOME": "/h/cfg",
 		"XDG_DATA_HOME":   "/", // skipped
 	}
@@ -406,7 +408,7 @@ func TestMovedStores(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		if p == "/" || p == "/h" || !filepath.IsAbs(p) || strings.HasPrefix(p, "/h/.local/share/") && !strings.HasPrefix(p, "/h/.local/share/cargo/") {
+		if p == "/" || p == "/h" || !filepath.IsAbs(p) || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/h/.local/share/") && !strings.HasPrefix(p, "/h/.local/share/cargo/") {
 			t.Errorf("movedStores: %q must not be denied", p)
 		}
 	}
