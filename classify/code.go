@@ -169,7 +169,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 			}
 		}
 	}
-	if paths, writes := codeFiles(code); len(paths) > 0 {
+	if paths, writes := codeFiles(lang, code); len(paths) > 0 {
 		for _, p := range paths {
 			f.secretRead = f.secretRead || isSecretPathIn("", p)
 		}

@@ -28,11 +28,15 @@ var codeHomeExprs = func() []string {
 }()
 
 // codeWriteMarkers are the calls and modes with which code writes a file.
-var codeWriteMarkers = lazyRegexp(`open\s*\([^;\n]*?,\s*['"][wax]|open\s*\(?\s*[\w$]+\s*,\s*['"]\s*[>+]|open\s*\(?\s*[\w$]+\s*,\s*"[^"]*>|writeFile|appendFile|write_text|write_bytes|createWriteStream|file_put_contents|fwrite|File\.write|IO\.write|print[^;{}]*>|printf[^;{}]*>`)
+var codeWriteMarkers = lazyRegexp(`open\s*\([^;\n]*?,\s*['"][wax]|open\s*\(?\s*[\w$]+\s*,\s*['"]\s*[>+]|open\s*\(?\s*[\w$]+\s*,\s*"[^"]*>|writeFile|appendFile|write_text|write_bytes|createWriteStream|file_put_contents|fwrite|File\.write|IO\.write`)
 
-// codeFiles returns the paths code names (home-relative as ~/…) and
-// whether it writes files.
-func codeFiles(code string) (paths []string, writes bool) {
+// awkWriteMarkers are awk's output redirections (print … > FILE), which in
+// other languages are comparisons.
+var awkWriteMarkers = lazyRegexp(`printf?[^;{}]*>`)
+
+// codeFiles returns the paths code (in lang) names (home-relative as ~/…)
+// and whether it writes files.
+func codeFiles(lang, code string) (paths []string, writes bool) {
 	norm := strings.ReplaceAll(strings.ReplaceAll(code, "$ENV{HOME}", "~"), "${ENV{HOME}}", "~")
 	for _, h := range codeHomeExprs {
 		norm = strings.ReplaceAll(norm, h, `"~"`)
@@ -90,5 +94,5 @@ func codeFiles(code string) (paths []string, writes bool) {
 			out = append(out, path.Clean(p))
 		}
 	}
-	return out, codeWriteMarkers().MatchString(code)
+	return out, codeWriteMarkers().MatchString(code) || lang == "awk" && awkWriteMarkers().MatchString(code)
 }

@@ -59,4 +59,9 @@ func TestRedteam46CodeWrites(t *testing.T) {
 	if r := Default().ClassifyShell("bash", `awk '{print > "out.txt"}' in.txt`); r.Decision != Sandboxed {
 		t.Errorf("control: awk print > out.txt = %s (%s), want sandboxed", r.Decision, r.Rule)
 	}
+	// A comparison in python's print is no redirection: reading
+	// /etc/passwd there is no write to it.
+	if r := Default().ClassifyShell("bash", `python3 -c 'import sys; print(len(sys.argv) > 1, open("/etc/passwd").read())'`); r.Decision != Sandboxed {
+		t.Errorf("control: python print(a > b, open(/etc/passwd)) = %s (%s), want sandboxed", r.Decision, r.Rule)
+	}
 }
