@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
 )
 
 // TestRedteam45ManPagerEnv: man-db runs $MANPAGER (before $PAGER) as its
@@ -66,22 +65,7 @@ func TestRedteam45ManPagerEnv(t *testing.T) {
 // added to the environment, and waits up to 30 seconds for it to exit.
 func rt45aRunPty(t *testing.T, env []string, name string, args ...string) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	defer m.Close()
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pts: %v", err)
-	}
+	m, s := ptytest.Open(t)
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "TERM=xterm")
 	cmd.Env = append(cmd.Env, env...)

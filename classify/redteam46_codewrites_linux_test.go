@@ -34,13 +34,7 @@ func TestRedteam46CodeWrites(t *testing.T) {
 		{`perl -e 'open F, ">>$ENV{HOME}/.bashrc"; print F "rm -rf ~/.ssh\n"'`, "perl"},
 		{`node -e "require('fs').appendFileSync(require('os').homedir()+'/.bashrc','rm -rf ~/.ssh\n')"`, "node"},
 	} {
-		if rt46aHave(t, tc.prog, "bash") {
-			home, work := rt46aHome(t)
-			out := rt46aExec(t, "bash", home, work, tc.line)
-			if !rt46aSSHGoneAfterRC(t, home, work) {
-				t.Fatalf("premise: after %q the next interactive bash did not remove ~/.ssh (output %q)", tc.line, out)
-			}
-		}
+		rt46aRCPremise(t, tc.prog, tc.line)
 		// At least escalated (text written to an rc file); forbidden
 		// where the literal text is judged, as for perl -i.
 		rt46aAtLeast(t, tc.line, Escalated)

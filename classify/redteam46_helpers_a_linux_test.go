@@ -153,3 +153,18 @@ func (s *rt46aServer) received() (bool, string) {
 	s.got.Reset()
 	return strings.Contains(g, rt46aSecret), g
 }
+
+// rt46aRCPremise runs line in bash (where prog is installed) against a
+// temporary HOME and requires the next interactive bash to remove its
+// ~/.ssh: the line put rm -rf ~/.ssh into ~/.bashrc.
+func rt46aRCPremise(t *testing.T, prog, line string) {
+	t.Helper()
+	if !rt46aHave(t, prog, "bash") {
+		return
+	}
+	home, work := rt46aHome(t)
+	out := rt46aExec(t, "bash", home, work, line)
+	if !rt46aSSHGoneAfterRC(t, home, work) {
+		t.Fatalf("premise: after %q the next interactive bash did not remove ~/.ssh (output %q)", line, out)
+	}
+}

@@ -37,13 +37,7 @@ func TestRedteam46OutputOptions(t *testing.T) {
 		{`printf 'rm -rf ~/.ssh\n' | iconv -f UTF-8 -t UTF-8 -o ~/.bashrc`, "iconv"},
 		{`printf 726d202d7266207e2f2e7373680a | xxd -r -p - ~/.bashrc`, "xxd"},
 	} {
-		if rt46aHave(t, tc.prog, "bash") {
-			home, work := rt46aHome(t)
-			out := rt46aExec(t, "bash", home, work, tc.line)
-			if !rt46aSSHGoneAfterRC(t, home, work) {
-				t.Fatalf("premise: after %q the next interactive bash did not remove ~/.ssh (output %q)", tc.line, out)
-			}
-		}
+		rt46aRCPremise(t, tc.prog, tc.line)
 		// At least escalated (text written to an rc file); forbidden
 		// where the text is followed, as with tee.
 		rt46aAtLeast(t, tc.line, Escalated)
