@@ -414,16 +414,26 @@ func (a *Agent) armDuration() {
 		return
 	}
 	due := a.started.Add(d)
+	// The 80% alert comes before the breach in the log whichever timer's
+	// goroutine runs first: on a loaded machine the earlier timer's can be
+	// scheduled after the later one's, and the breach then sends the alert
+	// (its moment has passed) before its own events.
+	var budget80 func()
+	if a.rec.alertOn["duration_budget_80pct"] {
+		budget80 = sync.OnceFunc(func() {
+			a.rec.alert("duration_budget_80pct", fmt.Sprintf("80%% of limits.max_duration (%s) has passed", policy.FormatDuration(d)), false)
+		})
+	}
 	t := time.AfterFunc(time.Until(due), func() {
+		if budget80 != nil {
+			budget80()
+		}
 		a.breach(CauseDuration, "limits.max_duration", "duration limit exceeded: "+policy.FormatDuration(d), due)
 	})
 	a.mu.Lock()
 	a.timers = append(a.timers, t)
-	if a.rec.alertOn["duration_budget_80pct"] {
-		at := a.started.Add(d * 8 / 10)
-		a.timers = append(a.timers, time.AfterFunc(time.Until(at), func() {
-			a.rec.alert("duration_budget_80pct", fmt.Sprintf("80%% of limits.max_duration (%s) has passed", policy.FormatDuration(d)), false)
-		}))
+	if budget80 != nil {
+		a.timers = append(a.timers, time.AfterFunc(time.Until(a.started.Add(d*8/10)), budget80))
 	}
 	a.mu.Unlock()
 }
