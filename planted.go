@@ -33,8 +33,30 @@ func newBeforeRun(repos map[string][]string) *beforeRun {
 	return b
 }
 
-// sweep disables what the command planted and reports it.
-func (b *beforeRun) sweep() []Violation {
+// fixedNamer is a sandbox that reports the names in writable roots a mount
+// covered for the whole run (the native runtime's masks and read-only
+// binds): the command could not have made anything there.
+type fixedNamer interface{ FixedNames() []string }
+
+// fixedNames returns sb's fixed names, if it reports them.
+func fixedNames(sb any) map[string]bool {
+	f, ok := sb.(fixedNamer)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]bool)
+	for _, p := range f.FixedNames() {
+		out[p] = true
+	}
+	return out
+}
+
+// sweep disables what the command planted and reports it. fixed are the
+// names the sandbox covered with mounts for the run: what stands there was
+// not made by the command, but is agentbox's (the placeholder that held a
+// missing deny path: moving it away would uncover the path for every
+// other sandbox it masks) or the host's.
+func (b *beforeRun) sweep(fixed map[string]bool) []Violation {
 	if b == nil {
 		return nil
 	}
@@ -50,8 +72,8 @@ func (b *beforeRun) sweep() []Violation {
 		access := scanAccess{root: w}
 		for _, name := range AgentConfigFiles {
 			p := filepath.Join(w, name)
-			if b.configs[p] {
-				continue // there before: kept read-only for the run
+			if b.configs[p] || fixed[p] {
+				continue // there before, or covered for the run
 			}
 			_, err := os.Lstat(p)
 			if errors.Is(err, fs.ErrPermission) {

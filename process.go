@@ -422,7 +422,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		Violations:     p.egress.takeViolations(),
 		Classification: p.verdict,
 	}
-	res.Violations = append(res.Violations, p.before.sweep()...)
+	res.Violations = append(res.Violations, p.before.sweep(fixedNames(p.p))...)
 	res.Violations = append(res.Violations, leftShared...)
 	if w.st.MemoryLimitHit {
 		res.Violations = append(res.Violations, Violation{Kind: "memory", Detail: "the memory limit was exceeded; the kernel killed a process", Rule: "max_memory"})

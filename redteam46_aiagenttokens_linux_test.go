@@ -13,8 +13,7 @@ import "testing"
 // layout), Simon Willison's llm's API keys
 // (~/.config/io.datasette.llm/keys.json), Continue's global config with its
 // models' apiKey (~/.continue/config.yaml), aider's (~/.aider.conf.yml, with
-// openai-api-key / anthropic-api-key; not denied: see credpaths) and the
-// ~/.env that aider and many
+// openai-api-key / anthropic-api-key) and the ~/.env that aider and many
 // tools load from the home. A sandboxed `cat` reads each in full: the
 // agent's own model-provider keys, readable by the commands it runs.
 //
@@ -24,7 +23,9 @@ import "testing"
 // Controls: ~/.profile is read; ~/.aws/credentials is refused.
 //
 // Severity: high (secrets read under the default policy).
-// Found by red-team round 46 (high). Fixed: the stores are on credpaths.Home.
+// Found by red-team round 46 (high). Fixed: the stores are on credpaths.Home
+// (~/.aider.conf.yml once the planted-configuration sweep left the deny
+// placeholders alone: TestDenyPlaceholderNotSwept).
 func TestRedteam46AgentLoginTokens(t *testing.T) {
 	home := rt46bHome(t)
 	rt46bProbe(t, home, []rt46bSecret{
@@ -33,5 +34,6 @@ func TestRedteam46AgentLoginTokens(t *testing.T) {
 		{".config/io.datasette.llm/keys.json", `{"openai":"sk-%s"}`, "llm: API keys"},
 		{".continue/config.yaml", "models:\n  - provider: anthropic\n    apiKey: sk-ant-%s\n", "Continue: model API keys"},
 		{".env", "OPENAI_API_KEY=sk-%s\n", "~/.env: API keys loaded by aider and others"},
+		{".aider.conf.yml", "openai-api-key: sk-%s\n", "aider: API keys in its settings"},
 	})
 }

@@ -160,7 +160,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		h.Close()
 		egr.close()
 		m.warnDegraded(h.Degraded())
-		for _, v := range before.sweep() {
+		for _, v := range before.sweep(fixedNames(h)) {
 			m.log().Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)
 		}
 	}), nil

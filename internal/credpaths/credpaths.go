@@ -64,10 +64,8 @@ var Home = []string{
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
 	".config/github-copilot", ".local/share/opencode/auth.json", ".qwen/oauth_creds.json",
 	".config/io.datasette.llm/keys.json", ".continue/config.yaml", ".continue/config.json",
-	// Not ~/.aider.conf.yml: it is also an agent configuration kept
-	// read-only in writable roots (AgentConfigFiles), and a missing denied
-	// file there would be held by a placeholder the planted-configuration
-	// sweep then takes for the command's. Its keys usually sit in ~/.env.
+	// aider's settings hold its API keys (openai-api-key, anthropic-api-key).
+	".aider.conf.yml",
 
 	// Browsers' and mail and chat clients' cookies, sessions and saved
 	// passwords; the desktop keyrings and the macOS keychains.

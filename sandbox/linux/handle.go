@@ -264,6 +264,13 @@ func (h *handle) closeChildFiles() {
 // Pid is the host pid of the init.
 func (h *handle) Pid() int { return h.proc.pid() }
 
+// FixedNames lists the names inside writable roots that a mount covered
+// for the whole run: deny paths masked (a placeholder held a missing one),
+// protected names kept read-only. The command could neither create nor
+// replace any of them, so what stands there afterwards is agentbox's or
+// the host's, not the command's.
+func (h *handle) FixedNames() []string { return slices.Clone(h.plan.fixed) }
+
 // Layers implements sandbox.Handle.
 func (h *handle) Layers() []string {
 	h.mu.Lock()

@@ -36,6 +36,11 @@ type plan struct {
 	began bool
 	// dry plans without making placeholders (the reduced tier).
 	dry bool
+	// fixed are the names inside writable roots that a mount of the plan
+	// covers for the whole run (masked deny paths, read-only protected
+	// names, and placeholders for the missing ones): the command can
+	// neither create nor replace any of them.
+	fixed []string
 }
 
 type idmapMount struct {
@@ -117,10 +122,27 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	sort.SliceStable(b.ops, func(i, j int) bool { return depth(b.ops[i].Dst) < depth(b.ops[j].Dst) })
 	// Links are held last, once every mount they lie in is in place.
 	pl.init.Mounts = append(b.ops, b.holdLinks...)
+	pl.fixed = b.fixedNames(pl.init.Mounts)
 	b.markWatched(pl.init.Mounts)
 	b.landlock()
 	pl.setRest(spec)
 	return nil
+}
+
+// fixedNames lists the destinations of ops in writable roots that hide a
+// name or keep it read-only (see plan.fixed). A mask the init decides on
+// (opMaskAuto) is left out: it mounts nothing where the name is missing.
+func (b *planner) fixedNames(ops []mountOp) []string {
+	var out []string
+	for _, op := range ops {
+		switch op.Kind {
+		case opMaskDir, opMaskFile, opBindRO:
+			if b.inWritable(op.Dst) {
+				out = append(out, op.Dst)
+			}
+		}
+	}
+	return out
 }
 
 // planner carries what build has worked out from one step to the next.
