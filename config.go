@@ -245,7 +245,7 @@ var HookManagerFiles = []string{
 // are also held when missing, like ProtectedPaths: only there are they
 // read.
 var ShellStartupFiles = []string{
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".bashrc.d", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc",
 	".mkshrc", ".config/fish", ".gitconfig", ".config/git",
 	".xprofile", ".xsessionrc", ".pam_environment", ".config/environment.d",

@@ -113,7 +113,7 @@ func DefaultProtectedPaths() []string {
 		".github/workflows", ".github/actions", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".circleci",
 		".travis.yml", "Jenkinsfile", "azure-pipelines.yml", ".buildkite", "bitbucket-pipelines.yml",
 		".drone.yml", ".woodpecker.yml", ".woodpecker",
-		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".bashrc.d", ".profile", ".zshrc", ".zshenv",
 		".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".inputrc",
 		".config/fish", ".xprofile", ".xsessionrc", ".xinitrc", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/zsh",
 		".vscode", ".idea", ".devcontainer", ".devcontainer.json", ".mcp.json", ".envrc", ".claude/settings.json", ".claude/settings.local.json", ".cursor/mcp.json",

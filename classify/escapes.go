@@ -455,13 +455,15 @@ func runFile(p string) bool {
 	c := cleanTarget(p)
 	base := c[strings.LastIndexByte(c, '/')+1:]
 	switch base {
-	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile",
 		".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".envrc", "rc.local", "crontab", "bash.bashrc", "environment",
 		".cshrc", ".tcshrc", ".login", ".logout", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession":
 		return true
 	}
 	// fish reads ~/.config/fish/config.fish, conf.d/*.fish and functions/*.fish.
-	return strings.Contains(c, "/.config/fish/") || strings.HasPrefix(c, ".config/fish/") || strings.Contains(c, "/.git/hooks/") || strings.HasPrefix(c, ".git/hooks/") || strings.HasPrefix(c, "/etc/cron") ||
+	// Debian's and Ubuntu's default ~/.bashrc sources ~/.bash_aliases,
+	// Fedora's every file in ~/.bashrc.d.
+	return strings.Contains(c, "/.config/fish/") || strings.HasPrefix(c, ".config/fish/") || strings.Contains(c, "/.bashrc.d/") || strings.HasPrefix(c, ".bashrc.d/") || strings.Contains(c, "/.git/hooks/") || strings.HasPrefix(c, ".git/hooks/") || strings.HasPrefix(c, "/etc/cron") ||
 		strings.HasPrefix(c, "/etc/profile.d/") || strings.HasPrefix(c, "/var/spool/cron/") || strings.HasSuffix(c, "/.ssh/rc") ||
 		strings.HasPrefix(c, "/etc/init.d/") || strings.HasPrefix(c, "~/.config/autostart/")
 }

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,7 +22,11 @@ var secretPaths = sync.OnceValue(func() [][]string {
 		{"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "shadow-"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
 		{"etc", "master.passwd"}, {"etc", "security", "opasswd"}, {"var", "run", "secrets"}, {"run", "secrets"},
 		{"proc", "*", "environ"}, {"proc", "*", "mem"}, {"etc", "ssl", "private"}, {"etc", "pki", "tls", "private"},
-		{"etc", "kubernetes", "admin.conf"}, {"var", "lib", "kubelet", "pki"},
+		{"etc", "kubernetes", "*.conf"}, {"etc", "kubernetes", "pki"}, {"var", "lib", "kubelet", "pki"},
+		{"etc", "rancher", "k3s", "k3s.yaml"}, {"var", "lib", "rancher", "k3s", "server", "tls"},
+		{"etc", "ssh", "ssh_host_*_key"}, {"etc", "wireguard"}, {"etc", "NetworkManager", "system-connections"},
+		{"etc", "letsencrypt", "live"}, {"etc", "letsencrypt", "archive"}, {"etc", "letsencrypt", "keys"},
+		{"etc", "krb5.keytab"}, {"etc", "mysql", "debian.cnf"},
 	}...)
 })
 
@@ -29,12 +34,13 @@ var secretPaths = sync.OnceValue(func() [][]string {
 // credential store is a secret below every one of them.
 var otherHomes = [][]string{{"~user"}, {"home", "*"}, {"root"}, {"Users", "*"}, {"var", "root"}}
 
-// homeSecretPaths turns credpaths.Home into globs below "~" and below
-// every other home.
+// homeSecretPaths turns credpaths.Home and credpaths.BuildConfig into
+// globs below "~" and below every other home.
 func homeSecretPaths() [][]string {
-	out := make([][]string, 0, len(credpaths.Home)*(len(otherHomes)+1))
+	stores := slices.Concat(credpaths.Home, credpaths.BuildConfig)
+	out := make([][]string, 0, len(stores)*(len(otherHomes)+1))
 	for _, home := range append([][]string{{"~"}}, otherHomes...) {
-		for _, p := range credpaths.Home {
+		for _, p := range stores {
 			out = append(out, append(append([]string(nil), home...), strings.Split(p, "/")...))
 		}
 	}

@@ -14,6 +14,9 @@ var Home = []string{
 	".ssh", ".gnupg", ".git-credentials", ".config/git/credentials", ".netrc",
 	".config/gh", ".config/hub", ".docker", ".config/containers/auth.json",
 	".kube", ".password-store", ".local/share/keyrings", ".config/op", ".config/Bitwarden CLI",
+	// Subversion's cached passwords (svn.simple), Talos' client key, CIFS
+	// mounts' credentials file.
+	".subversion/auth", ".talos/config", ".smbcredentials",
 	// git credential-cache's daemon sockets: it hands out the passwords it holds.
 	".cache/git/credential", ".git-credential-cache",
 	// Erlang's distribution cookie: whoever has it runs code on the user's
@@ -95,6 +98,15 @@ var Home = []string{
 	".ipython/profile_default/history.sqlite", ".mongodb/mongosh", ".dbshell", ".mongorc.js",
 	".clickhouse-client-history", ".duckdb_history", ".irb_history", ".pry_history",
 	".julia/logs/repl_history.jl", ".local/share/ipython",
+}
+
+// BuildConfig lists files under a home that often hold passwords or tokens
+// but that builds read for their other settings (mirrors, JVM options,
+// package sources): the classifier judges a command that names one as
+// reading secrets, but the sandbox does not deny them (see Home).
+var BuildConfig = []string{
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	".nuget/NuGet/NuGet.Config", ".bundle/config",
 }
 
 // Moved lists the environment variables that move a credential store out
