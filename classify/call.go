@@ -221,13 +221,18 @@ func (a *analyzer) remember(u *unit, out stream) {
 	if u.name == "exec" && len(u.args) == 0 {
 		out = literal("") // exec >f opens f: later commands write to it
 	}
+	a.rememberRedirs(u, out)
+	a.rememberOther(u, out)
+}
+
+// rememberRedirs records what u's redirections write: out, its output.
+func (a *analyzer) rememberRedirs(u *unit, out stream) {
 	for _, r := range u.redirs {
 		if !r.isWrite() || r.target.dyn {
 			continue
 		}
 		a.writeText(u, r.target, out, r.op == syntax.AppOut || r.op == syntax.AppAll)
 	}
-	a.rememberOther(u, out)
 }
 
 // writeText records that u writes the stream out to the file target

@@ -72,14 +72,19 @@ func (a *analyzer) runCall(u *unit, in *stream) stream {
 	defer func() { a.cdOK = nil }() // a body may return from anywhere
 	if defs[0].sure {
 		out := a.isolated(effects)
-		a.callFunc(u, in)
+		if body, ok := a.callFunc(u, in); ok {
+			out = body // f | sh runs what the body prints
+		}
 		return out
 	}
 	start := a.snapshot()
 	out := effects()
 	ran := a.state()
 	a.restore(start)
-	a.callFunc(u, in) // joins the bodies with start: the function may not exist
+	if body, ok := a.callFunc(u, in); ok { // joins the bodies with start: the function may not exist
+		out.merge(body)
+		out.traits |= trUnknown
+	}
 	a.join(ran)
 	return out
 }
@@ -87,43 +92,63 @@ func (a *analyzer) runCall(u *unit, in *stream) stream {
 // callFunc walks, where a function the line defined is called (u), the
 // body it was given (each of them, when a branch may have given another),
 // with the call's arguments as $1 … A call of a function being walked
-// (recursion) is walked once more, see recurse.
-func (a *analyzer) callFunc(u *unit, in *stream) {
+// (recursion) is walked once more, see recurse. It returns what the call
+// prints, where it walked the bodies.
+func (a *analyzer) callFunc(u *unit, in *stream) (stream, bool) {
 	defs := a.funcs[u.name]
 	if len(defs) == 0 || u.dynName || u.prog != u.name {
-		return
+		return stream{}, false
 	}
 	if a.calls++; a.calls > maxCalls {
 		a.limit("too many function calls to classify")
-		return
+		return stream{}, false
 	}
 	if slices.Contains(a.funcBusy, u.name) {
 		a.recurse(u.name, defs)
-		return
+		return stream{}, false
 	}
 	busy := a.funcBusy
 	a.funcBusy = append(slices.Clip(busy), u.name)
 	defer func() { a.funcBusy = busy }()
 	if slices.ContainsFunc(u.redirs, redir.mayFail) {
 		// bash runs no command whose redirection failed.
-		a.maybe(func() stream { a.callBodies(u, defs, in); return stream{} })
-		return
+		var out stream
+		a.maybe(func() stream { out = a.callBodies(u, defs, in); return stream{} })
+		return out, true
 	}
-	a.callBodies(u, defs, in)
+	return a.callBodies(u, defs, in), true
 }
 
-// callBodies walks the bodies defs of the function u calls.
-func (a *analyzer) callBodies(u *unit, defs []funcDef, in *stream) {
+// callBodies walks the bodies defs of the function u calls, and returns
+// what the call prints. The call's own redirections take the body's output
+// (f >> ~/.bashrc writes what f echoes): judged on each path.
+func (a *analyzer) callBodies(u *unit, defs []funcDef, in *stream) stream {
 	args := positionalParams(u.args)
-	if len(defs) == 1 && defs[0].sure {
-		a.funcBody(defs[0], args, in)
-		return
+	body := func(d funcDef) stream {
+		out := a.funcBody(d, args, in)
+		a.rememberRedirs(u, out)
+		return out
 	}
-	call, ends := a.paths(len(defs), func(i int) { a.funcBody(defs[i], args, in) })
+	if len(defs) == 1 && defs[0].sure {
+		return body(defs[0])
+	}
+	var out stream
+	outs := 0
+	call, ends := a.paths(len(defs), func(i int) {
+		o := body(defs[i])
+		if outs++; outs == 1 {
+			out = o
+		} else if !o.textKnown || !out.textKnown || o.text != out.text {
+			out.merge(o)
+			out.traits |= trUnknown
+			out.text, out.textKnown = "", false
+		}
+	})
 	if !defs[0].sure {
 		ends = append(ends, call) // perhaps no such function
 	}
 	a.joinAll(ends)
+	return out
 }
 
 // mayFail reports whether a redirection may fail: anything but /dev/null
@@ -159,17 +184,17 @@ func (a *analyzer) recurse(name string, defs []funcDef) {
 
 // funcBody walks a function body with the positional parameters pos; the
 // variables it declares local are what they were again afterwards.
-func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
+func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) stream {
 	// Each walk costs the body's size: a line calling a large function
 	// thousands of times is not walked thousands of times.
 	if !a.charge(1 + int(d.body.End().Offset()-d.body.Pos().Offset())/16) {
-		return
+		return stream{traits: trUnknown}
 	}
 	src, frame, jumped := a.src, a.frame, a.jumped
 	var locals []localVar
 	a.src, a.frame, a.jumped = d.src, &locals, 0
 	a.frames = append(a.frames, &locals)
-	a.withPositional(pos, func() stream { return a.stmt(d.body, in) })
+	out := a.withPositional(pos, func() stream { return a.stmt(d.body, in) })
 	a.frames = a.frames[:len(a.frames)-1]
 	a.src, a.frame = src, frame
 	a.jumped = jumped | a.jumped&jumpLoop // return ends here; break may end a caller's loop
@@ -184,6 +209,7 @@ func (a *analyzer) funcBody(d funcDef, pos varVal, in *stream) {
 		a.refs = putBack(a.refs, l.name, l.ref, l.hadR)
 		a.attrs = putBack(a.attrs, l.name, l.at, l.hadA)
 	}
+	return out
 }
 
 // unsetLocal follows unset run in a function on a variable a caller
