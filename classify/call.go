@@ -252,8 +252,8 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	a.writeFile(fileKey(u.cwd, u.links, target), text, app)
 	// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
 	// the text lands in the file the link names.
-	if out.textKnown && (runFile(target.val) || runFile(writeThrough(u.links, target.val))) {
-		a.script(out.text, nil)
+	if runFile(target.val) || runFile(writeThrough(u.links, target.val)) {
+		runTexts(out, a.script)
 	}
 	// A git configuration runs the commands it sets when git next runs:
 	// judged as the whole file now reads, as far as the line knows it.

@@ -22,6 +22,7 @@ type codeFacts struct {
 	secretRead   bool          // opens a credential store by name (codefiles.go)
 	writes       []string      // the files it writes, where it names them (codefiles.go)
 	deletes      []string      // the known paths it deletes recursively, as written (relative to the working directory)
+	strs         []string      // its string literals: what it may print
 }
 
 func containsAny(s string, subs ...string) bool {

@@ -235,9 +235,7 @@ func (a *analyzer) scriptFile(u *unit, f field, run func(string, *stream) stream
 			s = stream{}
 		}
 		u.script = &s
-		if s.textKnown {
-			run(s.text, nil)
-		}
+		runTexts(s, run)
 	case f.src.traits&trProcSubst != 0 || f.dyn:
 		s := f.src
 		if f.dyn && s.traits&^trProcSubst == 0 && !s.textKnown {
@@ -510,7 +508,11 @@ func (a *analyzer) runFind(u *unit) (stream, bool) {
 	for _, r := range roots {
 		tree = append(tree, resolveIn(u.cwd, r))
 	}
-	return stream{traits: trUnknown, tree: &tree}, true
+	out := stream{traits: trUnknown, tree: &tree}
+	if p, ok := printedText(u); ok { // find … -printf 'TEXT'
+		out.text, out.textKnown, out.lines = p.text, p.textKnown, p.lines
+	}
+	return out, true
 }
 
 // findParse splits find's arguments into starting points and the command

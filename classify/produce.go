@@ -68,12 +68,18 @@ func (a *analyzer) produce(u *unit) stream {
 		}
 		out.traits |= trUnknown
 		return out
+	case filtersLines(u):
+		return lineFilterOut(in)
+	case u.name == "cut" && in.textKnown && u.piped:
+		if t, ok := cutText(u, in.text); ok {
+			return stream{traits: in.traits, text: t, textKnown: true}
+		}
 	case u.name == "history" || u.name == "fc" && u.hasFlag("l"):
 		return stream{traits: in.traits | trHistory}
 	case passThrough.has(u.name):
 		files := 0
 		for _, f := range u.operands() {
-			if f.val != "-" && !strings.Contains(f.val, "=") {
+			if f.dyn || !stdinName(f.val) && !strings.Contains(f.val, "=") {
 				files++
 			}
 		}
@@ -94,6 +100,10 @@ func (a *analyzer) produce(u *unit) stream {
 			return stream{traits: in.traits | trFile}
 		}
 		return in
+	}
+	if out, ok := printedText(u); ok {
+		out.traits |= in.traits
+		return out
 	}
 	return stream{traits: in.traits | trUnknown}
 }

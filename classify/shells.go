@@ -116,6 +116,8 @@ func (a *analyzer) runShellArgs(u *unit) (stream, bool) {
 		u.script = &s
 		if s.text != "" {
 			a.script(s.text, nil)
+		} else {
+			runTexts(s, a.script)
 		}
 	}
 	return stream{traits: trUnknown | trShellOut}, true
@@ -132,9 +134,7 @@ func (a *analyzer) codeFromInput(u *unit, in stream) stream {
 		return stream{traits: trUnknown | trShellOut}
 	}
 	u.script = &s
-	if s.textKnown {
-		a.script(s.text, nil)
-	}
+	runTexts(s, a.script)
 	return stream{traits: trUnknown | trShellOut}
 }
 
@@ -390,6 +390,11 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case u.piped:
 		a.pipedCode(u, spec.lang)
 	}
+	if u.code != nil && len(u.code.strs) > 0 {
+		// python3 -c 'print("…")' >> ~/.bashrc: any of its strings may be
+		// a line of what it prints.
+		return stream{traits: trUnknown, lines: strings.Join(u.code.strs, "\n") + "\n"}, true
+	}
 	return stream{traits: trUnknown}, true
 }
 
@@ -568,6 +573,7 @@ func (a *analyzer) code(u *unit, lang string, f field) {
 
 func (a *analyzer) codeText(u *unit, lang, text string) {
 	facts, shells, argvs := scanCode(lang, text, 0)
+	facts.strs = codeStrings(text)
 	u.code = &facts
 	if len(facts.spawns) > 0 || slices.ContainsFunc(facts.writes, runFile) {
 		// c="rm -rf ~"; system(c): any string of the code may be the

@@ -26,6 +26,10 @@ type stream struct {
 	exact     bool     // text has no run-time part kept as its source ($X): a quoted here-string
 	possible  string   // what echo or printf may print, each run-time part taken as empty or its default (never its source): followed where the output is evaluated as arithmetic
 	tree      *[]field // names of the files below these directories (find DIR), resolved
+	// lines, where the text is not known, are lines the output is made
+	// of, some of them, in some order (a line filter's output of a known
+	// text, the strings a program's code prints): each may run.
+	lines string
 }
 
 // merge adds the traits of o to s; the text is kept only when both agree on it.

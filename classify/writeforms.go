@@ -54,6 +54,10 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 	case "sed", "gsed":
 		a.sedInserts(u)
 		a.sedWrites(u)
+	case "find":
+		if t, file, ok := findPrintf(u, "-fprintf", 1); ok {
+			a.writeText(u, file, literal(t), false) // find … -fprintf ~/.bashrc 'TEXT'
+		}
 	case "perl":
 		a.perlInPlace(u)
 	case "ed", "red", "ex":
