@@ -17,6 +17,8 @@ var Home = []string{
 	// Subversion's cached passwords (svn.simple), Talos' client key, CIFS
 	// mounts' credentials file.
 	".subversion/auth", ".talos/config", ".smbcredentials",
+	// Emacs' auth-source (netrc format), plain-text Python keyrings.
+	".authinfo", ".authinfo.gpg", ".local/share/python_keyring",
 	// git credential-cache's daemon sockets: it hands out the passwords it holds.
 	".cache/git/credential", ".git-credential-cache",
 	// Erlang's distribution cookie: whoever has it runs code on the user's
@@ -35,9 +37,15 @@ var Home = []string{
 	".terraform.d/credentials.tfrc.json", ".terraformrc", ".s3cfg", ".boto", ".config/rclone/rclone.conf",
 	".tsh", ".step", ".aliyun", ".config/openstack/clouds.yaml", ".config/openstack/secure.yaml",
 	".cloudflared", ".config/helm/registry", ".config/scw", ".bluemix", ".ovh.conf",
+	// helm's chart repositories' passwords, the MinIO client's keys, Argo
+	// CD's session, Poetry's repository passwords (plain text without a
+	// keyring), the Ansible Galaxy token.
+	".config/helm/repositories.yaml", ".mc/config.json", ".config/argocd", ".config/pypoetry/auth.toml",
+	".ansible/galaxy_token",
 
 	// Deployment, CI and platform command-line tools' login tokens.
 	".config/stripe", ".fly/config.yml", ".config/netlify", ".netlify/config.json",
+	".doppler", ".railway/config.json", ".cf/config.json",
 	".local/share/com.vercel.cli", ".vercel/auth.json", ".config/configstore/firebase-tools.json",
 	".pulumi/credentials.json", ".wrangler/config", ".config/.wrangler", ".supabase/access-token",
 	".config/glab-cli", ".circleci/cli.yml", ".travis/config.yml", ".config/hcloud", ".config/linode-cli",
@@ -54,7 +62,8 @@ var Home = []string{
 	".lima", ".colima", ".orbstack", ".rd/docker.sock",
 
 	// Database, mail, file-transfer and remote-desktop clients' stored passwords.
-	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc",
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc", ".mbsyncrc",
+	".purple", ".local/share/DBeaverData",
 	".config/filezilla", ".vnc/passwd", ".config/remmina", ".local/share/remmina",
 	// JetBrains IDEs' password store (c.pwd, c.kdbx) beside their settings.
 	".config/JetBrains",
@@ -75,6 +84,10 @@ var Home = []string{
 	".mozilla", ".config/google-chrome", ".config/google-chrome-beta", ".config/google-chrome-unstable",
 	".config/chromium", ".config/BraveSoftware", ".config/vivaldi", ".config/opera",
 	".config/microsoft-edge", ".thunderbird", ".config/Slack", ".config/discord", ".config/Signal",
+	// The same apps' profiles outside snap (deb, AppImage, tarball).
+	".config/Element", ".config/teams-for-linux", ".config/Bitwarden", ".config/1Password", ".zoom",
+	// Syncthing's device key and API key.
+	".config/syncthing", ".local/state/syncthing",
 	".local/share/TelegramDesktop", ".local/share/kwalletd", "Library/Keychains",
 	// NSS's databases (client certificates' private keys).
 	".pki",
