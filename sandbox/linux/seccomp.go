@@ -113,12 +113,20 @@ const (
 // mounts and Landlock no right for it, so there they are refused.
 var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVersion, ext4IocSetVersionOld}
 
-// ioctlRule refuses the terminal ioctls, TIOCSCTTY and TIOCSWINSZ when the
-// program holds the caller's terminal (see seccompOptions.callerTerminal),
-// and in the reduced tier the inode-flag ones and those that set a file's
-// owner (keeperRules) too.
+// fscryptKeyIoctls add and remove fscrypt master keys. The kernel asks
+// only that the caller's uid hold a claim on the key, through any
+// descriptor on the file system (a read-only one too): the sandbox runs as
+// the caller's uid, so it could lock the caller's encrypted directories
+// (remove) or fill the caller's key quota (add). Found by red-team round 47.
+var fscryptKeyIoctls = []uint32{unix.FS_IOC_ADD_ENCRYPTION_KEY, unix.FS_IOC_REMOVE_ENCRYPTION_KEY,
+	unix.FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS}
+
+// ioctlRule refuses the terminal ioctls, fscrypt's key ioctls, TIOCSCTTY
+// and TIOCSWINSZ when the program holds the caller's terminal (see
+// seccompOptions.callerTerminal), and in the reduced tier the inode-flag
+// ones and those that set a file's owner (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
-	cmds := slices.Clone(terminalIoctls)
+	cmds := slices.Concat(terminalIoctls, fscryptKeyIoctls)
 	if o.callerTerminal {
 		cmds = append(cmds, unix.TIOCSCTTY, unix.TIOCSWINSZ)
 	}
