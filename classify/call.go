@@ -235,12 +235,56 @@ func (a *analyzer) rememberRedirs(u *unit, out stream) {
 	}
 }
 
+// fdFile returns the file a path naming a descriptor writes to
+// (/dev/fd/N, /proc/self/fd/N, /dev/stdout, /dev/stderr): where u's own
+// redirections point N, or where an earlier exec opened it.
+func (a *analyzer) fdFile(u *unit, p string) (openFile, bool) {
+	n, ok := fdPathNumber(p)
+	if !ok {
+		return openFile{}, false
+	}
+	for _, r := range slices.Backward(u.redirs) {
+		fd := r.fd
+		if fd == "" && r.isWrite() {
+			fd = "1"
+		}
+		if fd == n && r.isWrite() && !r.target.dyn {
+			if _, self := fdPathNumber(r.target.val); !self {
+				return openFile{target: r.target, app: r.op == syntax.AppOut || r.op == syntax.AppAll}, true
+			}
+		}
+	}
+	f, ok := a.fds[n]
+	return f, ok && f.target.val != ""
+}
+
+// fdPathNumber returns the descriptor a path names: /dev/fd/N,
+// /proc/self/fd/N (and thread-self), /dev/stdout and /dev/stderr.
+func fdPathNumber(p string) (string, bool) {
+	switch p {
+	case "/dev/stdout":
+		return "1", true
+	case "/dev/stderr":
+		return "2", true
+	}
+	for _, pre := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(p, pre); ok && n != "" && isFD(n) && !strings.HasSuffix(n, "-") {
+			return n, true
+		}
+	}
+	return "", false
+}
+
 // writeText records that u writes the stream out to the file target
 // (appended when app), and judges known text written to a file a shell
 // runs later as if it ran.
 func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	if target.dyn {
 		return
+	}
+	if f, ok := a.fdFile(u, target.val); ok {
+		// exec 3>>~/.bashrc; echo … >/dev/fd/3, | tee /dev/stderr
+		target, app = f.target, app || f.app
 	}
 	text := out.text
 	if !out.textKnown {

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -285,7 +287,7 @@ const downloaded = "\x00downloaded"
 func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) stream) bool {
 	text, ok := a.files[fileKey(u.cwd, u.links, field{val: p})]
 	if !ok {
-		return false
+		return a.matchedScripts(u, p, run)
 	}
 	texts := fileTexts(text)
 	if len(texts) == 1 {
@@ -297,6 +299,39 @@ func (a *analyzer) writtenScript(u *unit, p string, run func(string, *stream) st
 	_, ends := a.paths(len(texts), func(i int) { a.writtenText(u, p, texts[i], run) })
 	a.joinAll(ends)
 	return true
+}
+
+// matchedScripts runs, for a script named by a glob (sh ./*) or by
+// find's {} (find . -exec sh {} \;), every file written on the line that
+// the name may stand for.
+func (a *analyzer) matchedScripts(u *unit, p string, run func(string, *stream) stream) bool {
+	glob := strings.ContainsAny(p, "*?[")
+	if !glob && len(u.findRoots) == 0 {
+		return false
+	}
+	pattern := fileKey(u.cwd, u.links, field{val: p})
+	var roots []string
+	for _, r := range u.findRoots {
+		roots = append(roots, fileKey(u.cwd, u.links, r))
+	}
+	found := false
+	for _, key := range slices.Sorted(maps.Keys(a.files)) {
+		m := glob && pathGlobMatch(pattern, key)
+		for _, r := range roots {
+			m = m || key == r || r == "." && !strings.HasPrefix(key, "/") && !strings.HasPrefix(key, "~") || strings.HasPrefix(key, strings.TrimSuffix(r, "/")+"/")
+		}
+		if m && a.writtenScript(u, key, run) {
+			found = true
+		}
+	}
+	return found
+}
+
+// pathGlobMatch reports whether the path name matches the glob pattern,
+// one component for each.
+func pathGlobMatch(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
 }
 
 // writtenText classifies text, written to the script p earlier on the

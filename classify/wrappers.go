@@ -404,9 +404,16 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 			return stream{traits: trUnknown | trShellOut}, true
 		}
 	}
+	argsIn := u.in
+	if name == "xargs" && len(cmd) > 0 {
+		argsIn = a.xargsSource(u, opts)
+		if !xargsReplaces(args) {
+			cmd = xargsAppend(cmd, opts, argsIn)
+		}
+	}
 	if name == "xargs" && len(cmd) > 0 && xargsReplaces(args) {
 		var ok bool
-		if cmd, ok = a.xargsPaste(cmd, xargsReplace(args), u.in); !ok {
+		if cmd, ok = a.xargsPaste(cmd, xargsReplace(args), argsIn); !ok {
 			return stream{traits: trUnknown | trShellOut}, true
 		}
 	}
@@ -419,7 +426,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 			// xargs CMD, parallel CMD: each input line becomes arguments.
 			in.viaXargs = true
 			in.xargsToken = xargsReplace(opts)
-			in.argsIn = u.in
+			in.argsIn = argsIn
 			in.in = stream{}
 		}
 		in.env = append(in.env, u.env...)

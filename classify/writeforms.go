@@ -3,6 +3,7 @@ package classify
 import (
 	"encoding/hex"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,14 +42,25 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		}
 	case "dd":
 		app := hasArg(u, "oflag=append") || hasArg(u, "conv=notrunc")
+		in := u.in
 		for _, f := range u.args {
-			if t, ok := strings.CutPrefix(f.val, "of="); ok && !hasPrefixArg(u, "if=") {
+			if t, ok := strings.CutPrefix(f.val, "if="); ok {
 				f.val = t
-				a.writeText(u, f, u.in, app)
+				if in, ok = a.copySource(u, f); !ok {
+					in = stream{traits: trFile | trUnknown}
+				}
+			}
+		}
+		for _, f := range u.args {
+			if t, ok := strings.CutPrefix(f.val, "of="); ok {
+				f.val = t
+				a.writeText(u, f, in, app) // dd if=x of=~/.bashrc
 			}
 		}
 	case "cp", "mv", "install", "gcp", "gmv":
 		a.copyWritten(u)
+	case "ln":
+		a.linkWritten(u)
 	case "sort", "shuf", "iconv", "uniq", "xxd", "yq", "git":
 		a.filterOutputs(u)
 	case "sed", "gsed":
@@ -70,7 +82,8 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 // or the source's name in it where it is a directory, now holds the text,
 // judged as if it ran where that is an rc file (cp s.sh ~/.bashrc).
 func (a *analyzer) copyWritten(u *unit) {
-	ops := u.operands()
+	// cp -S .b x ~/.bashrc: the options' values are not operands.
+	ops := operandsSkipping(u.args, "St", "--suffix", "--sparse", "--no-preserve", "--target-directory")
 	if u.name == "install" {
 		ops = operandsSkipping(u.args, "mogSt", "--mode", "--owner", "--group", "--suffix", "--target-directory")
 	}
@@ -82,7 +95,7 @@ func (a *analyzer) copyWritten(u *unit) {
 		return
 	}
 	for _, src := range ops {
-		s, ok := a.fileStream(u.cwd, u.links, src)
+		s, ok := a.copySource(u, src)
 		if !ok {
 			continue
 		}
@@ -91,6 +104,40 @@ func (a *analyzer) copyWritten(u *unit) {
 		a.writeText(u, in, s, false) // cp s.sh dir/
 		if len(ops) == 1 && !strings.HasSuffix(dest.val, "/") {
 			a.writeText(u, *dest, s, false) // cp s.sh t.sh
+		}
+	}
+}
+
+// copySource returns the text a copy reads from src where the line knows
+// it: a file the line wrote, or the piped input named as a file
+// (cp /dev/stdin ~/.bashrc).
+func (a *analyzer) copySource(u *unit, src field) (stream, bool) {
+	if !src.dyn && stdinName(src.val) && src.val != "-" {
+		return u.in, u.piped
+	}
+	return a.fileStream(u.cwd, u.links, src)
+}
+
+// linkWritten follows a file written on the line to a name ln gives it
+// (echo … > x; ln -sf "$PWD/x" ~/.bashrc, ln -f x ~/.bashrc): the name now
+// reads the text, judged as if it ran where it is an rc file.
+func (a *analyzer) linkWritten(u *unit) {
+	ops := operandsSkipping(u.args, "St", "--suffix", "--target-directory")
+	if len(ops) != 2 || ops[1].dyn || u.hasFlag("t", "--target-directory") {
+		return
+	}
+	src, dest := ops[0], ops[1]
+	srcs := []field{src}
+	if u.hasFlag("s", "--symbolic") && !src.dyn && !strings.HasPrefix(src.val, "/") && !strings.HasPrefix(src.val, "~") {
+		// Relative to the link's directory; the working directory's name
+		// too, since "$PWD/x" is "./x" here when the directory is unknown.
+		g := src
+		g.val = path.Join(path.Dir(dest.val), src.val)
+		srcs = append(srcs, g)
+	}
+	for _, f := range srcs {
+		if s, ok := a.fileStream(u.cwd, u.links, f); ok {
+			a.writeText(u, dest, s, false)
 		}
 	}
 }
@@ -106,8 +153,8 @@ func operandsSkipping(args []field, short string, long ...string) []field {
 		case v == "--":
 			return append(out, args[i+1:]...)
 		case strings.HasPrefix(v, "--"):
-			if !strings.Contains(v, "=") && contains(long, v) {
-				i++
+			if !strings.Contains(v, "=") && (contains(long, v) || slices.ContainsFunc(long, func(l string) bool { return isAbbrev(v, l) })) {
+				i++ // --suffix .b, --suf .b
 			}
 		case len(v) > 1 && v[0] == '-':
 			for j := 1; j < len(v); j++ {
