@@ -278,9 +278,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 		if l := protective.timedLayer(); l != "" {
 			layers = append(layers, l)
 		}
-		if scratch != "" {
-			layers = append(layers, scratch)
-		}
+		layers = append(layers, scratch...)
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 			return 0, nil, stageErr("hostname", err)
 		}

@@ -51,43 +51,44 @@ const maxPtys = 256
 // only when the spec comes, so the sandbox sees the host's mounts as they
 // are then, not as they were when the init started.
 //
-// It returns the scratch directories' layer ("" without any). A scratch
-// overlay the kernel refuses leaves its directory read-only, and says so.
-func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) (string, error) {
+// It returns the layers its mounts add (none, or the scratch directories'
+// and the shown directories left unsealed). A scratch overlay the kernel
+// refuses leaves its directory read-only, and says so.
+func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) ([]string, error) {
 	if !prebuilt {
 		if err := prebuildRoot(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if len(s.ReadOnly) > 0 {
 		if err := mountAllowList(s.ReadOnly); err != nil {
-			return "", err
+			return nil, err
 		}
 	} else if err := unix.Mount(oldRoot, newRoot, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return "", stageErr("mount: bind host root", err)
+		return nil, stageErr("mount: bind host root", err)
 	}
 	// From here on the sandbox's view is its own: the host's later mounts
 	// do not reach it (nor, being a slave copy, did anything go back).
 	if err := unix.Mount("", newRoot, "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return "", stageErr("mount: make the new root private", err)
+		return nil, stageErr("mount: make the new root private", err)
 	}
 	if len(s.ReadOnly) == 0 {
 		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, true); err != nil {
-			return "", stageErr("mount: read-only host root", err)
+			return nil, stageErr("mount: read-only host root", err)
 		}
 	}
 	for _, d := range []string{"/proc", "/dev"} {
 		if err := unix.Mount(staging+d, newRoot+d, "", unix.MS_MOVE, ""); err != nil {
-			return "", stageErr("mount: "+d, err)
+			return nil, stageErr("mount: "+d, err)
 		}
 	}
 	if s.Limits.uncounted() {
 		if err := zeroDevice(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if err := mountMemoryAreas(s.TmpfsSize); err != nil {
-		return "", err
+		return nil, err
 	}
 	scratch := &overlays{layers: MemoryAreas + "/layers"}
 	for _, op := range s.Mounts {
@@ -99,38 +100,44 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) (s
 			}
 			continue
 		}
+		if op.Kind == opSeal {
+			if err := scratch.seal(newRoot + op.Dst); err != nil {
+				scratch.unsealed = append(scratch.unsealed, fmt.Sprintf("%s: %v", op.Dst, err))
+			}
+			continue
+		}
 		if err := applyOp(op, idmapFDs); err != nil {
-			return "", stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
+			return nil, stageErr(fmt.Sprintf("mount: %s %s", op.Kind, op.Dst), err)
 		}
 		if op.Watch {
 			if err := watch.note(newRoot+op.Dst, op.Dst); err != nil {
-				return "", stageErr("mount watch", err)
+				return nil, stageErr("mount watch", err)
 			}
 		}
 	}
 	if err := writeFiles(s.Files); err != nil {
-		return "", stageErr("files", err)
+		return nil, stageErr("files", err)
 	}
 	if len(s.ReadOnly) > 0 {
 		// The skeleton that holds the allowed paths gains nothing more.
 		if err := setAttr(newRoot, unix.MOUNT_ATTR_RDONLY, false); err != nil {
-			return "", stageErr("mount: read-only skeleton", err)
+			return nil, stageErr("mount: read-only skeleton", err)
 		}
 	}
 
 	if err := unix.Chdir(newRoot); err != nil {
-		return "", stageErr("chdir", err)
+		return nil, stageErr("chdir", err)
 	}
 	if err := unix.PivotRoot(".", "."); err != nil {
-		return "", stageErr("pivot_root", err)
+		return nil, stageErr("pivot_root", err)
 	}
 	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return "", stageErr("detach old root", err)
+		return nil, stageErr("detach old root", err)
 	}
 	if err := unix.Chdir("/"); err != nil {
-		return "", stageErr("chdir", err)
+		return nil, stageErr("chdir", err)
 	}
-	return scratch.layer(), nil
+	return scratch.described(), nil
 }
 
 // prebuildRoot builds what no spec changes, while a warm init waits for its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		b.idmapHome,      // root's sandbox: the home shown as its own
 		b.overlayScratch, // scratch directories
 		b.showPrivate,    // host paths shown inside /tmp, /dev/shm
+		b.sealShown,      // those directories sealed
 		b.protectNames,   // protected names and deny-write paths
 		b.holdFiles,      // files held with given contents
 		b.bindReadOnly,   // all of those, read-only
@@ -235,6 +237,9 @@ func (b *planner) idmapHome() error {
 		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
 			continue // missing, or a link (the caller resolves them)
 		}
+		if !fi.IsDir() && !fi.Mode().IsRegular() && paths.WithinAny(r, visibleAreas) {
+			continue // a host FIFO or socket in /tmp: nothing could seal it (sealShown)
+		}
 		inHome = append(inHome, r)
 		idmapRO(r, fi.IsDir())
 	}
@@ -295,9 +300,25 @@ func (b *planner) show(p string, mustBeDir bool) error {
 		return nil // not on this host, as elsewhere in the allow-list
 	case mustBeDir && !fi.IsDir():
 		return fmt.Errorf("%w: visible directory %s is not a directory", sandbox.ErrSetup, p)
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return nil // a host FIFO, socket or device: nothing could seal it (sealShown)
 	}
 	b.shown[p] = true
 	b.ops = append(b.ops, mountOp{Kind: opBindRO, Src: p, Dst: p, Dir: fi.IsDir()})
+	return nil
+}
+
+// sealShown seals every host directory shown in a visible area
+// (overlays.seal): bound alone, a FIFO in it would carry what the command
+// writes to the host program reading it. The seal comes right after the
+// directory's bind, before the deny masks below it: a FIFO's mask in a
+// directory masked later is hidden with it.
+func (b *planner) sealShown() error {
+	for _, p := range slices.Sorted(maps.Keys(b.shown)) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() && paths.WithinAny(p, visibleAreas) {
+			b.ops = append(b.ops, mountOp{Kind: opSeal, Dst: p, Dir: true})
+		}
+	}
 	return nil
 }
 

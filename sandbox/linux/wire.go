@@ -37,6 +37,7 @@ const (
 	opIdmapRW  opKind = "idmap-rw"  // attach idmapped mount number FD read-write at Dst
 	opIdmapRO  opKind = "idmap-ro"  // attach idmapped mount number FD read-only at Dst
 	opOverlay  opKind = "overlay"   // Dst over itself, writable, its changes in a private layer
+	opSeal     opKind = "seal"      // every FIFO and socket below Dst masked (a host directory shown in a private area)
 	opHoldLink opKind = "hold-link" // the symbolic link Dst bound onto itself, so that it cannot be removed, renamed or replaced
 )
 
