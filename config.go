@@ -272,12 +272,7 @@ func DefaultDenyRead() []string {
 	}
 	out = append(out, movedStores(home, os.Getenv)...)
 	out = append(out, systemDenied...)
-	for _, dir := range []func() (string, error){paths.StateDir, paths.DataDir} {
-		if d, err := dir(); err == nil {
-			out = append(out, d)
-		}
-	}
-	return out
+	return append(out, paths.Places()...)
 }
 
 // movedStores returns the credential stores the environment moves out of

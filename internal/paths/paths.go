@@ -10,7 +10,8 @@
 //     $XDG_DATA_HOME/agentbox, else ~/.local/share/agentbox;
 //     /var/lib/agentbox/data for root.
 //
-// Both are in every sandbox's deny-read set.
+// Both are in every sandbox's deny-read set, at every place they may be
+// (Places).
 package paths
 
 import (
@@ -39,6 +40,35 @@ func StateDir() (string, error) {
 // DataDir returns the data directory. It does not create it.
 func DataDir() (string, error) {
 	return resolve(EnvDataDir, "XDG_DATA_HOME", ".local/share", "data")
+}
+
+// Places returns every directory StateDir and DataDir may name, whatever
+// the environment says now: the ones it resolves to, the defaults below the
+// home and root's. Every sandbox is denied them all: a command given
+// another environment (a Flatpak app's XDG_STATE_HOME, an
+// AGENTBOX_STATE_DIR of its own) would otherwise find agentbox's audit key
+// and vault where the default environment puts them. Found by red-team
+// round 48.
+func Places() []string {
+	var out []string
+	for _, dir := range []func() (string, error){StateDir, DataDir} {
+		if d, err := dir(); err == nil {
+			out = append(out, d)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		out = append(out, filepath.Join(home, ".local/state/agentbox"), filepath.Join(home, ".local/share/agentbox"))
+	}
+	out = append(out, filepath.Join(rootBase, "state"), filepath.Join(rootBase, "data"))
+	seen := make(map[string]bool, len(out))
+	uniq := out[:0]
+	for _, p := range out {
+		if !seen[p] {
+			seen[p] = true
+			uniq = append(uniq, p)
+		}
+	}
+	return uniq
 }
 
 func resolve(override, xdg, homeRel, rootSub string) (string, error) {
