@@ -52,7 +52,9 @@ Exit status: 0 allow or sandboxed, 1 escalated, 2 forbidden, 125 usage error.`,
 			} else {
 				fmt.Fprintf(out, "%s", r.Decision)
 				if r.Rule != "" {
-					fmt.Fprintf(out, " (rule %s): %s", r.Rule, r.Reason)
+					// The reason may quote the line (a function's name): it
+					// must not drive the terminal that shows the verdict.
+					fmt.Fprintf(out, " (rule %s): %s", escapeControls(r.Rule), escapeControls(r.Reason))
 				}
 				fmt.Fprintln(out)
 			}

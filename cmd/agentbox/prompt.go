@@ -147,7 +147,7 @@ func askOnTerminal(stop context.Context, tty *os.File) agentbox.ApprovalCallback
 		var err error
 		withTerminalStops(func() {
 			ask := func() {
-				fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, r.Result.Rule, r.Result.Reason)
+				fmt.Fprintf(tty, "agentbox: %q needs approval (rule %s: %s). Run it? [y/N] ", r.Command, escapeControls(r.Result.Rule), escapeControls(r.Result.Reason))
 			}
 			answer, err = readTerminal(ctx, int(tty.Fd()), ask, func() (string, error) {
 				var a string
