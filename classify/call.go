@@ -75,6 +75,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		}
 	}
 	u := &unit{kind: kCall, redirs: redirs, env: env, fdIn: fds, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob}
+	u.envFiles = a.envFiles(env)
 	if in != nil {
 		u.in = *in
 	}

@@ -142,6 +142,12 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	if _, ok := execOptions()[u.name]; ok {
 		a.runExecOptions(u)
 	}
+	if lessNames.has(u.name) {
+		a.runLess(u)
+	}
+	if u.name == "man" {
+		a.manRoff(u)
+	}
 	a.writtenCode(u) // echo … > Makefile; make
 	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)

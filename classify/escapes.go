@@ -28,7 +28,6 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"nvim":  {{"-c", "!"}, {"+", "!"}, {"--cmd", "!"}},
 		"view":  {{"-c", "!"}, {"+", "!"}},
 		"ex":    {{"-c", "!"}, {"+", "!"}},
-		"less":  {{"+", "!"}},
 		"emacs": {{"--eval", ""}},
 		"make":  {{"--eval", ""}, {"-E", ""}}, // a makefile snippet: makeEvals finds every form
 		"gmake": {{"--eval", ""}, {"-E", ""}},

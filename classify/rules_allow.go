@@ -32,7 +32,7 @@ func plainCall(u *unit) bool {
 			return false
 		}
 	}
-	return true
+	return len(u.envFiles) == 0 // GIT_TRACE=FILE git status writes FILE
 }
 
 var safeCmds = newSet("ls", "ll", "la", "l", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack",
@@ -114,7 +114,10 @@ func matchWindowsSafe(u *unit, _ *Classifier) bool {
 		return false
 	}
 	n := strings.ToLower(u.name)
-	if !windowsSafe.has(n) {
+	if !windowsSafe.has(n) || safeCmds.has(u.name) {
+		// A name both lists hold (hostname, tree, more, …) is the POSIX
+		// program, judged with its checks by matchCommonSafe: hostname
+		// NAME sets the host's name, tree -o writes a file.
 		return false
 	}
 	switch n {

@@ -122,10 +122,15 @@ var (
 		"RUBYOPT", "NODE_OPTIONS", "PYTHONSTARTUP", "PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
 		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
 		"BROWSER", "GIT_PROXY_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "LD_LIBRARY_PATH", "BASH_CMDS", "BASH_ALIASES",
-		"MANPAGER", "SYSTEMD_PAGER", "GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR")
+		"MANPAGER", "SYSTEMD_PAGER", "GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR",
+		// Found by red-team round 48: a lesskey file's #env section sets
+		// LESSOPEN; groff's -U lets man pages run .sy; zgrep evals $GREP;
+		// a warnings filter's category imports its module (antigravity
+		// opens $BROWSER).
+		"LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSKEY_CONTENT", "MANROFFOPT", "GREP", "PYTHONWARNINGS")
 	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
 		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4", "MANPAGER", "SYSTEMD_PAGER",
-		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR")
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "BROWSER", "GREP")
 )
 
 // riskyEnv reports whether an assignment changes what code later runs in a
@@ -140,12 +145,29 @@ func riskyEnv(e envVar) bool {
 	case "NODE_OPTIONS":
 		return strings.Contains(e.val.val, "-r") || strings.Contains(e.val.val, "--require") || strings.Contains(e.val.val, "--import") || strings.Contains(e.val.val, "--loader")
 	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER", "MANPAGER", "SYSTEMD_PAGER",
-		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR":
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "GREP":
 		return e.val.dyn
+	case "MANROFFOPT":
+		return e.val.dyn || strings.Contains(e.val.val, "U") // -U: unsafe requests (.sy, .pso, .open)
+	case "PYTHONWARNINGS":
+		return e.val.dyn || warningsImport(e.val.val)
 	case "PS4":
 		return strings.Contains(e.val.val, "$(") || strings.Contains(e.val.val, "`")
 	}
 	return true
+}
+
+// warningsImport reports whether a PYTHONWARNINGS value names a category
+// by module path (action:message:category:module:lineno, comma separated):
+// Python imports that module when it parses the filter.
+func warningsImport(v string) bool {
+	for _, entry := range strings.Split(v, ",") {
+		parts := strings.Split(entry, ":")
+		if len(parts) > 2 && strings.Contains(parts[2], ".") {
+			return true
+		}
+	}
+	return false
 }
 
 func matchEvalExec(u *unit, _ *Classifier) bool {

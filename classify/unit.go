@@ -44,6 +44,7 @@ type unit struct {
 	// Facts computed by the analyzer for the rules.
 	script       *stream    // the shell code this unit runs (shells, eval, source)
 	code         *codeFacts // what an interpreter one-liner does
+	envFiles     []field    // files the environment tells the program to write (GIT_TRACE=FILE; see traceFileVar)
 	codeArg      int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
 	selfSpawn    bool       // kFuncDecl/kLoop: spawns copies of itself
 	viaXargs     bool       // arguments also come from standard input (xargs)
@@ -195,9 +196,15 @@ func hasFlag(args []field, short string, long ...string) bool {
 var notAbbrev = newSet("--pre")
 
 func findFlag(args []field, abbrev bool, short string, long []string) bool {
-	for _, a := range args {
+	for i, a := range args {
 		v := a.val
 		if v == "--" {
+			// After an option that may take a value (sort -T -- -o FILE)
+			// the -- may be that value: a flag looked for as a danger is
+			// looked for past it too.
+			if abbrev && i > 0 && mayTakeValue(args[i-1].val) {
+				continue
+			}
 			return false
 		}
 		if strings.HasPrefix(v, "--") {
@@ -217,6 +224,12 @@ func findFlag(args []field, abbrev bool, short string, long []string) bool {
 		}
 	}
 	return false
+}
+
+// mayTakeValue reports whether the word v is an option that may take the
+// next word as its value: one without "=" (-T, --tmp).
+func mayTakeValue(v string) bool {
+	return len(v) > 1 && v[0] == '-' && v != "--" && !strings.Contains(v, "=")
 }
 
 // isAbbrev reports whether name (--rec) is a shortened spelling of the long

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -49,6 +50,48 @@ func outputFiles(u *unit) []field {
 		}
 	}
 	return nil
+}
+
+// traceFileVar reports whether a variable names a file a program writes
+// to: git's traces (GIT_TRACE, GIT_TRACE2_EVENT, GIT_TRACE_SETUP, … given a
+// path), less's and bash's histories. Found by red-team round 48.
+func traceFileVar(name string) bool {
+	return strings.HasPrefix(name, "GIT_TRACE") || name == "LESSHISTFILE" || name == "HISTFILE"
+}
+
+// envFiles returns the files the variables of traceFileVar name for a
+// program the line runs now: its own assignments, and the values the line
+// gave them before (export GIT_TRACE2=~/.bashrc; git status). A value
+// that is not a path (GIT_TRACE=1, LESSHISTFILE=-) names none.
+func (a *analyzer) envFiles(env []envVar) []field {
+	var out []field
+	own := make(map[string]bool, len(env))
+	for _, e := range env {
+		own[e.name] = true
+		if traceFileVar(e.name) && pathValue(e.val) {
+			out = append(out, e.val)
+		}
+	}
+	var names []string
+	for name := range a.vars {
+		if !own[name] && traceFileVar(name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if v := a.vars[name]; v.known {
+			if f := (field{val: v.val, home: v.home}); pathValue(f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// pathValue reports whether a variable's value is a path to write.
+func pathValue(f field) bool {
+	return !f.dyn && (strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~"))
 }
 
 // uniqXxdValues are the short options of uniq and xxd that take a value.
@@ -100,6 +143,14 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 	for _, r := range u.redirs {
 		if r.isWrite() {
 			add(r.target, false)
+		}
+	}
+	for _, f := range u.envFiles {
+		add(f, false) // GIT_TRACE=~/.ssh/authorized_keys git status
+	}
+	if lessNames.has(u.name) && !u.dynName {
+		for _, f := range lessWriteTargets(u) {
+			add(f, false) // less -o FILE
 		}
 	}
 	if u.code != nil {

@@ -1,0 +1,212 @@
+package classify
+
+import (
+	"strings"
+)
+
+// less runs commands and writes files from its options and settings
+// (found by red-team round 48):
+//
+//   - a +CMD option, on the line or in $LESS, is a sequence of less
+//     commands run at start: `!cmd` runs cmd in a shell (+G!cmd, +!cmd),
+//     `|Xcmd` pipes to cmd; each is judged as the shell code it is;
+//   - a lesskey file (--lesskey-src FILE, -k FILE, $LESSKEYIN, $LESSKEY,
+//     $LESSKEY_CONTENT) may set LESSOPEN in its #env section, which less
+//     runs on the file it opens: escalated, and the settings judged where
+//     the line shows them;
+//   - -o FILE, -O FILE, --log-file=FILE copy the input into FILE.
+//
+// zless and the other wrappers pass their options to less.
+
+// lessNames are less and the wrappers that hand it their options.
+var lessNames = newSet("less", "zless", "bzless", "xzless", "lzless", "zstdless")
+
+// lesskeyVars name a lesskey file (or, LESSKEY_CONTENT, hold one).
+var lesskeyVars = []string{"LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSKEY_CONTENT"}
+
+// lesskeyCommandVars are the settings of a lesskey #env section that run
+// commands.
+var lesskeyCommandVars = newSet("LESSOPEN", "LESSCLOSE", "LESSEDIT", "VISUAL", "EDITOR", "SHELL", "LESSSECURE_ALLOW")
+
+// lessOptions returns less's options: the words of $LESS (the unit's own
+// assignment, else the value the line gave the variable), then its
+// arguments.
+func (a *analyzer) lessOptions(u *unit) []field {
+	var out []field
+	if v, ok := a.lessEnv(u, "LESS"); ok {
+		out = lessEnvWords(v)
+	}
+	return append(out, u.args...)
+}
+
+// lessEnvWords splits $LESS into options; a + option runs to the next
+// '$' or the end.
+func lessEnvWords(v field) []field {
+	var out []field
+	rest := v.val
+	for rest != "" {
+		rest = strings.TrimLeft(rest, " \t")
+		sep := " "
+		if strings.HasPrefix(rest, "+") {
+			sep = "$"
+		}
+		word, after, _ := strings.Cut(rest, sep)
+		if word != "" {
+			out = append(out, field{val: word, dyn: v.dyn, home: v.home})
+		}
+		rest = after
+	}
+	return out
+}
+
+// lessWriteTargets returns the log files less writes, from its arguments
+// and its own $LESS assignment (see writeTargets).
+func lessWriteTargets(u *unit) []field {
+	var opts []field
+	for _, e := range u.env {
+		if e.name == "LESS" {
+			opts = lessEnvWords(e.val)
+		}
+	}
+	return lessLogFiles(append(opts, u.args...))
+}
+
+// lessEnv returns the value of the variable name for u: its own prefix
+// assignment, or what the line assigned it before.
+func (a *analyzer) lessEnv(u *unit, name string) (field, bool) {
+	for _, e := range u.env {
+		if e.name == name {
+			return e.val, true
+		}
+	}
+	if v, ok := a.vars[name]; ok {
+		return field{val: v.val, dyn: !v.known, home: v.home}, true
+	}
+	return field{}, false
+}
+
+// runLess judges what less runs and writes (see above).
+func (a *analyzer) runLess(u *unit) {
+	opts := a.lessOptions(u)
+	lesskey := false
+	for i, f := range opts {
+		v := f.val
+		switch {
+		case strings.HasPrefix(v, "+"):
+			for _, cmd := range lessShellCommands(v[1:]) {
+				g := f
+				g.val = cmd
+				a.shellString(u, g)
+			}
+		case strings.HasPrefix(v, "--lesskey") || strings.HasPrefix(v, "-k"):
+			lesskey = true
+			a.lesskeySource(u, opts, i)
+		}
+	}
+	for _, name := range lesskeyVars {
+		if v, ok := a.lessEnv(u, name); ok && (v.dyn || v.val != "") {
+			lesskey = true
+			if name == "LESSKEY_CONTENT" && !v.dyn {
+				a.lesskeyText(u, v.val)
+			} else if !v.dyn && stdinName(v.val) && u.piped && u.in.textKnown {
+				a.lesskeyText(u, u.in.text)
+			}
+		}
+	}
+	if lesskey {
+		// The file's #env section is only known at run time.
+		u.script = &stream{traits: trUnknown}
+	}
+	if u.piped {
+		for _, f := range lessLogFiles(opts) {
+			a.writeText(u, f, u.in, false) // … | less -o ~/.bashrc
+		}
+	}
+}
+
+// lesskeySource judges the lesskey text the option at opts[i] names,
+// where the line knows it (the piped input as /dev/stdin, a file it wrote).
+func (a *analyzer) lesskeySource(u *unit, opts []field, i int) {
+	v := opts[i].val
+	var src field
+	switch {
+	case strings.HasPrefix(v, "--") && strings.Contains(v, "="):
+		src = opts[i]
+		_, src.val, _ = strings.Cut(v, "=")
+	case len(v) > 2 && !strings.HasPrefix(v, "--"):
+		src = opts[i]
+		src.val = v[2:] // -kFILE
+	case i+1 < len(opts):
+		src = opts[i+1]
+	default:
+		return
+	}
+	if stdinName(src.val) && u.piped && u.in.textKnown {
+		a.lesskeyText(u, u.in.text)
+	} else if s, ok := a.fileStream(u.cwd, u.links, src); ok && s.textKnown {
+		a.lesskeyText(u, s.text)
+	}
+}
+
+// lesskeyText judges the command settings of a lesskey source's #env
+// section (LESSOPEN=|cmd %s): the command as shell code.
+func (a *analyzer) lesskeyText(u *unit, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		name, val, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !lesskeyCommandVars.has(strings.TrimSpace(name)) {
+			continue
+		}
+		val = strings.TrimLeft(strings.TrimSpace(val), "|-")
+		a.shellString(u, field{val: strings.ReplaceAll(val, "%s", "FILE")})
+	}
+}
+
+// lessShellCommands returns the shell commands in a sequence of less
+// commands: what follows ! (or |X, a pipe from mark X) up to a newline.
+func lessShellCommands(cmds string) []string {
+	var out []string
+	for i := 0; i < len(cmds); i++ {
+		var start int
+		switch cmds[i] {
+		case '!':
+			start = i + 1
+		case '|':
+			start = i + 2 // |X: X names the mark
+		default:
+			continue
+		}
+		if start > len(cmds) {
+			break
+		}
+		end := strings.IndexByte(cmds[start:], '\n')
+		if end < 0 {
+			end = len(cmds) - start
+		}
+		if c := strings.TrimSpace(cmds[start : start+end]); c != "" {
+			out = append(out, c)
+		}
+		i = start + end
+	}
+	return out
+}
+
+// lessLogFiles returns the files -o, -O and --log-file (--LOG-FILE) name.
+func lessLogFiles(opts []field) []field {
+	var out []field
+	for i, f := range opts {
+		v := f.val
+		switch {
+		case strings.HasPrefix(v, "--log-file=") || strings.HasPrefix(v, "--LOG-FILE="):
+			g := f
+			_, g.val, _ = strings.Cut(v, "=")
+			out = append(out, g)
+		case (v == "--log-file" || v == "--LOG-FILE" || v == "-o" || v == "-O") && i+1 < len(opts):
+			out = append(out, opts[i+1])
+		case len(v) > 2 && (strings.HasPrefix(v, "-o") || strings.HasPrefix(v, "-O")):
+			g := f
+			g.val = v[2:]
+			out = append(out, g)
+		}
+	}
+	return out
+}

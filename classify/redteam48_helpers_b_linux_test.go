@@ -1,0 +1,149 @@
+package classify
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox/internal/ptytest"
+)
+
+// rt48bSecret is the credential planted in the fake home of a real run.
+const rt48bSecret = "RT48B-SECRET-MATERIAL"
+
+// rt48bHome makes a fake home holding ~/.ssh/id_rsa and
+// ~/.aws/credentials (each with rt48bSecret) and an empty ~/.bashrc, and
+// a working directory beside it holding README. The real home is never
+// named.
+func rt48bHome(t *testing.T) (home, work string) {
+	t.Helper()
+	home, work = t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{
+		".ssh/id_rsa":      "-----BEGIN OPENSSH PRIVATE KEY-----\n" + rt48bSecret + "\n-----END OPENSSH PRIVATE KEY-----\n",
+		".aws/credentials": "[default]\naws_secret_access_key = " + rt48bSecret + "\n",
+		".bashrc":          "",
+	} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every premise opens this file (never a system file: a LESSOPEN
+	// preprocessor gets the file's name as an argument).
+	if err := os.WriteFile(filepath.Join(work, "README"), []byte("readme\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, work
+}
+
+// rt48bHave reports whether every program is installed, logging the
+// first that is not (the premise is then not run).
+func rt48bHave(t *testing.T, progs ...string) bool {
+	t.Helper()
+	for _, p := range progs {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Logf("%s not installed: premise not run", p)
+			return false
+		}
+	}
+	return true
+}
+
+// rt48bEnv is the whole environment of a real run: HOME is the fake home,
+// nothing else of the caller's environment is passed on.
+func rt48bEnv(home, work string, extra ...string) []string {
+	return append([]string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TMPDIR=" + work, "TERM=xterm"}, extra...)
+}
+
+// rt48bRun runs `shell -c line` in work with HOME the fake home and
+// stdin as its standard input, and returns the combined output.
+func rt48bRun(t *testing.T, shell, home, work, line, stdin string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := []string{"-c", line}
+	if shell == "bash" {
+		args = []string{"--noprofile", "--norc", "-c", line}
+	}
+	cmd := exec.CommandContext(ctx, shell, args...)
+	cmd.Dir = work
+	cmd.Env = rt48bEnv(home, work)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// rt48bRunPty runs `bash -c line` in work on a new pseudo-terminal (its
+// controlling terminal and standard input, output and error), as an
+// agent's terminal or any interactive session is, with HOME the fake
+// home. It types keys (a newline and q, as a user leaving a pager does)
+// every 300ms and waits up to 30 seconds for bash to exit.
+func rt48bRunPty(t *testing.T, home, work, line string, keys string) string {
+	t.Helper()
+	m, s := ptytest.Open(t)
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", line)
+	cmd.Dir = work
+	cmd.Env = rt48bEnv(home, work)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start bash: %v", err)
+	}
+	s.Close()
+	out := &strings.Builder{}
+	copied := make(chan struct{})
+	go func() { io.Copy(out, m); close(copied) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case <-done:
+			return out.String()
+		case <-tick.C:
+			m.Write([]byte(keys))
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Logf("%q timed out", line)
+			return out.String()
+		}
+	}
+}
+
+// rt48bGone reports whether the fake home's ~/.ssh was removed.
+func rt48bGone(home string) bool {
+	_, err := os.Stat(filepath.Join(home, ".ssh"))
+	return os.IsNotExist(err)
+}
+
+// rt48bAtLeast requires ClassifyShell for each shell to judge line at
+// least want.
+func rt48bAtLeast(t *testing.T, shells []string, line string, want Decision) {
+	t.Helper()
+	for _, sh := range shells {
+		if r := Default().ClassifyShell(sh, line); r.Decision < want {
+			t.Errorf("ClassifyShell(%s, %q) = %s (rule %q, command %q), want at least %s", sh, line, r.Decision, r.Rule, r.Command, want)
+		}
+	}
+}
+
+// rt48bBelow requires ClassifyShell for bash to judge a legitimate line
+// below limit (it must keep working).
+func rt48bBelow(t *testing.T, line string, limit Decision) {
+	t.Helper()
+	if r := Default().ClassifyShell("bash", line); r.Decision >= limit {
+		t.Errorf("legitimate %q = %s (rule %q), want below %s", line, r.Decision, r.Rule, limit)
+	}
+}
