@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/internal/keptfiles"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/internal/shquote"
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -255,6 +256,15 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if exe := selfExecutable(); exe != "" && paths.WithinAny(exe, spec.Filesystem.Writable) {
 		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
 	}
+	// The vaults, passphrase files and manifests agentbox was handed, in
+	// any call and any process of this user (keptfiles): no sandbox reads
+	// the first or rewrites the last.
+	secrets, policies, err := keptfiles.Load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	spec.Filesystem.DenyRead = append(spec.Filesystem.DenyRead, secrets...)
+	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, policies...)
 	var before *beforeRun
 	if fsc.AutoProtectDangerousFiles {
 		repos, err := m.protectRepositories(spec, fsc, home)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/keptfiles"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
 )
@@ -287,6 +288,16 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 			return nil, cfg, &SecretLinkError{File: abs, Link: link, Root: root, Real: real}
 		}
 		cfg.Filesystem.DenyRead = appendUnique(cfg.Filesystem.DenyRead, abs)
+	}
+	// And from every other sandbox of this user, this run's and later
+	// ones: another agent's run, a plain exec (keptfiles).
+	if err := keptfiles.Record(keptfiles.Secret, opts.Secrets...); err != nil {
+		opts.Logger.Warn("the vault and passphrase files are kept from this run's agent only", "error", err)
+	}
+	if mf := manifestPath(m); filepath.IsAbs(mf) {
+		if err := keptfiles.Record(keptfiles.Policy, mf); err != nil {
+			opts.Logger.Warn("the manifest is kept read-only for this run only", "error", err)
+		}
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {

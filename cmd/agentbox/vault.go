@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/internal/keptfiles"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/vault"
 )
@@ -194,6 +195,11 @@ type vaultPassSource string
 // passphrase returns the vault passphrase and where it came from. creating
 // asks twice on a prompt. The caller wipes the result.
 func (f *vaultFlags) passphrase(ctx context.Context, creating bool) ([]byte, vaultPassSource, error) {
+	// A vault and a passphrase file named here are kept from every sandbox
+	// from now on (keptfiles), wherever they are.
+	if err := keptfiles.Record(keptfiles.Secret, f.secretFiles()...); err != nil {
+		fmt.Fprintf(os.Stderr, "agentbox: warning: %v: sandboxes may still read the vault and its passphrase file\n", err)
+	}
 	if f.passFile != "" {
 		p, err := vaultReadPassphraseFile(f.passFile)
 		return p, vaultPassSource("--passphrase-file " + f.passFile), err
