@@ -105,7 +105,8 @@ func Record(kind Kind, files ...string) error {
 		for _, e := range fresh {
 			buf.WriteString(e.line())
 		}
-		if _, err := f.Seek(0, io.SeekEnd); err == nil {
+		_, err := f.Seek(0, io.SeekEnd)
+		if err == nil {
 			_, err = f.Write(buf.Bytes())
 		}
 		if err != nil {
