@@ -40,9 +40,6 @@ func readFollow(p string) ([]byte, error) {
 	return readBounded(f)
 }
 
-// lockFile does nothing here: no sandbox runs on this platform yet.
-func lockFile(*os.File, bool) error { return nil }
-
 // idOf: no inode numbers are used here.
 func idOf(string) (fileID, bool) { return fileID{}, false }
 

@@ -30,21 +30,6 @@ func readOpened(f *os.File, err error) ([]byte, error) {
 	return readBounded(f)
 }
 
-// lockFile takes an advisory lock on the whole of f (exclusive or shared),
-// released when f is closed.
-func lockFile(f *os.File, exclusive bool) error {
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
-
 // idOf returns the identity of the file at p (the link itself, if p is
 // one): device, inode and, where the file system keeps it, birth time, so
 // that an inode number reused by a later file is another identity.

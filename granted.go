@@ -1,12 +1,7 @@
 package agentbox
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/internal/staterecord"
 )
 
 // A command that may write a directory can leave a symbolic link there,
@@ -81,119 +77,41 @@ func newGranted(p string) grantedRoot {
 // grantedRoots reads the record: none without a state directory or a
 // record; an error when one exists that cannot be read.
 func grantedRoots() ([]grantedRoot, error) {
-	f, err := openGranted(os.O_RDONLY)
-	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNoStateDir):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("read the record of writable roots: %w", err)
-	}
-	defer f.Close()
-	if err := lockFile(f, false); err != nil {
-		return nil, fmt.Errorf("read the record of writable roots: %w", err)
-	}
-	roots, err := readGranted(f)
+	lines, err := staterecord.Read(grantedFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the record of writable roots: %w", err)
 	}
-	return roots, nil
+	var out []grantedRoot
+	for _, l := range lines {
+		if g, ok := parseGranted(l); ok {
+			out = append(out, g)
+		}
+	}
+	return out, nil
 }
 
 // recordGranted adds the roots that are not in the record yet. It must be
 // done before the sandbox that may write them starts.
 func recordGranted(roots []string) error {
-	if len(roots) == 0 {
-		return nil
-	}
-	dir, err := paths.StateDir()
-	if err == nil {
-		err = paths.Ensure(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("record writable roots: %w", err)
-	}
-	f, err := openGranted(os.O_RDWR | os.O_CREATE)
-	if err != nil {
-		return fmt.Errorf("record writable roots: %w", err)
-	}
-	defer f.Close()
-	if err := lockFile(f, true); err != nil {
-		return fmt.Errorf("record writable roots: %w", err)
-	}
-	known, err := readGranted(f)
-	if err != nil {
-		return fmt.Errorf("record writable roots: %w", err)
-	}
-	var add []grantedRoot
+	var lines []string
 	for _, r := range roots {
-		g := newGranted(r)
-		if !slices.Contains(known, g) && !slices.Contains(add, g) {
-			add = append(add, g)
-		}
+		lines = append(lines, strings.TrimSuffix(newGranted(r).line(), "\n"))
 	}
-	if len(add) == 0 {
-		return nil
-	}
-	all := append(known, add...)
-	if len(all) >= grantedPruneAt {
-		all = slices.DeleteFunc(all, func(g grantedRoot) bool {
-			_, err := os.Lstat(g.path)
-			return os.IsNotExist(err)
-		})
-		// Rewritten in place and cut to length after: a write that fails
-		// half-way leaves old entries behind (the safe side), never an
-		// empty record.
-		var buf bytes.Buffer
-		for _, g := range all {
-			buf.WriteString(g.line())
-		}
-		if _, err := f.WriteAt(buf.Bytes(), 0); err != nil {
-			return fmt.Errorf("record writable roots: %w", err)
-		}
-		if err := f.Truncate(int64(buf.Len())); err != nil {
-			return fmt.Errorf("record writable roots: %w", err)
-		}
-		return f.Sync()
-	}
-	var buf bytes.Buffer
-	for _, g := range add {
-		buf.WriteString(g.line())
-	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		return fmt.Errorf("record writable roots: %w", err)
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	if err := staterecord.Add(grantedFile, lines, grantedPruneAt, grantedGone); err != nil {
 		return fmt.Errorf("record writable roots: %w", err)
 	}
 	return nil
 }
 
-var errNoStateDir = errors.New("no state directory")
-
-func openGranted(flag int) (*os.File, error) {
-	dir, err := paths.StateDir()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errNoStateDir, err)
+// grantedGone reports whether the directory of a record line no longer
+// exists (a renamed one is dropped with it: the record stays bounded).
+func grantedGone(line string) bool {
+	g, ok := parseGranted(line)
+	if !ok {
+		return true
 	}
-	return os.OpenFile(filepath.Join(dir, grantedFile), flag, 0o600)
-}
-
-func readGranted(f *os.File) ([]grantedRoot, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	var out []grantedRoot
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20) // a quoted path is at most a few KiB
-	for sc.Scan() {
-		if g, ok := parseGranted(sc.Text()); ok {
-			out = append(out, g)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w (the record is damaged: remove it to start a new one, which forgets the directories granted before)", f.Name(), err)
-	}
-	return out, nil
+	_, err := os.Lstat(g.path)
+	return os.IsNotExist(err)
 }
 
 // plantArea is where a command may have planted a link: inside the call's

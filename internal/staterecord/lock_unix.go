@@ -1,6 +1,6 @@
 //go:build unix
 
-package keptfiles
+package staterecord
 
 import (
 	"os"
