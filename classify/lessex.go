@@ -162,12 +162,20 @@ func (a *analyzer) lesskeyText(u *unit, text string) {
 }
 
 // lessShellCommands returns the shell commands in a sequence of less
-// commands: what follows ! (or |X, a pipe from mark X) up to a newline.
+// commands: what follows ! (or |X, a pipe from mark X) up to a newline. A
+// search or filter pattern (/, ?, &) runs to a newline too, and is skipped.
 func lessShellCommands(cmds string) []string {
 	var out []string
 	for i := 0; i < len(cmds); i++ {
 		var start int
 		switch cmds[i] {
+		case '/', '?', '&':
+			if end := strings.IndexByte(cmds[i:], '\n'); end >= 0 {
+				i += end
+			} else {
+				i = len(cmds)
+			}
+			continue
 		case '!':
 			start = i + 1
 		case '|':
