@@ -107,17 +107,29 @@ func rt48bRunPty(t *testing.T, home, work, line string, keys string) string {
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(30 * time.Second)
+	// The output is read once the copy has ended: it ends when nothing
+	// holds the terminal any more, or, past a second, when the master is
+	// closed under it.
+	output := func() string {
+		select {
+		case <-copied:
+		case <-time.After(time.Second):
+			m.Close()
+			<-copied
+		}
+		return out.String()
+	}
 	for {
 		select {
 		case <-done:
-			return out.String()
+			return output()
 		case <-tick.C:
 			m.Write([]byte(keys))
 		case <-deadline:
 			cmd.Process.Kill()
 			<-done
 			t.Logf("%q timed out", line)
-			return out.String()
+			return output()
 		}
 	}
 }
