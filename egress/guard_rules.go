@@ -121,6 +121,21 @@ var embeddings = []embedding{
 	}},
 }
 
+// embeddedIPv4 returns the IPv4 addresses the IPv6 address a carries in
+// one of the forms of embeddings (none for another address).
+func embeddedIPv4(a netip.Addr) []netip.Addr {
+	if !a.Is6() {
+		return nil
+	}
+	a = a.WithZone("")
+	for _, e := range embeddings {
+		if e.prefix.Contains(a) {
+			return e.extract(a.As16())
+		}
+	}
+	return nil
+}
+
 func mustPrefix(s string) netip.Prefix {
 	return netip.MustParsePrefix(s).Masked()
 }

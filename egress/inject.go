@@ -28,6 +28,9 @@ func readTunnelRequest(br *bufio.Reader, tgt target, scheme string) (req *http.R
 		}
 		return nil, nil, err
 	}
+	if err := checkHeaderBlock(block); err != nil {
+		return nil, nil, err
+	}
 	head = bytes.Clone(block)
 	hosts := headerValues(block, "Host")
 	req, err = http.ReadRequest(br)

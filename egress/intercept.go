@@ -57,7 +57,21 @@ func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt tar
 
 	raw, hello, line, ok := t.inspectFirstFlight(pending, tgt, d)
 	if !ok {
-		<-down
+		// Nothing goes up. What the upstream sends first still comes down
+		// (a server-first protocol; the pump has its idle limit), but a
+		// silent one must not hold the tunnel past the idle limit: the
+		// watcher waits for data with no deadline of its own. Found by
+		// red-team round 49.
+		idle := time.NewTimer(p.idle)
+		select {
+		case <-down:
+		case <-idle.C:
+			if state.CompareAndSwap(undecided, clientFirst) {
+				_ = up.SetReadDeadline(time.Unix(1, 0)) // wake the watcher
+			}
+			<-down
+		}
+		idle.Stop()
 		t.closeBoth()
 		return
 	}

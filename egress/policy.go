@@ -166,13 +166,21 @@ func firstMatch(ps []Pattern, t target) (Pattern, bool) {
 }
 
 // deniedAddr returns the Denied IP pattern that an address a name resolved
-// to matches on port, if any. An IPv4-mapped IPv6 address is judged as the
-// IPv4 address it carries.
+// to matches on port, if any. An IPv6 address that carries an IPv4 one
+// (mapped, translated, compatible, NAT64, 6to4, Teredo: see embeddings) is
+// judged as that IPv4 address too, as the guard judges it: on a network
+// with DNS64 a denied host's own name resolves to its NAT64 form as well
+// (found by red-team round 49).
 func (rs *ruleset) deniedAddr(a netip.Addr, port int) (Pattern, bool) {
 	if len(rs.deny.ip) == 0 {
 		return Pattern{}, false
 	}
-	return firstMatch(rs.deny.ip, target{ip: a.Unmap(), port: port})
+	for _, c := range append([]netip.Addr{a.Unmap()}, embeddedIPv4(a)...) {
+		if p, ok := firstMatch(rs.deny.ip, target{ip: c, port: port}); ok {
+			return p, true
+		}
+	}
+	return Pattern{}, false
 }
 
 // decide applies Denied, Allowed, the "*" denials and OnRequest to t. The
@@ -181,6 +189,11 @@ func (rs *ruleset) deniedAddr(a netip.Addr, port int) (Pattern, bool) {
 func (rs *ruleset) decide(ctx context.Context, t target) verdict {
 	if p, ok := rs.deny.lookup(t, false); ok {
 		return verdict{rule: "deny:" + p.String(), reason: "matches a denied pattern"}
+	}
+	if t.isIP() {
+		if p, ok := rs.deniedAddr(t.ip, t.port); ok { // [::ffff:192.0.2.66], [64:ff9b::c000:242]
+			return verdict{rule: "deny:" + p.String(), reason: "matches a denied pattern"}
+		}
 	}
 	if p, ok := rs.allow.lookup(t, true); ok {
 		return verdict{allowed: true, rule: "allow:" + p.String(), reason: "matches an allowed pattern"}

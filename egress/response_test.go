@@ -21,7 +21,10 @@ func TestUpstreamReaderBounds(t *testing.T) {
 		{"body beyond the head's bound", "HTTP/1.1 200 OK\r\nContent-Length: 3145728\r\n\r\n" + bigBody, nil, bigBody},
 		{"interim responses up to the bound", interim + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", nil, "ok"},
 		{"one header line too long", "HTTP/1.1 200 OK\r\nX-Big: " + big + "\r\n\r\n", errResponseHeadTooLarge, ""},
-		{"many header lines", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-A: 0123456789\r\n", maxResponseHead/16) + "\r\n", errResponseHeadTooLarge, ""},
+		{"long header lines past the bytes bound", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-A: "+strings.Repeat("v", 2000)+"\r\n", maxResponseHead/2000) + "\r\n", errResponseHeadTooLarge, ""},
+		{"header fields up to the bound", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-A: 1\r\n", maxResponseFields-1) + "Content-Length: 2\r\n\r\nok", nil, "ok"},
+		{"one header field too many", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-A: 1\r\n", maxResponseFields) + "Content-Length: 2\r\n\r\nok", errTooManyFields, ""},
+		{"many empty header fields", "HTTP/1.1 200 OK\r\n" + strings.Repeat("a:\r\n", maxResponseHead/8) + "\r\n", errTooManyFields, ""},
 		{"a status line too long", "HTTP/1.1 200 " + big + "\r\n\r\n", errResponseHeadTooLarge, ""},
 		{"too many interim responses", interim + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", errTooManyInterim, ""},
 	} {
