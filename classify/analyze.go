@@ -74,6 +74,8 @@ type analyzer struct {
 	fds        map[string]openFile       // descriptors exec opened for writing: fd → file ("1": every later output)
 	inFDs      map[string]stream         // descriptors exec opened for reading: fd → what they read (exec 3<x.sh)
 	dotglob    bool                      // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
+	nocaseglob bool                      // the line may turn nocaseglob on: ~/.NETR[C] matches ~/.netrc
+	keyword    bool                      // set -k may be on: NAME=VALUE words after the name are assignments
 	hashed     map[string]string         // hash -p PATH NAME: NAME → PATH, "" when only known at run time
 	attrs      map[string]uint8          // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
 	aliases    map[string]string         // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE

@@ -57,6 +57,9 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 	for _, w := range ce.Args {
 		fields = append(fields, a.expandWord(w)...)
 	}
+	if a.keyword && len(fields) > 1 {
+		fields, env = keywordAssigns(fields, env)
+	}
 	if len(ce.Args) == 0 {
 		for _, e := range env {
 			a.assign(e)
@@ -74,8 +77,9 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 			a.script(e.val.val, nil)
 		}
 	}
-	u := &unit{kind: kCall, redirs: redirs, env: env, fdIn: fds, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob}
+	u := &unit{kind: kCall, redirs: redirs, env: env, fdIn: fds, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob, nocase: a.nocaseglob}
 	u.envFiles = a.envFiles(env)
+	u.envReads = a.envReads(u)
 	if in != nil {
 		u.in = *in
 	}
@@ -307,4 +311,23 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 			a.gitConfigText(u, strings.TrimPrefix(t, "\x00unknown"))
 		}
 	}
+}
+
+// keywordAssigns moves, under set -k, the NAME=VALUE words after the
+// command name into its environment (their values as the words hold
+// them; a quoted 'A=b', which bash keeps a word, is taken as one too). A
+// run-time word stays a word.
+func keywordAssigns(fields []field, env []envVar) ([]field, []envVar) {
+	out := fields[:1:1]
+	for _, f := range fields[1:] {
+		if !f.dyn && isAssignment(f.val) {
+			name, val, _ := strings.Cut(f.val, "=")
+			g := f
+			g.val = val
+			env = append(env, envVar{name: name, val: g})
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, env
 }

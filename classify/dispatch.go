@@ -26,9 +26,11 @@ func (a *analyzer) run(u *unit) stream {
 		a.lastpipe = a.lastpipe || slices.ContainsFunc(u.args, lastpipeWord)
 		a.xpgEcho = a.xpgEcho || slices.ContainsFunc(u.args, xpgEchoWord)
 		a.dotglob = a.dotglob || shoptSetsDotglob(u.args)
+		a.nocaseglob = a.nocaseglob || shoptSets(u.args, "nocaseglob")
 	}
 	if u.name == "set" && !u.dynName {
 		a.setPosix(u.args)
+		a.keyword = a.keyword || setsKeyword(u.args)
 	}
 	out, judge := a.dispatch(u)
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
@@ -56,6 +58,25 @@ func (a *analyzer) setPosix(args []field) {
 			a.posix = posixOff
 		}
 	}
+}
+
+// setsKeyword reports whether set's arguments may turn keyword on (set
+// -k, set -o keyword; a run-time word may): every NAME=VALUE word of a
+// later command is then an assignment to its environment, wherever it
+// stands (set -k; git status GIT_CONFIG_COUNT=1 …). Found by red-team
+// round 49.
+func setsKeyword(args []field) bool {
+	for i, f := range args {
+		switch {
+		case f.dyn:
+			return true
+		case len(f.val) > 1 && f.val[0] == '-' && f.val[1] != '-' && f.val != "-o" && strings.ContainsRune(f.val[1:], 'k'):
+			return true
+		case f.val == "keyword" && i > 0 && args[i-1].val == "-o":
+			return true
+		}
+	}
+	return false
 }
 
 // xpgEchoWord reports whether a shopt word may name xpg_echo.
@@ -144,10 +165,16 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	}
 	if lessNames.has(u.name) {
 		a.runLess(u)
+	} else {
+		a.pagerLess(u)
 	}
 	if u.name == "man" {
 		a.manRoff(u)
 	}
+	if u.name == "dc" {
+		a.dcShell(u)
+	}
+	loadsPlugin(u)
 	a.writtenCode(u) // echo … > Makefile; make
 	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)

@@ -157,7 +157,7 @@ func (a *analyzer) gitConfigEnvArgs(u *unit) (args []field, changed bool) {
 // gitConfigFiles name configuration files git reads instead of the user's
 // or the system's. Set to anything but /dev/null, they make the settings
 // unknown: the file may be one the line wrote.
-var gitConfigFiles = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"}
+var gitConfigFiles = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"}
 
 // gitConfigFromFile reports whether git reads a configuration file the
 // line names in the environment.

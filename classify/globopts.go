@@ -17,7 +17,11 @@ func hasExtGlob(s string) bool {
 
 // shoptSetsDotglob reports whether shopt's words may turn dotglob on:
 // shopt -s with dotglob among the names, or words only known at run time.
-func shoptSetsDotglob(args []field) bool {
+func shoptSetsDotglob(args []field) bool { return shoptSets(args, "dotglob") }
+
+// shoptSets reports whether shop's arguments may turn the option name on
+// (a run-time word may be any option).
+func shoptSets(args []field, name string) bool {
 	set, named := false, false
 	for _, f := range args {
 		switch {
@@ -25,7 +29,7 @@ func shoptSetsDotglob(args []field) bool {
 			return true
 		case strings.HasPrefix(f.val, "-"):
 			set = set || strings.Contains(f.val, "s")
-		case f.val == "dotglob":
+		case f.val == name:
 			named = true
 		}
 	}

@@ -33,24 +33,28 @@ var lesskeyCommandVars = newSet("LESSOPEN", "LESSCLOSE", "LESSEDIT", "VISUAL", "
 // arguments.
 func (a *analyzer) lessOptions(u *unit) []field {
 	var out []field
-	if v, ok := a.lessEnv(u, "LESS"); ok {
+	if v, ok := a.envField(u, "LESS"); ok {
 		out = lessEnvWords(v)
 	}
 	return append(out, u.args...)
 }
 
-// lessEnvWords splits $LESS into options; a + option runs to the next
-// '$' or the end.
+// lessEnvWords splits $LESS into options: a + option runs to the next
+// '$' or the end, another to a blank or a '$' (which ends a string option
+// such as -P's prompt).
 func lessEnvWords(v field) []field {
 	var out []field
 	rest := v.val
 	for rest != "" {
 		rest = strings.TrimLeft(rest, " \t")
-		sep := " "
+		sep := " $"
 		if strings.HasPrefix(rest, "+") {
 			sep = "$"
 		}
-		word, after, _ := strings.Cut(rest, sep)
+		word, after := rest, ""
+		if i := strings.IndexAny(rest, sep); i >= 0 {
+			word, after = rest[:i], rest[i+1:]
+		}
 		if word != "" {
 			out = append(out, field{val: word, dyn: v.dyn, home: v.home})
 		}
@@ -71,20 +75,6 @@ func lessWriteTargets(u *unit) []field {
 	return lessLogFiles(append(opts, u.args...))
 }
 
-// lessEnv returns the value of the variable name for u: its own prefix
-// assignment, or what the line assigned it before.
-func (a *analyzer) lessEnv(u *unit, name string) (field, bool) {
-	for _, e := range u.env {
-		if e.name == name {
-			return e.val, true
-		}
-	}
-	if v, ok := a.vars[name]; ok {
-		return field{val: v.val, dyn: !v.known, home: v.home}, true
-	}
-	return field{}, false
-}
-
 // runLess judges what less runs and writes (see above).
 func (a *analyzer) runLess(u *unit) {
 	opts := a.lessOptions(u)
@@ -93,18 +83,14 @@ func (a *analyzer) runLess(u *unit) {
 		v := f.val
 		switch {
 		case strings.HasPrefix(v, "+"):
-			for _, cmd := range lessShellCommands(v[1:]) {
-				g := f
-				g.val = cmd
-				a.shellString(u, g)
-			}
+			a.lessStartCommands(u, f)
 		case strings.HasPrefix(v, "--lesskey") || strings.HasPrefix(v, "-k"):
 			lesskey = true
 			a.lesskeySource(u, opts, i)
 		}
 	}
 	for _, name := range lesskeyVars {
-		if v, ok := a.lessEnv(u, name); ok && (v.dyn || v.val != "") {
+		if v, ok := a.envField(u, name); ok && (v.dyn || v.val != "") {
 			lesskey = true
 			if name == "LESSKEY_CONTENT" && !v.dyn {
 				a.lesskeyText(u, v.val)
@@ -120,6 +106,43 @@ func (a *analyzer) runLess(u *unit) {
 	if u.piped {
 		for _, f := range lessLogFiles(opts) {
 			a.writeText(u, f, u.in, false) // … | less -o ~/.bashrc
+		}
+	}
+}
+
+// lessStartCommands judges the shell commands of the + option f.
+func (a *analyzer) lessStartCommands(u *unit, f field) {
+	for _, cmd := range lessShellCommands(strings.TrimPrefix(f.val, "+")) {
+		g := f
+		g.val = cmd
+		a.shellString(u, g)
+	}
+}
+
+// pagerLess judges, for a program that may start less as its pager (git
+// -p log, man ls), the + options $LESS gives it, and man's -r prompt,
+// which man hands less in $LESS (man -r 'x$+!cmd$' ls). Found by red-team
+// round 49.
+func (a *analyzer) pagerLess(u *unit) {
+	var words []field
+	if v, ok := a.envField(u, "LESS"); ok {
+		words = lessEnvWords(v)
+	}
+	if u.name == "man" {
+		for i, f := range u.args {
+			switch {
+			case (f.val == "-r" || f.val == "--prompt") && i+1 < len(u.args):
+				words = append(words, lessEnvWords(field{val: "-P" + u.args[i+1].val})...)
+			case strings.HasPrefix(f.val, "--prompt="):
+				words = append(words, lessEnvWords(field{val: "-P" + strings.TrimPrefix(f.val, "--prompt=")})...)
+			case strings.HasPrefix(f.val, "-r") && len(f.val) > 2:
+				words = append(words, lessEnvWords(field{val: "-P" + f.val[2:]})...)
+			}
+		}
+	}
+	for _, f := range words {
+		if strings.HasPrefix(f.val, "+") {
+			a.lessStartCommands(u, f)
 		}
 	}
 }

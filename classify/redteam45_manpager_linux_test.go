@@ -1,12 +1,9 @@
 package classify
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,26 +62,8 @@ func TestRedteam45ManPagerEnv(t *testing.T) {
 // added to the environment, and waits up to 30 seconds for it to exit.
 func rt45aRunPty(t *testing.T, env []string, name string, args ...string) {
 	t.Helper()
-	m, s := ptytest.Open(t)
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "TERM=xterm")
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		s.Close()
-		t.Fatalf("start %s: %v", name, err)
-	}
-	s.Close()
-	out := &strings.Builder{}
-	go io.Copy(out, m)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Logf("%s timed out", name)
-	}
+	ptytest.Run(t, cmd, "", 30*time.Second)
 }

@@ -2,12 +2,10 @@ package classify
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,49 +87,10 @@ func rt48bRun(t *testing.T, shell, home, work, line, stdin string) string {
 // every 300ms and waits up to 30 seconds for bash to exit.
 func rt48bRunPty(t *testing.T, home, work, line string, keys string) string {
 	t.Helper()
-	m, s := ptytest.Open(t)
 	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", line)
 	cmd.Dir = work
 	cmd.Env = rt48bEnv(home, work)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start bash: %v", err)
-	}
-	s.Close()
-	out := &strings.Builder{}
-	copied := make(chan struct{})
-	go func() { io.Copy(out, m); close(copied) }()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(300 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(30 * time.Second)
-	// The output is read once the copy has ended: it ends when nothing
-	// holds the terminal any more, or, past a second, when the master is
-	// closed under it.
-	output := func() string {
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-			m.Close()
-			<-copied
-		}
-		return out.String()
-	}
-	for {
-		select {
-		case <-done:
-			return output()
-		case <-tick.C:
-			m.Write([]byte(keys))
-		case <-deadline:
-			cmd.Process.Kill()
-			<-done
-			t.Logf("%q timed out", line)
-			return output()
-		}
-	}
+	return ptytest.Run(t, cmd, keys, 30*time.Second)
 }
 
 // rt48bGone reports whether the fake home's ~/.ssh was removed.

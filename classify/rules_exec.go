@@ -127,7 +127,10 @@ var (
 		// LESSOPEN; groff's -U lets man pages run .sy; zgrep evals $GREP;
 		// a warnings filter's category imports its module (antigravity
 		// opens $BROWSER).
-		"LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSKEY_CONTENT", "MANROFFOPT", "GREP", "PYTHONWARNINGS")
+		"LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSKEY_CONTENT", "MANROFFOPT", "GREP", "PYTHONWARNINGS",
+		// Round 49: a terminfo entry's iprog runs on tput init; git runs
+		// its subcommands from the exec path.
+		"TERMINFO", "TERMINFO_DIRS", "GIT_EXEC_PATH", "PATH")
 	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
 		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4", "MANPAGER", "SYSTEMD_PAGER",
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "BROWSER", "GREP")
@@ -147,6 +150,8 @@ func riskyEnv(e envVar) bool {
 	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER", "MANPAGER", "SYSTEMD_PAGER",
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "GREP":
 		return e.val.dyn
+	case "PATH":
+		return relativePathEntry(e.val)
 	case "MANROFFOPT":
 		return e.val.dyn || strings.Contains(e.val.val, "U") // -U: unsafe requests (.sy, .pso, .open)
 	case "PYTHONWARNINGS":
@@ -155,6 +160,22 @@ func riskyEnv(e envVar) bool {
 		return strings.Contains(e.val.val, "$(") || strings.Contains(e.val.val, "`")
 	}
 	return true
+}
+
+// relativePathEntry reports whether a PATH value has an entry that is not
+// absolute (e:$PATH, .:$PATH, an empty one: the working directory), where
+// the line may have put a program of its own under a common name (ln -s
+// /bin/rm e/ls; PATH=e:$PATH ls -rf ~). Found by red-team round 49.
+func relativePathEntry(f field) bool {
+	if f.dyn && !strings.Contains(f.val, ":") {
+		return !strings.HasPrefix(f.val, "$") && !strings.HasPrefix(f.val, "/")
+	}
+	for _, c := range strings.Split(f.val, ":") {
+		if c == "" || !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "~") && !strings.HasPrefix(c, "$") {
+			return true
+		}
+	}
+	return false
 }
 
 // warningsImport reports whether a PYTHONWARNINGS value names a category

@@ -20,13 +20,16 @@ func gitSub(u *unit) (string, []field) {
 var gitExecKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath",
 	"core.askpass", "sequence.editor", "diff.external", "credential.helper", "gpg.program", "gpg.ssh.program",
 	"protocol.ext.allow", "uploadpack.packobjectshook", "pager.", "alias.", "filter.", "diff.", "merge.", "difftool.",
-	"mergetool.", "remote.", "url.", "include.path", "includeif."}
+	"mergetool.", "remote.", "url.", "include.path", "includeif.", "man.", "browser."}
 
 func gitExecKey(k string) bool {
 	k = strings.ToLower(k)
 	for _, e := range gitExecKeys {
 		if k == e || strings.HasSuffix(e, ".") && strings.HasPrefix(k, e) {
-			if strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "merge.") || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "url.") {
+			if strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "merge.") || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "url.") ||
+				strings.HasPrefix(k, "man.") || strings.HasPrefix(k, "browser.") {
+				// man.<tool>.cmd and browser.<tool>.cmd run in a shell for
+				// git help (found by red-team round 49).
 				return strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".driver") ||
 					strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process") ||
 					strings.HasSuffix(k, ".cmd") || strings.HasSuffix(k, ".uploadpack") || strings.HasSuffix(k, ".receivepack") ||
@@ -339,6 +342,14 @@ func matchGitRead(u *unit, _ *Classifier) bool {
 	if !gitReadSubs.has(sub) || gitWrites(sub, rest, u) {
 		return false
 	}
+	// Settings and programs from the command line: -c, --exec-path (any
+	// spelling). Checked before the subcommand's own rule, which returned
+	// first for diff, log and show (found by red-team round 49).
+	for _, f := range u.args[:len(u.args)-len(rest)] {
+		if f.val == "-c" || strings.HasPrefix(f.val, "--exec-path") {
+			return false
+		}
+	}
 	ops := nonOptions(rest)
 	switch sub {
 	case "stash":
@@ -357,11 +368,6 @@ func matchGitRead(u *unit, _ *Classifier) bool {
 		return !hasFlag(rest, "", "--output", "--ext-diff")
 	case "grep":
 		return !hasFlag(rest, "O", "--open-files-in-pager")
-	}
-	for _, f := range u.args {
-		if f.val == "-c" || f.val == "--exec-path" {
-			return false
-		}
 	}
 	return true
 }

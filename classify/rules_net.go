@@ -235,6 +235,11 @@ func matchCredentialAccess(u *unit, _ *Classifier) bool {
 	if huntsSecrets(u) || readsStoreTree(u) || u.code != nil && u.code.secretRead {
 		return true
 	}
+	for _, f := range u.envReads {
+		if u.secretPathIn(u.cwd, f) {
+			return true // MAGIC=~/.ssh/id_rsa file x, GIT_CONFIG=~/.pypirc git config -l
+		}
+	}
 	// Only the code word itself: the operands after it are files the code
 	// is handed (awk 1 ~/.netrc, sh -c 'cat $0' ~/.aws/credentials).
 	for i, f := range u.args {

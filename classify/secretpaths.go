@@ -232,7 +232,11 @@ func (u *unit) secretPathIn(dir string, f field) bool {
 	if f.dynPrefix {
 		return isSecretPath(f.val)
 	}
-	return isSecretPathIn(dir, f.val) || u.dotglob && dotGlobSecret(dir, f)
+	if isSecretPathIn(dir, f.val) || u.dotglob && dotGlobSecret(dir, f) {
+		return true
+	}
+	// shopt -s nocaseglob; cat ~/.NETR[C] (found by red-team round 49).
+	return u.nocase && strings.ContainsAny(f.val, "*?[") && isSecretPathIn(dir, strings.ToLower(f.val))
 }
 
 // globComps reports whether the leading components of a path match the
@@ -246,8 +250,10 @@ func globComps(sp, comps []string) bool {
 			}
 			continue
 		}
-		m1, _ := path.Match(g, comps[i])
-		m2, _ := path.Match(comps[i], g)
+		// The shells' [!x] is path.Match's [^x] (found by red-team round 49).
+		c := strings.ReplaceAll(comps[i], "[!", "[^")
+		m1, _ := path.Match(g, c)
+		m2, _ := path.Match(c, g)
 		m2 = m2 && (!strings.HasPrefix(g, ".") || strings.HasPrefix(comps[i], "."))
 		if !m1 && !m2 {
 			return false

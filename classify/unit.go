@@ -40,11 +40,13 @@ type unit struct {
 	cwd      string            // working directory set by an earlier literal cd on the line ("" = unknown)
 	links    map[string]string // symbolic links made earlier on the line (ln -s): name → target
 	dotglob  bool              // dotglob may be on: a glob matches dot names too
+	nocase   bool              // nocaseglob may be on: a glob matches names in any case
 
 	// Facts computed by the analyzer for the rules.
 	script       *stream    // the shell code this unit runs (shells, eval, source)
 	code         *codeFacts // what an interpreter one-liner does
 	envFiles     []field    // files the environment tells the program to write (GIT_TRACE=FILE; see traceFileVar)
+	envReads     []field    // files the environment tells the program to read (MAGIC=FILE; see envReadVars)
 	codeArg      int        // 1 + the index in args of the word that is code (bash -c CODE, python -c CODE); -1: every word is
 	selfSpawn    bool       // kFuncDecl/kLoop: spawns copies of itself
 	viaXargs     bool       // arguments also come from standard input (xargs)
@@ -352,6 +354,7 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 		cwd:          u.cwd,
 		links:        u.links,
 		dotglob:      u.dotglob,
+		nocase:       u.nocase,
 		argsIn:       u.argsIn,
 	}
 	if wrapper == "xargs" {

@@ -89,6 +89,27 @@ func (a *analyzer) envFiles(env []envVar) []field {
 	return out
 }
 
+// envReadVars name a file the program reads and shows: file's magic
+// database (its lines echoed in warnings), git's configuration files (git
+// config --list prints them). Found by red-team round 49.
+var envReadVars = []string{"MAGIC", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"}
+
+// envReads returns the files the variables of envReadVars name for u: its
+// own assignments, or the values the line gave them before.
+func (a *analyzer) envReads(u *unit) []field {
+	var out []field
+	for _, n := range envReadVars {
+		if f, ok := a.envField(u, n); ok && !f.dyn && f.val != "" {
+			for _, p := range strings.Split(f.val, ":") { // MAGIC is a list
+				g := f
+				g.val = p
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
 // pathValue reports whether a variable's value is a path to write.
 func pathValue(f field) bool {
 	return !f.dyn && (strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~"))

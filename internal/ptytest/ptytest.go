@@ -5,9 +5,14 @@
 package ptytest
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,4 +42,49 @@ func Open(t testing.TB) (master, slave *os.File) {
 	slave = os.NewFile(uintptr(s), "pts")
 	t.Cleanup(func() { slave.Close() })
 	return master, slave
+}
+
+// Run starts cmd on a new pseudo-terminal (its controlling terminal and
+// standard streams), types keys every 300 ms (a user leaving a pager), and
+// returns what the terminal showed once cmd exited, or was killed after
+// timeout. The output is read only once its copy has ended: when nothing
+// holds the terminal any more, or, a second after cmd, when the master is
+// closed under the copy.
+func Run(t testing.TB, cmd *exec.Cmd, keys string, timeout time.Duration) string {
+	t.Helper()
+	m, s := Open(t)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	s.Close()
+	var out strings.Builder
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&out, m); close(copied) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-tick.C:
+			_, _ = m.Write([]byte(keys))
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			<-done
+			t.Logf("%s timed out", cmd.Args)
+			waiting = false
+		}
+	}
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		m.Close()
+		<-copied
+	}
+	return out.String()
 }
