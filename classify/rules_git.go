@@ -79,9 +79,12 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 		switch {
 		case (v == "-c" || v == "--config") && i+1 < len(u.args):
 			i++
-			if k, val, ok := strings.Cut(u.args[i].val, "="); ok && gitExecKey(k) {
-				cmdVal(u.args[i], val)
-			}
+			a.gitConfigPair(u, u.args[i], cmdVal)
+		case strings.HasPrefix(v, "--") && strings.Contains(v, "=") && gitConfigOption(v[:strings.IndexByte(v, '=')]):
+			// git clone --config=K=V, --conf=K=V (found by red-team round 49)
+			g := u.args[i]
+			_, g.val, _ = strings.Cut(v, "=")
+			a.gitConfigPair(u, g, cmdVal)
 		case strings.Contains(v, "=") && slices.ContainsFunc(gitCmdLongOpts, func(o string) bool { return longAbbrev(v, o) || strings.HasPrefix(v, o+"=") }):
 			_, val, _ := strings.Cut(v, "=")
 			cmdVal(u.args[i], val)
@@ -124,6 +127,39 @@ func (a *analyzer) runGit(u *unit) (stream, bool) {
 		}
 	}
 	return a.produce(u), true
+}
+
+// gitConfigOption reports whether the long option name is clone's
+// --config by any abbreviation.
+func gitConfigOption(name string) bool {
+	return name == "--config" || isAbbrev(name, "--config") && len(name) > len("--co")
+}
+
+// gitConfigPair judges one KEY=VALUE setting given on the command line (or
+// built from GIT_CONFIG_COUNT): a command key's value as the command it
+// is, and an ext:: URL a remote's url or a url.BASE.insteadOf names (git
+// -c 'remote.o.url=ext::sh -c …' ls-remote o; found by red-team round 49).
+func (a *analyzer) gitConfigPair(u *unit, f field, cmdVal func(field, string)) {
+	k, val, ok := strings.Cut(f.val, "=")
+	if !ok {
+		return
+	}
+	if gitExecKey(k) {
+		cmdVal(f, val)
+	}
+	lk := strings.ToLower(k)
+	g := f
+	switch {
+	case strings.HasPrefix(lk, "remote.") && (strings.HasSuffix(lk, ".url") || strings.HasSuffix(lk, ".pushurl")):
+		g.val = val
+	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
+		g.val = k[len("url."):strings.LastIndexByte(k, '.')]
+	default:
+		return
+	}
+	if strings.HasPrefix(g.val, "ext::") {
+		a.gitExtURL(u, g)
+	}
 }
 
 // gitCmdLongOpts are long options of git's subcommands whose value is a
