@@ -52,21 +52,50 @@ var lineFilters = map[string]lineFilter{
 		"--separate", "--debug", "--sandbox"}, longVals: []string{"--expression"}, vals: "e"},
 }
 
+// isLineFilter reports whether name is one of lineFilters.
+func isLineFilter(name string) bool {
+	_, ok := lineFilters[name]
+	return ok
+}
+
 // lineSedScript matches the sed scripts that only print, delete or quit on
 // whole lines: an address or range, then p, d, q or Q.
 var lineSedScript = lazyRegexp(`^\s*(?:(?:[0-9]+|\$|/[^/\\\n]*/)(?:\s*,\s*(?:[+~]?[0-9]+|\$|/[^/\\\n]*/))?)?\s*!?\s*[pdqQ]\s*$`)
 
-// filtersLines reports whether u prints only whole lines of its standard
-// input: a line filter with only options that keep lines whole, reading
-// no file.
-func filtersLines(u *unit) bool {
+// lineFilterInput returns what the line filter u reads, where it prints
+// only whole lines of it (options that keep lines whole): its standard
+// input, or files the line wrote with known text (printf -- '-delete\n' >
+// opts; find ~ $(head -1 opts): found by red-team round 49).
+func (a *analyzer) lineFilterInput(u *unit) (stream, bool) {
+	ops, ok := lineFilterOperands(u)
+	if !ok {
+		return stream{}, false
+	}
+	if !slices.ContainsFunc(ops, func(f field) bool { return f.dyn || !stdinName(f.val) }) {
+		return u.in, true
+	}
+	var sb strings.Builder
+	for _, f := range ops {
+		s, ok := a.fileStream(u.cwd, u.links, f)
+		if !ok || !s.textKnown {
+			return stream{}, false
+		}
+		sb.WriteString(s.text)
+	}
+	return literal(sb.String()), true
+}
+
+// lineFilterOperands returns the file operands of the line filter u, or
+// false where u is not one or has an option that does not keep lines
+// whole.
+func lineFilterOperands(u *unit) ([]field, bool) {
 	spec, ok := lineFilters[u.name]
 	if !ok || u.dynName {
-		return false
+		return nil, false
 	}
 	ops, opts, ok := spec.parse(u.args)
 	if !ok {
-		return false
+		return nil, false
 	}
 	switch {
 	case u.name == "sed":
@@ -80,19 +109,21 @@ func filtersLines(u *unit) bool {
 			script, ops = []string{ops[0].val}, ops[1:]
 		}
 		if len(script) != 1 || !lineSedScript().MatchString(script[0]) {
-			return false
+			return nil, false
 		}
 	case spec.pattern && !slices.ContainsFunc(opts, func(o parsedOpt) bool {
 		return o.name == "-e" || o.name == "-f" || o.name == "--regexp" || o.name == "--file"
 	}):
 		if len(ops) == 0 {
-			return false
+			return nil, false
 		}
 		ops = ops[1:]
 	}
-	// Reading standard input only: uniq's second operand is its output
-	// file, and any file's lines are not the piped text's.
-	return !slices.ContainsFunc(ops, func(f field) bool { return f.dyn || !stdinName(f.val) })
+	// uniq's second operand is its output file.
+	if u.name == "uniq" && len(ops) > 1 {
+		return nil, false
+	}
+	return ops, true
 }
 
 // stdinName reports whether a file operand names the standard input.

@@ -68,8 +68,10 @@ func (a *analyzer) produce(u *unit) stream {
 		}
 		out.traits |= trUnknown
 		return out
-	case filtersLines(u):
-		return lineFilterOut(in)
+	case isLineFilter(u.name):
+		if src, ok := a.lineFilterInput(u); ok {
+			return lineFilterOut(src)
+		}
 	case u.name == "cut" && in.textKnown && u.piped:
 		if t, ok := cutText(u, in.text); ok {
 			return stream{traits: in.traits, text: t, textKnown: true}

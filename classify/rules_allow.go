@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Matchers for the allow rules. An allow rule only ever matches a literal
 // program (not one in a directory known only at run time: "$D/ls" runs
@@ -35,6 +38,11 @@ func plainCall(u *unit) bool {
 	return len(u.envFiles) == 0 // GIT_TRACE=FILE git status writes FILE
 }
 
+// optionChecked are the programs of safeCmds that an option of theirs
+// makes unsafe (matchCommonSafe's checks below).
+var optionChecked = newSet("find", "fd", "fdfind", "date", "hostname", "history", "env", "sort", "uniq", "less", "more",
+	"man", "command", "ulimit", "tree", "xxd", "nm")
+
 var safeCmds = newSet("ls", "ll", "la", "l", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack",
 	"echo", "printf", "pwd", "whoami", "id", "groups", "date", "cal", "uname", "hostname", "which", "whereis", "type",
 	"file", "stat", "du", "df", "tree", "sort", "uniq", "cut", "tr", "diff", "cmp", "comm", "basename", "dirname",
@@ -51,6 +59,12 @@ var safeCmds = newSet("ls", "ll", "la", "l", "cat", "head", "tail", "wc", "grep"
 
 func matchCommonSafe(u *unit, _ *Classifier) bool {
 	if !plainCall(u) || !safeCmds.has(u.name) {
+		return false
+	}
+	// Where an option makes the program write or run something, a word
+	// that begins with a run-time value may be that option (find ~
+	// $(head -1 opts) is find ~ -delete; found by red-team round 49).
+	if optionChecked.has(u.name) && slices.ContainsFunc(u.args, func(f field) bool { return f.dyn && f.dynPrefix }) {
 		return false
 	}
 	switch u.name {
