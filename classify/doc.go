@@ -10,7 +10,9 @@
 // nohup, timeout, xargs and find -exec. Words are evaluated the way a shell
 // would (quote removal, ANSI-C quoting, brace expansion, tilde, $IFS splitting,
 // variables assigned earlier on the same line); a word whose value is only
-// known at run time is treated as such and never makes a command "allow".
+// known at run time is treated as such: it never names the program of an
+// "allow" command, nor stands where it may be an option that makes one
+// write or run something (find ~ $X).
 //
 // Decisions are made by named rules held as data (see [BuiltinRuleNames]),
 // user rules (globs over the normalised simple command, evaluated first) and
