@@ -76,6 +76,8 @@ type analyzer struct {
 	dotglob    bool                      // the line may turn dotglob on (shopt -s dotglob, GLOBIGNORE): * matches dot names
 	nocaseglob bool                      // the line may turn nocaseglob on: ~/.NETR[C] matches ~/.netrc
 	keyword    bool                      // set -k may be on: NAME=VALUE words after the name are assignments
+	cdableVars bool                      // shopt -s cdable_vars may be on: cd NAME enters $NAME
+	nullglob   bool                      // shopt -s nullglob may be on: a glob that matches nothing vanishes
 	hashed     map[string]string         // hash -p PATH NAME: NAME → PATH, "" when only known at run time
 	attrs      map[string]uint8          // attributes given by declare -l/-u/-c/-r, readonly (attrLower …)
 	aliases    map[string]string         // alias NAME=VALUE, BASH_ALIASES[NAME]=VALUE: NAME → VALUE

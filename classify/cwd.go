@@ -188,6 +188,18 @@ func (a *analyzer) cdTarget(c *unit, f field) string {
 		return cwdMaybeHome // cd $X: with X empty, cd goes home
 	case f.dyn:
 		return ""
+	case a.nullglob && strings.ContainsAny(f.val, "*?["):
+		return cwdMaybeHome // nullglob: cd zz* with no match is cd, home (found by red-team round 49)
+	case a.cdableVars && isVarName(f.val):
+		// cdable_vars: cd NAME enters $NAME where no directory NAME is
+		// (found by red-team round 49).
+		if f.val == "HOME" {
+			return "~"
+		}
+		if v, ok := a.vars[f.val]; ok && v.known {
+			return cleanTarget(resolveIn(a.cwd, field{val: v.val, home: v.home}).val)
+		}
+		return ""
 	}
 	// cd enters what a link the line made points to (ln -s ~ l; cd l).
 	through := f

@@ -27,6 +27,8 @@ func (a *analyzer) run(u *unit) stream {
 		a.xpgEcho = a.xpgEcho || slices.ContainsFunc(u.args, xpgEchoWord)
 		a.dotglob = a.dotglob || shoptSetsDotglob(u.args)
 		a.nocaseglob = a.nocaseglob || shoptSets(u.args, "nocaseglob")
+		a.cdableVars = a.cdableVars || shoptSets(u.args, "cdable_vars")
+		a.nullglob = a.nullglob || shoptSets(u.args, "nullglob")
 	}
 	if u.name == "set" && !u.dynName {
 		a.setPosix(u.args)
