@@ -23,7 +23,7 @@ import (
 // paths name ~/.bash_aliases and ~/.bashrc.d (the sandbox keeps both
 // read-only where they exist: ShellStartupFiles).
 func TestRedteam47BashAliases(t *testing.T) {
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~/.ssh' >> ~/.bashrc`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~/.ssh' >> ~/.bashrc`, Forbidden) // control
 	skel, err := os.ReadFile("/etc/skel/.bashrc")
 	if err != nil {
 		t.Logf("no /etc/skel/.bashrc (%v): premise not run", err)
@@ -32,11 +32,11 @@ func TestRedteam47BashAliases(t *testing.T) {
 		`echo 'rm -rf ~/.ssh' >> ~/.bash_aliases`,
 		`printf 'rm -rf ~/.ssh\n' | tee -a ~/.bash_aliases`,
 	} {
-		if err == nil && rt47bHave(t, "bash") && !rt47bRCDeletesSSH(t, "bash", string(skel), line) {
+		if err == nil && rtHave(t, "bash") && !rt47bRCDeletesSSH(t, "bash", string(skel), line) {
 			t.Fatalf("premise: after %q an interactive bash with the system's default ~/.bashrc did not delete ~/.ssh", line)
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), line, Forbidden)
 	}
 	// Legitimate: adding an alias keeps working.
-	rt47bBelow(t, `echo "alias ll='ls -l'" >> ~/.bash_aliases`, Escalated)
+	rtBelow(t, `echo "alias ll='ls -l'" >> ~/.bash_aliases`, Escalated)
 }

@@ -41,8 +41,8 @@ import (
 func TestRedteam47CopyPaths(t *testing.T) {
 	const rc = "# rc\n"
 	const w = `printf 'rm -rf ~/.ssh\n' > x; `
-	rt47bAtLeast(t, rt47bShells(false), w+`cp x ~/.bashrc`, Forbidden)          // control
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; sh x`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), w+`cp x ~/.bashrc`, Forbidden)          // control
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; sh x`, Forbidden) // control
 	for _, line := range []string{
 		w + `ln -sf "$PWD/x" ~/.bashrc`,
 		w + `ln -f x ~/.bashrc`,
@@ -54,11 +54,11 @@ func TestRedteam47CopyPaths(t *testing.T) {
 		w + `cp --no-preserve mode x ~/.bashrc`,
 	} {
 		for _, sh := range rt47bShells(false) {
-			if rt47bHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
+			if rtHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
 				t.Fatalf("premise: after %s -c %q an interactive bash did not delete ~/.ssh", sh, line)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), line, Forbidden)
 	}
 	for _, tail := range []string{`dd if=x of=y; sh y`, `cp -S .b -b x y; sh y`} {
 		// Premise with a marker, verdict on rm -rf ~.
@@ -66,9 +66,9 @@ func TestRedteam47CopyPaths(t *testing.T) {
 		if out := rt47bRun(t, "dash", home, work, `echo 'echo RT47B-MARK-$((6*7))' > x; `+tail); !strings.Contains(out, "RT47B-MARK-42") {
 			t.Fatalf("premise: %q did not run x's text: %q", tail, out)
 		}
-		rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; `+tail, Forbidden)
+		rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; `+tail, Forbidden)
 	}
 	// Legitimate: linking and copying dotfiles from a repository.
-	rt47bBelow(t, `ln -sf "$PWD/dotfiles/bashrc" ~/.bashrc`, Escalated)
-	rt47bBelow(t, `echo 'export EDITOR=vim' > x; cp -S .b -b x ~/.bashrc`, Escalated)
+	rtBelow(t, `ln -sf "$PWD/dotfiles/bashrc" ~/.bashrc`, Escalated)
+	rtBelow(t, `echo 'export EDITOR=vim' > x; cp -S .b -b x ~/.bashrc`, Escalated)
 }

@@ -44,7 +44,7 @@ import (
 // or, where builds read them for other settings, on credpaths.BuildConfig
 // (classifier only); the system ones on secretPaths.
 func TestRedteam47CredStores(t *testing.T) {
-	rt47bAtLeast(t, rt47bShells(false), `cat ~/.aws/credentials`, Escalated) // control
+	rtAtLeast(t, rt47bShells(false), `cat ~/.aws/credentials`, Escalated) // control
 	home := t.TempDir()
 	homeFiles := []string{
 		".m2/settings-security.xml", ".m2/settings.xml", ".gradle/gradle.properties",
@@ -63,7 +63,7 @@ func TestRedteam47CredStores(t *testing.T) {
 		if out := rt47bRun(t, "bash", home, t.TempDir(), line); !strings.Contains(out, rt47bSecret) {
 			t.Fatalf("premise: %q did not print the fake secret: %q", line, out)
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Escalated)
+		rtAtLeast(t, rt47bShells(false), line, Escalated)
 	}
 
 	sysFiles := []string{
@@ -81,7 +81,7 @@ func TestRedteam47CredStores(t *testing.T) {
 	for _, f := range sysFiles {
 		script.WriteString("cat " + f + "\n")
 	}
-	if rt47bHave(t, "unshare") {
+	if rtHave(t, "unshare") {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, "unshare", "-rm", "sh", "-c", script.String()).CombinedOutput()
@@ -92,10 +92,10 @@ func TestRedteam47CredStores(t *testing.T) {
 		}
 	}
 	for _, f := range sysFiles {
-		rt47bAtLeast(t, rt47bShells(false), `cat `+f, Escalated)
+		rtAtLeast(t, rt47bShells(false), `cat `+f, Escalated)
 	}
 	// Legitimate: ordinary configuration stays readable.
-	rt47bBelow(t, `cat ~/.gitconfig`, Escalated)
-	rt47bBelow(t, `cat /etc/ssh/ssh_config`, Escalated)
-	rt47bBelow(t, `cat /etc/os-release`, Escalated)
+	rtBelow(t, `cat ~/.gitconfig`, Escalated)
+	rtBelow(t, `cat /etc/ssh/ssh_config`, Escalated)
+	rtBelow(t, `cat /etc/os-release`, Escalated)
 }

@@ -27,18 +27,18 @@ import "testing"
 func TestRedteam47FuncOutput(t *testing.T) {
 	const rc = "# rc\n"
 	control := `{ echo 'rm -rf ~/.ssh'; } >> ~/.bashrc`
-	rt47bAtLeast(t, rt47bShells(false), control, Forbidden)
+	rtAtLeast(t, rt47bShells(false), control, Forbidden)
 	for _, line := range []string{
 		`f() { echo 'rm -rf ~/.ssh'; }; f >> ~/.bashrc`,
 		`f() { echo 'rm -rf ~/.ssh'; }; f | tee -a ~/.bashrc`,
 		`f() { printf 'rm -rf ~/.ssh\n'; }; f >> ~/.bashrc`,
 	} {
 		for _, sh := range rt47bShells(false) {
-			if rt47bHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
+			if rtHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
 				t.Fatalf("premise: after %s -c %q an interactive bash did not delete ~/.ssh", sh, line)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), line, Forbidden)
 	}
 
 	// f | sh runs the text: premise with a marker, verdict on rm -rf ~.
@@ -47,10 +47,10 @@ func TestRedteam47FuncOutput(t *testing.T) {
 	if out != "RT47B-MARK-42\n" {
 		t.Fatalf("premise: f | sh did not run the function's text: %q", out)
 	}
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | sh`, Forbidden) // control
-	rt47bAtLeast(t, rt47bShells(false), `f() { echo 'rm -rf ~'; }; f | sh`, Forbidden)
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | sh`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `f() { echo 'rm -rf ~'; }; f | sh`, Forbidden)
 
 	// Legitimate: a helper writing harmless text keeps working.
-	rt47bBelow(t, `f() { echo 'export EDITOR=vim'; }; f >> ~/.bashrc`, Escalated)
-	rt47bBelow(t, `f() { echo hi; }; f >> notes.txt`, Escalated)
+	rtBelow(t, `f() { echo 'export EDITOR=vim'; }; f >> ~/.bashrc`, Escalated)
+	rtBelow(t, `f() { echo hi; }; f >> notes.txt`, Escalated)
 }

@@ -28,8 +28,8 @@ import (
 // find's {} runs every file written on the line it may stand for
 // (matchedScripts); ls | xargs sh runs a run-time script (eval-exec).
 func TestRedteam47GlobScript(t *testing.T) {
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; sh x`, Forbidden) // control
-	rt47bAtLeast(t, rt47bShells(false), `sh "$X"`, Escalated)                   // control
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; sh x`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `sh "$X"`, Escalated)                   // control
 	for _, tail := range []string{
 		`sh ./*`,
 		`. ./*`,
@@ -39,7 +39,7 @@ func TestRedteam47GlobScript(t *testing.T) {
 		// Premise, in an empty working directory: the marker script
 		// written to x runs.
 		for _, sh := range rt47bShells(false) {
-			if !rt47bHave(t, sh) {
+			if !rtHave(t, sh) {
 				continue
 			}
 			home, work := rt47bHome(t, "# rc\n")
@@ -48,8 +48,8 @@ func TestRedteam47GlobScript(t *testing.T) {
 				t.Fatalf("premise: %s -c %q did not run x: %q", sh, line, out)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; `+tail, Escalated)
+		rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; `+tail, Escalated)
 	}
 	// Legitimate: running the project's own scripts keeps working.
-	rt47bBelow(t, `sh scripts/build.sh`, Escalated)
+	rtBelow(t, `sh scripts/build.sh`, Escalated)
 }

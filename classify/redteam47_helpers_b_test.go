@@ -35,19 +35,6 @@ func rt47bHome(t *testing.T, rc string) (home, work string) {
 	return home, work
 }
 
-// rt47bHave reports whether every program is installed, logging the
-// first that is not (its premise is then not run).
-func rt47bHave(t *testing.T, progs ...string) bool {
-	t.Helper()
-	for _, p := range progs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Logf("%s not installed: premise not run", p)
-			return false
-		}
-	}
-	return true
-}
-
 // rt47bExec runs args (a shell and its arguments) in work with HOME set
 // to home and a plain PATH, and returns the combined output.
 func rt47bExec(t *testing.T, home, work string, args ...string) string {
@@ -95,24 +82,4 @@ func rt47bShells(bashOnly bool) []string {
 		return []string{"bash"}
 	}
 	return []string{"bash", "dash"}
-}
-
-// rt47bAtLeast requires ClassifyShell for each shell to judge line at
-// least want.
-func rt47bAtLeast(t *testing.T, shells []string, line string, want Decision) {
-	t.Helper()
-	for _, sh := range shells {
-		if r := Default().ClassifyShell(sh, line); r.Decision < want {
-			t.Errorf("ClassifyShell(%s, %q) = %s (rule %q, command %q), want at least %s", sh, line, r.Decision, r.Rule, r.Command, want)
-		}
-	}
-}
-
-// rt47bBelow requires ClassifyShell for bash to judge a legitimate line
-// below limit (it must keep working).
-func rt47bBelow(t *testing.T, line string, limit Decision) {
-	t.Helper()
-	if r := Default().ClassifyShell("bash", line); r.Decision >= limit {
-		t.Errorf("legitimate %q = %s (rule %q), want below %s", line, r.Decision, r.Rule, limit)
-	}
 }

@@ -32,8 +32,8 @@ import "testing"
 // (printers.go), and inline code's strings are lines of what it prints.
 func TestRedteam47LiteralProducers(t *testing.T) {
 	const rc = "# rc\n"
-	rt47bAtLeast(t, rt47bShells(false), `printf 'rm -rf ~/.ssh\n' >> ~/.bashrc`, Forbidden) // control
-	rt47bAtLeast(t, rt47bShells(false), `echo "$X" >> ~/.bashrc`, Escalated)                // control
+	rtAtLeast(t, rt47bShells(false), `printf 'rm -rf ~/.ssh\n' >> ~/.bashrc`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `echo "$X" >> ~/.bashrc`, Escalated)                // control
 	for _, tc := range []struct {
 		line, prog string
 		want       Decision // forbidden where the text is the argument's, escalated for code
@@ -48,14 +48,14 @@ func TestRedteam47LiteralProducers(t *testing.T) {
 		{`jq -rn '"rm -rf ~/.ssh"' >> ~/.bashrc`, "jq", Escalated},
 	} {
 		for _, sh := range rt47bShells(false) {
-			if rt47bHave(t, sh, tc.prog) && !rt47bRCDeletesSSH(t, sh, rc, tc.line) {
+			if rtHave(t, sh, tc.prog) && !rt47bRCDeletesSSH(t, sh, rc, tc.line) {
 				t.Fatalf("premise: after %s -c %q an interactive bash did not delete ~/.ssh", sh, tc.line)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), tc.line, tc.want)
+		rtAtLeast(t, rt47bShells(false), tc.line, tc.want)
 	}
 	// Legitimate: the same programs into project files keep working.
-	rt47bBelow(t, `find . -name '*.go' -printf '%p\n' > files.txt`, Escalated)
-	rt47bBelow(t, `date '+%Y-%m-%d' >> build.log`, Escalated)
-	rt47bBelow(t, `python3 -c 'print(42)' > out.txt`, Escalated)
+	rtBelow(t, `find . -name '*.go' -printf '%p\n' > files.txt`, Escalated)
+	rtBelow(t, `date '+%Y-%m-%d' >> build.log`, Escalated)
+	rtBelow(t, `python3 -c 'print(42)' > out.txt`, Escalated)
 }

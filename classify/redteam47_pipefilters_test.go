@@ -35,7 +35,7 @@ import "testing"
 // text is computed (cuttext.go); cat /dev/stdin passes its input through.
 func TestRedteam47PipeFilters(t *testing.T) {
 	const rc = "# rc\n"
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~/.ssh' | cat >> ~/.bashrc`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~/.ssh' | cat >> ~/.bashrc`, Forbidden) // control
 	for _, line := range []string{
 		`echo 'rm -rf ~/.ssh' | head -n1 >> ~/.bashrc`,
 		`echo 'rm -rf ~/.ssh' | tail -n1 >> ~/.bashrc`,
@@ -48,22 +48,22 @@ func TestRedteam47PipeFilters(t *testing.T) {
 		`echo 'rm -rf ~/.ssh' | cat /dev/stdin >> ~/.bashrc`,
 	} {
 		for _, sh := range rt47bShells(false) {
-			if rt47bHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
+			if rtHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
 				t.Fatalf("premise: after %s -c %q an interactive bash did not delete ~/.ssh", sh, line)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), line, Forbidden)
 	}
 
 	home, work := rt47bHome(t, rc)
 	if out := rt47bRun(t, "bash", home, work, `echo 'echo RT47B-MARK-$((6*7))' | head -n1 | sh`); out != "RT47B-MARK-42\n" {
 		t.Fatalf("premise: | head -n1 | sh did not run the text: %q", out)
 	}
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | sh`, Forbidden) // control
-	rt47bAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | head -n1 | sh`, Forbidden)
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | sh`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' | head -n1 | sh`, Forbidden)
 
 	// Legitimate: filtering into a project file keeps working.
-	rt47bBelow(t, `git log --oneline | head -n5 > notes.txt`, Escalated)
-	rt47bBelow(t, `sort names.txt | uniq > out.txt`, Escalated)
-	rt47bBelow(t, `echo 'export EDITOR=vim' | head -n1 >> ~/.bashrc`, Escalated)
+	rtBelow(t, `git log --oneline | head -n5 > notes.txt`, Escalated)
+	rtBelow(t, `sort names.txt | uniq > out.txt`, Escalated)
+	rtBelow(t, `echo 'export EDITOR=vim' | head -n1 >> ~/.bashrc`, Escalated)
 }

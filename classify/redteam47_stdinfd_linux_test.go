@@ -37,7 +37,7 @@ func TestRedteam47StdinFD(t *testing.T) {
 		`exec 3>>~/.bashrc; echo 'rm -rf ~/.ssh' >&3`,
 		`echo 'rm -rf ~/.ssh' | tee /dev/fd/3 3>>~/.bashrc`,
 	} {
-		rt47bAtLeast(t, rt47bShells(false), control, Forbidden)
+		rtAtLeast(t, rt47bShells(false), control, Forbidden)
 	}
 	for _, line := range []string{
 		`echo 'rm -rf ~/.ssh' | cp /dev/stdin ~/.bashrc`,
@@ -49,13 +49,13 @@ func TestRedteam47StdinFD(t *testing.T) {
 		`exec 2>>~/.bashrc; echo 'rm -rf ~/.ssh' | tee /dev/stderr`,
 	} {
 		for _, sh := range rt47bShells(false) {
-			if rt47bHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
+			if rtHave(t, sh) && !rt47bRCDeletesSSH(t, sh, rc, line) {
 				t.Fatalf("premise: after %s -c %q an interactive bash did not delete ~/.ssh", sh, line)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), line, Forbidden)
 	}
 	// Legitimate: saving piped output to a project file keeps working.
-	rt47bBelow(t, `go env | cp /dev/stdin env.txt`, Escalated)
-	rt47bBelow(t, `exec 3>>build.log; make 2>&1 | tee /dev/fd/3`, Escalated)
+	rtBelow(t, `go env | cp /dev/stdin env.txt`, Escalated)
+	rtBelow(t, `exec 3>>build.log; make 2>&1 | tee /dev/fd/3`, Escalated)
 }

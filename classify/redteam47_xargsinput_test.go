@@ -40,10 +40,10 @@ import (
 // what it is handed; -a FILE is the input, and judged as read
 // (xargsinput.go).
 func TestRedteam47XargsInput(t *testing.T) {
-	rt47bAtLeast(t, rt47bShells(false), `echo ~ | xargs rm -rf`, Forbidden)                       // control
-	rt47bAtLeast(t, rt47bShells(false), `printf 'rm -rf ~\n' | xargs -0 sh -c`, Forbidden)        // control
-	rt47bAtLeast(t, rt47bShells(false), `xargs echo < ~/.aws/credentials`, Escalated)             // control
-	rt47bAtLeast(t, rt47bShells(false), `printf 'rm -rf ~\n' > x; xargs -0 sh -c < x`, Forbidden) // control
+	rtAtLeast(t, rt47bShells(false), `echo ~ | xargs rm -rf`, Forbidden)                       // control
+	rtAtLeast(t, rt47bShells(false), `printf 'rm -rf ~\n' | xargs -0 sh -c`, Forbidden)        // control
+	rtAtLeast(t, rt47bShells(false), `xargs echo < ~/.aws/credentials`, Escalated)             // control
+	rtAtLeast(t, rt47bShells(false), `printf 'rm -rf ~\n' > x; xargs -0 sh -c < x`, Forbidden) // control
 	for _, tc := range []struct{ line, harmless string }{
 		{`printf '%s\n' -rf ~ | xargs rm`, `printf '%s\n' -rf ~/victim | xargs rm`},
 		{`printf '%s\n' rm -rf ~ | xargs env`, `printf '%s\n' rm -rf ~/victim | xargs env`},
@@ -55,7 +55,7 @@ func TestRedteam47XargsInput(t *testing.T) {
 		// Premise: the same line aimed at ~/victim (a directory with a
 		// file in it) removes it.
 		for _, sh := range rt47bShells(false) {
-			if !rt47bHave(t, sh, "xargs") {
+			if !rtHave(t, sh, "xargs") {
 				continue
 			}
 			home, work := rt47bHome(t, "# rc\n")
@@ -68,22 +68,22 @@ func TestRedteam47XargsInput(t *testing.T) {
 				t.Fatalf("premise: %s -c %q did not remove ~/victim: %q", sh, tc.harmless, out)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), tc.line, Forbidden)
+		rtAtLeast(t, rt47bShells(false), tc.line, Forbidden)
 	}
 	for _, line := range []string{
 		`xargs -a ~/.aws/credentials echo`,
 		`xargs --arg-file ~/.aws/credentials echo`,
 	} {
-		if rt47bHave(t, "xargs") {
+		if rtHave(t, "xargs") {
 			home, work := rt47bHome(t, "# rc\n")
 			if out := rt47bRun(t, "bash", home, work, line); !strings.Contains(out, rt47bSecret) {
 				t.Fatalf("premise: %q did not print the fake secret: %q", line, out)
 			}
 		}
-		rt47bAtLeast(t, rt47bShells(false), line, Escalated)
+		rtAtLeast(t, rt47bShells(false), line, Escalated)
 	}
 	// Legitimate: the everyday forms keep working.
-	rt47bBelow(t, `printf '%s\n' a.txt b.txt | xargs rm -f`, Escalated)
-	rt47bBelow(t, `git ls-files -z | xargs -0 wc -l`, Escalated)
-	rt47bBelow(t, `xargs -a files.txt wc -l`, Escalated)
+	rtBelow(t, `printf '%s\n' a.txt b.txt | xargs rm -f`, Escalated)
+	rtBelow(t, `git ls-files -z | xargs -0 wc -l`, Escalated)
+	rtBelow(t, `xargs -a files.txt wc -l`, Escalated)
 }

@@ -43,19 +43,6 @@ func rt48bHome(t *testing.T) (home, work string) {
 	return home, work
 }
 
-// rt48bHave reports whether every program is installed, logging the
-// first that is not (the premise is then not run).
-func rt48bHave(t *testing.T, progs ...string) bool {
-	t.Helper()
-	for _, p := range progs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Logf("%s not installed: premise not run", p)
-			return false
-		}
-	}
-	return true
-}
-
 // rt48bEnv is the whole environment of a real run: HOME is the fake home,
 // nothing else of the caller's environment is passed on.
 func rt48bEnv(home, work string, extra ...string) []string {
@@ -97,24 +84,4 @@ func rt48bRunPty(t *testing.T, home, work, line string, keys string) string {
 func rt48bGone(home string) bool {
 	_, err := os.Stat(filepath.Join(home, ".ssh"))
 	return os.IsNotExist(err)
-}
-
-// rt48bAtLeast requires ClassifyShell for each shell to judge line at
-// least want.
-func rt48bAtLeast(t *testing.T, shells []string, line string, want Decision) {
-	t.Helper()
-	for _, sh := range shells {
-		if r := Default().ClassifyShell(sh, line); r.Decision < want {
-			t.Errorf("ClassifyShell(%s, %q) = %s (rule %q, command %q), want at least %s", sh, line, r.Decision, r.Rule, r.Command, want)
-		}
-	}
-}
-
-// rt48bBelow requires ClassifyShell for bash to judge a legitimate line
-// below limit (it must keep working).
-func rt48bBelow(t *testing.T, line string, limit Decision) {
-	t.Helper()
-	if r := Default().ClassifyShell("bash", line); r.Decision >= limit {
-		t.Errorf("legitimate %q = %s (rule %q), want below %s", line, r.Decision, r.Rule, limit)
-	}
 }

@@ -31,7 +31,7 @@ import (
 // options and $LESS: a lesskey file or variable escalates, and its #env
 // commands are judged where the line shows them.
 func TestRedteam48LesskeyEnv(t *testing.T) {
-	if !rt48bHave(t, "less", "bash", "dash") {
+	if !rtHave(t, "less", "bash", "dash") {
 		t.Skip("less missing")
 	}
 	premise := []struct{ shell, line, stdin string }{
@@ -52,13 +52,13 @@ func TestRedteam48LesskeyEnv(t *testing.T) {
 		`printf '#env\nLESSOPEN=|rm -rf ~ %%s\n' | LESSKEYIN=/dev/stdin less README`,
 		`printf '#env\nLESSOPEN=|rm -rf ~ %%s\n' | LESS=--lesskey-src=/dev/stdin less README`,
 	} {
-		rt48bAtLeast(t, []string{"bash", "dash"}, l, Escalated)
+		rtAtLeast(t, []string{"bash", "dash"}, l, Escalated)
 	}
-	rt48bAtLeast(t, []string{"bash"}, `less --lesskey-src=<(printf '#env\nLESSOPEN=|rm -rf ~ %%s\n') README`, Escalated)
+	rtAtLeast(t, []string{"bash"}, `less --lesskey-src=<(printf '#env\nLESSOPEN=|rm -rf ~ %%s\n') README`, Escalated)
 	// Control: the assignment itself is already caught; plain reads stay allow.
-	rt48bAtLeast(t, []string{"bash"}, `LESSOPEN='|rm -rf ~ %s' less README`, Escalated)
+	rtAtLeast(t, []string{"bash"}, `LESSOPEN='|rm -rf ~ %s' less README`, Escalated)
 	for _, l := range []string{"less README", "less -R build.log", "LESS=-R less README", "git log | less"} {
-		rt48bBelow(t, l, Escalated)
+		rtBelow(t, l, Escalated)
 	}
 }
 
@@ -85,7 +85,7 @@ func TestRedteam48LesskeyEnv(t *testing.T) {
 // option, on the line or in $LESS, is judged as shell code (lessex.go),
 // for zless and the other wrappers too.
 func TestRedteam48LessStartCommands(t *testing.T) {
-	if !rt48bHave(t, "less", "zless", "bash") {
+	if !rtHave(t, "less", "zless", "bash") {
 		t.Skip("less missing")
 	}
 	for _, line := range []string{
@@ -105,12 +105,12 @@ func TestRedteam48LessStartCommands(t *testing.T) {
 		`less $'+G!rm -rf ~\n' README`,
 		`zless $'+!rm -rf ~\n' README`,
 	} {
-		rt48bAtLeast(t, []string{"bash"}, l, Forbidden)
+		rtAtLeast(t, []string{"bash"}, l, Forbidden)
 	}
 	// Control: the form the classifier knows, and plain paging.
-	rt48bAtLeast(t, []string{"bash"}, `less $'+!rm -rf ~\n' README`, Forbidden)
+	rtAtLeast(t, []string{"bash"}, `less $'+!rm -rf ~\n' README`, Forbidden)
 	for _, l := range []string{"less +G build.log", "less +/error build.log", "zless notes.gz", "LESS=-FRX less README"} {
-		rt48bBelow(t, l, Escalated)
+		rtBelow(t, l, Escalated)
 	}
 }
 
@@ -138,7 +138,7 @@ func TestRedteam48LessStartCommands(t *testing.T) {
 // $LESS) are write targets, and the piped text is written there
 // (lessex.go).
 func TestRedteam48LessLogFile(t *testing.T) {
-	if !rt48bHave(t, "less", "bash") {
+	if !rtHave(t, "less", "bash") {
 		t.Skip("less missing")
 	}
 	for _, line := range []string{
@@ -165,9 +165,9 @@ func TestRedteam48LessLogFile(t *testing.T) {
 		`echo 'rm -rf ~' | less --log-file=$HOME/.bashrc`,
 		`echo 'rm -rf ~' | LESS=-o$HOME/.bash_aliases less`,
 	} {
-		rt48bAtLeast(t, []string{"bash"}, l, Forbidden)
+		rtAtLeast(t, []string{"bash"}, l, Forbidden)
 	}
 	// Control: the same text through tee is judged as it runs; paging a pipe stays allow.
-	rt48bAtLeast(t, []string{"bash"}, `echo 'rm -rf ~' | tee -a ~/.bash_aliases`, Forbidden)
-	rt48bBelow(t, "git diff | less -R", Escalated)
+	rtAtLeast(t, []string{"bash"}, `echo 'rm -rf ~' | tee -a ~/.bash_aliases`, Forbidden)
+	rtBelow(t, "git diff | less -R", Escalated)
 }

@@ -35,7 +35,7 @@ import (
 // loader variable (escalated), and man -l's known roff text has its .so
 // reads judged as cat and its .sy runs as shell code (manroff.go).
 func TestRedteam48ManRoffRequests(t *testing.T) {
-	if !rt48bHave(t, "man", "groff", "bash", "dash") {
+	if !rtHave(t, "man", "groff", "bash", "dash") {
 		t.Skip("man missing")
 	}
 	for _, sh := range []string{"bash", "dash"} {
@@ -62,16 +62,16 @@ func TestRedteam48ManRoffRequests(t *testing.T) {
 	}
 
 	both := []string{"bash", "dash"}
-	rt48bAtLeast(t, both, `printf '.sy rm -rf ~\n' | MANROFFOPT=-U man -l -`, Escalated)
-	rt48bAtLeast(t, both, `export MANROFFOPT=-U; echo '.sy rm -rf ~' | man -l -`, Escalated)
-	rt48bAtLeast(t, []string{"bash"}, `MANROFFOPT=-U man -l <(printf '.sy rm -rf ~\n')`, Escalated)
-	rt48bAtLeast(t, both, `printf '.so %s/.ssh/id_rsa\n' ~ | man -l -`, Escalated)
-	rt48bAtLeast(t, both, `printf '.so %s/.aws/credentials\n' "$HOME" | man -l -`, Escalated)
-	rt48bAtLeast(t, both, `cd ~ && echo '.so .aws/credentials' | man -l -`, Escalated)
+	rtAtLeast(t, both, `printf '.sy rm -rf ~\n' | MANROFFOPT=-U man -l -`, Escalated)
+	rtAtLeast(t, both, `export MANROFFOPT=-U; echo '.sy rm -rf ~' | man -l -`, Escalated)
+	rtAtLeast(t, []string{"bash"}, `MANROFFOPT=-U man -l <(printf '.sy rm -rf ~\n')`, Escalated)
+	rtAtLeast(t, both, `printf '.so %s/.ssh/id_rsa\n' ~ | man -l -`, Escalated)
+	rtAtLeast(t, both, `printf '.so %s/.aws/credentials\n' "$HOME" | man -l -`, Escalated)
+	rtAtLeast(t, both, `cd ~ && echo '.so .aws/credentials' | man -l -`, Escalated)
 	// Control: the key named as a word is already caught; reading pages stays allow.
-	rt48bAtLeast(t, both, `echo .so ~/.ssh/id_rsa | man -l -`, Escalated)
+	rtAtLeast(t, both, `echo .so ~/.ssh/id_rsa | man -l -`, Escalated)
 	for _, l := range []string{"man ls", "man -l docs/tool.1", "man 5 crontab", "MANWIDTH=80 man git-log"} {
-		rt48bBelow(t, l, Escalated)
+		rtBelow(t, l, Escalated)
 	}
 }
 

@@ -30,7 +30,7 @@ import (
 // PYTHONWARNINGS category naming a module escalates, and BROWSER's literal
 // value is judged as the command it is (rules_exec.go).
 func TestRedteam48AllowedScriptEnv(t *testing.T) {
-	if rt48bHave(t, "zgrep", "bash", "dash") {
+	if rtHave(t, "zgrep", "bash", "dash") {
 		for _, sh := range []string{"bash", "dash"} {
 			home, work := rt48bHome(t)
 			out := rt48bRun(t, sh, home, work, `GREP='sh -c rm${IFS}-rf${IFS}$HOME/.ssh' zgrep x README`, "")
@@ -39,7 +39,7 @@ func TestRedteam48AllowedScriptEnv(t *testing.T) {
 			}
 		}
 	}
-	if rt48bHave(t, "yq", "python3") {
+	if rtHave(t, "yq", "python3") {
 		home, work := rt48bHome(t)
 		if err := os.WriteFile(filepath.Join(work, "x.json"), []byte("{}\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -56,11 +56,11 @@ func TestRedteam48AllowedScriptEnv(t *testing.T) {
 		`PYTHONWARNINGS=all:0:antigravity.x:0:0 BROWSER='sh -c "rm -rf ~" %s' yq . x.json`,
 		`export PYTHONWARNINGS=all:0:antigravity.x:0:0 BROWSER='sh -c "rm -rf ~" %s'; yq . x.json`,
 	} {
-		rt48bAtLeast(t, both, l, Escalated)
+		rtAtLeast(t, both, l, Escalated)
 	}
 	// Control: the same through PAGER is judged; plain uses stay allow.
-	rt48bAtLeast(t, both, `PAGER='sh -c "rm -rf ~"' man ls`, Forbidden)
+	rtAtLeast(t, both, `PAGER='sh -c "rm -rf ~"' man ls`, Forbidden)
 	for _, l := range []string{"zgrep TODO notes.gz", "GREP_COLORS=mt=01 zgrep -i todo notes.gz", "yq . x.json", "yq -r .name package.json"} {
-		rt48bBelow(t, l, Escalated)
+		rtBelow(t, l, Escalated)
 	}
 }

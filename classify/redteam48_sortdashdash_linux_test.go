@@ -29,7 +29,7 @@ import (
 // is looked for past a -- that may be the value of the option before it
 // (findFlag).
 func TestRedteam48SortDashDashValue(t *testing.T) {
-	if !rt48bHave(t, "sort", "bash", "dash") {
+	if !rtHave(t, "sort", "bash", "dash") {
 		t.Skip("sort missing")
 	}
 	for _, sh := range []string{"bash", "dash"} {
@@ -54,11 +54,11 @@ func TestRedteam48SortDashDashValue(t *testing.T) {
 		`sort -T -- --output=$HOME/.profile notes.txt`,
 		`sort -uT -- -o ~/.config/autostart/x.desktop notes.txt`,
 	} {
-		rt48bAtLeast(t, both, l, Sandboxed)
+		rtAtLeast(t, both, l, Sandboxed)
 	}
 	// Control: the plain spelling is not allowed; sorting stays allow.
-	rt48bAtLeast(t, both, `sort -o ~/.bashrc notes.txt`, Sandboxed)
+	rtAtLeast(t, both, `sort -o ~/.bashrc notes.txt`, Sandboxed)
 	for _, l := range []string{"sort notes.txt", "sort -T /tmp -u notes.txt", "sort -- -file-", "sort -k2 -t, data.csv"} {
-		rt48bBelow(t, l, Sandboxed)
+		rtBelow(t, l, Sandboxed)
 	}
 }

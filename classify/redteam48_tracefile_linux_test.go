@@ -35,7 +35,7 @@ import (
 // (unit.envFiles: its own assignment or the line's earlier one), and such
 // a program is not allow.
 func TestRedteam48TraceFileVars(t *testing.T) {
-	if !rt48bHave(t, "git", "less", "bash") {
+	if !rtHave(t, "git", "less", "bash") {
 		t.Skip("git or less missing")
 	}
 	home, work := rt48bHome(t)
@@ -53,14 +53,14 @@ func TestRedteam48TraceFileVars(t *testing.T) {
 	}
 
 	both := []string{"bash", "dash"}
-	rt48bAtLeast(t, both, `GIT_TRACE=$HOME/.ssh/authorized_keys git status`, Escalated)
-	rt48bAtLeast(t, both, `GIT_TRACE_SETUP=$HOME/.ssh/config git log -1`, Escalated)
-	rt48bAtLeast(t, both, `GIT_TRACE=/etc/ld.so.preload git status`, Escalated)
-	rt48bAtLeast(t, both, `export GIT_TRACE2=$HOME/.bashrc; git status`, Sandboxed)
-	rt48bAtLeast(t, both, `LESSHISTFILE=$HOME/.bashrc less +/x README`, Sandboxed)
+	rtAtLeast(t, both, `GIT_TRACE=$HOME/.ssh/authorized_keys git status`, Escalated)
+	rtAtLeast(t, both, `GIT_TRACE_SETUP=$HOME/.ssh/config git log -1`, Escalated)
+	rtAtLeast(t, both, `GIT_TRACE=/etc/ld.so.preload git status`, Escalated)
+	rtAtLeast(t, both, `export GIT_TRACE2=$HOME/.bashrc; git status`, Sandboxed)
+	rtAtLeast(t, both, `LESSHISTFILE=$HOME/.bashrc less +/x README`, Sandboxed)
 	// Control: a redirection to the same file is judged; tracing to the terminal stays allow.
-	rt48bAtLeast(t, both, `git status 2>> ~/.ssh/authorized_keys`, Forbidden)
+	rtAtLeast(t, both, `git status 2>> ~/.ssh/authorized_keys`, Forbidden)
 	for _, l := range []string{"GIT_TRACE=1 git status", "GIT_TRACE=2 git log -1", "LESSHISTFILE=- less README"} {
-		rt48bBelow(t, l, Sandboxed)
+		rtBelow(t, l, Sandboxed)
 	}
 }

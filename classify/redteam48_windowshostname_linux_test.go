@@ -22,7 +22,7 @@ import (
 // Found by red-team round 48 (low). Fixed: a name both allow lists hold
 // (hostname, tree, more, …) is judged by the POSIX list's checks only.
 func TestRedteam48WindowsListHostname(t *testing.T) {
-	if !rt48bHave(t, "hostname", "unshare") {
+	if !rtHave(t, "hostname", "unshare") {
 		t.Skip("hostname or unshare missing")
 	}
 	out, err := exec.Command("unshare", "-u", "sh", "-c", "hostname rt48b-name && hostname").CombinedOutput()
@@ -35,10 +35,10 @@ func TestRedteam48WindowsListHostname(t *testing.T) {
 	if strings.TrimSpace(string(out)) != "rt48b-name" {
 		t.Fatalf("premise: hostname NAME did not set the name: %s", out)
 	}
-	rt48bAtLeast(t, []string{"bash", "dash"}, "hostname build-host", Sandboxed)
-	rt48bAtLeast(t, []string{"bash"}, "hostname -b build-host", Sandboxed)
+	rtAtLeast(t, []string{"bash", "dash"}, "hostname build-host", Sandboxed)
+	rtAtLeast(t, []string{"bash"}, "hostname -b build-host", Sandboxed)
 	// Control: reading the name stays allow.
 	for _, l := range []string{"hostname", "hostname -f", "hostname -I"} {
-		rt48bBelow(t, l, Sandboxed)
+		rtBelow(t, l, Sandboxed)
 	}
 }

@@ -33,7 +33,7 @@ func TestRedteam49CdHome(t *testing.T) {
 		`shopt -s cdable_vars; cd HOME && rm -rf *`,
 		`shopt -s nullglob; cd zz* && rm -rf *`,
 	}
-	if rt49bHave(t, "bash") {
+	if rtHave(t, "bash") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			notes := filepath.Join(home, "notes.txt")
@@ -46,13 +46,13 @@ func TestRedteam49CdHome(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `cd ~ && rm -rf *`, Forbidden) // control
+	rtAtLeast(t, []string{"bash"}, `cd ~ && rm -rf *`, Forbidden) // control
 	for _, line := range lines {
 		want := Forbidden
 		if strings.Contains(line, "nullglob") {
 			want = Escalated // the glob may match: the home only perhaps, as cd $X
 		}
-		rt49bAtLeast(t, []string{"bash"}, line, want)
+		rtAtLeast(t, []string{"bash"}, line, want)
 	}
-	rt49bBelow(t, `shopt -s nullglob; cd build && rm -rf *.o`, Escalated)
+	rtBelow(t, `shopt -s nullglob; cd build && rm -rf *.o`, Escalated)
 }

@@ -23,7 +23,7 @@ func TestRedteam49DcShell(t *testing.T) {
 		`dc -e '!rm -rf ~/.ssh'`,
 		`echo '!rm -rf ~/.ssh' | dc`,
 	}
-	if rt49bHave(t, "dc", "bash") {
+	if rtHave(t, "dc", "bash") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			out := rt49bRun(t, "bash", home, work, line)
@@ -32,9 +32,9 @@ func TestRedteam49DcShell(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `rm -rf ~/.ssh`, Forbidden) // control
+	rtAtLeast(t, []string{"bash"}, `rm -rf ~/.ssh`, Forbidden) // control
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
 	}
-	rt49bBelow(t, `dc -e '2 3 + p'`, Sandboxed)
+	rtBelow(t, `dc -e '2 3 + p'`, Sandboxed)
 }

@@ -31,22 +31,22 @@ import (
 // value (optionChecked).
 func TestRedteam49DynamicOption(t *testing.T) {
 	line := `printf -- '-delete\n' > opts; find ~ $(head -1 opts)`
-	if rt49bHave(t, "bash", "find", "head") {
+	if rtHave(t, "bash", "find", "head") {
 		home, work := rt49bHome(t)
 		out := rt49bRun(t, "bash", home, work, line)
 		if !rt49bSSHGone(home) {
 			t.Fatalf("premise: %q did not delete the home (output %q)", line, out)
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `find ~ -delete`, Forbidden) // control
-	rt49bAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
+	rtAtLeast(t, []string{"bash"}, `find ~ -delete`, Forbidden) // control
+	rtAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
 	// With the option in a file of the project: never allow.
 	for _, l := range []string{
 		`find ~ $(head -1 opts)`,
 		`find . $(head -1 opts) rm -rf ~ \;`,
 		`sort $(head -1 opts) ~/.bashrc`,
 	} {
-		rt49bAtLeast(t, []string{"bash", "sh"}, l, Sandboxed)
+		rtAtLeast(t, []string{"bash", "sh"}, l, Sandboxed)
 	}
-	rt49bBelow(t, `find . -name '*.go'`, Sandboxed)
+	rtBelow(t, `find . -name '*.go'`, Sandboxed)
 }

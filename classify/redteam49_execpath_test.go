@@ -36,7 +36,7 @@ func TestRedteam49ExecPath(t *testing.T) {
 		setup + `GIT_EXEC_PATH=e git submodule status`,
 		`mkdir -p e && ln -s /bin/rm e/ls; PATH=e:$PATH ls -rf ~`,
 	}
-	if rt49bHave(t, "git", "bash") {
+	if rtHave(t, "git", "bash") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			rt49bGitRepo(t, home, work)
@@ -46,19 +46,19 @@ func TestRedteam49ExecPath(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `printf 'rm -rf ~/.ssh\n' > status; sh status`, Forbidden) // control
+	rtAtLeast(t, []string{"bash"}, `printf 'rm -rf ~/.ssh\n' > status; sh status`, Forbidden) // control
 	// Escalated, not forbidden: following the planted directory to the
 	// file sh is handed is left open (the note of this stop says so).
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
 	}
 	for _, line := range []string{
 		`git --exec-path=e submodule status`,
 		`git --exec-path=e status`,
 		`GIT_EXEC_PATH=e git submodule status`,
 	} {
-		rt49bAtLeast(t, []string{"bash"}, line, Sandboxed)
+		rtAtLeast(t, []string{"bash"}, line, Sandboxed)
 	}
-	rt49bBelow(t, `git submodule status`, Sandboxed)
-	rt49bBelow(t, `PATH=$HOME/go/bin:$PATH ls -la`, Escalated)
+	rtBelow(t, `git submodule status`, Sandboxed)
+	rtBelow(t, `PATH=$HOME/go/bin:$PATH ls -la`, Escalated)
 }

@@ -21,14 +21,14 @@ import "testing"
 // MAGIC is credential access (unit.envReads).
 func TestRedteam49GitConfigFileEnv(t *testing.T) {
 	line := `GIT_CONFIG=$HOME/.pypirc git config --list`
-	if rt49bHave(t, "git", "bash") {
+	if rtHave(t, "git", "bash") {
 		home, work := rt49bHome(t)
 		if out := rt49bRun(t, "bash", home, work, line); !rt49bLeaks(out) {
 			t.Fatalf("premise: %q did not print the secret (output %q)", line, out)
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `git config -f ~/.pypirc --list`, Escalated) // control
-	rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
-	rt49bAtLeast(t, []string{"bash", "sh"}, `export GIT_CONFIG=~/.pypirc; git config -l`, Escalated)
-	rt49bBelow(t, `git config --list`, Escalated)
+	rtAtLeast(t, []string{"bash"}, `git config -f ~/.pypirc --list`, Escalated) // control
+	rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+	rtAtLeast(t, []string{"bash", "sh"}, `export GIT_CONFIG=~/.pypirc; git config -l`, Escalated)
+	rtBelow(t, `git config --list`, Escalated)
 }

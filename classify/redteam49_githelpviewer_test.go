@@ -28,7 +28,7 @@ func TestRedteam49GitHelpViewer(t *testing.T) {
 		`git -c man.viewer=x -c 'man.x.cmd=rm -rf ~/.ssh;' log --help`,
 		`GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=man.viewer GIT_CONFIG_VALUE_0=x GIT_CONFIG_KEY_1=man.x.cmd GIT_CONFIG_VALUE_1='rm -rf ~/.ssh;' git help log`,
 	}
-	if rt49bHave(t, "git", "bash") {
+	if rtHave(t, "git", "bash") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			rt49bGitRepo(t, home, work)
@@ -38,10 +38,10 @@ func TestRedteam49GitHelpViewer(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `rm -rf ~/.ssh`, Forbidden) // control: the payload alone
+	rtAtLeast(t, []string{"bash"}, `rm -rf ~/.ssh`, Forbidden) // control: the payload alone
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
 	}
-	rt49bBelow(t, `git log --help`, Escalated)
-	rt49bBelow(t, `git -c color.ui=never log --oneline -5`, Escalated)
+	rtBelow(t, `git log --help`, Escalated)
+	rtBelow(t, `git -c color.ui=never log --oneline -5`, Escalated)
 }

@@ -37,7 +37,7 @@ func TestRedteam49GitRemoteCommand(t *testing.T) {
 		`git clone -q --conf='core.fsmonitor=rm -rf ~/.ssh #' src d && git -C d status`,
 		`GIT_ALLOW_PROTOCOL=ext GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0='url.ext::sh -c rm% -rf% ~/.ssh #.insteadOf' GIT_CONFIG_VALUE_0=o git ls-remote o`,
 	}
-	if rt49bHave(t, "git", "bash") {
+	if rtHave(t, "git", "bash") {
 		for i, line := range lines {
 			home, work := rt49bHome(t)
 			if i == 2 || i == 3 {
@@ -52,11 +52,11 @@ func TestRedteam49GitRemoteCommand(t *testing.T) {
 		}
 	}
 	// controls: the same commands where the classifier looks
-	rt49bAtLeast(t, []string{"bash"}, `git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% ~/.ssh'`, Forbidden)
-	rt49bAtLeast(t, []string{"bash"}, `git clone -q --config 'core.fsmonitor=rm -rf ~/.ssh #' src d && git -C d status`, Forbidden)
+	rtAtLeast(t, []string{"bash"}, `git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% ~/.ssh'`, Forbidden)
+	rtAtLeast(t, []string{"bash"}, `git clone -q --config 'core.fsmonitor=rm -rf ~/.ssh #' src d && git -C d status`, Forbidden)
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
 	}
-	rt49bBelow(t, `git clone -q --config=core.autocrlf=false src d`, Escalated)
-	rt49bBelow(t, `git ls-remote origin`, Escalated)
+	rtBelow(t, `git clone -q --config=core.autocrlf=false src d`, Escalated)
+	rtBelow(t, `git ls-remote origin`, Escalated)
 }

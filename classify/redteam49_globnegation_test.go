@@ -29,7 +29,7 @@ func TestRedteam49GlobNegation(t *testing.T) {
 		`head ~/.git-credential[!x]`,
 		`shopt -s nocaseglob; cat ~/.NETR[C]`,
 	}
-	if rt49bHave(t, "bash", "sh", "base64") {
+	if rtHave(t, "bash", "sh", "base64") {
 		for _, line := range lines[:3] {
 			for _, sh := range []string{"bash", "sh"} {
 				home, work := rt49bHome(t)
@@ -43,10 +43,10 @@ func TestRedteam49GlobNegation(t *testing.T) {
 			t.Fatalf("premise: %q did not print the secret (output %q)", lines[3], out)
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `cat ~/.netr[^x]`, Escalated) // control
+	rtAtLeast(t, []string{"bash"}, `cat ~/.netr[^x]`, Escalated) // control
 	for _, line := range lines[:3] {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
 	}
-	rt49bAtLeast(t, []string{"bash"}, lines[3], Escalated) // shopt is bash's
-	rt49bBelow(t, `cat src/[!.]*.go`, Escalated)
+	rtAtLeast(t, []string{"bash"}, lines[3], Escalated) // shopt is bash's
+	rtBelow(t, `cat src/[!.]*.go`, Escalated)
 }

@@ -38,18 +38,6 @@ func rt49bHome(t *testing.T) (home, work string) {
 	return home, work
 }
 
-// rt49bHave reports whether every program is installed.
-func rt49bHave(t *testing.T, progs ...string) bool {
-	t.Helper()
-	for _, p := range progs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Logf("%s not installed: premise not run", p)
-			return false
-		}
-	}
-	return true
-}
-
 // rt49bEnv is the whole environment of a real run.
 func rt49bEnv(home, work string) []string {
 	return []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TMPDIR=" + work,
@@ -86,25 +74,6 @@ func rt49bGitRepo(t *testing.T, home, dir string) {
 func rt49bSSHGone(home string) bool {
 	_, err := os.Stat(filepath.Join(home, ".ssh"))
 	return os.IsNotExist(err)
-}
-
-// rt49bAtLeast requires ClassifyShell for each shell to judge line at
-// least want.
-func rt49bAtLeast(t *testing.T, shells []string, line string, want Decision) {
-	t.Helper()
-	for _, sh := range shells {
-		if r := Default().ClassifyShell(sh, line); r.Decision < want {
-			t.Errorf("ClassifyShell(%s, %q) = %s (rule %q, command %q), want at least %s", sh, line, r.Decision, r.Rule, r.Command, want)
-		}
-	}
-}
-
-// rt49bBelow requires a legitimate line to stay below limit.
-func rt49bBelow(t *testing.T, line string, limit Decision) {
-	t.Helper()
-	if r := Default().ClassifyShell("bash", line); r.Decision >= limit {
-		t.Errorf("legitimate %q = %s (rule %q), want below %s", line, r.Decision, r.Rule, limit)
-	}
 }
 
 // rt49bLeaks reports whether out shows the planted secret.

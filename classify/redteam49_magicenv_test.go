@@ -21,14 +21,14 @@ import "testing"
 // (unit.envReads).
 func TestRedteam49MagicEnv(t *testing.T) {
 	line := `MAGIC=$HOME/.ssh/id_rsa file /dev/null`
-	if rt49bHave(t, "bash", "file") {
+	if rtHave(t, "bash", "file") {
 		home, work := rt49bHome(t)
 		if out := rt49bRun(t, "bash", home, work, line); !rt49bLeaks(out) {
 			t.Fatalf("premise: %q did not print the key (output %q)", line, out)
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `file -m ~/.ssh/id_rsa /dev/null`, Escalated) // control
-	rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
-	rt49bAtLeast(t, []string{"bash", "sh"}, `export MAGIC=~/.ssh/id_rsa; file README`, Escalated)
-	rt49bBelow(t, `file README`, Escalated)
+	rtAtLeast(t, []string{"bash"}, `file -m ~/.ssh/id_rsa /dev/null`, Escalated) // control
+	rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+	rtAtLeast(t, []string{"bash", "sh"}, `export MAGIC=~/.ssh/id_rsa; file README`, Escalated)
+	rtBelow(t, `file README`, Escalated)
 }

@@ -29,7 +29,7 @@ func TestRedteam49NmPlugin(t *testing.T) {
 		`nm --plugin ./p.so /bin/true`,
 		`nm --plugin=./p.so /bin/true`,
 	}
-	if rt49bHave(t, "bash", "nm", "cc") {
+	if rtHave(t, "bash", "nm", "cc") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			src := "#include <stdlib.h>\n__attribute__((constructor)) static void f(void) { system(\"rm -rf \\\"$HOME/.ssh\\\"\"); }\n"
@@ -45,9 +45,9 @@ func TestRedteam49NmPlugin(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `LD_PRELOAD=./p.so ls`, Escalated) // control
+	rtAtLeast(t, []string{"bash"}, `LD_PRELOAD=./p.so ls`, Escalated) // control
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
 	}
-	rt49bBelow(t, `nm -C ./a.out`, Sandboxed)
+	rtBelow(t, `nm -C ./a.out`, Sandboxed)
 }

@@ -40,7 +40,7 @@ func TestRedteam49PagerLess(t *testing.T) {
 		`LESS='+!rm -rf ~/.ssh$' man ls`,
 		`man -r 'x$+!rm -rf ~/.ssh$' ls`,
 	}
-	if rt49bHave(t, "bash", "git", "man", "less") {
+	if rtHave(t, "bash", "git", "man", "less") {
 		for _, line := range lines {
 			home, work := rt49bHome(t)
 			rt49bGitRepo(t, home, work)
@@ -50,12 +50,12 @@ func TestRedteam49PagerLess(t *testing.T) {
 			}
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `LESS='+!rm -rf ~/.ssh$' less README`, Forbidden) // control
+	rtAtLeast(t, []string{"bash"}, `LESS='+!rm -rf ~/.ssh$' less README`, Forbidden) // control
 	for _, line := range lines {
-		rt49bAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
+		rtAtLeast(t, []string{"bash", "sh"}, line, Forbidden)
 	}
-	rt49bBelow(t, `LESS=-R git -p log`, Escalated)
-	rt49bBelow(t, `man -r 'ls page' ls`, Escalated)
+	rtBelow(t, `LESS=-R git -p log`, Escalated)
+	rtBelow(t, `man -r 'ls page' ls`, Escalated)
 }
 
 // rt49bRunPty runs `bash -c line` in work on a new pseudo-terminal (its

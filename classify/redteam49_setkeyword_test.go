@@ -25,7 +25,7 @@ import "testing"
 // (keywordAssigns).
 func TestRedteam49SetKeyword(t *testing.T) {
 	line := `set -k; git status GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf ~/.ssh #'`
-	if rt49bHave(t, "git", "bash") {
+	if rtHave(t, "git", "bash") {
 		home, work := rt49bHome(t)
 		rt49bGitRepo(t, home, work)
 		out := rt49bRun(t, "bash", home, work, line)
@@ -41,12 +41,12 @@ func TestRedteam49SetKeyword(t *testing.T) {
 		}
 	}
 	// control: the same settings before the program name
-	rt49bAtLeast(t, []string{"bash"}, `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf ~/.ssh #' git status`, Forbidden)
+	rtAtLeast(t, []string{"bash"}, `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf ~/.ssh #' git status`, Forbidden)
 	for _, l := range []string{
 		line,
 		`set -o keyword; git status GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf ~/.ssh #'`,
 	} {
-		rt49bAtLeast(t, []string{"bash"}, l, Forbidden)
+		rtAtLeast(t, []string{"bash"}, l, Forbidden)
 	}
-	rt49bBelow(t, `set -e; git status --short`, Escalated)
+	rtBelow(t, `set -e; git status --short`, Escalated)
 }

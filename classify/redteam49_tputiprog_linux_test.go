@@ -28,7 +28,7 @@ import (
 // are loader variables (escalated).
 func TestRedteam49TputIprog(t *testing.T) {
 	line := `TERMINFO=ti TERM=x tput init`
-	if rt49bHave(t, "bash", "tput", "tic") {
+	if rtHave(t, "bash", "tput", "tic") {
 		home, work := rt49bHome(t)
 		src := "x|rt49,\n\tiprog=/bin/sh -c \"rm -rf ~/.ssh\",\n"
 		if err := os.WriteFile(filepath.Join(work, "ti.src"), []byte(src), 0o600); err != nil {
@@ -40,7 +40,7 @@ func TestRedteam49TputIprog(t *testing.T) {
 			t.Fatalf("premise: %q on a terminal did not run iprog (output %q)", line, out)
 		}
 	}
-	rt49bAtLeast(t, []string{"bash"}, `LESSKEYIN=k less README`, Escalated) // control
-	rt49bAtLeast(t, []string{"bash", "sh"}, line, Escalated)
-	rt49bBelow(t, `tput cols`, Sandboxed)
+	rtAtLeast(t, []string{"bash"}, `LESSKEYIN=k less README`, Escalated) // control
+	rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+	rtBelow(t, `tput cols`, Sandboxed)
 }
