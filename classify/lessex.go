@@ -94,8 +94,8 @@ func (a *analyzer) runLess(u *unit) {
 			lesskey = true
 			if name == "LESSKEY_CONTENT" && !v.dyn {
 				a.lesskeyText(u, v.val)
-			} else if !v.dyn && stdinName(v.val) && u.piped && u.in.textKnown {
-				a.lesskeyText(u, u.in.text)
+			} else if s, ok := a.operandStream(u, v, true); ok && s.textKnown {
+				a.lesskeyText(u, s.text)
 			}
 		}
 	}
@@ -164,9 +164,7 @@ func (a *analyzer) lesskeySource(u *unit, opts []field, i int) {
 	default:
 		return
 	}
-	if stdinName(src.val) && u.piped && u.in.textKnown {
-		a.lesskeyText(u, u.in.text)
-	} else if s, ok := a.fileStream(u.cwd, u.links, src); ok && s.textKnown {
+	if s, ok := a.operandStream(u, src, true); ok && s.textKnown {
 		a.lesskeyText(u, s.text)
 	}
 }

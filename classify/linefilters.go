@@ -76,7 +76,7 @@ func (a *analyzer) lineFilterInput(u *unit) (stream, bool) {
 	}
 	var sb strings.Builder
 	for _, f := range ops {
-		s, ok := a.fileStream(u.cwd, u.links, f)
+		s, ok := a.operandStream(u, f, true)
 		if !ok || !s.textKnown {
 			return stream{}, false
 		}

@@ -21,20 +21,9 @@ func (a *analyzer) manRoff(u *unit) {
 		return
 	}
 	for _, f := range u.operands() {
-		var text string
-		switch {
-		case stdinName(f.val) && u.piped && u.in.textKnown:
-			text = u.in.text
-		case f.src.traits&trProcSubst != 0 && f.src.textKnown:
-			text = f.src.text
-		default:
-			s, ok := a.fileStream(u.cwd, u.links, f)
-			if !ok || !s.textKnown {
-				continue
-			}
-			text = s.text
+		if s, ok := a.operandStream(u, f, true); ok && s.textKnown {
+			a.roffRequests(u, s.text)
 		}
-		a.roffRequests(u, text)
 	}
 }
 

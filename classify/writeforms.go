@@ -46,7 +46,7 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		for _, f := range u.args {
 			if t, ok := strings.CutPrefix(f.val, "if="); ok {
 				f.val = t
-				if in, ok = a.copySource(u, f); !ok {
+				if in, ok = a.operandStream(u, f, false); !ok {
 					in = stream{traits: trFile | trUnknown}
 				}
 			}
@@ -95,7 +95,7 @@ func (a *analyzer) copyWritten(u *unit) {
 		return
 	}
 	for _, src := range ops {
-		s, ok := a.copySource(u, src)
+		s, ok := a.operandStream(u, src, false)
 		if !ok {
 			continue
 		}
@@ -108,14 +108,18 @@ func (a *analyzer) copyWritten(u *unit) {
 	}
 }
 
-// copySource returns the text a copy reads from src where the line knows
-// it: a file the line wrote, or the piped input named as a file
-// (cp /dev/stdin ~/.bashrc).
-func (a *analyzer) copySource(u *unit, src field) (stream, bool) {
-	if !src.dyn && stdinName(src.val) && src.val != "-" {
+// operandStream returns what a program reads from the file operand f
+// where the line knows it: the piped input named as a file (cp /dev/stdin
+// ~/.bashrc; "-" too where dash says the program reads it so), a process
+// substitution's output, or a file the line wrote.
+func (a *analyzer) operandStream(u *unit, f field, dash bool) (stream, bool) {
+	switch {
+	case !f.dyn && stdinName(f.val) && (dash || f.val != "-"):
 		return u.in, u.piped
+	case f.src.traits&trProcSubst != 0:
+		return f.src, f.src.textKnown
 	}
-	return a.fileStream(u.cwd, u.links, src)
+	return a.fileStream(u.cwd, u.links, f)
 }
 
 // linkWritten follows a file written on the line to a name ln gives it
