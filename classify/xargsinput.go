@@ -16,7 +16,7 @@ import (
 // line wrote it; FILE itself is judged as read: xargs -a ~/.aws/credentials
 // echo), else the pipe's.
 func (a *analyzer) xargsSource(u *unit, opts []field) stream {
-	f := xargsArgFile(opts)
+	f := parseXargsOpts(opts).file
 	if f == nil {
 		return u.in
 	}
@@ -29,48 +29,82 @@ func (a *analyzer) xargsSource(u *unit, opts []field) stream {
 	return stream{traits: trFile | trUnknown}
 }
 
-// xargsArgFile returns the FILE of -a FILE / --arg-file=FILE, or nil.
-func xargsArgFile(opts []field) *field {
+// xargsOpts are the options of xargs that decide what its input is: the
+// file -a names (nil: the pipe), and the delimiter -0 or -d sets ("" for
+// blanks); ok is false where the delimiter is only known at run time.
+type xargsOpts struct {
+	file  *field
+	delim string
+	ok    bool
+}
+
+// parseXargsOpts reads xargs' own options (before its command): -a FILE,
+// --arg-file=FILE, -0, --null, -d X, --delimiter=X, in clusters and by
+// any abbreviation; every other option's value is skipped.
+func parseXargsOpts(opts []field) xargsOpts {
+	o := xargsOpts{ok: true}
+	withValue := wrappers()["xargs"].argShort
+	set := func(letter byte, f field) {
+		switch letter {
+		case 'a':
+			g := f
+			o.file = &g
+		case 'd':
+			o.delim, o.ok = xargsEscape(f.val), o.ok && !f.dyn
+		}
+	}
 	for i := 0; i < len(opts); i++ {
-		v := opts[i].val
+		f := opts[i]
+		v := f.val
 		switch {
 		case v == "--":
-			return nil
+			return o
 		case strings.HasPrefix(v, "--"):
 			name, val, eq := strings.Cut(v, "=")
-			if name == "--arg-file" || isAbbrev(name, "--arg-file") && len(name) > len("--a") {
-				if eq {
-					g := opts[i]
-					g.val = val
-					return &g
-				}
-				if i+1 < len(opts) {
-					return &opts[i+1]
-				}
+			var letter byte
+			switch {
+			case name == "--null" || isAbbrev(name, "--null"):
+				o.delim = "\x00"
+				continue
+			case name == "--arg-file" || isAbbrev(name, "--arg-file") && len(name) > len("--a"):
+				letter = 'a'
+			case name == "--delimiter" || isAbbrev(name, "--delimiter") && len(name) > len("--d"):
+				letter = 'd'
+			default:
+				continue
 			}
+			if !eq {
+				if i+1 >= len(opts) {
+					o.ok = o.ok && letter != 'd'
+					return o
+				}
+				i++
+				f, val = opts[i], opts[i].val
+			}
+			f.val = val
+			set(letter, f)
 		case len(v) > 1 && v[0] == '-':
 			for j := 1; j < len(v); j++ {
-				if strings.IndexByte(wrappers()["xargs"].argShort, v[j]) < 0 {
+				c := v[j]
+				if c == '0' {
+					o.delim = "\x00"
 					continue
 				}
-				if v[j] == 'a' {
-					if j+1 < len(v) {
-						g := opts[i]
-						g.val = v[j+1:]
-						return &g
-					}
-					if i+1 < len(opts) {
-						return &opts[i+1]
-					}
+				if strings.IndexByte(withValue, c) < 0 {
+					continue
 				}
-				if j+1 == len(v) {
-					i++ // the option's value is the next word
+				g := f
+				g.val = v[j+1:]
+				if g.val == "" && i+1 < len(opts) {
+					i++
+					g = opts[i]
 				}
+				set(c, g)
 				break
 			}
 		}
 	}
-	return nil
+	return o
 }
 
 // xargsAppend returns cmd with what xargs adds from in (see above).
@@ -101,10 +135,11 @@ func xargsAppend(cmd []field, opts []field, in stream) []field {
 // delimiter (-d), or at blanks and newlines with quotes and backslashes.
 // ok is false where the delimiter is only known at run time.
 func xargsWords(text string, opts []field) ([]string, bool) {
-	delim, ok := xargsDelimiter(opts)
-	if !ok {
+	xo := parseXargsOpts(opts)
+	if !xo.ok {
 		return nil, false
 	}
+	delim := xo.delim
 	if delim != "" {
 		var out []string
 		for _, w := range strings.Split(text, delim) {
@@ -148,58 +183,6 @@ func xargsWords(text string, opts []field) ([]string, bool) {
 		out = append(out, cur.String())
 	}
 	return out, true
-}
-
-// xargsDelimiter returns the input delimiter -0 or -d sets ("" for blanks).
-func xargsDelimiter(opts []field) (string, bool) {
-	delim := ""
-	for i := 0; i < len(opts); i++ {
-		f := opts[i]
-		v := f.val
-		switch {
-		case v == "--":
-			return delim, true
-		case v == "--null" || isAbbrev(v, "--null"):
-			delim = "\x00"
-		case strings.HasPrefix(v, "--delimiter") || strings.HasPrefix(v, "--d") && isAbbrev(strings.SplitN(v, "=", 2)[0], "--delimiter"):
-			_, val, eq := strings.Cut(v, "=")
-			if !eq {
-				if i+1 >= len(opts) {
-					return "", false
-				}
-				i++
-				f, val = opts[i], opts[i].val
-			}
-			if f.dyn {
-				return "", false
-			}
-			delim = xargsEscape(val)
-		case len(v) > 1 && v[0] == '-' && v[1] != '-':
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				if c == '0' {
-					delim = "\x00"
-					continue
-				}
-				if strings.IndexByte(wrappers()["xargs"].argShort, c) < 0 {
-					continue
-				}
-				val := v[j+1:]
-				if val == "" && i+1 < len(opts) {
-					i++
-					f, val = opts[i], opts[i].val
-				}
-				if c == 'd' {
-					if f.dyn {
-						return "", false
-					}
-					delim = xargsEscape(val)
-				}
-				break
-			}
-		}
-	}
-	return delim, true
 }
 
 // xargsEscape reads -d's argument: one character, or a C escape (\n, \t,
