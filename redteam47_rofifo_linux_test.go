@@ -43,7 +43,7 @@ import (
 // into a host process).
 // Found by red-team round 47 (high). Fixed: every FIFO and socket below a
 // host directory shown in a private area is masked with an empty read-only
-// file when the sandbox starts (sandbox/linux/scratch.go overlays.seal);
+// file when the sandbox starts (sandbox/linux/seal.go);
 // the write fails with EROFS (timeout bounds it should it ever wait).
 func TestRedteam47FIFOInReadOnlyTmpWorkdir(t *testing.T) {
 	wd, err := os.MkdirTemp("/tmp", "rt47a-wd-")

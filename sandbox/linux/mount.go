@@ -91,6 +91,7 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) ([
 		return nil, err
 	}
 	scratch := &overlays{layers: MemoryAreas + "/layers"}
+	var unsealed []string // shown directories seal could not mask whole
 	for _, op := range s.Mounts {
 		if op.Kind == opOverlay {
 			if err := scratch.mount(newRoot + op.Dst); err != nil {
@@ -101,8 +102,8 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) ([
 			continue
 		}
 		if op.Kind == opSeal {
-			if err := scratch.seal(newRoot + op.Dst); err != nil {
-				scratch.unsealed = append(scratch.unsealed, fmt.Sprintf("%s: %v", op.Dst, err))
+			if err := seal(newRoot + op.Dst); err != nil {
+				unsealed = append(unsealed, fmt.Sprintf("%s: %v", op.Dst, err))
 			}
 			continue
 		}
@@ -137,7 +138,13 @@ func buildRoot(s *initSpec, idmapFDs []int, prebuilt bool, watch *mountWatch) ([
 	if err := unix.Chdir("/"); err != nil {
 		return nil, stageErr("chdir", err)
 	}
-	return scratch.described(), nil
+	var layers []string
+	for _, l := range []string{scratch.layer(), unsealedLayer(unsealed)} {
+		if l != "" {
+			layers = append(layers, l)
+		}
+	}
+	return layers, nil
 }
 
 // prebuildRoot builds what no spec changes, while a warm init waits for its

@@ -309,7 +309,7 @@ func (b *planner) show(p string, mustBeDir bool) error {
 }
 
 // sealShown seals every host directory shown in a visible area
-// (overlays.seal): bound alone, a FIFO in it would carry what the command
+// (seal): bound alone, a FIFO in it would carry what the command
 // writes to the host program reading it. The seal comes right after the
 // directory's bind, before the deny masks below it: a FIFO's mask in a
 // directory masked later is hidden with it.

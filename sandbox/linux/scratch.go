@@ -5,7 +5,6 @@ package linux
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +21,10 @@ import (
 // tmpfs (see MemoryAreas), which the command never sees (each overlay
 // keeps its own reference to it once the scratch root is detached).
 type overlays struct {
-	layers   string
-	n        int
-	made     []string
-	failed   []string
-	unsealed []string // host directories shown with FIFOs perhaps left unmasked (see seal)
+	layers string
+	n      int
+	made   []string
+	failed []string
 }
 
 // mount lays a writable overlay over dst (a path in the new root): the
@@ -73,44 +71,6 @@ func (o *overlays) mount(dst string) error {
 	return nil
 }
 
-// sealLimit bounds the entries seal looks at in one shown directory.
-const sealLimit = 200000
-
-// errSealLimit stops seal's walk of a directory with too many entries.
-var errSealLimit = errors.New("more than 200000 entries to look through")
-
-// seal masks every FIFO and socket below dst (a path in the new root), a
-// host directory shown read-only in a private area, with an empty
-// read-only file. The read-only bind does not stop a write to one (the
-// kernel asks the mount only about regular files), and Landlock grants
-// writing below the private /tmp whole, the shown directory included: a
-// host program reading a FIFO there would get what the command wrote. A
-// FIFO the host makes there during the run is not masked (a read-only
-// overlay, which would give each its own pipe, also hides what the host
-// adds meanwhile). Found by red-team round 47.
-func (o *overlays) seal(dst string) error {
-	var special []string
-	n := 0
-	err := filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // out of the init's reach, and so of the command's
-		}
-		if n++; n > sealLimit {
-			return errSealLimit
-		}
-		if d.Type()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
-			special = append(special, p)
-		}
-		return nil
-	})
-	for _, p := range special {
-		if merr := applyOp(mountOp{Kind: opMaskFile, Dst: strings.TrimPrefix(p, newRoot)}, nil); merr != nil && err == nil {
-			err = fmt.Errorf("mask %s: %w", strings.TrimPrefix(p, newRoot), merr)
-		}
-	}
-	return err
-}
-
 // fail records that the overlay over dst (a sandbox path) could not be
 // made: the directory stays read-only, as the rest of the host, and
 // Landlock must treat it so too: no write rights, and the deny paths
@@ -142,17 +102,4 @@ func (o *overlays) layer() string {
 		return ""
 	}
 	return "scratch(" + strings.Join(parts, "; ") + ")"
-}
-
-// described describes the scratch directories (layer) and the host
-// directories shown unsealed, for ExecResult.Layers.
-func (o *overlays) described() []string {
-	var out []string
-	if l := o.layer(); l != "" {
-		out = append(out, l)
-	}
-	if len(o.unsealed) > 0 {
-		out = append(out, "shown(UNAVAILABLE FIFO masks: a host program's FIFO there may be written: "+strings.Join(o.unsealed, "; ")+")")
-	}
-	return out
 }
