@@ -55,6 +55,8 @@ type analyzer struct {
 	c          *Classifier
 	src        string             // source text of the script being walked
 	lang       syntax.LangVariant // how the shell running it reads text (see dialect.go)
+	noLocal    bool               // the shell running it fails local outside a function (bash, dash: see noTopLocal)
+	hooks      int                // > 0: walking code the shell runs later, perhaps in a function (see hookString)
 	vars       map[string]varVal
 	funcs      map[string][]funcDef      // defined functions: name → every body given it
 	funcBusy   []string                  // the functions being walked
@@ -112,7 +114,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(c *Classifier) *analyzer {
-	return &analyzer{c: c, res: Result{Decision: Allow}, start: time.Now(), lang: syntax.LangBash}
+	return &analyzer{c: c, res: Result{Decision: Allow}, start: time.Now(), lang: syntax.LangBash, noLocal: true}
 }
 
 // script parses text and walks it as a script run by a child shell whose

@@ -203,7 +203,7 @@ func Default() *Classifier { return defaultClassifier() }
 // Classify classifies a shell command line as bash reads it; ClassifyShell
 // reads it as a given shell does.
 func (c *Classifier) Classify(command string) Result {
-	return c.classifyAs(syntax.LangBash, posixOff, command)
+	return c.classifyAs(syntax.LangBash, true, posixOff, command)
 }
 
 // ClassifyShell judges command as the shell at path shell reads it when
@@ -218,7 +218,7 @@ func (c *Classifier) ClassifyShell(shell, command string) Result {
 		posix = posixOn // bash run as sh is in posix mode
 	}
 	for i, lang := range shellViews(shell) {
-		r := c.classifyAs(lang, posix, command)
+		r := c.classifyAs(lang, noTopLocal.has(shellName(shell)), posix, command)
 		if i == 0 || r.Decision > res.Decision {
 			res = r
 		}
@@ -226,12 +226,13 @@ func (c *Classifier) ClassifyShell(shell, command string) Result {
 	return res
 }
 
-// classifyAs is Classify with text read as lang reads it, in bash's posix
+// classifyAs is Classify with text read as lang reads it by a shell where
+// local outside a function fails where noLocal is set, in bash's posix
 // mode where posix is set.
-func (c *Classifier) classifyAs(lang syntax.LangVariant, posix posixMode, command string) (res Result) {
+func (c *Classifier) classifyAs(lang syntax.LangVariant, noLocal bool, posix posixMode, command string) (res Result) {
 	defer c.failClosed(&res)
 	a := newAnalyzer(c)
-	a.lang, a.posix = lang, posix
+	a.lang, a.noLocal, a.posix = lang, noLocal, posix
 	if len(command) > maxInput {
 		a.emit(&unit{kind: kParseError, info: "command longer than 1 MiB"})
 		return a.result()

@@ -31,37 +31,46 @@ var (
 // bashNames are the names bash runs under as itself.
 var bashNames = map[string]bool{"bash": true, "rbash": true}
 
-// viewCache holds shellViews' answers by program: resolving sh's links
-// takes system calls, and the answer does not change while agentbox runs.
-var viewCache sync.Map
+// noTopLocal are the shells where local outside a function fails,
+// assigning nothing; zsh, ksh and mksh make it a global there.
+var noTopLocal = newSet("bash", "rbash", "dash", "ash", "busybox")
 
-// shellViews returns how the shell prog (a path or a name looked up in
-// PATH, as written on the line) is judged to read a script. A name is
-// taken at its word, except sh, which is whatever it links to: dash on
-// Debian and Ubuntu, bash on Fedora and Arch, busybox on Alpine.
-func shellViews(prog string) []syntax.LangVariant {
+// shellCache holds shellName's answers by program: resolving sh's links
+// takes system calls, and the answer does not change while agentbox runs.
+var shellCache sync.Map
+
+// shellName returns the name of the shell prog (a path or a name looked
+// up in PATH, as written on the line) is. A name is taken at its word,
+// except sh, which is whatever it links to: dash on Debian and Ubuntu,
+// bash on Fedora and Arch, busybox on Alpine; "sh" where that is not
+// known.
+func shellName(prog string) string {
 	name := normName(prog)
 	if name != "sh" {
-		if bashNames[name] {
-			return bashView
-		}
-		return bothViews
+		return name
 	}
-	if v, ok := viewCache.Load(prog); ok {
-		return v.([]syntax.LangVariant)
+	if v, ok := shellCache.Load(prog); ok {
+		return v.(string)
 	}
-	views := bothViews
 	path := prog
 	if !strings.Contains(prog, "/") {
 		path, _ = exec.LookPath(prog)
 	}
 	if filepath.IsAbs(path) {
-		if real, err := filepath.EvalSymlinks(path); err == nil && bashNames[filepath.Base(real)] {
-			views = bashView
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			name = filepath.Base(real)
 		}
 	}
-	viewCache.Store(prog, views)
-	return views
+	shellCache.Store(prog, name)
+	return name
+}
+
+// shellViews returns how the shell prog reads a script.
+func shellViews(prog string) []syntax.LangVariant {
+	if bashNames[shellName(prog)] {
+		return bashView
+	}
+	return bothViews
 }
 
 var parserPools = map[syntax.LangVariant]*sync.Pool{}

@@ -128,6 +128,7 @@ func buildHandlers() {
 		"set":       (*analyzer).runSet,
 		"shift":     (*analyzer).runShift,
 		"hash":      (*analyzer).runHash,
+		"enable":    (*analyzer).runEnable,
 		"unalias":   (*analyzer).runUnalias,
 		"mapfile":   (*analyzer).runMapfile,
 		"readarray": (*analyzer).runMapfile,

@@ -18,7 +18,7 @@ func TestNamerefBoundLater(t *testing.T) {
 		{`declare -n r=$X; echo hi`, Allow},                 // control
 		{`declare -n r; r=D; r=build; rm -rf "$D"`, Sandboxed},
 		{`declare -n r; r=HOME; r=/; rm -rf ~/etc`, Forbidden},
-		{`local -n r; r=HOME; r=/; rm -rf ~/etc`, Forbidden},
+		{`f() { local -n r; r=HOME; r=/; rm -rf ~/etc; }; f`, Forbidden},
 		{`typeset -n r; r=HOME; r=/; rm -rf ~/etc`, Forbidden},
 		{`f() { local -n r; r=HOME; r=/; }; f; rm -rf ~/etc`, Forbidden},
 		{`declare -n r; r+=HOME; r=/; rm -rf ~/etc`, Forbidden},

@@ -16,14 +16,14 @@ func TestReadonlyKeepsValue(t *testing.T) {
 		want    Decision
 		exact   bool
 	}{
-		{`X=rm; X=ls; $X -la`, Allow, true},                            // control
-		{`readonly X=ls; $X -la`, Allow, true},                         // control
-		{`readonly -f f; f=rm; $f -rf /`, Forbidden, false},            // control: -f names functions
-		{"X=rm; readonly X\nX=ls\n$X -rf /", Forbidden, false},         // attack: allow
-		{"readonly X=rm\nX=ls\n$X -rf /", Forbidden, false},            // attack: allow
-		{"declare -r X=/\nX=x\nrm -rf \"$X\"", Forbidden, false},       // attack: sandboxed
-		{"local -r X=sudo 2>/dev/null\nX=ls\n$X id", Escalated, false}, // attack: allow
-		{"readonly X\nX=ls\n$X -la", Escalated, false},                 // attack: X keeps its value from the environment
+		{`X=rm; X=ls; $X -la`, Allow, true},                                         // control
+		{`readonly X=ls; $X -la`, Allow, true},                                      // control
+		{`readonly -f f; f=rm; $f -rf /`, Forbidden, false},                         // control: -f names functions
+		{"X=rm; readonly X\nX=ls\n$X -rf /", Forbidden, false},                      // attack: allow
+		{"readonly X=rm\nX=ls\n$X -rf /", Forbidden, false},                         // attack: allow
+		{"declare -r X=/\nX=x\nrm -rf \"$X\"", Forbidden, false},                    // attack: sandboxed
+		{"f() {\nlocal -r X=sudo 2>/dev/null\nX=ls\n$X id\n}; f", Escalated, false}, // attack: allow
+		{"readonly X\nX=ls\n$X -la", Escalated, false},                              // attack: X keeps its value from the environment
 	} {
 		got := c.Classify(tc.command)
 		if got.Decision < tc.want || tc.exact && got.Decision != tc.want {

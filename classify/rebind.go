@@ -230,3 +230,42 @@ func (a *analyzer) srcBetween(s, e int) string {
 	}
 	return a.src[s:e]
 }
+
+// enableHarmless are the builtins enable -n may turn off without changing
+// what the analysis follows: the programs of their names do the same.
+var enableHarmless = newSet("kill", "test", "[", "true", "false", "pwd", "help", "times")
+
+// runEnable follows enable. -f FILE loads a shared object into the shell,
+// whose code then runs; -n NAME turns a builtin off, so that NAME runs the
+// program of that name (declare, cd, read, printf -v … would then assign or
+// change nothing the analysis takes them to: X=~/.ssh; enable -n declare;
+// declare X=/tmp/x; rm -rf "$X" deletes ~/.ssh). Either is eval-exec, as
+// is a word only known at run time. Listing (-a, -p, -s, no names),
+// turning builtins back on and -n of a builtin whose program does the same
+// change nothing it follows.
+func (a *analyzer) runEnable(u *unit) (stream, bool) {
+	off, i := false, 0
+	for ; i < len(u.args); i++ {
+		f := u.args[i]
+		if f.dyn {
+			u.script = &stream{traits: trUnknown}
+			return stream{}, true
+		}
+		if f.val == "--" {
+			i++
+			break
+		}
+		if len(f.val) < 2 || f.val[0] != '-' {
+			break
+		}
+		if strings.ContainsRune(f.val, 'f') {
+			u.script = &stream{traits: trUnknown} // a shared object's code runs in the shell
+			return stream{}, true
+		}
+		off = off || strings.ContainsRune(f.val, 'n')
+	}
+	if off && slices.ContainsFunc(u.args[i:], func(f field) bool { return !enableHarmless.has(f.val) }) {
+		u.script = &stream{traits: trUnknown}
+	}
+	return stream{}, true
+}

@@ -33,12 +33,13 @@ const (
 func (a *analyzer) runShell(u *unit) (stream, bool) {
 	views := shellViews(u.prog)
 	posix := childPosix(u, a.posix)
-	out, ok := a.inDialect(views[0], posix, func() (stream, bool) { return a.runShellAs(u) })
+	noLocal := noTopLocal.has(shellName(u.prog))
+	out, ok := a.inDialect(views[0], noLocal, posix, func() (stream, bool) { return a.runShellAs(u) })
 	for _, v := range views[1:] {
 		// The other reading's units count; its state, like a child
 		// shell's, does not.
 		a.isolated(func() stream {
-			s, _ := a.inDialect(v, posix, func() (stream, bool) { return a.runShellAs(u) })
+			s, _ := a.inDialect(v, noLocal, posix, func() (stream, bool) { return a.runShellAs(u) })
 			return s
 		})
 	}
@@ -68,12 +69,13 @@ func childPosix(u *unit, parent posixMode) posixMode {
 	return mode
 }
 
-// inDialect walks what f walks with text read as lang reads it, in the
-// posix mode given.
-func (a *analyzer) inDialect(lang syntax.LangVariant, posix posixMode, f func() (stream, bool)) (stream, bool) {
-	savedLang, savedPosix := a.lang, a.posix
-	a.lang, a.posix = lang, posix
-	defer func() { a.lang, a.posix = savedLang, savedPosix }()
+// inDialect walks what f walks with text read as lang reads it by a shell
+// where local outside a function fails where noLocal is set, in the posix
+// mode given.
+func (a *analyzer) inDialect(lang syntax.LangVariant, noLocal bool, posix posixMode, f func() (stream, bool)) (stream, bool) {
+	savedLang, savedNoLocal, savedPosix := a.lang, a.noLocal, a.posix
+	a.lang, a.noLocal, a.posix = lang, noLocal, posix
+	defer func() { a.lang, a.noLocal, a.posix = savedLang, savedNoLocal, savedPosix }()
 	return f()
 }
 

@@ -200,6 +200,42 @@ func (a *analyzer) assign(e envVar) {
 // (declare -n r=HOME) is recorded: later assignments to it set the
 // variable it names.
 func (a *analyzer) decl(d *syntax.DeclClause) {
+	if d.Variant.Value == "local" && a.frame == nil {
+		// local outside a function fails in bash and dash ("can only
+		// be used in a function") after expanding its words, assigning
+		// nothing: X=~/.ssh; local X=/tmp/x; rm -rf "$X" deletes
+		// ~/.ssh. zsh and ksh make it a global, and a trap's code may
+		// run in a function: either, there.
+		if a.noLocal && a.hooks == 0 {
+			a.failedDecl(d)
+			return
+		}
+		a.maybe(func() stream { a.declAssign(d); return stream{} })
+		return
+	}
+	a.declAssign(d)
+}
+
+// failedDecl walks a declaration that fails: its words are expanded, with
+// what their substitutions do, and nothing is assigned.
+func (a *analyzer) failedDecl(d *syntax.DeclClause) {
+	var last *field
+	for _, as := range d.Args {
+		last = nil
+		a.walkNode(as.Index)
+		switch {
+		case as.Value != nil:
+			f := joinField(a.expandWord(as.Value))
+			last = &f
+		case as.Array != nil:
+			a.arrayValue("", as.Array, 0)
+		}
+	}
+	a.declLastWord(d, last)
+}
+
+// declAssign walks a declaration that runs.
+func (a *analyzer) declAssign(d *syntax.DeclClause) {
 	var env []envVar
 	words := declWords(d)
 	spec := readDeclOpts(d.Variant.Value, words)

@@ -529,9 +529,12 @@ func (a *analyzer) shellString(u *unit, f field) stream {
 
 // hookString classifies a string the shell itself runs later, any number of
 // times (trap, mapfile -C): what it changes is only known at run time from
-// here on.
+// here on. It may run in a function (a RETURN or DEBUG trap with set -T):
+// local there may assign.
 func (a *analyzer) hookString(u *unit, f field) {
+	a.hooks++
 	a.maybe(func() stream { return a.codeString(u, f, a.sameShell) })
+	a.hooks--
 }
 
 // codeString records f as the code u runs and walks it with run.
