@@ -97,9 +97,10 @@ type Permissions struct {
 }
 
 // FilesystemPermissions lists paths. Deny wins over Read and Write: a path
-// equal to or under a Deny entry is neither readable nor writable. An empty
-// Read list means "the default read policy" (everywhere but the built-in deny
-// set), not "nothing".
+// equal to or under a Deny entry is neither readable nor writable. No Read
+// list means "the default read policy" (everywhere but the built-in deny
+// set); a read list written empty is refused, as it would not mean
+// "nothing".
 type FilesystemPermissions struct {
 	Read  []PathRule
 	Write []PathRule

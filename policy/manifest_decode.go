@@ -574,6 +574,17 @@ func (d *decoder) homeDir() string {
 	return d.home
 }
 
+// shellExpansion reports whether s holds, anywhere, what a shell would
+// expand and a manifest does not: $NAME, ${…}, $(…) (/home/$USER/.ssh).
+func shellExpansion(s string) bool {
+	for i := 0; i < len(s)-1; i++ {
+		if c := s[i+1]; s[i] == '$' && (c == '{' || c == '(' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
 // path decodes one path entry.
 func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 	var s string
@@ -608,9 +619,9 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 			return PathRule{}, false
 		}
 	}
-	if strings.HasPrefix(s, "$") || strings.Contains(s, "${") {
+	if shellExpansion(s) {
 		if _, err := os.Lstat(p); err != nil {
-			d.errorf(n, "%s: %q names an environment variable, and manifests expand none (it would name a file of that very name, which does not exist): write ~/ for the home, or the path itself", where, s)
+			d.errorf(n, "%s: %q names an environment variable or a command's output ($NAME, ${…}, $(…)), and manifests expand none (it would name a file of that very name, which does not exist): write ~/ for the home, or the path itself", where, s)
 			return PathRule{}, false
 		}
 	}

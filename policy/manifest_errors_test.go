@@ -73,6 +73,20 @@ func TestManifestErrors(t *testing.T) {
 		{"case typo", "name: a\naudit: {Log_Level: full}\n",
 			[]wantErr{{2, 9, `(did you mean "log_level"?)`}}},
 
+		// An empty read list would read everywhere (red-team round 50).
+		{"read list empty", "name: a\npermissions:\n  filesystem:\n    read: []\n",
+			[]wantErr{{4, 11, `permissions.filesystem.read is empty, which would not mean "read nothing"`}}},
+		{"read list null", "name: a\npermissions:\n  filesystem:\n    read:\n    write: [/b]\n",
+			[]wantErr{{4, 10, `permissions.filesystem.read is empty`}}},
+
+		// Shell expansions anywhere in a path name no file (red-team round 50).
+		{"variable mid-path", "name: a\npermissions:\n  filesystem:\n    deny: [/nonexistent/$USER/.ssh]\n",
+			[]wantErr{{4, 12, `"/nonexistent/$USER/.ssh" names an environment variable or a command's output`}}},
+		{"command substitution", "name: a\npermissions:\n  filesystem:\n    deny: [\"/nonexistent/$(whoami)/.aws\"]\n",
+			[]wantErr{{4, 12, `names an environment variable or a command's output`}}},
+		{"braced variable", "name: a\npermissions:\n  filesystem:\n    read: [\"${HOME}/x\"]\n",
+			[]wantErr{{4, 12, `names an environment variable`}}},
+
 		// Writable paths in kernel filesystems.
 		{"writable /proc", "name: a\npermissions:\n  filesystem:\n    write: [./out, /proc/sys]\n",
 			[]wantErr{{4, 20, "permissions.filesystem.write: /proc/sys is inside /proc, a kernel filesystem, which cannot be writable"}}},

@@ -25,7 +25,7 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 	d.mapping(n, where, []field{
 		{"filesystem", func(v *yaml.Node, w string) {
 			d.mapping(v, w, []field{
-				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.paths(v, w) }},
+				{"read", func(v *yaml.Node, w string) { p.Filesystem.Read = d.readList(v, w) }},
 				{"write", func(v *yaml.Node, w string) { p.Filesystem.Write = d.writableRoots(v, w) }},
 				{"deny", func(v *yaml.Node, w string) { p.Filesystem.Deny = d.paths(v, w) }},
 				{"scratch", func(v *yaml.Node, w string) { p.Filesystem.Scratch = d.writablePaths(v, w) }},
@@ -47,6 +47,18 @@ func (d *decoder) permissions(n *yaml.Node, where string) {
 		}},
 		{"credentials", d.credentials},
 	})
+}
+
+// readList decodes the read list. A list written empty (read: [], or read:
+// with every item commented out) is refused: every other list written
+// empty grants nothing, but an empty read list would mean the default
+// policy, which reads everywhere but the denied paths.
+func (d *decoder) readList(n *yaml.Node, where string) []PathRule {
+	if isNull(n) || n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		d.errorf(n, "%s is empty, which would not mean \"read nothing\" but the default policy (read everywhere but the denied paths): list what the agent reads (the system's directories and the writable roots are always readable), or remove the key for the default", where)
+		return nil
+	}
+	return d.paths(n, where)
 }
 
 // writablePaths decodes the write list: paths, none in a kernel
