@@ -256,15 +256,15 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if exe := selfExecutable(); exe != "" && paths.WithinAny(exe, spec.Filesystem.Writable) {
 		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
 	}
-	// The vaults, passphrase files and manifests agentbox was handed, in
-	// any call and any process of this user (keptfiles): no sandbox reads
-	// the first or rewrites the last.
-	secrets, policies, err := keptfiles.Load()
+	// The vaults, passphrase files, manifests and audit logs agentbox was
+	// handed or wrote, in any call and any process of this user
+	// (keptfiles): no sandbox reads the first or rewrites the others.
+	secrets, readOnly, err := keptfiles.Load()
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	spec.Filesystem.DenyRead = append(spec.Filesystem.DenyRead, secrets...)
-	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, policies...)
+	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, readOnly...)
 	var before *beforeRun
 	if fsc.AutoProtectDangerousFiles {
 		repos, err := m.protectRepositories(spec, fsc, home)

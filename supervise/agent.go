@@ -313,6 +313,11 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 		if logPath, err := policy.ResolvePath(a.logPath); err == nil {
 			cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, auditLogFiles(logPath)...))
 		}
+		// And no other sandbox of this user appends a forged entry,
+		// chained as the log's own are, which this run would sign.
+		if err := keptfiles.Record(keptfiles.Log, a.logPath); err != nil {
+			opts.Logger.Warn("the audit log is kept from this run's agent only", "error", err)
+		}
 	} else {
 		a.logPath = ""
 	}

@@ -1,14 +1,17 @@
 // Package keptfiles remembers, for every agentbox process of one user, the
-// files agentbox was handed that no sandbox may touch: the vaults and
-// passphrase files named on its command lines (no sandbox may read them)
-// and the manifests it ran (no sandbox may rewrite them). Without the
-// record only the run that names such a file would keep it from its
-// agent: any other sandbox, another agent's run or a plain exec, would
-// read a project's passphrase file or rewrite another agent's manifest.
-// Found by red-team round 48.
+// files agentbox was handed or made that no sandbox may touch: the vaults
+// and passphrase files named on its command lines (no sandbox may read
+// them), the manifests it ran and the audit logs of those runs (no sandbox
+// may rewrite them). Without the record only the run that names such a
+// file would keep it from its agent: any other sandbox, another agent's
+// run or a plain exec, would read a project's passphrase file, rewrite
+// another agent's manifest (red-team round 48) or append a forged entry,
+// chained as the log's own are, to another agent's audit log while its
+// run has it open (round 50).
 //
 // The record is one file in the state directory (internal/staterecord),
-// one entry per line: "secret PATH" or "policy PATH", PATH quoted as in Go.
+// one entry per line: "secret PATH", "policy PATH" or "log PATH", PATH
+// quoted as in Go.
 package keptfiles
 
 import (
@@ -31,6 +34,8 @@ const (
 	Secret Kind = "secret"
 	// Policy files are written by no sandbox (manifests).
 	Policy Kind = "policy"
+	// Log files are written by no sandbox (the audit logs of runs).
+	Log Kind = "log"
 )
 
 // fileName is the record's name in the state directory.
@@ -78,15 +83,16 @@ func gone(line string) bool {
 func parse(line string) (Kind, string, bool) {
 	kind, quoted, ok := strings.Cut(line, " ")
 	p, err := strconv.Unquote(quoted)
-	if !ok || err != nil || !filepath.IsAbs(p) || (Kind(kind) != Secret && Kind(kind) != Policy) {
+	if !ok || err != nil || !filepath.IsAbs(p) || (Kind(kind) != Secret && Kind(kind) != Policy && Kind(kind) != Log) {
 		return "", "", false
 	}
 	return Kind(kind), filepath.Clean(p), true
 }
 
-// Load returns the recorded files of each kind: none without a state
-// directory or a record, an error where the record cannot be read.
-func Load() (secrets, policies []string, err error) {
+// Load returns the recorded files no sandbox may read (Secret) and those
+// none may write (Policy, Log): none without a state directory or a
+// record, an error where the record cannot be read.
+func Load() (secrets, readOnly []string, err error) {
 	lines, err := staterecord.Read(fileName)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the files to keep out of sandboxes: %w", err)
@@ -97,8 +103,8 @@ func Load() (secrets, policies []string, err error) {
 		case kind == Secret:
 			secrets = append(secrets, p)
 		default:
-			policies = append(policies, p)
+			readOnly = append(readOnly, p)
 		}
 	}
-	return secrets, policies, nil
+	return secrets, readOnly, nil
 }

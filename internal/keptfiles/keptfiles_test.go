@@ -22,6 +22,7 @@ func TestRecordLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	manifest := filepath.Join(dir, "m.yaml")
+	log := filepath.Join(dir, "agent.log")
 	if s, p, err := Load(); err != nil || s != nil || p != nil {
 		t.Fatalf("Load before any record = %q %q %v, want nothing", s, p, err)
 	}
@@ -32,6 +33,7 @@ func TestRecordLoad(t *testing.T) {
 		{Secret, []string{link}},           // recorded as the file it leads to
 		{Secret, []string{real, "", real}}, // nothing new
 		{Policy, []string{manifest}},       // missing: kept as named
+		{Log, []string{log}},
 	} {
 		if err := Record(step.kind, step.files...); err != nil {
 			t.Fatalf("Record(%s, %q): %v", step.kind, step.files, err)
@@ -52,8 +54,8 @@ func TestRecordLoad(t *testing.T) {
 	if want := []string{filepath.Join(realDir, "pass")}; !slices.Equal(s, want) {
 		t.Errorf("secrets %q, want %q", s, want)
 	}
-	if want := []string{manifest}; !slices.Equal(p, want) {
-		t.Errorf("policies %q, want %q", p, want)
+	if want := []string{manifest, log}; !slices.Equal(p, want) {
+		t.Errorf("read-only %q, want %q", p, want)
 	}
 	if fi, err := os.Stat(filepath.Join(state, fileName)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("record mode %v (%v), want 0600", fi.Mode(), err)
