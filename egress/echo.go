@@ -114,32 +114,26 @@ func (m *echoMask) maskInPlace(b []byte, where string) { m.maskAfter(b, 0, where
 // sandbox with its start unmasked.
 func (m *echoMask) maskAfter(b []byte, sent int, where string) {
 	for i, v := range m.values {
-		for from := 0; ; {
-			j := bytes.Index(b[from:], v)
-			if j < 0 {
-				break
-			}
-			j += from
-			for k := j; k < j+len(v); k++ {
+		newFormMatcher(v, false).each(b, func(j, end int) {
+			for k := j; k < end; k++ {
 				b[k] = '*'
 			}
-			from = j + len(v)
 			if j < sent {
 				m.hit(i, where+" (its start unmasked: the upstream paused within it)")
 			} else {
 				m.hit(i, where)
 			}
-		}
+		})
 	}
 }
 
 // maskString is s with every value masked.
 func (m *echoMask) maskString(s, where string) string {
-	if !slices.ContainsFunc(m.values, func(v []byte) bool { return strings.Contains(s, string(v)) }) {
-		return s
-	}
 	b := []byte(s)
 	m.maskInPlace(b, where)
+	if string(b) == s {
+		return s
+	}
 	return string(b)
 }
 
@@ -165,44 +159,22 @@ func (m *echoMask) header(h http.Header, where string) {
 // maskName is the header name k with every value masked, the value's
 // letters matched in either case.
 func (m *echoMask) maskName(k, where string) string {
-	lk := asciiLower([]byte(k))
 	var out []byte
 	for i, v := range m.values {
-		lv := asciiLower(v)
-		for from := 0; ; {
-			j := bytes.Index(lk[from:], lv)
-			if j < 0 {
-				break
-			}
-			j += from
+		newFormMatcher(v, true).each([]byte(k), func(j, end int) {
 			if out == nil {
 				out = []byte(k)
 			}
-			for n := j; n < j+len(lv); n++ {
+			for n := j; n < end; n++ {
 				out[n] = '*'
 			}
-			from = j + len(lv)
 			m.hit(i, where)
-		}
-		clear(lv)
+		})
 	}
 	if out == nil {
 		return k
 	}
 	return string(out)
-}
-
-// asciiLower is a copy of b with ASCII letters in lower case; unlike
-// bytes.ToLower it never changes the length.
-func asciiLower(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
 }
 
 // Buffers of maskReaders: a read's worth and room for a held tail.
@@ -222,7 +194,7 @@ var maskBufs = sync.Pool{New: func() any { return new([maskRead + maskSlack]byte
 func (m *echoMask) reader(r io.Reader, where string) *maskReader {
 	longest := 0
 	for _, v := range m.values {
-		longest = max(longest, len(v))
+		longest = max(longest, formSpan(len(v)))
 	}
 	mr := &maskReader{src: r, m: m, where: where, keep: max(0, longest-1), quiet: maskQuiet}
 	if longest <= maskSlack {
@@ -237,7 +209,8 @@ func (m *echoMask) reader(r io.Reader, where string) *maskReader {
 // maskReader masks the values of an echoMask in a stream.
 //
 // A value can arrive split across reads, so the reader holds back the
-// last keep bytes it has read (one fewer than the longest value has) until
+// last keep bytes it has read (one fewer than the longest form of a value
+// may have: formSpan) until
 // more arrive or the stream ends, then masks and releases them. How much
 // it holds never depends on what the bytes are: holding back only an end
 // that could begin a value told the sandbox, by when the echo of its own
