@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // resolvePath returns p with every symlink resolved. For a path that does not
@@ -187,7 +188,11 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 // itself a symlink is kept beside its target, named with its directories
 // resolved, so that a deny applies to both names and the plan can hold the
 // link (a path whose parent is a symlink is only reachable through the
-// target; see throughLinks for the links on the way).
+// target; see throughLinks for the links on the way). A link into /dev,
+// /proc or /sys from elsewhere (~/.bash_history -> /dev/null, a history
+// turned off) keeps only its own name: the deny would hide /dev/null from
+// every sandbox, and what the link names has no contents of the user's
+// (red-team round 50).
 func resolveAll(ps []string, keepLinks bool) []string { return new(resolver).all(ps, keepLinks) }
 
 // all is resolveAll with r's memo, shared by every list of one call.
@@ -202,8 +207,12 @@ func (r *resolver) all(ps []string, keepLinks bool) []string {
 	}
 	for _, p := range ps {
 		rp := r.resolve(p)
-		add(rp)
 		c := filepath.Clean(p)
+		if _, kernel := sandbox.KernelFilesystem(rp); !kernel || !keepLinks {
+			add(rp)
+		} else if _, named := sandbox.KernelFilesystem(c); named {
+			add(rp) // denied by its own name (/sys, /proc/kcore)
+		}
 		if !keepLinks || rp == c || hasDotDot(p) {
 			continue
 		}

@@ -214,8 +214,12 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		return nil, nil, nil, err
 	}
 	resolvedWritable := res.all(writable, false)
+	granted, err := grantedRoots()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if len(writable) > 0 || len(fsc.AllowRead) > 0 || o.dir != "" {
-		if err := m.checkPlantedLinks(fsc.AllowRead, writable, resolvedWritable, o.dir); err != nil {
+		if err := m.checkPlantedLinks(granted, fsc.AllowRead, writable, resolvedWritable, o.dir); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -281,6 +285,11 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))
 	}
 	spec.Filesystem.Home = home
+	// Where an earlier command may have left another name (a hard link)
+	// of a file denied now.
+	for _, g := range granted {
+		spec.Filesystem.Granted = append(spec.Filesystem.Granted, filepath.Clean(g.path))
+	}
 	if spec.Network != NetworkFiltered {
 		return spec, nil, before, nil
 	}
@@ -463,11 +472,7 @@ var visibleDirs = []string{"/tmp", "/dev/shm"}
 // a command could have planted (see plantArea), and records the call's
 // writable roots before its sandbox starts. A link inside a directory any
 // sandbox of this user was given to write may have been planted there.
-func (m *Manager) checkPlantedLinks(allowRead, writable, resolvedWritable []string, workdir string) error {
-	granted, err := grantedRoots()
-	if err != nil {
-		return err
-	}
+func (m *Manager) checkPlantedLinks(granted []grantedRoot, allowRead, writable, resolvedWritable []string, workdir string) error {
 	area := newPlantArea(resolvedWritable, granted)
 	if err := checkThroughLinks("Filesystem.AllowRead", allowRead, area); err != nil {
 		return err

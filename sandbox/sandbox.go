@@ -103,6 +103,11 @@ type Filesystem struct {
 	// unreadable or inside a writable root, are left as they are; DenyRead
 	// still applies inside them.
 	Scratch []string
+	// Granted are the directories a sandbox of this user was ever given to
+	// write (agentbox's record), where an earlier command may have left
+	// another name, a hard link, for a file DenyRead hides now: those
+	// names are hidden too.
+	Granted []string
 }
 
 // Limits are resource limits; zero means "no limit of this kind".

@@ -169,6 +169,9 @@ type planner struct {
 	resolvedDirs map[string]string
 	// err is the first way found that cannot be held (followLinks).
 	err error
+	// deniedLinked are the denied files mask found with other names, and
+	// deniedDirs the denied directories it found (see maskOtherNames).
+	deniedLinked, deniedDirs []string
 }
 
 func (b *planner) denied(p string) bool     { return paths.WithinAny(p, b.fs.DenyRead) }

@@ -148,6 +148,14 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 // with more than one name); names outside the writable roots are read-only
 // in the sandbox already.
 func (b *planner) otherNames(files []string) ([]string, error) {
+	return otherNamesIn(files, b.writable, "a command could write it through")
+}
+
+// otherNamesIn returns the other names in areas of files (each with more
+// than one name; risk says what one left would allow). It walks at most
+// maxLinkWalk entries; past them, or where a directory of the caller's
+// cannot be read, the sandbox is refused.
+func otherNamesIn(files, areas []string, risk string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
@@ -162,16 +170,16 @@ func (b *planner) otherNames(files []string) ([]string, error) {
 	seen := make(map[string]bool)
 	var others []string
 	budget := maxLinkWalk
-	for _, w := range b.writable {
-		err := walkLinked(w, &budget, nil, func(p string, st *unix.Stat_t) {
+	for _, a := range areas {
+		err := walkLinked(a, &budget, nil, func(p string, st *unix.Stat_t) {
 			if f, ok := want[key{st.Dev, st.Ino}]; ok && f != p && !seen[p] {
 				seen[p] = true
 				others = append(others, p)
 			}
 		}, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s has other names (hard links), which a command could write it through, and agentbox cannot find them all (%v): remove them (find %s -samefile %s)",
-				sandbox.ErrSetup, files[0], err, strings.Join(b.writable, " "), files[0])
+			return nil, fmt.Errorf("%w: %s has other names (hard links), which %s, and agentbox cannot find them all (%v): remove them (find %s -samefile %s)",
+				sandbox.ErrSetup, files[0], risk, err, strings.Join(areas, " "), files[0])
 		}
 	}
 	return others, nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"syscall"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
@@ -295,7 +296,7 @@ func (b *planner) maskDenied() error {
 			return err
 		}
 	}
-	return nil
+	return b.maskOtherNames()
 }
 
 // mask hides the deny path d (see maskDenied).
@@ -312,11 +313,15 @@ func (b *planner) mask(d string) error {
 	switch {
 	case err == nil && fi.IsDir():
 		b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
+		b.deniedDirs = append(b.deniedDirs, d)
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		// The caller denies the target too, which is masked; a symlink
 		// cannot be a mountpoint. protectNames held it in a writable root.
 	case err == nil:
 		b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
+			b.deniedLinked = append(b.deniedLinked, d)
+		}
 	case errors.Is(err, fs.ErrNotExist) && (onHost || inPrivateArea(d) || b.inScratch(d)):
 		// Inside a scratch directory the init makes it in the overlay's
 		// private layer, which also hides one the host makes later.
