@@ -50,7 +50,7 @@ type AlertKind struct {
 // AlertKinds are the events an alert can be raised on: an event of the same
 // type in the audit log, or a budget threshold crossed.
 var AlertKinds = []AlertKind{
-	{"filesystem_deny", "a filesystem access was denied"},
+	{"filesystem_deny", "the sandbox caught and undid a filesystem change (a planted agent configuration or repository renamed away, a protective mount detached); reads and writes the kernel refuses are not seen"},
 	{"network_deny", "the egress proxy refused a connection"},
 	{"tool_deny", "a tool call was denied"},
 	{"command_refused", "the classifier or the policy refused a command"},
