@@ -48,6 +48,10 @@ type varVal struct {
 	// Texts the line may have put in a run-time value, followed only by
 	// arithmetic (see maybevals.go).
 	maybe []string
+
+	// A run-time value that may be a name a listing printed (x=$(find ~),
+	// for f in $(find ~), find ~ | while read f): the listed directories.
+	tree *[]field
 }
 
 // analyzer walks one command line. It is used by a single goroutine.
@@ -239,6 +243,7 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 	for i, s := range stmts {
 		o := a.stmt(s, in)
 		out.traits |= o.traits
+		out.addTree(o)
 		pb.WriteString(o.possible)
 		if o.textKnown {
 			sb.WriteString(o.text)
@@ -255,6 +260,7 @@ func (a *analyzer) stmtList(stmts []*syntax.Stmt, in *stream) stream {
 				return out
 			})
 			out.traits |= r.traits
+			out.addTree(r)
 			sb.WriteString(r.text)
 			texts = false
 			a.cdOK = nil

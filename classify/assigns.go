@@ -133,7 +133,19 @@ func (a *analyzer) builtinAssigns(u *unit) {
 		}
 	}
 	a.builtinElems(elems, vals)
+	if readsLines.has(u.name) && u.in.tree != nil {
+		// find ~ | while read f: f is a name the listing printed.
+		for _, n := range append(names, "REPLY", "MAPFILE") {
+			if v, ok := a.vars[n]; ok && !v.known {
+				v.tree = u.in.tree
+				a.setVar(n, v)
+			}
+		}
+	}
 }
+
+// readsLines are the builtins that store the lines they read.
+var readsLines = newSet("read", "mapfile", "readarray")
 
 // builtinVals returns the values a builtin stores where the line knows
 // them or their possible values: read and mapfile from a known

@@ -302,7 +302,16 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	// Through a link the line made (ln -s ~/.bashrc x; echo … >> x)
 	// the text lands in the file the link names.
 	if runFile(target.val) || runFile(writeThrough(u.links, target.val)) {
+		if !out.textKnown && out.lines == "" && !a.funcCall(u) {
+			// printf '%s\n' "$X", cat notes.txt, … | awk 1: text only
+			// known at run time, as echo "$X" >> ~/.bashrc is. Found by
+			// red-team round 51.
+			a.unknownRunText(u, "writes text only known at run time to "+target.val+", which a shell runs later")
+		}
 		runTexts(out, a.script)
+	}
+	if t := writeThrough(u.links, target.val); pythonStartup(target.val) || pythonStartup(t) {
+		a.pythonStartupText(u, target.val, out)
 	}
 	// A git configuration runs the commands it sets when git next runs:
 	// judged as the whole file now reads, as far as the line knows it.
@@ -311,6 +320,52 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 			a.gitConfigText(u, strings.TrimPrefix(t, "\x00unknown"))
 		}
 	}
+}
+
+// pythonStartup reports whether p is a file Python runs at every start: a
+// .pth file in a site directory (its import lines run), usercustomize.py
+// or sitecustomize.py. Found by red-team round 51.
+func pythonStartup(p string) bool {
+	c := cleanTarget(p)
+	base := c[strings.LastIndexByte(c, '/')+1:]
+	if base == "usercustomize.py" || base == "sitecustomize.py" {
+		return true
+	}
+	return strings.HasSuffix(base, ".pth") && (strings.Contains(c, "/site-packages/") || strings.Contains(c, "/dist-packages/"))
+}
+
+// pythonStartupText judges code written to a Python start-up file as if it
+// ran (a .pth file runs its lines that begin with import): known text as
+// Python code, text only known at run time as eval-exec, unless what is
+// known of a .pth's text holds no import (echo "$PWD/src" > x.pth).
+func (a *analyzer) pythonStartupText(u *unit, target string, out stream) {
+	code := out.text
+	if strings.HasSuffix(target, ".pth") {
+		var imports []string
+		for l := range strings.Lines(out.text) {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "import") {
+				imports = append(imports, t)
+			}
+		}
+		code = strings.Join(imports, "\n")
+		if !out.textKnown && out.text != "" && code == "" {
+			return
+		}
+	}
+	if !out.textKnown && !a.funcCall(u) {
+		a.unknownRunText(u, "writes text only known at run time to "+target+", which Python runs at every start")
+		return
+	}
+	if code != "" {
+		a.codeText(u, "python3", code)
+	}
+}
+
+// funcCall reports whether u calls a function the line surely defined:
+// what its body prints, the call's redirections write (callBodies).
+func (a *analyzer) funcCall(u *unit) bool {
+	defs := a.funcs[u.name]
+	return len(defs) > 0 && defs[0].sure && !u.dynName && u.prog == u.name
 }
 
 // keywordAssigns moves, under set -k, the NAME=VALUE words after the

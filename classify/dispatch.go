@@ -135,6 +135,10 @@ func buildHandlers() {
 		"tmux":      (*analyzer).runTmux,
 		"hyperfine": (*analyzer).runHyperfine,
 		"compgen":   (*analyzer).runCompgen,
+		"sqlite3":   (*analyzer).runSqlite,
+		"sqlite":    (*analyzer).runSqlite,
+		"pdb":       (*analyzer).runPdb,
+		"pdb3":      (*analyzer).runPdb,
 	}
 	for _, n := range shellNames.words {
 		handlers[n] = (*analyzer).runShell

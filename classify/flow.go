@@ -163,6 +163,7 @@ func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal)
 	item, runtime := len(wi.Items) > 0, len(wi.Items) == 0
 	var words []loopWord
 	var maybe []string
+	var listed stream // the listings run-time words may come from (for f in $(find ~))
 	seen := map[string]bool{}
 	for _, w := range wi.Items {
 		for _, f := range a.expandWord(w) {
@@ -173,6 +174,7 @@ func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal)
 				// What the line may have put there (for v in
 				// "${BASH_REMATCH[@]}"), for arithmetic.
 				maybe = append(maybe, a.fieldTexts(f)...)
+				listed.addTree(f.src)
 			}
 			if f.dyn && f.hasAlt && !f.ifs {
 				// ${X:-w}, ${!prefix@}: the possible value is a word too.
@@ -198,9 +200,9 @@ func (a *analyzer) loopValues(wi *syntax.WordIter, walks int) (varVal, []varVal)
 	for i, w := range words {
 		texts[i] = w.v.val
 	}
-	all := varVal{item: item, maybe: joinMaybe(varVal{maybe: append(texts, maybe...)})}
+	all := varVal{item: item, maybe: joinMaybe(varVal{maybe: append(texts, maybe...)}), tree: listed.tree}
 	if runtime {
-		rt := varVal{item: item, maybe: joinMaybe(varVal{maybe: maybe})}
+		rt := varVal{item: item, maybe: joinMaybe(varVal{maybe: maybe}), tree: listed.tree}
 		if cut {
 			rt.maybe = all.maybe
 		}

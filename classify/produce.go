@@ -17,11 +17,42 @@ var (
 		"zcat", "bzcat", "xzcat", "unxz", "gzip", "bzip2", "xz", "zstd", "unzstd", "brotli", "lzma", "unlzma",
 		"openssl", "certutil", "iconv", "recode", "rot13", "caesar")
 	passThrough = newSet("cat", "tee", "pv", "buffer", "mbuffer", "dd")
+	// silent print nothing: true > FILE empties FILE.
+	silent = newSet(":", "true", "false")
 )
 
 // produce computes what a command writes to standard output, given what it
-// reads: downloads, decodings, history, or the exact text of echo/printf.
+// reads: downloads, decodings, history, the exact text of echo/printf, or
+// the names a listing prints (find ~, du -a ~), which a filter of its lines
+// passes on (find ~ | grep x | xargs cat: found by red-team round 51).
 func (a *analyzer) produce(u *unit) stream {
+	out := a.produceOut(u)
+	switch {
+	case out.tree != nil:
+	case listers.has(u.name):
+		var tree []field
+		for _, r := range u.operands() {
+			tree = append(tree, resolveIn(u.cwd, r))
+		}
+		if len(tree) == 0 {
+			tree = append(tree, resolveIn(u.cwd, field{val: "."}))
+		}
+		out.tree = &tree
+	case u.in.tree != nil && nameFilters.has(u.name):
+		out.tree = u.in.tree
+	}
+	return out
+}
+
+// listers print the names of the files below their operands.
+var listers = newSet("du", "tree", "fd", "fdfind")
+
+// nameFilters print some of the lines they read, or parts of them.
+var nameFilters = newSet("head", "tail", "sort", "uniq", "tac", "shuf", "grep", "egrep", "fgrep", "rg", "sed", "cut",
+	"awk", "gawk", "mawk", "nawk", "tr", "column", "nl", "paste", "cat", "tee", "realpath", "readlink", "xargs")
+
+// produceOut is produce but for the names of listings.
+func (a *analyzer) produceOut(u *unit) stream {
 	in := u.in
 	switch {
 	case u.name == "echo":
@@ -33,6 +64,8 @@ func (a *analyzer) produce(u *unit) stream {
 		return stream{traits: trUnknown}
 	case u.name == "cd" && !slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-" || f.dyn }):
 		return literal("") // $(cd; pwd): cd prints nothing (cd - prints where it went)
+	case silent.has(u.name):
+		return literal("") // : > ~/.bashrc empties it
 	case (u.name == "realpath" || u.name == "readlink" && u.hasFlag("fem")) && len(u.operands()) == 1:
 		// $(realpath ~), $(readlink -f .): the path, as the analysis knows it.
 		if op := u.operands()[0]; !op.dyn {

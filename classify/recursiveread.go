@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -115,7 +116,9 @@ var (
 var recursiveReaders = map[string]recursiveReader{
 	"grep": grepLike, "egrep": grepLike, "fgrep": grepLike, "ugrep": grepLike,
 	"rg": searcher, "ag": searcher, "ack": searcher,
-	"tar": tarLike, "bsdtar": tarLike,
+	"tar": tarLike, "bsdtar": tarLike, "ptar": tarLike,
+	// rgrep is grep -r (found by red-team round 51).
+	"rgrep": {always: true, pattern: true, values: grepLike.values, longValues: grepValues},
 	"cp": {short: "rRa", long: []string{"--recursive", "--archive"}, dest: true, values: "tS",
 		longValues: []string{"--target-directory", "--suffix"}},
 	"rsync": {short: "ra", long: []string{"--recursive", "--archive"}, dest: true, values: "ef", longValues: []string{"--rsh"}},
@@ -147,6 +150,9 @@ func tarCreates(u *unit) bool {
 // store (~/.config), relative operands resolved against the working
 // directory; or find -exec running a reader below such a directory.
 func readsStoreTree(u *unit) bool {
+	if !findNonReaders.has(u.name) && (slices.ContainsFunc(u.args, listedStores) || namesIn(u) && listsStores(u.in)) {
+		return true // cat $(find ~ -type f); find ~ | tar -cf x.tar -T -
+	}
 	if len(u.findRoots) > 0 || u.viaXargs && u.argsIn.tree != nil {
 		return !findNonReaders.has(u.name) && (treeAbove(u.cwd, u.findRoots) || u.viaXargs && u.argsIn.tree != nil && treeAbove("", *u.argsIn.tree))
 	}
@@ -175,6 +181,36 @@ func readsStoreTree(u *unit) bool {
 		return false
 	}
 	return spec.readsStore(u, 0)
+}
+
+// listedStores reports whether f holds names a listing of a directory above
+// a credential store printed: cat $(find ~ -type f) reads every file of
+// the home. Found by red-team round 51.
+func listedStores(f field) bool { return f.dyn && listsStores(f.src) }
+
+// listsStores reports whether s is, or may hold, the names a listing of a
+// directory above a credential store printed (find ~, du -a ~).
+func listsStores(s stream) bool { return s.tree != nil && treeAbove("", *s.tree) }
+
+// namesIn reports whether u reads the names of the files it reads from
+// its standard input: tar -T -, zip -@, cpio -o, rsync --files-from=-.
+func namesIn(u *unit) bool {
+	switch u.name {
+	case "tar", "bsdtar", "ptar":
+		for i, f := range u.args {
+			if v, ok := strings.CutPrefix(f.val, "--files-from="); ok && stdinName(v) ||
+				(f.val == "-T" || f.val == "--files-from") && i+1 < len(u.args) && stdinName(u.args[i+1].val) || f.val == "-T-" {
+				return true
+			}
+		}
+	case "zip":
+		return u.hasExactFlag("@", "--names-stdin")
+	case "cpio":
+		return u.hasFlag("o", "--create")
+	case "rsync":
+		return slices.ContainsFunc(u.args, func(f field) bool { return f.val == "--files-from=-" || f.val == "--files-from=/dev/stdin" })
+	}
+	return false
 }
 
 // treeAbove reports whether one of the roots of a find (relative to dir)

@@ -1,5 +1,7 @@
 package classify
 
+import "slices"
+
 // traits say what kind of data a command writes to its standard output, or
 // what a substitution produces. They travel down pipelines so that a shell at
 // the end of `curl … | tee log | sh` knows its script came from the network.
@@ -35,8 +37,22 @@ type stream struct {
 // merge adds the traits of o to s; the text is kept only when both agree on it.
 func (s *stream) merge(o stream) {
 	s.traits |= o.traits
+	s.addTree(o)
 	if o.textKnown && !s.textKnown && s.traits&^trFile == o.traits&^trFile {
 		s.text, s.textKnown, s.exact = o.text, true, o.exact
+	}
+}
+
+// addTree adds the listed directories of o to s's: names from either
+// listing may be in s (cat $(find ~ -type f)).
+func (s *stream) addTree(o stream) {
+	switch {
+	case o.tree == nil || s.tree == o.tree:
+	case s.tree == nil:
+		s.tree = o.tree
+	default:
+		t := slices.Concat(*s.tree, *o.tree)
+		s.tree = &t
 	}
 }
 

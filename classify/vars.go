@@ -186,6 +186,7 @@ func (a *analyzer) assign(e envVar) {
 		// i=$(printf "$F" 'x[…]'), i=$v with v a maybe value: arithmetic
 		// follows what it may hold.
 		v.maybe = joinMaybe(varVal{maybe: a.fieldTexts(e.val)})
+		v.tree = e.val.src.tree // x=$(find ~)
 	}
 	a.setVar(e.name, v)
 	if e.name == "GLOBIGNORE" && (e.val.dyn || e.val.val != "") {

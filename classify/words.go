@@ -435,6 +435,9 @@ func (a *analyzer) reassigned(name string) bool {
 // whether it did.
 func (a *analyzer) addVar(b *fieldBuilder, name, src string, quoted bool) bool {
 	v, ok := a.vars[name]
+	if ok && v.tree != nil {
+		b.cur.src.addTree(stream{tree: v.tree}) // cat "$f", f a name find ~ printed
+	}
 	switch {
 	case ok && v.hasDflt:
 		b.addDefaulted(src, v.dflt)

@@ -34,11 +34,12 @@ type wrapSpec struct {
 	progLong    []string // long forms of them, in the same order
 	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD), or those of the progLong program (capsh --shell=/bin/rm -- -rf /); without --, nothing runs
 	flagLong    []string // long options without a value whose name begins another's (start-stop-daemon --start, --startas)
+	octalArgs   bool     // \NNN in the command's words is decoded first (fstab-decode rm -rf /\150ome)
 }
 
 // wrappers maps program names to their specs.
 var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
-	return map[string]*wrapSpec{
+	m := map[string]*wrapSpec{
 		"env":              {argShort: "uCP", argLong: []string{"--unset", "--chdir"}, splitShort: "S", splitLong: []string{"--split-string"}, assigns: true, transparent: true, chdirShort: "C", chdirLong: []string{"--chdir"}},
 		"command":          {noExecShort: "vV", transparent: true},
 		"builtin":          {transparent: true},
@@ -92,18 +93,27 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"cpulimit":         {argShort: "lpe", argLong: []string{"--limit", "--pid", "--exe"}, noExecShort: "pe", transparent: true},
 		"numactl":          {argShort: "CNmplPiw", argLong: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--weighted-interleave"}, transparent: true},
 		"prlimit":          {argShort: "p", argLong: []string{"--pid", "--output"}, noExecShort: "p", noExecLong: []string{"--pid"}, transparent: true},
-		"faketime":         {argShort: "f", positional: 1, transparent: true},
-		"eatmydata":        {transparent: true},
-		"nocache":          {argShort: "n", transparent: true},
-		"mpirun":           {argShort: "nNHc", argLong: []string{"--host", "--hostfile", "--map-by", "--bind-to"}, transparent: true},
-		"mpiexec":          {argShort: "nNHc", argLong: []string{"--host", "--hostfile", "--map-by", "--bind-to"}, transparent: true},
-		"srun":             {argShort: "nNcpJtwAoeDmCG", argLong: []string{"--ntasks", "--nodes", "--cpus-per-task", "--partition", "--job-name", "--time", "--account", "--output", "--error", "--chdir", "--mem", "--gres"}, chdirShort: "D", chdirLong: []string{"--chdir"}, transparent: true},
-		"dtach":            {argShort: "nAcaEerz", positional: 0, transparent: true},
-		"entr":             {cmdShort: "s", transparent: true},
-		"screen":           {argShort: "SpcTtelhsXrRx", transparent: true},
-		"npx":              {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
-		"bunx":             {argLong: []string{"--package"}},
-		"capsh":            {ddShell: true, progLong: []string{"--shell"}},
+		// Found by red-team round 51: these run the command after them too.
+		"setarch":      {positional: 1, noExecLong: []string{"--list"}, emptyShell: true, transparent: true},
+		"choom":        {argShort: "np", argLong: []string{"--adjust", "--pid"}, noExecShort: "p", noExecLong: []string{"--pid"}, transparent: true},
+		"logsave":      {positional: 1, transparent: true},
+		"fstab-decode": {octalArgs: true, transparent: true},
+		"ssh-agent":    {argShort: "aEOPt", transparent: true},
+		"memusage":     {argShort: "npdbxy", argLong: []string{"--progname", "--png", "--data", "--buffer", "--title", "--x-size", "--y-size"}, transparent: true},
+		"sotruss":      {argShort: "FTo", argLong: []string{"--from", "--to", "--output"}, transparent: true},
+		"msgexec":      {argShort: "iD", argLong: []string{"--input", "--directory"}, transparent: true},
+		"faketime":     {argShort: "f", positional: 1, transparent: true},
+		"eatmydata":    {transparent: true},
+		"nocache":      {argShort: "n", transparent: true},
+		"mpirun":       {argShort: "nNHc", argLong: []string{"--host", "--hostfile", "--map-by", "--bind-to"}, transparent: true},
+		"mpiexec":      {argShort: "nNHc", argLong: []string{"--host", "--hostfile", "--map-by", "--bind-to"}, transparent: true},
+		"srun":         {argShort: "nNcpJtwAoeDmCG", argLong: []string{"--ntasks", "--nodes", "--cpus-per-task", "--partition", "--job-name", "--time", "--account", "--output", "--error", "--chdir", "--mem", "--gres"}, chdirShort: "D", chdirLong: []string{"--chdir"}, transparent: true},
+		"dtach":        {argShort: "nAcaEerz", positional: 0, transparent: true},
+		"entr":         {cmdShort: "s", transparent: true},
+		"screen":       {argShort: "SpcTtelhsXrRx", transparent: true},
+		"npx":          {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
+		"bunx":         {argLong: []string{"--package"}},
+		"capsh":        {ddShell: true, progLong: []string{"--shell"}},
 		"bwrap": {argLong: []string{"--args", "--argv0", "--userns", "--userns2", "--pidns", "--remount-ro", "--tmpfs", "--dir", "--proc", "--dev",
 			"--mqueue", "--chdir", "--unsetenv", "--lock-file", "--sync-fd", "--uid", "--gid", "--hostname", "--seccomp", "--add-seccomp-fd",
 			"--info-fd", "--json-status-fd", "--block-fd", "--userns-block-fd", "--exec-label", "--file-label", "--cap-add", "--cap-drop",
@@ -119,6 +129,11 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 			flagLong: []string{"--start"}},
 		"pnpx": {argLong: []string{"--package"}},
 	}
+	// setarch's other names, the architecture given by the name.
+	for _, n := range []string{"linux32", "linux64", "i386", "x86_64", "uname26"} {
+		m[n] = &wrapSpec{emptyShell: true, transparent: true}
+	}
+	return m
 })
 
 // subWrappers are "program subcommand" pairs that run the rest of the line
@@ -361,6 +376,11 @@ func contains(list []string, v string) bool {
 // wrapper itself should still be judged.
 func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field) (stream, bool) {
 	cmd, shell, noExec, cwd := spec.unwrap(args)
+	if spec.octalArgs {
+		for i := range cmd {
+			cmd[i].dyn = cmd[i].dyn || strings.Contains(cmd[i].val, `\`)
+		}
+	}
 	if noExec {
 		if name == "command" && len(cmd) > 0 && !cmd[len(cmd)-1].dyn {
 			return literal(cmd[len(cmd)-1].val + "\n"), true // $(command -v rm)
