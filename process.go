@@ -49,8 +49,9 @@ type Process struct {
 // sandbox could not be built. cmd itself is not started: it is the
 // description. A nil cmd.Env becomes the allow-listed part of the caller's
 // environment. ctx, and WithTimeout, kill the whole process tree when they
-// end. Wait must be called, unless Manager.Cleanup or Close ended the
-// program: they release it as Wait does.
+// end; a cmd made by exec.CommandContext is refused (its context is not
+// Start's to see). Wait must be called, unless Manager.Cleanup or Close
+// ended the program: they release it as Wait does.
 func (m *Manager) Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Process, error) {
 	if cmd == nil || cmd.Path == "" {
 		return nil, ErrNilCommand
@@ -98,6 +99,12 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	}
 	if err := refuseExtraFiles("Start", cmd); err != nil {
 		return nil, err
+	}
+	if cmd.Cancel != nil {
+		// exec.CommandContext's context is os/exec's to watch, in
+		// cmd.Start, which Start does not call: it would bound nothing.
+		// Found by red-team round 51.
+		return nil, configErr("Start", "cmd was made by exec.CommandContext, whose context Start cannot watch; make it with exec.Command and pass the context to Start")
 	}
 	dir := cmd.Dir
 	if dir == "" {

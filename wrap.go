@@ -25,7 +25,8 @@ import (
 // program (status 125). cmd.SysProcAttr must be nil, or set no more than
 // Setpgid and Pdeathsig: the sandbox makes the process attributes; and
 // cmd.ExtraFiles empty: no descriptor but the standard streams reaches
-// the program. The sandbox is ended by its own init, asked over its
+// the program. The context of exec.CommandContext ends the whole tree too
+// (its cmd.Cancel is replaced). The sandbox is ended by its own init, asked over its
 // control socket: cmd.Process stays the caller's alone.
 //
 // A pipe, FIFO or regular file as cmd.Stdin reaches the program through a
@@ -128,6 +129,22 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err != nil {
 		egr.close()
 		return nil, wrapSandboxErr(err)
+	}
+	if cancel := cmd.Cancel; cancel != nil {
+		// exec.CommandContext's Cancel kills cmd.Process, the sandbox's
+		// init, which may die before it has ended the tree (the reduced
+		// tier has no pid namespace to end it with): the tree is ended
+		// first, as ctx ends it; the caller's Cancel runs if that
+		// fails. Found by red-team round 51.
+		cmd.Cancel = func() error {
+			if err := h.Kill(); err == nil {
+				if w, ok := h.(exitAwaiter); ok {
+					w.AwaitExit(5 * time.Second)
+				}
+				return nil
+			}
+			return cancel()
+		}
 	}
 	var shared sharedFiles
 	for _, s := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {

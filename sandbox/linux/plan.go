@@ -42,6 +42,11 @@ type plan struct {
 	// names, and placeholders for the missing ones): the command can
 	// neither create nor replace any of them.
 	fixed []string
+	// writable are the writable roots kept (deny wins), without the
+	// scratch directories, which the reduced tier cannot overlay; denyRead
+	// every deny path, the other names of denied files included (see
+	// maskOtherNames). The reduced tier builds its Landlock rules from them.
+	writable, denyRead []string
 }
 
 type idmapMount struct {
@@ -125,6 +130,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	// Links are held last, once every mount they lie in is in place.
 	pl.init.Mounts = append(b.ops, b.holdLinks...)
 	pl.fixed = b.fixedNames(pl.init.Mounts)
+	pl.writable, pl.denyRead = b.writable, b.fs.DenyRead
 	b.markWatched(pl.init.Mounts)
 	b.landlock()
 	pl.setRest(spec)

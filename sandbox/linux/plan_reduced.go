@@ -23,7 +23,7 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	if err := pl.build(spec, false); err != nil {
 		return nil, err
 	}
-	unenforced := unenforcedInWritable(pl.init.Mounts, pl.init.Landlock.WriteRoots)
+	unenforced := unenforcedInWritable(pl.init.Mounts, pl.writable)
 	mounts := pl.init.Mounts
 	pl.init.Mounts = nil
 	tmp, tmpDegraded, err := makeReducedTmp(reducedTmpParents(), spec.Limits.MemoryBytes > 0)
@@ -34,21 +34,19 @@ func buildReducedPlan(spec *sandbox.Spec, reason string) (*plan, error) {
 	pl.init.PrivateTmp = tmp
 	ll := &pl.init.Landlock
 	// The writable roots the plan kept (deny wins), and the private
-	// temporary directory in place of /tmp and /dev/shm.
-	var write []string
-	for _, w := range ll.WriteRoots {
-		if w != "/tmp" && w != "/dev/shm" {
-			write = append(write, w)
-		}
-	}
+	// temporary directory in place of /tmp and /dev/shm. Not the scratch
+	// directories: without an overlay a write there would reach the host
+	// (they stay read-only; red-team round 51).
+	write := slices.Clone(pl.writable)
 	hidden, shown := hostPrivateAreas(mounts, write)
 	ll.WriteRoots = append(write, tmp)
 	ll.Hidden = hidden
 	ll.ReadRoots = append(slices.Clip(ll.ReadRoots), shown...)
 	// No mount masks: Landlock carves out every deny path it can (not those
-	// inside writable roots, which it grants whole).
+	// inside writable roots, which it grants whole), the other names of
+	// denied files the plan found among them (red-team round 51).
 	ll.DenyRead = nil
-	for _, d := range spec.Filesystem.DenyRead {
+	for _, d := range pl.denyRead {
 		inWrite := false
 		for _, w := range write {
 			inWrite = inWrite || paths.Within(d, w)
