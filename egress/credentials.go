@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/textproto"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentbox-dev/agentbox/internal/credheaders"
@@ -167,6 +168,11 @@ type credential struct {
 	hosts  patternIndex
 	bound  string // the host patterns, for reasons
 	header string // canonical header name; "" for any
+	// injected is set once the value went into a request: from then on
+	// every response from a host it is bound to is masked for it, on
+	// any connection (one that stores a request's headers may show them
+	// on another: red-team round 52).
+	injected atomic.Bool
 }
 
 // binds reports whether the credential may go to t.

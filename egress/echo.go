@@ -88,6 +88,9 @@ func (m *echoMask) add(c *credential, v []byte) {
 
 func (m *echoMask) active() bool { return m != nil && len(m.values) > 0 }
 
+// has reports whether the mask holds a value of c.
+func (m *echoMask) has(c *credential) bool { return slices.Contains(m.owners, c) }
+
 // wipe clears the remembered values.
 func (m *echoMask) wipe() {
 	for _, v := range m.values {
@@ -107,14 +110,21 @@ func (m *echoMask) hit(i int, where string) {
 }
 
 // maskInPlace masks every value in b and reports each as found in where.
-func (m *echoMask) maskInPlace(b []byte, where string) { m.maskAfter(b, 0, where) }
+func (m *echoMask) maskInPlace(b []byte, where string) { m.maskAfter(b, 0, 0, where) }
 
 // maskAfter masks every value in b as maskInPlace does, b[:sent] having
 // gone out already: a value that begins there is reported as reaching the
-// sandbox with its start unmasked.
-func (m *echoMask) maskAfter(b []byte, sent int, where string) {
+// sandbox with its start unmasked. The last hold bytes of b are held back
+// for more to come: a value found ending at b's end in a byte that begins
+// an escape (&, \, %) is left to be found again with what follows, which
+// may be the rest of a longer form of it (&amp;): masked now, that rest
+// would come through and tell its last byte (red-team round 52).
+func (m *echoMask) maskAfter(b []byte, sent, hold int, where string) {
 	for i, v := range m.values {
 		newFormMatcher(v, false).each(b, func(j, end int) {
+			if hold > 0 && end == len(b) && j >= len(b)-hold && escapeStart(b[end-1]) {
+				return
+			}
 			for k := j; k < end; k++ {
 				b[k] = '*'
 			}
@@ -126,6 +136,10 @@ func (m *echoMask) maskAfter(b []byte, sent int, where string) {
 		})
 	}
 }
+
+// escapeStart reports whether c begins an escape a longer form may
+// continue.
+func escapeStart(c byte) bool { return c == '&' || c == '\\' || c == '%' }
 
 // maskString is s with every value masked.
 func (m *echoMask) maskString(s, where string) string {
@@ -300,6 +314,9 @@ func (mr *maskReader) fill() {
 		case res = <-mr.pending:
 			mr.timer.Stop()
 		case <-mr.timer.C:
+			// What was held is released as it is, but for a value
+			// left for more to come (maskAfter).
+			mr.m.maskAfter(mr.buf[mr.ready:mr.w], 0, 0, mr.where)
 			mr.ready = mr.w
 			return
 		}
@@ -315,7 +332,11 @@ func (mr *maskReader) got(n int, err error) {
 	lo := max(0, mr.w-mr.keep)
 	mr.w += n
 	mr.err = err
-	mr.m.maskAfter(mr.buf[lo:mr.w], max(0, mr.r-lo), mr.where)
+	hold := mr.keep
+	if err != nil {
+		hold = 0
+	}
+	mr.m.maskAfter(mr.buf[lo:mr.w], max(0, mr.r-lo), hold, mr.where)
 	mr.ready = max(mr.ready, mr.w-mr.keep)
 	if err != nil {
 		mr.ready = mr.w

@@ -39,6 +39,26 @@ func TestFormMatcher(t *testing.T) {
 			t.Errorf("%q (fold %v): %q, want %q", tt.text, tt.fold, b, tt.want)
 		}
 	}
+	// Round 52: + for a space, JSON's short escapes, code points.
+	for _, tt := range []struct {
+		v, text string
+		want    int // bytes matched
+	}{
+		{"a b", "x=a+b&", 3},
+		{"a\tb", `"a\tb"`, 4},
+		{"Grüße", `Gr\u00fc\u00dfe`, 15},
+		{"Grüße", `Gr&#252;&#xDF;e`, 15},
+		{"Grüße", `Gr%C3%BC%c3%9fe`, 15},
+		{"x😀", `x\ud83d\ude00`, 13},
+		{"x😀", `x&#128512;`, 10},
+		{"x😀", `x\ud83d`, 0}, // half a pair
+	} {
+		n := 0
+		newFormMatcher([]byte(tt.v), false).each([]byte(tt.text), func(i, j int) { n = j - i })
+		if n != tt.want {
+			t.Errorf("value %q in %q: %d bytes matched, want %d", tt.v, tt.text, n, tt.want)
+		}
+	}
 	// A value of escape characters: every reading is followed.
 	for _, text := range []string{`%%\&`, `%25%\\&amp;`, `\u0025\x25%5c&#38;`} {
 		b := []byte(text)

@@ -442,6 +442,7 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 // as stored when that differs (blanks at its ends), should an upstream
 // repeat it as the proxy wrote it.
 func (hb *headBuilder) remember(c *credential, sent []byte) {
+	c.injected.Store(true)
 	hb.mask.add(c, sent)
 	if s, ok := hb.secrets[c]; ok && len(s.Bytes()) != len(sent) {
 		hb.mask.add(c, s.Bytes())

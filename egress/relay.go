@@ -105,6 +105,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
 	mask := &r.sent
+	r.recall(mask) // before the head: it then asks for a response the mask sees into
 	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
 	cancel()
 	if err != nil {
@@ -195,6 +196,33 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		return false
 	}
 	return !resp.Close
+}
+
+// recall adds to mask the values of the credentials bound to the tunnel's
+// host that went into a request before, on any connection, and are not in
+// it yet: an upstream that stores a request's headers may show them in a
+// response on another connection. A value that cannot be fetched now is
+// not masked (logged). What went out Basic-encoded is masked only on the
+// connection that sent it: the encoding holds the user name, which is not
+// kept.
+func (r *relay) recall(mask *echoMask) {
+	for _, c := range r.bound {
+		if !c.injected.Load() || mask.has(c) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), r.p.handshake)
+		s, err := c.value(ctx)
+		cancel()
+		if err != nil {
+			r.p.log.Warn("egress: a response is not masked for a credential whose value cannot be fetched", "credential", c.name, "target", r.tgt.String(), "err", err)
+			continue
+		}
+		if sent := SentForm(s.Bytes()); len(sent) > 0 {
+			mask.add(c, sent)
+			mask.add(c, s.Bytes())
+		}
+		s.Wipe()
+	}
 }
 
 // upw writes to the upstream, counting.
