@@ -73,7 +73,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		return stream{}
 	}
 	for _, e := range env {
-		if codeVars.has(e.name) && !e.val.dyn {
+		if isCodeVar(e.name) && !e.val.dyn {
 			a.script(e.val.val, nil)
 		}
 	}
@@ -313,6 +313,7 @@ func (a *analyzer) writeText(u *unit, target field, out stream, app bool) {
 	if t := writeThrough(u.links, target.val); pythonStartup(target.val) || pythonStartup(t) {
 		a.pythonStartupText(u, target.val, out)
 	}
+	a.toolRcText(u, writeThrough(u.links, target.val), out) // ~/.vimrc, ~/.tmux.conf, ~/.gdbinit
 	// A git configuration runs the commands it sets when git next runs:
 	// judged as the whole file now reads, as far as the line knows it.
 	if out.textKnown && (gitConfigFile(target.val) || gitConfigFile(writeThrough(u.links, target.val))) {

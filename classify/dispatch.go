@@ -182,7 +182,10 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		a.dcShell(u)
 	}
 	loadsPlugin(u)
-	a.writtenCode(u) // echo … > Makefile; make
+	a.writtenCode(u)     // echo … > Makefile; make
+	a.toolScriptFiles(u) // … > x.gdb; gdb -x x.gdb
+	a.runnerCode(u)      // … > test_x.py; python3 -m unittest
+	a.cargoConfig(u)
 	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)
 	}

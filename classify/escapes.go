@@ -46,10 +46,36 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 	}
 })
 
+// makeFlags returns make's arguments after the options MAKEFLAGS and
+// GNUMAKEFLAGS give it (MAKEFLAGS='--eval=…' make: found by red-team round
+// 52). A value only known at run time whose known text holds --eval or -E
+// makes the call run unknown code; others ("$MAKEFLAGS -j4", -j$(nproc))
+// are left.
+func (a *analyzer) makeFlags(u *unit) []field {
+	var args []field
+	for _, name := range []string{"GNUMAKEFLAGS", "MAKEFLAGS"} {
+		f, set := a.envField(u, name)
+		switch {
+		case !set:
+		case f.dyn:
+			if strings.Contains(f.val, "eval") || strings.Contains(f.val, "-E") {
+				u.script = &stream{traits: trUnknown}
+			}
+		default:
+			for _, w := range splitCmdline(f.val) {
+				g := f
+				g.val, g.bare = w, w
+				args = append(args, g)
+			}
+		}
+	}
+	return append(args, u.args...)
+}
+
 // runExecOptions classifies the commands hidden in a program's options.
 func (a *analyzer) runExecOptions(u *unit) {
 	if u.name == "make" || u.name == "gmake" {
-		for _, f := range makeEvals(u.args) {
+		for _, f := range makeEvals(a.makeFlags(u)) {
 			a.makefile(u, f)
 		}
 		return

@@ -136,9 +136,16 @@ var (
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "BROWSER", "GREP")
 )
 
+// isCodeVar reports whether a variable's value is a command a program
+// runs (codeVars, cargo's runners and wrappers).
+func isCodeVar(name string) bool { return codeVars.has(name) || cargoCommandVar.MatchString(name) }
+
 // riskyEnv reports whether an assignment changes what code later runs in a
 // way the classifier cannot follow.
 func riskyEnv(e envVar) bool {
+	if cargoCommandVar.MatchString(e.name) {
+		return e.val.dyn
+	}
 	if !loaderVars.has(e.name) {
 		return false
 	}

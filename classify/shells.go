@@ -199,7 +199,7 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"python":      {lang: "python", codeShort: "c", argShort: "WXQ", module: 'm'},
 		"pypy":        {lang: "python", codeShort: "c", argShort: "WX", module: 'm'},
 		"ipython":     {lang: "python", codeShort: "c", module: 'm'},
-		"perl":        {lang: "perl", codeShort: "eE", argShort: "IMmx", loopShort: "np"},
+		"perl":        {lang: "perl", codeShort: "eE", argShort: "IMm", loopShort: "np"}, // -x takes only an attached directory (red-team round 52)
 		"ruby":        {lang: "ruby", codeShort: "e", argShort: "IrCEF", loopShort: "np"},
 		"irb":         {lang: "ruby"},
 		"node":        {lang: "node", codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions"}},

@@ -192,7 +192,7 @@ func (a *analyzer) assign(e envVar) {
 	if e.name == "GLOBIGNORE" && (e.val.dyn || e.val.val != "") {
 		a.dotglob = true // a non-empty GLOBIGNORE turns dotglob on
 	}
-	if !ref && codeVars.has(e.name) && !e.val.dyn {
+	if !ref && isCodeVar(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
 }

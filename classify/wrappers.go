@@ -394,7 +394,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 				g := f
 				g.val = v
 				u.env = append(u.env, envVar{name: k, val: g})
-				if codeVars.has(k) && !g.dyn {
+				if isCodeVar(k) && !g.dyn {
 					a.script(v, nil) // env PAGER='…' git log: as PAGER='…' git log
 				}
 			}

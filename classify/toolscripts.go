@@ -1,0 +1,267 @@
+package classify
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Files of commands a tool reads in its own language and runs (found by
+// red-team round 52): the start-up files of vim, tmux, gdb and sqlite3,
+// which run at the user's next start of the tool, outside any sandbox
+// (echo 'run-shell "rm -rf ~/.ssh"' >> ~/.tmux.conf); and script files the
+// line wrote and hands to one (gdb -x, vim -u/-S, tmux -f, sqlite3 -init).
+// Their text is judged as the tool's commands, as -ex, -c and the like
+// are.
+
+// toolScript is one tool's: its language, the start-up files it reads
+// (a base name anywhere, or a path ending), and the options naming a
+// script it runs.
+type toolScript struct {
+	lang  string
+	rc    []string
+	files []string
+}
+
+var toolScripts = map[string]toolScript{
+	"vim":     {lang: "vim", rc: []string{".vimrc", ".exrc", ".gvimrc", "/.vim/vimrc", "/.vim/gvimrc", "/.config/nvim/init.vim", "/.config/vim/vimrc"}, files: []string{"-u", "-S"}},
+	"tmux":    {lang: "tmux", rc: []string{".tmux.conf", "/.config/tmux/tmux.conf"}, files: []string{"-f"}},
+	"gdb":     {lang: "gdb", rc: []string{".gdbinit", ".gdbearlyinit", "/.config/gdb/gdbinit", "/.config/gdb/gdbearlyinit"}, files: []string{"-x", "--command", "-ix", "--init-command", "-eix", "--early-init-command"}},
+	"sqlite3": {lang: "sqlite", rc: []string{".sqliterc", "/.config/sqlite3/sqliterc"}, files: []string{"-init", "--init"}},
+}
+
+// toolProgram maps the names a tool runs under to its toolScripts entry.
+var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3"}
+
+// toolRc returns the language of the tool whose start-up file p is.
+func toolRc(p string) (string, bool) {
+	c := cleanTarget(p)
+	base := c[strings.LastIndexByte(c, '/')+1:]
+	for _, t := range toolScripts {
+		for _, r := range t.rc {
+			if r == base || strings.HasPrefix(r, "/") && (strings.HasSuffix(c, r) || strings.HasPrefix("/"+c, r)) {
+				return t.lang, true
+			}
+		}
+	}
+	return "", false
+}
+
+// toolText judges text as commands of the tool language lang, line by line.
+func (a *analyzer) toolText(u *unit, lang, text string) {
+	if lang == "tmux" {
+		a.tmuxString(u, field{val: text})
+		return
+	}
+	prog := ""
+	for l := range strings.Lines(text) {
+		f := field{val: strings.TrimSpace(l)}
+		if f.val == "" {
+			continue
+		}
+		switch lang {
+		case "vim":
+			a.vimEx(u, f)
+			if m := strings.TrimLeft(f.val, ": \t"); strings.HasPrefix(m, "!") {
+				a.shellString(u, field{val: m[1:]})
+			}
+		case "gdb":
+			a.gdbCommand(u, f, &prog, 0)
+		case "sqlite":
+			a.sqliteDot(u, f)
+		}
+	}
+}
+
+// toolRcText judges what u writes to a tool's start-up file: known text as
+// the tool's commands, text only known at run time as eval-exec.
+func (a *analyzer) toolRcText(u *unit, target string, out stream) {
+	lang, ok := toolRc(target)
+	if !ok {
+		return
+	}
+	if !out.textKnown && out.lines == "" && !a.funcCall(u) {
+		a.unknownRunText(u, "writes text only known at run time to "+target+", which "+lang+" runs at its next start")
+	}
+	runTexts(out, func(t string, _ *stream) stream { a.toolText(u, lang, t); return stream{} })
+}
+
+// toolScriptFiles judges the script files the line wrote that u's options
+// hand to its tool.
+func (a *analyzer) toolScriptFiles(u *unit) {
+	t, ok := toolScripts[toolProgram[u.name]]
+	if !ok {
+		return
+	}
+	for i, f := range u.args {
+		for _, o := range t.files {
+			var file field
+			switch {
+			case f.val == o && i+1 < len(u.args):
+				file = u.args[i+1]
+			case strings.HasPrefix(f.val, o+"="):
+				file = f
+				file.val = f.val[len(o)+1:]
+			default:
+				continue
+			}
+			for _, text := range a.writtenTexts(u, nil, file) {
+				a.toolText(u, t.lang, text)
+			}
+		}
+	}
+}
+
+// Test runners, builders and generators that run code from files by
+// their names (found by red-team round 52): python -m unittest, doctest
+// and pytest run test files, pip install DIR runs DIR/setup.py, node
+// --test runs test files, go generate runs the //go:generate lines of Go
+// files. The files the line wrote that they would run are judged.
+
+// testFile are the base names the runners find by themselves.
+var testFile = regexp.MustCompile(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\.py|test\.(c|m)?js|test-[^/]*\.(c|m)?js|[^/]*[._-]test\.(c|m)?js)$`)
+
+// runnerCode judges the files the line wrote that the runner u runs.
+func (a *analyzer) runnerCode(u *unit) {
+	ops := u.operands()
+	switch u.name {
+	case "unittest", "doctest", "pytest", "py.test":
+		a.writtenRun(u, ops, "python", ".py")
+	case "pip", "pip3":
+		if u.arg(0) != "install" {
+			return
+		}
+		for _, op := range ops[1:] {
+			if op.val == "." || strings.HasPrefix(op.val, "./") || strings.HasPrefix(op.val, "/") {
+				for _, t := range a.writtenTexts(u, nil, field{val: path.Join(op.val, "setup.py")}) {
+					a.codeText(u, "python", t)
+				}
+			}
+		}
+		for _, f := range optValues(u, "e", "--editable") {
+			for _, t := range a.writtenTexts(u, nil, field{val: path.Join(f.val, "setup.py")}) {
+				a.codeText(u, "python", t)
+			}
+		}
+	case "node", "nodejs":
+		if u.hasExactFlag("", "--test") {
+			a.writtenRun(u, ops, "node", ".js")
+		}
+	case "go":
+		if u.arg(0) == "generate" {
+			a.goGenerate(u)
+		}
+	case "npm", "pnpm":
+		if u.arg(0) == "pkg" && u.arg(1) == "set" {
+			// npm pkg set scripts.test='…': npm runs it with sh.
+			for _, op := range ops[2:] {
+				if k, v, ok := strings.Cut(op.val, "="); ok && strings.HasPrefix(k, "scripts.") {
+					g := op
+					g.val = v
+					a.shellString(u, g)
+				}
+			}
+		}
+	}
+}
+
+// writtenRun judges as lang the written files a runner is named (module
+// names as files too), or, named none or a directory, the written files
+// it finds by their names.
+func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
+	named := false
+	for _, op := range ops {
+		if strings.HasPrefix(op.val, "-") || op.val == "discover" {
+			continue
+		}
+		named = true
+		for _, f := range []string{op.val, strings.ReplaceAll(op.val, ".", "/") + ext} {
+			for _, t := range a.writtenTexts(u, nil, field{val: f, dyn: op.dyn}) {
+				a.codeText(u, lang, t)
+			}
+		}
+		if !strings.HasSuffix(op.val, ext) {
+			named = false // a directory or a package: found by name
+		}
+	}
+	if named {
+		return
+	}
+	for key, text := range a.files {
+		if testFile.MatchString(path.Base(key)) {
+			for _, t := range fileTexts(text) {
+				a.codeText(u, lang, t)
+			}
+		}
+	}
+}
+
+// goGenerate judges the //go:generate lines of the Go files the line
+// wrote (go generate runs each as a command).
+func (a *analyzer) goGenerate(u *unit) {
+	for key, text := range a.files {
+		if !strings.HasSuffix(key, ".go") {
+			continue
+		}
+		for _, t := range fileTexts(text) {
+			for l := range strings.Lines(t) {
+				if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:generate "); ok {
+					a.shellString(u, field{val: cmd})
+				}
+			}
+		}
+	}
+}
+
+// cargo runs the command of target.<triple>.runner (cargo run, cargo
+// test) and the linker and rustc wrappers its configuration names,
+// given in --config KEY=VALUE or in CARGO_TARGET_<TRIPLE>_RUNNER and the
+// like (found by red-team round 52). A string value is split into words,
+// an array's strings are the words; either is judged as the command it
+// runs.
+
+// cargoCommandKey matches the configuration keys whose value is a program
+// cargo runs.
+var cargoCommandKey = regexp.MustCompile(`^(target\.[^=]+\.(runner|linker)|build\.(rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)|host\.linker)\s*$`)
+
+// cargoCommandVar matches the variables that set them.
+var cargoCommandVar = regexp.MustCompile(`^(CARGO_TARGET_[A-Z0-9_]+_(RUNNER|LINKER)|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC|CARGO_BUILD_RUSTDOC|RUSTC|RUSTDOC)$`)
+
+// tomlStrings are the quoted strings of a TOML value.
+var tomlStrings = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'([^']*)'`)
+
+// cargoConfig judges the commands u's --config values name.
+func (a *analyzer) cargoConfig(u *unit) {
+	if u.name != "cargo" {
+		return
+	}
+	for _, f := range optValues(u, "", "--config") {
+		k, v, ok := strings.Cut(f.val, "=")
+		if !ok || !cargoCommandKey.MatchString(k) {
+			continue
+		}
+		if f.dyn {
+			u.script = &stream{traits: trUnknown}
+			continue
+		}
+		a.cargoCommand(u, v)
+	}
+}
+
+// cargoCommand judges a configured command: a TOML string or array.
+func (a *analyzer) cargoCommand(u *unit, v string) {
+	var words []field
+	for _, m := range tomlStrings.FindAllStringSubmatch(v, -1) {
+		words = append(words, field{val: m[1] + m[2], quoted: true})
+	}
+	if len(words) == 0 {
+		a.shellString(u, field{val: strings.TrimSpace(v)})
+		return
+	}
+	if !strings.HasPrefix(strings.TrimSpace(v), "[") {
+		a.shellString(u, field{val: words[0].val}) // a string: its words
+		return
+	}
+	a.argvOrShell(u, "cargo", words)
+}
