@@ -128,25 +128,9 @@ func readCheckpoints(path string, v note.Verifier) ([]checkpointRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var starts []int
-	for off := 0; off < len(data); {
-		end := len(data)
-		if nl := bytes.IndexByte(data[off:], '\n'); nl >= 0 {
-			end = off + nl
-		}
-		if string(data[off:end]) == checkpointHeader {
-			starts = append(starts, off)
-		}
-		off = end + 1
-	}
-	chunks := make([][]byte, len(starts))
-	for i, s := range starts {
-		end := len(data)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		chunks[i] = data[s:end]
-	}
+	// A chunk ends where the next record begins, a rotation's too (the
+	// state's copy of a rotated log holds the record that closed it).
+	chunks := splitRecords(data, checkpointHeader)
 	var verifiers note.Verifiers
 	if v != nil {
 		verifiers = note.VerifierList(v)

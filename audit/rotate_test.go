@@ -204,3 +204,28 @@ func mustCopy(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A rotation closes the chain it moves: an entry added to the rotated log
+// afterwards, chained as a writer chains it, is tampering, not a live
+// log's unsigned tail (found by red-team round 53).
+func TestRotatedLogClosed(t *testing.T) {
+	env := newEnv(t)
+	env.write(t, 3, Options{})
+	rot := filepath.Join(env.dir, "agent.1.log")
+	env.rotate(t, rot)
+	if rep := verifyAt(t, env, rot); !rep.OK || rep.Entries != 3 {
+		t.Fatalf("rotated log before: %+v", rep)
+	}
+	moved := env
+	moved.path = rot
+	moved.write(t, 1, Options{})
+	rep := verifyAt(t, env, rot)
+	if rep.OK || rep.Kind != KindInserted || rep.FirstBad != 4 || !strings.Contains(rep.Problem, "rotated") {
+		t.Fatalf("rotated log after an append: %+v", rep)
+	}
+	// The new log at the old path is not affected.
+	env.write(t, 2, Options{})
+	if rep := env.verify(t); !rep.OK {
+		t.Fatalf("new log: %+v", rep)
+	}
+}

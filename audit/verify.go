@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 )
 
@@ -126,6 +127,12 @@ func Verify(path string, opts VerifyOptions) (Report, error) {
 	rep.TornBytes = cs.torn
 	probs := cs.probs
 	probs = append(probs, ck.check(cs.n, cs.got)...)
+	if c := int(ck.closed); c > 0 && cs.n > c {
+		// Found by red-team round 53: a sandbox appended to a rotated
+		// log, which verify took for a live log's unsigned tail.
+		probs = append(probs, problem{anchor: c + 1, first: c + 1, last: cs.n, kind: KindInserted, fromCheckpoints: true,
+			msg: fmt.Sprintf("entries %d–%d were added after the log was rotated here, which closed its chain at entry %d (signed)", c+1, cs.n, c)})
+	}
 	wprobs, warnings := witnessFindings(cs.witnessed, cs.moreWitnessed)
 	probs = append(probs, wprobs...)
 	rep.Warnings = append(rep.Warnings, warnings...)
@@ -296,6 +303,9 @@ func (cs *chainState) finish() {
 // checkpointSet holds every checkpoint record found for a log.
 type checkpointSet struct {
 	recs []checkpointRecord
+	// closed is the size at which a rotation closed the chain of the log
+	// it moved here (0: none): no writer adds to it after that.
+	closed uint64
 }
 
 // loadCheckpoints reads the checkpoints beside the log and in the state
@@ -339,18 +349,25 @@ func loadCheckpoints(path string, opts VerifyOptions, rep *Report) (*checkpointS
 			return nil, keyErr
 		}
 	}
+	var closed uint64
 	if v != nil {
 		rots, warnings, err := readRotations(stateCheckpointPath(dir, abs), v)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rots {
+			if filepath.Clean(r.To) == abs {
+				// The rotation that moved this log here, closing its
+				// chain (the state's copy came with it).
+				closed = max(closed, r.Size)
+				continue
+			}
 			r.From = abs
 			rep.Rotated = append(rep.Rotated, r)
 		}
 		rep.Warnings = append(rep.Warnings, warnings...)
 	}
-	ck := &checkpointSet{recs: append(beside, state...)}
+	ck := &checkpointSet{recs: append(beside, state...), closed: closed}
 	for _, r := range ck.recs {
 		if r.torn {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: checkpoint %d is cut short (a writer crashed mid-append); ignored", r.source, r.index))

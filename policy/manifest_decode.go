@@ -575,14 +575,28 @@ func (d *decoder) homeDir() string {
 }
 
 // shellExpansion reports whether s holds, anywhere, what a shell would
-// expand and a manifest does not: $NAME, ${…}, $(…) (/home/$USER/.ssh).
+// expand and a manifest does not: $NAME, ${…}, $(…), `…` (/home/$USER/.ssh).
 func shellExpansion(s string) bool {
+	if strings.Contains(s, "`") {
+		return true // `whoami` (red-team round 53)
+	}
 	for i := 0; i < len(s)-1; i++ {
 		if c := s[i+1]; s[i] == '$' && (c == '{' || c == '(' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 			return true
 		}
 	}
 	return false
+}
+
+// braceExpansion reports whether s holds a brace expansion a shell would
+// expand ({a,b}, {1..3}): a pattern too (red-team round 53).
+func braceExpansion(s string) bool {
+	i := strings.IndexByte(s, '{')
+	if i < 0 {
+		return false
+	}
+	inner, _, ok := strings.Cut(s[i+1:], "}")
+	return ok && (strings.Contains(inner, ",") || strings.Contains(inner, ".."))
 }
 
 // path decodes one path entry.
@@ -613,7 +627,7 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 		d.errorf(n, "%s: %v", where, err)
 		return PathRule{}, false
 	}
-	if strings.ContainsAny(s, globChars) {
+	if strings.ContainsAny(s, globChars) || braceExpansion(s) {
 		if _, err := os.Lstat(p); err != nil {
 			d.errorf(n, "%s: %q is a pattern, and paths here are not patterns (it would match only a file of that very name, which does not exist): list each path", where, s)
 			return PathRule{}, false
@@ -621,7 +635,7 @@ func (d *decoder) path(n *yaml.Node, where string) (PathRule, bool) {
 	}
 	if shellExpansion(s) {
 		if _, err := os.Lstat(p); err != nil {
-			d.errorf(n, "%s: %q names an environment variable or a command's output ($NAME, ${…}, $(…)), and manifests expand none (it would name a file of that very name, which does not exist): write ~/ for the home, or the path itself", where, s)
+			d.errorf(n, "%s: %q names an environment variable or a command's output ($NAME, ${…}, $(…), `…`), and manifests expand none (it would name a file of that very name, which does not exist): write ~/ for the home, or the path itself", where, s)
 			return PathRule{}, false
 		}
 	}

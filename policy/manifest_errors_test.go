@@ -84,6 +84,10 @@ func TestManifestErrors(t *testing.T) {
 			[]wantErr{{4, 12, `"/nonexistent/$USER/.ssh" names an environment variable or a command's output`}}},
 		{"command substitution", "name: a\npermissions:\n  filesystem:\n    deny: [\"/nonexistent/$(whoami)/.aws\"]\n",
 			[]wantErr{{4, 12, `names an environment variable or a command's output`}}},
+		{"backquotes", "name: a\npermissions:\n  filesystem:\n    deny: [\"/nonexistent/`whoami`/.aws\"]\n",
+			[]wantErr{{4, 12, `names an environment variable or a command's output`}}},
+		{"brace expansion", "name: a\npermissions:\n  filesystem:\n    deny: [\"/nonexistent/{a,b}.txt\"]\n",
+			[]wantErr{{4, 12, `is a pattern`}}},
 		{"braced variable", "name: a\npermissions:\n  filesystem:\n    read: [\"${HOME}/x\"]\n",
 			[]wantErr{{4, 12, `names an environment variable`}}},
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentbox-dev/agentbox/audit"
+	"github.com/agentbox-dev/agentbox/internal/keptfiles"
 	"github.com/agentbox-dev/agentbox/supervise"
 )
 
@@ -51,6 +52,11 @@ or any program using the audit package.`,
 				return exitWith(exitFailure, fmt.Errorf("audit rotate: %w", err))
 			case err != nil:
 				return exitWith(exitFailure, fmt.Errorf("audit rotate: %w", err))
+			}
+			// The rotated log is kept from every later sandbox, as the
+			// log was (found by red-team round 53).
+			if err := keptfiles.Record(keptfiles.Log, r.To); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "⚠️  %s is not kept read-only in later sandboxes: %v\n", r.To, err)
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "✅ rotated %s (entries 1–%d, signed) to %s; the next run starts a new log at %s\n", r.From, r.Size, r.To, r.From)
 			return err
