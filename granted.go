@@ -90,6 +90,33 @@ func grantedRoots() ([]grantedRoot, error) {
 	return out, nil
 }
 
+// grantedAreas returns the directories of the record as named there, and,
+// for a recorded directory renamed since (or reached through another
+// mount), the name a deny path reaches it by: an ancestor of the deny path
+// with its identity (red-team round 53). One renamed that holds no deny
+// path is not found.
+func grantedAreas(granted []grantedRoot, deny []string) []string {
+	var out []string
+	ids := make(map[fileID]bool, len(granted))
+	for _, g := range granted {
+		out = append(out, filepath.Clean(g.path))
+		if g.id != (fileID{}) {
+			ids[g.id] = true
+		}
+	}
+	if len(ids) == 0 {
+		return out
+	}
+	for _, d := range deny {
+		for a := filepath.Dir(d); a != "/" && a != "."; a = filepath.Dir(a) {
+			if id, ok := idOf(a); ok && ids[id] && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // recordGranted adds the roots that are not in the record yet. It must be
 // done before the sandbox that may write them starts.
 func recordGranted(roots []string) error {

@@ -287,9 +287,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	spec.Filesystem.Home = home
 	// Where an earlier command may have left another name (a hard link)
 	// of a file denied now.
-	for _, g := range granted {
-		spec.Filesystem.Granted = append(spec.Filesystem.Granted, filepath.Clean(g.path))
-	}
+	spec.Filesystem.Granted = grantedAreas(granted, spec.Filesystem.DenyRead)
 	if spec.Network != NetworkFiltered {
 		return spec, nil, before, nil
 	}

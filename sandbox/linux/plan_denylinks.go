@@ -3,11 +3,13 @@
 package linux
 
 import (
+	"fmt"
 	"slices"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/agentbox-dev/agentbox/internal/paths"
+	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
 // A mask hides a name, not the file: a denied file with another name, a
@@ -16,18 +18,22 @@ import (
 // the next call has, another agent's sandbox): `ln token .cache` in call
 // one, `cat .cache` in call two, which denies token (red-team round 50).
 // So the denied files with more than one name (a deny path that is such a
-// file, or such a file inside a denied directory that lies where a sandbox
-// may write) have their other names found in the writable roots and in
-// the directories sandboxes of this user were ever given to write
-// (Filesystem.Granted, where such a link can have been made), and those
-// are denied too. Names elsewhere, which no sandbox made, are the user's
-// own (a backup's hard links): deny paths are paths.
+// file — a regular file, or a socket such as an agent's — or such a file
+// inside a denied directory that overlaps where a sandbox may write) have
+// their other names found in the writable roots and in the directories
+// sandboxes of this user were ever given to write (Filesystem.Granted,
+// where such a link can have been made), and those are denied too. Names
+// elsewhere, which no sandbox made, are the user's own (a backup's hard
+// links): deny paths are paths.
 
 // maskOtherNames masks the other names of the denied files that have
 // some, in the writable roots and the granted directories.
 func (b *planner) maskOtherNames() error {
 	areas := b.linkAreas()
-	linked := b.linkedFiles(areas)
+	linked, err := b.linkedFiles(areas)
+	if err != nil {
+		return err
+	}
 	if len(linked) == 0 {
 		return nil
 	}
@@ -63,18 +69,39 @@ func (b *planner) linkAreas() []string {
 	return out
 }
 
-// linkedFiles returns the regular files with more than one name that the
-// deny paths are (mask found them), or that the denied directories inside
-// areas hold (each looked through up to maxInsideWalk entries; past that,
-// the rest of it is not: a denied directory so large where a sandbox
-// wrote is a home's browser profile, not a project's keys).
-func (b *planner) linkedFiles(areas []string) []string {
+// linkedFiles returns the files with more than one name that the deny
+// paths are (mask found them: regular files, sockets — an agent's — and
+// the like), or that the denied directories overlapping areas hold (lying
+// in one, or holding one). Each such directory is looked through up to
+// maxInsideWalk entries; past that, or where one cannot be read, the areas
+// are walked instead for every file with more than one name that lies in a
+// denied directory (a command may pad the directory to hide the file from
+// the first walk: red-team round 53).
+func (b *planner) linkedFiles(areas []string) ([]string, error) {
 	out := slices.Clone(b.deniedLinked)
+	fallback := false
 	for _, d := range b.deniedDirs {
-		if paths.WithinAny(d, areas) {
-			budget := maxInsideWalk
-			_ = walkLinked(d, &budget, nil, func(f string, _ *unix.Stat_t) { out = append(out, f) }, nil)
+		if !paths.WithinAny(d, areas) && !slices.ContainsFunc(areas, func(a string) bool { return paths.Within(a, d) }) {
+			continue
+		}
+		budget := maxInsideWalk
+		if walkLinked(d, &budget, nil, func(f string, _ *unix.Stat_t) { out = append(out, f) }, nil) != nil {
+			fallback = true
 		}
 	}
-	return out
+	if !fallback {
+		return out, nil
+	}
+	budget := maxLinkWalk
+	for _, a := range areas {
+		err := walkLinked(a, &budget, nil, func(f string, _ *unix.Stat_t) {
+			if paths.WithinAny(f, b.deniedDirs) {
+				out = append(out, f)
+			}
+		}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: a denied directory holds more than %d entries, or one agentbox cannot read, and agentbox cannot find the other names (hard links) of the files in it in %s (%v), which a command could read them through", sandbox.ErrSetup, maxInsideWalk, a, err)
+		}
+	}
+	return out, nil
 }

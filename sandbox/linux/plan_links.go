@@ -185,8 +185,9 @@ func otherNamesIn(files, areas []string, risk string) ([]string, error) {
 	return others, nil
 }
 
-// walkLinked calls found for every regular file at or below root with
-// more than one name, and link, if set, for every symbolic link, looking
+// walkLinked calls found for every file at or below root with more than
+// one name (a regular file, or a socket, FIFO or device node: its other
+// name reaches it as well), and link, if set, for every symbolic link, looking
 // at *budget entries at most (an error past them); skip, if set, names
 // directories below root not to enter. A
 // directory it may not read is skipped only where neither the caller nor
@@ -214,7 +215,7 @@ func walkLinked(root string, budget *int, skip func(string) bool, found func(str
 		if d.Type()&fs.ModeSymlink != 0 && link != nil {
 			link(p)
 		}
-		if !d.Type().IsRegular() {
+		if d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
 		var st unix.Stat_t

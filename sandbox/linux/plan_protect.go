@@ -319,7 +319,7 @@ func (b *planner) mask(d string) error {
 		// cannot be a mountpoint. protectNames held it in a writable root.
 	case err == nil:
 		b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
 			b.deniedLinked = append(b.deniedLinked, d)
 		}
 	case errors.Is(err, fs.ErrNotExist) && (onHost || inPrivateArea(d) || b.inScratch(d)):
