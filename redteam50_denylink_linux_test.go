@@ -18,7 +18,7 @@ import (
 // stdout, stderr and exit code.
 func rt50aExec(t *testing.T, m *agentbox.Manager, script string, opts ...agentbox.Option) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	res, err := m.ExecArgs(ctx, "/bin/sh", []string{"-c", script}, opts...)
 	if err != nil {

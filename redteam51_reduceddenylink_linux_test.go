@@ -34,7 +34,7 @@ func init() {
 // rt51bCall is one sandboxed /bin/sh -c Script.
 type rt51bCall struct {
 	Script   string
-	Writable string `json:",omitempty"`
+	Writable []string `json:",omitempty"`
 	Workdir  string
 	DenyRead string `json:",omitempty"`
 }
@@ -68,8 +68,8 @@ func rt51bCallsChild(js string) int {
 		defer m.Close()
 		for _, c := range calls {
 			opts := []agentbox.Option{agentbox.WithWorkingDir(c.Workdir)}
-			if c.Writable != "" {
-				opts = append(opts, agentbox.WithWritableRoots(c.Writable))
+			if len(c.Writable) > 0 {
+				opts = append(opts, agentbox.WithWritableRoots(c.Writable...))
 			}
 			if c.DenyRead != "" {
 				opts = append(opts, agentbox.WithDenyRead(c.DenyRead))
@@ -172,7 +172,7 @@ func TestRedteam51ReducedTierDenyLinkOutsideRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Call 1: the directory writable, nothing denied: a second name.
-	res := rt51bRunCalls(t, []rt51bCall{{Script: "ln keys/id notes.txt && echo LINKED", Writable: root, Workdir: root}})
+	res := rt51bRunCalls(t, []rt51bCall{{Script: "ln keys/id notes.txt && echo LINKED", Writable: []string{root}, Workdir: root}})
 	if res[0].Code != 0 {
 		t.Fatalf("premise: call 1 could not link: %+v", res[0])
 	}

@@ -3,38 +3,14 @@
 package agentbox_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentbox-dev/agentbox"
 )
-
-// rt53aExec runs script with /bin/sh in m's sandbox and returns its
-// stdout, stderr and exit code.
-func rt53aExec(t *testing.T, m *agentbox.Manager, script string, opts ...agentbox.Option) (string, string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	res, err := m.ExecArgs(ctx, "/bin/sh", []string{"-c", script}, opts...)
-	if err != nil {
-		t.Fatalf("ExecArgs %q: %v", script, err)
-	}
-	return res.Stdout, res.Stderr, res.ExitCode
-}
-
-// rt53aManager is a CI-profile Manager that sends every command to the
-// sandbox (the attack is the sandbox's, not the classifier's).
-func rt53aManager(t *testing.T) *agentbox.Manager {
-	t.Helper()
-	cfg := agentbox.CIConfig()
-	cfg.Classifier = rt9Sandboxed{}
-	return newManager(t, cfg)
-}
 
 // rt53aSameFile checks that a and b are one inode on the host.
 func rt53aSameFile(t *testing.T, a, b string) {
@@ -101,12 +77,12 @@ func TestRedteam53DenyLinkPadded(t *testing.T) {
 			if err := os.WriteFile(id, []byte("placeholder\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			m := rt53aManager(t)
+			m := rt50aManager(t)
 			script := "ln keys/id notes.txt"
 			if pad {
 				script = "mkdir keys/0pad && (cd keys/0pad && seq 1 10001 | xargs touch) && " + script
 			}
-			if _, errOut, code := rt53aExec(t, m, script,
+			if _, errOut, code := rt50aExec(t, m, script,
 				agentbox.WithWritableRoots(root), agentbox.WithWorkingDir(root)); code != 0 {
 				t.Fatalf("premise: call 1 failed: %d %q", code, errOut)
 			}
@@ -121,7 +97,7 @@ func TestRedteam53DenyLinkPadded(t *testing.T) {
 			if err := os.WriteFile(id, []byte(secret+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, errOut, _ := rt53aExec(t, m, "cat "+id+" && echo DIRECT-READ; echo ---; cat "+filepath.Join(root, "notes.txt"),
+			out, errOut, _ := rt50aExec(t, m, "cat "+id+" && echo DIRECT-READ; echo ---; cat "+filepath.Join(root, "notes.txt"),
 				agentbox.WithWorkingDir("/"), agentbox.WithDenyRead(keys))
 			t.Logf("call 2: stdout %q stderr %q", out, errOut)
 			direct, viaLink, _ := strings.Cut(out, "---")

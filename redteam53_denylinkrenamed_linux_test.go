@@ -62,8 +62,8 @@ func TestRedteam53DenyLinkRenamedRoot(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(proj, "token"), []byte("placeholder\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			m := rt53aManager(t)
-			if _, errOut, code := rt53aExec(t, m, "ln token .cache-x",
+			m := rt50aManager(t)
+			if _, errOut, code := rt50aExec(t, m, "ln token .cache-x",
 				agentbox.WithWritableRoots(proj), agentbox.WithWorkingDir(proj)); code != 0 {
 				t.Fatalf("premise: call 1 could not link: %d %q", code, errOut)
 			}
@@ -80,7 +80,7 @@ func TestRedteam53DenyLinkRenamedRoot(t *testing.T) {
 			if err := os.WriteFile(token, []byte(secret+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, errOut, _ := rt53aExec(t, m, "cat token && echo DIRECT-READ; echo ---; cat .cache-x",
+			out, errOut, _ := rt50aExec(t, m, "cat token && echo DIRECT-READ; echo ---; cat .cache-x",
 				agentbox.WithWorkingDir(now), agentbox.WithDenyRead(token))
 			t.Logf("call 2: stdout %q stderr %q", out, errOut)
 			direct, viaLink, _ := strings.Cut(out, "---")

@@ -72,14 +72,14 @@ func TestRedteam53DenySocketHardLink(t *testing.T) {
 	cfg.Classifier = rt9Sandboxed{}
 	cfg.Network.AllowUnixSockets = true
 	m := newManager(t, cfg)
-	out, errOut, code := rt53aExec(t, m, "curl -s --max-time 5 --unix-socket agent.sock http://a/ && ln agent.sock .x && echo LINKED",
+	out, errOut, code := rt50aExec(t, m, "curl -s --max-time 5 --unix-socket agent.sock http://a/ && ln agent.sock .x && echo LINKED",
 		agentbox.WithWritableRoots(root), agentbox.WithWorkingDir(root))
 	if code != 0 || !strings.Contains(out, secret) || !strings.Contains(out, "LINKED") {
 		t.Fatalf("premise: call 1 did not reach the agent or link its socket: %d %q %q", code, out, errOut)
 	}
 	rt53aSameFile(t, sock, filepath.Join(root, ".x"))
 
-	out, errOut, _ = rt53aExec(t, m, "curl -s --max-time 5 --unix-socket agent.sock http://a/ && echo DIRECT; echo ---; curl -s --max-time 5 --unix-socket .x http://a/",
+	out, errOut, _ = rt50aExec(t, m, "curl -s --max-time 5 --unix-socket agent.sock http://a/ && echo DIRECT; echo ---; curl -s --max-time 5 --unix-socket .x http://a/",
 		agentbox.WithWritableRoots(root), agentbox.WithWorkingDir(root), agentbox.WithDenyRead(sock))
 	t.Logf("call 2: stdout %q stderr %q", out, errOut)
 	direct, viaLink, _ := strings.Cut(out, "---")

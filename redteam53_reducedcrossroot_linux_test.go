@@ -3,120 +3,13 @@
 package agentbox_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/agentbox-dev/agentbox"
-	"github.com/agentbox-dev/agentbox/internal/nomount"
 )
 
-// rt53aCallsEnv makes the test binary, started again by rt53aRunCalls,
-// stand for a machine whose user namespaces grant nothing (as
-// rt51bCallsEnv), and run its calls through one CIConfig Manager in the
-// warn fallback's reduced tier.
-const rt53aCallsEnv = "AGENTBOX_RT53A_CALLS"
-
-func init() {
-	if calls := os.Getenv(rt53aCallsEnv); calls != "" {
-		os.Exit(rt53aCallsChild(calls))
-	}
-}
-
-// rt53aCall is one sandboxed /bin/sh -c Script.
-type rt53aCall struct {
-	Script   string
-	Writable []string `json:",omitempty"`
-	Workdir  string
-	DenyRead string `json:",omitempty"`
-}
-
-type rt53aCallResult struct {
-	Refused        string `json:",omitempty"`
-	Code           int
-	Stdout, Stderr string
-	Degraded       []string
-}
-
-func rt53aCallsChild(js string) int {
-	var calls []rt53aCall
-	if err := json.Unmarshal([]byte(js), &calls); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := nomount.Install(); err != nil {
-		fmt.Fprintln(os.Stderr, "nomount:", err)
-		return 1
-	}
-	cfg := agentbox.CIConfig()
-	cfg.FallbackPolicy = agentbox.FallbackWarn
-	cfg.Classifier = rt9Sandboxed{}
-	var out []rt53aCallResult
-	m, err := agentbox.NewManager(cfg)
-	if err != nil {
-		out = append(out, rt53aCallResult{Refused: err.Error()})
-	} else {
-		defer m.Close()
-		for _, c := range calls {
-			opts := []agentbox.Option{agentbox.WithWorkingDir(c.Workdir)}
-			if len(c.Writable) > 0 {
-				opts = append(opts, agentbox.WithWritableRoots(c.Writable...))
-			}
-			if c.DenyRead != "" {
-				opts = append(opts, agentbox.WithDenyRead(c.DenyRead))
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			res, err := m.ExecArgs(ctx, "/bin/sh", []string{"-c", c.Script}, opts...)
-			cancel()
-			if err != nil {
-				out = append(out, rt53aCallResult{Refused: err.Error()})
-				break
-			}
-			out = append(out, rt53aCallResult{Code: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Degraded: res.Degraded})
-		}
-	}
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
-		return 1
-	}
-	return 0
-}
-
-// rt53aRunCalls runs calls in the reduced tier (see rt53aCallsChild).
-func rt53aRunCalls(t *testing.T, calls []rt53aCall) []rt53aCallResult {
-	t.Helper()
-	b, _ := json.Marshal(calls)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), rt53aCallsEnv+"="+string(b))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the child failed: %v\n%s", err, stderr.String())
-	}
-	var res []rt53aCallResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%v: %q\n%s", err, out, stderr.String())
-	}
-	if len(res) > 0 && res[0].Refused != "" {
-		t.Skipf("agentbox refused the reduced tier: %s", res[0].Refused)
-	}
-	if len(res) != len(calls) {
-		t.Fatalf("a call was refused: %+v", res)
-	}
-	for i, r := range res {
-		t.Logf("call %d: exit %d stdout %q stderr %q", i+1, r.Code, r.Stdout, r.Stderr)
-		if len(r.Degraded) == 0 || !strings.Contains(r.Degraded[0], "reduced tier") {
-			t.Fatalf("premise: call %d was not the reduced tier: %q", i+1, r.Degraded)
-		}
-	}
-	return res
-}
+// The calls run through rt51bRunCalls (round 51's reduced-tier harness).
 
 // TestRedteam53ReducedCrossRootLink: round 50's hard-link search looks
 // through a denied directory for files with other names only where the
@@ -185,7 +78,7 @@ func TestRedteam53ReducedCrossRootLink(t *testing.T) {
 			if err := os.WriteFile(plain, []byte(plainSecret+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := rt53aRunCalls(t, []rt53aCall{{Script: "ln ../keys/work/id notes.txt && echo LINKED", Writable: []string{work, proj}, Workdir: proj}})
+			res := rt51bRunCalls(t, []rt51bCall{{Script: "ln ../keys/work/id notes.txt && echo LINKED", Writable: []string{work, proj}, Workdir: proj}})
 			if res[0].Code != 0 {
 				t.Fatalf("premise: call 1 could not link across roots: %+v", res[0])
 			}
@@ -198,7 +91,7 @@ func TestRedteam53ReducedCrossRootLink(t *testing.T) {
 			if denyWhole {
 				deny = keys
 			}
-			res = rt53aRunCalls(t, []rt53aCall{{
+			res = rt51bRunCalls(t, []rt51bCall{{
 				Script:   "cat " + shq(plain) + "; cat " + shq(id) + "; echo ---; cat notes.txt",
 				Workdir:  proj,
 				DenyRead: deny,
