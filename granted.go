@@ -107,8 +107,10 @@ func grantedAreas(granted []grantedRoot, deny []string) []string {
 	if len(ids) == 0 {
 		return out
 	}
+	seen := make(map[string]bool) // the deny paths share most of their ancestors
 	for _, d := range deny {
-		for a := filepath.Dir(d); a != "/" && a != "."; a = filepath.Dir(a) {
+		for a := filepath.Dir(d); a != "/" && a != "." && !seen[a]; a = filepath.Dir(a) {
+			seen[a] = true
 			if id, ok := idOf(a); ok && ids[id] && !slices.Contains(out, a) {
 				out = append(out, a)
 			}

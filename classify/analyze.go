@@ -61,6 +61,7 @@ type analyzer struct {
 	lang       syntax.LangVariant // how the shell running it reads text (see dialect.go)
 	noLocal    bool               // the shell running it fails local outside a function (bash, dash: see noTopLocal)
 	hooks      int                // > 0: walking code the shell runs later, perhaps in a function (see hookString)
+	listed     bool               // a listing of a directory above a credential store ran (see afterListing)
 	vars       map[string]varVal
 	funcs      map[string][]funcDef      // defined functions: name → every body given it
 	funcBusy   []string                  // the functions being walked

@@ -76,9 +76,12 @@ func (a *analyzer) sqliteDot(u *unit, c field) {
 			if strings.HasPrefix(w, "-") {
 				continue // .once -x, .import --csv
 			}
-			if p, ok := strings.CutPrefix(w, "|"); ok {
+			switch p, ok := strings.CutPrefix(w, "|"); {
+			case ok:
 				shellText(p)
-			} else if words[0] != "read" && words[0] != "import" {
+			case words[0] == "read":
+				a.sourcedFile(u, "sqlite", field{val: w, dyn: c.dyn}) // .read x.sql the line wrote (round 54)
+			case words[0] != "import":
 				a.writeText(u, field{val: w, dyn: c.dyn}, stream{traits: trUnknown}, false)
 			}
 			break

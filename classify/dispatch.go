@@ -34,7 +34,11 @@ func (a *analyzer) run(u *unit) stream {
 		a.setPosix(u.args)
 		a.keyword = a.keyword || setsKeyword(u.args)
 	}
+	u.afterListing = a.listed
 	out, judge := a.dispatch(u)
+	if listsStores(out) {
+		a.listed = true
+	}
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
 		a.stdinCode(u, k)
 	}

@@ -60,6 +60,7 @@ func gdbProgram(args []field) string {
 // gdbCommand classifies one gdb command; prog is the program a later run
 // starts (file sets it).
 func (a *analyzer) gdbCommand(u *unit, f field, prog *string, depth int) {
+	a.gdbSource(u, f) // source x.gdb the line wrote (round 54)
 	cmd := strings.TrimSpace(f.val)
 	shell := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {

@@ -49,7 +49,7 @@ var listers = newSet("du", "tree", "fd", "fdfind")
 
 // nameFilters print some of the lines they read, or parts of them.
 var nameFilters = newSet("head", "tail", "sort", "uniq", "tac", "shuf", "grep", "egrep", "fgrep", "rg", "sed", "cut",
-	"awk", "gawk", "mawk", "nawk", "tr", "column", "nl", "paste", "cat", "tee", "realpath", "readlink", "xargs")
+	"awk", "gawk", "mawk", "nawk", "tr", "column", "nl", "paste", "cat", "tee", "realpath", "readlink", "xargs", "fmt", "rev", "fold")
 
 // produceOut is produce but for the names of listings.
 func (a *analyzer) produceOut(u *unit) stream {

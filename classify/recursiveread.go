@@ -153,6 +153,13 @@ func readsStoreTree(u *unit) bool {
 	if !findNonReaders.has(u.name) && (slices.ContainsFunc(u.args, listedStores) || namesIn(u) && listsStores(u.in)) {
 		return true // cat $(find ~ -type f); find ~ | tar -cf x.tar -T -
 	}
+	if u.afterListing && contentReaders.has(u.name) && (u.viaXargs || namesIn(u) || slices.ContainsFunc(u.args, func(f field) bool { return f.dyn })) {
+		// The names a listing of the home printed may have reached this
+		// reader through a way the line does not follow (an array, a
+		// file, printf -v, awk): mapfile -t a < <(find ~ -type f); cat
+		// "${a[@]}" (found by red-team round 54).
+		return true
+	}
 	if len(u.findRoots) > 0 || u.viaXargs && u.argsIn.tree != nil {
 		return !findNonReaders.has(u.name) && (treeAbove(u.cwd, u.findRoots) || u.viaXargs && u.argsIn.tree != nil && treeAbove("", *u.argsIn.tree))
 	}
@@ -182,6 +189,14 @@ func readsStoreTree(u *unit) bool {
 	}
 	return spec.readsStore(u, 0)
 }
+
+// contentReaders print, copy or send the contents of the files they are
+// named (see afterListing).
+var contentReaders = newSet("cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "nl", "od", "xxd", "hexdump", "hd",
+	"strings", "base64", "base32", "basenc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "mawk", "sed", "cut",
+	"sort", "uniq", "paste", "cp", "tar", "bsdtar", "zip", "7z", "rsync", "scp", "sftp", "gzip", "bzip2", "xz", "zstd",
+	"openssl", "gpg", "diff", "jq", "yq", "curl", "wget", "nc", "ncat", "socat", "dd", "tee", "install", "pr", "fold", "fmt",
+	"iconv", "look", "comm", "join")
 
 // listedStores reports whether f holds names a listing of a directory above
 // a credential store printed: cat $(find ~ -type f) reads every file of

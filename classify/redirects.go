@@ -88,6 +88,11 @@ func (a *analyzer) fileStream(cwd string, links map[string]string, f field) (str
 	if slices.Contains(texts, downloaded) {
 		return stream{traits: trDownload}, true
 	}
+	if slices.ContainsFunc(texts, func(t string) bool { return strings.HasPrefix(t, "\x00") }) {
+		// What a program wrote there is only known at run time (find ~ >
+		// l; while read f; … done < l), not the marker's text.
+		return stream{traits: trUnknown | trFile}, true
+	}
 	return literal(strings.Join(texts, "\n")), true
 }
 

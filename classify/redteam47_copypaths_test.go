@@ -68,7 +68,10 @@ func TestRedteam47CopyPaths(t *testing.T) {
 		}
 		rtAtLeast(t, rt47bShells(false), `echo 'rm -rf ~' > x; `+tail, Forbidden)
 	}
-	// Legitimate: linking and copying dotfiles from a repository.
-	rtBelow(t, `ln -sf "$PWD/dotfiles/bashrc" ~/.bashrc`, Escalated)
+	// Legitimate: linking and copying dotfiles from a repository. (Linking
+	// an rc file of unknown text, ln -sf "$PWD/dotfiles/bashrc" ~/.bashrc,
+	// asks since round 54: the next shell runs it, as it runs cat x >
+	// ~/.bashrc.)
+	rtBelow(t, `ln -sf "$PWD/dotfiles/gitignore" ~/.gitignore_global`, Escalated)
 	rtBelow(t, `echo 'export EDITOR=vim' > x; cp -S .b -b x ~/.bashrc`, Escalated)
 }

@@ -361,6 +361,7 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) (stdin bool) {
 			if stdinWord(f.val) == "-" {
 				return true
 			}
+			a.sourcedFile(u, "tmux", f) // source-file x.conf the line wrote (round 54)
 		}
 	case spec.kind == 'k':
 		a.tmuxKeys(u, rest, seen)

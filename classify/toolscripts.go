@@ -1,8 +1,10 @@
 package classify
 
 import (
+	"encoding/json"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -24,9 +26,9 @@ type toolScript struct {
 }
 
 var toolScripts = map[string]toolScript{
-	"vim":     {lang: "vim", rc: []string{".vimrc", ".exrc", ".gvimrc", "/.vim/vimrc", "/.vim/gvimrc", "/.config/nvim/init.vim", "/.config/vim/vimrc"}, files: []string{"-u", "-S"}},
+	"vim":     {lang: "vim", rc: []string{".vimrc", ".exrc", ".gvimrc", "/.vim/vimrc", "/.vim/gvimrc", "/.config/nvim/init.vim", "/.config/vim/vimrc"}},
 	"tmux":    {lang: "tmux", rc: []string{".tmux.conf", "/.config/tmux/tmux.conf"}, files: []string{"-f"}},
-	"gdb":     {lang: "gdb", rc: []string{".gdbinit", ".gdbearlyinit", "/.config/gdb/gdbinit", "/.config/gdb/gdbearlyinit"}, files: []string{"-x", "--command", "-ix", "--init-command", "-eix", "--early-init-command"}},
+	"gdb":     {lang: "gdb", rc: []string{".gdbinit", ".gdbearlyinit", "/.config/gdb/gdbinit", "/.config/gdb/gdbearlyinit"}, files: []string{"-x", "--command", "-command", "-ix", "--init-command", "-init-command", "-eix", "--early-init-command"}},
 	"sqlite3": {lang: "sqlite", rc: []string{".sqliterc", "/.config/sqlite3/sqliterc"}, files: []string{"-init", "--init"}},
 }
 
@@ -34,10 +36,22 @@ var toolScripts = map[string]toolScript{
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
 	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3"}
 
+// vimPluginDir matches the directories whose scripts vim and neovim load
+// at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
+// when a file of its type opens) below their configuration directories
+// (round 54).
+var vimPluginDir = regexp.MustCompile(`(^|/)(\.vim|vimfiles|\.config/nvim|\.local/share/nvim/site)/(.*/)?(plugin|ftplugin)/`)
+
 // toolRc returns the language of the tool whose start-up file p is.
 func toolRc(p string) (string, bool) {
 	c := cleanTarget(p)
 	base := c[strings.LastIndexByte(c, '/')+1:]
+	switch {
+	case vimPluginDir.MatchString(c) && strings.HasSuffix(base, ".vim"):
+		return "vim", true
+	case (vimPluginDir.MatchString(c) || strings.HasSuffix(c, "/.config/nvim/init.lua") || c == ".config/nvim/init.lua") && strings.HasSuffix(base, ".lua"):
+		return "lua", true
+	}
 	for _, t := range toolScripts {
 		for _, r := range t.rc {
 			if r == base || strings.HasPrefix(r, "/") && (strings.HasSuffix(c, r) || strings.HasPrefix("/"+c, r)) {
@@ -50,8 +64,18 @@ func toolRc(p string) (string, bool) {
 
 // toolText judges text as commands of the tool language lang, line by line.
 func (a *analyzer) toolText(u *unit, lang, text string) {
-	if lang == "tmux" {
+	if a.depth >= maxDepth {
+		a.limit("nesting deeper than 16 levels")
+		return
+	}
+	a.depth++
+	defer func() { a.depth-- }()
+	switch lang {
+	case "tmux":
 		a.tmuxString(u, field{val: text})
+		return
+	case "lua":
+		a.codeText(u, "lua", text)
 		return
 	}
 	prog := ""
@@ -71,6 +95,34 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		case "sqlite":
 			a.sqliteDot(u, f)
 		}
+	}
+}
+
+// sourcedFile judges a file a tool's own command loads (gdb source, vim
+// :source, sqlite3 .read, tmux source-file) where the line wrote it.
+func (a *analyzer) sourcedFile(u *unit, lang string, f field) {
+	for _, t := range a.writtenTexts(u, nil, f) {
+		a.toolText(u, lang, t)
+	}
+}
+
+// gdbSourceCmd and vimSourceCmd match the commands that load a file.
+var (
+	gdbSourceCmd = regexp.MustCompile(`^\s*source\s+(?:-[sv]\s+)*(\S+)`)
+	vimSourceCmd = regexp.MustCompile(`(?:^|\|)[\s:]*so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(\S+)`)
+)
+
+// gdbSource follows gdb's source FILE (-ex 'source x.gdb', or in a file).
+func (a *analyzer) gdbSource(u *unit, f field) {
+	if m := gdbSourceCmd.FindStringSubmatch(f.val); m != nil {
+		a.sourcedFile(u, "gdb", field{val: m[1], dyn: f.dyn})
+	}
+}
+
+// vimSource follows vim's :source FILE (-c 'source x.vim', or in a file).
+func (a *analyzer) vimSource(u *unit, f field) {
+	for _, m := range vimSourceCmd.FindAllStringSubmatch(f.val, -1) {
+		a.sourcedFile(u, "vim", field{val: m[1], dyn: f.dyn})
 	}
 }
 
@@ -95,6 +147,18 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 		return
 	}
 	for i, f := range u.args {
+		if t.lang == "vim" && vimFileOpt(f.val) {
+			// -Nu x.vim: a cluster ending in u or S; -S alone loads
+			// Session.vim.
+			file := field{val: "Session.vim"}
+			if i+1 < len(u.args) && !strings.HasPrefix(u.args[i+1].val, "-") {
+				file = u.args[i+1]
+			} else if strings.HasSuffix(f.val, "u") {
+				continue
+			}
+			a.sourcedFile(u, "vim", file)
+			continue
+		}
 		for _, o := range t.files {
 			var file field
 			switch {
@@ -111,6 +175,20 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 			}
 		}
 	}
+}
+
+// vimFileOpt reports whether a vim argument is a cluster of short flags
+// that ends in -u (a vimrc) or -S (a session file).
+func vimFileOpt(v string) bool {
+	if len(v) < 2 || v[0] != '-' || v[1] == '-' {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if !strings.ContainsRune("NnEesRZbdhlmMyAHFL", c) {
+			return false
+		}
+	}
+	return v[len(v)-1] == 'u' || v[len(v)-1] == 'S'
 }
 
 // Test runners, builders and generators that run code from files by
@@ -153,16 +231,7 @@ func (a *analyzer) runnerCode(u *unit) {
 			a.goGenerate(u)
 		}
 	case "npm", "pnpm":
-		if u.arg(0) == "pkg" && u.arg(1) == "set" {
-			// npm pkg set scripts.test='…': npm runs it with sh.
-			for _, op := range ops[2:] {
-				if k, v, ok := strings.Cut(op.val, "="); ok && strings.HasPrefix(k, "scripts.") {
-					g := op
-					g.val = v
-					a.shellString(u, g)
-				}
-			}
-		}
+		a.npmPkgSet(u)
 	}
 }
 
@@ -236,9 +305,14 @@ func (a *analyzer) cargoConfig(u *unit) {
 	if u.name != "cargo" {
 		return
 	}
+	files := []field{{val: ".cargo/config.toml"}, {val: ".cargo/config"}} // written on the line: cargo reads them
 	for _, f := range optValues(u, "", "--config") {
 		k, v, ok := strings.Cut(f.val, "=")
-		if !ok || !cargoCommandKey.MatchString(k) {
+		if !ok {
+			files = append(files, f) // --config FILE
+			continue
+		}
+		if !cargoCommandKey.MatchString(k) {
 			continue
 		}
 		if f.dyn {
@@ -247,7 +321,18 @@ func (a *analyzer) cargoConfig(u *unit) {
 		}
 		a.cargoCommand(u, v)
 	}
+	for _, f := range files {
+		for _, t := range a.writtenTexts(u, nil, f) {
+			for _, m := range cargoFileCommand.FindAllStringSubmatch(t, -1) {
+				a.cargoCommand(u, m[1])
+			}
+		}
+	}
 }
+
+// cargoFileCommand matches, in a configuration file, a key whose value is
+// a program cargo runs (under [target.…] or [build]; round 54).
+var cargoFileCommand = regexp.MustCompile(`(?m)^\s*(?:runner|linker|rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)\s*=\s*(.+)$`)
 
 // cargoCommand judges a configured command: a TOML string or array.
 func (a *analyzer) cargoCommand(u *unit, v string) {
@@ -264,4 +349,50 @@ func (a *analyzer) cargoCommand(u *unit, v string) {
 		return
 	}
 	a.argvOrShell(u, "cargo", words)
+}
+
+// npmPkgSet judges the scripts npm pkg set puts in package.json, which npm
+// runs with sh (npm test, and install's lifecycle scripts): scripts.NAME=…,
+// scripts[NAME]=…, and scripts={…} with --json (round 54).
+func (a *analyzer) npmPkgSet(u *unit) {
+	at := slices.IndexFunc(u.args, func(f field) bool { return f.val == "pkg" })
+	if at < 0 || at+1 >= len(u.args) || u.args[at+1].val != "set" {
+		return
+	}
+	asJSON := slices.ContainsFunc(u.args, func(f field) bool { return f.val == "--json" })
+	for _, op := range u.args[at+2:] {
+		k, v, ok := strings.Cut(op.val, "=")
+		if !ok || strings.HasPrefix(op.val, "-") || !strings.HasPrefix(k, "scripts") {
+			continue
+		}
+		if op.dyn {
+			u.script = &stream{traits: trUnknown}
+			continue
+		}
+		var scripts []string
+		switch {
+		case k == "scripts" && asJSON:
+			var m map[string]any
+			if json.Unmarshal([]byte(v), &m) != nil {
+				u.script = &stream{traits: trUnknown}
+				continue
+			}
+			for _, x := range m {
+				if t, ok := x.(string); ok {
+					scripts = append(scripts, t)
+				}
+			}
+		case asJSON:
+			var t string
+			if json.Unmarshal([]byte(v), &t) != nil {
+				t = v
+			}
+			scripts = append(scripts, t)
+		default:
+			scripts = append(scripts, v)
+		}
+		for _, t := range scripts {
+			a.shellString(u, field{val: t})
+		}
+	}
 }

@@ -53,6 +53,7 @@ type unit struct {
 	argsIn       stream     // with viaXargs: the input xargs turns into arguments
 	xargsToken   string     // with viaXargs: what xargs replaces with each input line ({})
 	findRoots    []field    // starting points when run by find -exec
+	afterListing bool       // a listing of a directory above a credential store ran before it on the line
 	findFiltered bool       // with findRoots: a name test before the -exec restricts what {} stands for
 	info         string     // detail for pseudo units
 	fromIFS      bool       // the program word came from $IFS splitting

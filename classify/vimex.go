@@ -29,6 +29,7 @@ var (
 
 // vimEx classifies what the ex command text of f runs.
 func (a *analyzer) vimEx(u *unit, f field) {
+	a.vimSource(u, f) // :source x.vim the line wrote (round 54)
 	text := f.val
 	opaque := vimExecute().MatchString(text)
 	for _, name := range vimCalls {

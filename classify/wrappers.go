@@ -35,6 +35,7 @@ type wrapSpec struct {
 	ddShell     bool     // the words after -- are a shell's arguments (capsh -- -c CMD), or those of the progLong program (capsh --shell=/bin/rm -- -rf /); without --, nothing runs
 	flagLong    []string // long options without a value whose name begins another's (start-stop-daemon --start, --startas)
 	octalArgs   bool     // \NNN in the command's words is decoded first (fstab-decode rm -rf /\150ome)
+	flagsAfter  bool     // options without values may follow the positional operands (setarch ARCH -R CMD)
 }
 
 // wrappers maps program names to their specs.
@@ -94,7 +95,7 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"numactl":          {argShort: "CNmplPiw", argLong: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--weighted-interleave"}, transparent: true},
 		"prlimit":          {argShort: "p", argLong: []string{"--pid", "--output"}, noExecShort: "p", noExecLong: []string{"--pid"}, transparent: true},
 		// Found by red-team round 51: these run the command after them too.
-		"setarch":      {positional: 1, noExecLong: []string{"--list"}, emptyShell: true, transparent: true},
+		"setarch":      {positional: 1, noExecLong: []string{"--list"}, emptyShell: true, transparent: true, flagsAfter: true},
 		"choom":        {argShort: "np", argLong: []string{"--adjust", "--pid"}, noExecShort: "p", noExecLong: []string{"--pid"}, transparent: true},
 		"logsave":      {positional: 1, transparent: true},
 		"fstab-decode": {octalArgs: true, transparent: true},
@@ -268,6 +269,13 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 	}
 	for n := 0; n < s.positional && len(rest) > 0; n++ {
 		rest = rest[1:]
+	}
+	for s.flagsAfter && len(rest) > 0 && len(rest[0].val) > 1 && rest[0].val[0] == '-' {
+		dd := rest[0].val == "--"
+		rest = rest[1:]
+		if dd {
+			break
+		}
 	}
 	if shell == nil && len(rest) > 0 && (s.cmdShort != "" && rest[0].val == "-"+s.cmdShort || contains(s.cmdLong, rest[0].val)) {
 		// flock FILE -c CMD: options may follow the positional operand.

@@ -96,10 +96,24 @@ func (a *analyzer) copyWritten(u *unit) {
 	}
 	for _, src := range ops {
 		s, ok := a.operandStream(u, src, false)
-		if !ok {
-			continue
+		unknown := !ok
+		if unknown {
+			// A file the line did not write: its text is only known at
+			// run time, which an rc file must not get unjudged (cp x
+			// ~/.bashrc: found by red-team round 54), unless a protected
+			// path's rule asks already.
+			if matchProtectedWrite(u, a.c) {
+				continue
+			}
+			s = stream{traits: trUnknown}
 		}
 		in := *dest
+		if unknown && !strings.HasSuffix(dest.val, "/") && cleanTarget(dest.val) != "~" {
+			// Of a destination that may be a file (cp ~/.bashrc
+			// ~/.bashrc.bak), only the file itself.
+			a.writeText(u, *dest, s, false)
+			continue
+		}
 		in.val = strings.TrimSuffix(dest.val, "/") + "/" + path.Base(src.val)
 		a.writeText(u, in, s, false) // cp s.sh dir/
 		if len(ops) == 1 && !strings.HasSuffix(dest.val, "/") {
@@ -139,10 +153,15 @@ func (a *analyzer) linkWritten(u *unit) {
 		g.val = path.Join(path.Dir(dest.val), src.val)
 		srcs = append(srcs, g)
 	}
+	known := false
 	for _, f := range srcs {
 		if s, ok := a.fileStream(u.cwd, u.links, f); ok {
 			a.writeText(u, dest, s, false)
+			known = true
 		}
+	}
+	if !known && !matchProtectedWrite(u, a.c) {
+		a.writeText(u, dest, stream{traits: trUnknown}, false) // ln -sf "$PWD/x" ~/.bashrc, x unknown
 	}
 }
 
