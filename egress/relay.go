@@ -105,7 +105,13 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.handshake)
 	mask := &r.sent
-	r.recall(mask) // before the head: it then asks for a response the mask sees into
+	// Before the head: it then asks for a response the mask sees into.
+	if ce := r.recall(mask); ce != nil {
+		cancel()
+		p.log.Warn("egress: a response could not be checked for a credential", "credential", ce.cred.name, "target", r.tgt.String(), "err", ce.Error())
+		r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
+		return false
+	}
 	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
 	cancel()
 	if err != nil {
@@ -201,11 +207,11 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 // recall adds to mask the values of the credentials bound to the tunnel's
 // host that went into a request before, on any connection, and are not in
 // it yet: an upstream that stores a request's headers may show them in a
-// response on another connection. A value that cannot be fetched now is
-// not masked (logged). What went out Basic-encoded is masked only on the
-// connection that sent it: the encoding holds the user name, which is not
-// kept.
-func (r *relay) recall(mask *echoMask) {
+// response on another connection. A value that cannot be fetched now
+// refuses the request: its response could not be checked. What went out
+// Basic-encoded is masked only on the connection that sent it: the
+// encoding holds the user name, which is not kept.
+func (r *relay) recall(mask *echoMask) *credentialError {
 	for _, c := range r.bound {
 		if !c.injected.Load() || mask.has(c) {
 			continue
@@ -214,8 +220,7 @@ func (r *relay) recall(mask *echoMask) {
 		s, err := c.value(ctx)
 		cancel()
 		if err != nil {
-			r.p.log.Warn("egress: a response is not masked for a credential whose value cannot be fetched", "credential", c.name, "target", r.tgt.String(), "err", err)
-			continue
+			return &credentialError{cred: c, msg: "fetching the value to check the response for it failed", err: err}
 		}
 		if sent := SentForm(s.Bytes()); len(sent) > 0 {
 			mask.add(c, sent)
@@ -223,6 +228,7 @@ func (r *relay) recall(mask *echoMask) {
 		}
 		s.Wipe()
 	}
+	return nil
 }
 
 // upw writes to the upstream, counting.
