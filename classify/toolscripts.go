@@ -257,23 +257,31 @@ func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
 	if named {
 		return
 	}
-	for key, text := range a.files {
-		if testFile.MatchString(path.Base(key)) {
-			for _, t := range fileTexts(text) {
-				a.codeText(u, lang, t)
-			}
+	for _, key := range a.writtenFiles(func(k string) bool { return testFile.MatchString(path.Base(k)) }) {
+		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+			a.codeText(u, lang, t)
 		}
 	}
+}
+
+// writtenFiles returns, in order, the files the line wrote whose key
+// (path) keep accepts.
+func (a *analyzer) writtenFiles(keep func(string) bool) []string {
+	var out []string
+	for key := range a.files {
+		if keep(key) {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // goGenerate judges the //go:generate lines of the Go files the line
 // wrote (go generate runs each as a command).
 func (a *analyzer) goGenerate(u *unit) {
-	for key, text := range a.files {
-		if !strings.HasSuffix(key, ".go") {
-			continue
-		}
-		for _, t := range fileTexts(text) {
+	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".go") }) {
+		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
 			for l := range strings.Lines(t) {
 				if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:generate "); ok {
 					a.shellString(u, field{val: cmd})
