@@ -226,3 +226,16 @@ func TestDenyNamesThroughLinks(t *testing.T) {
 		})
 	}
 }
+
+// soughtLinks leaves the built-in default deny set out: every sandbox of
+// the default policy masks it, so none can have linked a file of it.
+func TestSoughtLinksLeavesDefaultsOut(t *testing.T) {
+	own := filepath.Join(t.TempDir(), "keys")
+	got := soughtLinks(append(DefaultDenyRead(), own), defaultDenySet(), new(resolver))
+	if len(got) != 1 || got[0] != resolvePath(own) {
+		t.Fatalf("soughtLinks = %q, want only %s", got, own)
+	}
+	if got := soughtLinks(DefaultDenyRead(), defaultDenySet(), new(resolver)); got != nil {
+		t.Fatalf("the default set alone: %q, want none", got)
+	}
+}

@@ -90,6 +90,37 @@ func grantedRoots() ([]grantedRoot, error) {
 	return out, nil
 }
 
+// soughtLinks returns, resolved as the deny list is, the deny paths whose
+// other names (hard links) a command may have made: all but the built-in
+// default set. Every sandbox of the default policy masks those (and the
+// reduced tier withholds them from Landlock's REFER), so none can have
+// reached a file there to link it; searching them would walk a home's
+// browser profiles (tens of thousands of entries) at every call. A
+// Config that drops one of them from its own deny list lets its sandboxes
+// link the files, which later sandboxes then do not look for. defaults is
+// defaultDenySet's, which a Manager makes once.
+func soughtLinks(deny []string, defaults map[string]bool, res *resolver) []string {
+	var own []string
+	for _, d := range deny {
+		if !defaults[filepath.Clean(d)] {
+			own = append(own, d)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	return res.all(own, true)
+}
+
+// defaultDenySet is DefaultDenyRead as a set of clean paths.
+func defaultDenySet() map[string]bool {
+	set := make(map[string]bool)
+	for _, d := range DefaultDenyRead() {
+		set[filepath.Clean(d)] = true
+	}
+	return set
+}
+
 // grantedAreas returns the directories of the record as named there, and,
 // for a recorded directory renamed since (or reached through another
 // mount), the name a deny path reaches it by: an ancestor of the deny path

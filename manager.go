@@ -34,7 +34,10 @@ type Manager struct {
 
 	guardOnce sync.Once
 	guard     *egress.Guard // shared by the egress proxies of every command
-	gitRepos  gitRepoCache
+	// defaultDeny is DefaultDenyRead as a set, made once (see soughtLinks).
+	defaultDenyOnce sync.Once
+	defaultDeny     map[string]bool
+	gitRepos        gitRepoCache
 }
 
 // NewManager validates cfg and returns a Manager for it.
@@ -214,11 +217,22 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		return nil, nil, nil, err
 	}
 	resolvedWritable := res.all(writable, false)
-	granted, err := grantedRoots()
-	if err != nil {
-		return nil, nil, nil, err
+	// The record of granted roots, read once and only where a check needs
+	// it (a state-directory read with a lock).
+	var granted []grantedRoot
+	grantedRead := false
+	readGranted := func() error {
+		if grantedRead {
+			return nil
+		}
+		g, err := grantedRoots()
+		granted, grantedRead = g, err == nil
+		return err
 	}
 	if len(writable) > 0 || len(fsc.AllowRead) > 0 || o.dir != "" {
+		if err := readGranted(); err != nil {
+			return nil, nil, nil, err
+		}
 		if err := m.checkPlantedLinks(granted, fsc.AllowRead, writable, resolvedWritable, o.dir); err != nil {
 			return nil, nil, nil, err
 		}
@@ -285,9 +299,16 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))
 	}
 	spec.Filesystem.Home = home
-	// Where an earlier command may have left another name (a hard link)
-	// of a file denied now.
-	spec.Filesystem.Granted = grantedAreas(granted, spec.Filesystem.DenyRead)
+	// The deny paths whose other names (hard links) an earlier command may
+	// have made, and the directories it may have made them in.
+	m.defaultDenyOnce.Do(func() { m.defaultDeny = defaultDenySet() })
+	spec.Filesystem.SeekLinks = append(soughtLinks(denyRead, m.defaultDeny, res), secrets...)
+	if len(spec.Filesystem.SeekLinks) > 0 {
+		if err := readGranted(); err != nil {
+			return nil, nil, nil, err
+		}
+		spec.Filesystem.Granted = grantedAreas(granted, spec.Filesystem.SeekLinks)
+	}
 	if spec.Network != NetworkFiltered {
 		return spec, nil, before, nil
 	}

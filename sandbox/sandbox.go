@@ -103,11 +103,12 @@ type Filesystem struct {
 	// unreadable or inside a writable root, are left as they are; DenyRead
 	// still applies inside them.
 	Scratch []string
-	// Granted are the directories a sandbox of this user was ever given to
-	// write (agentbox's record), where an earlier command may have left
-	// another name, a hard link, for a file DenyRead hides now: those
-	// names are hidden too.
-	Granted []string
+	// SeekLinks are the deny paths (of DenyRead, named as there) whose
+	// other names, hard links an earlier command may have made, are
+	// sought in Writable and Granted and hidden too; Granted are the
+	// directories a sandbox of this user was ever given to write
+	// (agentbox's record), where such a link may lie.
+	SeekLinks, Granted []string
 }
 
 // Limits are resource limits; zero means "no limit of this kind".

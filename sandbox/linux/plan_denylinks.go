@@ -17,14 +17,16 @@ import (
 // may write, for a file that was not denied to it (a call without the deny
 // the next call has, another agent's sandbox): `ln token .cache` in call
 // one, `cat .cache` in call two, which denies token (red-team round 50).
-// So the denied files with more than one name (a deny path that is such a
-// file — a regular file, or a socket such as an agent's — or such a file
-// inside a denied directory that overlaps where a sandbox may write) have
-// their other names found in the writable roots and in the directories
-// sandboxes of this user were ever given to write (Filesystem.Granted,
-// where such a link can have been made), and those are denied too. Names
-// elsewhere, which no sandbox made, are the user's own (a backup's hard
-// links): deny paths are paths.
+// So, of the deny paths the caller names a sandbox may have reached
+// (Filesystem.SeekLinks: not the built-in default set, which every
+// sandbox masks), the denied files with more than one name (a deny path
+// that is such a file — a regular file, or a socket such as an agent's —
+// or such a file inside a denied directory that overlaps where a sandbox
+// may write) have their other names found in the writable roots and in
+// the directories sandboxes of this user were ever given to write
+// (Filesystem.Granted, where such a link can have been made), and those
+// are denied too. Names elsewhere, which no sandbox made, are the user's
+// own (a backup's hard links): deny paths are paths.
 
 // maskOtherNames masks the other names of the denied files that have
 // some, in the writable roots and the granted directories.
@@ -78,9 +80,11 @@ func (b *planner) linkAreas() []string {
 // denied directory (a command may pad the directory to hide the file from
 // the first walk: red-team round 53).
 func (b *planner) linkedFiles(areas []string) ([]string, error) {
-	out := slices.Clone(b.deniedLinked)
+	sought := func(p string) bool { return paths.WithinAny(p, b.fs.SeekLinks) }
+	out := slices.DeleteFunc(slices.Clone(b.deniedLinked), func(f string) bool { return !sought(f) })
+	dirs := slices.DeleteFunc(slices.Clone(b.deniedDirs), func(d string) bool { return !sought(d) })
 	fallback := false
-	for _, d := range b.deniedDirs {
+	for _, d := range dirs {
 		if !paths.WithinAny(d, areas) && !slices.ContainsFunc(areas, func(a string) bool { return paths.Within(a, d) }) {
 			continue
 		}
@@ -95,7 +99,7 @@ func (b *planner) linkedFiles(areas []string) ([]string, error) {
 	budget := maxLinkWalk
 	for _, a := range areas {
 		err := walkLinked(a, &budget, nil, func(f string, _ *unix.Stat_t) {
-			if paths.WithinAny(f, b.deniedDirs) {
+			if paths.WithinAny(f, dirs) {
 				out = append(out, f)
 			}
 		}, nil)
