@@ -16,7 +16,7 @@ import "testing"
 //
 // Severity: high (a forbidden command judged sandboxed).
 // Found by red-team round 49. Fixed: local outside a function assigns
-// nothing where the shell is one where it fails (bash, dash, busybox ash:
+// nothing where the shell is one where it fails (bash, dash:
 // noTopLocal), and either where it may not be (zsh makes it a global);
 // enable -n of a builtin whose program differs, and enable -f (a shared
 // object's code), are eval-exec (runEnable).
