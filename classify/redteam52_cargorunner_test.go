@@ -40,35 +40,7 @@ func TestRedteam52CargoRunner(t *testing.T) {
 		`cargo --config 'target.x86_64-unknown-linux-gnu.runner=["sh","-c","rm -rf ~/.ssh"]' run --offline`,
 		`CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="rm -rf $HOME/.ssh" cargo run --offline`,
 	}
-	if rtHave(t, "bash", "rustc", "cargo") {
-		out, err := exec.Command("rustc", "--print", "sysroot").Output()
-		sysroot := strings.TrimSpace(string(out))
-		host, _ := exec.Command("rustc", "-vV").Output()
-		if err != nil || sysroot == "" {
-			t.Fatalf("premise: rustc --print sysroot: %v %q", err, out)
-		}
-		if !strings.Contains(string(host), "host: x86_64-unknown-linux-gnu") {
-			t.Skipf("premise written for an x86_64-unknown-linux-gnu host: %s", host)
-		}
-		bin := filepath.Join(sysroot, "bin")
-		for _, line := range lines {
-			home, work := rt52bHome(t)
-			if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(work, "Cargo.toml"), []byte("[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(work, "src", "main.rs"), []byte("fn main() {}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got := rt52bRun(t, home, work, line, "PATH="+bin+":/usr/local/bin:/usr/bin:/bin",
-				"CARGO_HOME="+filepath.Join(home, ".cargo"), "RUSTC="+filepath.Join(bin, "rustc"))
-			if !rt52bGone(home) {
-				t.Fatalf("premise: %q did not remove ~/.ssh (output %q)", line, got)
-			}
-		}
-	}
+	rt52bCargoPremise(t, lines)
 	// References: go's and make's command options.
 	rtAtLeast(t, []string{"bash"}, `go test -exec 'rm -rf ~/.ssh' ./...`, Forbidden)
 	rtAtLeast(t, []string{"bash"}, `go build -toolexec 'rm -rf ~/.ssh' .`, Forbidden)
@@ -78,5 +50,42 @@ func TestRedteam52CargoRunner(t *testing.T) {
 	rtBelow(t, `CARGO_TARGET_DIR=out cargo test`, Escalated)
 	for _, line := range lines {
 		rtAtLeast(t, []string{"bash", "sh"}, line, Escalated)
+	}
+}
+
+// rt52bCargoPremise runs each line with cargo in a one-file crate of a fake
+// home (offline, the toolchain's own rustc) and requires that it removed
+// ~/.ssh. It skips on a host the runner keys are not written for.
+func rt52bCargoPremise(t *testing.T, lines []string) {
+	t.Helper()
+	if !rtHave(t, "bash", "rustc", "cargo") {
+		return
+	}
+	out, err := exec.Command("rustc", "--print", "sysroot").Output()
+	sysroot := strings.TrimSpace(string(out))
+	host, _ := exec.Command("rustc", "-vV").Output()
+	if err != nil || sysroot == "" {
+		t.Fatalf("premise: rustc --print sysroot: %v %q", err, out)
+	}
+	if !strings.Contains(string(host), "host: x86_64-unknown-linux-gnu") {
+		t.Skipf("premise written for an x86_64-unknown-linux-gnu host: %s", host)
+	}
+	bin := filepath.Join(sysroot, "bin")
+	for _, line := range lines {
+		home, work := rt52bHome(t)
+		if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, "Cargo.toml"), []byte("[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, "src", "main.rs"), []byte("fn main() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := rt52bRun(t, home, work, line, "PATH="+bin+":/usr/local/bin:/usr/bin:/bin",
+			"CARGO_HOME="+filepath.Join(home, ".cargo"), "RUSTC="+filepath.Join(bin, "rustc"))
+		if !rt52bGone(home) {
+			t.Fatalf("premise: %q did not remove ~/.ssh (output %q)", line, got)
+		}
 	}
 }

@@ -1,10 +1,6 @@
 package classify
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -39,35 +35,7 @@ func TestRedteam54CargoConfigFile(t *testing.T) {
 		toml + ` > x.toml; cargo --config x.toml run --offline`,
 		`mkdir -p .cargo; ` + toml + ` > .cargo/config.toml; cargo run --offline`,
 	}
-	if rtHave(t, "bash", "rustc", "cargo") {
-		out, err := exec.Command("rustc", "--print", "sysroot").Output()
-		sysroot := strings.TrimSpace(string(out))
-		host, _ := exec.Command("rustc", "-vV").Output()
-		if err != nil || sysroot == "" {
-			t.Fatalf("premise: rustc --print sysroot: %v %q", err, out)
-		}
-		if !strings.Contains(string(host), "host: x86_64-unknown-linux-gnu") {
-			t.Skipf("premise written for an x86_64-unknown-linux-gnu host: %s", host)
-		}
-		bin := filepath.Join(sysroot, "bin")
-		for _, line := range lines {
-			home, work := rt52bHome(t)
-			if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(work, "Cargo.toml"), []byte("[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(work, "src", "main.rs"), []byte("fn main() {}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got := rt52bRun(t, home, work, line, "PATH="+bin+":/usr/local/bin:/usr/bin:/bin",
-				"CARGO_HOME="+filepath.Join(home, ".cargo"), "RUSTC="+filepath.Join(bin, "rustc"))
-			if !rt52bGone(home) {
-				t.Fatalf("premise: %q did not remove ~/.ssh (output %q)", line, got)
-			}
-		}
-	}
+	rt52bCargoPremise(t, lines)
 	// Reference: the same runner as a --config value.
 	rtAtLeast(t, []string{"bash"}, `cargo --config 'target.x86_64-unknown-linux-gnu.runner=["sh","-c","rm -rf ~/.ssh"]' run --offline`, Forbidden)
 	// Controls: a harmless configuration file.

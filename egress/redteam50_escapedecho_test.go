@@ -1,19 +1,12 @@
 package egress
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/agentbox-dev/agentbox/vault"
 )
 
 // TestRedteam50EscapedEchoUnmasked: the proxy masks an injected value
@@ -49,31 +42,10 @@ func TestRedteam50EscapedEchoUnmasked(t *testing.T) {
 		host  = "b64.test"
 		value = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYrt50bKEY=="
 	)
-	addr := netip.MustParseAddr("203.0.113.50")
-	ph, err := NewPlaceholder("B64_KEY")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newCredEnv(t, func(c *Config) {
-		c.Policy.Allowed = append(c.Policy.Allowed, host)
-		c.Credentials = append(c.Credentials, Credential{Name: "B64_KEY", Placeholder: ph, Hosts: []string{host},
-			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
-	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{addr}
-	e.h.res.mu.Unlock()
-
-	// The bound upstream: it repeats the Authorization header as the
-	// stacks named above do.
-	var (
-		mu  sync.Mutex
-		got []string
-	)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The bound upstream (rt52aEchoEnv records what it received): it repeats
+	// the Authorization header as the stacks named above do.
+	e, ph, got := rt52aEchoEnv(t, host, "203.0.113.50", value, func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
-		mu.Lock()
-		got = append(got, auth)
-		mu.Unlock()
 		switch r.URL.Path {
 		case "/echo/plain": // control: the bytes as they came
 			fmt.Fprintf(w, `{"authorization":"%s"}`, auth)
@@ -87,12 +59,7 @@ func TestRedteam50EscapedEchoUnmasked(t *testing.T) {
 		case "/echo/redirect": // a login/error redirect carrying what it was sent
 			http.Redirect(w, r, "/denied?auth="+url.QueryEscape(auth), http.StatusFound)
 		}
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(addr, 443), srv.Listener.Addr().String())
+	})
 
 	hdr := map[string]string{"Authorization": "Bearer " + ph}
 
@@ -101,9 +68,7 @@ func TestRedteam50EscapedEchoUnmasked(t *testing.T) {
 	if resp.StatusCode != 200 || strings.Contains(body, value) || !strings.Contains(body, "Bearer "+strings.Repeat("*", len(value))) {
 		t.Fatalf("control: literal echo: status %d, body %q", resp.StatusCode, body)
 	}
-	mu.Lock()
-	first := append([]string(nil), got...)
-	mu.Unlock()
+	first := got()
 	if len(first) != 1 || first[0] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", first)
 	}

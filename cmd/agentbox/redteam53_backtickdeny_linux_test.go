@@ -56,14 +56,7 @@ func TestRedteam53BacktickDenyDeniesNothing(t *testing.T) {
 		{"backquotes", rule},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := writeManifest(t, "name: rt53b-tickdeny\npermissions:\n  filesystem:\n    deny: [\""+tc.rule+"\"]\n")
-			code, _, vErr := runCLI(t, "validate", m)
-			flagged := code != 0 || strings.Contains(vErr, "warning")
-			code, out, errOut := runCLI(t, "run", "--manifest", m, "--approve", "--", "/bin/sh", "-c", "cat "+secret+"; echo rt53b-ran")
-			if !strings.Contains(out, "rt53b-ran") && !flagged {
-				t.Fatalf("premise: the agent did not run: exit %d, stdout %q, stderr %q", code, out, errOut)
-			}
-			read := strings.Contains(out, "RT53B-TOPSECRET")
+			flagged, read, out, errOut := rt53bDenyRun(t, "rt53b-tickdeny", tc.rule, secret, "RT53B-TOPSECRET")
 			switch tc.name {
 			case "literal_control":
 				if read || flagged {
@@ -86,4 +79,19 @@ func rt53bSh(t *testing.T, script string) (string, error) {
 	t.Helper()
 	b, err := exec.Command("/bin/sh", "-c", script).Output()
 	return string(b), err
+}
+
+// rt53bDenyRun validates a manifest denying rule, runs an agent under it
+// that cats secret, and reports whether validate flagged the rule and
+// whether the agent read the file (its text holds marker).
+func rt53bDenyRun(t *testing.T, name, rule, secret, marker string) (flagged, read bool, out, errOut string) {
+	t.Helper()
+	m := writeManifest(t, "name: "+name+"\npermissions:\n  filesystem:\n    deny: [\""+rule+"\"]\n")
+	code, _, vErr := runCLI(t, "validate", m)
+	flagged = code != 0 || strings.Contains(vErr, "warning")
+	code, out, errOut = runCLI(t, "run", "--manifest", m, "--approve", "--", "/bin/sh", "-c", "cat "+secret+"; echo rt53b-ran")
+	if !strings.Contains(out, "rt53b-ran") && !flagged {
+		t.Fatalf("premise: the agent did not run: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	return flagged, strings.Contains(out, marker), out, errOut
 }

@@ -58,14 +58,7 @@ func TestRedteam53BraceDenyDeniesNothing(t *testing.T) {
 		{"braces", rule},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := writeManifest(t, "name: rt53b-bracedeny\npermissions:\n  filesystem:\n    deny: [\""+tc.rule+"\"]\n")
-			code, _, vErr := runCLI(t, "validate", m)
-			flagged := code != 0 || strings.Contains(vErr, "warning")
-			code, out, errOut := runCLI(t, "run", "--manifest", m, "--approve", "--", "/bin/sh", "-c", "cat "+secret+"; echo rt53b-ran")
-			if !strings.Contains(out, "rt53b-ran") && !flagged {
-				t.Fatalf("premise: the agent did not run: exit %d, stdout %q, stderr %q", code, out, errOut)
-			}
-			read := strings.Contains(out, "RT53B-BRACESECRET")
+			flagged, read, out, errOut := rt53bDenyRun(t, "rt53b-bracedeny", tc.rule, secret, "RT53B-BRACESECRET")
 			switch tc.name {
 			case "literal_control":
 				if read || flagged {
