@@ -86,10 +86,7 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		}
 		switch lang {
 		case "vim":
-			a.vimEx(u, f)
-			if m := strings.TrimLeft(f.val, ": \t"); strings.HasPrefix(m, "!") {
-				a.shellString(u, field{val: m[1:]})
-			}
+			a.vimEx(u, f) // :!cmd too
 		case "gdb":
 			a.gdbCommand(u, f, &prog, 0)
 		case "sqlite":
