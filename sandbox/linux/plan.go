@@ -115,6 +115,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 		b.holdFiles,      // files held with given contents
 		b.bindReadOnly,   // all of those, read-only
 		b.maskDenied,     // deny-read paths
+		b.hideOpaque,     // directories the walks for other names could not look into
 	} {
 		if err := step(); err != nil {
 			return err
@@ -178,6 +179,9 @@ type planner struct {
 	// deniedLinked are the denied files mask found with other names, and
 	// deniedDirs the denied directories it found (see maskOtherNames).
 	deniedLinked, deniedDirs []string
+	// opaque are the directories the walks for other names could not look
+	// into (see hideOpaque).
+	opaque []string
 }
 
 func (b *planner) denied(p string) bool     { return paths.WithinAny(p, b.fs.DenyRead) }

@@ -39,7 +39,7 @@ func (b *planner) maskOtherNames() error {
 	if len(linked) == 0 {
 		return nil
 	}
-	others, err := otherNamesIn(linked, areas, "a command could read and write the denied file through")
+	others, err := otherNamesIn(linked, areas, "a command could read and write the denied file through", b.addOpaque)
 	if err != nil {
 		return err
 	}
@@ -98,14 +98,60 @@ func (b *planner) linkedFiles(areas []string) ([]string, error) {
 	}
 	budget := maxLinkWalk
 	for _, a := range areas {
-		err := walkLinked(a, &budget, nil, func(f string, _ *unix.Stat_t) {
+		// A directory the walk cannot look into, neither in a denied one
+		// nor holding one, holds none of their files (otherNamesIn hides it if it may hold
+		// their other names); inside one it may hold any.
+		var inDenied error
+		err := linkWalk{budget: &budget, found: func(f string, _ *unix.Stat_t) {
 			if paths.WithinAny(f, dirs) {
 				out = append(out, f)
 			}
-		}, nil)
+		}, opaque: func(d string) {
+			holds := slices.ContainsFunc(dirs, func(x string) bool { return paths.Within(x, d) })
+			if (holds || paths.WithinAny(d, dirs)) && inDenied == nil {
+				inDenied = fmt.Errorf("%s cannot be looked into", d)
+			}
+		}}.run(a)
+		if err == nil {
+			err = inDenied
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: a denied directory holds more than %d entries, or one agentbox cannot read, and agentbox cannot find the other names (hard links) of the files in it in %s (%v), which a command could read them through", sandbox.ErrSetup, maxInsideWalk, a, err)
 		}
 	}
 	return out, nil
+}
+
+// addOpaque notes a directory in a writable root or a granted directory
+// that a walk for other names could not look into (see linkWalk.opaque):
+// one the command made unreadable, or a chain deeper than a path can name
+// (red-team round 53). What it holds is unknown, so hideOpaque keeps every
+// command out of it, instead of refusing the sandbox (a command could
+// otherwise make every later one be refused).
+func (b *planner) addOpaque(d string) {
+	if !slices.Contains(b.opaque, d) {
+		b.opaque = append(b.opaque, d)
+	}
+}
+
+// hideOpaque masks the directories addOpaque noted, as deny paths (the
+// reduced tier's Landlock leaves out those it can), and drops the mounts
+// planned inside them, which the mask hides already.
+func (b *planner) hideOpaque() error {
+	for _, d := range b.opaque {
+		if b.denied(d) {
+			continue
+		}
+		b.fs.DenyRead = append(slices.Clip(b.fs.DenyRead), d)
+		if err := b.mask(d); err != nil {
+			return err
+		}
+	}
+	inside := func(op mountOp) bool {
+		return slices.ContainsFunc(b.opaque, func(d string) bool { return op.Dst != d && paths.Within(op.Dst, d) })
+	}
+	b.ops = slices.DeleteFunc(b.ops, inside)
+	b.holdLinks = slices.DeleteFunc(b.holdLinks, inside)
+	b.pinned = slices.DeleteFunc(b.pinned, func(p string) bool { return inside(mountOp{Dst: p}) })
+	return nil
 }

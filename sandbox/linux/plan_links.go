@@ -146,16 +146,18 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 
 // otherNames returns the other names in the writable roots of files (each
 // with more than one name); names outside the writable roots are read-only
-// in the sandbox already.
+// in the sandbox already. Directories the walk cannot look into are
+// hidden (see hideOpaque).
 func (b *planner) otherNames(files []string) ([]string, error) {
-	return otherNamesIn(files, b.writable, "a command could write it through")
+	return otherNamesIn(files, b.writable, "a command could write it through", b.addOpaque)
 }
 
 // otherNamesIn returns the other names in areas of files (each with more
-// than one name; risk says what one left would allow). It walks at most
-// maxLinkWalk entries; past them, or where a directory of the caller's
-// cannot be read, the sandbox is refused.
-func otherNamesIn(files, areas []string, risk string) ([]string, error) {
+// than one name; risk says what one left would allow), and tells opaque of
+// the directories in areas it cannot look into (see linkWalk.opaque), for
+// the caller to keep every command out of them. It walks at most
+// maxLinkWalk entries; past them the sandbox is refused.
+func otherNamesIn(files, areas []string, risk string, opaque func(string)) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
@@ -171,12 +173,12 @@ func otherNamesIn(files, areas []string, risk string) ([]string, error) {
 	var others []string
 	budget := maxLinkWalk
 	for _, a := range areas {
-		err := walkLinked(a, &budget, nil, func(p string, st *unix.Stat_t) {
+		err := linkWalk{budget: &budget, opaque: opaque, found: func(p string, st *unix.Stat_t) {
 			if f, ok := want[key{st.Dev, st.Ino}]; ok && f != p && !seen[p] {
 				seen[p] = true
 				others = append(others, p)
 			}
-		}, nil)
+		}}.run(a)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s has other names (hard links), which %s, and agentbox cannot find them all (%v): remove them (find %s -samefile %s)",
 				sandbox.ErrSetup, files[0], risk, err, strings.Join(areas, " "), files[0])
@@ -185,17 +187,44 @@ func otherNamesIn(files, areas []string, risk string) ([]string, error) {
 	return others, nil
 }
 
+// maxWalkPath is the longest path a walk names: every directory it enters
+// has entries whose paths fit (a directory at most this long is masked by
+// its path inside the sandbox's root, whose prefix the init adds). A
+// command may make a chain deeper than any path can name (red-team round
+// 53); a walk reports a directory whose entries would be longer (see
+// linkWalk.opaque).
+const maxWalkPath = unix.PathMax - 1 - len(newRoot)
+
 // walkLinked calls found for every file at or below root with more than
 // one name (a regular file, or a socket, FIFO or device node: its other
 // name reaches it as well), and link, if set, for every symbolic link, looking
 // at *budget entries at most (an error past them); skip, if set, names
-// directories below root not to enter. A
-// directory it may not read is skipped only where neither the caller nor
-// a command of its could read it either (another user's); else the walk
-// fails. A missing root has nothing to find (not made: the reduced tier
-// makes no placeholders).
+// directories below root not to enter. A directory it cannot look into
+// fails the walk (see linkWalk).
 func walkLinked(root string, budget *int, skip func(string) bool, found func(string, *unix.Stat_t), link func(string)) error {
-	limit := *budget
+	return linkWalk{budget: budget, skip: skip, found: found, link: link}.run(root)
+}
+
+// linkWalk is one walk of walkLinked's, which may also go on past the
+// directories it cannot look into.
+type linkWalk struct {
+	budget *int
+	skip   func(dir string) bool
+	found  func(string, *unix.Stat_t)
+	link   func(string)
+	// opaque, if set, is told of each directory below the root the walk
+	// cannot look into, which it leaves out: one the caller may not read
+	// but could make readable (its own: a command of its could too), or
+	// one whose entries' paths would pass maxWalkPath. Unset, such a
+	// directory fails the walk. A directory neither the caller nor a
+	// command of its may read (another user's) is left out either way.
+	opaque func(dir string)
+}
+
+// run walks root (a missing root has nothing to find: the reduced tier
+// makes no placeholders).
+func (w linkWalk) run(root string) error {
+	limit := *w.budget
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil && d == nil && p == root && errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -204,23 +233,46 @@ func walkLinked(root string, budget *int, skip func(string) bool, found func(str
 			if d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) && !ownedByCaller(p) {
 				return fs.SkipDir // neither the caller nor the command may look in it
 			}
+			if d != nil && d.IsDir() && p != root && w.opaque != nil && errors.Is(err, fs.ErrPermission) {
+				w.opaque(p)
+				return fs.SkipDir
+			}
 			return err
 		}
-		if *budget--; *budget < 0 {
+		if *w.budget--; *w.budget < 0 {
 			return fmt.Errorf("more than %d entries", limit)
 		}
-		if d.IsDir() && p != root && skip != nil && skip(p) {
+		if d.IsDir() && p != root && w.skip != nil && w.skip(p) {
 			return fs.SkipDir
 		}
-		if d.Type()&fs.ModeSymlink != 0 && link != nil {
-			link(p)
+		if d.IsDir() && len(p)+1+unix.NAME_MAX > maxWalkPath {
+			if w.opaque == nil || p == root {
+				return fmt.Errorf("%s…: a directory deeper than a path can name", p[:64])
+			}
+			w.opaque(p)
+			return fs.SkipDir
+		}
+		if d.Type()&fs.ModeSymlink != 0 && w.link != nil {
+			w.link(p)
 		}
 		if d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
 		var st unix.Stat_t
-		if unix.Lstat(p, &st) == nil && st.Nlink > 1 {
-			found(p, &st)
+		switch err := unix.Lstat(p, &st); {
+		case err == nil:
+			if st.Nlink > 1 {
+				w.found(p, &st)
+			}
+		case errors.Is(err, unix.ENOENT):
+			// Gone since the directory was read.
+		case errors.Is(err, unix.EACCES) && !ownedByCaller(filepath.Dir(p)):
+			return fs.SkipDir // a directory neither may search: its entries are out of reach
+		case errors.Is(err, unix.EACCES) && w.opaque != nil && filepath.Dir(p) != root:
+			w.opaque(filepath.Dir(p)) // readable, not searchable: the rest of it is left out
+			return fs.SkipDir
+		default:
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		return nil
 	})
