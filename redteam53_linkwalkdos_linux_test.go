@@ -65,6 +65,8 @@ func TestRedteam53LinkWalkTrap(t *testing.T) {
 		{name: "control-link-only", plant: husky},
 		{name: "deep-chain", plant: husky + " && " + chain(":")},
 		{name: "unreadable-dir", plant: husky + " && mkdir trap && chmod 000 trap"},
+		{name: "unreadable-dir-in-protected", plant: husky + " && mkdir .husky/t && ln y .husky/t/z && chmod 000 .husky/t"},
+		{name: "deep-chain-in-protected", plant: husky + " && cd .husky && " + chain(":")},
 		{name: "deep-link-to-protected", plant: husky + " && " + chain("ln ../.husky/pre-commit z"),
 			attack: "python3 -c \"" + down + "open('z', 'w').write('changed')\" 2>&1; echo done"},
 		{name: "unreadable-link-to-protected", plant: husky + " && mkdir trap && ln .husky/pre-commit trap/z && chmod 000 trap",
@@ -77,7 +79,10 @@ func TestRedteam53LinkWalkTrap(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := hostDir(t)
-			t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "trap"), 0o755) })
+			t.Cleanup(func() {
+				_ = os.Chmod(filepath.Join(root, "trap"), 0o755)
+				_ = os.Chmod(filepath.Join(root, ".husky", "t"), 0o755)
+			})
 			m := rt50aManager(t)
 			if _, errOut, code := rt50aExec(t, m, tc.plant,
 				agentbox.WithWritableRoots(root), agentbox.WithWorkingDir(root)); code != 0 {

@@ -37,7 +37,7 @@ func TestWalkGitDirNestedModules(t *testing.T) {
 	}
 	var links []string
 	budget := maxInsideWalk
-	if err := walkGitDir(g, &budget, func(string, *unix.Stat_t) {}, func(l string) { links = append(links, l) }); err != nil {
+	if err := walkGitDir(g, linkWalk{budget: &budget, found: func(string, *unix.Stat_t) {}, link: func(l string) { links = append(links, l) }}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(links)

@@ -55,21 +55,45 @@ type inside struct {
 // symbolic links at p, a file or a directory kept read-only whole (.husky,
 // .hg, .config/git). Of a git directory (read-only whole unless commands
 // may write to git) it looks at gitDirRead only.
+//
+// A directory there that the walk cannot look into is passed over where
+// no program of the host's reaches a file inside by its name (see
+// unreachable), and else refuses the sandbox: a hook manager may run a
+// file by its name through a directory it may search but not list.
 func linkedUnder(p string) (inside, error) {
 	var in inside
+	var blind error
 	budget := maxInsideWalk
-	hard := func(f string, _ *unix.Stat_t) { in.hard = append(in.hard, f) }
-	link := func(l string) { in.links = append(in.links, l) }
+	w := linkWalk{budget: &budget,
+		found: func(f string, _ *unix.Stat_t) { in.hard = append(in.hard, f) },
+		link:  func(l string) { in.links = append(in.links, l) },
+		opaque: func(d string) {
+			if !unreachable(d) && blind == nil {
+				blind = fmt.Errorf("%s: a directory it may search but not list", d)
+			}
+		}}
 	var err error
 	if isGitDirectory(p) {
-		err = walkGitDir(p, &budget, hard, link)
+		err = walkGitDir(p, w)
 	} else {
-		err = walkLinked(p, &budget, func(dir string) bool { return filepath.Base(dir) == ".git" }, hard, link)
+		w.skip = func(dir string) bool { return filepath.Base(dir) == ".git" }
+		err = w.run(p)
+	}
+	if err == nil {
+		err = blind
 	}
 	if err != nil {
 		return in, fmt.Errorf("%w: agentbox cannot look through %s for files with other names (hard links) or symbolic links, which a command could write them through (%v)", sandbox.ErrSetup, p, err)
 	}
 	return in, nil
+}
+
+// unreachable reports whether no program of the caller's reaches a file
+// in the directory d by its name: d is deeper than a path can name (a
+// command made it so), or the caller may not search it (a program would
+// have to change its mode first).
+func unreachable(d string) bool {
+	return len(d)+1+unix.NAME_MAX > maxWalkPath || unix.Access(d, unix.X_OK) != nil
 }
 
 // isGitDirectory reports whether p is a git directory, by git's own test
@@ -100,7 +124,8 @@ func isGitDirectory(p string) bool {
 // neither is looked into (modules/libs/foo, the submodule libs/foo), as
 // innerGitDirs does; a symbolic link there is reported to link (git
 // follows it to the git directory it leads to).
-func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link func(string)) error {
+func walkGitDir(g string, w linkWalk) error {
+	budget, link := w.budget, w.link
 	type item struct {
 		dir   string
 		names bool // a directory of submodule names, not a git directory
@@ -111,7 +136,7 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 		queue = queue[1:]
 		if !it.names {
 			for _, name := range gitDirRead {
-				if err := walkLinked(filepath.Join(it.dir, name), budget, nil, found, link); err != nil {
+				if err := w.run(filepath.Join(it.dir, name)); err != nil {
 					return err
 				}
 			}
@@ -121,7 +146,15 @@ func walkGitDir(g string, budget *int, found func(string, *unix.Stat_t), link fu
 			kinds = []string{""}
 		}
 		for _, kind := range kinds {
-			entries, _ := os.ReadDir(filepath.Join(it.dir, kind))
+			dir := filepath.Join(it.dir, kind)
+			entries, err := os.ReadDir(dir)
+			switch {
+			case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, unix.ENOTDIR):
+			case errors.Is(err, fs.ErrPermission) && w.opaque != nil:
+				w.opaque(dir) // git reaches its entries by name only if it may search it
+			default:
+				return err
+			}
 			for _, e := range entries {
 				if *budget--; *budget < 0 {
 					return fmt.Errorf("more than %d entries", maxInsideWalk)

@@ -207,3 +207,43 @@ func TestPlanHidesOpaque(t *testing.T) {
 		t.Errorf("the masked chain is not a deny path for Landlock")
 	}
 }
+
+// TestLinkedUnderOpaque: in a directory kept read-only whole, a directory
+// the walk cannot look into is passed over where no program of the host's
+// reaches a file inside by its name (too deep, or not searchable), and
+// refuses the sandbox where one may (searchable, not listable: a hook
+// manager runs .husky/_/h by name).
+func TestLinkedUnderOpaque(t *testing.T) {
+	cases := []struct {
+		name    string
+		mode    os.FileMode
+		deep    bool
+		refused bool // as an unprivileged caller; root lists every directory
+	}{
+		{name: "deep", deep: true},
+		{name: "no access", mode: 0o000},
+		{name: "listable, not searchable", mode: 0o400},
+		{name: "searchable, not listable", mode: 0o100, refused: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			husky := filepath.Join(t.TempDir(), ".husky")
+			if err := os.Mkdir(husky, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(husky, "pre-commit")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.deep {
+				unix.Close(mkdirChain(t, husky, strings.Repeat("d", 200), 25))
+			} else {
+				rt53Trap(t, filepath.Join(husky, "_"), file, tc.mode)
+			}
+			_, err := linkedUnder(husky)
+			if refused := tc.refused && os.Geteuid() != 0; refused != (err != nil) {
+				t.Errorf("refused %v (%v); want %v", err != nil, err, refused)
+			}
+		})
+	}
+}
