@@ -62,6 +62,7 @@ type analyzer struct {
 	noLocal    bool               // the shell running it fails local outside a function (bash, dash: see noTopLocal)
 	hooks      int                // > 0: walking code the shell runs later, perhaps in a function (see hookString)
 	listed     bool               // a listing of a directory above a credential store ran (see afterListing)
+	pyDepth    int                // written Python modules being judged through imports (see pyWrittenCode)
 	vars       map[string]varVal
 	funcs      map[string][]funcDef      // defined functions: name → every body given it
 	funcBusy   []string                  // the functions being walked

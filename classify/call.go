@@ -78,6 +78,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, redirs []redir, in *stream, fds map
 		}
 	}
 	u := &unit{kind: kCall, redirs: redirs, env: env, fdIn: fds, piped: piped, bg: bg, cwd: a.cwd, links: a.links, dotglob: a.dotglob, nocase: a.nocaseglob}
+	a.vimInitCode(u, env)
 	u.envFiles = a.envFiles(env)
 	u.envReads = a.envReads(u)
 	if in != nil {

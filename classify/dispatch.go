@@ -42,6 +42,9 @@ func (a *analyzer) run(u *unit) stream {
 	if k := readsCodeFromStdin(u); k != nil && u.script == nil {
 		a.stdinCode(u, k)
 	}
+	if u.kind == kCall && !u.dynName && (u.name == "git" || u.name == "man") {
+		a.pagerRuns(u, out)
+	}
 	if judge || (u.script != nil && u.script.execRule() != "") {
 		a.emit(u)
 	}
@@ -171,6 +174,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 		}
 		return stream{traits: trUnknown}, true
 	}
+	a.optionEnvArgs(u) // TAR_OPTIONS, ZIPOPT, … as the words they stand for
 	if _, ok := execOptions()[u.name]; ok {
 		a.runExecOptions(u)
 	}

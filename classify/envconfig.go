@@ -48,27 +48,53 @@ func (a *analyzer) envOptionWords(u *unit, name string) (words []field, ok bool)
 	return words, true
 }
 
-// optionEnvVars names, per program, the variable whose words it takes as
-// leading arguments.
-var optionEnvVars = map[string]string{"tar": "TAR_OPTIONS"}
+// optionEnvVars names, per program, the variables whose words it takes as
+// leading arguments: GNU tar's, zip's and unzip's (whose manuals say so),
+// man's (MANOPT: -P there picks the pager). Found by red-team round 55:
+// tar's were read only for the commands its options run, not for -C, and
+// zip's and unzip's not at all.
+var optionEnvVars = map[string][]string{
+	"tar": {"TAR_OPTIONS"}, "gtar": {"TAR_OPTIONS"},
+	"zip": {"ZIPOPT", "ZIP"}, "unzip": {"UNZIP", "UNZIPOPT"}, "zipinfo": {"ZIPINFO", "ZIPINFOOPT"},
+	"man": {"MANOPT"},
+}
 
-// execOptionArgs returns the arguments whose options runExecOptions reads:
-// the program's own, after those its options variable gives. A value only
-// known at run time makes the call run unknown code.
-func (a *analyzer) execOptionArgs(u *unit) []field {
-	name, ok := optionEnvVars[u.name]
-	if !ok {
-		return u.args
+// optionEnvArgs puts the words of the program's options variables in its
+// arguments, where it reads them: first, or, after an old-style first
+// word (tar cf out.tar), after that word and its values (tar treats the
+// cluster as written first). Every rule then judges them as written on
+// the line. A value only known at run time makes the call run unknown
+// code.
+func (a *analyzer) optionEnvArgs(u *unit) {
+	if u.optEnvIn {
+		return
 	}
-	words, ok := a.envOptionWords(u, name)
-	if !ok {
-		u.script = &stream{traits: trUnknown}
-		return u.args
+	u.optEnvIn = true
+	var words []field
+	for _, name := range optionEnvVars[u.name] {
+		w, ok := a.envOptionWords(u, name)
+		if !ok {
+			u.script = &stream{traits: trUnknown}
+		}
+		words = append(words, w...)
 	}
 	if len(words) == 0 {
-		return u.args
+		return
 	}
-	return append(words, u.args...)
+	at := 0
+	if _, n := oldStyleValues(u.name, u.args); n > 0 || len(u.args) > 0 && oldStyleWord(u.name, u.args[0]) {
+		at = 1 + n
+	}
+	u.args = slices.Concat(u.args[:at], words, u.args[at:])
+}
+
+// oldStyleWord reports whether f is an old-style first word of name's (a
+// cluster of option letters without a dash: tar xv).
+func oldStyleWord(name string, f field) bool {
+	if _, ok := oldStyleValueLetters[name]; !ok || f.dyn || f.val == "" || f.val[0] == '-' {
+		return false
+	}
+	return strings.Trim(f.val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
 // gitEnvConfig returns the settings git takes from the environment, as

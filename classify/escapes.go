@@ -75,13 +75,15 @@ func (a *analyzer) makeFlags(u *unit) []field {
 // runExecOptions classifies the commands hidden in a program's options.
 func (a *analyzer) runExecOptions(u *unit) {
 	if u.name == "make" || u.name == "gmake" {
-		for _, f := range makeEvals(a.makeFlags(u)) {
+		args := a.makeFlags(u)
+		for _, f := range makeEvals(args) {
 			a.makefile(u, f)
 		}
+		a.makeVarDefs(u, args)
 		return
 	}
 	opts := execOptions()[u.name]
-	args := a.execOptionArgs(u)
+	args := u.args // with its options variables' words (optionEnvArgs)
 	if u.name == "tar" {
 		args = tarOldStyle(args)
 	}
@@ -482,7 +484,8 @@ func runFile(p string) bool {
 	switch base {
 	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile",
 		".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".envrc", "rc.local", "crontab", "bash.bashrc", "environment",
-		".cshrc", ".tcshrc", ".login", ".logout", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession":
+		".cshrc", ".tcshrc", ".login", ".logout", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession",
+		".mavenrc", "mavenrc": // sourced by mvn's launcher (~/.mavenrc, /etc/mavenrc; round 55)
 		return true
 	}
 	// fish reads ~/.config/fish/config.fish, conf.d/*.fish and functions/*.fish.

@@ -137,3 +137,68 @@ func makeRefs(recipe string) string {
 	}
 	return recipe
 }
+
+// makeCommandVars are the variables make's built-in rules put in the
+// commands they run ($(CC) $(CFLAGS) $(CPPFLAGS) -c …) and the shell
+// make runs recipes with: a value given on the command line or in the
+// environment becomes part of a shell command (make CC='rm -rf ~;' x.o),
+// or the program that runs every recipe (SHELL). Found by red-team round
+// 55.
+var makeCommandVars = newSet("CC", "CXX", "CPP", "FC", "F77", "PC", "M2C", "LEX", "YACC", "LINT", "AS", "AR", "LD",
+	"TEX", "WEAVE", "CWEAVE", "TANGLE", "CTANGLE", "MAKEINFO", "TEXI2DVI", "GET", "CO", "RM", "SHELL",
+	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "LOADLIBES", "TARGET_ARCH", "TARGET_MACH", "ASFLAGS",
+	"ARFLAGS", "FFLAGS", "LFLAGS", "YFLAGS", "PFLAGS", "RFLAGS", "COFLAGS", "GFLAGS", "LINTFLAGS", "OUTPUT_OPTION")
+
+// makeVarDefs classifies what the variables the line defines for make run
+// once make puts them in a recipe: each definition on its command line
+// (NAME=VALUE, NAME:=…, NAME!=CMD, which the shell runs at once), and each
+// of makeCommandVars set in its environment. A value is judged as make
+// text, where it stands in a recipe as the command and as an argument
+// ($(CC) … or cc $(CFLAGS) …). A value only known at run time, of a
+// variable the built-in rules run, is run-time code.
+func (a *analyzer) makeVarDefs(u *unit, args []field) {
+	judge := func(name, op string, f field) {
+		if f.dyn {
+			if makeCommandVars.has(name) {
+				u.script = &stream{traits: trUnknown}
+			}
+			return
+		}
+		g := f
+		g.val = name + " " + op + " " + f.val + "\n_:\n\t" + f.val + "\n\t: " + f.val + "\n"
+		a.makefile(u, g)
+	}
+	for _, name := range makeCommandVars.words {
+		if f, ok := a.envField(u, name); ok {
+			judge(name, "=", f)
+		}
+	}
+	opts := true
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(v, "-") {
+			if k := strings.IndexAny(v[1:], makeValueShort) + 1; !strings.HasPrefix(v, "--") && k > 0 && k+1 == len(v) {
+				i++ // -f FILE, -C DIR, -E TEXT (makeEvals)
+			}
+			continue
+		}
+		eq := strings.IndexByte(v, '=')
+		if eq <= 0 {
+			continue // a target
+		}
+		name, op := v[:eq], "="
+		for _, suf := range []string{"::", ":", "+", "?", "!"} {
+			if strings.HasSuffix(name, suf) {
+				name, op = strings.TrimSuffix(name, suf), suf+"="
+				break
+			}
+		}
+		f := args[i]
+		f.val = v[eq+1:]
+		judge(strings.TrimSpace(name), op, f)
+	}
+}

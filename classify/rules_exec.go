@@ -130,7 +130,11 @@ var (
 		"LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSKEY_CONTENT", "MANROFFOPT", "GREP", "PYTHONWARNINGS",
 		// Round 49: a terminfo entry's iprog runs on tput init; git runs
 		// its subcommands from the exec path.
-		"TERMINFO", "TERMINFO_DIRS", "GIT_EXEC_PATH", "PATH")
+		"TERMINFO", "TERMINFO_DIRS", "GIT_EXEC_PATH", "PATH",
+		// Round 55: vim's start-up ex commands; the JVM's options, which
+		// may load an agent (jvmOptsRunCode).
+		"VIMINIT", "EXINIT", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "MAVEN_OPTS",
+		"GRADLE_OPTS", "SBT_OPTS", "ANT_OPTS", "KOTLIN_OPTS", "SCALA_OPTS", "CATALINA_OPTS", "JAVA_OPTIONS")
 	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
 		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4", "MANPAGER", "SYSTEMD_PAGER",
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "BROWSER", "GREP")
@@ -163,6 +167,11 @@ func riskyEnv(e envVar) bool {
 		return e.val.dyn || strings.Contains(e.val.val, "U") // -U: unsafe requests (.sy, .pso, .open)
 	case "PYTHONWARNINGS":
 		return e.val.dyn || warningsImport(e.val.val)
+	case "VIMINIT", "EXINIT":
+		return e.val.dyn || vimExOpaque(e.val.val)
+	case "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "MAVEN_OPTS", "GRADLE_OPTS", "SBT_OPTS",
+		"ANT_OPTS", "KOTLIN_OPTS", "SCALA_OPTS", "CATALINA_OPTS", "JAVA_OPTIONS":
+		return e.val.dyn || jvmOptsRunCode(e.val.val)
 	case "PS4":
 		return strings.Contains(e.val.val, "$(") || strings.Contains(e.val.val, "`")
 	}
@@ -225,3 +234,27 @@ func matchEvalExec(u *unit, _ *Classifier) bool {
 }
 
 func matchParseError(u *unit, _ *Classifier) bool { return u.kind == kParseError }
+
+// jvmOptsCode are the JVM options that load code of their own or run a
+// command: agents, the boot class path, a class loader or security
+// manager of the caller's, native library paths, commands on an error,
+// and argument files, whose options cannot be seen.
+var jvmOptsCode = []string{"-javaagent", "-agentpath", "-agentlib", "-xrun", "-xbootclasspath", "-xx:onerror",
+	"-xx:onoutofmemoryerror", "-xx:flags", "-xx:vmoptionsfile", "-djava.system.class.loader", "-djava.security.manager",
+	"-djava.library.path", "-dsun.boot.library.path", "-djava.class.path", "-cp", "-classpath", "--class-path",
+	"--patch-module", "--module-path", "-djdk.module.path", "@"}
+
+// jvmOptsRunCode reports whether a JVM options variable's value loads
+// code a program would not otherwise run (found by red-team round 55:
+// JAVA_TOOL_OPTIONS=-javaagent:x.jar java -version was allowed).
+func jvmOptsRunCode(v string) bool {
+	for _, w := range strings.Fields(strings.ToLower(v)) {
+		w = strings.Trim(w, `"'`)
+		for _, o := range jvmOptsCode {
+			if strings.HasPrefix(w, o) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -586,6 +586,9 @@ func (a *analyzer) codeText(u *unit, lang, text string) {
 	for _, argv := range argvs {
 		a.runArgv(u.name, argv)
 	}
+	if strings.HasPrefix(lang, "python") {
+		a.pyWrittenCode(u, text) // import x, exec(open("x.py").read()) of a file the line wrote
+	}
 }
 
 // runArgv classifies an argument vector found in code.

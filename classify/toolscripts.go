@@ -30,7 +30,15 @@ var toolScripts = map[string]toolScript{
 	"tmux":    {lang: "tmux", rc: []string{".tmux.conf", "/.config/tmux/tmux.conf"}, files: []string{"-f"}},
 	"gdb":     {lang: "gdb", rc: []string{".gdbinit", ".gdbearlyinit", "/.config/gdb/gdbinit", "/.config/gdb/gdbearlyinit"}, files: []string{"-x", "--command", "-command", "-ix", "--init-command", "-init-command", "-eix", "--early-init-command"}},
 	"sqlite3": {lang: "sqlite", rc: []string{".sqliterc", "/.config/sqlite3/sqliterc"}, files: []string{"-init", "--init"}},
+	// pdb runs ~/.pdbrc and ./.pdbrc: its commands, and Python
+	// statements (round 55).
+	"pdb": {lang: "python", rc: []string{".pdbrc"}},
 }
+
+// pyStartupFile matches the Python files IPython and Jupyter run at every
+// start: a profile's startup/ scripts and its configuration, which may
+// list more code (exec_lines, exec_files). Found by red-team round 55.
+var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[^/]+\.i?py|ipython_[a-z]+_config\.py)|\.jupyter/jupyter_[a-z_]+_config\.py)$`)
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
@@ -51,6 +59,8 @@ func toolRc(p string) (string, bool) {
 		return "vim", true
 	case (vimPluginDir.MatchString(c) || strings.HasSuffix(c, "/.config/nvim/init.lua") || c == ".config/nvim/init.lua") && strings.HasSuffix(base, ".lua"):
 		return "lua", true
+	case pyStartupFile.MatchString(c):
+		return "python", true
 	}
 	for _, t := range toolScripts {
 		for _, r := range t.rc {
@@ -76,6 +86,10 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		return
 	case "lua":
 		a.codeText(u, "lua", text)
+		return
+	case "python":
+		// pdb's ! runs a statement; its other commands read as no code.
+		a.moreCode(u, "python", strings.ReplaceAll("\n"+text, "\n!", "\n"))
 		return
 	}
 	prog := ""
@@ -200,6 +214,7 @@ var testFile = regexp.MustCompile(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\
 // runnerCode judges the files the line wrote that the runner u runs.
 func (a *analyzer) runnerCode(u *unit) {
 	ops := u.operands()
+	a.pyScriptRun(u) // python -m pdb/cProfile/trace x.py (round 55)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
@@ -210,8 +225,9 @@ func (a *analyzer) runnerCode(u *unit) {
 		for _, op := range ops[1:] {
 			if op.val == "." || strings.HasPrefix(op.val, "./") || strings.HasPrefix(op.val, "/") {
 				for _, t := range a.writtenTexts(u, nil, field{val: path.Join(op.val, "setup.py")}) {
-					a.codeText(u, "python", t)
+					a.moreCode(u, "python", t)
 				}
+				a.pyBuildBackend(u, op.val)
 			}
 		}
 		for _, f := range optValues(u, "e", "--editable") {
@@ -244,7 +260,7 @@ func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
 		named = true
 		for _, f := range []string{op.val, strings.ReplaceAll(op.val, ".", "/") + ext} {
 			for _, t := range a.writtenTexts(u, nil, field{val: f, dyn: op.dyn}) {
-				a.codeText(u, lang, t)
+				a.moreCode(u, lang, t)
 			}
 		}
 		if !strings.HasSuffix(op.val, ext) {
@@ -256,7 +272,7 @@ func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
 	}
 	for _, key := range a.writtenFiles(func(k string) bool { return testFile.MatchString(path.Base(k)) }) {
 		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-			a.codeText(u, lang, t)
+			a.moreCode(u, lang, t)
 		}
 	}
 }

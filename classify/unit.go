@@ -59,6 +59,7 @@ type unit struct {
 	fromIFS      bool       // the program word came from $IFS splitting
 	histInWord   bool       // a word holds an interactive history expansion
 	gitEnvIn     bool       // git: args already start with the -c words of its environment configuration
+	optEnvIn     bool       // args already hold the words of the program's options variables (optionEnvArgs)
 }
 
 // redir is one redirection after expansion.

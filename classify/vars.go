@@ -195,6 +195,9 @@ func (a *analyzer) assign(e envVar) {
 	if !ref && isCodeVar(e.name) && !e.val.dyn {
 		a.script(e.val.val, nil)
 	}
+	if !ref {
+		a.vimInitCode(nil, []envVar{e})
+	}
 }
 
 // decl walks export/declare/local/readonly/typeset. A nameref declared

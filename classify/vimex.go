@@ -27,19 +27,54 @@ var (
 	vimExecute = lazyRegexp(`(?:^|\|)[\s:]*exe(?:c(?:u(?:t(?:e)?)?)?)?\s`)
 )
 
+// vimInitVars hold ex commands vim (or vi, ex) runs at start-up, before
+// any start-up file: `VIMINIT='call system("…")' vim`, or exported from a
+// shell's rc file for the user's next vim, or the editor git starts (found
+// by red-team round 55). Their values are judged as ex commands
+// (vimInitCode), and one the classifier cannot follow is eval-exec
+// (riskyEnv).
+var vimInitVars = newSet("VIMINIT", "EXINIT")
+
+// vimInitCode judges the values of the ex-command variables e sets, for u
+// (nil for an assignment alone: what they run is judged all the same).
+func (a *analyzer) vimInitCode(u *unit, env []envVar) {
+	for _, e := range env {
+		if !vimInitVars.has(e.name) || e.val.dyn {
+			continue
+		}
+		if u == nil {
+			u = &unit{kind: kCall, cwd: a.cwd, links: a.links}
+		}
+		a.vimEx(u, e.val)
+	}
+}
+
+// vimExOpaque reports whether ex command text runs a command the
+// classifier cannot follow: :execute, or one of vimCalls given an
+// expression.
+func vimExOpaque(text string) bool {
+	if vimExecute().MatchString(text) {
+		return true
+	}
+	for _, name := range vimCalls {
+		for _, c := range callArgs(text, name) {
+			if c.call && (len(c.lits) == 0 || c.dyn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // vimEx classifies what the ex command text of f runs.
 func (a *analyzer) vimEx(u *unit, f field) {
 	a.vimSource(u, f) // :source x.vim the line wrote (round 54)
 	text := f.val
-	opaque := vimExecute().MatchString(text)
+	opaque := vimExOpaque(text)
 	for _, name := range vimCalls {
 		for _, c := range callArgs(text, name) {
-			if !c.call {
-				continue
-			}
-			if len(c.lits) == 0 || c.dyn {
-				opaque = true // system(g:cmd), system("rm " . x)
-				continue
+			if !c.call || len(c.lits) == 0 || c.dyn {
+				continue // system(g:cmd), system("rm " . x): vimExOpaque
 			}
 			words := make([]field, len(c.lits))
 			for i, l := range c.lits {

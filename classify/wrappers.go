@@ -405,6 +405,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 				if isCodeVar(k) && !g.dyn {
 					a.script(v, nil) // env PAGER='…' git log: as PAGER='…' git log
 				}
+				a.vimInitCode(u, []envVar{{name: k, val: g}})
 			}
 		}
 	}
