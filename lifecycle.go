@@ -23,9 +23,13 @@ import (
 // wrapped cmd it killed has what it holds in the host's file tree
 // (placeholders, temporary directory) and its proxy released once it
 // can no longer run its program; its cleanup, still the caller's to call,
-// releases the rest (see Wrap). The Manager stays usable.
+// releases the rest (see Wrap). A Start, ExecArgs or Wrap still building
+// its sandbox when Cleanup runs ends it as soon as it is built: its
+// Process reports the program killed, and a wrapped cmd runs nothing
+// (exit 137). The Manager stays usable.
 func (m *Manager) Cleanup(ctx context.Context) error {
 	m.mu.Lock()
+	m.cleanups++ // a call still building its sandbox ends it (see track)
 	hs := slices.Collect(maps.Keys(m.running))
 	m.mu.Unlock()
 	var errs []error
@@ -91,18 +95,33 @@ func (m *Manager) awaitCalls(d time.Duration) {
 }
 
 // track records a running sandbox so that Cleanup and Close can kill and
-// release it. It reports false, and records nothing, once Close has
+// release it. It reports trackClosed, and records nothing, once Close has
 // collected the sandboxes it ends (a call it stopped waiting for): the
-// caller must end and release the sandbox itself.
-func (m *Manager) track(k tracked) bool {
+// caller must end and release the sandbox itself. It reports trackCleaned
+// where a Cleanup ran since the call c began: the sandbox, built while
+// Cleanup ended the others (red-team round 55), is recorded, and the
+// caller must kill it at once.
+func (m *Manager) track(k tracked, c call) trackResult {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.swept {
-		return false
+		return trackClosed
 	}
 	m.running[k] = struct{}{}
-	return true
+	if m.cleanups != c.cleanups {
+		return trackCleaned
+	}
+	return trackOK
 }
+
+// trackResult is what track tells its caller to do.
+type trackResult int
+
+const (
+	trackOK      trackResult = iota
+	trackClosed              // not recorded: end and release it
+	trackCleaned             // recorded: kill it
+)
 
 // untrack forgets a finished sandbox; its owner releases it.
 func (m *Manager) untrack(k tracked) {

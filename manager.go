@@ -31,9 +31,15 @@ type Manager struct {
 	rt      sandbox.Runtime
 	logp    atomic.Pointer[slog.Logger] // UpdateConfig swaps it while calls log
 	running map[tracked]struct{}
+	// cleanups counts Cleanup's calls: a call that began before one and
+	// tracks its sandbox after is ended too (see track).
+	cleanups uint64
 
 	guardOnce sync.Once
 	guard     *egress.Guard // shared by the egress proxies of every command
+	// injections is shared by them too: a credential one command's proxy
+	// injected is masked by every later command's (red-team round 55).
+	injections egress.Injections
 	// defaultDeny is DefaultDenyRead as a set, made once (see soughtLinks).
 	defaultDenyOnce sync.Once
 	defaultDeny     map[string]bool
@@ -167,14 +173,21 @@ func (m *Manager) run(ctx context.Context, cfg Config, o *callOptions, path stri
 // waits for the calls admitted to leave before it collects the sandboxes
 // to kill: one that passed enter as Close began is then tracked, and
 // ended by Close like the others, rather than left to a caller's Wait.
-func (m *Manager) enter() (leave func(), err error) {
+func (m *Manager) enter() (c call, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return nil, ErrManagerClosed
+		return call{}, ErrManagerClosed
 	}
 	m.calls.Add(1) // closed is set under the write lock: no Add after Close's Wait
-	return m.calls.Done, nil
+	return call{leave: m.calls.Done, cleanups: m.cleanups}, nil
+}
+
+// call is one call past enter: leave ends it; cleanups is how many
+// Cleanups had run when it began.
+type call struct {
+	leave    func()
+	cleanups uint64
 }
 
 // warmer is a runtime that can start a sandbox ahead of need.
@@ -313,7 +326,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		return spec, nil, before, nil
 	}
 	m.guardOnce.Do(func() { m.guard = egress.NewGuard() })
-	run, err := newEgressRun(cfg, m.guard, spec)
+	run, err := newEgressRun(cfg, m.guard, &m.injections, spec)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -96,8 +96,8 @@ func (r *egressRun) close() {
 const proxyDrainTimeout = 2 * time.Second
 
 // newEgressRun builds the proxy for one command under cfg and wires it into
-// spec. guard is shared by every command of the Manager.
-func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressRun, error) {
+// spec. guard and injections are shared by every command of the Manager.
+func newEgressRun(cfg Config, guard *egress.Guard, injections *egress.Injections, spec *sandbox.Spec) (*egressRun, error) {
 	r := &egressRun{forward: cfg.Network.OnDecision}
 	creds, credEnv, err := proxyCredentials(cfg)
 	if err != nil {
@@ -105,6 +105,7 @@ func newEgressRun(cfg Config, guard *egress.Guard, spec *sandbox.Spec) (*egressR
 	}
 	p, err := egress.New(egress.Config{
 		Credentials: creds,
+		Injections:  injections,
 		Policy: egress.Policy{
 			Allowed:   cfg.Network.AllowedDomains,
 			Denied:    cfg.Network.DeniedDomains,

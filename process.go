@@ -39,6 +39,13 @@ type Process struct {
 	reclaimed   chan struct{}
 	reclaimOnce sync.Once
 
+	// exited is closed once the program's tree has ended, exit then
+	// holding how; guarded is why guard ended it, if it did.
+	exited  chan struct{}
+	exit    waited
+	gmu     sync.Mutex
+	guarded ending
+
 	once   sync.Once
 	result *ExecResult
 	err    error
@@ -117,11 +124,11 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 	if err := checkWorkingDir(dir, cfg, o, res); err != nil {
 		return nil, err
 	}
-	leave, err := m.enter()
+	c, err := m.enter()
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	defer c.leave()
 	spec, egr, before, err := m.spec(cfg, o, dir, res)
 	if err != nil {
 		return nil, err
@@ -175,7 +182,14 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		return nil, wrapSandboxErr(err)
 	}
 	pr.p = p
-	if !m.track(pr) {
+	pr.exited = make(chan struct{})
+	go func() {
+		pr.exit.st, pr.exit.err = p.Wait()
+		close(pr.exited)
+	}()
+	go pr.guard()
+	switch m.track(pr, c) {
+	case trackClosed:
 		// Close stopped waiting for this call and will not end it: it
 		// ends and is released now, as Close promises, and Wait reports
 		// it killed (exit 137) like the others.
@@ -183,6 +197,8 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		ctx, cancel := context.WithTimeout(context.Background(), closeReclaim)
 		pr.reclaim(ctx)
 		cancel()
+	case trackCleaned:
+		_ = p.Kill() // Cleanup ran while it was built; Wait reports it killed
 	}
 	m.warnDegraded(p.Degraded())
 	return pr, nil
@@ -355,7 +371,9 @@ func (p *Process) Degraded() []string { return p.p.Degraded() }
 // the sandbox was built; the caller's clock.
 func (p *Process) Started() time.Time { return p.p.Started() }
 
-// Signal forwards sig to the program's process group inside the sandbox.
+// Signal sends sig to the program's process group inside the sandbox
+// (SIGSTOP and SIGCONT pause and resume it; SIGKILL ends the sandbox, as
+// Kill does).
 func (p *Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 
 // Kill ends the sandbox's whole process tree at once.
@@ -376,39 +394,69 @@ func (p *Process) Wait() (*ExecResult, error) {
 	return p.result, p.err
 }
 
+// waited is how the program's tree ended.
+type waited struct {
+	st  sandbox.ExitStatus
+	err error
+}
+
+// guard ends the program when its timeout passes or its ctx ends, whether
+// or not the caller is in Wait yet: a caller that reads the program's
+// output to its end before it calls Wait, as os/exec's callers do, left a
+// program past its timeout running (red-team round 55).
+func (p *Process) guard() {
+	expired, stop := p.deadline()
+	defer stop()
+	var e ending
+	select {
+	case <-p.exited:
+		return
+	case <-expired:
+		e.timedOut = true
+	case <-p.ctx.Done():
+		e.ctxErr = p.ctx.Err()
+	}
+	p.gmu.Lock()
+	p.guarded = e
+	p.gmu.Unlock()
+	_ = p.p.Kill()
+}
+
+// deadline returns a channel that fires when the timeout passes (nil
+// without one) and what stops its timer.
+func (p *Process) deadline() (<-chan time.Time, func()) {
+	if p.timeout <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTimer(p.timeout - time.Since(p.started))
+	return t.C, func() { t.Stop() }
+}
+
 func (p *Process) wait() (*ExecResult, error) {
 	defer p.egress.close()
 	defer p.release()
-	type waited struct {
-		st  sandbox.ExitStatus
-		err error
-	}
-	done := make(chan waited, 1)
-	go func() {
-		st, err := p.p.Wait()
-		done <- waited{st, err}
-	}()
-	var expired <-chan time.Time
-	if p.timeout > 0 {
-		t := time.NewTimer(p.timeout - time.Since(p.started))
-		defer t.Stop()
-		expired = t.C
-	}
+	expired, stop := p.deadline()
+	defer stop()
 	var e ending
-	var w waited
 	select {
-	case w = <-done:
+	case <-p.exited:
 	case <-expired:
 		e.timedOut = true
 		_ = p.p.Kill()
-		w = <-done
+		<-p.exited
 	case <-p.ctx.Done():
 		e.ctxErr = p.ctx.Err()
 		_ = p.p.Kill()
-		w = <-done
+		<-p.exited
 	case <-p.reclaimed: // killed by Cleanup: its status says so
-		w = <-done
+		<-p.exited
 	}
+	if !e.cut() {
+		p.gmu.Lock()
+		e = p.guarded // ended by guard before Wait
+		p.gmu.Unlock()
+	}
+	w := p.exit
 	killed := e.cut() // exit 137; one that exited by itself keeps its code, its output cut or not
 	// The whole tree is gone: nothing can change the caller's files again.
 	leftShared := p.m.restoreShared(&p.shared)

@@ -108,11 +108,11 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	if err := checkWorkingDir(cmd.Dir, cfg, o, res); err != nil {
 		return nil, err
 	}
-	leave, err := m.enter()
+	c, err := m.enter()
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	defer c.leave()
 	spec, egr, before, err := m.spec(cfg, o, cmd.Dir, res)
 	if err != nil {
 		return nil, err
@@ -153,10 +153,15 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		}
 	}
 	wh := &wrapped{h: h, egr: egr, release: release}
-	if !m.track(wh) {
+	switch m.track(wh, c) {
+	case trackClosed:
 		h.Close()
 		egr.close()
 		return nil, ErrManagerClosed
+	case trackCleaned:
+		// Cleanup ran while it was prepared: its init, once the caller
+		// starts cmd, finds the kill and runs nothing (exit 137).
+		_ = h.Kill()
 	}
 	stop := make(chan struct{})
 	go m.watch(ctx, h, o.timeout, stop, release)

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/textproto"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -171,8 +172,36 @@ type credential struct {
 	// injected is set once the value went into a request: from then on
 	// every response from a host it is bound to is masked for it, on
 	// any connection (one that stores a request's headers may show them
-	// on another: red-team round 52).
-	injected atomic.Bool
+	// on another: red-team round 52), by every Proxy sharing the
+	// Injections (see Config.Injections).
+	injected *atomic.Bool
+}
+
+// Injections remembers which credentials went into a request, for the
+// Proxies that share it (Config.Injections): a Proxy is made per command,
+// and the next command's must mask what the last one's injected, as an
+// upstream that stores a request's headers shows them to the next
+// command (red-team round 55). Credentials are the same where their
+// names, hosts and headers are. The zero value is ready to use.
+type Injections struct {
+	flags sync.Map // string -> *atomic.Bool
+}
+
+// flag returns the flag of credential c.
+func (in *Injections) flag(c *credential) *atomic.Bool {
+	f, _ := in.flags.LoadOrStore(c.name+"\x00"+c.bound+"\x00"+c.header, new(atomic.Bool))
+	return f.(*atomic.Bool)
+}
+
+// wasInjected reports whether c's value went into a request (of any Proxy
+// sharing its Injections).
+func (c *credential) wasInjected() bool { return c.injected != nil && c.injected.Load() }
+
+// markInjected records that c's value went into a request.
+func (c *credential) markInjected() {
+	if c.injected != nil {
+		c.injected.Store(true)
+	}
 }
 
 // binds reports whether the credential may go to t.
@@ -191,7 +220,10 @@ type credSet struct {
 	server   *tls.Config // the client-facing TLS config of every intercepted tunnel
 }
 
-func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration) (*credSet, error) {
+func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration, in *Injections) (*credSet, error) {
+	if in == nil {
+		in = new(Injections) // this Proxy's own
+	}
 	cs := &credSet{roots: roots, sessions: tls.NewLRUClientSessionCache(64)}
 	var bound []Pattern
 	names := map[string]bool{}
@@ -204,6 +236,7 @@ func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration)
 			return nil, fmt.Errorf("%w: %s is listed twice", ErrInvalidCredential, cr.name)
 		}
 		names[cr.name] = true
+		cr.injected = in.flag(cr)
 		for _, o := range cs.all {
 			if strings.Contains(string(o.ph), string(cr.ph)) || strings.Contains(string(cr.ph), string(o.ph)) {
 				return nil, fmt.Errorf("%w: the placeholders of %s and %s contain one another", ErrInvalidCredential, o.name, cr.name)

@@ -184,7 +184,8 @@ func echo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if r.Header.Get("Sec-Websocket-Extensions") == "" && !r.URL.Query().Has("deflate") {
-			fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nframe: %s\n", auth)
+			fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+			_, _ = brw.Write(appendFrame(nil, true, 1, []byte("frame: "+auth+"\n")))
 			_ = brw.Flush()
 			return
 		}

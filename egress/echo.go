@@ -75,6 +75,11 @@ type echoMask struct {
 	values [][]byte // wiped by wipe
 	owners []*credential
 	hits   map[*credential][]string // where each value came back
+	// watch says that credentials are bound to the connection's host:
+	// one may go out on another connection at any time, so every request
+	// asks for responses the mask can read, before any value is added
+	// (see buildHead, lateMask).
+	watch bool
 }
 
 // add remembers v, sent for c. The mask keeps its own copy.
@@ -87,6 +92,10 @@ func (m *echoMask) add(c *credential, v []byte) {
 }
 
 func (m *echoMask) active() bool { return m != nil && len(m.values) > 0 }
+
+// readable reports whether responses must come in a form the mask can
+// read: it holds values, or may come to.
+func (m *echoMask) readable() bool { return m.active() || m != nil && m.watch }
 
 // has reports whether the mask holds a value of c.
 func (m *echoMask) has(c *credential) bool { return slices.Contains(m.owners, c) }
@@ -395,17 +404,24 @@ func (c *credential) headersText() string {
 // body and trailer. A body compressed although the request asked for none
 // cannot be looked into: it is refused, and maskResponse reports false.
 func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
+	if why := maskHead(resp, mask); why != "" {
+		r.refuse(http.StatusBadGateway, RuleResponseUnchecked, why, "")
+		return false
+	}
+	return true
+}
+
+// maskHead masks resp's status line and header, and makes its body and
+// trailer read through mask; or, for a response the mask cannot read,
+// returns why.
+func maskHead(resp *http.Response, mask *echoMask) string {
 	if resp.StatusCode == http.StatusPartialContent {
 		// Range and If-Range were not sent: a part unasked could hold a
 		// piece of the value, which no mask recognises.
-		r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
-			"the upstream answered with a part (206) although asked for the whole, so it cannot be checked for the injected credential", "")
-		return false
+		return "the upstream answered with a part (206) although asked for the whole, so it cannot be checked for the injected credential"
 	}
 	if coding := hiddenCoding(resp); resp.Body != http.NoBody && coding != "" {
-		r.refuse(http.StatusBadGateway, RuleResponseUnchecked,
-			fmt.Sprintf("the upstream compressed its response (%s) although asked not to, so it cannot be checked for the injected credential", coding), "")
-		return false
+		return fmt.Sprintf("the upstream compressed its response (%s) although asked not to, so it cannot be checked for the injected credential", coding)
 	}
 	resp.Status = mask.maskString(resp.Status, "the status line")
 	mask.header(resp.Header, "header")
@@ -415,7 +431,7 @@ func (r *relay) maskResponse(resp *http.Response, mask *echoMask) bool {
 	if resp.Body != http.NoBody {
 		resp.Body = &maskedBody{maskReader: mask.reader(resp.Body, "the body"), orig: resp.Body, resp: resp}
 	}
-	return true
+	return ""
 }
 
 // hiddenCoding names a coding of resp's body that hides its bytes from a
@@ -515,10 +531,18 @@ func (b *maskedBody) Close() error {
 // reportEchoes records, per credential, where the response repeated its
 // value (masked on the way to the sandbox).
 func (r *relay) reportEchoes(mask *echoMask) {
+	reportEchoes(r.p, mask, func(reason, cred string) Decision {
+		return r.decision(false, RuleCredentialLeak, reason, cred)
+	})
+}
+
+// reportEchoes records, per credential, where a response repeated its
+// value, as the decision about the exchange that decide makes; the next
+// response on the connection reports its own.
+func reportEchoes(p *Proxy, mask *echoMask, decide func(reason, cred string) Decision) {
 	for c, where := range mask.hits {
-		r.p.record(r.decision(false, RuleCredentialLeak,
-			fmt.Sprintf("the upstream repeated %s's value in its response (%s); it reached the sandbox masked",
-				c.name, strings.Join(where, ", ")), c.name))
+		p.record(decide(fmt.Sprintf("the upstream repeated %s's value in its response (%s); it reached the sandbox masked",
+			c.name, strings.Join(where, ", ")), c.name))
 	}
-	clear(mask.hits) // the next response on the connection reports its own
+	clear(mask.hits)
 }

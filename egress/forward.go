@@ -115,6 +115,16 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	defer release()
 	h.cr.rolling(h.p.idle)
 	stripHopByHop(req.Header)
+	echoes, mask := h.echoesOf(pr.target)
+	defer mask.wipe()
+	if len(echoes) > 0 {
+		// Asked whole and uncompressed: a mask reads the answer (see
+		// latemask.go).
+		for _, k := range withheldHeaders {
+			req.Header.Del(k)
+		}
+		req.Header.Set("Accept-Encoding", "identity")
+	}
 	req.RequestURI = ""
 	req.Host = pr.target.hostHeader(80)
 	req.URL.Host = req.Host
@@ -145,12 +155,21 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 		return false
 	}
 	defer resp.Body.Close()
+	if !h.maskPlain(resp, echoes, mask, cache) {
+		return false
+	}
 	upstreamClose := resp.Close || resp.ContentLength < 0 && !chunked(resp.TransferEncoding) && resp.Body != http.NoBody
 	stripHopByHop(resp.Header)
 	resp.Close = upstreamClose || clientClose
 
 	cw := &countWriter{w: &idleConn{Conn: h.client, idle: h.p.idle}, n: &h.p.stats.bytesDown}
-	if err := resp.Write(cw); err != nil || upstreamClose {
+	err = resp.Write(cw)
+	reportEchoes(h.p, mask, func(reason, cred string) Decision {
+		d := refuse(cache.d, RuleCredentialLeak, reason)
+		d.Time, d.Credential = time.Now(), cred
+		return d
+	})
+	if err != nil || upstreamClose {
 		cache.close(h.cs)
 		return false
 	}
@@ -271,4 +290,43 @@ func (r *clientReader) Read(b []byte) (int, error) {
 		_ = r.c.SetReadDeadline(r.deadline)
 	}
 	return r.c.Read(b)
+}
+
+// echoesOf returns the credentials bound to t, whose values, once they
+// went out over HTTPS, are masked in t's plain-HTTP answers too (red-team
+// round 55: the bound host's plain side showed a value it stored), and
+// the mask for them.
+func (h *connHandler) echoesOf(t target) ([]*credential, *echoMask) {
+	if h.p.creds == nil {
+		return nil, &echoMask{}
+	}
+	echoes, _ := h.p.creds.split(t)
+	return echoes, &echoMask{watch: len(echoes) > 0}
+}
+
+// maskPlain masks the values of echoes that went out in resp, and makes
+// its body read through a lateMask; a response the mask cannot read is
+// answered with a refusal. It reports whether resp may go on.
+func (h *connHandler) maskPlain(resp *http.Response, echoes []*credential, mask *echoMask, cache *httpUpstream) bool {
+	if len(echoes) == 0 {
+		return true
+	}
+	why := ""
+	if ce := recallInto(echoes, mask, h.p.handshake); ce != nil {
+		why = ce.Error()
+	} else if mask.active() {
+		why = maskHead(resp, mask)
+	}
+	if why != "" {
+		cache.close(h.cs)
+		d := refuse(cache.d, RuleResponseUnchecked, why)
+		d.Time = time.Now()
+		h.p.record(d)
+		h.writeError(http.StatusBadGateway, d.Rule, refusalText(d))
+		return false
+	}
+	if resp.Body != http.NoBody {
+		resp.Body = newLateBody(resp, echoes, mask, h.p.handshake)
+	}
+	return true
 }

@@ -242,7 +242,7 @@ func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgr
 		return nil, err
 	}
 	upgrade = checkedUpgrade(upgrade)
-	if len(hb.used) > 0 || mask.active() {
+	if len(hb.used) > 0 || mask.readable() {
 		b.str("Accept-Encoding: identity\r\n")
 	} else if err := hb.fields(req.Header, withheldHeaders); err != nil {
 		return nil, err
@@ -442,7 +442,7 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 // as stored when that differs (blanks at its ends), should an upstream
 // repeat it as the proxy wrote it.
 func (hb *headBuilder) remember(c *credential, sent []byte) {
-	c.injected.Store(true)
+	c.markInjected()
 	hb.mask.add(c, sent)
 	if s, ok := hb.secrets[c]; ok && len(s.Bytes()) != len(sent) {
 		hb.mask.add(c, s.Bytes())

@@ -76,6 +76,11 @@ type Config struct {
 	// stay valid (default DefaultCAValidity). The CA lives as long as the
 	// Proxy; a Proxy that serves longer needs a longer validity.
 	CAValidity time.Duration
+	// Injections, when set, is shared by the Proxies of one Manager, or
+	// one agent run: once one of them injected a credential's value, all
+	// of them mask it in every response from a host it is bound to (nil:
+	// this Proxy alone remembers).
+	Injections *Injections
 }
 
 // Defaults used when a Config field is zero.
@@ -156,7 +161,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	if len(cfg.Credentials) > 0 {
-		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity); err != nil {
+		if p.creds, err = newCredSet(cfg.Credentials, cfg.UpstreamRoots, cfg.CAValidity, cfg.Injections); err != nil {
 			return nil, fmt.Errorf("egress: %w", err)
 		}
 	}

@@ -23,11 +23,16 @@ type relay struct {
 	d             Decision // the tunnel's
 	scheme        string
 	bound, others []*credential
-	client        net.Conn
-	conn          net.Conn // the client's socket, under client's layers
-	cbr           *bufio.Reader
-	up            net.Conn
-	ubr           *upstreamReader
+	// echoes are the credentials bound to the tunnel's host, injected or
+	// not (bound, or, over plain HTTP, where none is injected, those that
+	// would be over HTTPS): their values are masked in its responses
+	// once they went out, on any connection.
+	echoes []*credential
+	client net.Conn
+	conn   net.Conn // the client's socket, under client's layers
+	cbr    *bufio.Reader
+	up     net.Conn
+	ubr    *upstreamReader
 	// sent holds every value injected on up so far (see echoMask).
 	sent echoMask
 }
@@ -35,6 +40,7 @@ type relay struct {
 // serve relays requests until either side closes or a request is refused.
 func (r *relay) serve() {
 	defer r.sent.wipe()
+	r.sent.watch = len(r.echoes) > 0
 	for {
 		req, head, err := r.readRequest()
 		if err != nil {
@@ -156,6 +162,15 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	}
 
 	resp, err := r.ubr.readResponse(req)
+	if err == nil {
+		// A value may have gone out on another connection while the
+		// response was awaited (a long poll): its head is masked too.
+		if ce := r.recall(mask); ce != nil {
+			resp.Body.Close()
+			r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
+			return false
+		}
+	}
 	if err != nil {
 		why := "reading the upstream response failed: " + err.Error()
 		if mask.active() {
@@ -167,11 +182,14 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		return false
 	}
 	defer resp.Body.Close()
-	if mask.active() {
+	if mask.readable() {
 		defer r.reportEchoes(mask)
-		if !r.maskResponse(resp, mask) {
-			return false
-		}
+	}
+	if mask.active() && !r.maskResponse(resp, mask) {
+		return false
+	}
+	if len(r.echoes) > 0 && resp.Body != http.NoBody && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp.Body = newLateBody(resp, r.echoes, mask, r.p.handshake)
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		if upgrade == "" {
@@ -212,23 +230,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 // Basic-encoded is masked only on the connection that sent it: the
 // encoding holds the user name, which is not kept.
 func (r *relay) recall(mask *echoMask) *credentialError {
-	for _, c := range r.bound {
-		if !c.injected.Load() || mask.has(c) {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), r.p.handshake)
-		s, err := c.value(ctx)
-		cancel()
-		if err != nil {
-			return &credentialError{cred: c, msg: "fetching the value to check the response for it failed", err: err}
-		}
-		if sent := SentForm(s.Bytes()); len(sent) > 0 {
-			mask.add(c, sent)
-			mask.add(c, s.Bytes())
-		}
-		s.Wipe()
-	}
-	return nil
+	return recallInto(r.echoes, mask, r.p.handshake)
 }
 
 // upw writes to the upstream, counting.
@@ -309,10 +311,24 @@ func (r *relay) switchProtocols(resp *http.Response, mask *echoMask) {
 		}
 	}()
 	var down io.Reader = r.ubr
-	if mask.active() {
-		mr := mask.reader(r.ubr, "the upgraded stream")
-		defer mr.wipe()
-		down = mr
+	switch {
+	case len(r.echoes) > 0 && isWebSocket(resp):
+		// Masked frame by frame: a value split across fragments has a
+		// frame's head in its middle (red-team round 55).
+		ws := &wsMask{src: r.ubr, echoes: r.echoes, mask: mask, timeout: r.p.handshake}
+		defer ws.wipe()
+		down = ws
+	default:
+		if mask.active() {
+			mr := mask.reader(r.ubr, "the upgraded stream")
+			defer mr.wipe()
+			down = mr
+		}
+		if len(r.echoes) > 0 {
+			lm := &lateMask{src: down, echoes: r.echoes, mask: mask, timeout: r.p.handshake, where: "the upgraded stream", hidden: compressedStream(resp)}
+			defer lm.wipe()
+			down = lm
+		}
 	}
 	_, err := io.Copy(&countWriter{w: r.client, n: &r.p.stats.bytesDown}, down)
 	if err == nil {

@@ -64,6 +64,7 @@ type handle struct {
 	mu       sync.Mutex
 	started  time.Time // when the init started the program (msgReady)
 	terminal *os.File  // the master of the program's terminal, until taken
+	self     *os.File  // a pidfd of the init (ctlMsg.Self), kept for a Prepare'd init's wake
 	layers   []string
 	exit     *ctlMsg
 	serving  bool
@@ -165,6 +166,10 @@ func (h *handle) serve() {
 			}
 			if m.Watch && len(fds) > 0 && h.watch == nil {
 				h.watch = os.NewFile(uintptr(fds[len(fds)-1]), "agentbox-watch")
+				fds = fds[:len(fds)-1]
+			}
+			if m.Self && len(fds) > 0 {
+				h.setSelf(fds[len(fds)-1])
 				fds = fds[:len(fds)-1]
 			}
 			if len(fds) == 1 {
@@ -291,12 +296,34 @@ func (h *handle) Started() time.Time {
 
 // Signal sends sig to the init, which forwards it to the program's process
 // group.
+//
+// The init forwards the signals a terminal delivers (forwardedSignals) to
+// the program's process group; SIGKILL ends the sandbox (Kill); any other
+// signal is sent by the init on request (msgSignal), since sent to the init
+// it would act on the init alone: SIGSTOP stopped the init, with its mount
+// watch, while the program ran on (red-team round 55).
 func (h *handle) Signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
 		return fmt.Errorf("unsupported signal %v", sig)
 	}
-	return h.proc.signal(s)
+	switch {
+	case s == syscall.SIGKILL:
+		return h.Kill()
+	case s == 0 || slices.Contains(forwardedSignals, os.Signal(s)):
+		return h.proc.signal(s)
+	}
+	return h.askSignal(s)
+}
+
+// askSignal sends msgSignal: the init sends s to the program's process
+// group.
+func (h *handle) askSignal(s syscall.Signal) error {
+	sent, err := h.tell(ctlMsg{Type: msgSignal, Signal: int(s)})
+	if err == nil && !sent {
+		return os.ErrProcessDone
+	}
+	return err
 }
 
 // Kill implements sandbox.Handle: killing the init tears down its pid
@@ -342,33 +369,69 @@ const killGrace = orphansWait + 2*time.Second
 func (h *handle) killPrepared() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.withdrawn || h.killSent {
+	if h.withdrawn {
 		return nil
 	}
-	if h.withdrawLocked() {
+	if !h.killSent && h.withdrawLocked() {
 		return nil
 	}
-	h.killSent = true
-	return h.askKill()
+	var err error
+	if !h.killSent {
+		h.killSent = true
+		err = h.askKill()
+	}
+	h.wakeLocked()
+	return err
+}
+
+// setSelf keeps the init's pidfd (msgReady) of a Prepare'd init; another
+// init's is closed: its parent is the runtime, which signals it itself.
+func (h *handle) setSelf(fd int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.prepared || h.closed || h.self != nil {
+		unix.Close(fd)
+		return
+	}
+	h.self = os.NewFile(uintptr(fd), "agentbox-init")
+}
+
+// wakeLocked (h.mu held) resumes a Prepare'd init its caller stopped
+// (cmd.Process.Signal(SIGSTOP), a stop of its process group): a stopped
+// init reads no msgKill, so no timeout, Cleanup or Close could end the
+// program, which a stop of the init does not stop (red-team round 55).
+// SIGCONT, which the init forwards to the program's group, is harmless
+// to one not stopped. Each Kill wakes it again.
+func (h *handle) wakeLocked() {
+	if h.self != nil {
+		_ = unix.PidfdSendSignal(int(h.self.Fd()), unix.SIGCONT, nil, 0)
+	}
 }
 
 // askKill sends msgKill: the init ends the sandbox's tree as soon as the
 // program has started, and does not start it when the message comes
 // before. An init that has ended has nothing left to end.
 func (h *handle) askKill() error {
+	_, err := h.tell(ctlMsg{Type: msgKill})
+	return err
+}
+
+// tell sends m to the init; sent is false where the init has ended (its
+// end of the control socket is closed).
+func (h *handle) tell(m ctlMsg) (sent bool, err error) {
 	rc, err := h.ctl.SyscallConn()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var serr error
 	// Control holds the descriptor open meanwhile: serve may close it.
-	if err := rc.Control(func(fd uintptr) { serr = sendMsg(int(fd), ctlMsg{Type: msgKill}) }); err != nil {
-		return nil // closed: the init has ended
+	if err := rc.Control(func(fd uintptr) { serr = sendMsg(int(fd), m) }); err != nil {
+		return false, nil // closed: the init has ended
 	}
 	if errors.Is(serr, unix.EPIPE) || errors.Is(serr, unix.ECONNRESET) {
-		return nil
+		return false, nil
 	}
-	return serr
+	return serr == nil, serr
 }
 
 // withdrawLocked (h.mu held) takes back the spec that Prepare queued for
@@ -491,6 +554,10 @@ func (h *handle) Close() error {
 	if h.terminal != nil { // never taken
 		h.terminal.Close()
 		h.terminal = nil
+	}
+	if h.self != nil {
+		h.self.Close()
+		h.self = nil
 	}
 	h.mu.Unlock()
 	h.closeChildFiles()

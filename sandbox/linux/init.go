@@ -114,14 +114,23 @@ func runInit() int {
 	}
 	go awaitKill()
 	watch := protective.inotifyFD()
-	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0}
+	// A pidfd of the init itself, for the parent to wake it should its
+	// caller stop it (handle.wake).
+	self, selfErr := unix.PidfdOpen(os.Getpid(), 0)
+	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0, Self: selfErr == nil}
 	fds := proxyListenerFD()
+	if selfErr == nil {
+		fds = append(fds, self)
+	}
 	if watch >= 0 {
 		fds = append(fds, watch)
 	}
 	shared := sendMsg(ctlFD, ready, append(fds, terminalFDs()...)...) == nil && watch >= 0
 	closeProxyListener()
 	closeTerminal()
+	if selfErr == nil {
+		unix.Close(self)
+	}
 	code, sig := reap(pid, sigs)
 	killOrphans()
 	removeOrphanedTmp()
@@ -175,11 +184,22 @@ func awaitKill() {
 			}
 			return
 		}
-		if m.Type == msgKill {
+		switch m.Type {
+		case msgKill:
 			killSandbox()
+		case msgSignal:
+			select {
+			case asked <- syscall.Signal(m.Signal):
+			default: // reap has stopped forwarding: the program has ended
+			}
 		}
 	}
 }
+
+// asked carries the signals the parent asks the init to send to the
+// program's process group (msgSignal); reap sends them as it forwards the
+// ones the init receives.
+var asked = make(chan os.Signal, 8)
 
 // killSandbox kills every process of the sandbox but the init: as process
 // 1 of its pid namespace, with one call; without one (the reduced tier),
@@ -507,6 +527,10 @@ func startLocked(path string, spec *initSpec, stdio *[3]int, cgroupTasks []int, 
 		// No UnlockOSThread: see above.
 		if err := joinByTasks(cgroupTasks); err != nil {
 			done <- result{err: stageErr("cgroup", err)}
+			return
+		}
+		if err := normalPriority(); err != nil {
+			done <- result{err: stageErr("priority", err)}
 			return
 		}
 		if !reduced {

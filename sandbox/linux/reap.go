@@ -63,6 +63,8 @@ func reap(pid int, sigs <-chan os.Signal) (code int, sig syscall.Signal) {
 			}
 			// The program leads its own session and process group.
 			_ = unix.Kill(-pid, s.(syscall.Signal))
+		case s := <-asked:
+			_ = unix.Kill(-pid, s.(syscall.Signal))
 		}
 	}
 }

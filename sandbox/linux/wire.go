@@ -170,6 +170,11 @@ type ctlMsg struct {
 	// terminal's, is the mount watch's inotify instance, for the parent to
 	// hold (see watchshare.go).
 	Watch bool
+	// Self says that a descriptor of msgReady, the one before the watch's
+	// (or the terminal's, or last), is a pidfd of the init itself: the
+	// parent of a Prepare'd init, which the caller started, wakes it with
+	// it (see handle.wake).
+	Self bool
 	// Started is when the init started the program (msgReady), in
 	// CLOCK_MONOTONIC nanoseconds: the host's clock, as no sandbox has a
 	// time namespace of its own.
@@ -190,6 +195,10 @@ const (
 	msgSpec   = "spec"
 	msgCgroup = "cgroup"
 	msgKill   = "kill"
+	// msgSignal asks the init to send Signal to the program's process
+	// group: a signal it does not forward (SIGSTOP, SIGTSTP, …) would act
+	// on the init itself (see handle.Signal).
+	msgSignal = "signal"
 )
 
 // sendMsg writes one message, with optional descriptors, on a SEQPACKET socket.
