@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -127,7 +128,7 @@ func (pl *plan) build(spec *sandbox.Spec, asRoot bool) error {
 	b.ops = append(b.ops, pins(append(slices.Clip(b.writable), b.scratch...), b.pinned)...)
 	// Parents before children: a mask inside a writable root must land on
 	// top of the writable root's mount.
-	sort.SliceStable(b.ops, func(i, j int) bool { return depth(b.ops[i].Dst) < depth(b.ops[j].Dst) })
+	sortByDepth(b.ops)
 	// Links are held last, once every mount they lie in is in place.
 	pl.init.Mounts = append(b.ops, b.holdLinks...)
 	pl.fixed = b.fixedNames(pl.init.Mounts)
@@ -468,6 +469,23 @@ func pins(writable, ps []string) []mountOp {
 var systemReadPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev", "/tmp"}
 
 func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
+
+// sortByDepth sorts ops by the depth of their destinations, keeping the
+// order of those of one depth (each depth is worked out once).
+func sortByDepth(ops []mountOp) {
+	type deep struct {
+		d  int
+		op mountOp
+	}
+	all := make([]deep, len(ops))
+	for i, op := range ops {
+		all[i] = deep{depth(op.Dst), op}
+	}
+	slices.SortStableFunc(all, func(a, b deep) int { return cmp.Compare(a.d, b.d) })
+	for i := range all {
+		ops[i] = all[i].op
+	}
+}
 
 // ensureExists makes sure a mountpoint exists at p. On the host (inside a
 // writable root) a missing path becomes a placeholder directory that the

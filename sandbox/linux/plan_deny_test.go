@@ -91,7 +91,8 @@ func TestBuildPlanHoldsDeniedLinks(t *testing.T) {
 // directory shown read-only inside /tmp (a working directory, a home) is
 // held by a placeholder on the host for the run, and masked, so a file the
 // host makes there meanwhile stays hidden; elsewhere in the private areas
-// the init makes its mountpoint in its own tmpfs.
+// nothing is mounted: the name lies in the sandbox's own tmpfs, where the
+// host's file never shows.
 func TestBuildPlanDenyMissingInShownDir(t *testing.T) {
 	dir, err := os.MkdirTemp("/tmp", "agentbox-visible-")
 	if err != nil {
@@ -116,8 +117,11 @@ func TestBuildPlanDenyMissingInShownDir(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if op, _, ok := opAt(pl, c.deny); !ok || op.Kind != opMaskDir {
+			op, _, ok := opAt(pl, c.deny)
+			if shown := c.placeholder; shown && (!ok || op.Kind != opMaskDir) {
 				t.Errorf("%s: %+v, want a directory mask", c.deny, op)
+			} else if !shown && ok {
+				t.Errorf("%s: %+v, in the sandbox's own tmpfs: want no step", c.deny, op)
 			}
 			_, err = os.Lstat(c.deny)
 			if made := err == nil; made != c.placeholder {
@@ -126,6 +130,50 @@ func TestBuildPlanDenyMissingInShownDir(t *testing.T) {
 			pl.removePlaceholders()
 			if _, err := os.Lstat(c.deny); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("%s is left after the run: %v", c.deny, err)
+			}
+		})
+	}
+}
+
+// TestPrivateAreaPathsCostNoMount: a deny path, or a path to keep
+// read-only, in a private area where nothing of the host's is shown (the
+// manifests, logs and vaults of runs in the host's /tmp that keptfiles
+// records: up to hundreds of them for a user) needs no mount: it lies in
+// the sandbox's own tmpfs. Each had cost one per call; the same paths in a
+// shown working directory keep theirs.
+func TestPrivateAreaPathsCostNoMount(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "agentbox-shown-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, f := range []string{"run.yaml", "vault"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := dir + "-not-shown"
+	for _, c := range []struct {
+		name   string
+		fs     sandbox.Filesystem
+		mounts bool
+	}{
+		{name: "not shown", fs: sandbox.Filesystem{DenyWrite: []string{filepath.Join(hidden, "run.yaml")}, DenyRead: []string{filepath.Join(hidden, "vault")}}},
+		{name: "shown", fs: sandbox.Filesystem{Visible: []string{dir}, DenyWrite: []string{filepath.Join(dir, "run.yaml")}, DenyRead: []string{filepath.Join(dir, "vault")}}, mounts: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl, err := buildPlan(&sandbox.Spec{Filesystem: c.fs}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pl.removePlaceholders()
+			for _, p := range append(slices.Clone(c.fs.DenyWrite), c.fs.DenyRead...) {
+				if _, _, ok := opAt(pl, p); ok != c.mounts {
+					t.Errorf("%s: a step %v, want %v", p, ok, c.mounts)
+				}
+			}
+			if !slices.Equal(pl.denyRead, c.fs.DenyRead) {
+				t.Errorf("Landlock's deny list %v, want %v (the reduced tier's)", pl.denyRead, c.fs.DenyRead)
 			}
 		})
 	}

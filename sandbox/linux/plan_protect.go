@@ -234,8 +234,12 @@ func (b *planner) bindReadOnly() error {
 			continue // named by more than one protection: one mount holds it
 		}
 		mounted[p] = true
-		if b.denied(p) || !(b.inWritable(p) || inPrivateArea(p) || b.inScratch(p)) {
-			continue // already read-only (or masked)
+		if b.denied(p) || !(b.inWritable(p) || b.inShown(p) || b.inScratch(p)) {
+			// Already read-only (or masked); or in a private area where
+			// nothing of the host's is shown, so that a write there stays
+			// in the sandbox's own tmpfs (the manifests and logs of runs
+			// in the host's /tmp that keptfiles records: a mount each).
+			continue
 		}
 		if b.inWritable(p) {
 			b.pl.hold(p)
@@ -299,8 +303,16 @@ func (b *planner) maskDenied() error {
 	return b.maskOtherNames()
 }
 
-// mask hides the deny path d (see maskDenied).
+// mask hides the deny path d (see maskDenied). One in a private area where
+// nothing of the host's is shown needs no mount: the sandbox's /tmp,
+// /dev/shm and /run are tmpfs mounts of its own (the vaults and
+// passphrase files of runs in the host's /tmp that keptfiles records, the
+// daemon sockets under /run), and Landlock, given the deny list, is what
+// holds them in the reduced tier.
 func (b *planner) mask(d string) error {
+	if inPrivateArea(d) && !b.inWritable(d) && !b.inShown(d) && !b.inScratch(d) {
+		return nil
+	}
 	if b.inWritable(d) || b.inScratch(d) {
 		b.pinned = append(b.pinned, d)
 	}
@@ -345,6 +357,17 @@ func (b *planner) mask(d string) error {
 		return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 	}
 	return nil
+}
+
+// inShown reports whether p lies in a host path shown inside a private
+// area (a working directory in /tmp).
+func (b *planner) inShown(p string) bool {
+	for s := range b.shown {
+		if inPrivateArea(s) && paths.Within(p, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // onHost reports whether the deny path d lies where a missing one is held
