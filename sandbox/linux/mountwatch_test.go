@@ -86,7 +86,7 @@ func TestMarkWatched(t *testing.T) {
 		{filepath.Join(w, ".git"), opPin, true},
 		{filepath.Join(dir, "outside"), opMaskFile, false}, // Landlock denies it too
 		{filepath.Join(dir, "secret"), opMaskDir, false},
-		{filepath.Join(shown, ".env"), opMaskFile, true},   // shown from the host: the mask alone
+		{filepath.Join(shown, ".env"), opMaskFile, true}, // shown from the host: the mask alone
 		{"/run", opTmpfs, false},
 	} {
 		op, _, ok := opAt(pl, c.dst)
