@@ -27,7 +27,7 @@ import (
 // wsChunk bounds what one read of a data frame's payload takes.
 const wsChunk = 32 << 10
 
-var errWebSocketFrame = errors.New("the upstream's WebSocket frame cannot be checked for a credential (a reserved bit or a mask set, or a continuation of no message)")
+var errWebSocketFrame = errors.New("the upstream's WebSocket frame cannot be checked for a credential (a reserved bit or a mask set, a continuation of no message, or a control frame fragmented or longer than 125 bytes)")
 
 // wsMask reads the upstream's side of a WebSocket, masking it (see above).
 // Values that go out on other connections while it runs are taken into
@@ -87,6 +87,9 @@ func (w *wsMask) frame() error {
 		n = binary.BigEndian.Uint64(b[:])
 	}
 	if op >= 8 { // control: at most 125 bytes, never fragmented
+		if n > 125 || !fin {
+			return errWebSocketFrame
+		}
 		payload := make([]byte, n)
 		if _, err := io.ReadFull(w.src, payload); err != nil {
 			return err
@@ -140,8 +143,8 @@ func (w *wsMask) send(end bool) {
 	}
 	w.mask.maskAfter(w.held, 0, keep, "a WebSocket message")
 	n := len(w.held) - keep
-	if n == 0 && !(end && !w.started) {
-		return
+	if n == 0 && !end {
+		return // nothing to send yet; the message's end is always sent
 	}
 	w.out = appendFrame(w.out, end, w.nextOpcode(), w.held[:n])
 	w.held = append(w.held[:0], w.held[n:]...)
