@@ -294,14 +294,12 @@ func (h *handle) Started() time.Time {
 	return h.started
 }
 
-// Signal sends sig to the init, which forwards it to the program's process
-// group.
-//
-// The init forwards the signals a terminal delivers (forwardedSignals) to
-// the program's process group; SIGKILL ends the sandbox (Kill); any other
-// signal is sent by the init on request (msgSignal), since sent to the init
-// it would act on the init alone: SIGSTOP stopped the init, with its mount
-// watch, while the program ran on (red-team round 55).
+// Signal sends sig to the program's process group. The signals a terminal
+// delivers (forwardedSignals) go to the init, which forwards them; SIGKILL
+// ends the sandbox (Kill); any other is sent by the init on request
+// (msgSignal), since sent to the init it would act on the init alone:
+// SIGSTOP stopped the init, with its mount watch, while the program ran
+// on (red-team round 55).
 func (h *handle) Signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {

@@ -115,7 +115,7 @@ func runInit() int {
 	go awaitKill()
 	watch := protective.inotifyFD()
 	// A pidfd of the init itself, for the parent to wake it should its
-	// caller stop it (handle.wake).
+	// caller stop it (handle.wakeLocked).
 	self, selfErr := unix.PidfdOpen(os.Getpid(), 0)
 	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0, Self: selfErr == nil}
 	fds := proxyListenerFD()
@@ -190,7 +190,7 @@ func awaitKill() {
 		case msgSignal:
 			select {
 			case asked <- syscall.Signal(m.Signal):
-			default: // reap has stopped forwarding: the program has ended
+			default: // the program has ended (reap reads no more), or eight wait
 			}
 		}
 	}
