@@ -341,6 +341,19 @@ func (cs *credSet) intercepts(t target) bool {
 }
 
 // split returns the credentials bound to t and the others.
+// echoes returns the credentials bound to t's host, on any of its ports:
+// a value that went out to one port of a host may come back from another
+// (stored by the host, shown on its plain side: red-team round 56).
+func (cs *credSet) echoes(t target) []*credential {
+	var out []*credential
+	for _, c := range cs.all {
+		if c.hosts.namesHost(t) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func (cs *credSet) split(t target) (bound, others []*credential) {
 	for _, c := range cs.all {
 		if c.binds(t) {

@@ -80,10 +80,16 @@ type echoMask struct {
 	// asks for responses the mask can read, before any value is added
 	// (see buildHead, lateMask).
 	watch bool
+	// mu guards values, owners and hits: a lateMask adds values while a
+	// mask reader below it masks in its reading goroutine (red-team round
+	// 56).
+	mu sync.Mutex
 }
 
 // add remembers v, sent for c. The mask keeps its own copy.
 func (m *echoMask) add(c *credential, v []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(v) == 0 || slices.ContainsFunc(m.values, func(o []byte) bool { return bytes.Equal(o, v) }) {
 		return
 	}
@@ -91,23 +97,57 @@ func (m *echoMask) add(c *credential, v []byte) {
 	m.owners = append(m.owners, c)
 }
 
-func (m *echoMask) active() bool { return m != nil && len(m.values) > 0 }
+func (m *echoMask) active() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.values) > 0
+}
 
 // readable reports whether responses must come in a form the mask can
 // read: it holds values, or may come to.
 func (m *echoMask) readable() bool { return m.active() || m != nil && m.watch }
 
 // has reports whether the mask holds a value of c.
-func (m *echoMask) has(c *credential) bool { return slices.Contains(m.owners, c) }
+func (m *echoMask) has(c *credential) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Contains(m.owners, c)
+}
+
+// longestForm is the most bytes a form of a value may take (formSpan).
+func (m *echoMask) longestForm() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	longest := 0
+	for _, v := range m.values {
+		longest = max(longest, formSpan(len(v)))
+	}
+	return longest
+}
+
+// takeHits returns where each value came back since the last call.
+func (m *echoMask) takeHits() map[*credential][]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hits
+	m.hits = nil
+	return h
+}
 
 // wipe clears the remembered values.
 func (m *echoMask) wipe() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, v := range m.values {
 		clear(v)
 	}
 	m.values, m.owners = nil, nil
 }
 
+// hit records that value i came back in where (m.mu held).
 func (m *echoMask) hit(i int, where string) {
 	if m.hits == nil {
 		m.hits = make(map[*credential][]string)
@@ -129,20 +169,31 @@ func (m *echoMask) maskInPlace(b []byte, where string) { m.maskAfter(b, 0, 0, wh
 // may be the rest of a longer form of it (&amp;): masked now, that rest
 // would come through and tell its last byte (red-team round 52).
 func (m *echoMask) maskAfter(b []byte, sent, hold int, where string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Every value is found in the bytes as they came before any is masked:
+	// masked one after another, a value inside another (an ID and the
+	// ID:secret pair it begins) would leave the longer one's rest
+	// unmatched, and in the clear (red-team round 56).
+	type found struct{ i, j, end int }
+	var all []found
 	for i, v := range m.values {
 		newFormMatcher(v, false).each(b, func(j, end int) {
 			if hold > 0 && end == len(b) && j >= len(b)-hold && escapeStart(b[end-1]) {
 				return
 			}
-			for k := j; k < end; k++ {
-				b[k] = '*'
-			}
-			if j < sent {
-				m.hit(i, where+" (its start unmasked: the upstream paused within it)")
-			} else {
-				m.hit(i, where)
-			}
+			all = append(all, found{i, j, end})
 		})
+	}
+	for _, f := range all {
+		for k := f.j; k < f.end; k++ {
+			b[k] = '*'
+		}
+		if f.j < sent {
+			m.hit(f.i, where+" (its start unmasked: the upstream paused within it)")
+		} else {
+			m.hit(f.i, where)
+		}
 	}
 }
 
@@ -182,6 +233,8 @@ func (m *echoMask) header(h http.Header, where string) {
 // maskName is the header name k with every value masked, the value's
 // letters matched in either case.
 func (m *echoMask) maskName(k, where string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var out []byte
 	for i, v := range m.values {
 		newFormMatcher(v, true).each([]byte(k), func(j, end int) {
@@ -215,10 +268,7 @@ var maskBufs = sync.Pool{New: func() any { return new([maskRead + maskSlack]byte
 // reader returns r with every value masked as found in where. The caller
 // calls wipe when done with it.
 func (m *echoMask) reader(r io.Reader, where string) *maskReader {
-	longest := 0
-	for _, v := range m.values {
-		longest = max(longest, formSpan(len(v)))
-	}
+	longest := m.longestForm()
 	mr := &maskReader{src: r, m: m, where: where, keep: max(0, longest-1), quiet: maskQuiet}
 	if longest <= maskSlack {
 		mr.pooled = maskBufs.Get().(*[maskRead + maskSlack]byte)
@@ -540,9 +590,8 @@ func (r *relay) reportEchoes(mask *echoMask) {
 // value, as the decision about the exchange that decide makes; the next
 // response on the connection reports its own.
 func reportEchoes(p *Proxy, mask *echoMask, decide func(reason, cred string) Decision) {
-	for c, where := range mask.hits {
+	for c, where := range mask.takeHits() {
 		p.record(decide(fmt.Sprintf("the upstream repeated %s's value in its response (%s); it reached the sandbox masked",
 			c.name, strings.Join(where, ", ")), c.name))
 	}
-	clear(mask.hits)
 }

@@ -151,7 +151,11 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 			h.refuseLeak(pr.target, cache.d.Addr, trailer.leak)
 			return false
 		}
-		h.writeError(http.StatusBadGateway, "", "agentbox egress: "+err.Error()+"\n")
+		why := err.Error()
+		if len(echoes) > 0 {
+			why = upstreamTextWithheld // as relay.exchange does (red-team round 56)
+		}
+		h.writeError(http.StatusBadGateway, "", "agentbox egress: "+why+"\n")
 		return false
 	}
 	defer resp.Body.Close()
@@ -300,7 +304,7 @@ func (h *connHandler) echoesOf(t target) ([]*credential, *echoMask) {
 	if h.p.creds == nil {
 		return nil, &echoMask{}
 	}
-	echoes, _ := h.p.creds.split(t)
+	echoes := h.p.creds.echoes(t)
 	return echoes, &echoMask{watch: len(echoes) > 0}
 }
 

@@ -124,7 +124,7 @@ func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
 		// here; but the values that went out over HTTPS to this host are
 		// masked in its plain answers (red-team round 55).
 		r.others = p.creds.all
-		r.echoes, _ = p.creds.split(tgt)
+		r.echoes = p.creds.echoes(tgt)
 	}
 	r.serve()
 }
@@ -178,7 +178,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 	defer upstream.Close()
 	r.up, r.ubr = upstream, newUpstreamReader(upstream)
 	r.bound, r.others = p.creds.split(tgt)
-	r.echoes = r.bound
+	r.echoes = p.creds.echoes(tgt)
 	r.serve()
 }
 

@@ -192,9 +192,11 @@ func (p Pattern) Match(host string, port int) bool {
 
 // match is Match for a normalised target.
 func (p Pattern) match(t target) bool {
-	if !p.matchPort(t.port) {
-		return false
-	}
+	return p.matchPort(t.port) && p.matchHost(t)
+}
+
+// matchHost reports whether the pattern names t's host, whatever the port.
+func (p Pattern) matchHost(t target) bool {
 	switch p.kind {
 	case kindAnyHost:
 		return true

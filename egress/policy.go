@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -154,6 +155,26 @@ func (ix *patternIndex) lookup(t target, ipOnly bool) (Pattern, bool) {
 		}
 	}
 	return firstMatch(ix.any, t)
+}
+
+// namesHost reports whether a pattern of the index names t's host, on
+// any port.
+func (ix *patternIndex) namesHost(t target) bool {
+	lists := [][]Pattern{ix.ip, ix.any, ix.exact[t.name]}
+	for rest := t.name; !t.isIP(); {
+		i := strings.IndexByte(rest, '.')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+		lists = append(lists, ix.suffix[rest])
+	}
+	for _, ps := range lists {
+		if slices.ContainsFunc(ps, func(p Pattern) bool { return p.matchHost(t) }) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstMatch(ps []Pattern, t target) (Pattern, bool) {

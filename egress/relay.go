@@ -23,10 +23,9 @@ type relay struct {
 	d             Decision // the tunnel's
 	scheme        string
 	bound, others []*credential
-	// echoes are the credentials bound to the tunnel's host, injected or
-	// not (bound, or, over plain HTTP, where none is injected, those that
-	// would be over HTTPS): their values are masked in its responses
-	// once they went out, on any connection.
+	// echoes are the credentials bound to the tunnel's host on any of its
+	// ports, injected or not (over plain HTTP none is): their values are
+	// masked in its responses once they went out, on any connection.
 	echoes []*credential
 	client net.Conn
 	conn   net.Conn // the client's socket, under client's layers
@@ -173,10 +172,12 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	}
 	if err != nil {
 		why := "reading the upstream response failed: " + err.Error()
-		if mask.active() {
+		if mask.readable() {
 			// The error may quote the response (a malformed status line
-			// or header), escaped: no mask would match the value there.
-			why = "reading the upstream response failed; the upstream's text is withheld, as it may repeat the injected credential"
+			// or header), escaped: no mask would match the value there;
+			// and a value may have gone out on another connection while
+			// the response was awaited (red-team round 56).
+			why = upstreamTextWithheld
 		}
 		r.refuse(http.StatusBadGateway, "", why, "")
 		return false
@@ -221,6 +222,10 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	}
 	return !resp.Close
 }
+
+// upstreamTextWithheld replaces the text of an upstream's malformed answer
+// on a connection to a host credentials are bound to.
+const upstreamTextWithheld = "reading the upstream response failed; the upstream's text is withheld, as it may repeat an injected credential"
 
 // recall adds to mask the values of the credentials bound to the tunnel's
 // host that went into a request before, on any connection, and are not in

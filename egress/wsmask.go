@@ -43,6 +43,8 @@ type wsMask struct {
 	inMsg   bool   // a message has begun (its first frame read, FIN not yet)
 	opcode  byte   // the message's, for its first frame sent
 	started bool   // a frame of the message was sent
+	left    uint64 // what is left to read of the data frame being read
+	fin     bool   // that frame ends its message
 	err     error
 }
 
@@ -58,8 +60,15 @@ func (w *wsMask) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// frame reads one frame, and adds what it lets through to out.
+// frame reads the next piece of the stream, a frame's head with its
+// payload's first chunk or the next chunk of a data frame's payload, and
+// adds what it lets through to out: a frame the upstream claims to be
+// long is passed on a chunk at a time, never held whole (red-team round
+// 56).
 func (w *wsMask) frame() error {
+	if w.left > 0 {
+		return w.chunk()
+	}
 	var h [2]byte
 	if _, err := io.ReadFull(w.src, h[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
@@ -107,19 +116,24 @@ func (w *wsMask) frame() error {
 	case op != 0:
 		w.inMsg, w.opcode, w.started = true, op, false
 	}
-	for first := true; first || n > 0; first = false {
-		k := min(n, wsChunk)
-		at := len(w.held)
-		w.held = append(w.held, make([]byte, k)...)
-		if _, err := io.ReadFull(w.src, w.held[at:]); err != nil {
-			return err
-		}
-		n -= k
-		if err := w.update(); err != nil {
-			return err
-		}
-		w.send(fin && n == 0)
+	w.left, w.fin = n, fin
+	return w.chunk()
+}
+
+// chunk reads the next chunk of the data frame being read (none of an
+// empty one) and sends on what it may of the message.
+func (w *wsMask) chunk() error {
+	k := min(w.left, wsChunk)
+	at := len(w.held)
+	w.held = append(w.held, make([]byte, k)...)
+	if _, err := io.ReadFull(w.src, w.held[at:]); err != nil {
+		return err
 	}
+	w.left -= k
+	if err := w.update(); err != nil {
+		return err
+	}
+	w.send(w.fin && w.left == 0)
 	return nil
 }
 
@@ -168,11 +182,7 @@ func (w *wsMask) nextOpcode() byte {
 // keep is how many bytes may begin a value that the next bytes end: one
 // fewer than the longest form of a value may have.
 func (w *wsMask) keep() int {
-	longest := 0
-	for _, v := range w.mask.values {
-		longest = max(longest, formSpan(len(v)))
-	}
-	return max(0, longest-1)
+	return max(0, w.mask.longestForm()-1)
 }
 
 // flushAtEnd is the stream's end: a message cut off has what is held of
