@@ -320,7 +320,7 @@ func (r *relay) switchProtocols(resp *http.Response, mask *echoMask) {
 	case len(r.echoes) > 0 && isWebSocket(resp):
 		// Masked frame by frame: a value split across fragments has a
 		// frame's head in its middle (red-team round 55).
-		ws := &wsMask{src: r.ubr, echoes: r.echoes, mask: mask, timeout: r.p.handshake}
+		ws := newWSMask(r.ubr, r.echoes, mask, r.p.handshake)
 		defer ws.wipe()
 		down = ws
 	default:

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -12,17 +13,22 @@ import (
 // A WebSocket message may come in fragments, each a frame with a head of
 // its own: a value split across two of them has a frame's head in its
 // middle on the wire, where no mask of the raw stream finds it, and the
-// client joins the fragments and reads it whole (red-team round 55). So
-// the stream an upgrade to WebSocket brings from a host credentials are
-// bound to is read frame by frame (RFC 6455, section 5), and a message's
-// payload is masked as one stream: each fragment is sent on less its last
-// bytes, held back to be masked with the next one (how many depends on the
-// values' lengths alone, never on the bytes), and the message's last
-// fragment takes what is held. Control frames (close, ping, pong), which
-// may come between fragments, are masked whole and sent on at once. A
+// client joins the fragments and reads it whole (red-team round 55); an
+// upstream may also split what it repeats across messages, which a client
+// joins as well (round 56). So the stream an upgrade to WebSocket brings
+// from a host credentials are bound to is read frame by frame (RFC 6455,
+// section 5), and the payloads of its data messages are masked as one
+// stream: what has arrived is sent on less its last bytes, held back to be
+// masked with what comes next (how many depends on the values' lengths
+// alone, never on the bytes), in frames that keep the messages as they
+// were; a message whose end is held is sent as fragments, its last one
+// when what follows it has come. As a maskReader does, held bytes are
+// released as they are once the upstream has sent nothing for maskQuiet.
+// Control frames (close, ping, pong), which may come between fragments,
+// are masked whole and sent on at once (a close after what is held). A
 // frame the proxy cannot read as plain (one with a reserved bit set: a
-// compression it did not let the client ask for; one the server masked)
-// ends the stream.
+// compression it did not let the client ask for; one the server masked; a
+// control frame fragmented or longer than 125 bytes) ends the stream.
 
 // wsChunk bounds what one read of a data frame's payload takes.
 const wsChunk = 32 << 10
@@ -33,19 +39,31 @@ var errWebSocketFrame = errors.New("the upstream's WebSocket frame cannot be che
 // Values that go out on other connections while it runs are taken into
 // the mask as they do (see lateMask).
 type wsMask struct {
-	src     io.Reader
+	src     *bufio.Reader
 	echoes  []*credential
 	mask    *echoMask
 	timeout time.Duration
+	quiet   time.Duration
 
-	out     []byte // frames ready for the client
-	held    []byte // the message's payload not yet sent
-	inMsg   bool   // a message has begun (its first frame read, FIN not yet)
-	opcode  byte   // the message's, for its first frame sent
-	started bool   // a frame of the message was sent
-	left    uint64 // what is left to read of the data frame being read
-	fin     bool   // that frame ends its message
-	err     error
+	out   []byte      // frames ready for the client
+	held  []byte      // data messages' payload not yet sent, in order
+	msgs  []wsMessage // the messages held holds bytes of, oldest first
+	inMsg bool        // the last of msgs has not ended yet
+	left  uint64      // what is left to read of the data frame being read
+	fin   bool        // that frame ends its message
+	peek  chan error  // a wait for the next byte still going on, or nil
+	err   error
+}
+
+// wsMessage is a data message some of whose payload is held.
+type wsMessage struct {
+	op      byte // its opcode, for its first frame sent
+	started bool // a frame of it was sent
+	end     int  // where it ends in held, or -1 while it has not ended
+}
+
+func newWSMask(src io.Reader, echoes []*credential, mask *echoMask, timeout time.Duration) *wsMask {
+	return &wsMask{src: bufio.NewReaderSize(src, 16<<10), echoes: echoes, mask: mask, timeout: timeout, quiet: maskQuiet}
 }
 
 func (w *wsMask) Read(p []byte) (int, error) {
@@ -53,19 +71,30 @@ func (w *wsMask) Read(p []byte) (int, error) {
 		if w.err != nil {
 			return 0, w.err
 		}
-		w.err = w.frame()
+		w.err = w.next()
 	}
 	n := copy(p, w.out)
 	w.out = w.out[n:]
 	return n, nil
 }
 
-// frame reads the next piece of the stream, a frame's head with its
+// next reads the next piece of the stream, a frame's head with its
 // payload's first chunk or the next chunk of a data frame's payload, and
 // adds what it lets through to out: a frame the upstream claims to be
 // long is passed on a chunk at a time, never held whole (red-team round
-// 56).
-func (w *wsMask) frame() error {
+// 56). While bytes are held and nothing comes for quiet, it releases them.
+func (w *wsMask) next() error {
+	if len(w.held) > 0 && !w.arrived() {
+		w.release(true)
+		return nil
+	}
+	if w.peek != nil {
+		err := <-w.peek
+		w.peek = nil
+		if err != nil {
+			return w.atEnd(err)
+		}
+	}
 	if w.left > 0 {
 		return w.chunk()
 	}
@@ -74,7 +103,7 @@ func (w *wsMask) frame() error {
 		if err == io.ErrUnexpectedEOF {
 			return err
 		}
-		return w.flushAtEnd(err)
+		return w.atEnd(err)
 	}
 	fin, rsv, op, masked := h[0]&0x80 != 0, h[0]&0x70, h[0]&0x0f, h[1]&0x80 != 0
 	if rsv != 0 || masked {
@@ -106,6 +135,9 @@ func (w *wsMask) frame() error {
 		if err := w.update(); err != nil {
 			return err
 		}
+		if op == 8 && !w.inMsg {
+			w.release(true) // a close ends the stream: what is held goes first
+		}
 		w.mask.maskInPlace(payload, "a WebSocket control frame")
 		w.out = appendFrame(w.out, true, op, payload)
 		return nil
@@ -114,14 +146,44 @@ func (w *wsMask) frame() error {
 	case op == 0 && !w.inMsg, op != 0 && w.inMsg:
 		return errWebSocketFrame
 	case op != 0:
-		w.inMsg, w.opcode, w.started = true, op, false
+		w.inMsg = true
+		w.msgs = append(w.msgs, wsMessage{op: op, end: -1})
 	}
 	w.left, w.fin = n, fin
 	return w.chunk()
 }
 
+// arrived reports whether a byte of the next frame has come, waiting quiet
+// at most; a wait that times out goes on, for next to take up.
+func (w *wsMask) arrived() bool {
+	if w.src.Buffered() > 0 {
+		return true
+	}
+	if w.peek == nil {
+		w.peek = make(chan error, 1)
+		go func(br *bufio.Reader, c chan error) {
+			_, err := br.Peek(1)
+			c <- err
+		}(w.src, w.peek)
+	}
+	t := time.NewTimer(w.quiet)
+	defer t.Stop()
+	select {
+	case err := <-w.peek:
+		w.peek = nil
+		if err != nil {
+			w.peek = make(chan error, 1)
+			w.peek <- err // the end: next takes it up, after the release
+			return false
+		}
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // chunk reads the next chunk of the data frame being read (none of an
-// empty one) and sends on what it may of the message.
+// empty one) and sends on what it may.
 func (w *wsMask) chunk() error {
 	k := min(w.left, wsChunk)
 	at := len(w.held)
@@ -133,7 +195,11 @@ func (w *wsMask) chunk() error {
 	if err := w.update(); err != nil {
 		return err
 	}
-	w.send(w.fin && w.left == 0)
+	if w.fin && w.left == 0 {
+		w.inMsg = false
+		w.msgs[len(w.msgs)-1].end = len(w.held)
+	}
+	w.release(false)
 	return nil
 }
 
@@ -148,55 +214,56 @@ func (w *wsMask) update() error {
 	return nil
 }
 
-// send masks what is held of the message and sends it on as a frame, all
-// of it at the message's end, all but the last keep bytes before.
-func (w *wsMask) send(end bool) {
+// release masks what is held and sends on all of it (all, at the stream's
+// end or after a pause) or all but the last keep bytes, in frames that
+// keep the messages' bounds.
+func (w *wsMask) release(all bool) {
 	keep := 0
-	if !end {
-		keep = min(len(w.held), w.keep())
+	if !all {
+		keep = min(len(w.held), max(0, w.mask.longestForm()-1))
 	}
 	w.mask.maskAfter(w.held, 0, keep, "a WebSocket message")
 	n := len(w.held) - keep
-	if n == 0 && !end {
-		return // nothing to send yet; the message's end is always sent
+	at := 0
+	for len(w.msgs) > 0 {
+		m := &w.msgs[0]
+		to, done := n, m.end >= 0 && m.end <= n
+		if done {
+			to = m.end
+		}
+		if to > at || done {
+			op := m.op
+			if m.started {
+				op = 0
+			}
+			w.out = appendFrame(w.out, done, op, w.held[at:to])
+			m.started = true
+			at = to
+		}
+		if !done {
+			break
+		}
+		w.msgs = w.msgs[1:]
 	}
-	w.out = appendFrame(w.out, end, w.nextOpcode(), w.held[:n])
-	w.held = append(w.held[:0], w.held[n:]...)
-	if end {
-		w.inMsg = false
-		clear(w.held)
-		w.held = w.held[:0]
+	rest := copy(w.held, w.held[n:])
+	clear(w.held[rest:])
+	w.held = w.held[:rest]
+	for i := range w.msgs {
+		if w.msgs[i].end >= 0 {
+			w.msgs[i].end -= n
+		}
 	}
 }
 
-// nextOpcode is the opcode of the message's next frame sent: its own for
-// the first, continuation after.
-func (w *wsMask) nextOpcode() byte {
-	if w.started {
-		return 0
-	}
-	w.started = true
-	return w.opcode
-}
-
-// keep is how many bytes may begin a value that the next bytes end: one
-// fewer than the longest form of a value may have.
-func (w *wsMask) keep() int {
-	return max(0, w.mask.longestForm()-1)
-}
-
-// flushAtEnd is the stream's end: a message cut off has what is held of
-// it sent on, masked, as a last fragment cannot be; the end is returned.
-func (w *wsMask) flushAtEnd(err error) error {
-	if len(w.held) > 0 {
-		w.mask.maskInPlace(w.held, "a WebSocket message")
-		w.out = appendFrame(w.out, false, w.nextOpcode(), w.held)
-		w.held = nil
-	}
+// atEnd is the stream's end: what is held is sent on (a message cut off
+// as a last fragment cannot be), and the end is returned.
+func (w *wsMask) atEnd(err error) error {
+	w.release(true)
 	return err
 }
 
-// wipe clears what the reader holds.
+// wipe clears what the reader holds. A wait for the next byte still going
+// on ends when the stream is closed.
 func (w *wsMask) wipe() {
 	clear(w.held)
 	clear(w.out)

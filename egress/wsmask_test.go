@@ -99,6 +99,12 @@ func TestWSMask(t *testing.T) {
 		{name: "ping between fragments", injected: true,
 			in:   [][]byte{frame(false, 1, value[:10]), frame(true, 9, "p "+value), frame(true, 0, value[10:])},
 			msgs: []string{masked}, control: []string{"p " + masked}},
+		{name: "value across messages", injected: true,
+			in:   [][]byte{frame(true, 1, "a "+value[:9]), frame(true, 1, value[9:]+" b")},
+			msgs: []string{"a " + masked[:9], masked[9:] + " b"}},
+		{name: "value across messages, a ping between", injected: true,
+			in:   [][]byte{frame(true, 2, value[:4]), frame(true, 10, "pong"), frame(false, 2, value[4:]), frame(true, 0, "")},
+			msgs: []string{masked[:4], masked[4:]}, control: []string{"pong"}},
 		{name: "value going out mid-stream", late: 1,
 			in:   [][]byte{frame(true, 1, "before"), frame(false, 1, "v="+value[:5]), frame(true, 0, value[5:])},
 			msgs: []string{"before", "v=" + masked}},
@@ -116,7 +122,7 @@ func TestWSMask(t *testing.T) {
 			}}
 			c.injected.Store(tc.injected)
 			src := &frameFeed{frames: tc.in, at: tc.late, hook: func() { c.markInjected() }}
-			w := &wsMask{src: src, echoes: []*credential{c}, mask: &echoMask{watch: true}, timeout: time.Second}
+			w := newWSMask(src, []*credential{c}, &echoMask{watch: true}, time.Second)
 			out, err := io.ReadAll(w)
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
@@ -164,4 +170,42 @@ func (f *frameFeed) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), 1+len(f.cur)/2)], f.cur)
 	f.cur = f.cur[k:]
 	return k, nil
+}
+
+// TestWSMaskQuietRelease: a message whose end is held back, for what
+// follows it, reaches the client whole once the upstream has sent nothing
+// for the quiet time, without waiting for more.
+func TestWSMaskQuietRelease(t *testing.T) {
+	const value = "sk-live-0123456789abcdef"
+	c := &credential{name: "K", injected: new(atomic.Bool), value: func(context.Context) (vault.Secret, error) {
+		return vault.NewSecret([]byte(value)), nil
+	}}
+	c.markInjected()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	w := newWSMask(pr, []*credential{c}, &echoMask{watch: true}, time.Second)
+	w.quiet = 20 * time.Millisecond
+	go func() { _, _ = pw.Write(appendFrame(nil, true, 1, []byte("hello, "+value[:5]))) }()
+	got := make(chan []byte)
+	go func() {
+		var out []byte
+		buf := make([]byte, 256)
+		for {
+			n, err := w.Read(buf)
+			out = append(out, buf[:n]...)
+			if err != nil || len(out) >= 2 && len(out) >= 2+int(out[1]&0x7f) {
+				got <- out
+				return
+			}
+		}
+	}()
+	select {
+	case out := <-got:
+		msgs, _ := messages(t, parseFrames(t, out))
+		if len(msgs) != 1 || msgs[0] != "hello, "+value[:5] {
+			t.Errorf("messages %q", msgs)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the message's held end never reached the client while the upstream was quiet")
+	}
 }
