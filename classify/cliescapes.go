@@ -58,7 +58,11 @@ func (a *analyzer) runSqlite(u *unit) (stream, bool) {
 func (a *analyzer) sqliteDot(u *unit, c field) {
 	text, ok := strings.CutPrefix(c.val, ".")
 	if !ok {
-		return // SQL
+		// SQL: edit(TEXT, EDITOR) runs EDITOR with the shell (round 56).
+		for _, m := range sqliteEdit().FindAllStringSubmatch(c.val, -1) {
+			a.shellString(u, field{val: strings.ReplaceAll(m[1], "''", "'"), dyn: c.dyn, src: c.src})
+		}
+		return
 	}
 	words := dotArgs(text)
 	if len(words) == 0 {
@@ -72,13 +76,14 @@ func (a *analyzer) sqliteDot(u *unit, c field) {
 	case "shell", "system":
 		shellText(strings.Join(words[1:], " "))
 	case "once", "output", "o", "read", "import", "excel":
-		for _, w := range words[1:] {
+		for i, w := range words[1:] {
 			if strings.HasPrefix(w, "-") {
 				continue // .once -x, .import --csv
 			}
 			switch p, ok := strings.CutPrefix(w, "|"); {
 			case ok:
-				shellText(p)
+				// |cmd takes the rest of the line, quoted or not (round 56).
+				shellText(strings.Join(append([]string{p}, words[i+2:]...), " "))
 			case words[0] == "read":
 				a.sourcedFile(u, "sqlite", field{val: w, dyn: c.dyn}) // .read x.sql the line wrote (round 54)
 			case words[0] != "import":
@@ -88,6 +93,9 @@ func (a *analyzer) sqliteDot(u *unit, c field) {
 		}
 	}
 }
+
+// sqliteEdit matches the editor an edit() call in SQL names.
+var sqliteEdit = lazyRegexp(`(?i)\bedit\s*\(\s*(?:'(?:[^']|'')*'|[^,()]*)\s*,\s*'((?:[^']|'')*)'\s*\)`)
 
 // dotArgs splits a dot-command's text into words as sqlite3 does:
 // white space separates them, '…' quotes, "…" quotes with backslash

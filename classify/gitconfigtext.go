@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // gitConfigFile reports whether git reads the file p as configuration:
 // the user's (~/.gitconfig, ~/.config/git/config), a repository's
@@ -57,6 +60,64 @@ func (a *analyzer) gitConfigText(u *unit, text string) {
 		v = strings.Trim(strings.TrimSpace(v), `"`)
 		if v = strings.TrimPrefix(v, "!"); v != "" {
 			a.shellString(u, field{val: v})
+		}
+	}
+}
+
+// gitRunConfig judges the configuration a git command reads where the
+// line wrote it: its git directory's config (.git/config, a bare
+// repository's config, by --git-dir, GIT_DIR, -C or the working
+// directory), and the files it includes that the line wrote, whatever
+// their names (found by red-team round 56: only a path ending in
+// .git/config was judged, when written, and an include was not followed).
+func (a *analyzer) gitRunConfig(u *unit) {
+	if u.name != "git" {
+		return
+	}
+	base := "."
+	for _, f := range optValues(u, "C") {
+		base = path.Join(base, f.val)
+	}
+	var dirs []string
+	if gd := optValues(u, "", "--git-dir"); len(gd) > 0 {
+		dirs = append(dirs, path.Join(base, gd[len(gd)-1].val))
+	} else if gd, ok := a.envField(u, "GIT_DIR"); ok && !gd.dyn {
+		dirs = append(dirs, path.Join(base, gd.val))
+	} else {
+		dirs = append(dirs, path.Join(base, ".git"), base) // base: a bare repository
+	}
+	for _, d := range dirs {
+		a.gitConfigFollow(u, path.Join(d, "config"), 0)
+	}
+}
+
+// gitConfigFollow judges the written configuration file p and, in turn,
+// the written files its includes name (relative to p's directory).
+func (a *analyzer) gitConfigFollow(u *unit, p string, depth int) {
+	if depth > 4 {
+		return
+	}
+	for _, t := range a.writtenTexts(u, nil, field{val: p}) {
+		a.gitConfigText(u, t)
+		section := ""
+		for _, line := range strings.Split(t, "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "[") {
+				section = ""
+				if w := strings.Fields(strings.Trim(line, "[]")); len(w) > 0 {
+					section = strings.ToLower(w[0])
+				}
+				continue
+			}
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || (section != "include" && section != "includeif") || strings.ToLower(strings.TrimSpace(k)) != "path" {
+				continue
+			}
+			inc := strings.Trim(strings.TrimSpace(v), `"`)
+			if !path.IsAbs(inc) && !strings.HasPrefix(inc, "~") {
+				inc = path.Join(path.Dir(p), inc)
+			}
+			a.gitConfigFollow(u, inc, depth+1)
 		}
 	}
 }

@@ -258,14 +258,23 @@ func (a *analyzer) pagers(u *unit) []field {
 	}
 	switch u.name {
 	case "git":
-		for i := 0; i+1 < len(u.args); i++ {
-			if u.args[i].val != "-c" {
+		// -c, and what stands for it: GIT_CONFIG_COUNT/KEY/VALUE,
+		// GIT_CONFIG_PARAMETERS, --config-env (round 56).
+		args := u.args
+		if withEnv, changed := a.gitConfigEnvArgs(u); changed {
+			args = withEnv
+		}
+		if cfg, ok := a.gitEnvConfig(u); ok {
+			args = append(cfg, args...)
+		}
+		for i := 0; i+1 < len(args); i++ {
+			if args[i].val != "-c" {
 				continue
 			}
-			k, v, _ := strings.Cut(u.args[i+1].val, "=")
+			k, v, _ := strings.Cut(args[i+1].val, "=")
 			k = strings.ToLower(k)
 			if k == "core.pager" || strings.HasPrefix(k, "pager.") && !pagerBooleans.has(strings.ToLower(v)) {
-				f := u.args[i+1]
+				f := args[i+1]
 				f.val = v
 				out = append(out, f)
 			}
@@ -293,20 +302,13 @@ func (a *analyzer) pagers(u *unit) []field {
 // is judged where it is set (riskyEnv, execOptions).
 func (a *analyzer) pagerRuns(u *unit, out stream) {
 	for _, p := range a.pagers(u) {
-		if p.dyn {
+		if p.dyn || strings.TrimSpace(p.val) == "" {
 			continue
 		}
-		var fields []field
-		for _, w := range splitCmdline(p.val) {
-			fields = append(fields, field{val: w, quoted: true})
-		}
-		if len(fields) == 0 {
-			continue
-		}
-		pu := u.inner(u.name, fields)
-		pu.in, pu.piped, pu.redirs = out, true, nil
-		if shellNames.has(pu.name) || isInterpreterName(pu.name) || readsCodeFromStdin(pu) != nil {
-			a.run(pu)
-		}
+		// git runs a pager with metacharacters through sh -c: the
+		// value is judged as that script, fed u's output (env sh,
+		// cat|sh, exec sh: round 56).
+		o := out
+		a.script(p.val, &o)
 	}
 }

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Make's code: the makefile snippets make --eval/-E takes, and the shell
 // commands a makefile's text runs (runExecOptions, escapes.go).
@@ -149,6 +152,11 @@ var makeCommandVars = newSet("CC", "CXX", "CPP", "FC", "F77", "PC", "M2C", "LEX"
 	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "LOADLIBES", "TARGET_ARCH", "TARGET_MACH", "ASFLAGS",
 	"ARFLAGS", "FFLAGS", "LFLAGS", "YFLAGS", "PFLAGS", "RFLAGS", "COFLAGS", "GFLAGS", "LINTFLAGS", "OUTPUT_OPTION")
 
+// makeCompositeVar matches the built-in rules' command variables made of
+// others (COMPILE.c is $(CC) $(CFLAGS) … -c), which a definition replaces
+// whole: found by red-team round 56.
+var makeCompositeVar = regexp.MustCompile(`^(COMPILE|LINK|PREPROCESS|LINT)\.[A-Za-z0-9]+$`)
+
 // makeVarDefs classifies what the variables the line defines for make run
 // once make puts them in a recipe: each definition on its command line
 // (NAME=VALUE, NAME:=…, NAME!=CMD, which the shell runs at once), and each
@@ -159,7 +167,7 @@ var makeCommandVars = newSet("CC", "CXX", "CPP", "FC", "F77", "PC", "M2C", "LEX"
 func (a *analyzer) makeVarDefs(u *unit, args []field) {
 	judge := func(name, op string, f field) {
 		if f.dyn {
-			if makeCommandVars.has(name) {
+			if makeCommandVars.has(name) || makeCompositeVar.MatchString(name) {
 				u.script = &stream{traits: trUnknown}
 			}
 			return
@@ -171,6 +179,22 @@ func (a *analyzer) makeVarDefs(u *unit, args []field) {
 	for _, name := range makeCommandVars.words {
 		if f, ok := a.envField(u, name); ok {
 			judge(name, "=", f)
+		}
+	}
+	for _, e := range u.env { // env 'LINK.c=…' make x: no shell variable has a dot
+		if makeCompositeVar.MatchString(e.name) {
+			judge(e.name, "=", e.val)
+		}
+	}
+	// MAKEFILES names makefiles make reads before its own (round 56).
+	if f, ok := a.envField(u, "MAKEFILES"); ok {
+		if f.dyn {
+			u.script = &stream{traits: trUnknown}
+		}
+		for _, w := range strings.Fields(f.val) {
+			for _, t := range a.writtenTexts(u, nil, field{val: w}) {
+				a.makefile(u, field{val: t})
+			}
 		}
 	}
 	opts := true

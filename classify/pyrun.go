@@ -34,6 +34,8 @@ func (a *analyzer) pyScriptRun(u *unit) {
 	for i := 0; i < len(u.args); i++ {
 		v := u.args[i].val
 		switch {
+		case pyLongValued.has(v):
+			i++ // --sort cumtime, --outfile o, --file c.out, --command c (round 56)
 		case v == "-m" || v == "--module":
 			if i+1 < len(u.args) && u.name != "trace" {
 				run = append(run, u.args[i+1]) // -m MOD: the module
@@ -50,6 +52,45 @@ func (a *analyzer) pyScriptRun(u *unit) {
 	a.writtenRun(u, run, "python", ".py")
 }
 
+// pyLongValued are the script runners' long options that take the next
+// word as their value.
+var pyLongValued = newSet("--sort", "--outfile", "--file", "--coverdir", "--command", "--ignore-module", "--ignore-dir")
+
+// pyMainOf judges the __main__.py of a directory or package the line
+// wrote that a Python runs (python3 d, python3 -m d): round 56.
+func (a *analyzer) pyMainOf(u *unit) {
+	if !strings.HasPrefix(u.name, "python") {
+		return
+	}
+	for i := 0; i < len(u.args); i++ {
+		v := u.args[i].val
+		switch {
+		case v == "-m" && i+1 < len(u.args):
+			mod := u.args[i+1]
+			mod.val = strings.ReplaceAll(mod.val, ".", "/") + "/__main__.py"
+			a.pyRunWritten(u, mod)
+			return
+		case v == "-c" || v == "-":
+			return
+		case v == "-W" || v == "-X" || v == "-Q":
+			i++
+		case strings.HasPrefix(v, "-"):
+		default:
+			f := u.args[i]
+			f.val = path.Join(f.val, "__main__.py")
+			a.pyRunWritten(u, f)
+			return
+		}
+	}
+}
+
+// pyRunWritten judges the written file f as Python u runs.
+func (a *analyzer) pyRunWritten(u *unit, f field) {
+	for _, t := range a.writtenTexts(u, nil, f) {
+		a.moreCode(u, "python", t)
+	}
+}
+
 // viaPython reports whether u is a module a Python runs (python -m NAME).
 func viaPython(u *unit) bool {
 	return len(u.wrappers) > 0 && strings.HasPrefix(path.Base(u.wrappers[len(u.wrappers)-1]), "python")
@@ -57,7 +98,7 @@ func viaPython(u *unit) bool {
 
 var (
 	// pyImport matches the module names Python code imports by name.
-	pyImport = lazyRegexp(`(?m)(?:^|;)\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|from\s+([\w.]+)\s+import\b)|(?:__import__|import_module|run_module)\(\s*['"]([\w.]+)['"]`)
+	pyImport = lazyRegexp(`\bimport\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module|run_module)\(\s*['"]([\w.]+)['"]`)
 	// pyRunsFile matches code that runs a file's text: exec(open(F)…),
 	// runpy.run_path(F), compile(…), execfile(F).
 	pyRunsFile = lazyRegexp(`\bexec\s*\(|\brun_path\s*\(|\bcompile\s*\(|\bexecfile\s*\(|\bexec_module\s*\(`)
@@ -76,7 +117,8 @@ func (a *analyzer) pyWrittenCode(u *unit, text string) {
 	for _, m := range pyImport().FindAllStringSubmatch(text, -1) {
 		for _, g := range m[1:] {
 			for _, mod := range strings.Split(g, ",") {
-				if mod = strings.TrimSpace(mod); mod != "" {
+				if w := strings.Fields(mod); len(w) > 0 { // NAME [as ALIAS]
+					mod = w[0]
 					mod = strings.ReplaceAll(mod, ".", "/")
 					names = append(names, mod+".py", mod+"/__init__.py")
 				}

@@ -150,6 +150,9 @@ func riskyEnv(e envVar) bool {
 	if cargoCommandVar.MatchString(e.name) {
 		return e.val.dyn
 	}
+	if strings.EqualFold(e.name, "npm_config_node_options") {
+		e.name = "NODE_OPTIONS" // npm passes its node-options on (round 56)
+	}
 	if !loaderVars.has(e.name) {
 		return false
 	}

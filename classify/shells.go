@@ -107,7 +107,20 @@ func (a *analyzer) runShellArgs(u *unit) (stream, bool) {
 		if len(ops) > 2 {
 			pos = positionalParams(ops[2:])
 		}
-		return a.withPositional(pos, func() stream { return a.script(f.val, &in) }), true
+		run := func() stream { return a.script(f.val, &in) }
+		if len(ops) > 1 {
+			// $0 is the word after the string: sh -c 'rm -rf "$0"' ~
+			// (round 56).
+			zero := ops[1]
+			inner := run
+			run = func() stream {
+				saved, had := a.vars["0"]
+				a.setVar("0", varVal{val: zero.val, known: !zero.dyn, home: zero.home})
+				defer func() { a.vars = putBack(a.vars, "0", saved, had) }()
+				return inner()
+			}
+		}
+		return a.withPositional(pos, run), true
 	case len(ops) > 0 && !sflag:
 		a.scriptFile(u, ops[0], a.script)
 		return stream{traits: trUnknown}, true

@@ -143,7 +143,14 @@ var (
 	sedSink  = &stdinSink{seqs: [][]string{{"-f", "-"}, {"--file", "-"}}, cluster: true, lang: "sed"}
 	denoSink = &stdinSink{seqs: [][]string{{"run", "-"}}, valueOpts: []string{"-c", "--config", "--import-map", "--lock",
 		"--cert", "-L", "--log-level", "--location", "--seed", "--inspect-wait"}, bareDash: true}
-	vimSink = &stdinSink{seqs: [][]string{{"-s", "-"}, {"-S", "-"}}}
+	// vim in ex mode (-e, -E, -es) reads its commands from standard
+	// input; gdb, ed and sqlite3 read theirs whenever it is piped (round
+	// 56). Known commands are judged as the tool's.
+	vimSink  = &stdinSink{seqs: [][]string{{"-s", "-"}, {"-S", "-"}, {"-e"}, {"-E"}, {"-es"}, {"-Es"}}, lang: "vim"}
+	gdbSink  = &stdinSink{seqs: [][]string{nil}, lang: "gdb"}
+	edSink   = &stdinSink{seqs: [][]string{nil}, lang: "ed"}
+	sqlSink  = &stdinSink{seqs: [][]string{nil}, lang: "sqlite"}
+	toolLang = map[string]bool{"vim": true, "gdb": true, "sqlite": true}
 )
 
 // stdinCodeSinks are the programs that may run code from standard input.
@@ -151,8 +158,8 @@ var stdinCodeSinks = map[string]*stdinSink{
 	"deno": denoSink, "bun": {seqs: [][]string{{"run", "-"}, {"-"}}},
 	"pwsh":       {seqs: [][]string{{"-"}, {"-File", "-"}, {"-f", "-"}}},
 	"powershell": {seqs: [][]string{{"-"}, {"-File", "-"}}}, "jshell": {seqs: [][]string{nil}},
-	"gdb": {seqs: [][]string{{"-x", "-"}, {"--command", "-"}, {"-ex", "source -"}}},
-	"vim": vimSink, "nvim": vimSink, "vi": vimSink, "ex": {seqs: [][]string{nil}},
+	"gdb": gdbSink, "ed": edSink, "red": edSink, "sqlite3": sqlSink, "sqlite": sqlSink,
+	"vim": vimSink, "nvim": vimSink, "vi": vimSink, "view": vimSink, "ex": {seqs: [][]string{nil}, lang: "vim"},
 	"make": makeSink, "gmake": makeSink, "sed": sedSink, "gsed": sedSink,
 	"tclsh": {seqs: [][]string{{"-"}}}, "osascript": {seqs: [][]string{{"-"}}}, "Rscript": {seqs: [][]string{{"-"}}},
 }
@@ -277,6 +284,25 @@ func (a *analyzer) stdinCode(u *unit, k *stdinSink) {
 	case k.lang == "make" && u.in.textKnown:
 		a.makefile(u, field{val: u.in.text})
 		return
+	case toolLang[k.lang] && u.in.textKnown:
+		a.toolText(u, k.lang, u.in.text)
+		return
+	case k.lang == "ed" && u.in.textKnown:
+		a.edText(u, u.in.text)
+		return
 	}
 	a.codeFromInput(u, u.in)
+}
+
+// edBang matches the ed commands that run a shell command: !cmd, and r, w
+// and e with !cmd for a file.
+var edBang = lazyRegexp(`^\s*[0-9.,$;'a-z+\-]*\s*[wWreE]?\s*!(.*)$`)
+
+// edText judges the shell commands of ed commands.
+func (a *analyzer) edText(u *unit, text string) {
+	for l := range strings.Lines(text) {
+		if m := edBang().FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && strings.TrimSpace(m[1]) != "" {
+			a.shellString(u, field{val: m[1]})
+		}
+	}
 }

@@ -33,6 +33,42 @@ var toolScripts = map[string]toolScript{
 	// pdb runs ~/.pdbrc and ./.pdbrc: its commands, and Python
 	// statements (round 55).
 	"pdb": {lang: "python", rc: []string{".pdbrc"}},
+	// perl -d runs ~/.perldb and ./.perldb as Perl (round 56).
+	"perl": {lang: "perl", rc: []string{".perldb"}},
+	// less reads its lesskey source at every start (#env LESSOPEN=|cmd).
+	"less": {lang: "lesskey", rc: []string{".lesskey", "/.config/lesskey"}},
+}
+
+// xdgConfigFiles are, per program, the start-up files it reads below
+// XDG_CONFIG_HOME, and their language: a line that points the variable
+// at a directory it wrote has them judged (XDG_CONFIG_HOME=. tmux: round
+// 56). Written below ~/.config they are judged as they are written.
+var xdgConfigFiles = map[string][][2]string{
+	"tmux": {{"tmux/tmux.conf", "tmux"}}, "less": {{"lesskey", "lesskey"}},
+	"gdb": {{"gdb/gdbinit", "gdb"}, {"gdb/gdbearlyinit", "gdb"}}, "sqlite3": {{"sqlite3/sqliterc", "sqlite"}},
+	"vim": {{"vim/vimrc", "vim"}}, "nvim": {{"nvim/init.vim", "vim"}, {"nvim/init.lua", "lua"}},
+}
+
+// xdgConfig judges the start-up files u's program reads below the
+// XDG_CONFIG_HOME the line gives it, where the line wrote them.
+func (a *analyzer) xdgConfig(u *unit) {
+	files, ok := xdgConfigFiles[u.name]
+	if !ok {
+		return
+	}
+	dir, set := a.envField(u, "XDG_CONFIG_HOME")
+	if !set {
+		return
+	}
+	dirs := []string{dir.val}
+	if dir.dyn {
+		dirs = []string{"."} // $PWD and the like: the working directory, most likely
+	}
+	for _, d := range dirs {
+		for _, f := range files {
+			a.sourcedFile(u, f[1], field{val: path.Join(d, f[0])})
+		}
+	}
 }
 
 // pyStartupFile matches the Python files IPython and Jupyter run at every
@@ -90,6 +126,12 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 	case "python":
 		// pdb's ! runs a statement; its other commands read as no code.
 		a.moreCode(u, "python", strings.ReplaceAll("\n"+text, "\n!", "\n"))
+		return
+	case "perl":
+		a.moreCode(u, "perl", text)
+		return
+	case "lesskey":
+		a.lesskeyText(u, text)
 		return
 	}
 	prog := ""
@@ -157,7 +199,14 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 	if !ok {
 		return
 	}
+	exMode := slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-e" || f.val == "-E" || f.val == "-es" || f.val == "-Es" })
 	for i, f := range u.args {
+		if t.lang == "vim" && f.val == "-s" && !exMode && i+1 < len(u.args) {
+			// -s FILE types FILE's keys at start (round 56); in ex
+			// mode -s is silence.
+			a.sourcedFile(u, "vim", u.args[i+1])
+			continue
+		}
 		if t.lang == "vim" && vimFileOpt(f.val) {
 			// -Nu x.vim: a cluster ending in u or S; -S alone loads
 			// Session.vim.
@@ -215,6 +264,7 @@ var testFile = regexp.MustCompile(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\
 func (a *analyzer) runnerCode(u *unit) {
 	ops := u.operands()
 	a.pyScriptRun(u) // python -m pdb/cProfile/trace x.py (round 55)
+	a.pyMainOf(u)    // python3 d, python3 -m d: d/__main__.py (round 56)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
@@ -239,12 +289,67 @@ func (a *analyzer) runnerCode(u *unit) {
 		if u.hasExactFlag("", "--test") {
 			a.writtenRun(u, ops, "node", ".js")
 		}
+		a.nodeEnvFiles(u)
 	case "go":
 		if u.arg(0) == "generate" {
 			a.goGenerate(u)
 		}
 	case "npm", "pnpm":
 		a.npmPkgSet(u)
+	}
+	a.npmNodeOptions(u)
+	a.npxLocal(u)
+	a.xdgConfig(u)
+	a.gitRunConfig(u)
+}
+
+// npmNodeOptions: npm's --node-options (and the npm_config_ variable,
+// riskyEnv) are the NODE_OPTIONS of the scripts it runs (round 56).
+func (a *analyzer) npmNodeOptions(u *unit) {
+	if u.name != "npm" && u.name != "pnpm" && u.name != "npx" {
+		return
+	}
+	for _, f := range optValues(u, "", "--node-options") {
+		if riskyEnv(envVar{name: "NODE_OPTIONS", val: f}) {
+			u.script = &stream{traits: trUnknown}
+		}
+	}
+}
+
+// npxLocal judges the bin scripts of a package the line wrote that npx
+// (npm exec) runs by its path (npx ./p): round 56.
+func (a *analyzer) npxLocal(u *unit) {
+	ops := u.operands()
+	if u.name == "npm" && len(ops) > 0 && ops[0].val == "exec" {
+		ops = ops[1:]
+	} else if u.name != "npx" {
+		return
+	}
+	for _, op := range ops {
+		if !strings.HasPrefix(op.val, ".") && !strings.HasPrefix(op.val, "/") {
+			continue
+		}
+		for _, t := range a.writtenTexts(u, nil, field{val: path.Join(op.val, "package.json"), dyn: op.dyn}) {
+			var pkg struct {
+				Bin json.RawMessage `json:"bin"`
+			}
+			if json.Unmarshal([]byte(t), &pkg) != nil {
+				continue
+			}
+			var one string
+			many := map[string]string{}
+			if json.Unmarshal(pkg.Bin, &one) == nil {
+				many[""] = one
+			} else {
+				_ = json.Unmarshal(pkg.Bin, &many)
+			}
+			for _, bin := range many {
+				for _, code := range a.writtenTexts(u, nil, field{val: path.Join(op.val, bin)}) {
+					a.moreCode(u, "node", code)
+				}
+			}
+		}
+		break // the package; the rest are its arguments
 	}
 }
 
@@ -414,6 +519,30 @@ func (a *analyzer) npmPkgSet(u *unit) {
 		}
 		for _, t := range scripts {
 			a.shellString(u, field{val: t})
+		}
+	}
+}
+
+// nodeEnvFiles judges the variables of the .env files node --env-file
+// loads where the line wrote them: NODE_OPTIONS there loads code as on
+// the line (round 56). One only known at run time may hold anything.
+func (a *analyzer) nodeEnvFiles(u *unit) {
+	for _, f := range optValues(u, "", "--env-file", "--env-file-if-exists") {
+		if f.dyn {
+			u.script = &stream{traits: trUnknown}
+			continue
+		}
+		for _, t := range a.writtenTexts(u, nil, f) {
+			for l := range strings.Lines(t) {
+				k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "export ")), "=")
+				if !ok {
+					continue
+				}
+				v = strings.Trim(strings.TrimSpace(v), `"'`)
+				if riskyEnv(envVar{name: strings.TrimSpace(k), val: field{val: v}}) {
+					u.script = &stream{traits: trUnknown}
+				}
+			}
 		}
 	}
 }

@@ -286,7 +286,7 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 		return nil, shell, noExec, cwd
 	}
 	if s.assigns {
-		for len(rest) > 0 && (isAssignment(rest[0].val) || isEnvFunc(rest[0].val)) {
+		for len(rest) > 0 && (isAssignment(rest[0].val) || isEnvFunc(rest[0].val) || envAssignment(rest[0].val)) {
 			rest = rest[1:]
 		}
 		if len(rest) > 0 && rest[0].val == "--" {
@@ -357,6 +357,13 @@ func spliceSplit(args []field, at int, f field) []field {
 	return append(out, args[at:]...)
 }
 
+// envAssignment reports whether env(1) (or sudo) takes v as NAME=VALUE:
+// any word with an = past its start, whatever the name (env 'LINK.c=…'
+// make: a make variable no shell can set; round 56).
+func envAssignment(v string) bool {
+	return strings.IndexByte(v, '=') > 0 && !strings.HasPrefix(v, "-")
+}
+
 func isAssignment(v string) bool {
 	i := strings.IndexByte(v, '=')
 	if i <= 0 {
@@ -397,7 +404,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	}
 	if name == "env" {
 		for _, f := range args {
-			if isAssignment(f.val) || isEnvFunc(f.val) {
+			if isAssignment(f.val) || isEnvFunc(f.val) || envAssignment(f.val) {
 				k, v, _ := strings.Cut(f.val, "=")
 				g := f
 				g.val = v
