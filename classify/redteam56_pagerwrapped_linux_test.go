@@ -39,7 +39,8 @@ import (
 //
 // Severity: high (rm -rf ~/.ssh, forbidden as `cat notes | sh` and
 // escalated as the round-55 form, judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: lessex.go (a pager is judged as the script sh -c runs, fed
+// the output; git's settings from the environment and --config-env too).
 func TestRedteam56PagerWrappedShell(t *testing.T) {
 	const (
 		n    = `printf 'rm -rf ~/.ssh\n' > notes && `

@@ -26,7 +26,7 @@ import (
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed; code planted to run on
 // the host at the next perl -d judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: toolscripts.go (.perldb is Perl).
 func TestRedteam56PerlDebuggerRc(t *testing.T) {
 	const (
 		cwdLine  = `printf 'system("rm -rf ~/.ssh");\n' > .perldb; perl -d -e 1`

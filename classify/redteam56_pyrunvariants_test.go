@@ -30,7 +30,8 @@ import "testing"
 // runs as the script) is not followed as python3 -m DIR is.
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: pyrun.go (long options' values, any import statement,
+// a directory's or package's __main__.py).
 func TestRedteam56PythonRunVariants(t *testing.T) {
 	const p = `import os; os.system("rm -rf ~/.ssh")`
 	const w = `echo '` + p + `' > x.py; `

@@ -25,7 +25,8 @@ import "testing"
 // command line.
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: cliescapes.go (|cmd takes the rest of the line; edit()'s
+// editor).
 func TestRedteam56SqlitePipeForms(t *testing.T) {
 	lines := []string{
 		`sqlite3 :memory: '.output |rm -rf ~/.ssh' 'select 1'`,

@@ -34,7 +34,8 @@ import "testing"
 // Severity: high (rm -rf ~/.ssh, forbidden as `… | ex -s`, judged
 // sandboxed; code from the network run, forbidden as curl-pipe-shell,
 // judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: stdineval.go (vim in ex mode, gdb, ed and sqlite3 read
+// commands from standard input), toolscripts.go (vim -s FILE).
 func TestRedteam56StdinCommandTools(t *testing.T) {
 	const vimDoc = "vim -es <<EOF\n!rm -rf ~/.ssh\nEOF"
 	cases := []struct{ prog, line string }{

@@ -19,7 +19,7 @@ import "testing"
 // tmux/tmux.conf under it is not taken for tmux's start-up file.
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: toolscripts.go (xdgConfig).
 func TestRedteam56TmuxXdgConfig(t *testing.T) {
 	const (
 		conf = `mkdir -p tmux; printf 'run-shell "rm -rf ~/.ssh"\n' > tmux/tmux.conf; `

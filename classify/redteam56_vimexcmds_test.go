@@ -33,7 +33,8 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed; code planted in
 // ~/.vimrc judged sandboxed).
-// Found by red-team round 56.
+// Found by red-team round 56. Fixed: vimex.go (vimBangs after any range and modifier,
+// makeprg/grepprg, execute()).
 func TestRedteam56VimExShellForms(t *testing.T) {
 	lines := []string{
 		`vim -es -c 'g/^/!rm -rf ~/.ssh' -c qa!`,
