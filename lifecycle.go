@@ -26,7 +26,8 @@ import (
 // releases the rest (see Wrap). A Start, ExecArgs or Wrap still building
 // its sandbox when Cleanup runs ends it as soon as it is built: its
 // Process reports the program killed, and a wrapped cmd runs nothing
-// (exit 137). The Manager stays usable.
+// (it exits 125, as one started after its ctx ended does). The Manager
+// stays usable.
 func (m *Manager) Cleanup(ctx context.Context) error {
 	m.mu.Lock()
 	m.cleanups++ // a call still building its sandbox ends it (see track)

@@ -159,8 +159,8 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		egr.close()
 		return nil, ErrManagerClosed
 	case trackCleaned:
-		// Cleanup ran while it was prepared: its init, once the caller
-		// starts cmd, finds the kill and runs nothing (exit 137).
+		// Cleanup ran while it was prepared: the spec is taken back, and
+		// its init, once the caller starts cmd, runs nothing (exit 125).
 		_ = h.Kill()
 	}
 	stop := make(chan struct{})
