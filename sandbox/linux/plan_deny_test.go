@@ -178,3 +178,21 @@ func TestPrivateAreaPathsCostNoMount(t *testing.T) {
 		})
 	}
 }
+
+// TestInShown: what is bound from the host into a private area (the
+// resolver's file under /run, which /etc/resolv.conf may lead to) counts as
+// shown, as a working directory in /tmp does: deny paths there are masked.
+// The rest of a private area is the sandbox's own.
+func TestInShown(t *testing.T) {
+	b := &planner{shown: map[string]bool{"/tmp/work": true, "/home/u": true},
+		ops: []mountOp{{Kind: opBindRO, Src: "/run/systemd/resolve/stub-resolv.conf", Dst: "/run/systemd/resolve/stub-resolv.conf"}, {Kind: opTmpfs, Dst: "/run"}}}
+	for p, want := range map[string]bool{
+		"/tmp/work/.env": true, "/tmp/other/.env": false,
+		"/run/systemd/resolve/stub-resolv.conf": true, "/run/user/1000/bus": false,
+		"/home/u/.env": false, // not in a private area: masked by the other rules
+	} {
+		if got := b.inShown(p); got != want {
+			t.Errorf("inShown(%s) = %v, want %v", p, got, want)
+		}
+	}
+}

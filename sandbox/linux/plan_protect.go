@@ -360,10 +360,16 @@ func (b *planner) mask(d string) error {
 }
 
 // inShown reports whether p lies in a host path shown inside a private
-// area (a working directory in /tmp).
+// area: a working directory in /tmp, or anything else bound there from the
+// host (the target of /etc/resolv.conf under /run).
 func (b *planner) inShown(p string) bool {
 	for s := range b.shown {
 		if inPrivateArea(s) && paths.Within(p, s) {
+			return true
+		}
+	}
+	for _, op := range b.ops {
+		if (op.Kind == opBindRO || op.Kind == opBindRW) && op.Src != "" && inPrivateArea(op.Dst) && paths.Within(p, op.Dst) {
 			return true
 		}
 	}
