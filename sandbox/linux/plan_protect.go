@@ -239,6 +239,16 @@ func (b *planner) bindReadOnly() error {
 			// nothing of the host's is shown, so that a write there stays
 			// in the sandbox's own tmpfs (the manifests and logs of runs
 			// in the host's /tmp that keptfiles records: a mount each).
+			// Either way a file with another name in a writable root is
+			// written through it: that name is held too (red-team round
+			// 57).
+			if !b.denied(p) && len(b.writable) > 0 {
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+						linked = append(linked, p)
+					}
+				}
+			}
 			continue
 		}
 		if b.inWritable(p) {
@@ -311,6 +321,10 @@ func (b *planner) maskDenied() error {
 // holds them in the reduced tier.
 func (b *planner) mask(d string) error {
 	if inPrivateArea(d) && !b.inWritable(d) && !b.inShown(d) && !b.inScratch(d) {
+		// No mount; but the file's other names (hard links) in the
+		// writable roots are the host's file, and are masked as any
+		// denied file's are (red-team round 57).
+		b.noteLinked(d)
 		return nil
 	}
 	if b.inWritable(d) || b.inScratch(d) {
@@ -357,6 +371,21 @@ func (b *planner) mask(d string) error {
 		return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 	}
 	return nil
+}
+
+// noteLinked records the denied path d for maskOtherNames, as mask does
+// where it mounts: a directory, or a file with more than one name.
+func (b *planner) noteLinked(d string) {
+	fi, err := os.Lstat(d)
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		b.deniedDirs = append(b.deniedDirs, d)
+	case fi.Mode()&fs.ModeSymlink == 0:
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			b.deniedLinked = append(b.deniedLinked, d)
+		}
+	}
 }
 
 // inShown reports whether p lies in a host path shown inside a private
