@@ -340,7 +340,6 @@ func (cs *credSet) intercepts(t target) bool {
 	return false
 }
 
-// split returns the credentials bound to t and the others.
 // echoes returns the credentials bound to t's host, on any of its ports:
 // a value that went out to one port of a host may come back from another
 // (stored by the host, shown on its plain side: red-team round 56).
@@ -354,6 +353,7 @@ func (cs *credSet) echoes(t target) []*credential {
 	return out
 }
 
+// split returns the credentials bound to t and the others.
 func (cs *credSet) split(t target) (bound, others []*credential) {
 	for _, c := range cs.all {
 		if c.binds(t) {

@@ -113,8 +113,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 	// Before the head: it then asks for a response the mask sees into.
 	if ce := r.recall(mask); ce != nil {
 		cancel()
-		p.log.Warn("egress: a response could not be checked for a credential", "credential", ce.cred.name, "target", r.tgt.String(), "err", ce.Error())
-		r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
+		r.refuseUnchecked(ce)
 		return false
 	}
 	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
@@ -166,7 +165,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		// response was awaited (a long poll): its head is masked too.
 		if ce := r.recall(mask); ce != nil {
 			resp.Body.Close()
-			r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
+			r.refuseUnchecked(ce)
 			return false
 		}
 	}
@@ -236,6 +235,13 @@ const upstreamTextWithheld = "reading the upstream response failed; the upstream
 // encoding holds the user name, which is not kept.
 func (r *relay) recall(mask *echoMask) *credentialError {
 	return recallInto(r.echoes, mask, r.p.handshake)
+}
+
+// refuseUnchecked refuses a request whose response could not be checked
+// for a credential whose value could not be fetched.
+func (r *relay) refuseUnchecked(ce *credentialError) {
+	r.p.log.Warn("egress: a response could not be checked for a credential", "credential", ce.cred.name, "target", r.tgt.String(), "err", ce.Error())
+	r.refuse(http.StatusBadGateway, RuleCredentialError, ce.Error(), ce.cred.name)
 }
 
 // upw writes to the upstream, counting.

@@ -205,9 +205,6 @@ func (w *wsMask) chunk() error {
 
 // update brings the mask up to date with the values that went out.
 func (w *wsMask) update() error {
-	if !pending(w.echoes, w.mask) {
-		return nil
-	}
 	if ce := recallInto(w.echoes, w.mask, w.timeout); ce != nil {
 		return ce
 	}
