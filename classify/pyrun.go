@@ -97,8 +97,9 @@ func viaPython(u *unit) bool {
 }
 
 var (
-	// pyImport matches the module names Python code imports by name.
-	pyImport = lazyRegexp(`\bimport\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module|run_module)\(\s*['"]([\w.]+)['"]`)
+	// pyImportCall matches a module Python code imports by a call (import
+	// statements: pyImportAs, pyFromImport).
+	pyImportCall = lazyRegexp(`(?:__import__|import_module|run_module)\(\s*['"]([\w.]+)['"]`)
 	// pyRunsFile matches code that runs a file's text: exec(open(F)…),
 	// runpy.run_path(F), compile(…), execfile(F).
 	pyRunsFile = lazyRegexp(`\bexec\s*\(|\brun_path\s*\(|\bcompile\s*\(|\bexecfile\s*\(|\bexec_module\s*\(`)
@@ -113,17 +114,23 @@ func (a *analyzer) pyWrittenCode(u *unit, text string) {
 	}
 	a.pyDepth++
 	defer func() { a.pyDepth-- }()
-	var names []string
-	for _, m := range pyImport().FindAllStringSubmatch(text, -1) {
-		for _, g := range m[1:] {
-			for _, mod := range strings.Split(g, ",") {
-				if w := strings.Fields(mod); len(w) > 0 { // NAME [as ALIAS]
-					mod = w[0]
-					mod = strings.ReplaceAll(mod, ".", "/")
-					names = append(names, mod+".py", mod+"/__init__.py")
-				}
+	var mods []string
+	for _, m := range pyImportAs().FindAllStringSubmatch(text, -1) {
+		for _, item := range strings.Split(m[1], ",") {
+			if w := strings.Fields(item); len(w) > 0 { // NAME [as ALIAS]
+				mods = append(mods, w[0])
 			}
 		}
+	}
+	for _, re := range []func() *regexp.Regexp{pyFromImport, pyImportCall} {
+		for _, m := range re().FindAllStringSubmatch(text, -1) {
+			mods = append(mods, m[1])
+		}
+	}
+	var names []string
+	for _, mod := range mods {
+		mod = strings.ReplaceAll(mod, ".", "/")
+		names = append(names, mod+".py", mod+"/__init__.py")
 	}
 	if pyRunsFile().MatchString(text) {
 		names = append(names, codeStrings(text)...)

@@ -39,20 +39,12 @@ var toolScripts = map[string]toolScript{
 	"less": {lang: "lesskey", rc: []string{".lesskey", "/.config/lesskey"}},
 }
 
-// xdgConfigFiles are, per program, the start-up files it reads below
-// XDG_CONFIG_HOME, and their language: a line that points the variable
-// at a directory it wrote has them judged (XDG_CONFIG_HOME=. tmux: round
-// 56). Written below ~/.config they are judged as they are written.
-var xdgConfigFiles = map[string][][2]string{
-	"tmux": {{"tmux/tmux.conf", "tmux"}}, "less": {{"lesskey", "lesskey"}},
-	"gdb": {{"gdb/gdbinit", "gdb"}, {"gdb/gdbearlyinit", "gdb"}}, "sqlite3": {{"sqlite3/sqliterc", "sqlite"}},
-	"vim": {{"vim/vimrc", "vim"}}, "nvim": {{"nvim/init.vim", "vim"}, {"nvim/init.lua", "lua"}},
-}
-
-// xdgConfig judges the start-up files u's program reads below the
-// XDG_CONFIG_HOME the line gives it, where the line wrote them.
+// xdgConfig judges the start-up files u's tool reads below the
+// XDG_CONFIG_HOME the line gives it (its rc files under /.config/), where
+// the line wrote them: XDG_CONFIG_HOME=. tmux (round 56). Written below
+// ~/.config they are judged as they are written.
 func (a *analyzer) xdgConfig(u *unit) {
-	files, ok := xdgConfigFiles[u.name]
+	t, ok := toolScripts[toolProgram[u.name]]
 	if !ok {
 		return
 	}
@@ -60,14 +52,16 @@ func (a *analyzer) xdgConfig(u *unit) {
 	if !set {
 		return
 	}
-	dirs := []string{dir.val}
 	if dir.dyn {
-		dirs = []string{"."} // $PWD and the like: the working directory, most likely
+		dir.val = "." // $PWD and the like: the working directory, most likely
 	}
-	for _, d := range dirs {
-		for _, f := range files {
-			a.sourcedFile(u, f[1], field{val: path.Join(d, f[0])})
+	for _, rc := range t.rc {
+		if rel, ok := strings.CutPrefix(rc, "/.config/"); ok {
+			a.sourcedFile(u, t.lang, field{val: path.Join(dir.val, rel)})
 		}
+	}
+	if t.lang == "vim" {
+		a.sourcedFile(u, "lua", field{val: path.Join(dir.val, "nvim/init.lua")})
 	}
 }
 
@@ -78,7 +72,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
