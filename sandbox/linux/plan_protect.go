@@ -243,10 +243,8 @@ func (b *planner) bindReadOnly() error {
 			// written through it: that name is held too (red-team round
 			// 57).
 			if !b.denied(p) && len(b.writable) > 0 {
-				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-						linked = append(linked, p)
-					}
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && multiLinked(fi) {
+					linked = append(linked, p)
 				}
 			}
 			continue
@@ -339,15 +337,13 @@ func (b *planner) mask(d string) error {
 	switch {
 	case err == nil && fi.IsDir():
 		b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
-		b.deniedDirs = append(b.deniedDirs, d)
+		b.recordDenied(d, fi)
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		// The caller denies the target too, which is masked; a symlink
 		// cannot be a mountpoint. protectNames held it in a writable root.
 	case err == nil:
 		b.ops = append(b.ops, mountOp{Kind: opMaskFile, Dst: d})
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-			b.deniedLinked = append(b.deniedLinked, d)
-		}
+		b.recordDenied(d, fi)
 	case errors.Is(err, fs.ErrNotExist) && (onHost || inPrivateArea(d) || b.inScratch(d)):
 		// Inside a scratch directory the init makes it in the overlay's
 		// private layer, which also hides one the host makes later.
@@ -373,19 +369,29 @@ func (b *planner) mask(d string) error {
 	return nil
 }
 
-// noteLinked records the denied path d for maskOtherNames, as mask does
-// where it mounts: a directory, or a file with more than one name.
+// noteLinked records the denied path d for maskOtherNames where mask
+// mounts nothing (see recordDenied).
 func (b *planner) noteLinked(d string) {
-	fi, err := os.Lstat(d)
+	if fi, err := os.Lstat(d); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		b.recordDenied(d, fi)
+	}
+}
+
+// recordDenied records the denied path d (not a symbolic link) for
+// maskOtherNames: a directory, or a file with more than one name.
+func (b *planner) recordDenied(d string, fi fs.FileInfo) {
 	switch {
-	case err != nil:
 	case fi.IsDir():
 		b.deniedDirs = append(b.deniedDirs, d)
-	case fi.Mode()&fs.ModeSymlink == 0:
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-			b.deniedLinked = append(b.deniedLinked, d)
-		}
+	case multiLinked(fi):
+		b.deniedLinked = append(b.deniedLinked, d)
 	}
+}
+
+// multiLinked reports whether fi is a file with more than one name.
+func multiLinked(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && !fi.IsDir() && st.Nlink > 1
 }
 
 // inShown reports whether p lies in a host path shown inside a private
