@@ -315,7 +315,13 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	// The deny paths whose other names (hard links) an earlier command may
 	// have made, and the directories it may have made them in.
 	m.defaultDenyOnce.Do(func() { m.defaultDeny = defaultDenySet() })
-	spec.Filesystem.SeekLinks = append(soughtLinks(denyRead, m.defaultDeny, res), secrets...)
+	// Only those that exist: a missing file has no other name to find, and
+	// the record reads and lookups below would be paid by every call of a
+	// user whose recorded vaults are gone (a test's, in /tmp).
+	spec.Filesystem.SeekLinks = slices.DeleteFunc(append(soughtLinks(denyRead, m.defaultDeny, res), secrets...), func(p string) bool {
+		_, err := os.Lstat(p)
+		return err != nil
+	})
 	if len(spec.Filesystem.SeekLinks) > 0 {
 		if err := readGranted(); err != nil {
 			return nil, nil, nil, err
