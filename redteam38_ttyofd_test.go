@@ -202,3 +202,36 @@ func TestRedteam38SharedTerminalTermios2(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSharedTerminalCallerLockKept: the other side of the fix above. A lock
+// the caller held through the terminal's description before the run is the
+// caller's, and restore leaves it: after Wait another open of the terminal
+// still cannot take LOCK_EX|LOCK_NB, and can once the caller unlocks. The
+// command takes the same lock (through the same description it converts)
+// and reads its terminal's modes (the control).
+func TestSharedTerminalCallerLockKept(t *testing.T) {
+	t.Parallel()
+	_, slave := ptytest.Open(t)
+	path, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(slave.Fd())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(slave.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	rt38RunOnTerminal(t, slave, "fcntl.flock(0, fcntl.LOCK_EX)\n")
+	other, err := os.OpenFile(path, os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != unix.EWOULDBLOCK {
+		t.Errorf("another open of %s locked it (%v): the run released the caller's own flock", path, err)
+	}
+	if err := unix.Flock(int(slave.Fd()), unix.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Errorf("control: another open of %s cannot lock it once the caller unlocked: %v", path, err)
+	}
+}

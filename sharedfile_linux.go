@@ -3,10 +3,10 @@
 package agentbox
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -46,9 +46,9 @@ type sharedFile struct {
 	uid, gid uint32 // file's owner, could change (fchmod 0666)
 	sig      int    // F_GETSIG: the signal O_ASYNC sends (0: SIGIO)
 	owner    fOwner // F_GETOWN_EX: whom it goes to
-	// locked says /proc/locks listed an flock or OFD lock on the file
-	// before the program started (or could not be read): whoever holds it
-	// is not the program, so restore leaves locks alone.
+	// locked says the description held an flock or OFD lock before the
+	// program started (or that could not be read): the caller's, which
+	// restore leaves alone.
 	locked bool
 }
 
@@ -75,23 +75,25 @@ func setOwner(fd int, o fOwner) error {
 	return nil
 }
 
-// descriptionLocked reports whether /proc/locks lists a lock that belongs
-// to an open file description (flock, OFD) on the file st describes; true
-// when it cannot tell. Locks whose taker has exited are not listed.
-func descriptionLocked(st *unix.Stat_t) bool {
-	b, err := os.ReadFile("/proc/locks")
+// descriptionLocked reports whether the open file description fd refers
+// to holds an flock or OFD lock (the locks restore would release through
+// it); true when it cannot tell. The description's own locks are listed in
+// fd's fdinfo (Linux 3.15 on): /proc/locks lists every lock of the system
+// too, but reading it waits for an RCU grace period (the kernel takes a
+// per-CPU write lock to list them), 5 to 25 ms on a virtual machine, paid
+// by every command of a caller with a terminal or /dev/null for a stream.
+func descriptionLocked(fd int) bool {
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
 	if err != nil {
 		return true
 	}
-	// "1: FLOCK  ADVISORY  WRITE 1234 00:19:3 0 EOF"; a waiter's line
-	// has "->" before the kind.
-	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 1 && f[1] == "->" {
-			f = f[1:]
+	// "lock:\t1: FLOCK  ADVISORY  WRITE 1234 00:19:3 0 EOF"
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "lock:")
+		if !ok {
+			continue
 		}
-		if len(f) > 5 && (f[1] == "FLOCK" || f[1] == "OFDLCK") && f[5] == id {
+		if f := strings.Fields(rest); len(f) > 1 && (f[1] == "FLOCK" || f[1] == "OFDLCK") {
 			return true
 		}
 	}
@@ -121,7 +123,7 @@ func shareFile(f *os.File) *sharedFile {
 		unix.Close(s.fd)
 		return nil
 	}
-	s.locked = descriptionLocked(&st)
+	s.locked = descriptionLocked(s.fd)
 	if t, err := unix.IoctlGetTermios(s.fd, unix.TCGETS); err == nil {
 		s.termios = t
 		s.excl, _ = unix.IoctlGetInt(s.fd, unix.TIOCGEXCL)
