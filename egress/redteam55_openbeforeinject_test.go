@@ -42,12 +42,42 @@ import (
 // connection to a bound host is masked from the read after a value went
 // out; the head after a late recall in relay.exchange).
 func TestRedteam55LongPollOpenedBeforeInjection(t *testing.T) {
-	const (
-		host  = "poll.test"
-		value = "sk-live-55c0ffeeDEADbeef0123456789"
-	)
+	const value = "sk-live-55c0ffeeDEADbeef0123456789"
+	e, a := rt55cLongPoll(t, "poll.test", "203.0.113.56", value, func(w http.ResponseWriter, v string) {
+		fmt.Fprintf(w, "last authorization: %s\n", v)
+	})
+	if a.err != nil || a.status != 200 {
+		t.Fatalf("premise: the long poll failed: %d %v %q", a.status, a.err, a.body)
+	}
+
+	// Control: the same question asked once the value went out is masked.
+	_, cbody, _ := doRaw(t, e, "poll.test", "/wait", nil)
+	if strings.Contains(cbody, value) || !strings.Contains(cbody, strings.Repeat("*", len(value))) {
+		t.Fatalf("control: the question asked after the injection was not masked: %q", cbody)
+	}
+
+	if strings.Contains(a.body, value) {
+		t.Errorf("the sandbox read the credential's value on a tunnel whose request was sent before the injection: %q", a.body)
+	}
+}
+
+// rt55cAnswer is what the sandbox read in answer to its long poll.
+type rt55cAnswer struct {
+	status int
+	body   string
+	err    error
+}
+
+// rt55cLongPoll runs the long poll of round 55 against host (at addr, a
+// credential whose value is value bound to it): tunnel B asks GET /wait
+// before any value went out, and the upstream holds it; tunnel A logs in
+// with the placeholder (the value is injected, and stored); the upstream
+// then answers B with answer(w, what it stored). It returns the
+// environment, for a control, and what B read.
+func rt55cLongPoll(t *testing.T, host, addr, value string, answer func(w http.ResponseWriter, stored string)) (*credEnv, rt55cAnswer) {
+	t.Helper()
 	st := rt55cNewStore()
-	e, ph, got := rt52aEchoEnv(t, host, "203.0.113.56", value, func(w http.ResponseWriter, r *http.Request) {
+	e, ph, got := rt52aEchoEnv(t, host, addr, value, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/login":
 			st.set(r.Header.Get("Authorization"))
@@ -59,31 +89,26 @@ func TestRedteam55LongPollOpenedBeforeInjection(t *testing.T) {
 				http.Error(w, "timeout", http.StatusGatewayTimeout)
 				return
 			}
-			fmt.Fprintf(w, "last authorization: %s\n", v)
+			answer(w, v)
 		}
 	})
 
 	// Tunnel B asks first, before any value went out.
 	tb, bb := e.interceptedConn(t, host+":443")
-	defer tb.Close()
+	t.Cleanup(func() { tb.Close() })
 	fmt.Fprintf(tb, "GET /wait HTTP/1.1\r\nHost: %s\r\n\r\n", host)
 	if !st.waitArrived(5 * time.Second) {
 		t.Fatal("premise: the long poll did not reach the upstream")
 	}
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
-	bres := make(chan answer, 1)
+	bres := make(chan rt55cAnswer, 1)
 	go func() {
 		resp, err := http.ReadResponse(bb, &http.Request{Method: "GET"})
 		if err != nil {
-			bres <- answer{err: err}
+			bres <- rt55cAnswer{err: err}
 			return
 		}
 		b, err := io.ReadAll(resp.Body)
-		bres <- answer{resp.StatusCode, string(b), err}
+		bres <- rt55cAnswer{resp.StatusCode, string(b), err}
 	}()
 
 	// Tunnel A sends the placeholder: the value is injected.
@@ -94,25 +119,12 @@ func TestRedteam55LongPollOpenedBeforeInjection(t *testing.T) {
 	if g := got(); len(g) != 2 || g[1] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
 	}
-
-	var a answer
 	select {
-	case a = <-bres:
+	case a := <-bres:
+		return e, a
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer to the long poll")
-	}
-	if a.err != nil || a.status != 200 {
-		t.Fatalf("premise: the long poll failed: %d %v %q", a.status, a.err, a.body)
-	}
-
-	// Control: the same question asked once the value went out is masked.
-	_, cbody, _ := doRaw(t, e, host, "/wait", nil)
-	if strings.Contains(cbody, value) || !strings.Contains(cbody, strings.Repeat("*", len(value))) {
-		t.Fatalf("control: the question asked after the injection was not masked: %q", cbody)
-	}
-
-	if strings.Contains(a.body, value) {
-		t.Errorf("the sandbox read the credential's value on a tunnel whose request was sent before the injection: %q", a.body)
+		return nil, rt55cAnswer{}
 	}
 }
 

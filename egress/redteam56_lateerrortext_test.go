@@ -2,11 +2,9 @@ package egress
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestRedteam56LateMalformedAnswerQuotesEcho: round 55 made a response
@@ -42,63 +40,15 @@ func TestRedteam56LateMalformedAnswerQuotesEcho(t *testing.T) {
 		host  = "rt56b-lateerr.test"
 		value = "sk-live-56LATEERR0123456789abcdef"
 	)
-	st := rt55cNewStore()
-	e, ph, got := rt52aEchoEnv(t, host, "203.0.113.162", value, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/login":
-			st.set(r.Header.Get("Authorization"))
-			_, _ = io.WriteString(w, "ok\n")
-		case "/wait":
-			st.arrived()
-			v, ok := st.wait(10 * time.Second)
-			if !ok {
-				http.Error(w, "timeout", http.StatusGatewayTimeout)
-				return
-			}
-			conn, brw, err := http.NewResponseController(w).Hijack()
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-			fmt.Fprintf(brw, "HTTP/1.1 %s\r\n\r\n", strings.ReplaceAll(v, " ", "-"))
-			_ = brw.Flush()
-		}
-	})
-
-	tb, bb := e.interceptedConn(t, host+":443")
-	defer tb.Close()
-	fmt.Fprintf(tb, "GET /wait HTTP/1.1\r\nHost: %s\r\n\r\n", host)
-	if !st.waitArrived(5 * time.Second) {
-		t.Fatal("premise: the long poll did not reach the upstream")
-	}
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
-	bres := make(chan answer, 1)
-	go func() {
-		resp, err := http.ReadResponse(bb, &http.Request{Method: "GET"})
+	e, a := rt55cLongPoll(t, host, "203.0.113.162", value, func(w http.ResponseWriter, v string) {
+		conn, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
-			bres <- answer{err: err}
 			return
 		}
-		b, err := io.ReadAll(resp.Body)
-		bres <- answer{resp.StatusCode, string(b), err}
-	}()
-
-	if resp, body, _ := doRaw(t, e, host, "/login", map[string]string{"Authorization": "Bearer " + ph}); resp.StatusCode != 200 || body != "ok\n" {
-		t.Fatalf("login: %d %q", resp.StatusCode, body)
-	}
-	if g := got(); len(g) != 2 || g[1] != "Bearer "+value {
-		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
-	}
-	var a answer
-	select {
-	case a = <-bres:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no answer to the long poll")
-	}
+		defer conn.Close()
+		fmt.Fprintf(brw, "HTTP/1.1 %s\r\n\r\n", strings.ReplaceAll(v, " ", "-"))
+		_ = brw.Flush()
+	})
 	if a.err != nil || a.status != http.StatusBadGateway {
 		t.Fatalf("premise: the malformed answer was not refused: %d %v %q", a.status, a.err, a.body)
 	}
