@@ -17,6 +17,7 @@ import (
 	"github.com/agentbox-dev/agentbox/internal/keptfiles"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/internal/shquote"
+	"github.com/agentbox-dev/agentbox/internal/staterecord"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
 
@@ -38,7 +39,9 @@ type Manager struct {
 	guardOnce sync.Once
 	guard     *egress.Guard // shared by the egress proxies of every command
 	// injections is shared by them too: a credential one command's proxy
-	// injected is masked by every later command's (red-team round 55).
+	// injected is masked by every later command's (red-team round 55), and
+	// by every other agentbox process's, through its record in the state
+	// directory (injectionMarks).
 	injections egress.Injections
 	// defaultDeny is DefaultDenyRead as a set, made once (see soughtLinks).
 	defaultDenyOnce sync.Once
@@ -57,6 +60,9 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, rt: rt, running: make(map[tracked]struct{})}
+	if marks, ok := staterecord.OpenMarks(injectedRecord); ok {
+		m.injections.Record = injectionMarks{marks}
+	}
 	lg := cfg.Logger
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)

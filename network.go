@@ -11,9 +11,24 @@ import (
 	"time"
 
 	"github.com/agentbox-dev/agentbox/egress"
+	"github.com/agentbox-dev/agentbox/internal/staterecord"
 	"github.com/agentbox-dev/agentbox/sandbox"
 	"github.com/agentbox-dev/agentbox/sandbox/proxyaddr"
 )
+
+// injectedRecord names the record, in the state directory, of the
+// credentials whose values went out (see injectionMarks).
+const injectedRecord = "injected"
+
+// injectionMarks is the egress.InjectionRecord every agentbox process of
+// the user shares: an upstream that stores a request's headers shows them
+// to a command of another process (two `agentbox exec` calls) as well as
+// to the next command of the same Manager. Its keys name a credential,
+// never its value.
+type injectionMarks struct{ m *staterecord.Marks }
+
+func (r injectionMarks) Record(key string) error  { return r.m.Add(key) }
+func (r injectionMarks) Recorded(key string) bool { return r.m.Has(key) }
 
 // egressRun is the egress proxy of one sandboxed command: it serves the
 // listener the sandbox hands out, and keeps the command's refusals for

@@ -174,7 +174,7 @@ type credential struct {
 	// any connection (one that stores a request's headers may show them
 	// on another: red-team round 52), by every Proxy sharing the
 	// Injections (see Config.Injections).
-	injected *atomic.Bool
+	injected *injectedFlag
 }
 
 // Injections remembers which credentials went into a request, for the
@@ -184,24 +184,80 @@ type credential struct {
 // command (red-team round 55). Credentials are the same where their
 // names, hosts and headers are. The zero value is ready to use.
 type Injections struct {
-	flags sync.Map // string -> *atomic.Bool
+	// Record, when set, carries the memory beyond this process: a value
+	// that went out is recorded there before it goes, and a credential
+	// counts as injected once Record says so, whoever recorded it. Set it
+	// before the Injections is first used.
+	Record InjectionRecord
+	flags  sync.Map // string -> *injectedFlag
+}
+
+// InjectionRecord is a memory of injected credentials that processes
+// share: agentbox keeps one in its state directory, so that a command of
+// one agentbox process masks the echo of a value another one's command
+// sent (two `agentbox exec` calls).
+type InjectionRecord interface {
+	// Record notes that the value of the credential key goes out; once
+	// it returns, Recorded(key) is true in every process.
+	Record(key string) error
+	// Recorded reports whether key was recorded; true where that cannot
+	// be told (masking a value that did not go out costs nothing).
+	Recorded(key string) bool
 }
 
 // flag returns the flag of credential c.
-func (in *Injections) flag(c *credential) *atomic.Bool {
-	f, _ := in.flags.LoadOrStore(c.name+"\x00"+c.bound+"\x00"+c.header, new(atomic.Bool))
-	return f.(*atomic.Bool)
+func (in *Injections) flag(c *credential) *injectedFlag {
+	key := c.name + "\x00" + c.bound + "\x00" + c.header
+	f, _ := in.flags.LoadOrStore(key, &injectedFlag{key: key, rec: in.Record})
+	return f.(*injectedFlag)
+}
+
+// injectedFlag says whether a credential's value went into a request.
+type injectedFlag struct {
+	key      string
+	rec      InjectionRecord
+	set      atomic.Bool
+	recorded atomic.Bool
+}
+
+// load reports whether the value went out: set here, or recorded by
+// another process. The record is asked at every call until it says yes,
+// so a response read after another process's injection is masked.
+func (f *injectedFlag) load() bool {
+	if f.set.Load() {
+		return true
+	}
+	if f.rec != nil && f.rec.Recorded(f.key) {
+		f.recorded.Store(true)
+		f.set.Store(true)
+		return true
+	}
+	return false
+}
+
+// store records that the value goes out, in the record first.
+func (f *injectedFlag) store() error {
+	if f.rec != nil && !f.recorded.Load() {
+		if err := f.rec.Record(f.key); err != nil {
+			return err
+		}
+		f.recorded.Store(true)
+	}
+	f.set.Store(true)
+	return nil
 }
 
 // wasInjected reports whether c's value went into a request (of any Proxy
-// sharing its Injections).
-func (c *credential) wasInjected() bool { return c.injected != nil && c.injected.Load() }
+// sharing its Injections, or any process sharing their record).
+func (c *credential) wasInjected() bool { return c.injected != nil && c.injected.load() }
 
-// markInjected records that c's value went into a request.
-func (c *credential) markInjected() {
-	if c.injected != nil {
-		c.injected.Store(true)
+// markInjected records that c's value goes into a request; an error says
+// the record could not be written, and the value must not go.
+func (c *credential) markInjected() error {
+	if c.injected == nil {
+		return nil
 	}
+	return c.injected.store()
 }
 
 // binds reports whether the credential may go to t.

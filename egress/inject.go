@@ -329,9 +329,11 @@ func (hb *headBuilder) value(k, v string) error {
 		if err != nil {
 			return err
 		}
+		if err := hb.remember(c, sec); err != nil {
+			return err
+		}
 		hb.b.str(rest[:i])
 		hb.b.write(sec)
-		hb.remember(c, sec)
 		rest = rest[i+len(c.ph):]
 		hb.used = noteIn(hb.used, c, k)
 		found = true
@@ -365,9 +367,11 @@ func (hb *headBuilder) basic(k, v string, eligible []*credential) (bool, error) 
 		if err != nil {
 			return false, err
 		}
+		if err := hb.remember(c, sec); err != nil {
+			return false, err
+		}
 		plain.write(rest[:i])
 		plain.write(sec)
-		hb.remember(c, sec)
 		rest = rest[i+len(c.ph):]
 		hb.used = noteIn(hb.used, c, k+" (Basic)")
 		who = c
@@ -438,15 +442,20 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 	return sent, nil
 }
 
-// remember gives the mask sent, c's value as it went out, and the value
-// as stored when that differs (blanks at its ends), should an upstream
-// repeat it as the proxy wrote it.
-func (hb *headBuilder) remember(c *credential, sent []byte) {
-	c.markInjected()
+// remember records that c's value goes out, and gives the mask sent, the
+// value as it goes, and the value as stored when that differs (blanks at
+// its ends), should an upstream repeat it as the proxy wrote it. A value
+// whose going out cannot be recorded (Injections.Record) does not go: an
+// echo of it would reach another process's command unmasked.
+func (hb *headBuilder) remember(c *credential, sent []byte) error {
+	if err := c.markInjected(); err != nil {
+		return &credentialError{cred: c, msg: "recording that the value goes out failed", err: err}
+	}
 	hb.mask.add(c, sent)
 	if s, ok := hb.secrets[c]; ok && len(s.Bytes()) != len(sent) {
 		hb.mask.add(c, s.Bytes())
 	}
+	return nil
 }
 
 // noteIn records in list that c's placeholder was in header.

@@ -112,8 +112,9 @@ func TestRedteam52FormEncodedSpaceEcho(t *testing.T) {
 // rt52aEchoEnv is a credEnv with one more credential, bound to host
 // (resolved to addr) and holding value, whose HTTPS upstream is handler.
 // It returns the env, the credential's placeholder and a function that
-// lists the Authorization headers the upstream got.
-func rt52aEchoEnv(t *testing.T, host, addr, value string, handler http.HandlerFunc) (*credEnv, string, func() []string) {
+// lists the Authorization headers the upstream got. opts change the
+// proxy's Config further.
+func rt52aEchoEnv(t *testing.T, host, addr, value string, handler http.HandlerFunc, opts ...credOption) (*credEnv, string, func() []string) {
 	t.Helper()
 	a := netip.MustParseAddr(addr)
 	ph, err := NewPlaceholder("RT52A_KEY")
@@ -124,6 +125,9 @@ func rt52aEchoEnv(t *testing.T, host, addr, value string, handler http.HandlerFu
 		c.Policy.Allowed = append(c.Policy.Allowed, host)
 		c.Credentials = append(c.Credentials, Credential{Name: "RT52A_KEY", Placeholder: ph, Hosts: []string{host},
 			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
+		for _, o := range opts {
+			o(c)
+		}
 	})
 	e.h.res.mu.Lock()
 	e.h.res.answers[host] = []netip.Addr{a}

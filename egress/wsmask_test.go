@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,11 +116,11 @@ func TestWSMask(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &credential{name: "K", injected: new(atomic.Bool), value: func(context.Context) (vault.Secret, error) {
+			c := &credential{name: "K", injected: new(injectedFlag), value: func(context.Context) (vault.Secret, error) {
 				return vault.NewSecret([]byte(value)), nil
 			}}
-			c.injected.Store(tc.injected)
-			src := &frameFeed{frames: tc.in, at: tc.late, hook: func() { c.markInjected() }}
+			c.injected.set.Store(tc.injected)
+			src := &frameFeed{frames: tc.in, at: tc.late, hook: func() { _ = c.markInjected() }}
 			w := newWSMask(src, []*credential{c}, &echoMask{watch: true}, time.Second)
 			out, err := io.ReadAll(w)
 			if tc.err != nil {
@@ -177,10 +176,10 @@ func (f *frameFeed) Read(p []byte) (int, error) {
 // for the quiet time, without waiting for more.
 func TestWSMaskQuietRelease(t *testing.T) {
 	const value = "sk-live-0123456789abcdef"
-	c := &credential{name: "K", injected: new(atomic.Bool), value: func(context.Context) (vault.Secret, error) {
+	c := &credential{name: "K", injected: new(injectedFlag), value: func(context.Context) (vault.Secret, error) {
 		return vault.NewSecret([]byte(value)), nil
 	}}
-	c.markInjected()
+	_ = c.markInjected()
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	w := newWSMask(pr, []*credential{c}, &echoMask{watch: true}, time.Second)
