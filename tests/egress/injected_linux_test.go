@@ -28,20 +28,6 @@ func TestNetStoredEchoOtherProcess(t *testing.T) {
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
 	t.Setenv("AGENTBOX_STATE_DIR", t.TempDir())
 	host := fmt.Sprintf("allowed.test:%d", rt55cStorePort)
-	newManager := func() *agentbox.Manager {
-		cfg := agentbox.DefaultConfig()
-		cfg.ColdStart = true
-		cfg.Network.AllowedDomains = []string{host}
-		cfg.Network.Resolver = newResolver()
-		cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
-		cfg.CredentialProvider = fixedProvider{}
-		m, err := agentbox.NewManager(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		return m
-	}
 	u := "https://" + host
 	curl := `curl -sS --max-time 20 `
 	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt55c-login`
@@ -54,7 +40,7 @@ func TestNetStoredEchoOtherProcess(t *testing.T) {
 		}
 		return res
 	}
-	a, b := newManager(), newManager()
+	a, b := rt55cStoreManager(t, host), rt55cStoreManager(t, host)
 
 	// B reaches the store (which may still be starting) before any value
 	// went out.
@@ -72,7 +58,7 @@ func TestNetStoredEchoOtherProcess(t *testing.T) {
 	if res = run(a, login); !strings.Contains(res.Stdout, "logged in") {
 		t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	for name, m := range map[string]*agentbox.Manager{"a Manager made before": b, "a Manager made after": newManager()} {
+	for name, m := range map[string]*agentbox.Manager{"a Manager made before": b, "a Manager made after": rt55cStoreManager(t, host)} {
 		res = run(m, last)
 		if !strings.Contains(res.Stdout, "last authorization: Bearer ") {
 			t.Fatalf("premise: %s: last: exit %d\n%s\n%s", name, res.ExitCode, res.Stdout, res.Stderr)

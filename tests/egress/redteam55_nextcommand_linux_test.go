@@ -96,17 +96,7 @@ func TestNetRedteam55StoredEchoNextCommand(t *testing.T) {
 	inNetns(t)
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
 	host := fmt.Sprintf("allowed.test:%d", rt55cStorePort)
-	cfg := agentbox.DefaultConfig()
-	cfg.ColdStart = true
-	cfg.Network.AllowedDomains = []string{host}
-	cfg.Network.Resolver = newResolver()
-	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
-	cfg.CredentialProvider = fixedProvider{}
-	m, err := agentbox.NewManager(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := rt55cStoreManager(t, host)
 	u := "https://" + host
 	curl := `curl -sS --max-time 20 `
 	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt55c-login`
@@ -151,4 +141,23 @@ func TestNetRedteam55StoredEchoNextCommand(t *testing.T) {
 	if strings.Contains(res.Stdout, testSecret) {
 		t.Errorf("the next command of the same Manager read the credential's value from the bound host in the clear: %q", res.Stdout)
 	}
+}
+
+// rt55cStoreManager returns a Manager (closed when t ends) whose commands
+// may reach host, to which the credential API_TOKEN is bound for the
+// Authorization header.
+func rt55cStoreManager(t *testing.T, host string) *agentbox.Manager {
+	t.Helper()
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	cfg.Network.AllowedDomains = []string{host}
+	cfg.Network.Resolver = newResolver()
+	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
+	cfg.CredentialProvider = fixedProvider{}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
 }
