@@ -19,7 +19,11 @@ step() { printf '\n==> %s\n' "$*"; }
 if [ "$(id -u)" = 0 ]; then
 	step "installing test dependencies"
 	pkgs=()
-	for p in bubblewrap curl git gcc python3 iproute2 ca-certificates; do
+	# The sandbox's tests need the first line; the classifier's tests run
+	# the programs of the second for real (each test's premise shows that
+	# the program does what the line it judges relies on).
+	for p in bubblewrap curl git gcc python3 iproute2 ca-certificates \
+		ruby bundler rake gawk lua5.4 expect m4 tmux screen bsdutils; do
 		dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
 	done
 	if [ ${#pkgs[@]} -gt 0 ]; then
@@ -27,6 +31,13 @@ if [ "$(id -u)" = 0 ]; then
 		apt-get update -qq
 		apt-get install -y -qq "${pkgs[@]}" >/dev/null
 	fi
+	# yarn 1 and pnpm come from the npm registry (with the machine's node
+	# and npm); without them the tests that need them skip, saying so.
+	for tool in yarn@1.22.22 pnpm@9.15.9; do
+		command -v "${tool%@*}" >/dev/null || ! command -v npm >/dev/null ||
+			timeout 120 npm install -g --no-audit --no-fund "$tool" >/dev/null 2>&1 ||
+			echo "test.sh: could not install $tool from the npm registry; its tests will skip" >&2
+	done
 	# One module cache both users read.
 	export GOMODCACHE=/var/cache/agentbox-test/gomod
 	mkdir -p "$GOMODCACHE"
