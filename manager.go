@@ -270,8 +270,14 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	}
 	if o.network != nil {
 		spec.Network = *o.network
-		if spec.Network == NetworkAllowed && len(cfg.Network.DeniedDomains) > 0 {
+		switch {
+		case spec.Network == NetworkAllowed && len(cfg.Network.DeniedDomains) > 0:
 			return nil, nil, nil, configErr("WithNetwork", "the allowed mode gives the host's network without the proxy, and the config denies domains (Network.DeniedDomains) that only the filtered mode enforces")
+		case spec.Network == NetworkAllowed && len(cfg.Credentials) > 0:
+			// Found by red-team round 58: an upstream that keeps a
+			// request's headers would show this command, unmasked, a
+			// value another command of the Manager sent it.
+			return nil, nil, nil, configErr("WithNetwork", "the allowed mode gives the host's network without the proxy, and the config has credentials (Credentials), whose echoes only the filtered mode's proxy masks; run open-network commands with a Manager without credentials")
 		}
 	}
 	denyRead := append(append([]string(nil), fsc.DenyRead...), o.denyRead...)

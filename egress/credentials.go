@@ -182,7 +182,11 @@ type credential struct {
 // and the next command's must mask what the last one's injected, as an
 // upstream that stores a request's headers shows them to the next
 // command (red-team round 55). Credentials are the same where their
-// names, hosts and headers are. The zero value is ready to use.
+// names are: a credential's hosts and header may change between commands
+// (Manager.UpdateConfig; hosts that follow the allow list), and what an
+// upstream kept, it keeps (red-team round 58); a same-named credential of
+// another configuration is masked for nothing, at no risk. The zero value
+// is ready to use.
 type Injections struct {
 	// Record, when set, carries the memory beyond this process: a value
 	// that went out is recorded there before it goes, and a credential
@@ -207,8 +211,7 @@ type InjectionRecord interface {
 
 // flag returns the flag of credential c.
 func (in *Injections) flag(c *credential) *injectedFlag {
-	key := c.name + "\x00" + c.bound + "\x00" + c.header
-	f, _ := in.flags.LoadOrStore(key, &injectedFlag{key: key, rec: in.Record})
+	f, _ := in.flags.LoadOrStore(c.name, &injectedFlag{key: c.name, rec: in.Record})
 	return f.(*injectedFlag)
 }
 

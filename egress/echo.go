@@ -72,24 +72,33 @@ func (c *credential) mayCarry(k string) bool {
 // sends past a response's end (a body to HEAD, more than its
 // Content-Length) are read as the next response.
 type echoMask struct {
-	values [][]byte // wiped by wipe
-	owners []*credential
-	hits   map[*credential][]string // where each value came back
+	values [][]byte      // wiped by wipe
+	owners []*credential // owners[i] sent values[i] first
+	// held are the credentials whose values the mask holds, each once: a
+	// value two credentials share is held once, for the first, and the
+	// second must count as held too, or a lateMask would take it up
+	// again at every read (red-team round 58).
+	held []*credential
+	hits map[*credential][]string // where each value came back
 	// watch says that credentials are bound to the connection's host:
 	// one may go out on another connection at any time, so every request
 	// asks for responses the mask can read, before any value is added
 	// (see buildHead, lateMask).
 	watch bool
-	// mu guards values, owners and hits: a lateMask adds values while a
+	// mu guards values, owners, held and hits: a lateMask adds values while a
 	// mask reader below it masks in its reading goroutine (red-team round
 	// 56).
 	mu sync.Mutex
 }
 
-// add remembers v, sent for c. The mask keeps its own copy.
+// add remembers v, sent for c, and that c is held (even where v is empty
+// or held already). The mask keeps its own copy.
 func (m *echoMask) add(c *credential, v []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !slices.Contains(m.held, c) {
+		m.held = append(m.held, c)
+	}
 	if len(v) == 0 || slices.ContainsFunc(m.values, func(o []byte) bool { return bytes.Equal(o, v) }) {
 		return
 	}
@@ -110,11 +119,11 @@ func (m *echoMask) active() bool {
 // read: it holds values, or may come to.
 func (m *echoMask) readable() bool { return m.active() || m != nil && m.watch }
 
-// has reports whether the mask holds a value of c.
+// has reports whether the mask holds c's values.
 func (m *echoMask) has(c *credential) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Contains(m.owners, c)
+	return slices.Contains(m.held, c)
 }
 
 // longestForm is the most bytes a form of a value may take (formSpan).
@@ -144,7 +153,7 @@ func (m *echoMask) wipe() {
 	for _, v := range m.values {
 		clear(v)
 	}
-	m.values, m.owners = nil, nil
+	m.values, m.owners, m.held = nil, nil, nil
 }
 
 // hit records that value i came back in where (m.mu held).

@@ -40,10 +40,9 @@ func recallInto(echoes []*credential, mask *echoMask, timeout time.Duration) *cr
 		if err != nil {
 			return &credentialError{cred: c, msg: "fetching the value to check the response for it failed", err: err}
 		}
-		if sent := SentForm(s.Bytes()); len(sent) > 0 {
-			mask.add(c, sent)
-			mask.add(c, s.Bytes())
-		}
+		// Added even where it is blank: c is held from now on.
+		mask.add(c, SentForm(s.Bytes()))
+		mask.add(c, s.Bytes())
 		s.Wipe()
 	}
 	return nil

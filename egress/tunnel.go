@@ -53,10 +53,13 @@ func (t *tunnel) closeBoth() {
 type tunnelFunc func(client net.Conn, pending []byte, up *upstream, tgt target, d Decision)
 
 // tunnelFor picks how the tunnel to tgt runs: tunnels to a host a
-// credential is bound to may be intercepted (interceptTunnel), every other
-// tunnel is spliced.
+// credential is bound to, on any of its ports, may be intercepted
+// (interceptTunnel), every other tunnel is spliced. A port the credential
+// is not bound to gets no value, but its responses are masked like the
+// bound port's: a value that went out to one port of a host may come back
+// from another (stored by the host; red-team rounds 56 and 58).
 func (p *Proxy) tunnelFor(tgt target, d Decision) tunnelFunc {
-	if p.creds != nil && p.creds.intercepts(tgt) {
+	if p.creds != nil && (p.creds.intercepts(tgt) || len(p.creds.echoes(tgt)) > 0) {
 		return p.interceptTunnel
 	}
 	return p.spliceTunnel

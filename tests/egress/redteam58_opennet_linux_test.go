@@ -1,0 +1,174 @@
+//go:build linux
+
+package egress_test
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// rt58cOpenStorePort is where the upstream namespace serves, on
+// allowedAddr, an HTTPS service that keeps the last Authorization header
+// it got (/rt58c-open-login) and shows it (/rt58c-open-last), as round
+// 55's store does: a store of its own, so that
+// TestNetRedteam58StoredEchoForgottenByUpdateConfig's is left alone.
+const rt58cOpenStorePort = 8459
+
+func init() {
+	if os.Getenv(envRole) == roleUpstream {
+		go rt58cServeOpenStore(os.Getenv(envDir))
+	}
+}
+
+func rt58cServeOpenStore(dir string) {
+	l := listenAllowed(rt58cOpenStorePort, "redteam58 open-network store")
+	if l == nil {
+		return
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redteam58 open-network store:", err)
+		return
+	}
+	var (
+		mu   sync.Mutex
+		last = "none"
+	)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.URL.Path {
+			case "/rt58c-open-login":
+				last = r.Header.Get("Authorization")
+				fmt.Fprintln(w, "logged in")
+			case "/rt58c-open-last":
+				fmt.Fprintf(w, "last authorization: %s\n", last)
+			default:
+				http.NotFound(w, r)
+			}
+		}),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
+		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
+	}
+	_ = srv.ServeTLS(l, "", "")
+}
+
+// TestNetRedteam58StoredEchoOpenNetworkCommand: "Echoes of a credential
+// are masked, once its value went out, in every response from a host it
+// is bound to ... on any connection of any command of the same Manager"
+// (README, known limits; round 55's egress.Injections). The masking lives
+// in the egress proxy, and a call may leave the proxy out:
+// WithNetwork(NetworkAllowed) gives the command "the host's network
+// without the proxy" (options.go), and the Manager lets it do so on a
+// Config with credentials, one of whose values went out a command
+// earlier. That command reaches the bound host directly, where the value
+// is stored, and reads it in the clear. The Manager already refuses the
+// same call when the Config denies domains, "that only the filtered mode
+// enforces" (manager.go); credentials' echoes are only masked in the
+// filtered mode too.
+//
+// Attack: credential API_TOKEN bound to HOST. Command 1 (filtered): curl
+// -H "Authorization: Bearer $API_TOKEN" https://HOST/rt58c-open-login (the
+// value goes out; the host keeps it). Command 2 (filtered, control): curl
+// https://HOST/rt58c-open-last: masked. Command 3, WithNetwork(
+// NetworkAllowed) (a step the caller runs with the open network: a package
+// install, a build that downloads): curl -k --resolve HOST:ADDR
+// https://HOST/rt58c-open-last: the value in the clear.
+//
+// Why it works: manager.go (the call's spec): `if o.network != nil {
+// spec.Network = *o.network; if spec.Network == NetworkAllowed &&
+// len(cfg.Network.DeniedDomains) > 0 { refuse } }`: nothing looks at
+// cfg.Credentials, so a command of the Manager runs without the proxy, and
+// so without the mask, after the Manager's proxies injected a value.
+//
+// Severity: high (the credential's plaintext reaches the sandbox), in the
+// threat model of TestNetRedteam55StoredEchoNextCommand, for a Manager
+// whose caller runs one command with the open network (the code that
+// command runs, a package's install script, need not be the caller's).
+// A fix: refuse WithNetwork(NetworkAllowed) on a Config with credentials,
+// as with denied domains (or once a value went out).
+//
+// Found by red-team round 58. Fixed: manager.go (Manager.spec refuses
+// WithNetwork(NetworkAllowed) where the config has credentials).
+func TestNetRedteam58StoredEchoOpenNetworkCommand(t *testing.T) {
+	inNetns(t)
+	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
+	host := fmt.Sprintf("allowed.test:%d", rt58cOpenStorePort)
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	cfg.Network.AllowedDomains = []string{host}
+	cfg.Network.Resolver = newResolver()
+	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
+	cfg.CredentialProvider = fixedProvider{}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	u := "https://" + host
+	curl := `curl -sS --max-time 20 `
+	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt58c-open-login`
+	last := curl + u + `/rt58c-open-last`
+	run := func(script string, opts ...agentbox.Option) *agentbox.ExecResult {
+		t.Helper()
+		res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", script}, append(opts, agentbox.WithApproved())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	// The store may still be starting.
+	var res *agentbox.ExecResult
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		res = run(last)
+		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(res.Stdout, "last authorization:") {
+		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+
+	// Command 1: the value goes out and the host keeps it.
+	res = run(login)
+	if !strings.Contains(res.Stdout, "logged in") {
+		t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	// Command 2 (control): the next filtered command reads it masked.
+	res = run(last)
+	if !strings.Contains(res.Stdout, "last authorization: Bearer "+strings.Repeat("*", len(testSecret))+"\n") ||
+		strings.Contains(res.Stdout, testSecret) {
+		t.Fatalf("control: the next filtered command: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+
+	// Command 3: the open network, straight to the bound host.
+	direct := fmt.Sprintf(`curl -sS -k --noproxy '*' --max-time 20 --resolve %s:%s https://%s/rt58c-open-last`, host, allowedAddr, host)
+	res, err = m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", direct}, agentbox.WithApproved(), agentbox.WithNetwork(agentbox.NetworkAllowed))
+	if err != nil {
+		// The fix: the call is refused, naming the option.
+		if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "WithNetwork") {
+			t.Fatalf("the open-network call failed otherwise than by the refusal: %v", err)
+		}
+		return
+	}
+	if !strings.Contains(res.Stdout, "last authorization: Bearer ") {
+		t.Fatalf("premise: the open-network command did not reach the bound host: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, testSecret) {
+		t.Errorf("a command of the same Manager with the open network read the credential's value from the bound host in the clear: %q", res.Stdout)
+	}
+}

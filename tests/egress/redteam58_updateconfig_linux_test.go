@@ -1,0 +1,176 @@
+//go:build linux
+
+package egress_test
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentbox-dev/agentbox"
+)
+
+// rt58cStorePort is where the upstream namespace serves, on allowedAddr,
+// an HTTPS service that keeps the last Authorization header it got
+// (/rt58c-login) and shows it (/rt58c-last), as round 55's store does.
+const rt58cStorePort = 8458
+
+func init() {
+	if os.Getenv(envRole) == roleUpstream {
+		go rt58cServeStore(os.Getenv(envDir))
+	}
+}
+
+func rt58cServeStore(dir string) {
+	l := listenAllowed(rt58cStorePort, "redteam58 store")
+	if l == nil {
+		return
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redteam58 store:", err)
+		return
+	}
+	var (
+		mu   sync.Mutex
+		last = "none"
+	)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.URL.Path {
+			case "/rt58c-login":
+				last = r.Header.Get("Authorization")
+				fmt.Fprintln(w, "logged in")
+			case "/rt58c-last":
+				fmt.Fprintf(w, "last authorization: %s\n", last)
+			default:
+				http.NotFound(w, r)
+			}
+		}),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
+		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
+	}
+	_ = srv.ServeTLS(l, "", "")
+}
+
+// TestNetRedteam58StoredEchoForgottenByUpdateConfig: "Echoes of a
+// credential are masked, once its value went out, in every response from
+// a host it is bound to ... on any connection of any command of the same
+// Manager" (README, known limits; round 55's fix of
+// TestNetRedteam55StoredEchoNextCommand: egress.Injections, shared by the
+// proxies of one Manager). The memory of what went out is kept per
+// credential "where their names, hosts and headers are" the same
+// (egress/credentials.go:(*Injections).flag keys it by name, the bound
+// host patterns as text, and the header). A credential that names no
+// hosts goes to "every allowed domain but *" (credentials.go:
+// defaultCredentialHosts), so its key is the allow list: a
+// Manager.UpdateConfig that allows one more, unrelated domain (an agent
+// granted pypi.org for its next step) gives the next command's proxy a
+// credential of another key, whose flag was never set. The bound host,
+// which stored the value one command earlier, then shows it to the next
+// command in the clear. The same happens when UpdateConfig adds a host to
+// a credential's Hosts, or sets its Header.
+//
+// Attack: credential API_TOKEN without Hosts, AllowedDomains [HOST].
+// Command 1: curl -H "Authorization: Bearer $API_TOKEN"
+// https://HOST/rt58c-login (the value goes out; the host keeps it).
+// Command 2 (control): curl https://HOST/rt58c-last: masked.
+// m.UpdateConfig(AllowedDomains [HOST, pypi.org]). Command 3: curl
+// https://HOST/rt58c-last: the value in the clear. HOST is still bound.
+//
+// Why it works: egress/credentials.go:newCredSet sets cr.injected =
+// in.flag(cr), whose key holds cr.bound (the hosts as text);
+// egress/latemask.go:recallInto masks only a credential whose flag
+// wasInjected. network.go:newEgressRun → proxyCredentials builds the
+// credential's Hosts from the config current at the call
+// (defaultCredentialHosts), so the key follows the allow list. What should
+// be remembered is that the value went out to this host, whatever the
+// credential's other hosts or header are now.
+//
+// Severity: high (the credential's plaintext reaches the sandbox), in the
+// threat model of TestNetRedteam55StoredEchoNextCommand, after an
+// UpdateConfig that widens the allow list (or edits the credential); the
+// same commands without it are masked (the control).
+//
+// Found by red-team round 58. Fixed: egress/credentials.go (the memory is
+// keyed by the credential's name alone).
+func TestNetRedteam58StoredEchoForgottenByUpdateConfig(t *testing.T) {
+	inNetns(t)
+	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
+	host := fmt.Sprintf("allowed.test:%d", rt58cStorePort)
+	cfg := agentbox.DefaultConfig()
+	cfg.ColdStart = true
+	cfg.Network.AllowedDomains = []string{host}
+	cfg.Network.Resolver = newResolver()
+	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN"}} // no Hosts: every allowed domain
+	cfg.CredentialProvider = fixedProvider{}
+	m, err := agentbox.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	u := "https://" + host
+	curl := `curl -sS --max-time 20 `
+	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt58c-login`
+	last := curl + u + `/rt58c-last`
+	run := func(script string) *agentbox.ExecResult {
+		t.Helper()
+		res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", script}, agentbox.WithApproved())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	// The store may still be starting.
+	var res *agentbox.ExecResult
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		res = run(last)
+		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(res.Stdout, "last authorization:") {
+		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+
+	// Command 1: the value goes out and the host keeps it.
+	res = run(login)
+	if !strings.Contains(res.Stdout, "logged in") {
+		t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	// Command 2 (control): the next command of the Manager reads it masked
+	// (round 55's fix), which also shows the host kept a value of the
+	// secret's length.
+	res = run(last)
+	if !strings.Contains(res.Stdout, "last authorization: Bearer "+strings.Repeat("*", len(testSecret))+"\n") ||
+		strings.Contains(res.Stdout, testSecret) {
+		t.Fatalf("control: the next command: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+
+	// The allow list grows by a domain no command contacts.
+	cfg2 := m.Config()
+	cfg2.Network.AllowedDomains = append(cfg2.Network.AllowedDomains, "pypi.org")
+	if err := m.UpdateConfig(cfg2); err != nil {
+		t.Fatal(err)
+	}
+
+	// Command 3: the same question to the same bound host.
+	res = run(last)
+	if !strings.Contains(res.Stdout, "last authorization: Bearer ") {
+		t.Fatalf("premise: last after UpdateConfig: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, testSecret) {
+		t.Errorf("after an UpdateConfig that allowed one more domain, the next command read the credential's value from the bound host in the clear: %q", res.Stdout)
+	}
+}
