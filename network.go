@@ -23,8 +23,8 @@ const injectedRecord = "injected"
 // injectionMarks is the egress.InjectionRecord every agentbox process of
 // the user shares: an upstream that stores a request's headers shows them
 // to a command of another process (two `agentbox exec` calls) as well as
-// to the next command of the same Manager. Its keys name a credential,
-// never its value.
+// to the next command of the same Manager. Its keys are credentials'
+// names, never their values.
 type injectionMarks struct{ m *staterecord.Marks }
 
 func (r injectionMarks) Record(key string) error  { return r.m.Add(key) }
