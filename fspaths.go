@@ -67,7 +67,7 @@ func (r *resolver) lstat(dir, name string) (fs.FileMode, error) {
 
 // readTypes lists dir: each name with its type.
 func readTypes(dir string) (map[string]fs.FileMode, error) {
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}

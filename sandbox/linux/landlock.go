@@ -233,13 +233,17 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 		return nil
 	}
 	if !hasDenyBelow {
-		err := b.add(p, rights)
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) {
-			return nil
-		}
-		return err
+		return b.addIfThere(p, rights)
 	}
-	f, err := os.Open(p)
+	// O_DIRECTORY and O_NONBLOCK: a FIFO an earlier command left where a
+	// denied path's parent was would block an open for reading until a
+	// writer came (red-team round 58).
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+	if errors.Is(err, unix.ENOTDIR) {
+		// Nothing is below it to deny: granted as any file is. Should a
+		// directory replace it, the rule is the old inode's.
+		return b.addIfThere(p, rights)
+	}
 	if err != nil {
 		// An unreadable directory (DAC) grants nothing below it anyway.
 		return nil
@@ -260,6 +264,15 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 		}
 	}
 	return nil
+}
+
+// addIfThere is add, where a path gone or unreadable grants nothing.
+func (b *llBuilder) addIfThere(p string, rights uint64) error {
+	err := b.add(p, rights)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) {
+		return nil
+	}
+	return err
 }
 
 // judge says whether cover grants nothing at p (p is denied or hidden),

@@ -358,6 +358,11 @@ func (b *planner) mask(d string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		// Nothing can create it here (read-only); Landlock denies it if the
 		// host creates it while the sandbox runs.
+	case errors.Is(err, syscall.ENOTDIR):
+		// A parent is not a directory (a file, or a FIFO an earlier
+		// command left: red-team round 58): the path cannot exist, nor
+		// its place be held. Only a command that may write the parent
+		// could make it a directory, and what it puts there is its own.
 	case errors.Is(err, fs.ErrPermission):
 		// agentbox cannot look (a parent it may not search). The init,
 		// with the user namespace's capabilities over the caller's own
