@@ -1,6 +1,9 @@
 package agentbox
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +28,53 @@ func hooksDirs(values []string, worktree, home string) []string {
 		}
 	}
 	return out
+}
+
+// relativeHooksPaths returns the values of core.hooksPath that name a
+// directory per repository: relative to its work tree (to the repository
+// itself where it is bare).
+func relativeHooksPaths(values []string) []string {
+	var out []string
+	for _, v := range values {
+		if v != "" && !strings.HasPrefix(v, "~") && !filepath.IsAbs(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// plantedHooks says what hooks the repository whose .git entry (or bare
+// git directory) is gitPath holds in its own files where a relative
+// core.hooksPath of the user's global configuration (rel) points git:
+// a repository a command made with its hooks there runs them on the
+// host at the user's next commit (red-team round 58). "" where none.
+func plantedHooks(gitPath string, rel []string) string {
+	base := filepath.Dir(gitPath)
+	if filepath.Base(gitPath) != ".git" {
+		base = gitPath
+	}
+	for _, v := range rel {
+		where := fmt.Sprintf("%s, where your global core.hooksPath (%s) points git", filepath.Join(base, v), v)
+		fi, err := os.Lstat(filepath.Join(base, v))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return "has hooks that agentbox could not examine in " + where + " (" + err.Error() + ")"
+		case !fi.IsDir():
+			return "has something other than a directory in " + where
+		}
+		hooks, err := os.ReadDir(filepath.Join(base, v))
+		if err != nil {
+			return "has hooks that agentbox could not list in " + where + " (" + err.Error() + ")"
+		}
+		for _, h := range hooks {
+			if !strings.HasSuffix(h.Name(), ".sample") {
+				return "has a hook (" + h.Name() + ") in " + where
+			}
+		}
+	}
+	return ""
 }
 
 // resolveHooksPath resolves a value of core.hooksPath as git does: "~/" is

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -160,5 +161,61 @@ func TestHooksDirsGlobal(t *testing.T) {
 	want := []string{resolvePath("/abs/hooks"), resolvePath(filepath.Join(home, "hooks"))}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (relative values are per repository)", got, want)
+	}
+}
+
+// TestPlantedHooks: what plantedHooks finds where a relative global
+// core.hooksPath points git, in a repository with a work tree and in a
+// bare one; and relativeHooksPaths keeps only the relative values.
+func TestPlantedHooks(t *testing.T) {
+	rel := relativeHooksPaths([]string{"/etc/hooks", "~/hooks", ".githooks", "", "tools/hooks"})
+	if !slices.Equal(rel, []string{".githooks", "tools/hooks"}) {
+		t.Fatalf("relativeHooksPaths = %q", rel)
+	}
+	for _, tc := range []struct {
+		name  string
+		bare  bool
+		files map[string]string // relative to the work tree (or bare directory); "->x" makes a symlink
+		found bool
+	}{
+		{"no hooks directory", false, nil, false},
+		{"only samples", false, map[string]string{".githooks/pre-commit.sample": "x"}, false},
+		{"a hook", false, map[string]string{".githooks/pre-commit": "x"}, true},
+		{"a hook in the second path", false, map[string]string{"tools/hooks/post-checkout": "x"}, true},
+		{"a symlink for the directory", false, map[string]string{".githooks": "->/tmp"}, true},
+		{"a file for the directory", false, map[string]string{".githooks": "x"}, true},
+		{"bare, a hook beside its objects", true, map[string]string{".githooks/pre-receive": "x"}, true},
+		{"bare, a hook in a work tree it has not", true, map[string]string{"../.githooks/pre-receive": "x"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "r")
+			gitPath := filepath.Join(dir, ".git")
+			base := dir
+			if tc.bare {
+				gitPath = filepath.Join(dir, "r.git")
+				base = gitPath
+			}
+			if err := os.MkdirAll(gitPath, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range tc.files {
+				p := filepath.Join(base, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if target, ok := strings.CutPrefix(content, "->"); ok {
+					err = os.Symlink(target, p)
+				} else {
+					err = os.WriteFile(p, []byte(content), 0o755)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := plantedHooks(gitPath, rel); (got != "") != tc.found {
+				t.Errorf("plantedHooks = %q, want found=%v", got, tc.found)
+			}
+		})
 	}
 }

@@ -153,7 +153,7 @@ func TestSweepRepointedGitLink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "evil"), moved); err != nil {
 		t.Fatal(err)
 	}
-	vs := sweepNewRepos(map[string][]string{root: before}, []string{root})
+	vs := sweepNewRepos(map[string][]string{root: before}, []string{root}, nil)
 	if len(vs) != 1 || !strings.Contains(vs[0].Detail, moved) {
 		t.Fatalf("got %+v, want the repointed link alone", vs)
 	}
@@ -191,7 +191,7 @@ func TestSweepUnreadableDir(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Chmod(filepath.Join(root, d), 0o755) })
 	}
-	vs := sweepNewRepos(map[string][]string{root: nil}, []string{root})
+	vs := sweepNewRepos(map[string][]string{root: nil}, []string{root}, nil)
 	for d, m := range modes {
 		fi, err := os.Lstat(filepath.Join(root, d))
 		if err != nil || fi.Mode().Perm() != m {

@@ -53,7 +53,7 @@ func quarantineNames(name string) []string {
 // sweepNewRepos disables repositories below the writable roots that were
 // not there before the command, if they could run code on the host, and
 // reports each as a violation.
-func sweepNewRepos(before map[string][]string, roots []string) []Violation {
+func sweepNewRepos(before map[string][]string, roots, relHooks []string) []Violation {
 	var out []Violation
 	for _, w := range roots {
 		old := make(map[string]bool)
@@ -78,6 +78,9 @@ func sweepNewRepos(before map[string][]string, roots []string) []Violation {
 				continue
 			}
 			reason := riskyGitDir(access.read, g, gitDirAllowance{})
+			if reason == "" {
+				reason = plantedHooks(g, relHooks)
+			}
 			if reason == "" {
 				continue
 			}

@@ -310,11 +310,11 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, readOnly...)
 	var before *beforeRun
 	if fsc.AutoProtectDangerousFiles {
-		repos, err := m.protectRepositories(spec, fsc, home)
+		repos, relHooks, err := m.protectRepositories(spec, fsc, home)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		before = newBeforeRun(repos)
+		before = newBeforeRun(repos, relHooks)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
 		if home != "" && paths.WithinAny(home, spec.Filesystem.Writable) {
@@ -356,15 +356,15 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 // repository found below. It returns what it found, so that repositories the
 // command plants can be told apart afterwards (sweepNewRepos), or an error
 // for a root too large to scan whole (scanBoundError).
-func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) (map[string][]string, error) {
+func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, home string) (before map[string][]string, relHooks []string, err error) {
 	holds := make(map[string][]byte)
-	before := make(map[string][]string)
+	before = make(map[string][]string)
 	// The user's own configuration, wherever GIT_CONFIG_GLOBAL or
 	// XDG_CONFIG_HOME put it, every file it includes, and the hooks
 	// directory it names for every repository.
 	global := readGitConfig(globalConfigFiles(home), home)
 	if global.tooMany {
-		return nil, tooManyConfigFiles("your git configuration (" + strings.Join(globalConfigFiles(home), ", ") + ")")
+		return nil, nil, tooManyConfigFiles("your git configuration (" + strings.Join(globalConfigFiles(home), ", ") + ")")
 	}
 	protectConfigFiles(spec, holds, global.files)
 	spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(global.hooksPaths, "", home)...)
@@ -386,7 +386,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 		}
 		nested, err := m.gitRepos.nested(w, true)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		before[w] = make([]string, 0, len(nested)+1) // every root is swept, with or without repositories
 		for _, g := range nested {
@@ -421,7 +421,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 			if _, err := os.Lstat(g); err == nil {
 				repo := readGitConfig(repoConfigFiles(g), home)
 				if repo.tooMany {
-					return nil, tooManyConfigFiles("the configuration of the repository " + g)
+					return nil, nil, tooManyConfigFiles("the configuration of the repository " + g)
 				}
 				spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, hooksDirs(slices.Concat(global.hooksPaths, repo.hooksPaths), filepath.Dir(g), home)...)
 				protectConfigFiles(spec, holds, repo.included)
@@ -431,7 +431,7 @@ func (m *Manager) protectRepositories(spec *sandbox.Spec, fsc FilesystemConfig, 
 	if len(holds) > 0 {
 		spec.Filesystem.Holds = holds
 	}
-	return before, nil
+	return before, relativeHooksPaths(global.hooksPaths), nil
 }
 
 // startupDirs are the ShellStartupFiles that are directories; the rest are

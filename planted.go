@@ -14,14 +14,15 @@ import (
 // configuration files. After the command, what it planted is told apart
 // from what was there, disabled and reported (sweep).
 type beforeRun struct {
-	repos   map[string][]string // by writable root, every root a key (see protectRepositories)
-	configs map[string]bool     // the AgentConfigFiles paths that existed
+	repos    map[string][]string // by writable root, every root a key (see protectRepositories)
+	configs  map[string]bool     // the AgentConfigFiles paths that existed
+	relHooks []string            // the global core.hooksPath values relative to each repository
 }
 
 // newBeforeRun records the AgentConfigFiles of every writable root beside
-// the repositories found.
-func newBeforeRun(repos map[string][]string) *beforeRun {
-	b := &beforeRun{repos: repos, configs: make(map[string]bool)}
+// the repositories found, and the global hooks paths relative to each.
+func newBeforeRun(repos map[string][]string, relHooks []string) *beforeRun {
+	b := &beforeRun{repos: repos, configs: make(map[string]bool), relHooks: relHooks}
 	for w := range repos {
 		for _, name := range AgentConfigFiles {
 			p := filepath.Join(w, name)
@@ -67,7 +68,7 @@ func (b *beforeRun) sweep(fixed map[string]bool) []Violation {
 			}
 		}
 	})
-	out := sweepNewRepos(b.repos, roots)
+	out := sweepNewRepos(b.repos, roots, b.relHooks)
 	for _, w := range roots {
 		access := scanAccess{root: w}
 		for _, name := range AgentConfigFiles {
