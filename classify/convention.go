@@ -34,11 +34,7 @@ func (a *analyzer) writtenCode(u *unit) {
 			}
 		}
 	case strings.HasSuffix(name, "awk"):
-		for _, f := range optValues(u, "f", "--file") {
-			for _, t := range a.writtenTexts(u, nil, f) {
-				a.codeText(u, "awk", t)
-			}
-		}
+		a.awkWrittenCode(u) // gawk.go: -f, -E, -i, @include, AWKPATH
 	case name == "sed" || name == "gsed":
 		for _, f := range optValues(u, "f", "--file") {
 			for _, t := range a.writtenTexts(u, nil, f) {

@@ -258,6 +258,9 @@ func interpreterFor(n string) (*interpSpec, bool) {
 // programs), code piped to the interpreter, and python -m modules.
 func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	spec, _ := interpreterFor(u.name)
+	if spec.lang == "awk" {
+		return a.runAwk(u), true // gawk.go
+	}
 	args := u.args
 	if spec.evalSub != "" && len(args) > 0 {
 		if args[0].val != spec.evalSub {
