@@ -33,6 +33,8 @@ func (a *analyzer) writtenCode(u *unit) {
 				a.makefile(u, field{val: t})
 			}
 		}
+	case name == "tclsh" || name == "expect" || name == "wish":
+		a.tclStartup(u) // tclcode.go: TCL_LIBRARY's init.tcl
 	case strings.HasSuffix(name, "awk"):
 		a.awkWrittenCode(u) // gawk.go: -f, -E, -i, @include, AWKPATH
 	case name == "sed" || name == "gsed":

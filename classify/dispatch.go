@@ -153,6 +153,9 @@ func buildHandlers() {
 	for n := range interpreters() {
 		handlers[n] = (*analyzer).runInterpreter
 	}
+	for n := range templateTools {
+		handlers[n] = (*analyzer).runTemplate // m4, erb (templatecode.go)
+	}
 	for _, n := range []string{"powershell", "pwsh"} {
 		handlers[n] = (*analyzer).runPowerShell
 	}

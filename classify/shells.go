@@ -588,6 +588,7 @@ func (a *analyzer) code(u *unit, lang string, f field) {
 }
 
 func (a *analyzer) codeText(u *unit, lang, text string) {
+	lang, text = templateLang(lang, text) // erb's Ruby (templatecode.go)
 	facts, shells, argvs := scanCode(lang, text, 0)
 	facts.strs = codeStrings(text)
 	u.code = &facts
@@ -604,6 +605,9 @@ func (a *analyzer) codeText(u *unit, lang, text string) {
 	}
 	if strings.HasPrefix(lang, "python") {
 		a.pyWrittenCode(u, text) // import x, exec(open("x.py").read()) of a file the line wrote
+	}
+	if lang == "tcl" {
+		a.tclWrittenSources(u, text) // source x.tcl (tclcode.go)
 	}
 }
 
