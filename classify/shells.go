@@ -381,7 +381,11 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}()
 	switch {
 	case code != nil:
+		prev := u.code // what runs before it: LUA_INIT, written modules
 		a.code(u, spec.lang, *code)
+		if prev != nil && u.code != prev {
+			u.code.merge(*prev)
+		}
 		a.spawnOperands(u, ops, assigns)
 		if loop && u.code != nil && loopEvalsStdin(spec.lang, code.val) {
 			u.code.runsStdin = true // perl -ne 'eval': each input line is code
@@ -608,6 +612,9 @@ func (a *analyzer) codeText(u *unit, lang, text string) {
 	}
 	if lang == "tcl" {
 		a.tclWrittenSources(u, text) // source x.tcl (tclcode.go)
+	}
+	if lang == "lua" {
+		a.luaWrittenCode(u, text) // require "x", dofile("x.lua") (luacode.go)
 	}
 }
 
