@@ -316,6 +316,7 @@ func (a *analyzer) runAwk(u *unit) stream {
 // (as awk code: their eval runs it).
 func (a *analyzer) awkWrittenCode(u *unit) {
 	l := parseAwk(u.args)
+	a.awkWrittenExtensions(u, l)
 	dirs := []string{"."}
 	if p, ok := a.envField(u, "AWKPATH"); ok && !p.dyn {
 		dirs = strings.Split(p.val, ":")
@@ -342,6 +343,37 @@ func (a *analyzer) awkWrittenCode(u *unit) {
 			for _, t := range a.writtenTexts(u, nil, field{val: p}) {
 				a.moreCode(u, "awk", t)
 				names = append(names, awkDirectives(t, "@include")...) // nested @include
+			}
+		}
+	}
+}
+
+// awkWrittenExtensions marks u as running code only known at run time
+// where it loads an extension (-l, @load) the line wrote: a shared object
+// found as NAME or NAME.so, on AWKLIBPATH when the line gives it.
+func (a *analyzer) awkWrittenExtensions(u *unit, l awkLine) {
+	var dirs []string
+	if p, ok := a.envField(u, "AWKLIBPATH"); ok && !p.dyn {
+		dirs = strings.Split(p.val, ":")
+	}
+	var names []string
+	for _, f := range l.loads {
+		names = append(names, f.val)
+	}
+	for _, s := range l.sources {
+		names = append(names, awkDirectives(s.val, "@load")...)
+	}
+	for _, n := range names {
+		cands := []string{n, n + ".so"}
+		if !strings.Contains(n, "/") {
+			cands = nil
+			for _, d := range dirs {
+				cands = append(cands, path.Join(d, n), path.Join(d, n+".so"))
+			}
+		}
+		for _, c := range cands {
+			if _, ok := a.files[fileKey(u.cwd, u.links, field{val: c})]; ok && len(a.writtenTexts(u, nil, field{val: c})) > 0 && u.script == nil {
+				u.script = &stream{traits: trUnknown} // a library of the line's: its code is not text
 			}
 		}
 	}

@@ -203,7 +203,6 @@ type interpSpec struct {
 	argLong   []string
 	module    byte   // python -m MODULE runs a module like a command
 	loopShort string // short options that run the code once per input line (perl -n, -p)
-	progArg   bool   // the first operand is the program text (awk)
 	evalSub   string
 }
 
@@ -224,11 +223,11 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
 		"Rscript":     {lang: "r", codeShort: "e"},
 		"R":           {lang: "r", codeShort: "e"},
-		"awk":         {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"gawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"mawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"nawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"busybox-awk": {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"awk":         {lang: "awk"}, // its command line: gawk.go
+		"gawk":        {lang: "awk"}, // its command line: gawk.go
+		"mawk":        {lang: "awk"}, // its command line: gawk.go
+		"nawk":        {lang: "awk"}, // its command line: gawk.go
+		"busybox-awk": {lang: "awk"}, // its command line: gawk.go
 		"osascript":   {lang: "applescript", codeShort: "e"},
 		"expect":      {lang: "tcl", codeShort: "c"},
 		"tclsh":       {lang: "tcl"},
@@ -283,7 +282,6 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}
 	var code *field
 	var ops []field
-	var assigns []string   // awk's -v NAME=VALUE
 	var perlUse *codeFacts // what perl -M's code does
 	loop := false
 	off := len(u.args) - len(args) // args is a tail of u.args
@@ -361,8 +359,6 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 					val = args[i].val
 				}
 				switch {
-				case spec.lang == "awk" && c == 'v':
-					assigns = append(assigns, val) // awk -v NAME=VALUE
 				case spec.lang == "perl" && (c == 'M' || c == 'm'):
 					// perl -M'strict;system("…")' is use strict;system("…");
 					a.codeText(u, "perl", "use "+val+";")
@@ -386,15 +382,10 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 		if prev != nil && u.code != prev {
 			u.code.merge(*prev)
 		}
-		a.spawnOperands(u, ops, assigns)
+		a.spawnOperands(u, ops, nil)
 		if loop && u.code != nil && loopEvalsStdin(spec.lang, code.val) {
 			u.code.runsStdin = true // perl -ne 'eval': each input line is code
 		}
-		a.inputCode(u, spec.lang)
-	case spec.progArg && len(ops) > 0 && !progFile(args):
-		u.markCode(ops[0])
-		a.code(u, spec.lang, ops[0])
-		a.spawnOperands(u, ops[1:], assigns)
 		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
 		if text, ok := a.files[fileKey(u.cwd, u.links, ops[0])]; ok && !slices.Contains(fileTexts(text), downloaded) {
@@ -445,20 +436,6 @@ func (a *analyzer) pipedCode(u *unit, lang string) {
 			u.code.merge(*prev)
 		}
 	}
-}
-
-// progFile reports whether awk's program comes from a file (-f FILE), so
-// that its first operand is input, not the program.
-func progFile(args []field) bool {
-	for _, f := range args {
-		if f.val == "--" {
-			return false
-		}
-		if f.val == "-f" || strings.HasPrefix(f.val, "--file") || (len(f.val) > 2 && f.val[0] == '-' && f.val[1] == 'f') {
-			return true
-		}
-	}
-	return false
 }
 
 // spawnOperands judges what a line hands inline code that runs a command

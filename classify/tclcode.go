@@ -17,9 +17,16 @@ import (
 // written, a quoted or bare word's with backslashes resolved) and whether
 // it is known (no $variable or [command] substitution in it).
 type tclWord struct {
-	val   string
-	known bool
+	val    string
+	known  bool
+	braced bool
 }
+
+// tclScriptCmds take scripts as arguments: a quoted word of theirs is read
+// as a script too (eval "file delete -force ~"), as braced words are.
+var tclScriptCmds = newSet("eval", "uplevel", "catch", "if", "while", "for", "foreach", "lmap", "proc", "after", "time",
+	"try", "namespace", "interp", "apply", "trace", "bind", "fileevent", "switch", "dict", "timeout", "expect", "expect_after",
+	"expect_before", "interact")
 
 // tclUse says what a command does to the files its operands name.
 type tclUse uint8
@@ -61,16 +68,23 @@ var tclWriteAccess = lazyRegexp(`^[wa]\+?$|^r\+$|WRONLY|RDWR|CREAT|APPEND|TRUNC`
 func tclCommands(text string, depth int) [][]tclWord {
 	var out [][]tclWord
 	var cmd []tclWord
-	end := func() {
-		if len(cmd) > 0 {
-			out = append(out, cmd)
-		}
-		cmd = nil
-	}
 	nested := func(script string) {
 		if depth < 8 {
 			out = append(out, tclCommands(script, depth+1)...)
 		}
+	}
+	end := func() {
+		if len(cmd) > 0 {
+			out = append(out, cmd)
+			if cmd[0].known && tclScriptCmds.has(cmd[0].val) {
+				for _, w := range cmd[1:] {
+					if w.known && !w.braced {
+						nested(w.val)
+					}
+				}
+			}
+		}
+		cmd = nil
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -103,7 +117,7 @@ func tclCommands(text string, depth int) [][]tclWord {
 		switch c {
 		case '{':
 			n = tclMatch(text[i:], '{', '}')
-			w = tclWord{val: text[i+1 : i+max(n-1, 1)], known: true}
+			w = tclWord{val: text[i+1 : i+max(n-1, 1)], known: true, braced: true}
 			nested(w.val)
 		case '"':
 			w, n = tclBare(text[i+1:], true, nested)

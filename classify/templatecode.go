@@ -21,6 +21,7 @@ type templateTool struct {
 	argLong  []string
 	defShort string
 	defLong  string
+	reqShort string         // erb -r LIB: a library of the code's language, loaded first
 	include  *regexp.Regexp // a directive that reads another file as input
 }
 
@@ -29,7 +30,7 @@ var templateTools = map[string]templateTool{
 		argLong: []string{"--define", "--include", "--undefine", "--hashsize", "--nesting-limit", "--freeze-state",
 			"--reload-state", "--arglength", "--trace"},
 		include: regexp.MustCompile("\\b(?:m4_)?s?include\\(\\s*`?([^)'`\\s]+)'?\\s*\\)")},
-	"erb": {lang: "erb", argShort: "rTES"},
+	"erb": {lang: "erb", argShort: "rTES", reqShort: "r"},
 }
 
 // runTemplate judges an m4 or erb command: the code of each text it reads.
@@ -65,6 +66,13 @@ func (a *analyzer) runTemplate(u *unit) (stream, bool) {
 				}
 				if strings.IndexByte(t.defShort, v[j]) >= 0 {
 					texts = append(texts, defineValue(val)...)
+				}
+				if strings.IndexByte(t.reqShort, v[j]) >= 0 {
+					for _, ext := range []string{"", ".rb"} {
+						for _, w := range a.writtenTexts(u, nil, field{val: val + ext}) {
+							a.moreCode(u, "ruby", w) // erb -r ./x of a written x.rb
+						}
+					}
 				}
 				break
 			}
