@@ -20,6 +20,10 @@ var luaInitVar = lazyRegexp(`^LUA_INIT(_5_[0-9]+)?$`)
 // literal: group 1 is the call, group 2 the name.
 var luaLoad = lazyRegexp(`\b(require|dofile|loadfile)\s*\(?\s*["']([^"'\n]+)["']`)
 
+// luaRunsFile matches Lua code that runs text it read from a file
+// (load(io.open("x.lua"):read("a"))): its strings may name the file.
+var luaRunsFile = lazyRegexp(`(?s)\b(load|loadstring)\s*\(.*\bio\.(open|lines)\b|\bio\.(open|lines)\b.*\b(load|loadstring)\s*\(`)
+
 // luaDefaultPath is the part of Lua's default package.path below the
 // working directory.
 var luaDefaultPath = []string{"./?.lua", "./?/init.lua"}
@@ -76,6 +80,11 @@ func (a *analyzer) luaWrittenCode(u *unit, text string) {
 			a.luaRequire(u, m[2])
 		} else {
 			a.luaFile(u, m[2])
+		}
+	}
+	if luaRunsFile().MatchString(text) {
+		for _, s := range codeStrings(text) {
+			a.luaFile(u, s)
 		}
 	}
 }

@@ -37,6 +37,7 @@ const (
 	tclMove                 // file copy/rename ?-force? ?--? SRC… DEST: DEST written, SRCs read (rename: written too)
 	tclRead                 // open PATH ?ACCESS?, file readlink, glob -directory: read
 	tclSource               // source ?-encoding E? PATH: run as Tcl
+	tclGlob                 // glob ?-directory DIR? PATTERN…: read (listed)
 )
 
 // tclFileCmd is a command (one or two words) and its use of its operands.
@@ -56,6 +57,7 @@ var tclFileCmds = []tclFileCmd{
 	{"file atime", tclWrite},
 	{"open", tclRead},
 	{"source", tclSource},
+	{"glob", tclGlob},
 }
 
 // tclWriteAccess matches open's access argument when it writes: a mode
@@ -210,13 +212,24 @@ type tclPathFacts struct {
 // spawn and open "|…" commands.
 func tclFacts(text string) tclPathFacts {
 	var f tclPathFacts
+	dir := "" // where cd went: relative paths after it are below it
 	for _, cmd := range tclCommands(text, 0) {
 		if !cmd[0].known {
 			continue
 		}
+		if cmd[0].val == "cd" {
+			dir = tclCd(dir, cmd[1:])
+			continue
+		}
 		if sh, ok := tclRunCommand(cmd); ok {
+			if dir != "" {
+				sh = "cd " + tclShellPath(dir) + " && " + sh // the program runs where Tcl's cd went
+			}
 			f.shells = append(f.shells, sh)
 			continue
+		}
+		if dir != "" {
+			cmd = tclBelow(dir, cmd)
 		}
 		for _, fc := range tclFileCmds {
 			name := strings.Fields(fc.name)
@@ -228,6 +241,49 @@ func tclFacts(text string) tclPathFacts {
 	}
 	return f
 }
+
+// tclCd returns the directory cd ?DIR? goes to from dir: the home with
+// none, a run-time one (".") when its word is not known.
+func tclCd(dir string, args []tclWord) string {
+	switch {
+	case len(args) == 0:
+		return "~"
+	case !args[0].known:
+		return ""
+	case path.IsAbs(args[0].val) || args[0].val == "~" || strings.HasPrefix(args[0].val, "~/"):
+		return args[0].val
+	case dir == "":
+		return args[0].val
+	}
+	return path.Join(dir, args[0].val)
+}
+
+// tclBelow returns cmd with its known relative words (but its name and
+// options) taken as paths below dir.
+func tclBelow(dir string, cmd []tclWord) []tclWord {
+	out := append([]tclWord(nil), cmd...)
+	for i := 1; i < len(out); i++ {
+		v := out[i].val
+		if out[i].known && v != "" && !strings.HasPrefix(v, "-") && !path.IsAbs(v) && !strings.HasPrefix(v, "~") && !tclSubNames.has(v) {
+			out[i].val = path.Join(dir, v)
+		}
+	}
+	return out
+}
+
+// tclShellPath quotes a path for the shell, its leading ~ left to expand.
+func tclShellPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') {
+		if rest == "" {
+			return "~"
+		}
+		return "~/" + shellQuote(rest[1:])
+	}
+	return shellQuote(p)
+}
+
+// tclSubNames are the subcommand words of tclFileCmds, never paths.
+var tclSubNames = newSet("delete", "mkdir", "copy", "rename", "link", "attributes", "mtime", "atime")
 
 // tclHasWords reports whether cmd starts with the known words name.
 func tclHasWords(cmd []tclWord, name []string) bool {
@@ -298,6 +354,8 @@ func (f *tclPathFacts) use(use tclUse, args []tclWord) {
 		if last := args[len(args)-1]; last.known {
 			f.sources = append(f.sources, last.val)
 		}
+	case tclGlob:
+		f.reads = append(f.reads, paths...)
 	}
 }
 

@@ -13,8 +13,9 @@ import (
 // are judged as the code they are.
 
 // templateTool is one such processor: the language its input is scanned
-// as, its options that take the next word as a value, and the options
-// whose NAME=VALUE gives text of its input (m4 -D).
+// as, its options that take the next word as a value, the options whose
+// NAME=VALUE gives text of its input (m4 -D), load a library or name a
+// file it writes.
 type templateTool struct {
 	lang     string
 	argShort string
@@ -22,62 +23,102 @@ type templateTool struct {
 	defShort string
 	defLong  string
 	reqShort string         // erb -r LIB: a library of the code's language, loaded first
+	outShort string         // options naming a file it writes (m4 -F FILE)
+	outLong  []string       // (m4 --freeze-state FILE, --debugfile=FILE)
 	include  *regexp.Regexp // a directive that reads another file as input
 }
 
 var templateTools = map[string]templateTool{
-	"m4": {lang: "m4", argShort: "DIUHLFRlt", defShort: "D", defLong: "--define",
+	"m4": {lang: "m4", argShort: "DIUHLFRlt", defShort: "D", defLong: "--define", outShort: "F",
+		outLong: []string{"--freeze-state", "--debugfile"},
 		argLong: []string{"--define", "--include", "--undefine", "--hashsize", "--nesting-limit", "--freeze-state",
 			"--reload-state", "--arglength", "--trace"},
 		include: regexp.MustCompile("\\b(?:m4_)?s?include\\(\\s*`?([^)'`\\s]+)'?\\s*\\)")},
 	"erb": {lang: "erb", argShort: "rTES", reqShort: "r"},
 }
 
-// runTemplate judges an m4 or erb command: the code of each text it reads.
-func (a *analyzer) runTemplate(u *unit) (stream, bool) {
-	t := templateTools[u.name]
-	var texts []string
-	var ops []field
-	for i := 0; i < len(u.args); i++ {
-		f := u.args[i]
+// templateLine is a template tool's command line read.
+type templateLine struct {
+	ops  []field  // the files it reads
+	defs []string // input text given by options (m4 -D NAME=VALUE)
+	reqs []field  // libraries it loads (erb -r)
+	outs []field  // files it writes (m4 -F, --debugfile=)
+}
+
+// parseTemplate reads a template tool's arguments.
+func parseTemplate(t templateTool, args []field) templateLine {
+	var l templateLine
+	for i := 0; i < len(args); i++ {
+		f := args[i]
 		v := f.val
 		switch {
 		case v == "--":
-			ops = append(ops, u.args[i+1:]...)
-			i = len(u.args)
+			l.ops = append(l.ops, args[i+1:]...)
+			i = len(args)
 		case strings.HasPrefix(v, "--"):
 			name, val, has := strings.Cut(v, "=")
-			if !has && (contains(t.argLong, name) || abbrevOf(t.argLong, name)) && i+1 < len(u.args) {
+			if !has && (contains(t.argLong, name) || abbrevOf(t.argLong, name)) && i+1 < len(args) {
 				i++
-				val = u.args[i].val
+				f, val = args[i], args[i].val
 			}
-			if t.defLong != "" && (name == t.defLong || isAbbrev(name, t.defLong)) {
-				texts = append(texts, defineValue(val)...)
+			f.val = val
+			switch {
+			case t.defLong != "" && (name == t.defLong || isAbbrev(name, t.defLong)):
+				l.defs = append(l.defs, defineValue(val)...)
+			case (contains(t.outLong, name) || abbrevOf(t.outLong, name)) && val != "":
+				l.outs = append(l.outs, f)
 			}
 		case len(v) > 1 && v[0] == '-':
 			for j := 1; j < len(v); j++ {
-				if strings.IndexByte(t.argShort, v[j]) < 0 {
+				c := v[j]
+				if strings.IndexByte(t.argShort, c) < 0 {
 					continue
 				}
-				val := v[j+1:]
-				if val == "" && i+1 < len(u.args) {
+				g := f
+				g.val = v[j+1:]
+				if g.val == "" && i+1 < len(args) {
 					i++
-					val = u.args[i].val
+					g = args[i]
 				}
-				if strings.IndexByte(t.defShort, v[j]) >= 0 {
-					texts = append(texts, defineValue(val)...)
-				}
-				if strings.IndexByte(t.reqShort, v[j]) >= 0 {
-					for _, ext := range []string{"", ".rb"} {
-						for _, w := range a.writtenTexts(u, nil, field{val: val + ext}) {
-							a.moreCode(u, "ruby", w) // erb -r ./x of a written x.rb
-						}
-					}
+				switch {
+				case strings.IndexByte(t.defShort, c) >= 0:
+					l.defs = append(l.defs, defineValue(g.val)...)
+				case strings.IndexByte(t.reqShort, c) >= 0:
+					l.reqs = append(l.reqs, g)
+				case strings.IndexByte(t.outShort, c) >= 0:
+					l.outs = append(l.outs, g)
 				}
 				break
 			}
 		default:
-			ops = append(ops, f)
+			l.ops = append(l.ops, f)
+		}
+	}
+	return l
+}
+
+// templateWriteTargets returns the files a template tool's options write
+// (m4 -F FILE, --debugfile=FILE).
+func templateWriteTargets(u *unit) []field {
+	t, ok := templateTools[u.name]
+	if !ok {
+		return nil
+	}
+	return parseTemplate(t, u.args).outs
+}
+
+// runTemplate judges an m4 or erb command: the code of each text it reads.
+func (a *analyzer) runTemplate(u *unit) (stream, bool) {
+	t := templateTools[u.name]
+	l := parseTemplate(t, u.args)
+	texts, ops := l.defs, l.ops
+	for _, r := range l.reqs {
+		for _, ext := range []string{"", ".rb"} {
+			g := r
+			g.val += ext
+			for _, w := range a.writtenTexts(u, nil, g) {
+				a.moreCode(u, "ruby", w) // erb -r ./x of a written x.rb
+			}
 		}
 	}
 	for _, text := range texts {
