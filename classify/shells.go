@@ -231,6 +231,7 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"osascript":   {lang: "applescript", codeShort: "e"},
 		"expect":      {lang: "tcl", codeShort: "c"},
 		"tclsh":       {lang: "tcl"},
+		"wish":        {lang: "tcl"},
 		"jjs":         {lang: "node"},
 	}
 })
