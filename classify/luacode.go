@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"path"
-	"strings"
-)
+import "strings"
 
 // What the Lua interpreter runs besides its script (found by red-team
 // round 58): LUA_INIT_5_x or LUA_INIT (code, or @FILE) before anything
@@ -122,12 +119,7 @@ func (a *analyzer) luaPath(u *unit) []string {
 
 // luaFile judges a file the line wrote as the Lua it holds.
 func (a *analyzer) luaFile(u *unit, p string) {
-	if len(a.files) == 0 || a.srcDepth > 3 {
-		return
-	}
-	a.srcDepth++
-	defer func() { a.srcDepth-- }()
-	for _, t := range a.writtenTexts(u, nil, field{val: path.Clean(p)}) {
-		a.moreCode(u, "lua", t)
+	if len(a.files) > 0 {
+		a.writtenLoad(u, "lua", p) // tclcode.go
 	}
 }

@@ -66,13 +66,17 @@ var tclWriteAccess = lazyRegexp(`^[wa]\+?$|^r\+$|WRONLY|RDWR|CREAT|APPEND|TRUNC`
 
 // tclCommands splits Tcl text into commands (at newlines and ;), and reads
 // the scripts of its bracketed and braced words as commands too, up to
-// depth 8 of nesting.
+// depth 8 of nesting, and what is nested deeper flattened.
 func tclCommands(text string, depth int) [][]tclWord {
 	var out [][]tclWord
 	var cmd []tclWord
 	nested := func(script string) {
 		if depth < 8 {
 			out = append(out, tclCommands(script, depth+1)...)
+		} else if depth == 8 {
+			// Deeper nesting is read flat: each bracket or brace
+			// ends a command, so none is lost (if {1} {if {1} {…}}).
+			out = append(out, tclCommands(tclFlatten.Replace(script), depth+1)...)
 		}
 	}
 	end := func() {
@@ -133,6 +137,9 @@ func tclCommands(text string, depth int) [][]tclWord {
 	end()
 	return out
 }
+
+// tclFlatten turns nested words into separate commands.
+var tclFlatten = strings.NewReplacer("{", "\n", "}", "\n", "[", "\n", "]", "\n")
 
 // tclMatch returns the length of the bracketed span s starts with (open
 // … close, nested, backslashes escaping), all of s when it is not closed.
@@ -425,15 +432,32 @@ func tclCodeFacts(f *codeFacts, code string) []string {
 // tclWrittenSources judges, as Tcl, the files the line wrote that Tcl
 // text sources.
 func (a *analyzer) tclWrittenSources(u *unit, text string) {
-	if len(a.files) == 0 || a.srcDepth > 3 {
+	if len(a.files) == 0 {
+		return
+	}
+	for _, p := range tclFacts(text).sources {
+		a.writtenLoad(u, "tcl", p)
+	}
+}
+
+// writtenLoad judges as code of lang the texts the line wrote to the file
+// p that code loads by name (Tcl's source, Lua's require). Past 4 levels
+// of such loads a written file is code not followed: eval-exec.
+func (a *analyzer) writtenLoad(u *unit, lang, p string) {
+	texts := a.writtenTexts(u, nil, field{val: path.Clean(p)})
+	if len(texts) == 0 {
+		return
+	}
+	if a.srcDepth > 3 {
+		if u.script == nil {
+			u.script = &stream{traits: trUnknown}
+		}
 		return
 	}
 	a.srcDepth++
 	defer func() { a.srcDepth-- }()
-	for _, p := range tclFacts(text).sources {
-		for _, t := range a.writtenTexts(u, nil, field{val: p}) {
-			a.moreCode(u, "tcl", t)
-		}
+	for _, t := range texts {
+		a.moreCode(u, lang, t)
 	}
 }
 
