@@ -63,6 +63,7 @@ type analyzer struct {
 	hooks      int                // > 0: walking code the shell runs later, perhaps in a function (see hookString)
 	listed     bool               // a listing of a directory above a credential store ran (see afterListing)
 	pyDepth    int                // written Python modules being judged through imports (see pyWrittenCode)
+	srcDepth   int                // written Tcl and Lua files being judged through source, require, dofile (tclcode.go, luacode.go)
 	vars       map[string]varVal
 	funcs      map[string][]funcDef      // defined functions: name → every body given it
 	funcBusy   []string                  // the functions being walked

@@ -93,6 +93,10 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 	if depth > 4 || code == "" {
 		return f, nil, nil
 	}
+	if lang == "m4" {
+		shells, f.dynamic = m4Code(code) // templatecode.go
+		return f, shells, nil
+	}
 	lc := strings.ToLower(code)
 	net := containsAny(lc, netMarkers...)
 	if net && (lang == "awk" || containsAny(lc, "/dev/tcp/", "/dev/udp/") || containsAny(lc, shellMarkers...)) {
@@ -138,6 +142,7 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 		f.kill = true
 	}
 	if lang == "tcl" || lang == "expect" {
+		shells = append(shells, tclCodeFacts(&f, code)...) // tclcode.go: bare words, file delete, open, exec
 		for _, line := range strings.FieldsFunc(code, func(r rune) bool { return r == '\n' || r == ';' }) {
 			line = strings.TrimSpace(line)
 			for _, kw := range []string{"spawn ", "exec "} {

@@ -33,12 +33,10 @@ func (a *analyzer) writtenCode(u *unit) {
 				a.makefile(u, field{val: t})
 			}
 		}
+	case name == "tclsh" || name == "expect" || name == "wish":
+		a.tclStartup(u) // tclcode.go: TCL_LIBRARY's init.tcl
 	case strings.HasSuffix(name, "awk"):
-		for _, f := range optValues(u, "f", "--file") {
-			for _, t := range a.writtenTexts(u, nil, f) {
-				a.codeText(u, "awk", t)
-			}
-		}
+		a.awkWrittenCode(u) // gawk.go: -f, -E, -i, @include, AWKPATH
 	case name == "sed" || name == "gsed":
 		for _, f := range optValues(u, "f", "--file") {
 			for _, t := range a.writtenTexts(u, nil, f) {

@@ -153,6 +153,9 @@ func buildHandlers() {
 	for n := range interpreters() {
 		handlers[n] = (*analyzer).runInterpreter
 	}
+	for n := range templateTools {
+		handlers[n] = (*analyzer).runTemplate // m4, erb (templatecode.go)
+	}
 	for _, n := range []string{"powershell", "pwsh"} {
 		handlers[n] = (*analyzer).runPowerShell
 	}
@@ -191,6 +194,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	}
 	loadsPlugin(u)
 	a.writtenCode(u)     // echo … > Makefile; make
+	a.luaStartup(u)      // LUA_INIT, lua -l (luacode.go)
 	a.toolScriptFiles(u) // … > x.gdb; gdb -x x.gdb
 	a.runnerCode(u)      // … > test_x.py; python3 -m unittest
 	a.cargoConfig(u)

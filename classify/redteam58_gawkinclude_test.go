@@ -20,6 +20,7 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: gawk.go awkWrittenCode (called from convention.go) follows -f, -E/--exec, -i/--include, -D and @include files (nested too) the line wrote, as NAME and NAME.awk in each AWKPATH directory.
 func TestRedteam58GawkInclude(t *testing.T) {
 	rt58aNeed(t, "gawk", "bash", "gawk")
 	const w = `echo 'BEGIN{system("rm -rf ~/.ssh")}' > x.awk; `

@@ -30,6 +30,7 @@ import (
 // Severity: high (a system file written, an rc file planted, judged
 // sandboxed).
 // Found by red-team round 58.
+// Fixed: gawk.go awkWriteTargets (hooked in writetargets.go) takes the file operands of gawk with the inplace library (-i/--include, -l, @include/@load) as write targets, and awkInPlace (hooked in writeforms.go) judges an edited run file as perl -i is.
 func TestRedteam58GawkInplace(t *testing.T) {
 	rt58aNeed(t, "gawk", "bash", "gawk")
 	rc := `gawk -i inplace 'BEGINFILE{print "rm -rf ~/.ssh"} 1' ~/.bashrc`

@@ -31,6 +31,7 @@ import (
 // Severity: high (rm -rf ~/.ssh and a read of ~/.ssh/id_rsa judged
 // sandboxed).
 // Found by red-team round 58.
+// Fixed: gawk.go reads the awk family's command line from a table of gawk's options (every one that takes a value, optional values only attached, long names abbreviated, -W NAME as --NAME, -E ending the options); shells.go runInterpreter hands awk to runAwk.
 func TestRedteam58GawkOptionArgs(t *testing.T) {
 	rt58aNeed(t, "gawk", "bash", "gawk")
 	const p = `'BEGIN{system("rm -rf ~/.ssh")}'`

@@ -26,6 +26,7 @@ import (
 //
 // Severity: high (a write to /etc judged sandboxed).
 // Found by red-team round 58.
+// Fixed: gawk.go's option table marks -o/--pretty-print, -p/--profile, -d/--dump-variables (and --persist) as output files; awkWriteTargets gives them to writetargets.go.
 func TestRedteam58GawkOutputFiles(t *testing.T) {
 	rt58aNeed(t, "gawk", "bash", "gawk")
 	for _, o := range []string{`-ohosts`, `--pretty-print=hosts`, `-phosts`, `--profile=hosts`, `-dhosts`, `--dump-variables=hosts`} {

@@ -25,6 +25,7 @@ import "testing"
 // Severity: high (rm -rf ~/.ssh judged sandboxed; the first two need no
 // file at all).
 // Found by red-team round 58.
+// Fixed: luacode.go luaStartup (from dispatch.go) judges the LUA_INIT/LUA_INIT_5_x code as Lua (a run-time value as eval-exec) and follows @FILE and -l modules; luaWrittenCode (from shells.go codeText) follows require/dofile/loadfile of written files on LUA_PATH (./?.lua, ./?/init.lua by default); runInterpreter keeps what was found before the inline code.
 func TestRedteam58LuaInit(t *testing.T) {
 	rt58aNeed(t, "lua5.4", "bash", "lua")
 	const (

@@ -22,6 +22,7 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: toolscripts.go lists expect's, tclsh's and wish's start-up files; tclcode.go tclStartup (from convention.go) follows a written init.tcl of TCL_LIBRARY and pkgIndex.tcl of TCLLIBPATH.
 func TestRedteam58TclRc(t *testing.T) {
 	rt58aNeed(t, "tcl, expect, bsdutils (script)", "bash", "tclsh", "expect", "script")
 	const j = `'exec sh -c "rm -rf ~/.ssh"'`

@@ -30,6 +30,7 @@ import (
 //
 // Severity: high (the home deleted and a key read, judged sandboxed).
 // Found by red-team round 58.
+// Fixed: tclcode.go reads Tcl's words (bare, quoted, braced, bracketed, bodies too) and a table of its file commands (file delete/copy/rename/mkdir, open, source), hooked in code.go scanCode; source of a written file is followed (shells.go codeText).
 func TestRedteam58TclWords(t *testing.T) {
 	rt58aNeed(t, "tcl, expect", "bash", "tclsh", "expect")
 	const w = `echo 'exec sh -c "rm -rf ~/.ssh"' > x.tcl; `

@@ -25,6 +25,7 @@ import (
 //
 // Severity: high (rm -rf ~/.ssh and a read of the key judged sandboxed).
 // Found by red-team round 58.
+// Fixed: templatecode.go runs m4 and erb as interpreters of their input (handlers in dispatch.go): piped text, written operand files, m4's -D values and include()s; m4's syscmd/esyscmd arguments are judged as shell (code.go scanCode), text that may assemble a macro name (define, ifelse, translit …) is eval-exec; erb's tags and % lines are judged as Ruby (shells.go codeText).
 func TestRedteam58TemplateCode(t *testing.T) {
 	rt58aNeed(t, "m4, ruby", "bash", "m4", "erb")
 	deletes := []string{

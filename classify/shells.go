@@ -203,7 +203,6 @@ type interpSpec struct {
 	argLong   []string
 	module    byte   // python -m MODULE runs a module like a command
 	loopShort string // short options that run the code once per input line (perl -n, -p)
-	progArg   bool   // the first operand is the program text (awk)
 	evalSub   string
 }
 
@@ -224,14 +223,15 @@ var interpreters = sync.OnceValue(func() map[string]*interpSpec {
 		"luajit":      {lang: "lua", codeShort: "e", argShort: "l"},
 		"Rscript":     {lang: "r", codeShort: "e"},
 		"R":           {lang: "r", codeShort: "e"},
-		"awk":         {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"gawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"mawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"nawk":        {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
-		"busybox-awk": {lang: "awk", codeShort: "e", codeLong: []string{"--source"}, argShort: "fvF", progArg: true},
+		"awk":         {lang: "awk"}, // its command line: gawk.go
+		"gawk":        {lang: "awk"}, // its command line: gawk.go
+		"mawk":        {lang: "awk"}, // its command line: gawk.go
+		"nawk":        {lang: "awk"}, // its command line: gawk.go
+		"busybox-awk": {lang: "awk"}, // its command line: gawk.go
 		"osascript":   {lang: "applescript", codeShort: "e"},
 		"expect":      {lang: "tcl", codeShort: "c"},
 		"tclsh":       {lang: "tcl"},
+		"wish":        {lang: "tcl"},
 		"jjs":         {lang: "node"},
 	}
 })
@@ -258,6 +258,9 @@ func interpreterFor(n string) (*interpSpec, bool) {
 // programs), code piped to the interpreter, and python -m modules.
 func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	spec, _ := interpreterFor(u.name)
+	if spec.lang == "awk" {
+		return a.runAwk(u), true // gawk.go
+	}
 	args := u.args
 	if spec.evalSub != "" && len(args) > 0 {
 		if args[0].val != spec.evalSub {
@@ -280,7 +283,6 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}
 	var code *field
 	var ops []field
-	var assigns []string   // awk's -v NAME=VALUE
 	var perlUse *codeFacts // what perl -M's code does
 	loop := false
 	off := len(u.args) - len(args) // args is a tail of u.args
@@ -358,8 +360,6 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 					val = args[i].val
 				}
 				switch {
-				case spec.lang == "awk" && c == 'v':
-					assigns = append(assigns, val) // awk -v NAME=VALUE
 				case spec.lang == "perl" && (c == 'M' || c == 'm'):
 					// perl -M'strict;system("…")' is use strict;system("…");
 					a.codeText(u, "perl", "use "+val+";")
@@ -378,16 +378,15 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	}()
 	switch {
 	case code != nil:
+		prev := u.code // what runs before it: LUA_INIT, written modules
 		a.code(u, spec.lang, *code)
-		a.spawnOperands(u, ops, assigns)
+		if prev != nil && u.code != prev {
+			u.code.merge(*prev)
+		}
+		a.spawnOperands(u, ops, nil)
 		if loop && u.code != nil && loopEvalsStdin(spec.lang, code.val) {
 			u.code.runsStdin = true // perl -ne 'eval': each input line is code
 		}
-		a.inputCode(u, spec.lang)
-	case spec.progArg && len(ops) > 0 && !progFile(args):
-		u.markCode(ops[0])
-		a.code(u, spec.lang, ops[0])
-		a.spawnOperands(u, ops[1:], assigns)
 		a.inputCode(u, spec.lang)
 	case len(ops) > 0:
 		if text, ok := a.files[fileKey(u.cwd, u.links, ops[0])]; ok && !slices.Contains(fileTexts(text), downloaded) {
@@ -438,20 +437,6 @@ func (a *analyzer) pipedCode(u *unit, lang string) {
 			u.code.merge(*prev)
 		}
 	}
-}
-
-// progFile reports whether awk's program comes from a file (-f FILE), so
-// that its first operand is input, not the program.
-func progFile(args []field) bool {
-	for _, f := range args {
-		if f.val == "--" {
-			return false
-		}
-		if f.val == "-f" || strings.HasPrefix(f.val, "--file") || (len(f.val) > 2 && f.val[0] == '-' && f.val[1] == 'f') {
-			return true
-		}
-	}
-	return false
 }
 
 // spawnOperands judges what a line hands inline code that runs a command
@@ -585,6 +570,7 @@ func (a *analyzer) code(u *unit, lang string, f field) {
 }
 
 func (a *analyzer) codeText(u *unit, lang, text string) {
+	lang, text = templateLang(lang, text) // erb's Ruby (templatecode.go)
 	facts, shells, argvs := scanCode(lang, text, 0)
 	facts.strs = codeStrings(text)
 	u.code = &facts
@@ -601,6 +587,12 @@ func (a *analyzer) codeText(u *unit, lang, text string) {
 	}
 	if strings.HasPrefix(lang, "python") {
 		a.pyWrittenCode(u, text) // import x, exec(open("x.py").read()) of a file the line wrote
+	}
+	if lang == "tcl" {
+		a.tclWrittenSources(u, text) // source x.tcl (tclcode.go)
+	}
+	if lang == "lua" {
+		a.luaWrittenCode(u, text) // require "x", dofile("x.lua") (luacode.go)
 	}
 }
 

@@ -37,6 +37,11 @@ var toolScripts = map[string]toolScript{
 	"perl": {lang: "perl", rc: []string{".perldb"}},
 	// less reads its lesskey source at every start (#env LESSOPEN=|cmd).
 	"less": {lang: "lesskey", rc: []string{".lesskey", "/.config/lesskey"}},
+	// Tcl's: expect runs ~/.expect.rc at every start, an interactive
+	// tclsh ~/.tclshrc, wish ~/.wishrc (round 58).
+	"expect": {lang: "tcl", rc: []string{".expect.rc"}, files: []string{"-f"}},
+	"tclsh":  {lang: "tcl", rc: []string{".tclshrc"}},
+	"wish":   {lang: "tcl", rc: []string{".wishrc"}},
 }
 
 // xdgConfig judges the start-up files u's tool reads below the
@@ -72,7 +77,8 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less",
+	"expect": "expect", "tclsh": "tclsh", "wish": "wish"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
@@ -121,8 +127,8 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		// pdb's ! runs a statement; its other commands read as no code.
 		a.moreCode(u, "python", strings.ReplaceAll("\n"+text, "\n!", "\n"))
 		return
-	case "perl":
-		a.moreCode(u, "perl", text)
+	case "perl", "tcl":
+		a.moreCode(u, lang, text)
 		return
 	case "lesskey":
 		a.lesskeyText(u, text)

@@ -34,6 +34,9 @@ func (a *analyzer) rememberOther(u *unit, out stream) {
 		return
 	}
 	a.writeFDs(u, out)
+	if isAwk(u.name) {
+		a.awkInPlace(u) // gawk.go
+	}
 	switch u.name {
 	case "tee":
 		app := u.hasFlag("a", "--append")

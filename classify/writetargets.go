@@ -174,6 +174,14 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 			add(f, false) // less -o FILE
 		}
 	}
+	if isAwk(u.name) && !u.dynName {
+		for _, f := range awkWriteTargets(u) {
+			add(f, false) // gawk -i inplace FILE, gawk -o FILE (gawk.go)
+		}
+	}
+	for _, f := range templateWriteTargets(u) {
+		add(f, false) // m4 -F FILE (templatecode.go)
+	}
 	if u.code != nil {
 		for _, p := range u.code.writes {
 			add(field{val: p, home: strings.HasPrefix(p, "~")}, false) // open('/etc/passwd', 'a') in inline code
