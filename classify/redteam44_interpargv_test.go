@@ -41,7 +41,9 @@ func TestRedteam44InterpreterArgv(t *testing.T) {
 		{argv: []string{"ruby", "-e", "exec(*ARGV)", "ARGS"}},
 		{argv: []string{"ruby", "-e", `open("|CMD").read`}},
 		{argv: []string{"php", "-r", "system($argv[1]);", "CMD"}},
-		{argv: []string{"lua", "-e", "os.execute(arg[1])", "CMD"}},
+		// lua takes its first operand for a script (an empty one here):
+		// the arguments after it are arg[1] on.
+		{argv: []string{"lua", "-e", "os.execute(arg[1])", "/dev/null", "CMD"}},
 	}, Forbidden)
 }
 
