@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/agentbox-dev/agentbox"
 	"github.com/agentbox-dev/agentbox/internal/paths"
@@ -124,7 +125,43 @@ func Unenforced(m *policy.Manifest) []string {
 	if t := m.Permissions.Tools; len(t.Allow)+len(t.Deny) > 0 {
 		out = append(out, "permissions.tools")
 	}
+	for _, name := range m.Audit.AlertOn {
+		if why := neverRaised(m, name); why != "" {
+			out = append(out, fmt.Sprintf("audit.alert_on %s (never raised: %s)", name, why))
+		}
+	}
 	return out
+}
+
+// alertNeeds are the alerts raised only with a limit or a permission this
+// run enforces: unenforced says it is not enforced yet; otherwise the
+// alert needs the manifest to set it (set).
+var alertNeeds = []struct {
+	prefix, key string
+	unenforced  bool
+	set         func(*policy.Manifest) bool
+}{
+	{"token_budget_", "limits.max_tokens", true, nil},
+	{"request_budget_", "limits.max_requests", true, nil},
+	{"tool_call_budget_", "limits.max_tool_calls", true, nil},
+	{"tool_deny", "permissions.tools", true, nil},
+	{"duration_budget_", "limits.max_duration", false, func(m *policy.Manifest) bool { return m.Limits.MaxDuration > 0 }},
+}
+
+// neverRaised says why nothing can raise the alert name in a run of m; ""
+// where something can (red-team round 59: alerts accepted and silently
+// dead).
+func neverRaised(m *policy.Manifest, name string) string {
+	for _, n := range alertNeeds {
+		switch {
+		case !strings.HasPrefix(name, n.prefix):
+		case n.unenforced:
+			return n.key + " is not enforced yet"
+		case !n.set(m):
+			return "the manifest sets no " + n.key
+		}
+	}
+	return ""
 }
 
 func appendUnique(list []string, more ...string) []string {

@@ -139,6 +139,17 @@ func TestUnenforced(t *testing.T) {
 	if got := Unenforced(parse(t, t.TempDir(), "name: x\nlimits: {max_duration: 1m, max_memory_mb: 5}\n")); got != nil {
 		t.Errorf("enforced limits reported as unenforced: %q", got)
 	}
+	// Alerts nothing raises in the run (red-team round 59).
+	m = parse(t, t.TempDir(), "name: x\naudit: {alert_on: [agent_exit, tool_deny, request_budget_90pct, tool_call_budget_80pct, duration_budget_80pct]}\n")
+	want = []string{
+		"audit.alert_on tool_deny (never raised: permissions.tools is not enforced yet)",
+		"audit.alert_on request_budget_90pct (never raised: limits.max_requests is not enforced yet)",
+		"audit.alert_on tool_call_budget_80pct (never raised: limits.max_tool_calls is not enforced yet)",
+		"audit.alert_on duration_budget_80pct (never raised: the manifest sets no limits.max_duration)",
+	}
+	if got := Unenforced(m); !slices.Equal(got, want) {
+		t.Errorf("Unenforced = %q, want %q", got, want)
+	}
 }
 
 func TestRecordsLevels(t *testing.T) {

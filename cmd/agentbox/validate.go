@@ -72,10 +72,13 @@ func loadRunnable(file string) (*policy.Manifest, error) {
 func unenforcedWarnings(m *policy.Manifest) []policy.ManifestError {
 	var out []policy.ManifestError
 	for _, u := range supervise.Unenforced(m) {
-		key, _, _ := strings.Cut(u, " (") // "limits.max_tokens (50000)"
+		key, _, _ := strings.Cut(u, " ") // "limits.max_tokens (50000)", "audit.alert_on NAME (never raised: …)"
 		pos, _ := m.KeyPos(key)
-		out = append(out, policy.ManifestError{File: m.File, Line: max(pos.Line, 1), Col: max(pos.Col, 1),
-			Msg: u + " is not enforced yet: run carries it into the audit log, but nothing holds the agent to it"})
+		msg := u + " is not enforced yet: run carries it into the audit log, but nothing holds the agent to it"
+		if key == "audit.alert_on" {
+			msg = u
+		}
+		out = append(out, policy.ManifestError{File: m.File, Line: max(pos.Line, 1), Col: max(pos.Col, 1), Msg: msg})
 	}
 	return out
 }

@@ -179,6 +179,11 @@ func TestValidateUnenforced(t *testing.T) {
 			":5:3: warning: limits.max_requests (10) is not enforced yet",
 		}},
 		{"tools", "name: a\npermissions:\n  tools: {deny: [x]}\n", []string{":3:3: warning: permissions.tools is not enforced yet"}},
+		{"alerts nothing raises", "name: a\naudit:\n  alert_on: [network_deny, duration_budget_80pct, token_budget_50pct]\n", []string{
+			":3:3: warning: audit.alert_on duration_budget_80pct (never raised: the manifest sets no limits.max_duration)",
+			":3:3: warning: audit.alert_on token_budget_50pct (never raised: limits.max_tokens is not enforced yet)",
+		}},
+		{"a duration alert with its limit", "name: a\nlimits: {max_duration: 5m}\naudit: {alert_on: [duration_budget_80pct]}\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeManifest(t, tc.src)
