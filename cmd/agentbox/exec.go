@@ -493,6 +493,9 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		relay.finish()
 		return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 	}
+	defer guardInterrupt(func() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: the command turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it")
+	})()
 	res, err := p.Wait()
 	return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 }

@@ -170,6 +170,9 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		p.raw.Store(false)
 		return p.exited(m.Name, res, err)
 	}
+	defer guardInterrupt(func() {
+		p.printf("⚠️  Agent %s turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it", m.Name)
+	})()
 	res, err := ag.Wait()
 	return p.exited(m.Name, res, err)
 }

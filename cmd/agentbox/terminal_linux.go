@@ -28,6 +28,8 @@ type terminalRelay struct {
 	mu       sync.Mutex
 	saved    *term.State // the modes to give back; nil until raw
 	finished bool
+
+	stop stopKey
 }
 
 // errNotTerminal is --tty without a terminal on stdin.
@@ -129,6 +131,10 @@ func (r *terminalRelay) copyIn() {
 		if n > 0 {
 			if _, werr := r.master.Write(buf[:n]); werr != nil {
 				return
+			}
+			if r.stop.pressed(buf[:n], time.Now()) {
+				// As if the user's terminal had sent agentbox ^C.
+				_ = unix.Kill(os.Getpid(), unix.SIGINT)
 			}
 		}
 		if err != nil && !readAgain(err, inForeground(r.in)) {
