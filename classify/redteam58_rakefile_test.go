@@ -22,6 +22,11 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rubycode.go: rake's Rakefile (-f/--rakefile, else
+// rakefile/Rakefile[.rb], in -C's directory), -r files and rakelib/*.rake
+// (-R), bundler's Gemfile (--gemfile, BUNDLE_GEMFILE, else
+// Gemfile/gems.rb) with the gemspecs it names, and gem build's gemspecs
+// are judged as Ruby where the line wrote them.
 func TestRedteam58Rakefile(t *testing.T) {
 	rt58aNeed(t, "rake, bundler", "bash", "rake", "bundle")
 	const j = `'system("rm -rf ~/.ssh")'`

@@ -23,6 +23,7 @@ type toolScript struct {
 	lang  string
 	rc    []string
 	files []string
+	env   []string // variables naming a start-up file it reads instead (SCREENRC, IRBRC)
 }
 
 var toolScripts = map[string]toolScript{
@@ -37,6 +38,9 @@ var toolScripts = map[string]toolScript{
 	"perl": {lang: "perl", rc: []string{".perldb"}},
 	// less reads its lesskey source at every start (#env LESSOPEN=|cmd).
 	"less": {lang: "lesskey", rc: []string{".lesskey", "/.config/lesskey"}},
+	// screen's commands (screencmds.go) and irb's Ruby (round 58).
+	"screen": {lang: "screen", rc: []string{".screenrc", "/etc/screenrc"}, files: []string{"-c"}, env: []string{"SCREENRC"}},
+	"irb":    {lang: "ruby", rc: []string{".irbrc", "/.config/irb/irbrc", "/.irb/irbrc"}, env: []string{"IRBRC"}},
 }
 
 // xdgConfig judges the start-up files u's tool reads below the
@@ -72,7 +76,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
@@ -126,6 +130,12 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		return
 	case "lesskey":
 		a.lesskeyText(u, text)
+		return
+	case "screen":
+		a.screenString(u, text)
+		return
+	case "ruby":
+		a.moreCode(u, "ruby", text)
 		return
 	}
 	prog := ""
@@ -192,6 +202,11 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 	t, ok := toolScripts[toolProgram[u.name]]
 	if !ok {
 		return
+	}
+	for _, v := range t.env {
+		if f, ok := a.envField(u, v); ok {
+			a.sourcedFile(u, t.lang, f) // SCREENRC=x.rc screen, IRBRC=y.rb irb
+		}
 	}
 	exMode := slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-e" || f.val == "-E" || f.val == "-es" || f.val == "-Es" })
 	for i, f := range u.args {

@@ -1,0 +1,258 @@
+package classify
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Ruby's ways of running code from files and of writing files (found by
+// red-team round 58): ruby -r FEATURE (searched in the -I directories and
+// RUBYLIB, or a path), the load, require, require_relative and
+// eval(File.read(…)) of a one-liner, rake's Rakefile and rakelib/*.rake,
+// bundler's Gemfile (and the gemspecs it names), gem build's gemspec; the
+// file utilities of un.rb (ruby -run -e rm -- -rf ~ is rm -rf ~); and
+// ruby -i, which rewrites its file operands as perl -i does. The files the
+// line wrote are judged as the Ruby they are.
+
+// rubyOpt is a ruby option letter: whether it takes a value, and whether
+// that value may be the next word (-r lib) or only the rest of its
+// cluster (-i.bak, -0777).
+type rubyOpt struct{ next bool }
+
+// rubyOpts are ruby's option letters that take a value.
+var rubyOpts = map[byte]rubyOpt{'e': {true}, 'r': {true}, 'I': {true}, 'C': {true}, 'E': {true},
+	'i': {false}, 'F': {false}, '0': {false}, 'x': {false}, 'W': {false}, 'K': {false}, 'T': {false}}
+
+// rubyArgs reads ruby's arguments as ruby does: the values of its
+// options by letter (each -e code, each -r feature …), whether -i (in
+// place) is given, and the words after the options: the script and its
+// arguments, or with -e the code's ARGV.
+func rubyArgs(args []field) (vals map[byte][]field, inPlace bool, rest []field) {
+	vals = map[byte][]field{}
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			return vals, inPlace, args[i+1:]
+		}
+		if len(v) < 2 || v[0] != '-' {
+			return vals, inPlace, args[i:]
+		}
+		if strings.HasPrefix(v, "--") {
+			continue // --disable=gems, --enable …: one word
+		}
+		for j := 1; j < len(v); j++ {
+			o, ok := rubyOpts[v[j]]
+			if !ok {
+				continue
+			}
+			if v[j] == 'i' {
+				inPlace = true
+			}
+			g := args[i]
+			g.val = v[j+1:]
+			if g.val == "" && o.next && i+1 < len(args) {
+				i++
+				g = args[i]
+			}
+			vals[v[j]] = append(vals[v[j]], g)
+			break
+		}
+	}
+	return vals, inPlace, nil
+}
+
+// rubyLoads matches the calls of Ruby code that load a file by name:
+// group 1 the call, group 2 the name.
+var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
+
+// rubyWrittenCode judges the Ruby files u (ruby, rake, bundle, gem)
+// loads that the line wrote.
+func (a *analyzer) rubyWrittenCode(u *unit) {
+	switch u.name {
+	case "rake":
+		a.rakeFiles(u)
+		return
+	case "bundle", "bundler":
+		a.gemfile(u)
+		return
+	case "gem":
+		if u.arg(0) == "build" {
+			a.gemspecs(u, u.operands()[1:])
+		}
+		return
+	}
+	if strings.TrimRight(u.name, "0123456789.") != "ruby" {
+		return
+	}
+	vals, _, _ := rubyArgs(u.args)
+	dirs := vals['I']
+	if lib, ok := a.envField(u, "RUBYLIB"); ok {
+		for _, d := range strings.Split(lib.val, ":") {
+			g := lib
+			g.val = d
+			dirs = append(dirs, g)
+		}
+	}
+	for _, r := range vals['r'] {
+		a.rubyFeature(u, dirs, r, "require")
+	}
+	for _, code := range vals['e'] {
+		for _, m := range rubyLoads.FindAllStringSubmatch(code.val, -1) {
+			a.rubyFeature(u, dirs, field{val: m[2], dyn: code.dyn}, strings.Fields(m[1])[0])
+		}
+	}
+}
+
+// rubyFeature judges the written file a require (or load, or
+// require_relative) of name reaches: a path, or a feature found in dirs.
+func (a *analyzer) rubyFeature(u *unit, dirs []field, name field, call string) {
+	if name.dyn {
+		return
+	}
+	cands := []string{name.val}
+	bare := !strings.HasPrefix(name.val, "/") && !strings.HasPrefix(name.val, "./") && !strings.HasPrefix(name.val, "../") && !strings.HasPrefix(name.val, "~")
+	if bare && call != "require_relative" && !strings.HasPrefix(call, "eval") {
+		cands = nil
+		if call == "load" {
+			cands = append(cands, name.val) // load "x.rb": the working directory first
+		}
+		for _, d := range dirs {
+			if !d.dyn {
+				cands = append(cands, path.Join(d.val, name.val))
+			}
+		}
+	}
+	for _, c := range cands {
+		for _, ext := range []string{"", ".rb"} {
+			for _, t := range a.writtenTexts(u, nil, field{val: c + ext}) {
+				a.moreCode(u, "ruby", t)
+			}
+		}
+	}
+}
+
+// rakeFiles judges what rake loads before it runs anything: its Rakefile
+// (-f/--rakefile, else rakefile, Rakefile and their .rb forms, in -C's
+// directory), every rakelib/*.rake (-R/--rakelibdir), and -r/--require
+// files.
+func (a *analyzer) rakeFiles(u *unit) {
+	dir := lastOptValue(u, "C", "--directory")
+	files := optValues(u, "f", "--rakefile")
+	if len(files) == 0 {
+		for _, n := range []string{"rakefile", "Rakefile", "rakefile.rb", "Rakefile.rb"} {
+			files = append(files, field{val: n})
+		}
+	}
+	files = append(files, optValues(u, "r", "--require")...)
+	for _, f := range files {
+		for _, ext := range []string{"", ".rb"} {
+			g := f
+			g.val += ext
+			for _, t := range a.writtenTexts(u, dir, g) {
+				a.moreCode(u, "ruby", t)
+			}
+		}
+	}
+	libs := optValues(u, "R", "--rakelibdir", "--rakelib")
+	if len(libs) == 0 {
+		libs = []field{{val: "rakelib"}}
+	}
+	for _, l := range libs {
+		base := path.Base(cleanTarget(l.val))
+		for _, key := range a.writtenFiles(func(k string) bool {
+			return strings.HasSuffix(k, ".rake") && path.Base(path.Dir(k)) == base
+		}) {
+			for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+				a.moreCode(u, "ruby", t)
+			}
+		}
+	}
+}
+
+// gemfile judges the Gemfile bundler evaluates for nearly every command
+// (--gemfile, BUNDLE_GEMFILE, else Gemfile or gems.rb) and, where it says
+// gemspec, the written gemspecs beside it.
+func (a *analyzer) gemfile(u *unit) {
+	files := optValues(u, "", "--gemfile")
+	if f, ok := a.envField(u, "BUNDLE_GEMFILE"); ok {
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		files = []field{{val: "Gemfile"}, {val: "gems.rb"}}
+	}
+	for _, f := range files {
+		for _, t := range a.writtenTexts(u, nil, f) {
+			a.moreCode(u, "ruby", t)
+			if strings.Contains(t, "gemspec") {
+				a.gemspecs(u, nil)
+			}
+		}
+	}
+}
+
+// gemspecs judges the gemspecs named, or, none named, every written
+// *.gemspec.
+func (a *analyzer) gemspecs(u *unit, named []field) {
+	for _, f := range named {
+		for _, t := range a.writtenTexts(u, nil, f) {
+			a.moreCode(u, "ruby", t)
+		}
+	}
+	if len(named) > 0 {
+		return
+	}
+	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".gemspec") }) {
+		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+			a.moreCode(u, "ruby", t)
+		}
+	}
+}
+
+// rubyUnFuncs are the functions of un.rb (ruby -run -e NAME -- ARGS),
+// each the command of the same name with the same options.
+var rubyUnFuncs = newSet("cp", "ln", "mv", "rm", "mkdir", "rmdir", "install", "chmod", "touch")
+
+// rubyRuns judges what u, a ruby command line, does besides its code: the
+// un.rb function it calls as the command it is, and the files -i edits in
+// place as writes (an rc file's new text as unknown, its code's strings
+// as lines it may add, as perl -i's).
+func (a *analyzer) rubyRuns(u *unit) {
+	if strings.TrimRight(u.name, "0123456789.") != "ruby" || u.dynName {
+		return
+	}
+	vals, inPlace, rest := rubyArgs(u.args)
+	codes := vals['e']
+	if slicesHasVal(vals['r'], "un") && len(codes) == 1 && rubyUnFuncs.has(strings.TrimSpace(codes[0].val)) {
+		fn := codes[0]
+		fn.val = strings.TrimSpace(fn.val)
+		a.run(u.inner("ruby", append([]field{fn}, rest...)))
+	}
+	if !inPlace {
+		return
+	}
+	files := rest
+	if len(codes) == 0 && len(files) > 0 {
+		files = files[1:] // the script
+	}
+	for _, f := range files {
+		a.toolWrite(u, f, unknownText, false)
+	}
+	if runFileIn(u, files) {
+		for _, c := range codes {
+			for _, m := range perlString().FindAllStringSubmatch(c.val, -1) {
+				a.judgeText(perlUnescape(m[1] + m[2]))
+			}
+		}
+	}
+}
+
+// slicesHasVal reports whether a field of fs has the value v.
+func slicesHasVal(fs []field, v string) bool {
+	for _, f := range fs {
+		if f.val == v && !f.dyn {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package classify
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Files programs write by options of their own, with text the line may
+// choose (found by red-team round 58): script(1)'s typescript (its
+// operand, -O/--log-out, -B/--log-io; -I/--log-in and -T/--log-timing
+// too), screen's -Logfile, bash's history -w/-a FILE and tmux's
+// save-buffer PATH. Each is a write as a redirection is: a system file or
+// a credential store written is output-redirect-system, and the text
+// (the session's output where the line knows it, else text only known at
+// run time) is judged where it lands in a file a shell runs later.
+
+// toolWrite records that u writes out to the file f (appended when app)
+// the way a redirection of its own would: u is judged once more with
+// that redirection, and the text is kept and judged as writeText does.
+func (a *analyzer) toolWrite(u *unit, f field, out stream, app bool) {
+	if f.val == "" || f.val == "-" && !f.dyn {
+		return
+	}
+	op := syntax.RdrOut
+	if app {
+		op = syntax.AppOut
+	}
+	w := &unit{kind: kCall, name: u.name, prog: u.prog, args: u.args, cwd: u.cwd, links: u.links,
+		redirs: []redir{{op: op, target: f}}}
+	a.emit(w)
+	a.writeText(w, f, out, app)
+}
+
+// unknownText is what a file gets whose text the line cannot know.
+var unknownText = stream{traits: trUnknown}
+
+// scriptLog are script(1)'s options that name a file it writes, and
+// whether the session's output is what it gets (else its input or
+// timing: text the line does not know).
+var scriptLog = map[string]bool{"-O": true, "--log-out": true, "-B": true, "--log-io": true,
+	"-I": false, "--log-in": false, "-T": false, "--log-timing": false, "--timing": false}
+
+// scriptValues are script's other short options that take a value.
+const scriptValues = "cEmo"
+
+// scriptLogs returns the files script(1) with args writes, each with
+// whether it gets the session's output, and whether it appends (-a).
+func scriptLogs(args []field) (files []field, output []bool, app bool) {
+	var ops []field
+	logged := false
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, hasVal := strings.Cut(v, "=")
+			if name == "--append" {
+				app = true
+			}
+			out, ok := scriptLog[name]
+			switch {
+			case ok && hasVal:
+				g := args[i]
+				g.val = val
+				files, output, logged = append(files, g), append(output, out), true
+			case ok && name != "--timing" && i+1 < len(args):
+				i++
+				files, output, logged = append(files, args[i]), append(output, out), true
+			case !hasVal && contains([]string{"--command", "--echo", "--logging-format", "--output-limit"}, name):
+				i++
+			}
+			continue
+		}
+		if len(v) < 2 || v[0] != '-' {
+			ops = append(ops, args[i])
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			attached := v[j+1:]
+			if c == 'a' {
+				app = true
+			}
+			out, isLog := scriptLog["-"+string(c)]
+			if c == 't' { // -t[FILE]: the value only attached
+				isLog, out = attached != "", false
+			}
+			if !isLog && !strings.ContainsRune(scriptValues, rune(c)) {
+				continue
+			}
+			val := field{}
+			switch {
+			case attached != "":
+				val = args[i]
+				val.val = attached
+			case i+1 < len(args):
+				i++
+				val = args[i]
+			}
+			if isLog {
+				files, output, logged = append(files, val), append(output, out), true
+			}
+			break
+		}
+	}
+	if len(ops) > 0 {
+		files, output = append(files, ops[0]), append(output, true)
+	} else if !logged {
+		files, output = append(files, field{val: "typescript"}), append(output, true)
+	}
+	return files, output, app
+}
+
+// sessionLogs records the files the wrappers script and screen write:
+// each gets out, the output of the command they ran, or text the line
+// does not know.
+func (a *analyzer) sessionLogs(u *unit, name string, args []field, out stream) {
+	switch name {
+	case "script":
+		files, output, app := scriptLogs(args)
+		for i, f := range files {
+			text := unknownText
+			if output[i] {
+				text = out
+			}
+			a.toolWrite(u, f, text, app)
+		}
+	case "screen":
+		for i, f := range args {
+			if f.val == "--" {
+				break
+			}
+			if f.val == "-Logfile" && i+1 < len(args) {
+				a.toolWrite(u, args[i+1], out, true) // screen appends to its log
+			}
+		}
+	}
+}
+
+// historyWrites records bash's history -w FILE (the list, overwriting
+// FILE) and -a FILE (appending the new lines): history -s puts any text
+// in the list, so the file gets text the line does not follow.
+func (a *analyzer) historyWrites(u *unit) {
+	if u.name != "history" || u.dynName {
+		return
+	}
+	mode := ""
+	var ops []field
+	for _, f := range u.args {
+		switch v := f.val; {
+		case len(v) > 1 && v[0] == '-' && !strings.HasPrefix(v, "--"):
+			mode += v[1:]
+		case f.dyn:
+			mode += "w" // an option only known at run time may be -w
+			ops = append(ops, f)
+		default:
+			ops = append(ops, f)
+		}
+	}
+	if !strings.ContainsAny(mode, "wa") || strings.ContainsAny(mode, "sp") || len(ops) == 0 {
+		return
+	}
+	a.toolWrite(u, ops[0], unknownText, !strings.Contains(mode, "w"))
+}
+
