@@ -26,6 +26,12 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rules_exec.go riskyEnv takes SHELL as risky (eval-exec) when its
+// value is not a shell (sessionlogs.go shellVarRisky) or only known at run
+// time, and wrappers.go runWrapper still judges a transparent wrapper
+// whose own assignments are risky (they do not reach the command string it
+// hands on). The string is not judged as the interpreter's code:
+// escalated, not forbidden.
 func TestRedteam58ShellVar(t *testing.T) {
 	rt58aNeed(t, "gawk, tmux, bsdutils (script), python3", "bash", "gawk", "tmux", "script", "python3")
 	const prog = `'BEGIN { print "rm -rf ~/.ssh" | "sh" }'`

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -166,3 +167,28 @@ func (a *analyzer) historyWrites(u *unit) {
 	a.toolWrite(u, ops[0], unknownText, !strings.Contains(mode, "w"))
 }
 
+// shellVarRisky reports whether a SHELL value names a program that is
+// not a shell (or one only known at run time): script -c, tmux new and
+// the like run their command string as $SHELL -c STRING, which is then
+// that program's code, not shell text (SHELL=/usr/bin/gawk script -qc
+// 'BEGIN{…}'). Found by red-team round 58.
+func shellVarRisky(v field) bool {
+	if v.dyn {
+		return true
+	}
+	base := path.Base(strings.TrimSpace(v.val))
+	return v.val != "" && !shellNames.has(base) && !shellNames.has(strings.TrimRight(base, "0123456789."))
+}
+
+// anyRiskyEnv reports whether an assignment of env is riskyEnv: a
+// transparent wrapper is still judged with it, since a command string it
+// hands to $SHELL does not carry its environment (SHELL=/usr/bin/gawk
+// script -qc '…').
+func anyRiskyEnv(env []envVar) bool {
+	for _, e := range env {
+		if riskyEnv(e) {
+			return true
+		}
+	}
+	return false
+}

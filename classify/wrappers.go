@@ -475,7 +475,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		ran = true
 	}
 	a.sessionLogs(u, name, args, out) // script's typescript, screen -Logfile (round 58)
-	return out, !ran || !spec.transparent
+	return out, !ran || !spec.transparent || anyRiskyEnv(u.env)
 }
 
 // xargsReplace returns the string xargs replaces with each input line

@@ -1,0 +1,139 @@
+package classify
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Node's and its package managers' ways of running a module or script
+// the line wrote (found by red-team round 58): the modules a node -e/-p
+// one-liner requires or imports by path; the packages npm, pnpm, yarn
+// and bun run in another directory than the working one (workspaces:
+// npm -w NAME, --workspaces; pnpm -r, --filter/-F; yarn workspace(s);
+// bun --filter), of which any written package.json may be one; and the
+// program yarn hands itself to, the yarn-path of .yarnrc (yarnPath of
+// .yarnrc.yml). NODE_OPTIONS with --loader or --experimental-loader loads
+// code as -r does (nodeOptionsLoad).
+
+// nodeImports matches a module named by path in node code: require(…),
+// import(…), import … from "…", import "…".
+var nodeImports = regexp.MustCompile(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)["'` + "`" + `](\.{0,2}/[^"'` + "`" + `]+)["'` + "`" + `]`)
+
+// nodeModuleExts are the names node tries for a module path.
+var nodeModuleExts = []string{"", ".js", ".mjs", ".cjs", "/index.js", "/index.mjs", "/index.cjs"}
+
+// nodeCodeImports judges the written modules node's -e/-p code loads.
+func (a *analyzer) nodeCodeImports(u *unit) {
+	if u.name != "node" && u.name != "nodejs" && u.name != "bun" {
+		return
+	}
+	for _, code := range optValues(u, "e", "--eval") {
+		a.nodeImportsOf(u, code)
+	}
+	for _, code := range optValues(u, "p", "--print") {
+		a.nodeImportsOf(u, code)
+	}
+}
+
+// nodeImportsOf judges the written modules code imports by path.
+func (a *analyzer) nodeImportsOf(u *unit, code field) {
+	for _, m := range nodeImports.FindAllStringSubmatch(code.val, -1) {
+		for _, ext := range nodeModuleExts {
+			for _, t := range a.writtenTexts(u, nil, field{val: m[1] + ext, dyn: code.dyn}) {
+				a.moreCode(u, "node", t)
+			}
+		}
+	}
+}
+
+// nodeLoaderOpts are the node options (in NODE_OPTIONS too) that load a
+// module before the program: its code runs whatever the program is.
+var nodeLoaderOpts = []string{"-r", "--require", "--import", "--loader", "--experimental-loader"}
+
+// nodeOptionsLoad reports whether a NODE_OPTIONS value may load a module.
+func nodeOptionsLoad(v field) bool {
+	for _, o := range nodeLoaderOpts {
+		if strings.Contains(v.val, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// workspaceFlags select the packages a command runs in by name or all of
+// them: npm -w/--workspace/--workspaces/--ws, pnpm -r/--recursive,
+// --filter/-F/--filter-prod, bun --filter.
+var workspaceFlags = []string{"-w", "--workspace", "--workspaces", "--ws", "-r", "--recursive", "--filter", "-F", "--filter-prod"}
+
+// workspaceScripts judges the scripts of every package.json the line
+// wrote when u (npm, pnpm, yarn, bun) runs in packages it selects by
+// name: any of them may be one selected.
+func (a *analyzer) workspaceScripts(u *unit) {
+	switch u.name {
+	case "npm", "pnpm", "bun":
+		if !u.hasWorkspaceFlag() {
+			return
+		}
+	case "yarn":
+		if op := u.arg(0); op != "workspace" && op != "workspaces" && !u.hasWorkspaceFlag() {
+			return
+		}
+	default:
+		return
+	}
+	for _, key := range a.writtenFiles(func(k string) bool { return path.Base(k) == "package.json" }) {
+		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+			for _, s := range packageScripts(t) {
+				a.shellString(u, field{val: s})
+			}
+		}
+	}
+}
+
+// hasWorkspaceFlag reports whether one of u's words is a workspaceFlags
+// option (alone, with =VALUE, or a short one with its value attached).
+func (u *unit) hasWorkspaceFlag() bool {
+	for _, f := range u.args {
+		if f.val == "--" {
+			return false
+		}
+		for _, o := range workspaceFlags {
+			if f.val == o || strings.HasPrefix(f.val, o+"=") || len(o) == 2 && strings.HasPrefix(f.val, o) && !strings.HasPrefix(f.val, "--") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// yarnPath matches the program a yarn configuration hands yarn to:
+// yarn-path "FILE" (.yarnrc) or yarnPath: FILE (.yarnrc.yml).
+var yarnPath = regexp.MustCompile(`(?m)^\s*["']?(?:yarn-path|yarnPath)["']?\s*:?\s*["']?([^"'\s]+)`)
+
+// yarnrcPath judges the written program the .yarnrc or .yarnrc.yml the
+// line wrote (in --cwd's directory) names: yarn runs it with node in its
+// own place, whatever the command.
+func (a *analyzer) yarnrcPath(u *unit) {
+	if u.name != "yarn" {
+		return
+	}
+	dir := lastOptValue(u, "", "--cwd")
+	for _, rc := range []string{".yarnrc", ".yarnrc.yml", "~/.yarnrc", "~/.yarnrc.yml"} {
+		in := dir
+		if strings.HasPrefix(rc, "~") {
+			in = nil
+		}
+		for _, t := range a.writtenTexts(u, in, field{val: rc}) {
+			for _, m := range yarnPath.FindAllStringSubmatch(t, -1) {
+				p := m[1]
+				if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
+					p = path.Join(path.Dir(rc), p)
+				}
+				for _, code := range a.writtenTexts(u, in, field{val: p}) {
+					a.moreCode(u, "node", code)
+				}
+			}
+		}
+	}
+}
