@@ -23,25 +23,46 @@ var nodeImports = regexp.MustCompile(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfr
 // nodeModuleExts are the names node tries for a module path.
 var nodeModuleExts = []string{"", ".js", ".mjs", ".cjs", "/index.js", "/index.mjs", "/index.cjs"}
 
-// nodeCodeImports judges the written modules node's -e/-p code loads.
+// nodeCodeImports judges the written modules node's -e/-p code loads,
+// and those the written script or preloaded modules load in turn.
 func (a *analyzer) nodeCodeImports(u *unit) {
 	if u.name != "node" && u.name != "nodejs" && u.name != "bun" {
 		return
 	}
-	for _, code := range optValues(u, "e", "--eval") {
-		a.nodeImportsOf(u, code)
+	seen := map[string]bool{}
+	for _, code := range append(optValues(u, "e", "--eval"), optValues(u, "p", "--print")...) {
+		a.nodeImportsOf(u, ".", code, seen)
 	}
-	for _, code := range optValues(u, "p", "--print") {
-		a.nodeImportsOf(u, code)
+	files := append(u.operands(), optValues(u, "r", "--require", "--import", "--loader", "--experimental-loader")...)
+	for _, f := range files {
+		for _, ext := range nodeModuleExts[:4] {
+			g := f
+			g.val += ext
+			for _, t := range a.writtenTexts(u, nil, g) {
+				a.nodeImportsOf(u, path.Dir(g.val), field{val: t}, seen)
+			}
+		}
 	}
 }
 
-// nodeImportsOf judges the written modules code imports by path.
-func (a *analyzer) nodeImportsOf(u *unit, code field) {
+// nodeImportsOf judges the written modules code (in dir) imports by
+// path, and theirs in turn, each once.
+func (a *analyzer) nodeImportsOf(u *unit, dir string, code field, seen map[string]bool) {
 	for _, m := range nodeImports.FindAllStringSubmatch(code.val, -1) {
+		name := m[1]
+		if !strings.HasPrefix(name, "/") {
+			name = path.Join(dir, name)
+		}
 		for _, ext := range nodeModuleExts {
-			for _, t := range a.writtenTexts(u, nil, field{val: m[1] + ext, dyn: code.dyn}) {
+			f := field{val: name + ext, dyn: code.dyn}
+			key := fileKey(u.cwd, u.links, f)
+			if f.dyn || seen[key] {
+				continue
+			}
+			seen[key] = true
+			for _, t := range a.writtenTexts(u, nil, f) {
 				a.moreCode(u, "node", t)
+				a.nodeImportsOf(u, path.Dir(f.val), field{val: t}, seen)
 			}
 		}
 	}
@@ -112,8 +133,9 @@ func (u *unit) hasWorkspaceFlag() bool {
 var yarnPath = regexp.MustCompile(`(?m)^\s*["']?(?:yarn-path|yarnPath)["']?\s*:?\s*["']?([^"'\s]+)`)
 
 // yarnrcPath judges the written program the .yarnrc or .yarnrc.yml the
-// line wrote (in --cwd's directory) names: yarn runs it with node in its
-// own place, whatever the command.
+// line wrote (in --cwd's directory, or in the home) names, or
+// YARN_YARN_PATH does: yarn runs it with node in its own place, whatever
+// the command.
 func (a *analyzer) yarnrcPath(u *unit) {
 	if u.name != "yarn" {
 		return
@@ -125,15 +147,30 @@ func (a *analyzer) yarnrcPath(u *unit) {
 			in = nil
 		}
 		for _, t := range a.writtenTexts(u, in, field{val: rc}) {
-			for _, m := range yarnPath.FindAllStringSubmatch(t, -1) {
-				p := m[1]
-				if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
-					p = path.Join(path.Dir(rc), p)
-				}
-				for _, code := range a.writtenTexts(u, in, field{val: p}) {
-					a.moreCode(u, "node", code)
-				}
-			}
+			a.yarnPathText(u, in, path.Dir(rc), t)
 		}
+	}
+	if f, ok := a.envField(u, "YARN_YARN_PATH"); ok {
+		a.yarnProgram(u, dir, f)
+	}
+}
+
+// yarnPathText judges the written programs the yarn configuration text
+// (of the directory rcDir, in dir) names.
+func (a *analyzer) yarnPathText(u *unit, dir *field, rcDir, text string) {
+	for _, m := range yarnPath.FindAllStringSubmatch(text, -1) {
+		p := m[1]
+		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
+			p = path.Join(rcDir, p)
+		}
+		a.yarnProgram(u, dir, field{val: p})
+	}
+}
+
+// yarnProgram judges the program yarn hands itself to, where the line
+// wrote it.
+func (a *analyzer) yarnProgram(u *unit, dir *field, f field) {
+	for _, code := range a.writtenTexts(u, dir, f) {
+		a.moreCode(u, "node", code)
 	}
 }

@@ -64,7 +64,7 @@ func rubyArgs(args []field) (vals map[byte][]field, inPlace bool, rest []field) 
 
 // rubyLoads matches the calls of Ruby code that load a file by name:
 // group 1 the call, group 2 the name.
-var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
+var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|import|eval_gemfile|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
 
 // rubyWrittenCode judges the Ruby files u (ruby, rake, bundle, gem)
 // loads that the line wrote.
@@ -82,10 +82,10 @@ func (a *analyzer) rubyWrittenCode(u *unit) {
 		}
 		return
 	}
-	if strings.TrimRight(u.name, "0123456789.") != "ruby" {
+	if n := strings.TrimRight(u.name, "0123456789."); n != "ruby" && n != "irb" {
 		return
 	}
-	vals, _, _ := rubyArgs(u.args)
+	vals, _, rest := rubyArgs(u.args)
 	dirs := vals['I']
 	if lib, ok := a.envField(u, "RUBYLIB"); ok {
 		for _, d := range strings.Split(lib.val, ":") {
@@ -94,29 +94,52 @@ func (a *analyzer) rubyWrittenCode(u *unit) {
 			dirs = append(dirs, g)
 		}
 	}
+	seen := map[string]bool{}
 	for _, r := range vals['r'] {
-		a.rubyFeature(u, dirs, r, "require")
+		a.rubyFeature(u, dirs, ".", r, "require", seen)
 	}
 	for _, code := range vals['e'] {
-		for _, m := range rubyLoads.FindAllStringSubmatch(code.val, -1) {
-			a.rubyFeature(u, dirs, field{val: m[2], dyn: code.dyn}, strings.Fields(m[1])[0])
+		a.rubyLoadsOf(u, dirs, ".", code, seen)
+	}
+	if len(vals['e']) == 0 && len(rest) > 0 {
+		for _, t := range a.writtenTexts(u, nil, rest[0]) {
+			a.rubyLoadsOf(u, dirs, path.Dir(rest[0].val), field{val: t}, seen) // ruby x.rb: what x.rb loads
 		}
 	}
 }
 
-// rubyFeature judges the written file a require (or load, or
-// require_relative) of name reaches: a path, or a feature found in dirs.
-func (a *analyzer) rubyFeature(u *unit, dirs []field, name field, call string) {
+// rubyLoadsOf judges the written files Ruby code (in dir) loads.
+func (a *analyzer) rubyLoadsOf(u *unit, dirs []field, dir string, code field, seen map[string]bool) {
+	for _, m := range rubyLoads.FindAllStringSubmatch(code.val, -1) {
+		a.rubyFeature(u, dirs, dir, field{val: m[2], dyn: code.dyn}, strings.Fields(m[1])[0], seen)
+	}
+}
+
+// rubyText judges a written Ruby file's text (of dir) and the written
+// files it loads.
+func (a *analyzer) rubyText(u *unit, dirs []field, dir, text string, seen map[string]bool) {
+	a.moreCode(u, "ruby", text)
+	a.rubyLoadsOf(u, dirs, dir, field{val: text}, seen)
+}
+
+// rubyFeature judges the written file a require (or load,
+// require_relative …) of name in code of dir reaches: a path, or a
+// feature found in dirs; each file once.
+func (a *analyzer) rubyFeature(u *unit, dirs []field, dir string, name field, call string, seen map[string]bool) {
 	if name.dyn {
 		return
 	}
-	cands := []string{name.val}
-	bare := !strings.HasPrefix(name.val, "/") && !strings.HasPrefix(name.val, "./") && !strings.HasPrefix(name.val, "../") && !strings.HasPrefix(name.val, "~")
-	if bare && call != "require_relative" && !strings.HasPrefix(call, "eval") {
-		cands = nil
-		if call == "load" {
-			cands = append(cands, name.val) // load "x.rb": the working directory first
-		}
+	var cands []string
+	switch {
+	case strings.HasPrefix(name.val, "/") || strings.HasPrefix(name.val, "~"):
+		cands = []string{name.val}
+	case strings.HasPrefix(name.val, "./") || strings.HasPrefix(name.val, "../") || call != "require":
+		// require "./x" is of the working directory; load, import and
+		// eval(File.read) too (load also searches the load path);
+		// require_relative and eval_gemfile of the file's directory.
+		cands = []string{name.val, path.Join(dir, name.val)}
+	}
+	if call == "require" || call == "load" {
 		for _, d := range dirs {
 			if !d.dyn {
 				cands = append(cands, path.Join(d.val, name.val))
@@ -125,8 +148,14 @@ func (a *analyzer) rubyFeature(u *unit, dirs []field, name field, call string) {
 	}
 	for _, c := range cands {
 		for _, ext := range []string{"", ".rb"} {
-			for _, t := range a.writtenTexts(u, nil, field{val: c + ext}) {
-				a.moreCode(u, "ruby", t)
+			f := field{val: c + ext}
+			key := fileKey(u.cwd, u.links, f)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			for _, t := range a.writtenTexts(u, nil, f) {
+				a.rubyText(u, dirs, path.Dir(f.val), t, seen)
 			}
 		}
 	}
@@ -145,12 +174,13 @@ func (a *analyzer) rakeFiles(u *unit) {
 		}
 	}
 	files = append(files, optValues(u, "r", "--require")...)
+	seen := map[string]bool{}
 	for _, f := range files {
 		for _, ext := range []string{"", ".rb"} {
 			g := f
 			g.val += ext
 			for _, t := range a.writtenTexts(u, dir, g) {
-				a.moreCode(u, "ruby", t)
+				a.rubyText(u, nil, path.Dir(g.val), t, seen)
 			}
 		}
 	}
@@ -164,7 +194,7 @@ func (a *analyzer) rakeFiles(u *unit) {
 			return strings.HasSuffix(k, ".rake") && path.Base(path.Dir(k)) == base
 		}) {
 			for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-				a.moreCode(u, "ruby", t)
+				a.rubyText(u, nil, path.Dir(key), t, seen)
 			}
 		}
 	}
@@ -181,9 +211,10 @@ func (a *analyzer) gemfile(u *unit) {
 	if len(files) == 0 {
 		files = []field{{val: "Gemfile"}, {val: "gems.rb"}}
 	}
+	seen := map[string]bool{}
 	for _, f := range files {
 		for _, t := range a.writtenTexts(u, nil, f) {
-			a.moreCode(u, "ruby", t)
+			a.rubyText(u, nil, path.Dir(f.val), t, seen)
 			if strings.Contains(t, "gemspec") {
 				a.gemspecs(u, nil)
 			}
@@ -194,9 +225,10 @@ func (a *analyzer) gemfile(u *unit) {
 // gemspecs judges the gemspecs named, or, none named, every written
 // *.gemspec.
 func (a *analyzer) gemspecs(u *unit, named []field) {
+	seen := map[string]bool{}
 	for _, f := range named {
 		for _, t := range a.writtenTexts(u, nil, f) {
-			a.moreCode(u, "ruby", t)
+			a.rubyText(u, nil, path.Dir(f.val), t, seen)
 		}
 	}
 	if len(named) > 0 {
@@ -204,7 +236,7 @@ func (a *analyzer) gemspecs(u *unit, named []field) {
 	}
 	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".gemspec") }) {
 		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-			a.moreCode(u, "ruby", t)
+			a.rubyText(u, nil, path.Dir(key), t, seen)
 		}
 	}
 }

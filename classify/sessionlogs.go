@@ -20,8 +20,8 @@ import (
 // the way a redirection of its own would: u is judged once more with
 // that redirection, and the text is kept and judged as writeText does.
 func (a *analyzer) toolWrite(u *unit, f field, out stream, app bool) {
-	if f.val == "" || f.val == "-" && !f.dyn {
-		return
+	if !f.dyn && (f.val == "" || f.val == "-" || f.val == "/dev/null") {
+		return // script -qc CMD /dev/null: a terminal for CMD, nothing kept
 	}
 	op := syntax.RdrOut
 	if app {

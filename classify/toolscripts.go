@@ -41,6 +41,8 @@ var toolScripts = map[string]toolScript{
 	// screen's commands (screencmds.go) and irb's Ruby (round 58).
 	"screen": {lang: "screen", rc: []string{".screenrc", "/etc/screenrc"}, files: []string{"-c"}, env: []string{"SCREENRC"}},
 	"irb":    {lang: "ruby", rc: []string{".irbrc", "/.config/irb/irbrc", "/.irb/irbrc"}, env: []string{"IRBRC"}},
+	// yarn's configuration: its yarn-path is a program yarn runs.
+	"yarn": {lang: "yarnrc", rc: []string{".yarnrc", ".yarnrc.yml"}},
 }
 
 // xdgConfig judges the start-up files u's tool reads below the
@@ -76,7 +78,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb", "yarn": "yarn"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
@@ -135,7 +137,10 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		a.screenString(u, text)
 		return
 	case "ruby":
-		a.moreCode(u, "ruby", text)
+		a.rubyText(u, nil, ".", text, map[string]bool{})
+		return
+	case "yarnrc":
+		a.yarnPathText(u, nil, ".", text)
 		return
 	}
 	prog := ""
