@@ -56,6 +56,9 @@ func (a *analyzer) screenCommands(u *unit) {
 		case j+1 == len(v):
 			i++ // the option's value
 		}
+		if j == 0 && strings.IndexByte(screenOptional, v[len(v)-1]) >= 0 && i+1 < len(u.args) && !strings.HasPrefix(u.args[i+1].val, "-") {
+			i++ // -x SESSION, -r SESSION, -d PID
+		}
 	}
 	rc, ok := a.envField(u, "SCREENRC")
 	if f := optValues(u, "c"); len(f) > 0 {
@@ -67,8 +70,12 @@ func (a *analyzer) screenCommands(u *unit) {
 	}
 }
 
-// screenValues are screen's short options that take a value.
-const screenValues = "SpcTtehsX"
+// screenValues are screen's short options that take a value, and
+// screenOptional those that take one when a word not an option follows.
+const (
+	screenValues   = "SpcTtehsX"
+	screenOptional = "dDrRx"
+)
 
 // screenString judges a text of screen commands, one a line.
 func (a *analyzer) screenString(u *unit, text string) {

@@ -58,7 +58,8 @@ func scriptLogs(args []field) (files []field, output []bool, app bool) {
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, hasVal := strings.Cut(v, "=")
-			if name == "--append" {
+			name = wrappers()["script"].longOpt(name) // --log-o: abbreviated as getopt allows
+			if name == "--append" || isAbbrev(name, "--append") {
 				app = true
 			}
 			out, ok := scriptLog[name]
