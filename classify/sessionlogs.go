@@ -193,3 +193,23 @@ func anyRiskyEnv(env []envVar) bool {
 	}
 	return false
 }
+
+// shellVarUsers are the wrappers that run their command string as $SHELL
+// -c STRING.
+var shellVarUsers = newSet("script", "flock", "tmux")
+
+// shellVarRun judges a command string u (a shellVarUsers program) runs as
+// $SHELL -c STRING where the line set SHELL to a program that is not a
+// shell: as that program run with -c and the string (SHELL=/usr/bin/gawk
+// script -qc 'BEGIN{…}' is gawk -c 'BEGIN{…}'). The string is still
+// judged as shell text too.
+func (a *analyzer) shellVarRun(u *unit, f field) {
+	if !shellVarUsers.has(u.name) {
+		return
+	}
+	sh, ok := a.envField(u, "SHELL")
+	if !ok || sh.dyn || !shellVarRisky(sh) {
+		return
+	}
+	a.run(u.inner(u.name, []field{sh, {val: "-c"}, f}))
+}

@@ -106,6 +106,7 @@ func (a *analyzer) runTmux(u *unit) (stream, bool) {
 		stdin = stdin || strings.Contains(flags, "C")
 		if val, ok := tmuxValue(w, "cfLST", &args); ok && val.c == 'c' {
 			a.shellString(u, val.f)
+			a.shellVarRun(u, val.f)
 		}
 	}
 	for _, cmd := range tmuxSplit(args) {
@@ -331,6 +332,9 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) (stdin bool) {
 		}
 	case spec.kind == 'a':
 		a.argvOrShell(u, "tmux", rest)
+		if len(rest) == 1 {
+			a.shellVarRun(u, rest[0]) // run by default-shell, from SHELL
+		}
 	case spec.kind == 's' && strings.Contains(seen, "C"):
 		a.tmuxString(u, rest[0]) // run-shell -C: a tmux command
 	case spec.kind == 's':

@@ -429,6 +429,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	ran := false
 	if shell != nil {
 		out = a.shellString(u, *shell)
+		a.shellVarRun(u, *shell) // SHELL=/usr/bin/gawk script -c … (round 58)
 		ran = true
 	}
 	if len(cmd) == 0 && spec.defCmd != "" && shell == nil {
