@@ -116,12 +116,44 @@ func scriptLogs(args []field) (files []field, output []bool, app bool) {
 	return files, output, app
 }
 
-// sessionLogs records the files the wrappers script and screen write:
-// each gets out, the output of the command they ran, or text the line
-// does not know.
+// wrapperLog is an option of a wrapper that names a file it writes: its
+// short letter and long name (one dash for screen's -Logfile), whether
+// the file gets the command's output (else text the line does not
+// know: a trace, statistics, a job log) and whether it is appended to.
+type wrapperLog struct {
+	short  byte
+	long   string
+	output bool
+	app    bool
+}
+
+// wrapperLogs are the log files of the wrappers (script's: scriptLogs);
+// logPositional those that take the log file as their first operand
+// (logsave LOGFILE CMD), logAppend the flags that append.
+var (
+	wrapperLogs = map[string][]wrapperLog{
+		"screen":            {{long: "-Logfile", output: true, app: true}},
+		"strace":            {{short: 'o', long: "--output"}},
+		"ltrace":            {{short: 'o', long: "--output"}},
+		"time":              {{short: 'o', long: "--output"}},
+		"valgrind":          {{long: "--log-file"}, {long: "--xml-file"}},
+		"xvfb-run":          {{short: 'e', long: "--error-file"}, {short: 'f', long: "--auth-file"}},
+		"srun":              {{short: 'o', long: "--output", output: true}, {short: 'e', long: "--error"}},
+		"start-stop-daemon": {{short: 'O', long: "--output", output: true, app: true}},
+		"memusage":          {{short: 'd', long: "--data"}, {short: 'p', long: "--png"}},
+		"parallel":          {{long: "--joblog"}},
+		"rlwrap":            {{short: 'l', app: true}, {short: 'H'}},
+		"fakeroot":          {{short: 's'}},
+	}
+	logPositional = newSet("logsave")
+	logAppend     = map[string]string{"time": "a", "strace": "A", "logsave": "a"}
+)
+
+// sessionLogs records the files the wrapper name (run as u with args)
+// writes by its own options: each gets out, the output of the command it
+// ran, or text the line does not know.
 func (a *analyzer) sessionLogs(u *unit, name string, args []field, out stream) {
-	switch name {
-	case "script":
+	if name == "script" {
 		files, output, app := scriptLogs(args)
 		for i, f := range files {
 			text := unknownText
@@ -130,16 +162,86 @@ func (a *analyzer) sessionLogs(u *unit, name string, args []field, out stream) {
 			}
 			a.toolWrite(u, f, text, app)
 		}
-	case "screen":
-		for i, f := range args {
-			if f.val == "--" {
+		return
+	}
+	logs, spec := wrapperLogs[name], wrappers()[name]
+	if spec == nil || len(logs) == 0 && !logPositional.has(name) {
+		return
+	}
+	opts := args
+	if cmd, _, _, _ := spec.unwrap(args); len(cmd) <= len(args) {
+		opts = args[:len(args)-len(cmd)]
+	}
+	app := hasFlag(opts, logAppend[name])
+	if logPositional.has(name) {
+		for _, f := range opts {
+			if !strings.HasPrefix(f.val, "-") {
+				a.toolWrite(u, f, out, app) // logsave LOGFILE CMD
 				break
-			}
-			if f.val == "-Logfile" && i+1 < len(args) {
-				a.toolWrite(u, args[i+1], out, true) // screen appends to its log
 			}
 		}
 	}
+	for _, l := range logs {
+		for _, f := range wrapperOptValues(spec, opts, l) {
+			appended := app || l.app
+			if name == "parallel" && strings.HasPrefix(f.val, "+") {
+				f.val, appended = f.val[1:], true // --joblog +FILE
+			}
+			text := unknownText
+			if l.output {
+				text = out
+			}
+			a.toolWrite(u, f, text, appended)
+		}
+	}
+}
+
+// wrapperOptValues returns the values of the option l among a wrapper's
+// option words: long (exact, abbreviated as getopt allows, or =VALUE) or
+// short, in clusters read with the wrapper's value-taking letters.
+func wrapperOptValues(spec *wrapSpec, opts []field, l wrapperLog) []field {
+	var out []field
+	for i := 0; i < len(opts); i++ {
+		v := opts[i].val
+		switch {
+		case v == "--":
+			return out
+		case strings.HasPrefix(v, "--") || l.long != "" && !strings.HasPrefix(l.long, "--") && strings.HasPrefix(v, l.long):
+			name, val, hasVal := strings.Cut(v, "=")
+			if strings.HasPrefix(name, "--") {
+				name = spec.longOpt(name)
+			}
+			valued := contains(spec.argLong, name) || contains(spec.dashLong, name)
+			switch {
+			case name == l.long && hasVal:
+				g := opts[i]
+				g.val = val
+				out = append(out, g)
+			case name == l.long && i+1 < len(opts):
+				i++
+				out = append(out, opts[i])
+			case valued && !hasVal:
+				i++
+			}
+		case len(v) > 1 && v[0] == '-':
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(spec.argShort, v[j]) < 0 {
+					continue
+				}
+				g := opts[i]
+				g.val = v[j+1:]
+				if g.val == "" && i+1 < len(opts) {
+					i++
+					g = opts[i]
+				}
+				if v[j] == l.short && l.short != 0 {
+					out = append(out, g)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // historyWrites records bash's history -w FILE (the list, overwriting
