@@ -81,11 +81,18 @@ func (a *analyzer) rubyWrittenCode(u *unit) {
 			a.gemspecs(u, u.operands()[1:])
 		}
 		return
+	case "rspec":
+		a.rspecFiles(u)
+		return
 	}
-	if n := strings.TrimRight(u.name, "0123456789."); n != "ruby" && n != "irb" {
+	n := strings.TrimRight(u.name, "0123456789.")
+	if n != "ruby" && n != "irb" && n != "pry" {
 		return
 	}
 	vals, _, rest := rubyArgs(u.args)
+	if n == "pry" {
+		a.rubyCodeOpts(u, vals['e']) // pry -e CODE (ruby's -e is scanned as an interpreter's)
+	}
 	dirs := vals['I']
 	if lib, ok := a.envField(u, "RUBYLIB"); ok {
 		for _, d := range strings.Split(lib.val, ":") {
@@ -161,11 +168,26 @@ func (a *analyzer) rubyFeature(u *unit, dirs []field, dir string, name field, ca
 	}
 }
 
+// rubyCodeOpts judges the Ruby code a tool's options give it (rake -e,
+// pry -e); code only known at run time is dynamic.
+func (a *analyzer) rubyCodeOpts(u *unit, codes []field) {
+	for _, c := range codes {
+		a.moreCode(u, "ruby", c.val)
+		if c.dyn {
+			u.code.dynamic = true
+		}
+	}
+}
+
 // rakeFiles judges what rake loads before it runs anything: its Rakefile
 // (-f/--rakefile, else rakefile, Rakefile and their .rb forms, in -C's
 // directory), every rakelib/*.rake (-R/--rakelibdir), and -r/--require
-// files.
+// files; and the code of -e/--execute, -p/--execute-print,
+// -E/--execute-continue.
 func (a *analyzer) rakeFiles(u *unit) {
+	a.rubyCodeOpts(u, optValues(u, "e", "--execute"))
+	a.rubyCodeOpts(u, optValues(u, "p", "--execute-print"))
+	a.rubyCodeOpts(u, optValues(u, "E", "--execute-continue"))
 	dir := lastOptValue(u, "C", "--directory")
 	files := optValues(u, "f", "--rakefile")
 	if len(files) == 0 {
@@ -287,4 +309,62 @@ func slicesHasVal(fs []field, v string) bool {
 		}
 	}
 	return false
+}
+
+// rspecFiles judges what rspec loads: the spec files it is named (a
+// FILE[:LINE], or a directory's *_spec.rb; spec/ by default; with
+// --pattern every .rb file there), and the files -r/--require and the
+// --require lines of .rspec, .rspec-local and ~/.rspec name (found in
+// spec/, lib/ and the -I directories), where the line wrote them.
+func (a *analyzer) rspecFiles(u *unit) {
+	seen := map[string]bool{}
+	suffix := "_spec.rb"
+	if len(optValues(u, "P", "--pattern")) > 0 {
+		suffix = ".rb"
+	}
+	var dirs []field
+	for _, op := range operandsSkipping(u.args, "IreEtPfoO", "--require", "--example", "--example-matches", "--tag",
+		"--pattern", "--exclude-pattern", "--format", "--out", "--options", "--seed", "--order", "--default-path") {
+		name, _, _ := strings.Cut(op.val, ":")
+		if strings.HasSuffix(name, ".rb") {
+			for _, t := range a.writtenTexts(u, nil, field{val: name, dyn: op.dyn}) {
+				a.rubyText(u, nil, path.Dir(name), t, seen)
+			}
+			continue
+		}
+		dirs = append(dirs, op)
+	}
+	if len(dirs) == 0 {
+		dirs = []field{{val: "spec"}}
+	}
+	for _, d := range dirs {
+		if d.dyn {
+			continue
+		}
+		dk := fileKey(u.cwd, u.links, d)
+		for _, key := range a.writtenFiles(func(k string) bool {
+			return strings.HasSuffix(k, suffix) && (dk == "." || strings.HasPrefix(k, dk+"/"))
+		}) {
+			for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+				a.rubyText(u, nil, path.Dir(key), t, seen)
+			}
+		}
+	}
+	reqs := optValues(u, "r", "--require")
+	for _, rc := range []string{".rspec", ".rspec-local", "~/.rspec"} {
+		for _, t := range a.writtenTexts(u, nil, field{val: rc}) {
+			words := strings.Fields(t)
+			for i, w := range words {
+				if v, ok := strings.CutPrefix(w, "--require="); ok {
+					reqs = append(reqs, field{val: v})
+				} else if (w == "--require" || w == "-r") && i+1 < len(words) {
+					reqs = append(reqs, field{val: words[i+1]})
+				}
+			}
+		}
+	}
+	load := append([]field{{val: "spec"}, {val: "lib"}}, optValues(u, "I", "")...)
+	for _, r := range reqs {
+		a.rubyFeature(u, load, ".", r, "require", seen)
+	}
 }

@@ -41,6 +41,7 @@ var toolScripts = map[string]toolScript{
 	// screen's commands (screencmds.go) and irb's Ruby (round 58).
 	"screen": {lang: "screen", rc: []string{".screenrc", "/etc/screenrc"}, files: []string{"-c"}, env: []string{"SCREENRC"}},
 	"irb":    {lang: "ruby", rc: []string{".irbrc", "/.config/irb/irbrc", "/.irb/irbrc"}, env: []string{"IRBRC"}},
+	"pry":    {lang: "ruby", rc: []string{".pryrc", "/.config/pry/pryrc"}, env: []string{"PRYRC"}},
 	// yarn's configuration: its yarn-path is a program yarn runs.
 	"yarn": {lang: "yarnrc", rc: []string{".yarnrc", ".yarnrc.yml"}},
 }
@@ -78,7 +79,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb", "yarn": "yarn"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb", "pry": "pry", "yarn": "yarn"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
