@@ -245,8 +245,9 @@ func wrapperOptValues(spec *wrapSpec, opts []field, l wrapperLog) []field {
 }
 
 // historyWrites records bash's history -w FILE (the list, overwriting
-// FILE) and -a FILE (appending the new lines): history -s puts any text
-// in the list, so the file gets text the line does not follow.
+// FILE) and -a FILE (appending the new lines), FILE being $HISTFILE when
+// not given: history -s puts any text in the list, so the file gets text
+// the line does not follow.
 func (a *analyzer) historyWrites(u *unit) {
 	if u.name != "history" || u.dynName {
 		return
@@ -264,8 +265,15 @@ func (a *analyzer) historyWrites(u *unit) {
 			ops = append(ops, f)
 		}
 	}
-	if !strings.ContainsAny(mode, "wa") || strings.ContainsAny(mode, "sp") || len(ops) == 0 {
+	if !strings.ContainsAny(mode, "wa") || strings.ContainsAny(mode, "sp") {
 		return
+	}
+	if len(ops) == 0 {
+		f, ok := a.envField(u, "HISTFILE") // history -w: the file HISTFILE names
+		if !ok || f.dyn {
+			return
+		}
+		ops = []field{f}
 	}
 	a.toolWrite(u, ops[0], unknownText, !strings.Contains(mode, "w"))
 }
