@@ -174,3 +174,83 @@ func (a *analyzer) yarnProgram(u *unit, dir *field, f field) {
 		a.moreCode(u, "node", code)
 	}
 }
+
+// Package managers' own configuration files that name code they run
+// (round 58's family): pnpm's .pnpmfile.cjs (--pnpmfile), whose hooks run
+// at install; the preload scripts of bun's bunfig.toml; and .npmrc's
+// node-options (NODE_OPTIONS of every script) and script-shell (the
+// program that runs them).
+
+// bunPreload matches a bunfig.toml preload entry's value.
+var bunPreload = regexp.MustCompile(`(?m)^\s*preload\s*=\s*(.+)$`)
+
+// npmrcLine matches a key=value line of an .npmrc.
+var npmrcLine = regexp.MustCompile(`(?m)^\s*([\w-]+)\s*=\s*(.*?)\s*$`)
+
+// packageManagerConfig judges the code u's written configuration names.
+func (a *analyzer) packageManagerConfig(u *unit) {
+	dir := lastOptValue(u, "C", "--prefix", "--dir")
+	if d := lastOptValue(u, "", "--cwd"); d != nil {
+		dir = d
+	}
+	switch u.name {
+	case "pnpm":
+		files := optValues(u, "", "--pnpmfile", "--global-pnpmfile")
+		if len(files) == 0 {
+			files = []field{{val: ".pnpmfile.cjs"}, {val: ".pnpmfile.mjs"}}
+		}
+		for _, f := range files {
+			a.nodeFile(u, dir, f)
+		}
+	case "bun", "bunx":
+		files := append(optValues(u, "c", "--config"), field{val: "bunfig.toml"}, field{val: "~/.bunfig.toml"})
+		for _, f := range files {
+			for _, t := range a.writtenTexts(u, dir, f) {
+				for _, m := range bunPreload.FindAllStringSubmatch(t, -1) {
+					for _, s := range tomlStrings.FindAllStringSubmatch(m[1], -1) {
+						a.nodeFile(u, dir, field{val: s[1] + s[2]})
+					}
+				}
+			}
+		}
+	}
+	switch u.name {
+	case "npm", "npx", "pnpm", "yarn":
+		rcs := append(optValues(u, "", "--userconfig"), field{val: ".npmrc"}, field{val: "~/.npmrc"})
+		for _, f := range rcs {
+			for _, t := range a.writtenTexts(u, dir, f) {
+				a.npmrcText(u, dir, t)
+			}
+		}
+	}
+}
+
+// npmrcText judges an .npmrc's node-options and script-shell.
+func (a *analyzer) npmrcText(u *unit, dir *field, text string) {
+	for _, m := range npmrcLine.FindAllStringSubmatch(text, -1) {
+		v := field{val: strings.Trim(m[2], `"'`)}
+		switch m[1] {
+		case "node-options":
+			if nodeOptionsLoad(v) {
+				u.script = &stream{traits: trUnknown}
+			}
+		case "script-shell":
+			texts := a.writtenTexts(u, dir, v)
+			for _, t := range texts {
+				a.script(t, nil) // a script of the line's own runs each package script
+			}
+			if len(texts) == 0 && shellVarRisky(v) {
+				u.script = &stream{traits: trUnknown}
+			}
+		}
+	}
+}
+
+// nodeFile judges a written file node runs, and the written modules it
+// loads.
+func (a *analyzer) nodeFile(u *unit, dir *field, f field) {
+	for _, t := range a.writtenTexts(u, dir, f) {
+		a.moreCode(u, "node", t)
+		a.nodeImportsOf(u, path.Dir(f.val), field{val: t}, map[string]bool{})
+	}
+}
