@@ -181,6 +181,9 @@ func (a *analyzer) yarnProgram(u *unit, dir *field, f field) {
 // node-options (NODE_OPTIONS of every script) and script-shell (the
 // program that runs them).
 
+// packageManagers are the programs packageManagerConfig reads for.
+var packageManagers = newSet("npm", "npx", "pnpm", "yarn", "bun", "bunx")
+
 // bunPreload matches a bunfig.toml preload entry's value.
 var bunPreload = regexp.MustCompile(`(?m)^\s*preload\s*=\s*(.+)$`)
 
@@ -189,6 +192,9 @@ var npmrcLine = regexp.MustCompile(`(?m)^\s*([\w-]+)\s*=\s*(.*?)\s*$`)
 
 // packageManagerConfig judges the code u's written configuration names.
 func (a *analyzer) packageManagerConfig(u *unit) {
+	if !packageManagers.has(u.name) || len(a.files) == 0 {
+		return
+	}
 	dir := lastOptValue(u, "C", "--prefix", "--dir")
 	if d := lastOptValue(u, "", "--cwd"); d != nil {
 		dir = d

@@ -38,12 +38,10 @@ var toolScripts = map[string]toolScript{
 	"perl": {lang: "perl", rc: []string{".perldb"}},
 	// less reads its lesskey source at every start (#env LESSOPEN=|cmd).
 	"less": {lang: "lesskey", rc: []string{".lesskey", "/.config/lesskey"}},
-	// screen's commands (screencmds.go) and irb's Ruby (round 58).
+	// screen's commands (screencmds.go), irb's and pry's Ruby (round 58).
 	"screen": {lang: "screen", rc: []string{".screenrc", "/etc/screenrc"}, files: []string{"-c"}, env: []string{"SCREENRC"}},
 	"irb":    {lang: "ruby", rc: []string{".irbrc", "/.config/irb/irbrc", "/.irb/irbrc"}, env: []string{"IRBRC"}},
 	"pry":    {lang: "ruby", rc: []string{".pryrc", "/.config/pry/pryrc"}, env: []string{"PRYRC"}},
-	// yarn's configuration: its yarn-path is a program yarn runs.
-	"yarn": {lang: "yarnrc", rc: []string{".yarnrc", ".yarnrc.yml"}},
 }
 
 // xdgConfig judges the start-up files u's tool reads below the
@@ -79,7 +77,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
-	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb", "pry": "pry", "yarn": "yarn"}
+	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less", "screen": "screen", "irb": "irb", "pry": "pry"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
@@ -139,9 +137,6 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		return
 	case "ruby":
 		a.rubyText(u, nil, ".", text, map[string]bool{})
-		return
-	case "yarnrc":
-		a.yarnPathText(u, nil, ".", text)
 		return
 	}
 	prog := ""
