@@ -16,9 +16,9 @@ import (
 // .yarnrc.yml). NODE_OPTIONS with --loader or --experimental-loader loads
 // code as -r does (nodeOptionsLoad).
 
-// nodeImports matches a module named by path in node code: require(…),
-// import(…), import … from "…", import "…".
-var nodeImports = regexp.MustCompile(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)["'` + "`" + `](\.{0,2}/[^"'` + "`" + `]+)["'` + "`" + `]`)
+// nodeImports matches a module named by path (or a data: URL) in node
+// code: require(…), import(…), import … from "…", import "…".
+var nodeImports = regexp.MustCompile(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)["'` + "`" + `](\.{0,2}/[^"'` + "`" + `]+|data:[^"'` + "`" + `]*)["'` + "`" + `]`)
 
 // nodeModuleExts are the names node tries for a module path.
 var nodeModuleExts = []string{"", ".js", ".mjs", ".cjs", "/index.js", "/index.mjs", "/index.cjs"}
@@ -50,6 +50,10 @@ func (a *analyzer) nodeCodeImports(u *unit) {
 func (a *analyzer) nodeImportsOf(u *unit, dir string, code field, seen map[string]bool) {
 	for _, m := range nodeImports.FindAllStringSubmatch(code.val, -1) {
 		name := m[1]
+		if strings.HasPrefix(name, "data:") {
+			a.dataURLCode(u, name) // import("data:text/javascript;base64,…")
+			continue
+		}
 		if !strings.HasPrefix(name, "/") {
 			name = path.Join(dir, name)
 		}
@@ -258,5 +262,22 @@ func (a *analyzer) nodeFile(u *unit, dir *field, f field) {
 	for _, t := range a.writtenTexts(u, dir, f) {
 		a.moreCode(u, "node", t)
 		a.nodeImportsOf(u, path.Dir(f.val), field{val: t}, map[string]bool{})
+	}
+}
+
+// keepPriorCode returns what, deferred, joins what u was found to do
+// before its own code was scanned (a written file its options or
+// convention load: ruby -r./x, node -r ./x.js, rake's Rakefile) to what
+// that code does, which replaces it.
+func keepPriorCode(u *unit) func() {
+	prior := u.code
+	return func() {
+		switch {
+		case prior == nil || u.code == prior:
+		case u.code == nil:
+			u.code = prior
+		default:
+			u.code.merge(*prior)
+		}
 	}
 }
