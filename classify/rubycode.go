@@ -64,7 +64,20 @@ func rubyArgs(args []field) (vals map[byte][]field, inPlace bool, rest []field) 
 
 // rubyLoads matches the calls of Ruby code that load a file by name:
 // group 1 the call, group 2 the name.
-var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|import|eval_gemfile|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
+var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|import|eval_gemfile|autoload\s*\(?\s*:\w+\s*,|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
+
+// rubyCall returns the name of the call rubyLoads matched, autoload
+// being a require.
+func rubyCall(m string) string {
+	end := strings.IndexFunc(m, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') })
+	if end < 0 {
+		end = len(m)
+	}
+	if m[:end] == "autoload" {
+		return "require"
+	}
+	return m[:end]
+}
 
 // rubyWrittenCode judges the Ruby files u (ruby, rake, bundle, gem)
 // loads that the line wrote.
@@ -118,7 +131,7 @@ func (a *analyzer) rubyWrittenCode(u *unit) {
 // rubyLoadsOf judges the written files Ruby code (in dir) loads.
 func (a *analyzer) rubyLoadsOf(u *unit, dirs []field, dir string, code field, seen map[string]bool) {
 	for _, m := range rubyLoads.FindAllStringSubmatch(code.val, -1) {
-		a.rubyFeature(u, dirs, dir, field{val: m[2], dyn: code.dyn}, strings.Fields(m[1])[0], seen)
+		a.rubyFeature(u, dirs, dir, field{val: m[2], dyn: code.dyn}, rubyCall(m[1]), seen)
 	}
 }
 
