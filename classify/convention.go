@@ -44,7 +44,7 @@ func (a *analyzer) writtenCode(u *unit) {
 			}
 		}
 	case name == "npm" || name == "npx" || name == "pnpm" || name == "yarn" || name == "bun":
-		dir := lastOptValue(u, "C", "--prefix")
+		dir := lastOptValue(u, "C", "--prefix", "--dir")
 		if d := lastOptValue(u, "", "--cwd"); d != nil {
 			dir = d
 		}
@@ -63,7 +63,7 @@ func (a *analyzer) writtenCode(u *unit) {
 			}
 		}
 	case name == "node" || name == "nodejs":
-		for _, f := range optValues(u, "r", "--require", "--import") {
+		for _, f := range optValues(u, "r", "--require", "--import", "--loader", "--experimental-loader") {
 			for _, ext := range []string{"", ".js", ".mjs", ".cjs"} {
 				g := f
 				g.val += ext

@@ -198,6 +198,14 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	a.toolScriptFiles(u) // … > x.gdb; gdb -x x.gdb
 	a.runnerCode(u)      // … > test_x.py; python3 -m unittest
 	a.cargoConfig(u)
+	a.historyWrites(u)        // history -w FILE (round 58)
+	a.screenCommands(u)       // screen -X stuff …, screen -c x.rc
+	a.rubyWrittenCode(u)      // ruby -r./x, rake's Rakefile, bundler's Gemfile
+	a.rubyRuns(u)             // ruby -run -e rm, ruby -i
+	a.nodeCodeImports(u)      // node -e 'require("./x")'
+	a.workspaceScripts(u)     // npm -w p, pnpm -r, --filter
+	a.yarnrcPath(u)           // .yarnrc's yarn-path
+	a.packageManagerConfig(u) // .pnpmfile.cjs, bunfig.toml preload, .npmrc
 	if spec, ok := wrappers()[u.name]; ok {
 		return a.runWrapper(u, u.name, spec, u.args)
 	}

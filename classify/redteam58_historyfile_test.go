@@ -28,6 +28,9 @@ import (
 // Severity: high (a system file written and an rc file planted, judged
 // sandboxed).
 // Found by red-team round 58.
+// Fixed: history -w/-a FILE is a write of text the line does not follow
+// (sessionlogs.go historyWrites, hooked in dispatch.go): a system file is
+// output-redirect-system, an rc file eval-exec.
 func TestRedteam58HistoryFile(t *testing.T) {
 	rt58aNeed(t, "bash", "bash")
 	appendL := `set -o history; history -s 'rm -rf ~/.ssh'; history -a ~/.bashrc`

@@ -22,6 +22,10 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: toolscripts.go lists irb (.irbrc, ~/.config/irb/irbrc,
+// ~/.irb/irbrc, and IRBRC through the new env field) and pry (.pryrc,
+// ~/.config/pry/pryrc, PRYRC), their text judged as Ruby (toolText case
+// "ruby", with the written files it loads).
 func TestRedteam58Irbrc(t *testing.T) {
 	rt58aNeed(t, "ruby", "bash", "irb")
 	const j = `system("rm -rf ~/.ssh")`

@@ -26,6 +26,11 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: convention.go follows --loader/--experimental-loader as
+// -r/--import; rules_exec.go riskyEnv reads NODE_OPTIONS with nodeload.go
+// nodeOptionsLoad (a table of the loading options, the loaders among
+// them); nodeload.go nodeCodeImports judges the written modules -e/-p code
+// names by path in require(), import() and import … from.
 func TestRedteam58NodeLoader(t *testing.T) {
 	rt58aNeed(t, "nodejs", "bash", "node")
 	const (

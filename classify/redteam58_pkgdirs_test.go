@@ -30,6 +30,11 @@ var rt58aNpmOffline = []string{"npm_config_offline=true", "npm_config_update_not
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: convention.go takes pnpm's --dir as -C; nodeload.go
+// workspaceScripts judges the scripts of every package.json the line wrote
+// when npm, pnpm, yarn or bun selects packages by name or all of them
+// (-w/--workspace/--workspaces/--ws, -r/--recursive, --filter/-F, yarn
+// workspace(s)).
 func TestRedteam58PackageDirs(t *testing.T) {
 	rt58aNeed(t, "npm, pnpm (npm i -g pnpm)", "bash", "npm", "pnpm")
 	const (

@@ -22,6 +22,13 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rubycode.go: rake's Rakefile (-f/--rakefile, else
+// rakefile/Rakefile[.rb], in -C's directory), -r files and rakelib/*.rake
+// (-R), bundler's Gemfile (--gemfile, BUNDLE_GEMFILE, else
+// Gemfile/gems.rb) with the gemspecs it names, gem build's gemspecs, and
+// rspec's spec files and --require files (.rspec) are judged as Ruby where
+// the line wrote them, with the written files they load in turn
+// (rubyText); rake -e/-p/-E code as Ruby.
 func TestRedteam58Rakefile(t *testing.T) {
 	rt58aNeed(t, "rake, bundler", "bash", "rake", "bundle")
 	const j = `'system("rm -rf ~/.ssh")'`

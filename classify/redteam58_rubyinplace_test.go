@@ -28,6 +28,10 @@ import (
 // Severity: high (a system file written, an rc file planted, judged
 // sandboxed).
 // Found by red-team round 58.
+// Fixed: rubycode.go rubyRuns: ruby's options are read by letter as ruby
+// does (rubyArgs); with -i every file operand is a write (toolWrite,
+// unknown text), and on an rc file the code's string literals are judged
+// as lines it may add, as perl -i's.
 func TestRedteam58RubyInplace(t *testing.T) {
 	rt58aNeed(t, "ruby", "bash", "ruby")
 	rc := `ruby -i.bak -pe 'puts "rm -rf ~/.ssh" if $. == 1' ~/.bashrc`

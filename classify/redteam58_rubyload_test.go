@@ -25,6 +25,10 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rubycode.go rubyWrittenCode (hooked in dispatch.go): ruby's -r
+// features (a path, or found in the -I directories and RUBYLIB) and the
+// load/require/require_relative/eval(File.read) of -e code, where the line
+// wrote the file, are judged as Ruby.
 func TestRedteam58RubyLoad(t *testing.T) {
 	rt58aNeed(t, "ruby", "bash", "ruby")
 	const w = `echo 'system("rm -rf ~/.ssh")' > x.rb; `

@@ -24,6 +24,9 @@ import (
 //
 // Severity: high (rm -rf / judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rubycode.go rubyRuns: with -r un and -e naming one of un.rb's
+// file utilities (cp, ln, mv, rm, mkdir, rmdir, install, chmod, touch),
+// the command of that name runs with the code's ARGV.
 func TestRedteam58RubyUn(t *testing.T) {
 	rt58aNeed(t, "ruby", "bash", "ruby")
 	// Premise: un.rb's rm -rf deletes (the fake home's ~/.ssh standing

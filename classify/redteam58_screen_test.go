@@ -33,6 +33,12 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed); low for the allow.
 // Found by red-team round 58.
+// Fixed: screencmds.go: screen's commands (screen, exec, stuff, eval,
+// bind/bindkey, at, source, shell, logfile/hardcopy/writebuf) are judged
+// as what they run or write, from screen -X and from start-up files:
+// toolscripts.go lists screen (~/.screenrc, /etc/screenrc, -c FILE, and a
+// toolScript's new env field: SCREENRC); a -c FILE or SCREENRC the line
+// did not write judges the screen command itself (sandboxed), as tmux -f.
 func TestRedteam58Screen(t *testing.T) {
 	rt58aNeed(t, "screen", "bash", "screen")
 	const rc = `'screen sh -c "rm -rf ~/.ssh"'`

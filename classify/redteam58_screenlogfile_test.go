@@ -20,6 +20,9 @@ import "testing"
 //
 // Severity: high (rm -rf ~ judged sandboxed).
 // Found by red-team round 58.
+// Fixed: wrappers.go: a wrapSpec's dashLong lists long options written
+// with one dash that take a value; screen's -Logfile is one, and -l (a
+// flag: login mode) no longer takes one.
 func TestRedteam58ScreenLogfile(t *testing.T) {
 	rt58aNeed(t, "screen", "bash", "screen")
 	// Premise: screen runs the words after the log file (the fake home's

@@ -36,6 +36,15 @@ import (
 //
 // Severity: high (a write to /etc and ~/.ssh judged allow).
 // Found by red-team round 58.
+// Fixed: sessionlogs.go sessionLogs (called from wrappers.go runWrapper):
+// script's typescript operand, -O/--log-out, -B/--log-io (the payload's
+// output), -I/--log-in, -T/--log-timing, -tFILE (unknown text) are writes,
+// judged as a redirection of the wrapper (toolWrite), the text where it
+// lands in an rc file; the same for the log options of the other wrappers,
+// a table (wrapperLogs): screen -Logfile, strace/ltrace -o, time -o,
+// valgrind --log-file, xvfb-run -e/-f, srun -o/-e, start-stop-daemon
+// --output, memusage -d/-p, parallel --joblog, rlwrap -l/-H, fakeroot -s,
+// logsave's LOGFILE.
 func TestRedteam58SessionLogs(t *testing.T) {
 	rt58aNeed(t, "bsdutils (script), screen", "bash", "script", "screen")
 	scriptRc := `script -qc 'echo "rm -rf ~/.ssh;"' ~/.bashrc`

@@ -26,6 +26,13 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: rules_exec.go riskyEnv takes SHELL as risky (eval-exec) when its
+// value is not a shell (sessionlogs.go shellVarRisky) or only known at run
+// time, and wrappers.go runWrapper still judges a transparent wrapper
+// whose own assignments are risky (they do not reach the command string it
+// hands on); where SHELL names a program, the command string of script -c,
+// flock -c, tmux -c and tmux new/neww/… is also judged as `$SHELL -c
+// STRING` (sessionlogs.go shellVarRun): gawk -c PROG, python3 -c CODE.
 func TestRedteam58ShellVar(t *testing.T) {
 	rt58aNeed(t, "gawk, tmux, bsdutils (script), python3", "bash", "gawk", "tmux", "script", "python3")
 	const prog = `'BEGIN { print "rm -rf ~/.ssh" | "sh" }'`

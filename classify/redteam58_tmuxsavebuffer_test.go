@@ -27,6 +27,9 @@ import (
 // Severity: high (a system file written and an rc file planted, judged
 // sandboxed).
 // Found by red-team round 58.
+// Fixed: tmux.go: save-buffer (saveb, any unique prefix) is a tmux command
+// of kind 'w', a write of the buffer (text the line does not follow)
+// through sessionlogs.go toolWrite, as a redirection of the tmux command.
 func TestRedteam58TmuxSaveBuffer(t *testing.T) {
 	rt58aNeed(t, "tmux", "bash", "tmux")
 	plant := `tmux new -d -s t; tmux set-buffer 'rm -rf ~/.ssh'; tmux save-buffer ~/.bashrc; tmux kill-server`

@@ -20,6 +20,9 @@ import "testing"
 //
 // Severity: high (rm -rf ~/.ssh judged sandboxed).
 // Found by red-team round 58.
+// Fixed: nodeload.go yarnrcPath: the yarn-path of a .yarnrc (yarnPath of
+// .yarnrc.yml; in --cwd's directory, or in the home) the line wrote names
+// a program yarn runs with node, judged where the line wrote it.
 func TestRedteam58Yarnrc(t *testing.T) {
 	rt58aNeed(t, "yarn (npm i -g yarn@1), nodejs", "bash", "yarn", "node")
 	const w = `echo 'require("child_process").execSync("rm -rf ~/.ssh")' > x.js; echo 'yarn-path "./x.js"' > .yarnrc; `

@@ -134,7 +134,9 @@ var (
 		// Round 55: vim's start-up ex commands; the JVM's options, which
 		// may load an agent (jvmOptsRunCode).
 		"VIMINIT", "EXINIT", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "MAVEN_OPTS",
-		"GRADLE_OPTS", "SBT_OPTS", "ANT_OPTS", "KOTLIN_OPTS", "SCALA_OPTS", "CATALINA_OPTS", "JAVA_OPTIONS")
+		"GRADLE_OPTS", "SBT_OPTS", "ANT_OPTS", "KOTLIN_OPTS", "SCALA_OPTS", "CATALINA_OPTS", "JAVA_OPTIONS",
+		// Round 58: the program script -c, tmux and others run as $SHELL -c.
+		"SHELL")
 	codeVars = newSet("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
 		"GIT_EXTERNAL_DIFF", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND", "PS4", "MANPAGER", "SYSTEMD_PAGER",
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "BROWSER", "GREP")
@@ -160,7 +162,9 @@ func riskyEnv(e envVar) bool {
 	case "LD_LIBRARY_PATH":
 		return false
 	case "NODE_OPTIONS":
-		return strings.Contains(e.val.val, "-r") || strings.Contains(e.val.val, "--require") || strings.Contains(e.val.val, "--import") || strings.Contains(e.val.val, "--loader")
+		return nodeOptionsLoad(e.val)
+	case "SHELL":
+		return shellVarRisky(e.val)
 	case "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER", "MANPAGER", "SYSTEMD_PAGER",
 		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "FCEDIT", "SVN_EDITOR", "GREP":
 		return e.val.dyn

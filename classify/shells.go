@@ -257,6 +257,7 @@ func interpreterFor(n string) (*interpSpec, bool) {
 // runInterpreter scans inline code (python -c, perl -e, node -e, awk
 // programs), code piped to the interpreter, and python -m modules.
 func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
+	defer keepPriorCode(u)() // what files its options load do (ruby -r./x, node -r ./x.js)
 	spec, _ := interpreterFor(u.name)
 	if spec.lang == "awk" {
 		return a.runAwk(u), true // gawk.go

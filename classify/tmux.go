@@ -16,7 +16,8 @@ type tmuxCmd struct {
 	// a format) and the others tmux commands, 't' the first word tmux
 	// commands, 'h' the second, 'b' the words after the first a tmux
 	// command and its arguments, 'k' keys, 'o' an option and its value,
-	// 'f' files of tmux commands ("-" standard input).
+	// 'f' files of tmux commands ("-" standard input), 'w' a file it
+	// writes a paste buffer to (round 58).
 	kind byte
 }
 
@@ -26,13 +27,14 @@ var tmuxCmds = map[string]tmuxCmd{
 	"run-shell": {"cdt", 's'}, "if-shell": {"t", 'i'}, "pipe-pane": {"t", 's'}, "send-keys": {"cNt", 'k'},
 	"set-option": {"t", 'o'}, "set-window-option": {"t", 'o'}, "set-hook": {"t", 'h'}, "bind-key": {"NT", 'b'},
 	"confirm-before": {"cpt", 't'}, "command-prompt": {"IptT", 't'}, "source-file": {"t", 'f'},
+	"save-buffer": {"b", 'w'},
 }
 
 // tmuxAliases are tmux's short command names.
 var tmuxAliases = map[string]string{"new": "new-session", "neww": "new-window", "splitw": "split-window",
 	"respawnp": "respawn-pane", "respawnw": "respawn-window", "popup": "display-popup", "run": "run-shell",
 	"if": "if-shell", "pipep": "pipe-pane", "send": "send-keys", "set": "set-option", "setw": "set-window-option",
-	"bind": "bind-key", "confirm": "confirm-before", "source": "source-file"}
+	"bind": "bind-key", "confirm": "confirm-before", "source": "source-file", "saveb": "save-buffer"}
 
 // tmuxNames are the names of all tmux commands: a command may be given as
 // any prefix of its name that no other name shares (tmux's cmd_find).
@@ -104,6 +106,7 @@ func (a *analyzer) runTmux(u *unit) (stream, bool) {
 		stdin = stdin || strings.Contains(flags, "C")
 		if val, ok := tmuxValue(w, "cfLST", &args); ok && val.c == 'c' {
 			a.shellString(u, val.f)
+			a.shellVarRun(u, val.f)
 		}
 	}
 	for _, cmd := range tmuxSplit(args) {
@@ -329,6 +332,9 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) (stdin bool) {
 		}
 	case spec.kind == 'a':
 		a.argvOrShell(u, "tmux", rest)
+		if len(rest) == 1 {
+			a.shellVarRun(u, rest[0]) // run by default-shell, from SHELL
+		}
 	case spec.kind == 's' && strings.Contains(seen, "C"):
 		a.tmuxString(u, rest[0]) // run-shell -C: a tmux command
 	case spec.kind == 's':
@@ -365,6 +371,8 @@ func (a *analyzer) tmuxCommand(u *unit, words []field) (stdin bool) {
 		}
 	case spec.kind == 'k':
 		a.tmuxKeys(u, rest, seen)
+	case spec.kind == 'w':
+		a.toolWrite(u, rest[0], unknownText, strings.Contains(seen, "a"))
 	}
 	return false
 }

@@ -23,6 +23,7 @@ type toolScript struct {
 	lang  string
 	rc    []string
 	files []string
+	env   []string // variables naming a start-up file it reads instead (SCREENRC, IRBRC)
 }
 
 var toolScripts = map[string]toolScript{
@@ -42,6 +43,10 @@ var toolScripts = map[string]toolScript{
 	"expect": {lang: "tcl", rc: []string{".expect.rc"}, files: []string{"-f"}},
 	"tclsh":  {lang: "tcl", rc: []string{".tclshrc"}},
 	"wish":   {lang: "tcl", rc: []string{".wishrc"}},
+	// screen's commands (screencmds.go), irb's and pry's Ruby (round 58).
+	"screen": {lang: "screen", rc: []string{".screenrc", "/etc/screenrc"}, files: []string{"-c"}, env: []string{"SCREENRC"}},
+	"irb":    {lang: "ruby", rc: []string{".irbrc", "/.config/irb/irbrc", "/.irb/irbrc"}, env: []string{"IRBRC"}},
+	"pry":    {lang: "ruby", rc: []string{".pryrc", "/.config/pry/pryrc"}, env: []string{"PRYRC"}},
 }
 
 // xdgConfig judges the start-up files u's tool reads below the
@@ -78,7 +83,7 @@ var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
 	"tmux": "tmux", "gdb": "gdb", "sqlite3": "sqlite3", "sqlite": "sqlite3", "less": "less",
-	"expect": "expect", "tclsh": "tclsh", "wish": "wish"}
+	"expect": "expect", "tclsh": "tclsh", "wish": "wish", "screen": "screen", "irb": "irb", "pry": "pry"}
 
 // vimPluginDir matches the directories whose scripts vim and neovim load
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
@@ -132,6 +137,12 @@ func (a *analyzer) toolText(u *unit, lang, text string) {
 		return
 	case "lesskey":
 		a.lesskeyText(u, text)
+		return
+	case "screen":
+		a.screenString(u, text)
+		return
+	case "ruby":
+		a.rubyText(u, nil, ".", text, map[string]bool{})
 		return
 	}
 	prog := ""
@@ -198,6 +209,11 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 	t, ok := toolScripts[toolProgram[u.name]]
 	if !ok {
 		return
+	}
+	for _, v := range t.env {
+		if f, ok := a.envField(u, v); ok {
+			a.sourcedFile(u, t.lang, f) // SCREENRC=x.rc screen, IRBRC=y.rb irb
+		}
 	}
 	exMode := slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-e" || f.val == "-E" || f.val == "-es" || f.val == "-Es" })
 	for i, f := range u.args {

@@ -36,6 +36,7 @@ type wrapSpec struct {
 	flagLong    []string // long options without a value whose name begins another's (start-stop-daemon --start, --startas)
 	octalArgs   bool     // \NNN in the command's words is decoded first (fstab-decode rm -rf /\150ome)
 	flagsAfter  bool     // options without values may follow the positional operands (setarch ARCH -R CMD)
+	dashLong    []string // long options written with one dash that take a value (screen -Logfile FILE)
 }
 
 // wrappers maps program names to their specs.
@@ -111,7 +112,7 @@ var wrappers = sync.OnceValue(func() map[string]*wrapSpec {
 		"srun":         {argShort: "nNcpJtwAoeDmCG", argLong: []string{"--ntasks", "--nodes", "--cpus-per-task", "--partition", "--job-name", "--time", "--account", "--output", "--error", "--chdir", "--mem", "--gres"}, chdirShort: "D", chdirLong: []string{"--chdir"}, transparent: true},
 		"dtach":        {argShort: "nAcaEerz", positional: 0, transparent: true},
 		"entr":         {cmdShort: "s", transparent: true},
-		"screen":       {argShort: "SpcTtelhsXrRx", transparent: true},
+		"screen":       {argShort: "SpcTtehsXrRx", dashLong: []string{"-Logfile"}, noExecShort: "X", transparent: true}, // -X: screencmds.go
 		"npx":          {argShort: "p", argLong: []string{"--package", "--cache", "--userconfig"}, cmdShort: "c", cmdLong: []string{"--call"}},
 		"bunx":         {argLong: []string{"--package"}},
 		"capsh":        {ddShell: true, progLong: []string{"--shell"}},
@@ -216,6 +217,10 @@ func (s *wrapSpec) unwrap(args []field) (cmd []field, shell *field, noExec bool,
 			case contains(s.argLong, name) && !hasVal:
 				i++
 			}
+			continue
+		}
+		if contains(s.dashLong, v) {
+			i++
 			continue
 		}
 		if len(v) < 2 || v[0] != '-' || (s.numFlags && allDigits(v[1:])) {
@@ -424,6 +429,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 	ran := false
 	if shell != nil {
 		out = a.shellString(u, *shell)
+		a.shellVarRun(u, *shell) // SHELL=/usr/bin/gawk script -c … (round 58)
 		ran = true
 	}
 	if len(cmd) == 0 && spec.defCmd != "" && shell == nil {
@@ -469,7 +475,8 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		out = a.run(in)
 		ran = true
 	}
-	return out, !ran || !spec.transparent
+	a.sessionLogs(u, name, args, out) // script's typescript, screen -Logfile (round 58)
+	return out, !ran || !spec.transparent || anyRiskyEnv(u.env)
 }
 
 // xargsReplace returns the string xargs replaces with each input line
