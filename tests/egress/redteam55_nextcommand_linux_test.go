@@ -26,18 +26,22 @@ const rt55cStorePort = 8455
 
 func init() {
 	if os.Getenv(envRole) == roleUpstream {
-		go rt55cServeStore(os.Getenv(envDir))
+		go serveHeaderStore(os.Getenv(envDir), rt55cStorePort, "/rt55c", "redteam55 store")
 	}
 }
 
-func rt55cServeStore(dir string) {
-	l := listenAllowed(rt55cStorePort, "redteam55 store")
+// serveHeaderStore serves, on allowedAddr:port, an HTTPS service that
+// keeps the last Authorization header it got (PREFIX-login) and shows it
+// (PREFIX-last): a request inspector, a "last request" debug endpoint, an
+// API gateway's trace. name is for its errors.
+func serveHeaderStore(dir string, port int, prefix, name string) {
+	l := listenAllowed(port, name)
 	if l == nil {
 		return
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "redteam55 store:", err)
+		fmt.Fprintln(os.Stderr, name+":", err)
 		return
 	}
 	var (
@@ -49,10 +53,10 @@ func rt55cServeStore(dir string) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch r.URL.Path {
-			case "/rt55c-login":
+			case prefix + "-login":
 				last = r.Header.Get("Authorization")
 				fmt.Fprintln(w, "logged in")
-			case "/rt55c-last":
+			case prefix + "-last":
 				fmt.Fprintf(w, "last authorization: %s\n", last)
 			default:
 				http.NotFound(w, r)

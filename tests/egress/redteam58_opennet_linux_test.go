@@ -3,16 +3,11 @@
 package egress_test
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,42 +23,8 @@ const rt58cOpenStorePort = 8459
 
 func init() {
 	if os.Getenv(envRole) == roleUpstream {
-		go rt58cServeOpenStore(os.Getenv(envDir))
+		go serveHeaderStore(os.Getenv(envDir), rt58cOpenStorePort, "/rt58c-open", "redteam58 open-network store")
 	}
-}
-
-func rt58cServeOpenStore(dir string) {
-	l := listenAllowed(rt58cOpenStorePort, "redteam58 open-network store")
-	if l == nil {
-		return
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "redteam58 open-network store:", err)
-		return
-	}
-	var (
-		mu   sync.Mutex
-		last = "none"
-	)
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch r.URL.Path {
-			case "/rt58c-open-login":
-				last = r.Header.Get("Authorization")
-				fmt.Fprintln(w, "logged in")
-			case "/rt58c-open-last":
-				fmt.Fprintf(w, "last authorization: %s\n", last)
-			default:
-				http.NotFound(w, r)
-			}
-		}),
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
-		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
-	}
-	_ = srv.ServeTLS(l, "", "")
 }
 
 // TestNetRedteam58StoredEchoOpenNetworkCommand: "Echoes of a credential

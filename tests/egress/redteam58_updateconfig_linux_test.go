@@ -3,15 +3,10 @@
 package egress_test
 
 import (
-	"crypto/tls"
 	"fmt"
-	"io"
-	"log"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,42 +20,8 @@ const rt58cStorePort = 8458
 
 func init() {
 	if os.Getenv(envRole) == roleUpstream {
-		go rt58cServeStore(os.Getenv(envDir))
+		go serveHeaderStore(os.Getenv(envDir), rt58cStorePort, "/rt58c", "redteam58 store")
 	}
-}
-
-func rt58cServeStore(dir string) {
-	l := listenAllowed(rt58cStorePort, "redteam58 store")
-	if l == nil {
-		return
-	}
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, leafFileName), filepath.Join(dir, keyFileName))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "redteam58 store:", err)
-		return
-	}
-	var (
-		mu   sync.Mutex
-		last = "none"
-	)
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch r.URL.Path {
-			case "/rt58c-login":
-				last = r.Header.Get("Authorization")
-				fmt.Fprintln(w, "logged in")
-			case "/rt58c-last":
-				fmt.Fprintf(w, "last authorization: %s\n", last)
-			default:
-				http.NotFound(w, r)
-			}
-		}),
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}},
-		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0),
-	}
-	_ = srv.ServeTLS(l, "", "")
 }
 
 // TestNetRedteam58StoredEchoForgottenByUpdateConfig: "Echoes of a
