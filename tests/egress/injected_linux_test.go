@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/agentbox-dev/agentbox"
 )
 
 // TestNetStoredEchoOtherProcess: the memory of injected credentials
@@ -28,38 +25,14 @@ func TestNetStoredEchoOtherProcess(t *testing.T) {
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
 	t.Setenv("AGENTBOX_STATE_DIR", t.TempDir())
 	host := fmt.Sprintf("allowed.test:%d", rt55cStorePort)
-	u := "https://" + host
-	curl := `curl -sS --max-time 20 `
-	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt55c-login`
-	last := curl + u + `/rt55c-last`
-	run := func(m *agentbox.Manager, script string) *agentbox.ExecResult {
-		t.Helper()
-		res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", script}, agentbox.WithApproved())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	a, b := rt55cStoreManager(t, host), rt55cStoreManager(t, host)
+	a := newStoreSession(t, host, "/rt55c", boundToken(host))
+	b := newStoreSession(t, host, "/rt55c", boundToken(host))
 
-	// B reaches the store (which may still be starting) before any value
-	// went out.
-	var res *agentbox.ExecResult
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		res = run(b, last)
-		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
-			break
-		}
-	}
-	if !strings.Contains(res.Stdout, "last authorization:") {
-		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
-
-	if res = run(a, login); !strings.Contains(res.Stdout, "logged in") {
+	if res := a.run(a.login); !strings.Contains(res.Stdout, "logged in") {
 		t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	for name, m := range map[string]*agentbox.Manager{"a Manager made before": b, "a Manager made after": rt55cStoreManager(t, host)} {
-		res = run(m, last)
+	for name, s := range map[string]*storeSession{"a Manager made before": b, "a Manager made after": newStoreSession(t, host, "/rt55c", boundToken(host))} {
+		res := s.run(s.last)
 		if !strings.Contains(res.Stdout, "last authorization: Bearer ") {
 			t.Fatalf("premise: %s: last: exit %d\n%s\n%s", name, res.ExitCode, res.Stdout, res.Stderr)
 		}

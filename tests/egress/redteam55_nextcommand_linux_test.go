@@ -100,34 +100,11 @@ func TestNetRedteam55StoredEchoNextCommand(t *testing.T) {
 	inNetns(t)
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
 	host := fmt.Sprintf("allowed.test:%d", rt55cStorePort)
-	m := rt55cStoreManager(t, host)
-	u := "https://" + host
-	curl := `curl -sS --max-time 20 `
-	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt55c-login`
-	last := curl + u + `/rt55c-last`
-	run := func(script string) *agentbox.ExecResult {
-		t.Helper()
-		res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", script}, agentbox.WithApproved())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-
-	// The store may still be starting.
-	var res *agentbox.ExecResult
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		res = run(last)
-		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
-			break
-		}
-	}
-	if !strings.Contains(res.Stdout, "last authorization:") {
-		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	s := newStoreSession(t, host, "/rt55c", boundToken(host))
+	run, login, last := s.run, s.login, s.last
 
 	// Control: one command logs in and asks: the answer is masked.
-	res = run(login + ` && ` + last)
+	res := run(login + ` && ` + last)
 	if !strings.Contains(res.Stdout, "logged in") || !strings.Contains(res.Stdout, "last authorization: Bearer "+strings.Repeat("*", len(testSecret))) ||
 		strings.Contains(res.Stdout, testSecret) {
 		t.Fatalf("control: one command: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
@@ -147,21 +124,59 @@ func TestNetRedteam55StoredEchoNextCommand(t *testing.T) {
 	}
 }
 
-// rt55cStoreManager returns a Manager (closed when t ends) whose commands
-// may reach host, to which the credential API_TOKEN is bound for the
-// Authorization header.
-func rt55cStoreManager(t *testing.T, host string) *agentbox.Manager {
+// storeSession is a Manager (closed when the test ends) whose commands
+// reach a header store (serveHeaderStore) at host, with the credential
+// cred bound to it, and the curl lines that log in to the store with the
+// credential's placeholder and ask what it kept.
+type storeSession struct {
+	t           *testing.T
+	m           *agentbox.Manager
+	login, last string
+}
+
+// newStoreSession starts a storeSession on the store at host whose paths
+// begin with prefix, and waits until a command reaches it (the store may
+// still be starting).
+func newStoreSession(t *testing.T, host, prefix string, cred agentbox.Credential) *storeSession {
 	t.Helper()
 	cfg := agentbox.DefaultConfig()
 	cfg.ColdStart = true
 	cfg.Network.AllowedDomains = []string{host}
 	cfg.Network.Resolver = newResolver()
-	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
+	cfg.Credentials = []agentbox.Credential{cred}
 	cfg.CredentialProvider = fixedProvider{}
 	m, err := agentbox.NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return m
+	u := "https://" + host + prefix
+	curl := `curl -sS --max-time 20 `
+	s := &storeSession{t: t, m: m, login: curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `-login`, last: curl + u + `-last`}
+	var res *agentbox.ExecResult
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		res = s.run(s.last)
+		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(res.Stdout, "last authorization:") {
+		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return s
+}
+
+// run runs script with sh in a sandbox of the session's Manager.
+func (s *storeSession) run(script string, opts ...agentbox.Option) *agentbox.ExecResult {
+	s.t.Helper()
+	res, err := s.m.ExecArgs(ctxT(s.t, 90e9), "/bin/sh", []string{"-c", script}, append(opts, agentbox.WithApproved())...)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return res
+}
+
+// boundToken is API_TOKEN bound to host for the Authorization header.
+func boundToken(host string) agentbox.Credential {
+	return agentbox.Credential{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}
 }

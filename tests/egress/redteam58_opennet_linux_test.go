@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentbox-dev/agentbox"
 )
@@ -68,44 +67,11 @@ func TestNetRedteam58StoredEchoOpenNetworkCommand(t *testing.T) {
 	inNetns(t)
 	t.Setenv("SSL_CERT_FILE", filepath.Join(workDir, caFileName))
 	host := fmt.Sprintf("allowed.test:%d", rt58cOpenStorePort)
-	cfg := agentbox.DefaultConfig()
-	cfg.ColdStart = true
-	cfg.Network.AllowedDomains = []string{host}
-	cfg.Network.Resolver = newResolver()
-	cfg.Credentials = []agentbox.Credential{{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}}
-	cfg.CredentialProvider = fixedProvider{}
-	m, err := agentbox.NewManager(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	u := "https://" + host
-	curl := `curl -sS --max-time 20 `
-	login := curl + `-H "Authorization: Bearer $API_TOKEN" ` + u + `/rt58c-open-login`
-	last := curl + u + `/rt58c-open-last`
-	run := func(script string, opts ...agentbox.Option) *agentbox.ExecResult {
-		t.Helper()
-		res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", script}, append(opts, agentbox.WithApproved())...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-
-	// The store may still be starting.
-	var res *agentbox.ExecResult
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		res = run(last)
-		if strings.Contains(res.Stdout, "last authorization:") || time.Now().After(deadline) {
-			break
-		}
-	}
-	if !strings.Contains(res.Stdout, "last authorization:") {
-		t.Fatalf("premise: the store was not reached: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	s := newStoreSession(t, host, "/rt58c-open", boundToken(host))
+	m, run, login, last := s.m, s.run, s.login, s.last
 
 	// Command 1: the value goes out and the host keeps it.
-	res = run(login)
+	res := run(login)
 	if !strings.Contains(res.Stdout, "logged in") {
 		t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -118,7 +84,7 @@ func TestNetRedteam58StoredEchoOpenNetworkCommand(t *testing.T) {
 
 	// Command 3: the open network, straight to the bound host.
 	direct := fmt.Sprintf(`curl -sS -k --noproxy '*' --max-time 20 --resolve %s:%s https://%s/rt58c-open-last`, host, allowedAddr, host)
-	res, err = m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", direct}, agentbox.WithApproved(), agentbox.WithNetwork(agentbox.NetworkAllowed))
+	res, err := m.ExecArgs(ctxT(t, 90e9), "/bin/sh", []string{"-c", direct}, agentbox.WithApproved(), agentbox.WithNetwork(agentbox.NetworkAllowed))
 	if err != nil {
 		// The fix: the call is refused, naming the option.
 		if !errors.Is(err, agentbox.ErrConfigInvalid) || !strings.Contains(err.Error(), "WithNetwork") {
