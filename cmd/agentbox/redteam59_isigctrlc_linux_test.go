@@ -135,8 +135,15 @@ func rt59aCtrlC(t *testing.T, manifest, script string, wantNoISIG bool, presses 
 	case <-time.After(30 * time.Second):
 		t.Fatalf("agent not ready after 30s: %q", output())
 	}
-	if wantNoISIG && !strings.Contains(output(), "ISIG-OFF") {
-		t.Fatalf("premise: the agent did not clear ISIG on the terminal; output %q", output())
+	if wantNoISIG {
+		if !strings.Contains(output(), "ISIG-OFF") {
+			t.Fatalf("premise: the agent did not clear ISIG on the terminal; output %q", output())
+		}
+		// The fix looks every tenth of a second: ^C comes as a user's
+		// would, not within microseconds of the change (a command that
+		// keeps clearing ISIG can still win a key between two looks: a
+		// limit the README states).
+		time.Sleep(500 * time.Millisecond)
 	}
 	for i := range presses {
 		if i > 0 {
