@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -155,7 +154,7 @@ var makeCommandVars = newSet("CC", "CXX", "CPP", "FC", "F77", "PC", "M2C", "LEX"
 // makeCompositeVar matches the built-in rules' command variables made of
 // others (COMPILE.c is $(CC) $(CFLAGS) … -c), which a definition replaces
 // whole: found by red-team round 56.
-var makeCompositeVar = regexp.MustCompile(`^(COMPILE|LINK|PREPROCESS|LINT)\.[A-Za-z0-9]+$`)
+var makeCompositeVar = lazyRegexp(`^(COMPILE|LINK|PREPROCESS|LINT)\.[A-Za-z0-9]+$`)
 
 // makeVarDefs classifies what the variables the line defines for make run
 // once make puts them in a recipe: each definition on its command line
@@ -167,7 +166,7 @@ var makeCompositeVar = regexp.MustCompile(`^(COMPILE|LINK|PREPROCESS|LINT)\.[A-Z
 func (a *analyzer) makeVarDefs(u *unit, args []field) {
 	judge := func(name, op string, f field) {
 		if f.dyn {
-			if makeCommandVars.has(name) || makeCompositeVar.MatchString(name) {
+			if makeCommandVars.has(name) || makeCompositeVar().MatchString(name) {
 				u.script = &stream{traits: trUnknown}
 			}
 			return
@@ -182,7 +181,7 @@ func (a *analyzer) makeVarDefs(u *unit, args []field) {
 		}
 	}
 	for _, e := range u.env { // env 'LINK.c=…' make x: no shell variable has a dot
-		if makeCompositeVar.MatchString(e.name) {
+		if makeCompositeVar().MatchString(e.name) {
 			judge(e.name, "=", e.val)
 		}
 	}

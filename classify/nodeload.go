@@ -2,7 +2,6 @@ package classify
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -18,7 +17,7 @@ import (
 
 // nodeImports matches a module named by path (or a data: URL) in node
 // code: require(…), import(…), import … from "…", import "…".
-var nodeImports = regexp.MustCompile(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)["'` + "`" + `](\.{0,2}/[^"'` + "`" + `]+|data:[^"'` + "`" + `]*)["'` + "`" + `]`)
+var nodeImports = lazyRegexp(`(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)["'` + "`" + `](\.{0,2}/[^"'` + "`" + `]+|data:[^"'` + "`" + `]*)["'` + "`" + `]`)
 
 // nodeModuleExts are the names node tries for a module path.
 var nodeModuleExts = []string{"", ".js", ".mjs", ".cjs", "/index.js", "/index.mjs", "/index.cjs"}
@@ -48,7 +47,7 @@ func (a *analyzer) nodeCodeImports(u *unit) {
 // nodeImportsOf judges the written modules code (in dir) imports by
 // path, and theirs in turn, each once.
 func (a *analyzer) nodeImportsOf(u *unit, dir string, code field, seen map[string]bool) {
-	for _, m := range nodeImports.FindAllStringSubmatch(code.val, -1) {
+	for _, m := range nodeImports().FindAllStringSubmatch(code.val, -1) {
 		name := m[1]
 		if strings.HasPrefix(name, "data:") {
 			a.dataURLCode(u, name) // import("data:text/javascript;base64,…")
@@ -134,7 +133,7 @@ func (u *unit) hasWorkspaceFlag() bool {
 
 // yarnPath matches the program a yarn configuration hands yarn to:
 // yarn-path "FILE" (.yarnrc) or yarnPath: FILE (.yarnrc.yml).
-var yarnPath = regexp.MustCompile(`(?m)^\s*["']?(?:yarn-path|yarnPath)["']?\s*:?\s*["']?([^"'\s]+)`)
+var yarnPath = lazyRegexp(`(?m)^\s*["']?(?:yarn-path|yarnPath)["']?\s*:?\s*["']?([^"'\s]+)`)
 
 // yarnrcPath judges the written program the .yarnrc or .yarnrc.yml the
 // line wrote (in --cwd's directory, or in the home) names, or
@@ -162,7 +161,7 @@ func (a *analyzer) yarnrcPath(u *unit) {
 // yarnPathText judges the written programs the yarn configuration text
 // (of the directory rcDir, in dir) names.
 func (a *analyzer) yarnPathText(u *unit, dir *field, rcDir, text string) {
-	for _, m := range yarnPath.FindAllStringSubmatch(text, -1) {
+	for _, m := range yarnPath().FindAllStringSubmatch(text, -1) {
 		p := m[1]
 		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
 			p = path.Join(rcDir, p)
@@ -189,10 +188,10 @@ func (a *analyzer) yarnProgram(u *unit, dir *field, f field) {
 var packageManagers = newSet("npm", "npx", "pnpm", "yarn", "bun", "bunx")
 
 // bunPreload matches a bunfig.toml preload entry's value.
-var bunPreload = regexp.MustCompile(`(?m)^\s*preload\s*=\s*(.+)$`)
+var bunPreload = lazyRegexp(`(?m)^\s*preload\s*=\s*(.+)$`)
 
 // npmrcLine matches a key=value line of an .npmrc.
-var npmrcLine = regexp.MustCompile(`(?m)^\s*([\w-]+)\s*=\s*(.*?)\s*$`)
+var npmrcLine = lazyRegexp(`(?m)^\s*([\w-]+)\s*=\s*(.*?)\s*$`)
 
 // packageManagerConfig judges the code u's written configuration names.
 func (a *analyzer) packageManagerConfig(u *unit) {
@@ -216,8 +215,8 @@ func (a *analyzer) packageManagerConfig(u *unit) {
 		files := append(optValues(u, "c", "--config"), field{val: "bunfig.toml"}, field{val: "~/.bunfig.toml"})
 		for _, f := range files {
 			for _, t := range a.writtenTexts(u, dir, f) {
-				for _, m := range bunPreload.FindAllStringSubmatch(t, -1) {
-					for _, s := range tomlStrings.FindAllStringSubmatch(m[1], -1) {
+				for _, m := range bunPreload().FindAllStringSubmatch(t, -1) {
+					for _, s := range tomlStrings().FindAllStringSubmatch(m[1], -1) {
 						a.nodeFile(u, dir, field{val: s[1] + s[2]})
 					}
 				}
@@ -237,7 +236,7 @@ func (a *analyzer) packageManagerConfig(u *unit) {
 
 // npmrcText judges an .npmrc's node-options and script-shell.
 func (a *analyzer) npmrcText(u *unit, dir *field, text string) {
-	for _, m := range npmrcLine.FindAllStringSubmatch(text, -1) {
+	for _, m := range npmrcLine().FindAllStringSubmatch(text, -1) {
 		v := field{val: strings.Trim(m[2], `"'`)}
 		switch m[1] {
 		case "node-options":

@@ -86,7 +86,7 @@ func (a *analyzer) casePattern(e *syntax.Expansion) (*regexp.Regexp, bool) {
 	case !ok:
 		return nil, false
 	case pat == "":
-		return matchNothing, true // ${X,,''}: bash changes nothing
+		return matchNothing(), true // ${X,,''}: bash changes nothing
 	}
 	expr, err := pattern.Regexp(pat, 0)
 	if err != nil {
@@ -97,7 +97,7 @@ func (a *analyzer) casePattern(e *syntax.Expansion) (*regexp.Regexp, bool) {
 }
 
 // matchNothing matches no character.
-var matchNothing = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+var matchNothing = lazyRegexp(`[^\x00-\x{10FFFF}]`)
 
 // caseFallback returns a value a case change only known at run time (its
 // pattern is) may give s: lowered for ,, and , (credential paths are

@@ -154,8 +154,8 @@ func (a *analyzer) moreCode(u *unit, lang, text string) {
 
 // pyBackend matches pyproject.toml's build backend and its path.
 var (
-	pyBackend     = regexp.MustCompile(`(?m)^\s*build-backend\s*=\s*["']([\w.:]+)["']`)
-	pyBackendPath = regexp.MustCompile(`(?m)^\s*backend-path\s*=\s*\[([^\]]*)\]`)
+	pyBackend     = lazyRegexp(`(?m)^\s*build-backend\s*=\s*["']([\w.:]+)["']`)
+	pyBackendPath = lazyRegexp(`(?m)^\s*backend-path\s*=\s*\[([^\]]*)\]`)
 )
 
 // pyBuildBackend judges the build backend of the project in dir, where
@@ -163,12 +163,12 @@ var (
 // (backend-path): pip install DIR imports it and runs its hooks.
 func (a *analyzer) pyBuildBackend(u *unit, dir string) {
 	for _, t := range a.writtenTexts(u, nil, field{val: path.Join(dir, "pyproject.toml")}) {
-		b, p := pyBackend.FindStringSubmatch(t), pyBackendPath.FindStringSubmatch(t)
+		b, p := pyBackend().FindStringSubmatch(t), pyBackendPath().FindStringSubmatch(t)
 		if b == nil || p == nil {
 			continue
 		}
 		mod := strings.ReplaceAll(strings.SplitN(b[1], ":", 2)[0], ".", "/")
-		for _, q := range tomlStrings.FindAllStringSubmatch(p[1], -1) {
+		for _, q := range tomlStrings().FindAllStringSubmatch(p[1], -1) {
 			base := path.Join(dir, q[1]+q[2])
 			for _, f := range []string{mod + ".py", mod + "/__init__.py"} {
 				for _, code := range a.writtenTexts(u, nil, field{val: path.Join(base, f)}) {

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -64,7 +63,7 @@ func rubyArgs(args []field) (vals map[byte][]field, inPlace bool, rest []field) 
 
 // rubyLoads matches the calls of Ruby code that load a file by name:
 // group 1 the call, group 2 the name.
-var rubyLoads = regexp.MustCompile(`\b(load|require_relative|require|import|eval_gemfile|autoload\s*\(?\s*:\w+\s*,|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
+var rubyLoads = lazyRegexp(`\b(load|require_relative|require|import|eval_gemfile|autoload\s*\(?\s*:\w+\s*,|(?:eval|instance_eval|class_eval)\s*\(?\s*(?:File|IO)\.read)\s*\(?\s*["']([^"'#]+)["']`)
 
 // rubyCall returns the name of the call rubyLoads matched, autoload
 // being a require.
@@ -130,7 +129,7 @@ func (a *analyzer) rubyWrittenCode(u *unit) {
 
 // rubyLoadsOf judges the written files Ruby code (in dir) loads.
 func (a *analyzer) rubyLoadsOf(u *unit, dirs []field, dir string, code field, seen map[string]bool) {
-	for _, m := range rubyLoads.FindAllStringSubmatch(code.val, -1) {
+	for _, m := range rubyLoads().FindAllStringSubmatch(code.val, -1) {
 		a.rubyFeature(u, dirs, dir, field{val: m[2], dyn: code.dyn}, rubyCall(m[1]), seen)
 	}
 }

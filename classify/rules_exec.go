@@ -144,12 +144,12 @@ var (
 
 // isCodeVar reports whether a variable's value is a command a program
 // runs (codeVars, cargo's runners and wrappers).
-func isCodeVar(name string) bool { return codeVars.has(name) || cargoCommandVar.MatchString(name) }
+func isCodeVar(name string) bool { return codeVars.has(name) || cargoCommandVar().MatchString(name) }
 
 // riskyEnv reports whether an assignment changes what code later runs in a
 // way the classifier cannot follow.
 func riskyEnv(e envVar) bool {
-	if cargoCommandVar.MatchString(e.name) {
+	if cargoCommandVar().MatchString(e.name) {
 		return e.val.dyn
 	}
 	if strings.EqualFold(e.name, "npm_config_node_options") {

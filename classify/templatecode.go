@@ -22,10 +22,10 @@ type templateTool struct {
 	argLong  []string
 	defShort string
 	defLong  string
-	reqShort string         // erb -r LIB: a library of the code's language, loaded first
-	outShort string         // options naming a file it writes (m4 -F FILE)
-	outLong  []string       // (m4 --freeze-state FILE, --debugfile=FILE)
-	include  *regexp.Regexp // a directive that reads another file as input
+	reqShort string                // erb -r LIB: a library of the code's language, loaded first
+	outShort string                // options naming a file it writes (m4 -F FILE)
+	outLong  []string              // (m4 --freeze-state FILE, --debugfile=FILE)
+	include  func() *regexp.Regexp // a directive that reads another file as input (lazyRegexp)
 }
 
 var templateTools = map[string]templateTool{
@@ -33,7 +33,7 @@ var templateTools = map[string]templateTool{
 		outLong: []string{"--freeze-state", "--debugfile"},
 		argLong: []string{"--define", "--include", "--undefine", "--hashsize", "--nesting-limit", "--freeze-state",
 			"--reload-state", "--arglength", "--trace"},
-		include: regexp.MustCompile("\\b(?:m4_)?s?include\\(\\s*`?([^)'`\\s]+)'?\\s*\\)")},
+		include: lazyRegexp("\\b(?:m4_)?s?include\\(\\s*`?([^)'`\\s]+)'?\\s*\\)")},
 	"erb": {lang: "erb", argShort: "rTES", reqShort: "r"},
 }
 
@@ -171,7 +171,7 @@ func (a *analyzer) templateIncludes(u *unit, t templateTool, text string, seen m
 	if t.include == nil {
 		return
 	}
-	for _, m := range t.include.FindAllStringSubmatch(text, -1) {
+	for _, m := range t.include().FindAllStringSubmatch(text, -1) {
 		k := fileKey(u.cwd, u.links, field{val: m[1]})
 		if seen[k] {
 			continue

@@ -3,7 +3,6 @@ package classify
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -78,7 +77,7 @@ func (a *analyzer) xdgConfig(u *unit) {
 // pyStartupFile matches the Python files IPython and Jupyter run at every
 // start: a profile's startup/ scripts and its configuration, which may
 // list more code (exec_lines, exec_files). Found by red-team round 55.
-var pyStartupFile = regexp.MustCompile(`(^|/)(\.ipython/profile_[^/]+/(startup/[^/]+\.i?py|ipython_[a-z]+_config\.py)|\.jupyter/jupyter_[a-z_]+_config\.py)$`)
+var pyStartupFile = lazyRegexp(`(^|/)(\.ipython/profile_[^/]+/(startup/[^/]+\.i?py|ipython_[a-z]+_config\.py)|\.jupyter/jupyter_[a-z_]+_config\.py)$`)
 
 // toolProgram maps the names a tool runs under to its toolScripts entry.
 var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "view": "vim", "ex": "vim", "gvim": "vim",
@@ -89,18 +88,18 @@ var toolProgram = map[string]string{"vim": "vim", "vi": "vim", "nvim": "vim", "v
 // at every start (plugin/, after/plugin/, pack/*/start/*/plugin/, ftplugin
 // when a file of its type opens) below their configuration directories
 // (round 54).
-var vimPluginDir = regexp.MustCompile(`(^|/)(\.vim|vimfiles|\.config/nvim|\.local/share/nvim/site)/(.*/)?(plugin|ftplugin)/`)
+var vimPluginDir = lazyRegexp(`(^|/)(\.vim|vimfiles|\.config/nvim|\.local/share/nvim/site)/(.*/)?(plugin|ftplugin)/`)
 
 // toolRc returns the language of the tool whose start-up file p is.
 func toolRc(p string) (string, bool) {
 	c := cleanTarget(p)
 	base := c[strings.LastIndexByte(c, '/')+1:]
 	switch {
-	case vimPluginDir.MatchString(c) && strings.HasSuffix(base, ".vim"):
+	case vimPluginDir().MatchString(c) && strings.HasSuffix(base, ".vim"):
 		return "vim", true
-	case (vimPluginDir.MatchString(c) || strings.HasSuffix(c, "/.config/nvim/init.lua") || c == ".config/nvim/init.lua") && strings.HasSuffix(base, ".lua"):
+	case (vimPluginDir().MatchString(c) || strings.HasSuffix(c, "/.config/nvim/init.lua") || c == ".config/nvim/init.lua") && strings.HasSuffix(base, ".lua"):
 		return "lua", true
-	case pyStartupFile.MatchString(c):
+	case pyStartupFile().MatchString(c):
 		return "python", true
 	}
 	for _, t := range toolScripts {
@@ -172,20 +171,20 @@ func (a *analyzer) sourcedFile(u *unit, lang string, f field) {
 
 // gdbSourceCmd and vimSourceCmd match the commands that load a file.
 var (
-	gdbSourceCmd = regexp.MustCompile(`^\s*source\s+(?:-[sv]\s+)*(\S+)`)
-	vimSourceCmd = regexp.MustCompile(`(?:^|\|)[\s:]*so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(\S+)`)
+	gdbSourceCmd = lazyRegexp(`^\s*source\s+(?:-[sv]\s+)*(\S+)`)
+	vimSourceCmd = lazyRegexp(`(?:^|\|)[\s:]*so(?:u(?:r(?:c(?:e)?)?)?)?!?\s+(\S+)`)
 )
 
 // gdbSource follows gdb's source FILE (-ex 'source x.gdb', or in a file).
 func (a *analyzer) gdbSource(u *unit, f field) {
-	if m := gdbSourceCmd.FindStringSubmatch(f.val); m != nil {
+	if m := gdbSourceCmd().FindStringSubmatch(f.val); m != nil {
 		a.sourcedFile(u, "gdb", field{val: m[1], dyn: f.dyn})
 	}
 }
 
 // vimSource follows vim's :source FILE (-c 'source x.vim', or in a file).
 func (a *analyzer) vimSource(u *unit, f field) {
-	for _, m := range vimSourceCmd.FindAllStringSubmatch(f.val, -1) {
+	for _, m := range vimSourceCmd().FindAllStringSubmatch(f.val, -1) {
 		a.sourcedFile(u, "vim", field{val: m[1], dyn: f.dyn})
 	}
 }
@@ -274,7 +273,7 @@ func vimFileOpt(v string) bool {
 // files. The files the line wrote that they would run are judged.
 
 // testFile are the base names the runners find by themselves.
-var testFile = regexp.MustCompile(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\.py|test\.(c|m)?js|test-[^/]*\.(c|m)?js|[^/]*[._-]test\.(c|m)?js)$`)
+var testFile = lazyRegexp(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\.py|test\.(c|m)?js|test-[^/]*\.(c|m)?js|[^/]*[._-]test\.(c|m)?js)$`)
 
 // runnerCode judges the files the line wrote that the runner u runs.
 func (a *analyzer) runnerCode(u *unit) {
@@ -391,7 +390,7 @@ func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
 	if named {
 		return
 	}
-	for _, key := range a.writtenFiles(func(k string) bool { return testFile.MatchString(path.Base(k)) }) {
+	for _, key := range a.writtenFiles(func(k string) bool { return testFile().MatchString(path.Base(k)) }) {
 		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
 			a.moreCode(u, lang, t)
 		}
@@ -434,13 +433,13 @@ func (a *analyzer) goGenerate(u *unit) {
 
 // cargoCommandKey matches the configuration keys whose value is a program
 // cargo runs.
-var cargoCommandKey = regexp.MustCompile(`^(target\.[^=]+\.(runner|linker)|build\.(rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)|host\.linker)\s*$`)
+var cargoCommandKey = lazyRegexp(`^(target\.[^=]+\.(runner|linker)|build\.(rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)|host\.linker)\s*$`)
 
 // cargoCommandVar matches the variables that set them.
-var cargoCommandVar = regexp.MustCompile(`^(CARGO_TARGET_[A-Z0-9_]+_(RUNNER|LINKER)|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC|CARGO_BUILD_RUSTDOC|RUSTC|RUSTDOC)$`)
+var cargoCommandVar = lazyRegexp(`^(CARGO_TARGET_[A-Z0-9_]+_(RUNNER|LINKER)|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC|CARGO_BUILD_RUSTDOC|RUSTC|RUSTDOC)$`)
 
 // tomlStrings are the quoted strings of a TOML value.
-var tomlStrings = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'([^']*)'`)
+var tomlStrings = lazyRegexp(`"((?:[^"\\]|\\.)*)"|'([^']*)'`)
 
 // cargoConfig judges the commands u's --config values name.
 func (a *analyzer) cargoConfig(u *unit) {
@@ -454,7 +453,7 @@ func (a *analyzer) cargoConfig(u *unit) {
 			files = append(files, f) // --config FILE
 			continue
 		}
-		if !cargoCommandKey.MatchString(k) {
+		if !cargoCommandKey().MatchString(k) {
 			continue
 		}
 		if f.dyn {
@@ -465,7 +464,7 @@ func (a *analyzer) cargoConfig(u *unit) {
 	}
 	for _, f := range files {
 		for _, t := range a.writtenTexts(u, nil, f) {
-			for _, m := range cargoFileCommand.FindAllStringSubmatch(t, -1) {
+			for _, m := range cargoFileCommand().FindAllStringSubmatch(t, -1) {
 				a.cargoCommand(u, m[1])
 			}
 		}
@@ -474,12 +473,12 @@ func (a *analyzer) cargoConfig(u *unit) {
 
 // cargoFileCommand matches, in a configuration file, a key whose value is
 // a program cargo runs (under [target.…] or [build]; round 54).
-var cargoFileCommand = regexp.MustCompile(`(?m)^\s*(?:runner|linker|rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)\s*=\s*(.+)$`)
+var cargoFileCommand = lazyRegexp(`(?m)^\s*(?:runner|linker|rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc)\s*=\s*(.+)$`)
 
 // cargoCommand judges a configured command: a TOML string or array.
 func (a *analyzer) cargoCommand(u *unit, v string) {
 	var words []field
-	for _, m := range tomlStrings.FindAllStringSubmatch(v, -1) {
+	for _, m := range tomlStrings().FindAllStringSubmatch(v, -1) {
 		words = append(words, field{val: m[1] + m[2], quoted: true})
 	}
 	if len(words) == 0 {
