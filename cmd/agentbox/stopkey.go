@@ -4,9 +4,10 @@ import "time"
 
 // Under --tty every key goes to the program's own terminal, ^C included,
 // where the program may ignore the SIGINT it makes: pressing ^C
-// stopPresses times within stopWindow also stops it as agentbox's own ^C
-// does (the signal relayed, a kill after the grace), so that the user
-// always has a key to end it with. Found by red-team round 59.
+// stopPresses times within stopWindow also acts as agentbox's own ^C
+// (run relays it and kills an agent that ignores it after the grace), so
+// that the user of run always has a key to end it with. Found by red-team
+// round 59.
 const (
 	stopPresses = 3
 	stopWindow  = 2 * time.Second
