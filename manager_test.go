@@ -30,6 +30,22 @@ func hostDir(t *testing.T) string {
 	return d
 }
 
+// privateHome gives the test a home of its own, with a ~/.cache, as HOME
+// (set before the test makes its Config: the default scratch and deny
+// paths follow it). A test that plants files in the user's real ~/.cache
+// races the sandboxes that other packages' tests start meanwhile: one
+// planned with the file there is built after it is gone (move_mount:
+// invalid argument, CI as the unprivileged user).
+func privateHome(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(hostDir(t), "home")
+	if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	return home
+}
+
 func newManager(t *testing.T, cfg agentbox.Config) *agentbox.Manager {
 	t.Helper()
 	m, err := agentbox.NewManager(cfg)

@@ -35,10 +35,7 @@ import (
 // (not the directory, so the OCSP cache stays readable) are in
 // internal/credpaths, with their macOS places.
 func TestRedteam40ScratchCredentialCache(t *testing.T) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home")
-	}
+	home := privateHome(t)
 	cache := filepath.Join(home, ".cache")
 	if _, err := os.Stat(cache); err != nil {
 		t.Skip("no ~/.cache: the default scratch points the command at /tmp instead")

@@ -88,10 +88,7 @@ print("RES done OK")
 // no effect), descriptors of scratch files handed to the host, and the
 // survivor, which TestScratch does not.
 func TestRedteam40ScratchOverlay(t *testing.T) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home")
-	}
+	home := privateHome(t)
 	cache := filepath.Join(home, ".cache")
 	if _, err := os.Stat(cache); err != nil {
 		t.Skip("no ~/.cache: the default scratch points the command at /tmp instead")

@@ -101,10 +101,7 @@ func TestRedteam51ReducedTierScratchWritesHost(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("the reduced tier refuses callers that are root over the host's files")
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home")
-	}
+	home := privateHome(t)
 	cache := filepath.Join(home, ".cache")
 	if st, err := os.Stat(cache); err != nil || !st.IsDir() {
 		t.Skip("no ~/.cache: the default scratch points the command at /tmp instead")
