@@ -33,7 +33,11 @@ func TestRedteam52GoGenerate(t *testing.T) {
 	if rtHave(t, "bash", "go") {
 		home, work := rt52bHome(t)
 		out := rt52bRun(t, home, work, lines[0], "PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin",
-			"GOCACHE="+work+"/.gocache", "GOPATH="+work+"/.gopath", "GOTOOLCHAIN=local", "GOFLAGS=")
+			"GOCACHE="+work+"/.gocache", "GOPATH="+work+"/.gopath", "GOTOOLCHAIN=local", "GOFLAGS=",
+			// No telemetry: the go command leaves a process that writes
+			// ~/.config/go/telemetry after it exits, racing the test's
+			// cleanup of the home (a failure seen in CI).
+			"XDG_CONFIG_HOME=/dev/null/none", "GOENV=off")
 		if !rt52bGone(home) {
 			t.Fatalf("premise: %q did not remove ~/.ssh (output %q)", lines[0], out)
 		}
