@@ -176,6 +176,21 @@ func (s *storeSession) run(script string, opts ...agentbox.Option) *agentbox.Exe
 	return res
 }
 
+// keep has the store keep the credential's value (a command logs in with
+// its placeholder: the premise) and checks that the next command reads
+// it masked (the control of round 55's fix).
+func (s *storeSession) keep() {
+	s.t.Helper()
+	if res := s.run(s.login); !strings.Contains(res.Stdout, "logged in") {
+		s.t.Fatalf("premise: login: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	res := s.run(s.last)
+	if !strings.Contains(res.Stdout, "last authorization: Bearer "+strings.Repeat("*", len(testSecret))+"\n") ||
+		strings.Contains(res.Stdout, testSecret) {
+		s.t.Fatalf("control: the next command: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
 // boundToken is API_TOKEN bound to host for the Authorization header.
 func boundToken(host string) agentbox.Credential {
 	return agentbox.Credential{Name: "API_TOKEN", Hosts: []string{host}, Header: "Authorization"}
