@@ -104,6 +104,12 @@ func TestWSMask(t *testing.T) {
 		{name: "value across messages, a ping between", injected: true,
 			in:   [][]byte{frame(true, 2, value[:4]), frame(true, 10, "pong"), frame(false, 2, value[4:]), frame(true, 0, "")},
 			msgs: []string{masked[:4], masked[4:]}, control: []string{"pong"}},
+		{name: "empty messages behind a held tail", injected: true,
+			in: [][]byte{frame(true, 1, "a "+value[:9]), frame(true, 1, ""), frame(true, 1, ""), frame(true, 2, ""),
+				frame(true, 1, ""), frame(true, 1, value[9:]+" b")},
+			msgs: []string{"a " + masked[:9], "", "", "", "", masked[9:] + " b"}},
+		{name: "runs of empty messages past the bound", injected: true, in: alternatingEmpties(frame(true, 1, "a "+value[:9])),
+			err: errWebSocketEmpties},
 		{name: "value going out mid-stream", late: 1,
 			in:   [][]byte{frame(true, 1, "before"), frame(false, 1, "v="+value[:5]), frame(true, 0, value[5:])},
 			msgs: []string{"before", "v=" + masked}},
@@ -141,6 +147,16 @@ func TestWSMask(t *testing.T) {
 			}
 		})
 	}
+}
+
+// alternatingEmpties is first followed by more runs of empty messages
+// than wsMask queues, text and binary by turns.
+func alternatingEmpties(first []byte) [][]byte {
+	in := [][]byte{first}
+	for i := range wsMaxEmptyRuns + 1 {
+		in = append(in, appendFrame(nil, true, byte(1+i%2), nil))
+	}
+	return in
 }
 
 // frameFeed yields the frames one read each, a byte at a time for the
