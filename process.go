@@ -570,8 +570,10 @@ func (p *Process) awaitCopies(expired <-chan time.Time, e *ending) {
 func (p *Process) abandonOutputs() { p.relays.abandon() }
 
 // copyDrain is how long Wait waits, after a timeout or a cancelled ctx,
-// for the program's output to reach the caller's writers.
-const copyDrain = 2 * time.Second
+// for the program's output to reach the caller's writers. A variable only
+// so that the package's tests, which give many stuck copies up, can
+// shorten it (copydrain_test.go); nothing else sets it.
+var copyDrain = 2 * time.Second
 
 // waitAtMost waits for wg, for d at most, and reports whether wg was
 // done.
