@@ -23,7 +23,8 @@ if [ "$(id -u)" = 0 ]; then
 	# the programs of the second for real (each test's premise shows that
 	# the program does what the line it judges relies on).
 	for p in bubblewrap curl git gcc python3 iproute2 ca-certificates \
-		ruby bundler rake gawk lua5.4 expect m4 tmux screen bsdutils; do
+		ruby bundler rake gawk lua5.4 expect m4 tmux screen bsdutils \
+		vim direnv ansible-core tox python3-nox pre-commit python3-pytest; do
 		dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
 	done
 	if [ ${#pkgs[@]} -gt 0 ]; then
