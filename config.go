@@ -257,20 +257,19 @@ var ShellStartupFiles = []string{
 var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/lxd/unix.socket"}
 
 // DefaultDenyRead returns the default deny-read set for the current user:
-// credential stores in the home directory, /sys, daemon sockets, and
+// credential stores in the home directories (paths.Homes: $HOME's and the
+// account's own where HOME names another), /sys, daemon sockets, and
 // agentbox's own state and data directories. (Other processes' memory is out
 // of reach through the pid namespace, whatever the list says.)
 func DefaultDenyRead() []string {
 	var out []string
-	home, err := os.UserHomeDir()
-	if err == nil && filepath.IsAbs(home) {
+	homes := paths.Homes()
+	for _, home := range homes {
 		for _, s := range credpaths.Home {
 			out = append(out, filepath.Join(home, filepath.FromSlash(s)))
 		}
-	} else {
-		home = ""
 	}
-	out = append(out, movedStores(home, os.Getenv)...)
+	out = append(out, movedStores(homes, os.Getenv)...)
 	out = append(out, systemDenied...)
 	return append(out, paths.Places()...)
 }
@@ -282,7 +281,7 @@ func DefaultDenyRead() []string {
 // absolute, or that names the root, the home or a directory above it, is
 // skipped: denying it would deny everything; so is one in /dev, /proc or
 // /sys (HISTFILE=/dev/null, LESSHISTFILE=/dev/null turn a history off).
-func movedStores(home string, getenv func(string) string) []string {
+func movedStores(homes []string, getenv func(string) string) []string {
 	usable := func(p string) bool {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" {
@@ -293,9 +292,9 @@ func movedStores(home string, getenv func(string) string) []string {
 				return false
 			}
 		}
-		if home != "" {
+		for _, home := range homes {
 			if rel, err := filepath.Rel(p, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
-				return false // the home or above it
+				return false // a home or above it
 			}
 		}
 		return true

@@ -386,13 +386,14 @@ func TestProxyCredentialsDefaultHosts(t *testing.T) {
 }
 
 // TestMovedStores: the environment's relocations of credential stores are
-// denied where they point, and a value that would deny the home or the
+// denied where they point, and a value that would deny a home or the
 // whole tree is skipped.
 func TestMovedStores(t *testing.T) {
 	env := map[string]string{
 		"KUBECONFIG":      "/h/.config/kube/config:/etc/kube/admin.conf::relative/x",
 		"CARGO_HOME":      "/h/.local/share/cargo",
 		"GNUPGHOME":       "/h",        // the home itself: skipped
+		"GH_CONFIG_DIR":   "/u",        // the other home (the account's): skipped
 		"DOCKER_CONFIG":   "/",         // the root: skipped
 		"HISTFILE":        "hist",      // relative: skipped
 		"LESSHISTFILE":    "/dev/null", // a history turned off: skipped
@@ -400,7 +401,7 @@ func TestMovedStores(t *testing.T) {
 		"XDG_CONFIG_HOME": "/h/cfg",
 		"XDG_DATA_HOME":   "/", // skipped
 	}
-	got := movedStores("/h", func(k string) string { return env[k] })
+	got := movedStores([]string{"/h", "/u"}, func(k string) string { return env[k] })
 	for _, want := range []string{"/h/.config/kube/config", "/etc/kube/admin.conf", "/h/.local/share/cargo/credentials",
 		"/h/.local/share/cargo/credentials.toml", "/h/cfg/gh", "/h/cfg/gcloud"} {
 		if !slices.Contains(got, want) {
@@ -408,7 +409,7 @@ func TestMovedStores(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		if p == "/" || p == "/h" || !filepath.IsAbs(p) || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/h/.local/share/") && !strings.HasPrefix(p, "/h/.local/share/cargo/") {
+		if p == "/" || p == "/h" || p == "/u" || !filepath.IsAbs(p) || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/h/.local/share/") && !strings.HasPrefix(p, "/h/.local/share/cargo/") {
 			t.Errorf("movedStores: %q must not be denied", p)
 		}
 	}

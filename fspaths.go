@@ -276,8 +276,8 @@ func linkedIntoSensitive(p, r string) string {
 		return ""
 	}
 	var homes []string
-	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-		homes = []string{filepath.Clean(h), resolvePath(h)}
+	for _, h := range paths.Homes() {
+		homes = append(homes, h, resolvePath(h))
 	}
 	if what := sensitivePlace(r, homes); what != "" && sensitivePlace(c, homes) == "" {
 		return what

@@ -317,8 +317,12 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		before = newBeforeRun(repos, relHooks)
 		spec.Filesystem.Protected = protectedNames(fsc)
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
-		if home != "" && paths.WithinAny(home, spec.Filesystem.Writable) {
-			holdStartupFiles(spec, home)
+		// Every home: the account's own too where HOME names another, as
+		// the user's next login reads its start-up files.
+		for _, h := range paths.Homes() {
+			if h = resolvePath(h); paths.WithinAny(h, spec.Filesystem.Writable) {
+				holdStartupFiles(spec, h)
+			}
 		}
 		// Several protections may name one path; one mount is enough.
 		spec.Filesystem.DenyWrite = slices.Compact(slices.Sorted(slices.Values(spec.Filesystem.DenyWrite)))

@@ -27,6 +27,8 @@ var Home = []string{
 
 	// Package registries' publishing tokens.
 	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	// RubyGems 3.2+ keeps the key there when ~/.gem/credentials does not exist.
+	".local/share/gem/credentials",
 	".config/dart/pub-tokens.json", ".sbt/.credentials", ".ivy2/.credentials", ".jfrog", ".config/tea",
 	".config/configstore/snyk.json", ".sentryclirc", ".wakatime.cfg", ".config/code-server/config.yaml",
 	// Secrets by convention: a home's .env, dbt's database profiles.
@@ -62,7 +64,7 @@ var Home = []string{
 	".lima", ".colima", ".orbstack", ".rd/docker.sock",
 
 	// Database, mail, file-transfer and remote-desktop clients' stored passwords.
-	".pgpass", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc", ".mbsyncrc",
+	".pgpass", ".pg_service.conf", ".my.cnf", ".mylogin.cnf", ".snowsql/config", ".msmtprc", ".fetchmailrc", ".mbsyncrc",
 	".purple", ".local/share/DBeaverData",
 	".config/filezilla", ".vnc/passwd", ".config/remmina", ".local/share/remmina",
 	// JetBrains IDEs' password store (c.pwd, c.kdbx) beside their settings.
@@ -89,8 +91,9 @@ var Home = []string{
 	// Syncthing's device key and API key.
 	".config/syncthing", ".local/state/syncthing",
 	".local/share/TelegramDesktop", ".local/share/kwalletd", "Library/Keychains",
-	// NSS's databases (client certificates' private keys).
-	".pki",
+	// NSS's databases (client certificates' private keys); Java's default
+	// keystore (keytool -genkeypair without -keystore, jarsigner).
+	".pki", ".keystore",
 	// Snap and Flatpak apps keep their whole profiles (Ubuntu's Firefox,
 	// Thunderbird and Chromium are snaps) under ~/snap/NAME and
 	// ~/.var/app; their programs do not run in a sandbox anyway
@@ -142,6 +145,10 @@ var Moved = []struct {
 	{Var: "SOPS_AGE_KEY_FILE"}, {Var: "MINIKUBE_HOME"}, {Var: "PULUMI_HOME", Sub: "credentials.json"},
 	{Var: "VAULT_TOKEN_FILE"}, {Var: "DBT_PROFILES_DIR", Sub: "profiles.yml"},
 	{Var: "TELEPORT_HOME"}, {Var: "STEPPATH"}, {Var: "CLOUDFLARED_HOME"},
+	// gcloud's access token file, the docker client's TLS key for a remote
+	// daemon, boto's configuration path list, libpq's service file.
+	{Var: "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"}, {Var: "DOCKER_CERT_PATH", Sub: "key.pem"},
+	{Var: "BOTO_PATH", List: true}, {Var: "PGSERVICEFILE"},
 }
 
 // XDG lists the base-directory variables and the part of a Home entry each

@@ -56,7 +56,7 @@ func Places() []string {
 			out = append(out, d)
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+	for _, home := range Homes() {
 		out = append(out, filepath.Join(home, ".local/state/agentbox"), filepath.Join(home, ".local/share/agentbox"))
 	}
 	out = append(out, filepath.Join(rootBase, "state"), filepath.Join(rootBase, "data"))
