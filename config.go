@@ -254,7 +254,8 @@ var ShellStartupFiles = []string{
 
 // systemDenied are host paths no sandbox may read: kernel and device state,
 // and the control sockets of daemons that would hand out root.
-var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/lxd/unix.socket"}
+var systemDenied = []string{"/sys", "/var/snap/lxd/common/lxd/unix.socket", "/var/lib/lxd/unix.socket",
+	"/var/lib/incus/unix.socket", "/var/snap/microk8s/current/credentials"}
 
 // DefaultDenyRead returns the default deny-read set for the current user:
 // credential stores in the home directories (paths.Homes: $HOME's and the

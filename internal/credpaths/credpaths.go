@@ -149,6 +149,8 @@ var Moved = []struct {
 	// daemon, boto's configuration path list, libpq's service file.
 	{Var: "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"}, {Var: "DOCKER_CERT_PATH", Sub: "key.pem"},
 	{Var: "BOTO_PATH", List: true}, {Var: "PGSERVICEFILE"},
+	// Lima's and Colima's homes moved (their VMs' SSH keys; see .lima).
+	{Var: "LIMA_HOME"}, {Var: "COLIMA_HOME"},
 }
 
 // XDG lists the base-directory variables and the part of a Home entry each
