@@ -45,7 +45,7 @@ func TestRedteam26ReplaceBlowup(t *testing.T) {
 	// payload after them is still seen.
 	ctl := "X=ab; " + strings.Repeat("X=${X//?/$X}; ", 3) + "cat ~/.ssh/id_rsa"
 	r, d, ok := run(ctl)
-	if !ok || d > time.Second || r.Decision != Escalated {
+	if !ok || d > slowdown*time.Second || r.Decision != Escalated {
 		t.Fatalf("control %q: %s in %v (finished %v)", ctl, r.Decision, d, ok)
 	}
 	for _, line := range []string{
@@ -53,7 +53,7 @@ func TestRedteam26ReplaceBlowup(t *testing.T) {
 		"X=" + strings.Repeat("a", 60000) + "; Y=${X//a/$X}; cat $Y",
 	} {
 		r, d, ok := run(line)
-		if !ok || d > time.Second {
+		if !ok || d > slowdown*time.Second {
 			t.Errorf("%.60q…: took %v (finished %v, decision %s); want under 1 s", line, d, ok, r.Decision)
 		}
 	}
