@@ -159,6 +159,7 @@ func buildHandlers() {
 	for _, n := range []string{"powershell", "pwsh"} {
 		handlers[n] = (*analyzer).runPowerShell
 	}
+	direnvHandlers(handlers) // source_env, source_up, dotenv (direnv.go)
 }
 
 func (a *analyzer) dispatch(u *unit) (stream, bool) {
