@@ -236,7 +236,7 @@ func (a *analyzer) preCommitConfig(u *unit, text string) {
 func quoteWords(ws []string) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		out[i] = shellQuote(w)
 	}
 	return out
 }

@@ -282,6 +282,7 @@ func (a *analyzer) runnerCode(u *unit) {
 	a.pyMainOf(u)        // python3 d, python3 -m d: d/__main__.py (round 56)
 	a.pyRunnerConfigs(u) // tox.ini, noxfile.py, .pre-commit-config.yaml, pytest's -p (round 60)
 	a.direnvCode(u)      // direnv allow/exec: the written .envrc (round 60)
+	a.terraformCode(u)   // terraform apply: local-exec, external (round 60)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
