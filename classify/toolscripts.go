@@ -283,6 +283,7 @@ func (a *analyzer) runnerCode(u *unit) {
 	a.pyRunnerConfigs(u) // tox.ini, noxfile.py, .pre-commit-config.yaml, pytest's -p (round 60)
 	a.direnvCode(u)      // direnv allow/exec: the written .envrc (round 60)
 	a.terraformCode(u)   // terraform apply: local-exec, external (round 60)
+	a.ansibleCode(u)     // ansible -a, written playbooks and inventories (round 60)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
