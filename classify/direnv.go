@@ -37,7 +37,25 @@ func (a *analyzer) direnvCode(u *unit) {
 	if path.Base(dir.val) != ".envrc" {
 		rc.val = path.Join(dir.val, ".envrc")
 	}
-	a.writtenScript(u, rc.val, a.script)
+	a.direnvSource(u, rc)
+}
+
+// safeDir matches a directory name that is one shell word as it stands.
+var safeDir = lazyRegexp(`^[A-Za-z0-9_./~+-]+$`)
+
+// direnvSource judges the text the line wrote to file as direnv runs it:
+// in the file's directory (source_env and direnv itself change to it).
+func (a *analyzer) direnvSource(u *unit, file field) {
+	dir := path.Dir(file.val)
+	if !safeDir().MatchString(dir) {
+		dir = shellQuote(dir)
+	}
+	for _, t := range a.writtenTexts(u, nil, file) {
+		if dir != "." {
+			t = "cd " + dir + " || exit\n" + t
+		}
+		a.script(t, nil)
+	}
 }
 
 // direnvHandlers adds the functions of direnv's standard library to the
@@ -63,11 +81,13 @@ func (a *analyzer) runSourceEnv(u *unit) (stream, bool) {
 		return stream{traits: trUnknown}, true
 	}
 	f := ops[0]
-	a.scriptFile(u, f, a.sameShell)
-	if !f.dyn {
-		f.val = path.Join(f.val, ".envrc")
-		a.writtenScript(u, f.val, a.sameShell)
+	if f.dyn || f.src.traits != 0 {
+		a.scriptFile(u, f, a.sameShell) // a run-time name, <(…)
+		return stream{traits: trUnknown}, true
 	}
+	a.direnvSource(u, f)
+	f.val = path.Join(f.val, ".envrc")
+	a.direnvSource(u, f)
 	return stream{traits: trUnknown}, true
 }
 
@@ -87,7 +107,7 @@ func (a *analyzer) runSourceUp(u *unit) (stream, bool) {
 	}
 	up := ".."
 	for range direnvUpLevels {
-		a.writtenScript(u, path.Join(up, name.val), a.sameShell)
+		a.direnvSource(u, field{val: path.Join(up, name.val)})
 		up += "/.."
 	}
 	return stream{traits: trUnknown}, true
