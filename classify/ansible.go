@@ -149,6 +149,11 @@ func (a *analyzer) ansibleModule(u *unit, mod, arg string) {
 		return
 	}
 	a.ansibleSetting(u, mod, arg)
+	for _, m := range ansibleInlineVar().FindAllStringSubmatch(arg, -1) {
+		if ansibleKeys[ansibleKey(m[1])] != 'm' {
+			a.ansibleSetting(u, m[1], unquoteOuter(m[2])) // expect's command=, shell's cmd=
+		}
+	}
 }
 
 // ansibleKey returns the name a key stands for: ansible.builtin.shell is

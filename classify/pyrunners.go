@@ -49,6 +49,9 @@ func (a *analyzer) pyRunnerConfigs(u *unit) {
 			files = append(files, field{val: f})
 		}
 	} else if u.name == "tox" {
+		for _, f := range files {
+			files = append(files, field{val: path.Join(f.val, "tox.ini"), dyn: f.dyn}) // tox 3's -c DIR
+		}
 		files = append(files, field{val: "toxfile.py"})
 	}
 	for _, f := range files {

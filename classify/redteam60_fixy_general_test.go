@@ -14,6 +14,8 @@ func TestRedteam60FixYGeneral(t *testing.T) {
 		// ansible
 		`ansible localhost -m ansible.builtin.file -a 'path=~/.ssh state=absent'`,
 		`ansible localhost -m debug -a "msg={{ lookup('pipe', 'rm -rf ~/.ssh') }}"`,
+		`ansible localhost -m expect -a 'command="rm -rf ~/.ssh" responses={}'`,
+		`ansible localhost -m command -a 'cmd="rm -rf ~/.ssh"'`,
 		`ansible localhost -m debug -a "msg={{ lookup('file', '~/.ssh/id_rsa') }}"`,
 		`printf -- '- hosts: all\n  tasks:\n    - command:\n        argv: [rm, -rf, /]\n' > site.yml; ansible-playbook site.yml`,
 		`printf -- '- hosts: all\n  tasks:\n    - ansible.builtin.shell:\n        cmd: "rm -rf {{ d }}"\n' > site.yml; ansible-playbook site.yml`,
@@ -27,6 +29,7 @@ func TestRedteam60FixYGeneral(t *testing.T) {
 		`printf 'resource "terraform_data" "x" {\n  provisioner "local-exec" { command = "rm -rf ${var.d}" }\n}\n' > main.tf; terraform apply`,
 		// tox, pytest
 		`printf '[testenv]\ncommands = rm -rf {homedir}/.ssh\n' > tox.ini; tox`,
+		`mkdir ci; printf '[testenv]\ncommands = rm -rf ~/.ssh\n' > ci/tox.ini; tox -c ci`,
 		`printf '[tool.tox.env_run_base]\ncommands = [["rm", "-rf", "/"]]\n' > tox.toml; tox`,
 		`printf '[pytest]\naddopts = -p x\n' > ci.ini; printf 'import os\nos.system("rm -rf ~/.ssh")\n' > x.py; python3 -m pytest -c ci.ini`,
 		// direnv
@@ -40,6 +43,7 @@ func TestRedteam60FixYGeneral(t *testing.T) {
 	// Controls.
 	for _, l := range []string{
 		`ansible all -i hosts -m shell -a 'df -h'`,
+		`ansible localhost -m command -a 'chdir=/srv make test'`,
 		`printf '[ssh_connection]\nssh_args = -o ControlMaster=auto -o ControlPersist=60s\n' > ansible.cfg; ansible-playbook site.yml`,
 		`printf '[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs:tests}\n    flake8 src\n' > tox.ini; tox -e py`,
 		`printf 'repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n  - id: black\n' > .pre-commit-config.yaml; pre-commit run --all-files`,
