@@ -159,6 +159,7 @@ func buildHandlers() {
 	for _, n := range []string{"powershell", "pwsh"} {
 		handlers[n] = (*analyzer).runPowerShell
 	}
+	direnvHandlers(handlers) // source_env, source_up, dotenv (direnv.go)
 }
 
 func (a *analyzer) dispatch(u *unit) (stream, bool) {
@@ -510,7 +511,7 @@ func (a *analyzer) runSu(u *unit) (stream, bool) {
 // runSSH classifies ProxyCommand/LocalCommand (which run locally) and the
 // remote command.
 func (a *analyzer) runSSH(u *unit) (stream, bool) {
-	ops := a.sshOptions(u, "BbcDEeFIiJLlmOopQRSWw")
+	ops := a.sshOptions(u, sshValueLetters)
 	if len(ops) > 1 {
 		j := joinField(ops[1:])
 		saved := u.script
@@ -519,6 +520,9 @@ func (a *analyzer) runSSH(u *unit) (stream, bool) {
 	}
 	return stream{traits: trDownload | trUnknown}, true
 }
+
+// sshValueLetters are ssh's option letters that take a value.
+const sshValueLetters = "BbcDEeFIiJLlmOopQRSWw"
 
 // runSCP classifies the local commands of scp's and sftp's -o options
 // (ProxyCommand), which they hand to ssh.

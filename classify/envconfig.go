@@ -57,6 +57,8 @@ var optionEnvVars = map[string][]string{
 	"tar": {"TAR_OPTIONS"}, "gtar": {"TAR_OPTIONS"},
 	"zip": {"ZIPOPT", "ZIP"}, "unzip": {"UNZIP", "UNZIPOPT"}, "zipinfo": {"ZIPINFO", "ZIPINFOOPT"},
 	"man": {"MANOPT"},
+	// pytest's (round 60: -p NAME there loads a plugin).
+	"pytest": {"PYTEST_ADDOPTS"}, "py.test": {"PYTEST_ADDOPTS"},
 }
 
 // optionEnvArgs puts the words of the program's options variables in its

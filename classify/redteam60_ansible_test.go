@@ -29,7 +29,15 @@ import (
 // and that the same line with `true` leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: ansible.go (ansibleKeys,
+// ansibleFileModules, ansibleLookups; hooked in toolscripts.go:runnerCode):
+// an ad-hoc -a of shell/command/raw (command the default) is judged as
+// shell code, script's as the written script, file/copy/… as the write
+// (state=absent as rm -rf); the written playbooks, task and vars files,
+// inventories (-i, INI or YAML, #! scripts), ansible.cfg and -e values are
+// walked by the same keys (argv, ssh options' ProxyCommand, interpreters,
+// vault password scripts), Jinja's {{ }} run-time values and its pipe/file
+// lookups commands and reads of the controller.
 func TestRedteam60Ansible(t *testing.T) {
 	attacks := []string{
 		`ansible localhost -c local -m shell -a 'rm -rf ~/.ssh'`,

@@ -29,7 +29,12 @@ import (
 // leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: direnv.go: direnv allow/exec/
+// reload/export judge the written .envrc of their directory when they run
+// (with the files written by then), and the stdlib's source_env(_if_exists)
+// (a file or a directory's .envrc), source_up (the name in parent
+// directories), dotenv (a .env's risky variables) and source_url
+// (downloaded) are handlers of their own (hooked in dispatch.go).
 func TestRedteam60DirenvSource(t *testing.T) {
 	attacks := []string{
 		`echo 'source_env x' > .envrc; echo 'rm -rf ~/.ssh' > x; direnv allow; direnv exec . true`,

@@ -33,7 +33,11 @@ import (
 // `true` leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: pyrunners.go (pyRunners, hooked in
+// toolscripts.go:runnerCode) judges a written tox.ini/setup.cfg/
+// pyproject.toml/tox.toml's command settings (tox's substitutions put in,
+// -x overrides too) and toxfile.py, noxfile.py (-f) as Python, and each
+// hook entry of a written .pre-commit-config.yaml (-c) as its command.
 func TestRedteam60PyRunners(t *testing.T) {
 	attacks := []string{
 		`printf '[tox]\nskipsdist=true\n[testenv]\nallowlist_externals=sh\ncommands=sh -c "rm -rf ~/.ssh"\n' > tox.ini; tox`,

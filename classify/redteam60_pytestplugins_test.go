@@ -31,7 +31,12 @@ import (
 // is gone, and that the same line with a harmless x.py leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: pyrunners.go:pytestPlugins judges the
+// written modules -p names in pytest's arguments, its ini files' addopts
+// (pytest.ini, .pytest.ini, pytest.toml, tox.ini, setup.cfg,
+// pyproject.toml, -c) and PYTEST_PLUGINS; PYTEST_ADDOPTS joins pytest's
+// arguments (envconfig.go optionEnvVars); python -m MODULE keeps the
+// prefix assignments of python (shells.go runModule).
 func TestRedteam60PytestPlugins(t *testing.T) {
 	const x = `printf 'import os\nos.system("rm -rf ~/.ssh")\n' > x.py`
 	attacks := []string{

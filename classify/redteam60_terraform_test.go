@@ -29,7 +29,13 @@ import (
 // the same configuration with `true` as the command leaves it in place.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: terraform.go (tfTools, hooked in
+// toolscripts.go:runnerCode): terraform/tofu apply, plan, destroy,
+// refresh, import, console and test (terragrunt: any) judge the written
+// *.tf, *.tf.json (.tofu, .tftest.hcl) of their directory (-chdir=) and
+// below: a local-exec command (with sh -c or its block's interpreter),
+// remote-exec inline lines, an external program's and terragrunt's
+// execute words; interpolations are run-time values.
 func TestRedteam60Terraform(t *testing.T) {
 	const hcl = `'resource "terraform_data" "x" {\n  provisioner "local-exec" { command = "rm -rf ~/.ssh" }\n}\n'`
 	const json = `'{"resource":{"terraform_data":{"x":{"provisioner":{"local-exec":{"command":"rm -rf ~/.ssh"}}}}}}'`

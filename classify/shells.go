@@ -551,7 +551,9 @@ func (a *analyzer) runModule(u *unit, mod field, rest []field) stream {
 		a.timeitCode(u, rest)
 	}
 	fields := append([]field{mod}, rest...)
-	return a.run(u.inner(u.name, fields))
+	in := u.inner(u.name, fields)
+	in.env = u.env // the module runs in python's own environment (round 60)
+	return a.run(in)
 }
 
 // code records what inline interpreter code does and classifies the shell

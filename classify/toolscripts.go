@@ -278,8 +278,12 @@ var testFile = lazyRegexp(`^(test[_-]?[^/]*\.py|[^/]*_test\.py|conftest\.py|test
 // runnerCode judges the files the line wrote that the runner u runs.
 func (a *analyzer) runnerCode(u *unit) {
 	ops := u.operands()
-	a.pyScriptRun(u) // python -m pdb/cProfile/trace x.py (round 55)
-	a.pyMainOf(u)    // python3 d, python3 -m d: d/__main__.py (round 56)
+	a.pyScriptRun(u)     // python -m pdb/cProfile/trace x.py (round 55)
+	a.pyMainOf(u)        // python3 d, python3 -m d: d/__main__.py (round 56)
+	a.pyRunnerConfigs(u) // tox.ini, noxfile.py, .pre-commit-config.yaml, pytest's -p (round 60)
+	a.direnvCode(u)      // direnv allow/exec: the written .envrc (round 60)
+	a.terraformCode(u)   // terraform apply: local-exec, external (round 60)
+	a.ansibleCode(u)     // ansible -a, written playbooks and inventories (round 60)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
