@@ -106,7 +106,7 @@ func matchGitReadAllow(u *unit, c *Classifier) bool { return plainCall(u) && mat
 var versionArgs = newSet("--version", "-version", "-V", "version", "--help", "-help", "help", "-v", "-h", "-VV")
 
 func matchVersionCheck(u *unit, _ *Classifier) bool {
-	if !plainCall(u) || len(u.args) != 1 || !versionArgs.has(u.args[0].val) {
+	if !plainCall(u) || len(u.args) != 1 || !versionArgs.has(u.args[0].val) || !versionCheckSafe(u) {
 		return false
 	}
 	v := u.args[0].val
