@@ -87,8 +87,11 @@ func (a *analyzer) gitRunConfig(u *unit) {
 		dirs = append(dirs, path.Join(base, ".git"), base) // base: a bare repository
 	}
 	for _, d := range dirs {
-		a.gitConfigFollow(u, path.Join(d, "config"), 0)
+		for _, g := range a.gitRepoDirs(u, d) { // a gitfile's gitdir (gitdirfile.go)
+			a.gitConfigFollow(u, path.Join(g, "config"), 0)
+		}
 	}
+	a.gitSeparateDir(u, base) // git init --separate-git-dir writes a gitfile
 }
 
 // gitConfigFollow judges the written configuration file p and, in turn,
