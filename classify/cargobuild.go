@@ -40,7 +40,7 @@ func (a *analyzer) cargoBuildCode(u *unit) {
 	all := cargoRunSubs.has(sub)
 	scripts := map[string]bool{}
 	for _, key := range a.writtenFiles(func(k string) bool { return path.Base(k) == "Cargo.toml" }) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) {
 			if m := cargoBuildKey().FindStringSubmatch(t); m != nil {
 				scripts[path.Join(path.Dir(key), m[1])] = true
 			}
@@ -51,7 +51,7 @@ func (a *analyzer) cargoBuildCode(u *unit) {
 		if !all && !scripts[key] && path.Base(key) != "build.rs" {
 			continue
 		}
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) {
 			a.codeText(u, "rust", t)
 		}
 	}
