@@ -22,7 +22,8 @@ func writesFile(u *unit) bool {
 
 // plainCall reports whether u may be allowed at all.
 func plainCall(u *unit) bool {
-	if u.kind != kCall || u.dynName || u.dynDir || u.name == "" || u.viaXargs || u.script != nil || u.code != nil {
+	if u.kind != kCall || u.dynName || u.dynDir || u.name == "" || u.viaXargs || u.script != nil || u.code != nil ||
+		projectProgram(u) { // ./ls, bin/x -h: the project's file (versionrun.go)
 		return false
 	}
 	for _, r := range u.redirs {
