@@ -28,12 +28,28 @@ var (
 	cargoProcMacro = lazyRegexp(`(?m)^\s*proc[-_]macro\s*=\s*true`)
 )
 
+// rustScriptRunners compile and run a Rust file they are given, as cargo
+// does its -Zscript FILE.rs.
+var rustScriptRunners = newSet("rust-script", "cargo-script", "scriptisto")
+
 // cargoBuildCode judges the written Rust code u's cargo command runs.
 func (a *analyzer) cargoBuildCode(u *unit) {
+	if rustScriptRunners.has(u.name) || u.name == "cargo" {
+		for _, op := range u.operands() {
+			if strings.HasSuffix(op.val, ".rs") {
+				for _, t := range a.writtenTexts(u, nil, op) {
+					a.moreCode(u, "rust", t)
+				}
+			}
+		}
+	}
 	if u.name != "cargo" {
 		return
 	}
 	sub := cargoSub(u)
+	if strings.HasSuffix(sub, ".rs") {
+		sub = "run" // cargo -Zscript x.rs
+	}
 	if cargoNoBuild.has(sub) || strings.HasPrefix(sub, "-") {
 		return
 	}

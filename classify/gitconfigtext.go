@@ -84,7 +84,7 @@ func (a *analyzer) gitRunConfig(u *unit) {
 	} else if gd, ok := a.envField(u, "GIT_DIR"); ok && !gd.dyn {
 		dirs = append(dirs, path.Join(base, gd.val))
 	} else {
-		dirs = append(dirs, path.Join(base, ".git"), base) // base: a bare repository
+		dirs = gitFindDirs(base) // base/.git, base (bare), the .git above (gitdirfile.go)
 	}
 	for _, d := range dirs {
 		for _, g := range a.gitRepoDirs(u, d) { // a gitfile's gitdir (gitdirfile.go)

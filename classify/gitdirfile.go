@@ -99,3 +99,20 @@ func (a *analyzer) gitSeparateDir(u *unit, base string) {
 	}
 	a.writeFile(fileKey(u.cwd, u.links, field{val: path.Join(work, ".git")}), "gitdir: "+target+"\n", false)
 }
+
+// gitFindDepth bounds how far up from its working directory git's search
+// for a repository is followed.
+const gitFindDepth = 8
+
+// gitFindDirs returns where git, started in base with no git directory
+// named, looks for its repository: base/.git, base itself (a bare
+// repository), then the .git of each directory above (cd w/src && git
+// status finds w/.git, a gitfile the line may have written).
+func gitFindDirs(base string) []string {
+	dirs := []string{path.Join(base, ".git"), base}
+	for i, up := 0, base; i < gitFindDepth; i++ {
+		up = path.Join(up, "..")
+		dirs = append(dirs, path.Join(up, ".git"))
+	}
+	return dirs
+}

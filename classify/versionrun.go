@@ -17,8 +17,11 @@ import (
 // configures: Maven's launchers put .mvn/jvm.config into the JVM's options
 // (-XX:OnOutOfMemoryError=CMD runs CMD), Gradle's and sbt's read the
 // project's JVM options and wrapper properties, and rustup's proxies run
-// the toolchain rust-toolchain.toml names by path.
+// the toolchain rust-toolchain.toml names by path; yarn runs the release
+// .yarnrc's yarn-path (.yarnrc.yml's yarnPath) names, bazel and bazelisk
+// the workspace's tools/bazel.
 var versionReadsProject = newSet("mvn", "mvnw", "mvnd", "mvnDebug", "gradle", "gradlew", "sbt", "sbtn", "lein",
+	"yarn", "yarnpkg", "bazel", "bazelisk",
 	"cargo", "rustc", "rustdoc", "rustup", "rustfmt", "cargo-fmt", "cargo-clippy", "clippy-driver", "cargo-miri",
 	"rust-gdb", "rust-gdbgui", "rust-lldb", "rust-analyzer", "rls")
 
