@@ -51,6 +51,9 @@ var (
 func (a *analyzer) jvmOptions(u *unit) {
 	direct, pass := jvmLaunchers.has(u.name), jvmPassPrefix[u.name]
 	for _, f := range u.args {
+		if !direct && len(pass) == 0 {
+			break
+		}
 		if direct {
 			a.jvmOption(u, f, 0)
 			continue
@@ -68,6 +71,9 @@ func (a *analyzer) jvmOptions(u *unit) {
 // projectJvmOptions judges the JVM options of the project files u's build
 // tool reads, where the line wrote them.
 func (a *analyzer) projectJvmOptions(u *unit) {
+	if !mavenLaunchers.has(u.name) && !gradleLaunchers.has(u.name) {
+		return
+	}
 	dir := "."
 	if fs := optValues(u, "f", "--file"); len(fs) > 0 {
 		dir = path.Dir(fs[len(fs)-1].val) // mvn -f d/pom.xml: d is the base directory
