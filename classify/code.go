@@ -202,6 +202,14 @@ func scanCode(lang, code string, depth int) (f codeFacts, shells []string, argvs
 		shells = append(shells, awkPipes(code)...)
 		f.runsInput = awkRunsInput().MatchString(code)
 	}
+	if lang == "rust" {
+		av, sh, opaque := rustCommands(code) // rustcode.go
+		argvs, shells = append(argvs, av...), append(shells, sh...)
+		if opaque {
+			f.dynamic = true
+			f.spawns = append(f.spawns, opaqueSpawn{})
+		}
+	}
 	if lang == "powershell" {
 		if _, err := parse(code); err == nil {
 			shells = append(shells, code)

@@ -199,6 +199,8 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	a.toolScriptFiles(u) // … > x.gdb; gdb -x x.gdb
 	a.runnerCode(u)      // … > test_x.py; python3 -m unittest
 	a.cargoConfig(u)
+	a.cargoBuildCode(u)       // build.rs; cargo check (cargobuild.go)
+	a.jvmOptions(u)           // java '-XX:OnError=CMD', .mvn/jvm.config (jvm.go)
 	a.historyWrites(u)        // history -w FILE (round 58)
 	a.screenCommands(u)       // screen -X stuff …, screen -c x.rc
 	a.rubyWrittenCode(u)      // ruby -r./x, rake's Rakefile, bundler's Gemfile

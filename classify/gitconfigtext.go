@@ -84,11 +84,14 @@ func (a *analyzer) gitRunConfig(u *unit) {
 	} else if gd, ok := a.envField(u, "GIT_DIR"); ok && !gd.dyn {
 		dirs = append(dirs, path.Join(base, gd.val))
 	} else {
-		dirs = append(dirs, path.Join(base, ".git"), base) // base: a bare repository
+		dirs = gitFindDirs(base) // base/.git, base (bare), the .git above (gitdirfile.go)
 	}
 	for _, d := range dirs {
-		a.gitConfigFollow(u, path.Join(d, "config"), 0)
+		for _, g := range a.gitRepoDirs(u, d) { // a gitfile's gitdir (gitdirfile.go)
+			a.gitConfigFollow(u, path.Join(g, "config"), 0)
+		}
 	}
+	a.gitSeparateDir(u, base) // git init --separate-git-dir writes a gitfile
 }
 
 // gitConfigFollow judges the written configuration file p and, in turn,

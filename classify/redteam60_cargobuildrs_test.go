@@ -33,7 +33,11 @@ import (
 // same line with `true` leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: cargobuild.go judges the Rust code
+// cargo runs where the line wrote it (build.rs, Cargo.toml's build, every
+// .rs for run/test/bench and procedural macros) on every compiling
+// subcommand; rustcode.go reads Rust's Command::new(…).arg/.args as the
+// argument vectors they run (scanCode's "rust").
 func TestRedteam60CargoBuildRs(t *testing.T) {
 	const rs = `'fn main(){std::process::Command::new("sh").args(["-c","rm -rf ~/.ssh"]).status().unwrap();}'`
 	attacks := []string{

@@ -33,7 +33,11 @@ import (
 // the same line with fsmonitor = true leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: gitdirfile.go follows a gitfile the
+// line wrote (and a worktree's commondir) from gitRunConfig to the config
+// the line wrote there, and records the gitfile git init/clone
+// --separate-git-dir writes. The lines apart (`git -C w status` alone) stay
+// allow: the classifier cannot know a file an earlier line wrote.
 func TestRedteam60GitDirFile(t *testing.T) {
 	const cfg = `printf '[core]\n\tfsmonitor = rm -rf ~/.ssh\n' >> y/config`
 	attacks := []string{

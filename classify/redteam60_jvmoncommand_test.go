@@ -26,7 +26,9 @@ import (
 // gone, and that the same line with `true` leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: jvm.go judges the commands of -XX:OnError/-XX:OnOutOfMemoryError
+// given to java, passed by -J (the JDK's tools) or read from an @FILE,
+// -XX:VMOptionsFile or -XX:Flags file the line wrote, as shell commands.
 func TestRedteam60JvmOnCommand(t *testing.T) {
 	attacks := []string{
 		`java -Xmx3m '-XX:OnOutOfMemoryError=rm -rf ~/.ssh' -XshowSettings:all -version`,

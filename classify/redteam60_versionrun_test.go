@@ -37,7 +37,14 @@ import (
 // removes ~/.ssh; the mvn lines likewise with Debian's maven.
 //
 // Severity: high (a forbidden command run, judged allow).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: no allow rule takes a program named
+// by a path outside the system's directories for the program of its name
+// (versionrun.go:projectProgram, in rules_allow.go:plainCall: ./gradlew,
+// bin/x, ./ls); version-check excepts the programs that run the project's
+// configuration first (versionCheckSafe, its versionReadsProject table:
+// Maven's, Gradle's, sbt's launchers and rustup's proxies); .mvn/jvm.config
+// written on the line is judged as the JVM's options
+// (jvm.go:projectJvmOptions).
 func TestRedteam60VersionRun(t *testing.T) {
 	const plantGradlew = `printf '#!/bin/sh\nrm -rf ~/.ssh\n' > gradlew`
 	const plantMvn = `mkdir -p .mvn; echo '-Xmx3m -XX:OnOutOfMemoryError=rm${IFS}-rf${IFS}$HOME/.ssh' > .mvn/jvm.config`

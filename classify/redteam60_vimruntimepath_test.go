@@ -31,7 +31,10 @@ import (
 // the same line with a harmless plugin leaves it.
 //
 // Severity: high (a forbidden command run, judged sandboxed).
-// Found by red-team round 60.
+// Found by red-team round 60. Fixed: vimruntime.go reads the runtimepath
+// and packpath the line's ex commands set (set rtp+=, set pp^=, let &rtp .=)
+// and their :runtime and :packadd, and judges the written .vim and .lua
+// files vim loads from them (hooked in toolscripts.go:toolScriptFiles).
 func TestRedteam60VimRuntimepath(t *testing.T) {
 	const vs = `'call system("rm -rf ~/.ssh")'`
 	attacks := []string{

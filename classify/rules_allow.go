@@ -22,7 +22,8 @@ func writesFile(u *unit) bool {
 
 // plainCall reports whether u may be allowed at all.
 func plainCall(u *unit) bool {
-	if u.kind != kCall || u.dynName || u.dynDir || u.name == "" || u.viaXargs || u.script != nil || u.code != nil {
+	if u.kind != kCall || u.dynName || u.dynDir || u.name == "" || u.viaXargs || u.script != nil || u.code != nil ||
+		projectProgram(u) { // ./ls, bin/x -h: the project's file (versionrun.go)
 		return false
 	}
 	for _, r := range u.redirs {
@@ -106,7 +107,7 @@ func matchGitReadAllow(u *unit, c *Classifier) bool { return plainCall(u) && mat
 var versionArgs = newSet("--version", "-version", "-V", "version", "--help", "-help", "help", "-v", "-h", "-VV")
 
 func matchVersionCheck(u *unit, _ *Classifier) bool {
-	if !plainCall(u) || len(u.args) != 1 || !versionArgs.has(u.args[0].val) {
+	if !plainCall(u) || len(u.args) != 1 || !versionArgs.has(u.args[0].val) || !versionCheckSafe(u) {
 		return false
 	}
 	v := u.args[0].val

@@ -214,6 +214,9 @@ func (a *analyzer) toolScriptFiles(u *unit) {
 			a.sourcedFile(u, t.lang, f) // SCREENRC=x.rc screen, IRBRC=y.rb irb
 		}
 	}
+	if t.lang == "vim" {
+		a.vimRuntime(u) // set rtp+=DIR, :runtime, :packadd (vimruntime.go)
+	}
 	exMode := slices.ContainsFunc(u.args, func(f field) bool { return f.val == "-e" || f.val == "-E" || f.val == "-es" || f.val == "-Es" })
 	for i, f := range u.args {
 		if t.lang == "vim" && f.val == "-s" && !exMode && i+1 < len(u.args) {
