@@ -127,14 +127,19 @@ func withoutGitAliases(args []field) []field {
 
 // splitCmdline splits an alias value into words as git does: at blanks,
 // with single and double quotes and backslashes.
-func splitCmdline(s string) []string {
+func splitCmdline(s string) []string { return splitQuoted(s, true) }
+
+// splitQuoted splits s into words at blanks, a quoted part (single or
+// double quotes) kept in its word; escapes: a backslash outside single
+// quotes takes the next byte as it is.
+func splitQuoted(s string, escapes bool) []string {
 	var out []string
 	var cur strings.Builder
 	in, quote := false, byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '\\' && quote != '\'' && i+1 < len(s):
+		case escapes && c == '\\' && quote != '\'' && i+1 < len(s):
 			i++
 			cur.WriteByte(s[i])
 			in = true
@@ -144,7 +149,7 @@ func splitCmdline(s string) []string {
 			cur.WriteByte(c)
 		case c == '"' || c == '\'':
 			quote, in = c, true
-		case c == ' ' || c == '\t' || c == '\n':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			if in {
 				out = append(out, cur.String())
 				cur.Reset()

@@ -135,32 +135,4 @@ func (a *analyzer) jvmOptionText(u *unit, text string, flags bool, depth int) {
 
 // jvmWords splits a text of options at white space, a quoted part kept
 // in its word (the JVM's @FILE and -XX:VMOptionsFile quote so).
-func jvmWords(text string) []string {
-	var out []string
-	var cur strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '"' || c == '\'':
-			quote, in = c, true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
-}
+func jvmWords(text string) []string { return splitQuoted(text, false) }

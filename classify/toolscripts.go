@@ -555,15 +555,8 @@ func (a *analyzer) nodeEnvFiles(u *unit) {
 			continue
 		}
 		for _, t := range a.writtenTexts(u, nil, f) {
-			for l := range strings.Lines(t) {
-				k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "export ")), "=")
-				if !ok {
-					continue
-				}
-				v = strings.Trim(strings.TrimSpace(v), `"'`)
-				if riskyEnv(envVar{name: strings.TrimSpace(k), val: field{val: v}}) {
-					u.script = &stream{traits: trUnknown}
-				}
+			if envFileRisky(t) {
+				u.script = &stream{traits: trUnknown}
 			}
 		}
 	}
