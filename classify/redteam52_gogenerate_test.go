@@ -29,6 +29,10 @@ func TestRedteam52GoGenerate(t *testing.T) {
 	lines := []string{
 		`printf 'package main\n//go:generate sh -c "rm -rf ~/.ssh"\n' > gen.go && go generate gen.go`,
 		`printf 'package main\n//go:generate sh -c "rm -rf ~/.ssh"\n' > gen.go && go generate ./...`,
+		// After a cd the written files were looked up from the new
+		// directory again, and missed (round 60's fixer): keyTexts.
+		`mkdir -p w; printf 'package main\n//go:generate sh -c "rm -rf ~/.ssh"\n' > w/gen.go; cd w; go generate`,
+		`mkdir -p w; cd w; printf 'package main\n//go:generate sh -c "rm -rf ~/.ssh"\n' > gen.go; go generate`,
 	}
 	if rtHave(t, "bash", "go") {
 		home, work := rt52bHome(t)

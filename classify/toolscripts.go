@@ -421,7 +421,7 @@ func (a *analyzer) writtenFiles(keep func(string) bool) []string {
 // wrote (go generate runs each as a command).
 func (a *analyzer) goGenerate(u *unit) {
 	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".go") }) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) { // a key, not a path from u's directory (after a cd)
 			for l := range strings.Lines(t) {
 				if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:generate "); ok {
 					a.shellString(u, field{val: cmd})
