@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentbox-dev/agentbox/egress"
 	"github.com/agentbox-dev/agentbox/internal/keptfiles"
+	"github.com/agentbox-dev/agentbox/internal/liveroots"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/internal/shquote"
 	"github.com/agentbox-dev/agentbox/internal/staterecord"
@@ -299,6 +300,20 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if exe := selfExecutable(); exe != "" && paths.WithinAny(exe, spec.Filesystem.Writable) {
 		spec.Filesystem.DenyWrite = append(spec.Filesystem.DenyWrite, exe)
 	}
+	// Registered as running before the kept files are read: a run that
+	// records a file in a root meanwhile sees this sandbox, or this
+	// sandbox sees the file (liveroots). Until the tree is gone
+	// (beforeRun.end).
+	live, err := liveroots.Add(resolvedWritable)
+	if err != nil {
+		m.log().Warn("agent runs started while this command runs will not know it may write its roots", "error", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			live.Done()
+		}
+	}()
 	// The vaults, passphrase files, manifests and audit logs agentbox was
 	// handed or wrote, in any call and any process of this user
 	// (keptfiles): no sandbox reads the first or rewrites the others.
@@ -344,7 +359,14 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		}
 		spec.Filesystem.Granted = grantedAreas(granted, spec.Filesystem.SeekLinks)
 	}
+	if live != nil {
+		if before == nil {
+			before = new(beforeRun)
+		}
+		before.live = live
+	}
 	if spec.Network != NetworkFiltered {
+		done = true
 		return spec, nil, before, nil
 	}
 	m.guardOnce.Do(func() { m.guard = egress.NewGuard() })
@@ -352,6 +374,7 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	done = true
 	return spec, run, before, nil
 }
 

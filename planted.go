@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/agentbox-dev/agentbox/internal/liveroots"
 )
 
 // beforeRun is what the writable roots held before a command that could
@@ -17,6 +19,15 @@ type beforeRun struct {
 	repos    map[string][]string // by writable root, every root a key (see protectRepositories)
 	configs  map[string]bool     // the AgentConfigFiles paths that existed
 	relHooks []string            // the global core.hooksPath values relative to each repository
+	live     *liveroots.Entry    // the sandbox's registration as running
+}
+
+// end says that the command's tree is gone: its writable roots are no
+// longer a running sandbox's (liveroots). Before the sweep.
+func (b *beforeRun) end() {
+	if b != nil {
+		b.live.Done()
+	}
 }
 
 // newBeforeRun records the AgentConfigFiles of every writable root beside

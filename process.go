@@ -169,6 +169,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		pr.shared.restore()
 		pr.stdin.finish()
 		egr.close()
+		before.end()
 		return nil, err
 	}
 	p, err := m.rt.Start(ctx, spec, prog)
@@ -179,6 +180,7 @@ func (m *Manager) startProcess(ctx context.Context, cfg Config, o *callOptions, 
 		pr.shared.restore()
 		pr.stdin.finish()
 		egr.close()
+		before.end()
 		return nil, wrapSandboxErr(err)
 	}
 	pr.p = p
@@ -477,6 +479,7 @@ func (p *Process) wait() (*ExecResult, error) {
 		Violations:     p.egress.takeViolations(),
 		Classification: p.verdict,
 	}
+	p.before.end()
 	res.Violations = append(res.Violations, p.before.sweep(fixedNames(p.p))...)
 	res.Violations = append(res.Violations, leftShared...)
 	if w.st.MemoryLimitHit {

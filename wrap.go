@@ -128,6 +128,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	h, err := m.rt.Prepare(spec, cmd)
 	if err != nil {
 		egr.close()
+		before.end()
 		return nil, wrapSandboxErr(err)
 	}
 	if cancel := cmd.Cancel; cancel != nil {
@@ -157,6 +158,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 	case trackClosed:
 		h.Close()
 		egr.close()
+		before.end()
 		return nil, ErrManagerClosed
 	case trackCleaned:
 		// Cleanup ran while it was prepared: the spec is taken back, and
@@ -181,6 +183,7 @@ func (m *Manager) Wrap(ctx context.Context, cmd *exec.Cmd, opts ...Option) (clea
 		m.untrack(wh)
 		h.Close()
 		egr.close()
+		before.end()
 		m.warnDegraded(h.Degraded())
 		for _, v := range before.sweep(fixedNames(h)) {
 			m.log().Warn("disabled what the command planted", "rule", v.Rule, "detail", v.Detail)

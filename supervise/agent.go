@@ -294,10 +294,25 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 	if err := keptfiles.Record(keptfiles.Secret, opts.Secrets...); err != nil {
 		opts.Logger.Warn("the vault and passphrase files are kept from this run's agent only", "error", err)
 	}
+	kept := map[string]string{} // file: what it is, for refuseRunningWriters
 	if mf := manifestPath(m); filepath.IsAbs(mf) {
 		if err := keptfiles.Record(keptfiles.Policy, mf); err != nil {
 			opts.Logger.Warn("the manifest is kept read-only for this run only", "error", err)
 		}
+		kept[mf] = "the manifest"
+	}
+	if m.Audit.LogLevel != policy.LogOff {
+		// And no other sandbox of this user appends a forged entry,
+		// chained as the log's own are, which this run would sign.
+		if err := keptfiles.Record(keptfiles.Log, a.logPath); err != nil {
+			opts.Logger.Warn("the audit log is kept from this run's agent only", "error", err)
+		}
+		kept[a.logPath] = "the audit log"
+	}
+	// The record reaches the sandboxes that start from now on; one
+	// running already keeps what its roots gave it.
+	if err := refuseRunningWriters(kept); err != nil {
+		return nil, cfg, err
 	}
 	var log *audit.Log
 	if m.Audit.LogLevel != policy.LogOff {
@@ -312,11 +327,6 @@ func prepare(m *policy.Manifest, opts Options) (_ *Agent, _ agentbox.Config, err
 		// waits for, so none can come before the run ends.
 		if logPath, err := policy.ResolvePath(a.logPath); err == nil {
 			cfg.Filesystem.DenyRead = pruneNested(appendUnique(cfg.Filesystem.DenyRead, auditLogFiles(logPath)...))
-		}
-		// And no other sandbox of this user appends a forged entry,
-		// chained as the log's own are, which this run would sign.
-		if err := keptfiles.Record(keptfiles.Log, a.logPath); err != nil {
-			opts.Logger.Warn("the audit log is kept from this run's agent only", "error", err)
 		}
 	} else {
 		a.logPath = ""

@@ -2,8 +2,11 @@ package supervise
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
+	"github.com/agentbox-dev/agentbox/internal/liveroots"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/policy"
 )
@@ -63,4 +66,45 @@ func resolvedAll(ps []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// RunningWriterError refuses a file a run keeps from every sandbox (its
+// manifest, its audit log) that lies in a writable root of a sandbox
+// running now: one started before the run, which the record of kept files
+// does not reach. From there a command rewrote the manifest for the next
+// run, and appended a forged entry, chained as the log's own, that the
+// run then signed (red-team round 61).
+type RunningWriterError struct {
+	What, File, Root string
+}
+
+func (e *RunningWriterError) Error() string {
+	return fmt.Sprintf("%s %s lies in %s, which a sandbox running now may write (it started before this run, so the file cannot be kept from it); wait for that command to end, or move the file out of %s",
+		e.What, e.File, e.Root, e.Root)
+}
+
+// refuseRunningWriters returns a RunningWriterError for the first of kept
+// (file: what it is) inside the writable roots of the sandboxes running
+// now. The files are recorded as kept before: a sandbox starting meanwhile
+// is either seen here or keeps out of them (liveroots).
+func refuseRunningWriters(kept map[string]string) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	roots, err := liveroots.Running()
+	if err != nil {
+		return fmt.Errorf("read the record of running sandboxes: %w", err)
+	}
+	for _, f := range slices.Sorted(maps.Keys(kept)) {
+		real, err := policy.ResolvePath(f)
+		if err != nil {
+			real = f
+		}
+		for _, r := range roots {
+			if paths.Within(real, r) || paths.Within(f, r) {
+				return &RunningWriterError{What: kept[f], File: f, Root: r}
+			}
+		}
+	}
+	return nil
 }
