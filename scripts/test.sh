@@ -20,12 +20,14 @@ step() { printf '\n==> %s\n' "$*"; }
 if [ "$(id -u)" = 0 ]; then
 	step "installing test dependencies"
 	pkgs=()
-	# The sandbox's tests need the first line; the classifier's tests run
-	# the programs of the second for real (each test's premise shows that
-	# the program does what the line it judges relies on).
+	# The sandbox's tests need the first line (and btrfs-progs, e2fsprogs
+	# for round 61's file-system images); the classifier's tests run the
+	# programs of the others for real (each test's premise shows that the
+	# program does what the line it judges relies on).
 	for p in bubblewrap curl git gcc python3 iproute2 ca-certificates \
 		ruby bundler rake gawk lua5.4 expect m4 tmux screen bsdutils \
-		vim direnv ansible-core tox python3-nox pre-commit python3-pytest postgresql-client; do
+		vim direnv ansible-core tox python3-nox pre-commit python3-pytest postgresql-client \
+		composer btrfs-progs e2fsprogs; do
 		dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
 	done
 	if [ ${#pkgs[@]} -gt 0 ]; then

@@ -118,15 +118,43 @@ var hostInodeIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIocFSSetXattr, fsIocSetVe
 // descriptor on the file system (a read-only one too): the sandbox runs as
 // the caller's uid, so it could lock the caller's encrypted directories
 // (remove) or fill the caller's key quota (add). Found by red-team round 47.
+//
+// FS_IOC_SET_ENCRYPTION_POLICY encrypts an empty directory the caller
+// owns, for good, with a key that need not be present (a v1 policy): every
+// later create there fails, root's too. The full tier's read-only mounts
+// answer EROFS outside the writable roots; the reduced tier has none, and
+// Landlock no right for it (red-team round 61). No agent's work sets one.
 var fscryptKeyIoctls = []uint32{unix.FS_IOC_ADD_ENCRYPTION_KEY, unix.FS_IOC_REMOVE_ENCRYPTION_KEY,
-	unix.FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS}
+	unix.FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, unix.FS_IOC_SET_ENCRYPTION_POLICY}
 
-// ioctlRule refuses the terminal ioctls, fscrypt's key ioctls, TIOCSCTTY
+// btrfsSubvolIoctls create, snapshot, destroy and flag btrfs subvolumes
+// (_IOW/_IOWR(0x94, …), from linux/btrfs.h). A snapshot copies a whole
+// subvolume, the files under the sandbox's deny masks too, into any
+// writable directory of the same file system: a home on btrfs (as
+// systemd-homed makes it) snapshotted into a writable root showed
+// ~/.ssh's keys under new names, in both tiers; in the reduced tier, with
+// no read-only mounts and no Landlock hook on the ioctl, one also planted
+// a tree outside the writable roots (red-team round 61). Refused in every
+// tier; clones and dedupe (FICLONE, FICLONERANGE, FIDEDUPERANGE, which
+// share the 0x94 type) need their source open for reading and stay.
+var btrfsSubvolIoctls = []uint32{
+	0x50009401, // BTRFS_IOC_SNAP_CREATE
+	0x5000940e, // BTRFS_IOC_SUBVOL_CREATE
+	0x5000940f, // BTRFS_IOC_SNAP_DESTROY
+	0x50009417, // BTRFS_IOC_SNAP_CREATE_V2
+	0x50009418, // BTRFS_IOC_SUBVOL_CREATE_V2
+	0x5000943f, // BTRFS_IOC_SNAP_DESTROY_V2
+	0x4008941a, // BTRFS_IOC_SUBVOL_SETFLAGS
+	0xc0c89425, // BTRFS_IOC_SET_RECEIVED_SUBVOL
+}
+
+// ioctlRule refuses the terminal ioctls, fscrypt's key and policy
+// ioctls, btrfs's subvolume ioctls, TIOCSCTTY
 // and TIOCSWINSZ when the program holds the caller's terminal (see
 // seccompOptions.callerTerminal), and in the reduced tier the inode-flag
 // ones and those that set a file's owner (keeperRules) too.
 func ioctlRule(o seccompOptions) argRule {
-	cmds := slices.Concat(terminalIoctls, fscryptKeyIoctls)
+	cmds := slices.Concat(terminalIoctls, fscryptKeyIoctls, btrfsSubvolIoctls)
 	if o.callerTerminal {
 		cmds = append(cmds, unix.TIOCSCTTY, unix.TIOCSWINSZ)
 	}
