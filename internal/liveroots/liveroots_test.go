@@ -53,3 +53,15 @@ func TestLiveRoots(t *testing.T) {
 		t.Errorf("Add(nil) = %v, %v; want nothing", e, err)
 	}
 }
+
+// BenchmarkAddDone is what registering costs a sandbox's start and end.
+func BenchmarkAddDone(b *testing.B) {
+	b.Setenv(paths.EnvStateDir, b.TempDir())
+	for b.Loop() {
+		e, err := Add([]string{"/p/one", "/p/two"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Done()
+	}
+}
