@@ -291,22 +291,7 @@ func (a *analyzer) runnerCode(u *unit) {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
 	case "pip", "pip3":
-		if u.arg(0) != "install" {
-			return
-		}
-		for _, op := range ops[1:] {
-			if op.val == "." || strings.HasPrefix(op.val, "./") || strings.HasPrefix(op.val, "/") {
-				for _, t := range a.writtenTexts(u, nil, field{val: path.Join(op.val, "setup.py")}) {
-					a.moreCode(u, "python", t)
-				}
-				a.pyBuildBackend(u, op.val)
-			}
-		}
-		for _, f := range optValues(u, "e", "--editable") {
-			for _, t := range a.writtenTexts(u, nil, field{val: path.Join(f.val, "setup.py")}) {
-				a.codeText(u, "python", t)
-			}
-		}
+		a.pipBuildCode(u) // install, wheel, download: the projects named (piplocal.go)
 	case "node", "nodejs":
 		if u.hasExactFlag("", "--test") {
 			a.writtenRun(u, ops, "node", ".js")
