@@ -106,12 +106,12 @@ func (a *analyzer) ansibleCode(u *unit) {
 		e := path.Ext(k)
 		return e == ".yml" || e == ".yaml" || strings.Contains(k, "group_vars/") || strings.Contains(k, "host_vars/")
 	}) {
-		a.ansibleFile(u, field{val: key})
+		a.ansibleFile(u, field{val: keyPath(u, key)})
 	}
 	for _, key := range a.writtenFiles(func(k string) bool {
 		return path.Ext(k) == ".py" && (strings.Contains(k, "library/") || strings.Contains(k, "module_utils/") || strings.Contains(k, "_plugins/"))
 	}) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) {
 			a.moreCode(u, "python", t) // modules and plugins beside the playbook
 		}
 	}

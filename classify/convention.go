@@ -53,6 +53,8 @@ func (a *analyzer) writtenCode(u *unit) {
 				a.shellString(u, field{val: s})
 			}
 		}
+	case name == "composer":
+		a.composerCode(u) // composer.json's scripts (composer.go)
 	case name == "python" || name == "pypy":
 		for _, m := range pythonModules(u) {
 			p := strings.ReplaceAll(m, ".", "/")

@@ -107,7 +107,7 @@ func (a *analyzer) workspaceScripts(u *unit) {
 		return
 	}
 	for _, key := range a.writtenFiles(func(k string) bool { return path.Base(k) == "package.json" }) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) {
 			for _, s := range packageScripts(t) {
 				a.shellString(u, field{val: s})
 			}

@@ -31,7 +31,10 @@ import (
 // `true` leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: composer.go judges every
+// script (a string or a list; @php, @composer, @putenv as the commands
+// they stand for) of the composer.json (-d/--working-dir, $COMPOSER) the
+// line wrote, for any composer command, as convention.go does for npm.
 func TestRedteam61ComposerScripts(t *testing.T) {
 	attacks := []string{
 		`echo '{"scripts":{"test":"rm -rf ~/.ssh"}}' > composer.json; composer run test`,

@@ -34,7 +34,10 @@ import (
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
 // sandboxed, where the same code as a file argument escalates). Found by
-// red-team round 61.
+// red-team round 61. Fixed: goruns.go:goPackageCode judges the written Go
+// files of every package go run and go test name (directories, ./...,
+// -C DIR, import paths as any written package; go test with none: ".";
+// the value flags of both in a table), _test.go files for go test.
 func TestRedteam61GoRunPackage(t *testing.T) {
 	const body = `os.RemoveAll(os.Getenv("HOME") + "/.ssh")`
 	main := `printf 'package main\nimport "os"\nfunc main() { ` + body + ` }\n'`
@@ -101,7 +104,10 @@ func TestRedteam61GoRunPackage(t *testing.T) {
 // the same line with `true` leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: goGenerate reads keys
+// with keyTexts (round 60's fix, now held by this test), and
+// toolscripts.go:goGenerateLine takes a space or a tab after the
+// directive, as cmd/go's isGoGenerate does.
 func TestRedteam61GoGenerateForms(t *testing.T) {
 	attacks := []string{
 		`mkdir g; cd g; printf 'package g\n//go:generate rm -rf ~/.ssh\n' > g.go; go generate`,

@@ -28,7 +28,9 @@ import (
 // ~/.ssh is gone, and that the same line with a harmless backend leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: piplocal.go:pipBuildCode
+// judges the written setup.py and in-tree backend of the projects of
+// install, wheel and download alike (pipBuildSubs).
 func TestRedteam61PipWheel(t *testing.T) {
 	const payload = `import os, shutil\nshutil.rmtree(os.path.expanduser("~/.ssh"))\n`
 	backend := `printf '[build-system]\nrequires = []\nbuild-backend = "be"\nbackend-path = ["."]\n' > pyproject.toml; printf '` + payload + `' > be.py; `
@@ -90,7 +92,11 @@ func TestRedteam61PipWheel(t *testing.T) {
 // backend leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: piplocal.go takes the
+// project of every specifier (operands, -e/--editable values, the lines of
+// written -r files and the files they include) by its path less extras
+// and file://, setup.py and backend alike; a specifier only known at run
+// time may be any project the line wrote.
 func TestRedteam61PipInstallForms(t *testing.T) {
 	const payload = `import os, shutil\nshutil.rmtree(os.path.expanduser("~/.ssh"))\n`
 	backend := `printf '[build-system]\nrequires = []\nbuild-backend = "be"\nbackend-path = ["."]\n' > pyproject.toml; printf '` + payload + `' > be.py; `

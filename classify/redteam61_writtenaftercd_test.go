@@ -32,7 +32,12 @@ import (
 // leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: every user of
+// writtenFiles reads a key as it is (writtenkeys.go:keyTexts), and code
+// that joins a written file's directory to the names it loads (ruby's
+// require_relative, ansible's scripts) takes writtenkeys.go:keyPath,
+// the key as a path from u's directory: writtenRun (toolscripts.go),
+// terraform.go, ansible.go, rubycode.go, nodeload.go's workspace scripts.
 func TestRedteam61WrittenFilesAfterCd(t *testing.T) {
 	const py = `import shutil,os\nshutil.rmtree(os.path.expanduser("~/.ssh"))\n`
 	const js = `require("fs").rmSync(require("os").homedir()+"/.ssh",{recursive:true})\n`

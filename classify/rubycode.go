@@ -227,8 +227,8 @@ func (a *analyzer) rakeFiles(u *unit) {
 		for _, key := range a.writtenFiles(func(k string) bool {
 			return strings.HasSuffix(k, ".rake") && path.Base(path.Dir(k)) == base
 		}) {
-			for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-				a.rubyText(u, nil, path.Dir(key), t, seen)
+			for _, t := range a.keyTexts(u, key) {
+				a.rubyText(u, nil, path.Dir(keyPath(u, key)), t, seen)
 			}
 		}
 	}
@@ -269,8 +269,8 @@ func (a *analyzer) gemspecs(u *unit, named []field) {
 		return
 	}
 	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".gemspec") }) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-			a.rubyText(u, nil, path.Dir(key), t, seen)
+		for _, t := range a.keyTexts(u, key) {
+			a.rubyText(u, nil, path.Dir(keyPath(u, key)), t, seen)
 		}
 	}
 }
@@ -357,8 +357,8 @@ func (a *analyzer) rspecFiles(u *unit) {
 		for _, key := range a.writtenFiles(func(k string) bool {
 			return strings.HasSuffix(k, suffix) && (dk == "." || strings.HasPrefix(k, dk+"/"))
 		}) {
-			for _, t := range a.writtenTexts(u, nil, field{val: key}) {
-				a.rubyText(u, nil, path.Dir(key), t, seen)
+			for _, t := range a.keyTexts(u, key) {
+				a.rubyText(u, nil, path.Dir(keyPath(u, key)), t, seen)
 			}
 		}
 	}

@@ -64,7 +64,7 @@ func (a *analyzer) terraformCode(u *unit) {
 		return (dk == "." || k == dk || strings.HasPrefix(k, dk+"/")) &&
 			slices.ContainsFunc(t.files, func(e string) bool { return strings.HasSuffix(k, e) })
 	}) {
-		for _, text := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, text := range a.keyTexts(u, key) {
 			if strings.HasSuffix(key, ".json") {
 				a.tfJSON(u, text)
 			} else {

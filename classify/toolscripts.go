@@ -291,22 +291,7 @@ func (a *analyzer) runnerCode(u *unit) {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
 	case "pip", "pip3":
-		if u.arg(0) != "install" {
-			return
-		}
-		for _, op := range ops[1:] {
-			if op.val == "." || strings.HasPrefix(op.val, "./") || strings.HasPrefix(op.val, "/") {
-				for _, t := range a.writtenTexts(u, nil, field{val: path.Join(op.val, "setup.py")}) {
-					a.moreCode(u, "python", t)
-				}
-				a.pyBuildBackend(u, op.val)
-			}
-		}
-		for _, f := range optValues(u, "e", "--editable") {
-			for _, t := range a.writtenTexts(u, nil, field{val: path.Join(f.val, "setup.py")}) {
-				a.codeText(u, "python", t)
-			}
-		}
+		a.pipBuildCode(u) // install, wheel, download: the projects named (piplocal.go)
 	case "node", "nodejs":
 		if u.hasExactFlag("", "--test") {
 			a.writtenRun(u, ops, "node", ".js")
@@ -316,6 +301,7 @@ func (a *analyzer) runnerCode(u *unit) {
 		if u.arg(0) == "generate" {
 			a.goGenerate(u)
 		}
+		a.goPackageCode(u) // go run ., go test ./... (goruns.go)
 	case "npm", "pnpm":
 		a.npmPkgSet(u)
 	}
@@ -398,7 +384,7 @@ func (a *analyzer) writtenRun(u *unit, ops []field, lang, ext string) {
 		return
 	}
 	for _, key := range a.writtenFiles(func(k string) bool { return testFile().MatchString(path.Base(k)) }) {
-		for _, t := range a.writtenTexts(u, nil, field{val: key}) {
+		for _, t := range a.keyTexts(u, key) {
 			a.moreCode(u, lang, t)
 		}
 	}
@@ -417,14 +403,18 @@ func (a *analyzer) writtenFiles(keep func(string) bool) []string {
 	return out
 }
 
+// goGenerateLine matches a //go:generate directive: cmd/go's
+// isGoGenerate takes a space or a tab after it.
+var goGenerateLine = lazyRegexp(`^\s*//go:generate[ \t]\s*(.*?)\s*$`)
+
 // goGenerate judges the //go:generate lines of the Go files the line
 // wrote (go generate runs each as a command).
 func (a *analyzer) goGenerate(u *unit) {
 	for _, key := range a.writtenFiles(func(k string) bool { return strings.HasSuffix(k, ".go") }) {
 		for _, t := range a.keyTexts(u, key) { // a key, not a path from u's directory (after a cd)
 			for l := range strings.Lines(t) {
-				if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "//go:generate "); ok {
-					a.shellString(u, field{val: cmd})
+				if m := goGenerateLine().FindStringSubmatch(l); m != nil {
+					a.shellString(u, field{val: m[1]})
 				}
 			}
 		}

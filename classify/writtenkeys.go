@@ -20,3 +20,19 @@ func keyUnder(key, dir string) (string, bool) {
 	}
 	return strings.CutPrefix(key, strings.TrimSuffix(dir, "/")+"/")
 }
+
+// keyPath returns a path that names, from u's working directory, the file
+// of analyzer.files key: the key itself where u has not left the line's
+// directory (or the key is absolute), else the key reached back through
+// "../" from a relative directory u went into. Code that joins a file's
+// directory to the names it loads (require_relative, an inventory script)
+// takes this path, not the key, so that writtenTexts finds those files.
+func keyPath(u *unit, key string) string {
+	if fileKey(u.cwd, u.links, field{val: key}) == key {
+		return key
+	}
+	if p := strings.Repeat("../", strings.Count(u.cwd, "/")+1) + key; fileKey(u.cwd, u.links, field{val: p}) == key {
+		return p
+	}
+	return key
+}
