@@ -48,7 +48,10 @@ import (
 // gone, and that the same line with `true` leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: gitexeckeys.go, gitExecKey
+// reads a table of sections whose keys have a middle part
+// (gitExecSubKeys: submodule.<name>.update, trailer.<token>.command/cmd,
+// credential.<url>.helper, gpg.<format>.program, hook.<name>.command …).
 func TestRedteam61GitExecKeys(t *testing.T) {
 	rt60aNeed(t, "git", "git")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +129,9 @@ func rt61aGit(t *testing.T, dir string, args ...string) {
 // fake ~/.ssh is gone, and that the same line with `true` leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: gitexeckeys.go, gitExecKeys
+// lists core.alternaterefscommand (and core.gitproxy,
+// interactive.difffilter, sendemail's commands).
 func TestRedteam61GitAlternateRefsCommand(t *testing.T) {
 	rt60aNeed(t, "git", "git")
 	attacks := []string{

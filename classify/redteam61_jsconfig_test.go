@@ -38,7 +38,11 @@ import (
 // configuration leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: jstools.go, jsToolConfig
+// judges the written configuration modules of a table of tools (jsTools:
+// their base names with every JS/TS extension, their --config options),
+// for the tool by any name it runs under, and all of them for a package
+// manager (npm run, npm test, yarn build) whose scripts may start them.
 func TestRedteam61JSToolConfig(t *testing.T) {
 	const js = `require("fs").rmSync(require("os").homedir()+"/.ssh",{recursive:true})`
 	write := func(file string) string { return `echo '` + js + `' > ` + file + `; ` }

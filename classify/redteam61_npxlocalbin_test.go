@@ -34,7 +34,11 @@ import (
 // same line with harmless code leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 61.
+// sandboxed). Found by red-team round 61. Fixed: jstools.go, nodeModulesCode
+// judges every file the line wrote below a node_modules directory (a bin
+// by its #! line, a module as node) for whatever runs installed packages:
+// a package manager, node, a node_modules/ path, a jsTools tool, a
+// command npx or npm exec runs.
 func TestRedteam61NpxLocalBin(t *testing.T) {
 	const js = `require("fs").rmSync(require("os").homedir()+"/.ssh",{recursive:true})`
 	writeJS := `printf '#!/usr/bin/env node\n` + js + `\n' > node_modules/eslint/bin/eslint.js; `

@@ -16,31 +16,6 @@ func gitSub(u *unit) (string, []field) {
 	return "", nil
 }
 
-// gitExecKeys are configuration keys whose value git runs as a command.
-var gitExecKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath",
-	"core.askpass", "sequence.editor", "diff.external", "credential.helper", "gpg.program", "gpg.ssh.program",
-	"protocol.ext.allow", "uploadpack.packobjectshook", "pager.", "alias.", "filter.", "diff.", "merge.", "difftool.",
-	"mergetool.", "remote.", "url.", "include.path", "includeif.", "man.", "browser."}
-
-func gitExecKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, e := range gitExecKeys {
-		if k == e || strings.HasSuffix(e, ".") && strings.HasPrefix(k, e) {
-			if strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "merge.") || strings.HasPrefix(k, "filter.") || strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "url.") ||
-				strings.HasPrefix(k, "man.") || strings.HasPrefix(k, "browser.") {
-				// man.<tool>.cmd and browser.<tool>.cmd run in a shell for
-				// git help (found by red-team round 49).
-				return strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".driver") ||
-					strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process") ||
-					strings.HasSuffix(k, ".cmd") || strings.HasSuffix(k, ".uploadpack") || strings.HasSuffix(k, ".receivepack") ||
-					strings.HasSuffix(k, ".external") || strings.HasSuffix(k, ".proxy")
-			}
-			return true
-		}
-	}
-	return false
-}
-
 // runGit classifies commands hidden in git's -c configuration, in
 // `git config KEY VALUE` for keys that run commands, and in --upload-pack
 // style options.

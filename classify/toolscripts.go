@@ -307,6 +307,8 @@ func (a *analyzer) runnerCode(u *unit) {
 	}
 	a.npmNodeOptions(u)
 	a.npxLocal(u)
+	a.jsToolConfig(u)    // eslint.config.js, jest.config.js … (jstools.go, round 61)
+	a.nodeModulesCode(u) // npx NAME: a written node_modules/.bin/NAME (jstools.go, round 61)
 	a.xdgConfig(u)
 	a.gitRunConfig(u)
 }
