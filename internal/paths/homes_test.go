@@ -59,3 +59,25 @@ func TestHomes(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestStateDirWithoutHome: with HOME unset, agentbox's directories are in
+// the account's home (a non-root caller's; root's are fixed).
+func TestStateDirWithoutHome(t *testing.T) {
+	if isHostRoot() {
+		t.Skip("root's directories do not depend on the home")
+	}
+	account := t.TempDir()
+	defer SetAccountHome(account)()
+	for _, v := range []string{"HOME", EnvStateDir, EnvDataDir, "XDG_STATE_HOME", "XDG_DATA_HOME"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	for _, c := range []struct {
+		dir  func() (string, error)
+		want string
+	}{{StateDir, ".local/state/agentbox"}, {DataDir, ".local/share/agentbox"}} {
+		if got, err := c.dir(); err != nil || got != filepath.Join(account, c.want) {
+			t.Errorf("got %q, %v; want %s in the account's home", got, err, c.want)
+		}
+	}
+}

@@ -87,7 +87,13 @@ func resolve(override, xdg, homeRel, rootSub string) (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("paths: cannot find the home directory (set $%s): %w", override, err)
+		// HOME unset (a systemd unit, cron): the account's own home. Without
+		// a state directory nothing is recorded, and placeholders stay in
+		// the writable roots after the run (round 60's account-home test
+		// found one left in the home as an unprivileged user).
+		if home = AccountHome(); home == "" {
+			return "", fmt.Errorf("paths: cannot find the home directory (set $%s): %w", override, err)
+		}
 	}
 	return filepath.Join(home, homeRel, "agentbox"), nil
 }

@@ -392,24 +392,33 @@ func sweepStale(base string) {
 // before sweepStale removes it.
 const staleAfter = time.Minute
 
-// close kills whatever is left and removes the cgroup.
+// close kills whatever is left and removes the cgroup, retrying while the
+// killed processes exit: a tree that held hundreds of MiB takes a while to
+// free them on a loaded machine, longer than the fifty 1 ms tries this
+// once made (a cgroup left behind in CI, TestRedteam34CgroupGoneAfterClose).
+// It runs in the background (closeAsync); Runtime.Close waits for it.
 func (cg *sandboxCgroup) close() {
 	if cg == nil {
 		return
 	}
+	deadline := time.Now().Add(cgroupRemoveWait)
 	for _, d := range cg.dirs {
 		if cg.version == 2 {
 			_ = os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0)
 		}
-		for i := 0; i < 50; i++ {
-			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+		for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 				break
 			}
 			killProcs(filepath.Join(d, "cgroup.procs"))
-			time.Sleep(time.Millisecond)
+			time.Sleep(pause)
 		}
 	}
 }
+
+// cgroupRemoveWait bounds how long close tries to remove a sandbox's
+// cgroups; one still busy after it is left to sweepStale.
+const cgroupRemoveWait = 10 * time.Second
 
 func killProcs(procsFile string) {
 	b, err := os.ReadFile(procsFile)
