@@ -80,8 +80,8 @@ func (a *analyzer) writtenCode(u *unit) {
 // writtenTexts returns the texts the line wrote to the file f (in dir,
 // when given and f is relative), none when it wrote none.
 func (a *analyzer) writtenTexts(u *unit, dir *field, f field) []string {
-	if f.dyn || dir != nil && dir.dyn {
-		return nil
+	if len(a.files) == 0 || f.dyn || dir != nil && dir.dyn {
+		return nil // most lines write no file: no key to make
 	}
 	if dir != nil && !strings.HasPrefix(f.val, "/") {
 		f.val = path.Join(dir.val, f.val)

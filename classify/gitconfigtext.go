@@ -78,6 +78,10 @@ func (a *analyzer) gitRunConfig(u *unit) {
 	for _, f := range optValues(u, "C") {
 		base = path.Join(base, f.val)
 	}
+	if len(a.files) == 0 {
+		a.gitSeparateDir(u, base) // no configuration written: nothing to follow
+		return
+	}
 	var dirs []string
 	if gd := optValues(u, "", "--git-dir"); len(gd) > 0 {
 		dirs = append(dirs, path.Join(base, gd[len(gd)-1].val))
