@@ -18,7 +18,7 @@ func archPrologue() []unix.SockFilter {
 }
 
 var archArgRules = []argRule{
-	rule(unix.SYS_OPEN, 2, denyIfAnyBits, unix.EPERM, setIDBits),
+	openRule(unix.SYS_OPEN, 1, 2),
 	rule(unix.SYS_CREAT, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 	rule(unix.SYS_MKNOD, 1, denyIfAnyBits, unix.EPERM, setIDBits),
 }
