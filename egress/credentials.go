@@ -221,6 +221,7 @@ type injectedFlag struct {
 	rec      InjectionRecord
 	set      atomic.Bool
 	recorded atomic.Bool
+	addrs    sync.Map // netip.Addr: the addresses the value went to
 }
 
 // load reports whether the value went out: set here, or recorded by
@@ -250,6 +251,45 @@ func (f *injectedFlag) store() error {
 	return nil
 }
 
+// storeTo records that the value goes to the address a, in the record
+// first (beside store).
+func (f *injectedFlag) storeTo(a netip.Addr) error {
+	if !a.IsValid() {
+		return nil
+	}
+	a = a.Unmap()
+	if _, ok := f.addrs.Load(a); ok {
+		return nil
+	}
+	if f.rec != nil {
+		if err := f.rec.Record(addrKey(f.key, a)); err != nil {
+			return err
+		}
+	}
+	f.addrs.Store(a, true)
+	return nil
+}
+
+// wentTo reports whether the value went to the address a: here, or in a
+// process sharing the record.
+func (f *injectedFlag) wentTo(a netip.Addr) bool {
+	if !a.IsValid() {
+		return false
+	}
+	a = a.Unmap()
+	if _, ok := f.addrs.Load(a); ok {
+		return true
+	}
+	if f.rec != nil && f.load() && f.rec.Recorded(addrKey(f.key, a)) {
+		f.addrs.Store(a, true)
+		return true
+	}
+	return false
+}
+
+// addrKey is the record's key for a credential's value going to a.
+func addrKey(key string, a netip.Addr) string { return key + "@" + a.String() }
+
 // wasInjected reports whether c's value went into a request (of any Proxy
 // sharing its Injections, or any process sharing their record).
 func (c *credential) wasInjected() bool { return c.injected != nil && c.injected.load() }
@@ -262,6 +302,18 @@ func (c *credential) markInjected() error {
 	}
 	return c.injected.store()
 }
+
+// markInjectedTo is markInjected for a value that goes to the address to,
+// which is recorded too (see credSet.echoes).
+func (c *credential) markInjectedTo(to netip.Addr) error {
+	if err := c.markInjected(); err != nil || c.injected == nil {
+		return err
+	}
+	return c.injected.storeTo(to)
+}
+
+// wentTo reports whether c's value went to the address a.
+func (c *credential) wentTo(a netip.Addr) bool { return c.injected != nil && c.injected.wentTo(a) }
 
 // binds reports whether the credential may go to t.
 func (c *credential) binds(t target) bool {
@@ -401,11 +453,14 @@ func (cs *credSet) intercepts(t target) bool {
 
 // echoes returns the credentials bound to t's host, on any of its ports:
 // a value that went out to one port of a host may come back from another
-// (stored by the host, shown on its plain side: red-team round 56).
-func (cs *credSet) echoes(t target) []*credential {
+// (stored by the host, shown on its plain side: red-team round 56); and
+// those whose value went to the address at, whatever name reaches it now
+// (the bound host's address as an IP literal, another name of it:
+// red-team round 62).
+func (cs *credSet) echoes(t target, at netip.Addr) []*credential {
 	var out []*credential
 	for _, c := range cs.all {
-		if c.hosts.namesHost(t) {
+		if c.hosts.namesHost(t) || c.wentTo(at) {
 			out = append(out, c)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -115,7 +116,7 @@ func (h *connHandler) forward(pr *proxyRequest, cache *httpUpstream) bool {
 	defer release()
 	h.cr.rolling(h.p.idle)
 	stripHopByHop(req.Header)
-	echoes, mask := h.echoesOf(pr.target)
+	echoes, mask := h.echoesOf(pr.target, cache.d.Addr)
 	defer mask.wipe()
 	if len(echoes) > 0 {
 		// Asked whole and uncompressed: a mask reads the answer (see
@@ -300,11 +301,11 @@ func (r *clientReader) Read(b []byte) (int, error) {
 // went out over HTTPS, are masked in t's plain-HTTP answers too (red-team
 // round 55: the bound host's plain side showed a value it stored), and
 // the mask for them.
-func (h *connHandler) echoesOf(t target) ([]*credential, *echoMask) {
+func (h *connHandler) echoesOf(t target, at netip.Addr) ([]*credential, *echoMask) {
 	if h.p.creds == nil {
 		return nil, &echoMask{}
 	}
-	echoes := h.p.creds.echoes(t)
+	echoes := h.p.creds.echoes(t, at)
 	return echoes, &echoMask{watch: len(echoes) > 0}
 }
 

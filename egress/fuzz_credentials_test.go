@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func FuzzTunnelRequest(f *testing.F) {
 		upgrade := upgradeProtocol(req.Header)
 		stripHopByHop(req.Header)
 		want := expectedHeaders(req.Header)
-		hb, err := buildHead(context.Background(), req, bound, upgrade, &echoMask{})
+		hb, err := buildHead(context.Background(), req, bound, upgrade, &echoMask{}, netip.Addr{})
 		if err != nil {
 			return
 		}

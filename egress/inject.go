@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -167,6 +168,7 @@ type headBuilder struct {
 	used    []injection
 	unused  []injection // placeholders left as they are: headers their values may not go into
 	mask    *echoMask
+	to      netip.Addr // the address the request goes to
 }
 
 // withheldHeaders are the request headers that go upstream only when the
@@ -217,8 +219,8 @@ func compressedUpgrade(tok string) bool {
 // follows one on the connection, asks for an uncompressed, whole response,
 // so that mask can see into it (see withheldHeaders); no request asks for a compressed, multiplexed upgrade
 // (see compressedUpgrades). The upgrade it asks for is in the result.
-func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask) (*builtHead, error) {
-	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask}
+func buildHead(ctx context.Context, req *http.Request, bound []*credential, upgrade string, mask *echoMask, to netip.Addr) (*builtHead, error) {
+	hb := &headBuilder{ctx: ctx, bound: bound, b: newWipeBuf(1024), mask: mask, to: to}
 	defer hb.wipeSecrets()
 	b := hb.b
 	b.str(req.Method)
@@ -448,7 +450,7 @@ func (hb *headBuilder) secret(c *credential, inHeader bool) ([]byte, error) {
 // whose going out cannot be recorded (Injections.Record) does not go: an
 // echo of it would reach another process's command unmasked.
 func (hb *headBuilder) remember(c *credential, sent []byte) error {
-	if err := c.markInjected(); err != nil {
+	if err := c.markInjectedTo(hb.to); err != nil {
 		return &credentialError{cred: c, msg: "recording that the value goes out failed", err: err}
 	}
 	hb.mask.add(c, sent)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func TestBuildHeadTrimsStoredBlanks(t *testing.T) {
 			req.RequestURI, req.Host = "/", "api.test"
 			req.Header.Set("Authorization", tc.header)
 			mask := &echoMask{}
-			hb, err := buildHead(context.Background(), req, []*credential{c}, "", mask)
+			hb, err := buildHead(context.Background(), req, []*credential{c}, "", mask, netip.Addr{})
 			if tc.err != "" {
 				var ce *credentialError
 				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) {

@@ -139,8 +139,8 @@ func TestInjectionRecordWritten(t *testing.T) {
 			if resp.StatusCode != 200 || !sent {
 				t.Fatalf("control: the login failed: %d %q (value sent: %v)", resp.StatusCode, body, sent)
 			}
-			if len(rec.keys) != 1 || rec.keys[0] != "RT52A_KEY" {
-				t.Errorf("recorded %q, want the one credential that went out", rec.keys)
+			if len(rec.keys) != 2 || rec.keys[0] != "RT52A_KEY" || rec.keys[1] != "RT52A_KEY@203.0.113.92" {
+				t.Errorf("recorded %q, want the one credential that went out and where", rec.keys)
 			}
 		})
 	}

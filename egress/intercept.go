@@ -31,6 +31,10 @@ func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, t
 // first (a protocol that is not TLS), is spliced and not looked into.
 func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision, intercept bool) {
 	t := newTunnel(p, client, up)
+	t.d = d
+	if intercept && p.creds != nil {
+		t.echoes = p.creds.echoes(tgt, d.Addr)
+	}
 	_ = client.SetDeadline(time.Time{})
 	_ = up.SetDeadline(time.Time{})
 
@@ -45,13 +49,13 @@ func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt tar
 			// intercepted relays the upstream from the start, so that
 			// server-first protocols work (and plain HTTP is refused).
 			if !intercept && state.CompareAndSwap(undecided, upstreamFirst) {
-				t.pump(client, up, &p.stats.bytesDown)
+				t.down()
 			}
 			return
 		}
 		_, _ = waitData(rawConn(up))
 		if state.CompareAndSwap(undecided, upstreamFirst) {
-			t.pump(client, up, &p.stats.bytesDown)
+			t.down()
 		}
 	}()
 
@@ -124,7 +128,7 @@ func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
 		// here; but the values that went out over HTTPS to this host are
 		// masked in its plain answers (red-team round 55).
 		r.others = p.creds.all
-		r.echoes = p.creds.echoes(tgt)
+		r.echoes = p.creds.echoes(tgt, d.Addr)
 	}
 	r.serve()
 }
@@ -134,7 +138,7 @@ func (p *Proxy) spliceRest(t *tunnel, raw []byte, line *requestLine, d Decision)
 	down := make(chan struct{})
 	go func() {
 		defer close(down)
-		t.pump(t.client, t.up, &p.stats.bytesDown)
+		t.down()
 	}()
 	t.upward(raw, line, d)
 	<-down
@@ -178,7 +182,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 	defer upstream.Close()
 	r.up, r.ubr = upstream, newUpstreamReader(upstream)
 	r.bound, r.others = p.creds.split(tgt)
-	r.echoes = p.creds.echoes(tgt)
+	r.echoes = p.creds.echoes(tgt, d.Addr)
 	r.serve()
 }
 

@@ -116,7 +116,7 @@ func (r *relay) exchange(req *http.Request, head []byte) bool {
 		r.refuseUnchecked(ce)
 		return false
 	}
-	hb, err := buildHead(ctx, req, r.bound, upgrade, mask)
+	hb, err := buildHead(ctx, req, r.bound, upgrade, mask, r.d.Addr)
 	cancel()
 	if err != nil {
 		var ce *credentialError

@@ -28,6 +28,10 @@ type tunnel struct {
 	// inspected is how many bytes of the first flight its inspection read;
 	// any after them the client sent ahead, with the request to the proxy.
 	inspected int
+	// echoes are the credentials bound to the tunnel's host, whose values
+	// its raw bytes are masked for (down); d is the tunnel's decision.
+	echoes []*credential
+	d      Decision
 }
 
 func newTunnel(p *Proxy, client net.Conn, up *upstream) *tunnel {
@@ -59,7 +63,7 @@ type tunnelFunc func(client net.Conn, pending []byte, up *upstream, tgt target, 
 // bound port's: a value that went out to one port of a host may come back
 // from another (stored by the host; red-team rounds 56 and 58).
 func (p *Proxy) tunnelFor(tgt target, d Decision) tunnelFunc {
-	if p.creds != nil && (p.creds.intercepts(tgt) || len(p.creds.echoes(tgt)) > 0) {
+	if p.creds != nil && (p.creds.intercepts(tgt) || len(p.creds.echoes(tgt, d.Addr)) > 0) {
 		return p.interceptTunnel
 	}
 	return p.spliceTunnel
