@@ -127,16 +127,22 @@ func TestNetCredentials(t *testing.T) {
 		t.Fatalf("a placeholder in X-Custom: exit %d, violations %+v", res.ExitCode, res.Violations)
 	}
 
-	// Another allowed host gets only the worthless placeholder (each command
-	// has its own): its tunnel is not intercepted (curl verifies it with the
-	// test CA itself).
-	res = run(`curl -sS --max-time 20 --cacert ` + caFile() + ` -H "Authorization: Bearer $API_TOKEN" https://sub.allowed.test/cred-other`)
-	other := upstreamEvents(t, "host=sub.allowed.test value=")
-	if res.ExitCode != 0 || len(other) == 0 {
-		t.Fatalf("the other host: exit %d %q, events %q", res.ExitCode, res.Stderr, other)
+	// Another allowed host never gets the value. It shares the bound
+	// host's address, which the value went to, so its tunnel is
+	// intercepted and its answers masked too (red-team round 62): the
+	// placeholder there is refused as on any intercepted host it is not
+	// bound to, and a request without it goes through (curl trusts the
+	// proxy's CA, as the sandbox's clients do).
+	res = run(`curl -sS --max-time 20 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $API_TOKEN" https://sub.allowed.test/cred-other`)
+	if res.ExitCode != 0 || res.Stdout != "403" {
+		t.Fatalf("the other host with the placeholder: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	for _, e := range other {
-		if strings.Contains(e, testSecret) || !strings.Contains(e, "Bearer agentbox-placeholder-API_TOKEN-") {
+	res = run(`curl -sS --max-time 20 -o /dev/null -w '%{http_code}' https://sub.allowed.test/cred-other-plain`)
+	if res.ExitCode != 0 || res.Stdout != "200" || len(upstreamEvents(t, "host=sub.allowed.test path=/cred-other-plain")) == 0 {
+		t.Fatalf("control: the other host without the placeholder: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	for _, e := range upstreamEvents(t, "host=sub.allowed.test") {
+		if strings.Contains(e, testSecret) || strings.Contains(e, "/cred-other ") {
 			t.Fatalf("sub.allowed.test received %q", e)
 		}
 	}
