@@ -292,6 +292,8 @@ func (a *analyzer) runnerCode(u *unit) {
 		a.writtenRun(u, ops, "python", ".py")
 	case "pip", "pip3":
 		a.pipBuildCode(u) // install, wheel, download: the projects named (piplocal.go)
+	case "build", "pyproject-build":
+		a.pypaBuildCode(u) // python3 -m build, pyproject-build: the project (pybuild.go, round 62)
 	case "node", "nodejs":
 		if u.hasExactFlag("", "--test") {
 			a.writtenRun(u, ops, "node", ".js")
