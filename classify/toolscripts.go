@@ -290,6 +290,8 @@ func (a *analyzer) runnerCode(u *unit) {
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
+	case "prove":
+		a.proveFiles(u) // t/*.t (perlscripts.go, round 62)
 	case "pip", "pip3":
 		a.pipBuildCode(u) // install, wheel, download: the projects named (piplocal.go)
 	case "build", "pyproject-build":
