@@ -310,8 +310,10 @@ func (a *analyzer) runnerCode(u *unit) {
 		a.npmPkgSet(u)
 	}
 	a.npmNodeOptions(u)
+	a.npmDepScripts(u) // npm rebuild: node_modules/X/package.json's scripts (npmdeps.go, round 62)
 	a.npxLocal(u)
 	a.jsToolConfig(u)    // eslint.config.js, jest.config.js … (jstools.go, round 61)
+	a.jsTestFiles(u)     // mocha's test/*.js, --require, .mocharc.json (jstestfiles.go, round 62)
 	a.nodeModulesCode(u) // npx NAME: a written node_modules/.bin/NAME (jstools.go, round 61)
 	a.xdgConfig(u)
 	a.gitRunConfig(u)
