@@ -205,6 +205,7 @@ func (a *analyzer) dispatch(u *unit) (stream, bool) {
 	a.screenCommands(u)       // screen -X stuff …, screen -c x.rc
 	a.rubyWrittenCode(u)      // ruby -r./x, rake's Rakefile, bundler's Gemfile
 	a.rubyRuns(u)             // ruby -run -e rm, ruby -i
+	a.perlModuleRuns(u)       // perl -MExtUtils::Command -e rm_rf (perlcommand.go)
 	a.nodeCodeImports(u)      // node -e 'require("./x")'
 	a.workspaceScripts(u)     // npm -w p, pnpm -r, --filter
 	a.yarnrcPath(u)           // .yarnrc's yarn-path

@@ -35,12 +35,18 @@ func (a *analyzer) pipBuildCode(u *unit) {
 				continue
 			}
 			seen[dir] = true
-			for _, t := range a.writtenTexts(u, nil, field{val: path.Join(dir, "setup.py")}) {
-				a.moreCode(u, "python", t)
-			}
-			a.pyBuildBackend(u, dir)
+			a.pyProjectCode(u, dir)
 		}
 	}
+}
+
+// pyProjectCode judges the written setup.py and in-tree build backend of
+// the project in dir, which a Python build frontend u builds.
+func (a *analyzer) pyProjectCode(u *unit, dir string) {
+	for _, t := range a.writtenTexts(u, nil, field{val: path.Join(dir, "setup.py")}) {
+		a.moreCode(u, "python", t)
+	}
+	a.pyBuildBackend(u, dir)
 }
 
 // pipProjectDirs returns the directories (paths from u's directory) of

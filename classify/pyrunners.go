@@ -22,6 +22,7 @@ type pyRunner struct {
 	long  []string // --conf FILE
 	files []string // read when no option names one
 	kind  string   // what the files are: tox, python, pre-commit
+	ext   string   // added to a named value that lacks it (invoke -c NAME: NAME.py)
 }
 
 // pyRunners are the runners, by the names they run under (python -m
@@ -31,7 +32,13 @@ var pyRunners = map[string]pyRunner{
 	"nox":        {short: "f", long: []string{"--noxfile"}, files: []string{"noxfile.py"}, kind: "python"},
 	"pre-commit": {short: "c", long: []string{"--config"}, files: []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}, kind: "pre-commit"},
 	"pre_commit": {short: "c", long: []string{"--config"}, files: []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}, kind: "pre-commit"},
+	// invoke imports tasks.py (or the -c collection), doit dodo.py, even
+	// to list the tasks (round 62).
+	"invoke": pyInvoke, "inv": pyInvoke,
+	"doit": {short: "f", long: []string{"--file"}, files: []string{"dodo.py"}, kind: "python"},
 }
+
+var pyInvoke = pyRunner{short: "c", long: []string{"--collection"}, files: []string{"tasks.py"}, kind: "python", ext: ".py"}
 
 // pyRunnerConfigs judges the configuration files the line wrote that the
 // runner u reads, and pytest's plugins.
@@ -47,6 +54,12 @@ func (a *analyzer) pyRunnerConfigs(u *unit) {
 	if len(files) == 0 {
 		for _, f := range r.files {
 			files = append(files, field{val: f})
+		}
+	} else if r.ext != "" {
+		for i, f := range files {
+			if !strings.HasSuffix(f.val, r.ext) {
+				files[i].val += r.ext
+			}
 		}
 	} else if u.name == "tox" {
 		for _, f := range files {

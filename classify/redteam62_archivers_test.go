@@ -30,7 +30,7 @@ import (
 // cpio) in a fake home: the archives of ~ must hold the fake key, and
 // unpacking an archive holding .bashrc as the lines do must write the
 // fake ~/.bashrc. Severity: high (a read of ~/.ssh and a write of the
-// home's rc file judged sandboxed). Found by red-team round 62.
+// home's rc file judged sandboxed). Found by red-team round 62. Fixed: archivers.go: jar c/u and pax -w are recursive readers; jar x, pax -r and cpio -i (into -D DIR) extract into their directory (writetargets.go).
 func TestRedteam62ArchiversHome(t *testing.T) {
 	rt60aNeed(t, "openjdk-17-jdk-headless", "jar")
 	rt60aNeed(t, "pax", "pax")

@@ -204,7 +204,7 @@ func TestRedteam62Ant(t *testing.T) {
 //
 // Premise: Debian's invoke and doit (packages python3-invoke,
 // python3-doit) in a fake home; the control prints. Severity: high.
-// Found by red-team round 62.
+// Found by red-team round 62. Fixed: invoke/inv (tasks.py, -c NAME) and doit (dodo.py, -f FILE) join pyrunners.go's pyRunners table, their written files judged as the Python they import.
 func TestRedteam62PythonTaskRunners(t *testing.T) {
 	const code = `shutil.rmtree(os.path.expanduser("~/.ssh"))`
 	const py = `printf 'import shutil, os\n` + code + `\n' > `
@@ -245,7 +245,7 @@ func TestRedteam62PythonTaskRunners(t *testing.T) {
 //
 // Premise: Debian's python3-build (with python3-setuptools,
 // python3-wheel; -n: no isolated environment, no network) in a fake
-// home; the control prints. Severity: high. Found by red-team round 62.
+// home; the control prints. Severity: high. Found by red-team round 62. Fixed: pybuild.go: python3 -m build and pyproject-build judge the written setup.py and in-tree backend of their source directory through piplocal.go's pyProjectCode, as pip does.
 func TestRedteam62PythonBuild(t *testing.T) {
 	const code = `shutil.rmtree(os.path.expanduser("~/.ssh"))`
 	const setup = `printf 'import shutil, os\n` + code + `\n' > setup.py; `

@@ -29,7 +29,7 @@ import (
 // Premise: Debian's mocha (package mocha; NODE_PATH=/usr/share/nodejs so
 // the node on the PATH finds Debian's node modules) in a fake home; the
 // control's code does nothing. Severity: high (a forbidden deletion of
-// the home's ~/.ssh judged sandboxed). Found by red-team round 62.
+// the home's ~/.ssh judged sandboxed). Found by red-team round 62. Fixed: jstestfiles.go: a table of JS test runners (mocha, _mocha, jest, vitest, ava, tap): their written test files (named, below named directories, the defaults), --require-like options and .mocharc.json/.yml require/spec are judged as node code.
 func TestRedteam62MochaTestFiles(t *testing.T) {
 	const code = `require("child_process").execSync("rm -rf ~/.ssh");`
 	attacks := []string{

@@ -25,7 +25,7 @@ import (
 // Premise: Debian's npm (package npm), offline (npm_config_offline), in a
 // fake home; the control's script runs `true`. Severity: high (a
 // forbidden deletion of the home's ~/.ssh judged sandboxed). Found by
-// red-team round 62.
+// red-team round 62. Fixed: npmdeps.go: npm/pnpm/yarn/bun commands that run dependencies' install scripts (rebuild, rb, install, ci, add, update …) judge the scripts of every node_modules/…/package.json the line wrote.
 func TestRedteam62NpmRebuild(t *testing.T) {
 	const mk = `mkdir -p node_modules/x; printf '{"name":"x","version":"1.0.0","scripts":{"%s":"rm -rf ~/.ssh"}}' > node_modules/x/package.json; `
 	attacks := []string{

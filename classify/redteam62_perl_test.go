@@ -20,7 +20,7 @@ import (
 //
 // Premise: Debian's prove (package perl) in a fake home; the control
 // prints only. Severity: high (a forbidden deletion of the home's ~/.ssh
-// judged sandboxed). Found by red-team round 62.
+// judged sandboxed). Found by red-team round 62. Fixed: perlscripts.go: prove judges the written test files it is named or finds below its directories (t by default) as perl runs them (toolscripts.go hook).
 func TestRedteam62Prove(t *testing.T) {
 	const code = `system("rm -rf ~/.ssh");`
 	const write = `mkdir t; printf '` + code + `\nprint "ok 1\\n1..1\\n";\n' > t/a.t; `
@@ -62,7 +62,7 @@ func TestRedteam62Prove(t *testing.T) {
 // Perl; perl's hand-over to the #! program is not modelled.
 //
 // Premise: Debian's perl in a fake home; the control's script runs
-// `true`. Severity: high. Found by red-team round 62.
+// `true`. Severity: high. Found by red-team round 62. Fixed: perlscripts.go: a written script perl (or prove) runs whose #! line names neither perl nor indir is judged as the program the #! line names runs it (shells.go hook).
 func TestRedteam62PerlShebang(t *testing.T) {
 	attacks := []string{
 		`printf '#!/bin/sh\nrm -rf ~/.ssh\n' > x.pl; perl x.pl`,
@@ -98,7 +98,7 @@ func TestRedteam62PerlShebang(t *testing.T) {
 //
 // Premise: Debian's perl (ExtUtils::MakeMaker is in perl-modules) and
 // make in a fake home; the control's recipe runs `true`. Severity: high.
-// Found by red-team round 62.
+// Found by red-team round 62. Fixed: perlscripts.go: perl running a written Makefile.PL records the Makefile it writes as the make text of its strings and here-documents (MY::postamble), so make judges those recipes.
 func TestRedteam62MakeMaker(t *testing.T) {
 	const pl = `printf 'use ExtUtils::MakeMaker;\nWriteMakefile(NAME => "X");\nsub MY::postamble { "pure_all ::\\n\\trm -rf ~/.ssh\\n" }\n' > Makefile.PL; `
 	attacks := []string{

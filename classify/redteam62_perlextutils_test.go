@@ -29,7 +29,7 @@ import (
 // it; and the cp line, checking that the fake ~/.bashrc holds `rm -rf ~`.
 //
 // Severity: high (forbidden deletions of the home and /, a forbidden
-// rc-file write, judged sandboxed). Found by red-team round 62.
+// rc-file write, judged sandboxed). Found by red-team round 62. Fixed: perlcommand.go: perl -MExtUtils::Command -e FUNC ARGS is run as the command FUNC is (rm_rf: rm -rf, cp, mv, mkpath: mkdir -p …), its copies followed (rememberOther), as rubycode.go now also does for ruby -run -e cp.
 func TestRedteam62PerlExtUtilsCommand(t *testing.T) {
 	deletes := []string{
 		`perl -MExtUtils::Command -e rm_rf ~`,

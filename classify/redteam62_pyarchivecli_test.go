@@ -29,7 +29,7 @@ import (
 // hold the fake key (tar: its bytes; zip: an entry …/.ssh/id_rsa), and
 // extracting an archive holding .bashrc into ~ must write the fake
 // ~/.bashrc. Severity: high (a read of ~/.ssh and a write of the home's
-// rc file judged sandboxed). Found by red-team round 62.
+// rc file judged sandboxed). Found by red-team round 62. Fixed: archivers.go: python -m tarfile/zipfile -c is a recursive reader (recursiveread.go), -e ARCHIVE DIR an extractor into DIR (writetargets.go's home-overwrite).
 func TestRedteam62PythonArchiveCLI(t *testing.T) {
 	rt60aNeed(t, "python3", "python3")
 	// Premise: packing the home.

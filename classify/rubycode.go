@@ -292,7 +292,8 @@ func (a *analyzer) rubyRuns(u *unit) {
 	if slicesHasVal(vals['r'], "un") && len(codes) == 1 && rubyUnFuncs.has(strings.TrimSpace(codes[0].val)) {
 		fn := codes[0]
 		fn.val = strings.TrimSpace(fn.val)
-		a.run(u.inner("ruby", append([]field{fn}, rest...)))
+		n := u.inner("ruby", append([]field{fn}, rest...))
+		a.rememberOther(n, a.run(n)) // ruby -run -e cp x ~/.bashrc: the copied text
 	}
 	if !inPlace {
 		return

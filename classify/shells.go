@@ -392,7 +392,7 @@ func (a *analyzer) runInterpreter(u *unit) (stream, bool) {
 	case len(ops) > 0:
 		if text, ok := a.files[fileKey(u.cwd, u.links, ops[0])]; ok && !slices.Contains(fileTexts(text), downloaded) {
 			for _, t := range fileTexts(text) {
-				a.codeText(u, spec.lang, t) // a script written earlier on the line
+				a.interpScriptText(u, spec.lang, ops[0].val, t) // a script written earlier on the line (perlscripts.go)
 			}
 			break
 		}

@@ -290,8 +290,12 @@ func (a *analyzer) runnerCode(u *unit) {
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")
+	case "prove":
+		a.proveFiles(u) // t/*.t (perlscripts.go, round 62)
 	case "pip", "pip3":
 		a.pipBuildCode(u) // install, wheel, download: the projects named (piplocal.go)
+	case "build", "pyproject-build":
+		a.pypaBuildCode(u) // python3 -m build, pyproject-build: the project (pybuild.go, round 62)
 	case "node", "nodejs":
 		if u.hasExactFlag("", "--test") {
 			a.writtenRun(u, ops, "node", ".js")
@@ -306,8 +310,10 @@ func (a *analyzer) runnerCode(u *unit) {
 		a.npmPkgSet(u)
 	}
 	a.npmNodeOptions(u)
+	a.npmDepScripts(u) // npm rebuild: node_modules/X/package.json's scripts (npmdeps.go, round 62)
 	a.npxLocal(u)
 	a.jsToolConfig(u)    // eslint.config.js, jest.config.js … (jstools.go, round 61)
+	a.jsTestFiles(u)     // mocha's test/*.js, --require, .mocharc.json (jstestfiles.go, round 62)
 	a.nodeModulesCode(u) // npx NAME: a written node_modules/.bin/NAME (jstools.go, round 61)
 	a.xdgConfig(u)
 	a.gitRunConfig(u)

@@ -24,7 +24,7 @@ var destWriters = newSet("cp", "mv", "install", "ln", "rsync", "scp", "gcp", "gm
 // otherWriters are the other programs writeTargets knows.
 var otherWriters = newSet("dd", "sed", "gsed", "perl", "curl", "wget", "chmod", "chown", "chgrp", "find",
 	"sort", "shuf", "iconv", "uniq", "xxd", "yq", "git",
-	"tar", "gtar", "bsdtar", "unzip", "7z", "7za", "bsdunzip")
+	"tar", "gtar", "bsdtar", "unzip", "7z", "7za", "bsdunzip", "jar", "pax", "cpio", "tarfile", "zipfile")
 
 // outputFiles returns the files the filters that name their output write
 // (sort -o, shuf -o, iconv -o, uniq IN OUT, xxd IN OUT, yq -i FILE …) and
@@ -291,6 +291,10 @@ func pathWriteTargets(u *unit, home string) []writeTarget {
 		}
 	case "tar", "gtar", "bsdtar":
 		out = append(out, tarWrites(u)...)
+	case "jar", "pax", "cpio", "tarfile", "zipfile":
+		for _, d := range archiverUnpackDirs(u) {
+			add(d, true) // jar x, pax -r, cpio -i [-D DIR], python3 -m tarfile -e A DIR (archivers.go)
+		}
 	case "unzip", "7z", "7za", "bsdunzip":
 		if a := sevenZipArchiveWrite(u); a != nil {
 			add(*a, false) // 7z a, u, d: the archive is written
