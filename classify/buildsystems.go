@@ -83,7 +83,13 @@ func (a *analyzer) buildFiles(u *unit, t buildTool) []field {
 		files = optValues(u, t.fileShort, t.fileLong...)
 	}
 	if u.name == "cmake" {
+		if len(u.args) > 0 && cmakeToolModes.has(u.args[0].val) {
+			return nil // cmake -E, --build …: no project is configured
+		}
 		files = append(files, cmakeScripts(u)...)
+		if len(optValues(u, "P")) > 0 {
+			return files // cmake -P SCRIPT runs the script alone
+		}
 	}
 	dirs := optValues(u, t.dirShort, t.dirLong...)
 	if t.dirShort == "" && len(t.dirLong) == 0 {
@@ -108,6 +114,10 @@ func (a *analyzer) buildFiles(u *unit, t buildTool) []field {
 	}
 	return files
 }
+
+// cmakeToolModes are cmake's first arguments with which it configures no
+// project (the build tool a --build runs is followed by its own line).
+var cmakeToolModes = newSet("-E", "--build", "--install", "--open", "--help", "--version", "--system-information", "--find-package", "--workflow")
 
 // cmakeScripts returns the CMake scripts cmake runs besides the project's
 // CMakeLists.txt: -P SCRIPT, -C INITIAL_CACHE, and the files of the -D
@@ -416,6 +426,10 @@ var mesonString = lazyRegexp(`^(?s)(?:'''(.*?)'''|'((?:[^'\\]|\\.)*)')$`)
 // run_command's positional arguments and each command: list, a string a
 // word, anything else (a variable, a program object) a run-time value.
 func mesonCommands(text string) []string {
+	progs := map[string]string{}
+	for _, m := range mesonProgAssign().FindAllStringSubmatch(text, -1) {
+		progs[m[1]] = m[2]
+	}
 	var out []string
 	for _, loc := range mesonRun().FindAllStringIndex(text, -1) {
 		closer := byte(')')
@@ -425,12 +439,11 @@ func mesonCommands(text string) []string {
 		var words []string
 		for _, arg := range mesonArgs(text[loc[1]:], closer) {
 			arg = strings.TrimSpace(arg)
-			if m := mesonString().FindStringSubmatch(arg); m != nil {
-				words = append(words, shellQuote(mesonUnescape(m[1]+m[2])))
-			} else if mesonKeyword().MatchString(arg) {
+			if mesonKeyword().MatchString(arg) {
 				break
-			} else if arg != "" {
-				words = append(words, "${MESON_VALUE}")
+			}
+			if arg != "" {
+				words = append(words, mesonWord(arg, progs, len(words) == 0))
 			}
 		}
 		if len(words) > 0 {
@@ -438,6 +451,35 @@ func mesonCommands(text string) []string {
 		}
 	}
 	return out
+}
+
+// mesonProgAssign matches a variable given a program: NAME =
+// find_program('PROG' …) or executable('PROG' …), a program the project
+// builds.
+var mesonProgAssign = lazyRegexp(`(?m)^\s*([A-Za-z_]\w*)\s*=\s*(?:find_program|executable)\(\s*'([^']+)'`)
+
+// mesonProgCall matches a program object made in place.
+var mesonProgCall = lazyRegexp(`^(?:find_program|executable)\(\s*'([^']+)'`)
+
+// mesonWord returns an argument of a meson command as a shell word: a
+// string its text, a program object (find_program, executable, or a
+// variable given one) its program; any other value a run-time value where
+// it is the program run, a placeholder word elsewhere (files(), a
+// target's outputs).
+func mesonWord(arg string, progs map[string]string, first bool) string {
+	if m := mesonString().FindStringSubmatch(arg); m != nil {
+		return shellQuote(mesonUnescape(m[1] + m[2]))
+	}
+	if m := mesonProgCall().FindStringSubmatch(arg); m != nil {
+		return shellQuote(m[1])
+	}
+	if p, ok := progs[arg]; ok {
+		return shellQuote(p)
+	}
+	if first {
+		return "${MESON_VALUE}"
+	}
+	return "MESON_VALUE"
 }
 
 // mesonKeyword matches a keyword argument (check: false).
