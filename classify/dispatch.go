@@ -159,7 +159,8 @@ func buildHandlers() {
 	for _, n := range []string{"powershell", "pwsh"} {
 		handlers[n] = (*analyzer).runPowerShell
 	}
-	direnvHandlers(handlers) // source_env, source_up, dotenv (direnv.go)
+	direnvHandlers(handlers)                  // source_env, source_up, dotenv (direnv.go)
+	handlers["cmake"] = (*analyzer).runCMakeE // cmake -E APPLET (cmaketool.go)
 }
 
 func (a *analyzer) dispatch(u *unit) (stream, bool) {

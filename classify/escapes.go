@@ -43,6 +43,9 @@ var execOptions = sync.OnceValue(func() map[string][]execOption {
 		"gcc":    {{"-wrapper", ""}},
 		"g++":    {{"-wrapper", ""}},
 		"cc":     {{"-wrapper", ""}},
+
+		// GNU remake is GNU make (buildsystems.go).
+		"remake": {{"--eval", ""}, {"-E", ""}},
 	}
 })
 
@@ -74,7 +77,7 @@ func (a *analyzer) makeFlags(u *unit) []field {
 
 // runExecOptions classifies the commands hidden in a program's options.
 func (a *analyzer) runExecOptions(u *unit) {
-	if u.name == "make" || u.name == "gmake" {
+	if u.name == "make" || u.name == "gmake" || u.name == "remake" {
 		args := a.makeFlags(u)
 		for _, f := range makeEvals(args) {
 			a.makefile(u, f)

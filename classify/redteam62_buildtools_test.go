@@ -22,7 +22,11 @@ import (
 // each removes ~/.ssh, where the same recipe in a written Makefile run by
 // make is judged. Premise: Debian's ninja (package ninja-build) in a fake
 // home; the control runs `true`. Severity: high (a forbidden deletion of
-// the home's ~/.ssh judged sandboxed). Found by red-team round 62.
+// the home's ~/.ssh judged sandboxed). Found by red-team round 62. Fixed:
+// buildsystems.go: meson and muon read meson.build; mesonCommands judges
+// each run_command and each command: list as a command line. Fixed:
+// buildsystems.go: ninja and samu (-f FILE, -C DIR) read build.ninja, whose
+// rules' command lines ninjaCommands judges as shell.
 func TestRedteam62Ninja(t *testing.T) {
 	const rm = `sh -c "rm -rf ~/.ssh"`
 	const rules = `rule r\n  command = ` + rm + `\nbuild out: r\n`
@@ -75,7 +79,9 @@ func TestRedteam62Meson(t *testing.T) {
 //
 // removes ~/.ssh, where the same text run by python3 (a written x.py) is
 // judged. Premise: Debian's scons (package scons) in a fake home; the
-// control prints. Severity: high. Found by red-team round 62.
+// control prints. Severity: high. Found by red-team round 62. Fixed:
+// buildsystems.go: scons (-f/--file/--sconstruct FILE, -C DIR) reads
+// SConstruct (and its other names, SConscript) as Python.
 func TestRedteam62SCons(t *testing.T) {
 	const code = `shutil.rmtree(os.path.expanduser("~/.ssh"))`
 	attacks := []string{
@@ -108,7 +114,13 @@ func TestRedteam62SCons(t *testing.T) {
 // esyscmd(rm -rf ~/.ssh) and a written configure script run directly are
 // judged. Premise: Debian's autoconf (packages autoconf, automake for
 // autoreconf) in a fake home; the control runs `true`. Severity: high.
-// Found by red-team round 62.
+// Found by red-team round 62. Fixed: buildsystems.go: bmake, pmake, bsdmake
+// and remake are make (-f FILE, -C DIR, the makefile names), their
+// makefiles judged by makefile.go. Fixed: buildsystems.go: autoconf, autoreconf,
+// autoheader, aclocal and automake read configure.ac (configure.in);
+// autoconfCommands judges its m4_esyscmd/m4_syscmd commands and the shell
+// it copies into configure (lines outside macro calls, and macro arguments)
+// when they run.
 func TestRedteam62Autotools(t *testing.T) {
 	attacks := []string{
 		`printf 'AC_INIT([x],[1])\nm4_esyscmd([rm -rf ~/.ssh])\nAC_OUTPUT\n' > configure.ac; autoconf`,
@@ -170,7 +182,10 @@ func TestRedteam62OtherMakes(t *testing.T) {
 //
 // each removes ~/.ssh. Why: nothing in package classify knows ant.
 // Premise: Debian's ant (package ant, with a JRE) in a fake home; the
-// control runs `true`. Severity: high. Found by red-team round 62.
+// control runs `true`. Severity: high. Found by red-team round 62. Fixed:
+// buildsystems.go: ant (-f, -file, -buildfile, -find FILE) reads build.xml;
+// antCommands judges each <exec>/<apply> task's executable and <arg> words
+// as a command line.
 func TestRedteam62Ant(t *testing.T) {
 	const xml = `<project default="a"><target name="a"><exec executable="sh"><arg value="-c"/><arg value="rm -rf ~/.ssh"/></exec></target></project>`
 	attacks := []string{

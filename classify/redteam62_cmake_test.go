@@ -30,7 +30,12 @@ import (
 // is gone, and that the same line running `true` instead leaves it.
 //
 // Severity: high (a forbidden deletion of the home's ~/.ssh judged
-// sandboxed). Found by red-team round 62.
+// sandboxed). Found by red-team round 62. Fixed: buildsystems.go's
+// buildTools table follows cmake to its CMakeLists.txt (-S DIR, SRC
+// operand), -P and -C scripts and the -D
+// CMAKE_PROJECT_INCLUDE/TOOLCHAIN_FILE files; cmakeCommands judges each
+// COMMAND of execute_process, add_custom_command and add_custom_target as
+// the command line it is.
 func TestRedteam62CMake(t *testing.T) {
 	const rm = `sh -c "rm -rf ~/.ssh"`
 	const head = `cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\n`
@@ -69,6 +74,8 @@ func TestRedteam62CMake(t *testing.T) {
 // each removes ~/.ssh. Why: nothing in package classify knows ctest (nor
 // cmake). Premise: Debian's ctest (package cmake) in a fake home; the
 // control's test runs `true`. Severity: high. Found by red-team round 62.
+// Fixed: buildsystems.go: ctest (--test-dir DIR, -S SCRIPT) reads
+// CTestTestfile.cmake, whose add_test commands cmakeCommands judges.
 func TestRedteam62CTest(t *testing.T) {
 	const rm = `sh -c "rm -rf ~/.ssh"`
 	attacks := []string{

@@ -34,7 +34,11 @@ import (
 // the `~` line shows the same removal.
 //
 // Severity: high (forbidden deletions of the home and /, and a forbidden
-// rc-file write, judged sandboxed). Found by red-team round 62.
+// rc-file write, judged sandboxed). Found by red-team round 62. Fixed:
+// cmaketool.go: a dispatch handler runs `cmake -E CMD` as the command of
+// the cmakeECommands table (rm, remove_directory → rm -rf, copy → cp,
+// rename → mv, env, time, chdir → env -C …), as busybox's applets, and
+// follows what it writes (rememberOther).
 func TestRedteam62CMakeE(t *testing.T) {
 	deletes := []string{
 		`cmake -E rm -rf ~`,

@@ -24,7 +24,8 @@ import (
 // Premise: Debian's dpkg-buildpackage (package dpkg-dev) and make in a
 // fake home (-d: no build-dependency check); the control's recipe runs
 // `true`. Severity: high (a forbidden deletion of the home's ~/.ssh
-// judged sandboxed). Found by red-team round 62.
+// judged sandboxed). Found by red-team round 62. Fixed: buildsystems.go:
+// dpkg-buildpackage and debuild run debian/rules, judged as a makefile.
 func TestRedteam62DpkgBuildpackage(t *testing.T) {
 	const rules = `printf '#!/usr/bin/make -f\nclean:\n\trm -rf ~/.ssh\n' > debian/rules; `
 	const meta = `printf 'Source: x\nMaintainer: a <a@b.c>\n\nPackage: x\nArchitecture: all\nDescription: x\n x\n' > debian/control; ` +

@@ -161,6 +161,7 @@ var stdinCodeSinks = map[string]*stdinSink{
 	"gdb": gdbSink, "ed": edSink, "red": edSink, "sqlite3": sqlSink, "sqlite": sqlSink,
 	"vim": vimSink, "nvim": vimSink, "vi": vimSink, "view": vimSink, "ex": {seqs: [][]string{nil}, lang: "vim"},
 	"make": makeSink, "gmake": makeSink, "sed": sedSink, "gsed": sedSink,
+	"bmake": makeSink, "pmake": makeSink, "bsdmake": makeSink, "remake": makeSink, // buildsystems.go
 	"tclsh": {seqs: [][]string{{"-"}}}, "osascript": {seqs: [][]string{{"-"}}}, "Rscript": {seqs: [][]string{{"-"}}},
 }
 

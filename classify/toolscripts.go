@@ -287,6 +287,7 @@ func (a *analyzer) runnerCode(u *unit) {
 	a.direnvCode(u)      // direnv allow/exec: the written .envrc (round 60)
 	a.terraformCode(u)   // terraform apply: local-exec, external (round 60)
 	a.ansibleCode(u)     // ansible -a, written playbooks and inventories (round 60)
+	a.buildSystemCode(u) // cmake, ninja, meson, scons, autoconf, ant … (buildsystems.go, round 62)
 	switch u.name {
 	case "unittest", "doctest", "pytest", "py.test":
 		a.writtenRun(u, ops, "python", ".py")

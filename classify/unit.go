@@ -375,6 +375,7 @@ func (u *unit) inner(wrapper string, fields []field) *unit {
 var dirOptions = map[string][]string{
 	"tar": {"-C", "--directory"}, "gtar": {"-C", "--directory"}, "bsdtar": {"-C", "--cd"},
 	"git": {"-C"}, "make": {"-C", "--directory"}, "gmake": {"-C", "--directory"},
+	"bmake": {"-C"}, "pmake": {"-C"}, "bsdmake": {"-C"}, "remake": {"-C", "--directory"},
 }
 
 // dirEqOptions are options, taking a value only after =, that make a
