@@ -60,10 +60,6 @@ func (a *analyzer) runCMakeE(u *unit) (stream, bool) {
 	}
 	inner := u.inner("cmake", append(fields, u.args[2:]...))
 	out := a.run(inner)
-	// What the command writes is followed as the command's own (cmake -E
-	// copy x ~/.bashrc); the redirections stay cmake's.
-	w := *inner
-	w.redirs = nil
-	a.rememberOther(&w, out)
+	a.rememberInner(inner, out) // cmake -E copy x ~/.bashrc
 	return out, false
 }

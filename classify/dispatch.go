@@ -468,7 +468,10 @@ func (a *analyzer) runBusybox(u *unit) (stream, bool) {
 	if len(u.args) == 0 || strings.HasPrefix(u.args[0].val, "-") {
 		return stream{}, true
 	}
-	return a.run(u.inner("busybox", u.args)), false
+	in := u.inner("busybox", u.args)
+	out := a.run(in)
+	a.rememberInner(in, out) // busybox cp x ~/.bashrc
+	return out, false
 }
 
 // runSu handles su/runuser: the -c string runs as another user.

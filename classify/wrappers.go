@@ -474,6 +474,7 @@ func (a *analyzer) runWrapper(u *unit, name string, spec *wrapSpec, args []field
 		in.env = append(in.env, u.env...)
 		out = a.run(in)
 		ran = true
+		a.rememberInner(in, out) // nice cp x ~/.bashrc, as cp x ~/.bashrc
 	}
 	a.sessionLogs(u, name, args, out) // script's typescript, screen -Logfile (round 58)
 	return out, !ran || !spec.transparent || anyRiskyEnv(u.env)

@@ -23,6 +23,15 @@ type openFile struct {
 	app    bool
 }
 
+// rememberInner records what in, a command another runs (a wrapper's,
+// cmake -E's), writes as rememberOther does for a command of the line;
+// the redirections stay the outer command's.
+func (a *analyzer) rememberInner(in *unit, out stream) {
+	w := *in
+	w.redirs = nil
+	a.rememberOther(&w, out)
+}
+
 // rememberOther records the writes of u that are not its own redirections
 // to files: to descriptors exec opened, by tee, dd and sed -i.
 func (a *analyzer) rememberOther(u *unit, out stream) {

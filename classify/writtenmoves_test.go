@@ -46,8 +46,13 @@ func TestWrittenScriptMoves(t *testing.T) {
 			judgedAtLeast(t, sh, strings.ReplaceAll(tmpl, "CMD", "rm -rf ~"), Forbidden)
 		}
 	}
-	// Copied into an rc file, the text runs at the next shell.
-	judgedAtLeast(t, "bash", `echo 'rm -rf ~' > s.sh; cp s.sh ~/.bashrc`, Forbidden)
+	// Copied into an rc file, the text runs at the next shell; so it does
+	// when a wrapper or busybox runs the copy (round 62's fixer found
+	// them sandboxed: a wrapped command's writes were not followed).
+	for _, l := range []string{`cp s.sh ~/.bashrc`, `nice cp s.sh ~/.bashrc`, `env cp s.sh ~/.bashrc`,
+		`busybox cp s.sh ~/.bashrc`, `timeout 5 cp s.sh ~/.bashrc`, `nohup cp s.sh ~/.bashrc`} {
+		judgedAtLeast(t, "bash", `echo 'rm -rf ~' > s.sh; `+l, Forbidden)
+	}
 	// controls: harmless scripts moved the same way stay sandboxed.
 	for _, l := range []string{`echo 'ls' > s.sh; cp s.sh t.sh; sh t.sh`, `mkdir d; echo 'ls' > d/s.sh; cd d; sh s.sh`, `cp a b; sh b`} {
 		if r := Default().ClassifyShell("bash", l); r.Decision >= Escalated {
