@@ -591,20 +591,29 @@ func autoconfShell(text string, depth int) []string {
 
 // m4Args reads the arguments of an autoconf macro call whose "(" has been
 // read: split at top-level commas, one level of [ ] quotes removed; it
-// returns them and the length read.
+// returns them and the length read (all of s when no ")" closes the call).
 func m4Args(s string) ([]string, int) {
-	var out []string
+	args, n, _ := m4ArgList(s, '[', ']', false)
+	return args, n
+}
+
+// m4ArgList reads the arguments of an m4 macro call whose "(" has been
+// read, with open and close as its quotes: split at the commas outside
+// quotes and nested parentheses, one level of quotes removed, up to the
+// ")" that closes the call (ok), or the first argument's end if first.
+// It returns them and the length read.
+func m4ArgList(s string, open, close byte, first bool) (args []string, n int, ok bool) {
 	var b strings.Builder
 	quote, paren := 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '[':
+		case c == open:
 			quote++
 			if quote == 1 {
 				continue
 			}
-		case c == ']' && quote > 0:
+		case c == close && quote > 0:
 			quote--
 			if quote == 0 {
 				continue
@@ -615,15 +624,17 @@ func m4Args(s string) ([]string, int) {
 		case c == ')' && paren > 0:
 			paren--
 		case c == ')':
-			return append(out, b.String()), i + 1
+			return append(args, b.String()), i + 1, true
 		case c == ',' && paren == 0:
-			out = append(out, b.String())
+			if args = append(args, b.String()); first {
+				return args, i + 1, true
+			}
 			b.Reset()
 			continue
 		}
 		b.WriteByte(c)
 	}
-	return append(out, b.String()), len(s)
+	return append(args, b.String()), len(s), false
 }
 
 // ---- ant ----

@@ -221,33 +221,11 @@ func m4Code(text string) (cmds []string, opaque bool) {
 // read: leading blanks dropped, one level of `…' quotes removed, up to the
 // "," or ")" that closes it outside quotes and nested parentheses.
 func m4FirstArg(s string) (string, bool) {
-	s = strings.TrimLeft(s, " \t\n")
-	var b strings.Builder
-	quote, paren := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '`':
-			quote++
-			if quote == 1 {
-				continue
-			}
-		case c == '\'' && quote > 0:
-			quote--
-			if quote == 0 {
-				continue
-			}
-		case quote > 0:
-		case c == '(':
-			paren++
-		case c == ')' && paren > 0:
-			paren--
-		case c == ')' || c == ',' && paren == 0:
-			return b.String(), true
-		}
-		b.WriteByte(c)
+	args, _, ok := m4ArgList(strings.TrimLeft(s, " \t\n"), '`', '\'', true)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	return args[0], true
 }
 
 // erbTag finds erb's tags: <% code %>, <%= expr %>, <%- … -%>; <%% is a
