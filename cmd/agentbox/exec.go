@@ -472,6 +472,15 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		return interrupted(err)
 	}
 	defer holdStops(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: "+s) })()
+	if tty == nil {
+		// Watching from before the start: a command that clears ISIG at
+		// once is caught at the next look, however long the start takes
+		// to return (the terminal's modes from before it are the ones
+		// kept).
+		defer guardInterrupt(func() {
+			fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: the command turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it")
+		})()
+	}
 	ignoreTerminalStops()
 	p, err := m.Start(context.Background(), c, opts...)
 	if err != nil {
@@ -493,9 +502,6 @@ func execStream(cmd *cobra.Command, m *agentbox.Manager, cfg agentbox.Config, sh
 		relay.finish()
 		return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 	}
-	defer guardInterrupt(func() {
-		fmt.Fprintln(cmd.ErrOrStderr(), "agentbox: the command turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it")
-	})()
 	res, err := p.Wait()
 	return execDone(cmd, res, err, execHints(cfg.Filesystem, shell, args, exitCode(res)))
 }

@@ -48,6 +48,11 @@ func TestBackgroundPromptInOrphanedGroupRefuses(t *testing.T) {
 	if !gone {
 		t.Fatalf("agentbox in an orphaned background group still waits at its prompt 20 s on (state %q); terminal %q", procState(strconv.Itoa(pid)), out.String())
 	}
+	// The terminal's copy runs on its own: the refusal's line may reach
+	// it after the process is gone (a loaded machine).
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "needs approval") && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if strings.Contains(out.String(), "RAN-orphan-42") || !strings.Contains(out.String(), "needs approval") {
 		t.Errorf("want the command refused with a line saying it needs approval, not run; terminal %q", out.String())
 	}

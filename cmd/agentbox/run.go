@@ -141,6 +141,14 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		return interrupted(err)
 	}
 	defer holdStops(func(s string) { p.printf("⚠️  %s", s) })()
+	if f.tty == nil {
+		// Watching from before the start: an agent that clears ISIG at
+		// once is caught at the next look, however long the start takes
+		// to return (red-team round 59's test lost ^C to a loaded start).
+		defer guardInterrupt(func() {
+			p.printf("⚠️  Agent %s turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it", m.Name)
+		})()
+	}
 	// Before the start, the vault's prompt done: Start prints warnings
 	// once the agent runs.
 	ignoreTerminalStops()
@@ -170,9 +178,6 @@ func runAgent(cmd *cobra.Command, f runFlags, vf *vaultFlags, args []string) err
 		p.raw.Store(false)
 		return p.exited(m.Name, res, err)
 	}
-	defer guardInterrupt(func() {
-		p.printf("⚠️  Agent %s turned off the terminal's interrupt key: agentbox turned it back on, so that ^C still stops it", m.Name)
-	})()
 	res, err := ag.Wait()
 	return p.exited(m.Name, res, err)
 }
