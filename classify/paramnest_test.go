@@ -72,11 +72,18 @@ func TestNestedParamOpsLinear(t *testing.T) {
 		{"mixed", "cat " + nest(8000, func(i int) string { return []string{"${X:=", "${Y:-", "${W:+", "${V-", "${!Z:-"}[i%5] })},
 		{"past-limits", "cat " + nest(30000, func(int) string { return "${X:-" })},
 	} {
+		// A tenth of the nesting, timed just before: linear work takes
+		// about ten times as long for the case, quadratic a hundred times
+		// (the bound is relative, as the machine's load varies: 3.1 s was
+		// seen under two test suites at once, 0.3 s idle).
+		small := time.Now()
+		c.Classify("cat " + nest(3000, func(int) string { return "${X:-" }))
+		control := time.Since(small)
 		start := time.Now()
 		got := c.Classify(tc.cmd)
 		// ~0.1 s each; quadratic was seconds, exponential never ends.
-		if d := time.Since(start); d > slowdown*3*time.Second { // room for a loaded CI machine
-			t.Errorf("%s: classified in %v", tc.name, d)
+		if d := time.Since(start); d > max(slowdown*3*time.Second, 30*control) {
+			t.Errorf("%s: classified in %v (a tenth of the nesting: %v)", tc.name, d, control)
 		}
 		if got.Decision != Escalated {
 			t.Errorf("%s: %s, want escalated", tc.name, got.Decision)
