@@ -330,17 +330,4 @@ func jinjaValue(s string) string {
 
 // ansibleArgv returns argv words as a shell line giving them, each
 // quoted, their expressions run-time values.
-func ansibleArgv(ws []string) string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		var b strings.Builder
-		last := 0
-		for _, m := range jinjaExpr().FindAllStringIndex(w, -1) {
-			b.WriteString(shellQuote(w[last:m[0]]) + `"${ANSIBLE_TEMPLATE_VALUE}"`)
-			last = m[1]
-		}
-		b.WriteString(shellQuote(w[last:]))
-		out[i] = b.String()
-	}
-	return strings.Join(out, " ")
-}
+func ansibleArgv(ws []string) string { return templateArgv(ws, jinjaExpr(), "ANSIBLE_TEMPLATE_VALUE") }

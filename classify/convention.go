@@ -3,6 +3,7 @@ package classify
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -104,11 +105,11 @@ func (a *analyzer) writtenTexts(u *unit, dir *field, f field) []string {
 	return out
 }
 
-// packageScripts returns every script of a package.json text: npm runs
-// some of them for nearly every command (install runs preinstall, install,
-// postinstall and prepare), so all are judged. A text that is not JSON has
-// none.
-func packageScripts(text string) []string {
+// packageScripts returns every script of a package.json text, or those
+// named: npm runs some of them for nearly every command (install runs
+// preinstall, install, postinstall and prepare), so all are judged. A
+// text that is not JSON has none.
+func packageScripts(text string, names ...string) []string {
 	var pkg struct {
 		Scripts map[string]any `json:"scripts"`
 	}
@@ -116,8 +117,8 @@ func packageScripts(text string) []string {
 		return nil
 	}
 	var out []string
-	for _, v := range pkg.Scripts {
-		if s, ok := v.(string); ok {
+	for k, v := range pkg.Scripts {
+		if s, ok := v.(string); ok && (len(names) == 0 || slices.Contains(names, k)) {
 			out = append(out, s)
 		}
 	}

@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"encoding/json"
 	"path"
 	"strings"
 )
@@ -36,7 +35,7 @@ func (a *analyzer) npmDepScripts(u *unit) {
 		return path.Base(k) == "package.json" && strings.Contains(k, "node_modules/")
 	}) {
 		for _, t := range a.keyTexts(u, key) {
-			for _, s := range npmLifecycleScripts(t) {
+			for _, s := range packageScripts(t, npmDepLifecycle...) {
 				a.shellString(u, field{val: s})
 			}
 		}
@@ -47,20 +46,3 @@ func (a *analyzer) npmDepScripts(u *unit) {
 // it installs or rebuilds it (with node-gyp's default, install, when the
 // package has a binding.gyp).
 var npmDepLifecycle = []string{"preinstall", "install", "postinstall", "prepare"}
-
-// npmLifecycleScripts returns the install scripts of a package.json text.
-func npmLifecycleScripts(text string) []string {
-	var pkg struct {
-		Scripts map[string]any `json:"scripts"`
-	}
-	if json.Unmarshal([]byte(text), &pkg) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range npmDepLifecycle {
-		if s, ok := pkg.Scripts[k].(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}

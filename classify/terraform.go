@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -248,13 +249,18 @@ func tfValue(s string) string {
 
 // tfArgv returns words a program is run with as a shell line giving
 // them: each quoted, its interpolations run-time values.
-func tfArgv(ws []string) string {
+func tfArgv(ws []string) string { return templateArgv(ws, tfTemplate(), "TF_TEMPLATE_VALUE") }
+
+// templateArgv returns words as a shell line giving them, each quoted,
+// what expr matches in them (a template's expressions) replaced by "$value",
+// a value only known at run time.
+func templateArgv(ws []string, expr *regexp.Regexp, value string) string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		var b strings.Builder
 		last := 0
-		for _, m := range tfTemplate().FindAllStringIndex(w, -1) {
-			b.WriteString(shellQuote(w[last:m[0]]) + `"${TF_TEMPLATE_VALUE}"`)
+		for _, m := range expr.FindAllStringIndex(w, -1) {
+			b.WriteString(shellQuote(w[last:m[0]]) + `"${` + value + `}"`)
 			last = m[1]
 		}
 		b.WriteString(shellQuote(w[last:]))
