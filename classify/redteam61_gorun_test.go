@@ -56,7 +56,11 @@ func TestRedteam61GoRunPackage(t *testing.T) {
 	}
 	cache := t.TempDir()
 	env := []string{"PATH=" + gobin + ":/usr/local/bin:/usr/bin:/bin", "GOCACHE=" + filepath.Join(cache, "build"),
-		"GOPATH=" + filepath.Join(cache, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "TMPDIR=" + cache, "CGO_ENABLED=0", "GOFLAGS=-mod=mod"}
+		"GOPATH=" + filepath.Join(cache, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "TMPDIR=" + cache, "CGO_ENABLED=0",
+		// No telemetry: go leaves a process writing ~/.config/go/telemetry
+		// after it exits, racing the cleanup of the scratch home (as round
+		// 52's premise did in CI).
+		"XDG_CONFIG_HOME=/dev/null/none", "GOENV=off", "GOFLAGS=-mod=mod"}
 	setup := func(t *testing.T, work string) {
 		if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte("module proj\n\ngo 1.21\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -121,7 +125,11 @@ func TestRedteam61GoGenerateForms(t *testing.T) {
 	}
 	cache := t.TempDir()
 	env := []string{"PATH=" + gobin + ":/usr/local/bin:/usr/bin:/bin", "GOCACHE=" + filepath.Join(cache, "build"),
-		"GOPATH=" + filepath.Join(cache, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "TMPDIR=" + cache, "CGO_ENABLED=0"}
+		"GOPATH=" + filepath.Join(cache, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "TMPDIR=" + cache, "CGO_ENABLED=0",
+		// No telemetry: go leaves a process writing ~/.config/go/telemetry
+		// after it exits, racing the cleanup of the scratch home (as round
+		// 52's premise did in CI).
+		"XDG_CONFIG_HOME=/dev/null/none", "GOENV=off"}
 	setup := func(t *testing.T, work string) {
 		if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte("module proj\n\ngo 1.21\n"), 0o644); err != nil {
 			t.Fatal(err)
