@@ -291,9 +291,15 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		Visible:   visibleDir(dir),
 		Scratch:   res.all(append(append([]string(nil), fsc.Scratch...), o.scratch...), false),
 	}
+	// The homes, resolved once: $HOME's first (home, the program's), then
+	// the account's own where HOME names another (paths.Homes).
+	var homes []string
+	for _, h := range paths.Homes() {
+		homes = append(homes, resolvePath(h))
+	}
 	home := ""
-	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-		home = resolvePath(h)
+	if filepath.IsAbs(os.Getenv("HOME")) {
+		home = homes[0]
 	}
 	// The program that embeds agentbox (the CLI, or the caller's agent)
 	// runs unconfined: a command must not replace it for the next run.
@@ -334,8 +340,8 @@ func (m *Manager) spec(cfg Config, o *callOptions, dir string, res *resolver) (*
 		spec.Filesystem.ProtectedIfPresent = slices.Concat(ShellStartupFiles, ProtectedIfPresent, HookManagerFiles, AgentConfigFiles)
 		// Every home: the account's own too where HOME names another, as
 		// the user's next login reads its start-up files.
-		for _, h := range paths.Homes() {
-			if h = resolvePath(h); paths.WithinAny(h, spec.Filesystem.Writable) {
+		for _, h := range homes {
+			if paths.WithinAny(h, spec.Filesystem.Writable) {
 				holdStartupFiles(spec, h)
 			}
 		}
