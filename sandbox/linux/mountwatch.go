@@ -114,7 +114,9 @@ func (w *mountWatch) start() error {
 	// Files first: they are what host programs replace by a rename, and
 	// look meets them sooner (a statx each, a few microseconds).
 	slices.SortStableFunc(w.mounts, func(a, b watchedMount) int { return cmp.Compare(b2i(a.dir), b2i(b.dir)) })
-	spareThreads(watchSpareThreads)
+	if !ahead.threads {
+		spareThreads(watchSpareThreads)
+	}
 	go w.run()
 	return nil
 }

@@ -70,6 +70,9 @@ func loopbackUp() error {
 	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
 		return fmt.Errorf("lo flags: %w", err)
 	}
+	if ifr.Uint16()&unix.IFF_UP != 0 {
+		return nil // up already: brought up ahead (prepareAhead), or the host's
+	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
 		return fmt.Errorf("lo up: %w", err)
