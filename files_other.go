@@ -57,7 +57,3 @@ func reopenWriter(*os.File) *os.File { return nil }
 
 // pseudoFileSystem: the pseudo file systems named are Linux's.
 func pseudoFileSystem(*os.File) (string, bool) { return "", false }
-
-// openDir opens the directory p to list it (no FIFO blocks an open here
-// that agentbox makes: no sandbox runs).
-func openDir(p string) (*os.File, error) { return os.Open(p) }

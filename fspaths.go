@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agentbox-dev/agentbox/internal/credpaths"
+	"github.com/agentbox-dev/agentbox/internal/dirlist"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -27,36 +28,19 @@ func resolvePath(p string) string { return new(resolver).resolve(p) }
 type resolver struct {
 	memo    map[string]string // cleaned absolute path → resolved
 	missing map[string]bool   // resolved paths that do not exist
-	asked   map[string]int    // lookups below each resolved directory
-	listing map[string]map[string]fs.FileMode
+	dirs    dirlist.Cache     // listings of directories asked about often
 }
 
-// listAfter is the number of lookups below one directory after which the
-// resolver reads the directory once (names and types, one getdents for
-// most) instead of looking each name up: the deny set holds dozens of
-// names in the home directory and ~/.config, most of them missing.
-const listAfter = 4
-
 // lstat is os.Lstat of dir/name, answered from dir's listing when the
-// resolver has read it. Only the type of the FileInfo is meaningful.
+// resolver has one (dirlist): the deny set holds dozens of names in the
+// home directory and ~/.config, most of them missing. Only the type of
+// the FileInfo is meaningful.
 func (r *resolver) lstat(dir, name string) (fs.FileMode, error) {
-	if l, ok := r.listing[dir]; ok {
-		if m, ok := l[name]; ok {
-			return m, nil
+	if mode, exists, listed := r.dirs.Type(dir, name); listed {
+		if !exists {
+			return 0, fs.ErrNotExist
 		}
-		return 0, fs.ErrNotExist
-	}
-	if r.asked == nil {
-		r.asked = make(map[string]int)
-	}
-	if r.asked[dir]++; r.asked[dir] == listAfter {
-		if l, err := readTypes(dir); err == nil {
-			if r.listing == nil {
-				r.listing = make(map[string]map[string]fs.FileMode)
-			}
-			r.listing[dir] = l
-			return r.lstat(dir, name)
-		}
+		return mode, nil
 	}
 	fi, err := os.Lstat(filepath.Join(dir, name))
 	if err != nil {
@@ -65,23 +49,9 @@ func (r *resolver) lstat(dir, name string) (fs.FileMode, error) {
 	return fi.Mode().Type(), nil
 }
 
-// readTypes lists dir: each name with its type.
-func readTypes(dir string) (map[string]fs.FileMode, error) {
-	f, err := openDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	l := make(map[string]fs.FileMode, len(ents))
-	for _, e := range ents {
-		l[e.Name()] = e.Type()
-	}
-	return l, nil
-}
+// memoSize is the room a resolver's maps start with: the default deny
+// list alone names over 200 paths, each asked by every call.
+const memoSize = 512
 
 // maxLinks bounds the links followed for one path, like the kernel's 40.
 const maxLinks = 40
@@ -112,7 +82,12 @@ func (r *resolver) within(dir, p string, links *int) (string, bool) {
 		dir = "/"
 	}
 	if !hasDotDot(p) {
-		return r.walk(filepath.Join(dir, p), links) // the common case, memoised whole
+		// The common case, memoised whole. Clean allocates nothing for a
+		// path that is clean already, as the deny paths are.
+		if filepath.IsAbs(p) {
+			return r.walk(filepath.Clean(p), links)
+		}
+		return r.walk(filepath.Join(dir, p), links)
 	}
 	for c := range strings.SplitSeq(p, "/") {
 		switch c {
@@ -146,11 +121,15 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 	if out, ok := r.memo[p]; ok {
 		return out, true
 	}
-	dir, ok := r.walk(filepath.Dir(p), links)
+	parent := filepath.Dir(p)
+	dir, ok := r.walk(parent, links)
 	if !ok {
 		return "", false
 	}
-	out := filepath.Join(dir, filepath.Base(p))
+	out := p // no link on the way: the common case, without a new string
+	if dir != parent {
+		out = filepath.Join(dir, filepath.Base(p))
+	}
 	var mode fs.FileMode
 	var err error
 	if r.missing[dir] {
@@ -160,7 +139,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if r.missing == nil {
-			r.missing = make(map[string]bool)
+			r.missing = make(map[string]bool, memoSize)
 		}
 		r.missing[out] = true
 	}
@@ -178,7 +157,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 	}
 	// Missing, unreadable or resolved: remember it.
 	if r.memo == nil {
-		r.memo = make(map[string]string)
+		r.memo = make(map[string]string, memoSize)
 	}
 	r.memo[p] = out
 	return out, true
@@ -216,7 +195,11 @@ func (r *resolver) all(ps []string, keepLinks bool) []string {
 		if !keepLinks || rp == c || hasDotDot(p) {
 			continue
 		}
-		if named := filepath.Join(r.resolve(filepath.Dir(c)), filepath.Base(c)); named != rp {
+		named := c
+		if dir := filepath.Dir(c); r.resolve(dir) != dir {
+			named = filepath.Join(r.resolve(dir), filepath.Base(c))
+		}
+		if named != rp {
 			add(named)
 		}
 	}
@@ -232,6 +215,9 @@ func (r *resolver) all(ps []string, keepLinks bool) []string {
 // host's tools to read.
 func (r *resolver) throughLinks(ps, roots []string) []string {
 	var out []string
+	if len(roots) == 0 {
+		return nil // no link inside a root to go through
+	}
 	for _, p := range ps {
 		if !filepath.IsAbs(p) || hasDotDot(p) {
 			continue

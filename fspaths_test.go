@@ -172,7 +172,7 @@ func TestResolverListing(t *testing.T) {
 	for _, p := range paths {
 		res.resolve(p)
 	}
-	if res.listing[dir] == nil {
+	if _, _, listed := res.dirs.Type(dir, "m1"); !listed {
 		t.Fatalf("the directory was not listed after %d lookups", len(paths))
 	}
 	if res.resolve(filepath.Join(dir, "link", "z")) != filepath.Join(target, "z") {

@@ -47,7 +47,7 @@ import (
 // user's own, readable).
 //
 // Found by red-team round 58. Fixed: every open that lists such a
-// directory refuses anything else without blocking (fspaths.go: openDir;
+// directory refuses anything else without blocking (internal/dirlist: openDir;
 // sandbox/linux/landlock.go: cover), and a deny path below a
 // non-directory is one that cannot exist (plan_protect.go: mask).
 //

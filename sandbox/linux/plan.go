@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentbox-dev/agentbox/internal/dirlist"
 	"github.com/agentbox-dev/agentbox/internal/paths"
 	"github.com/agentbox-dev/agentbox/sandbox"
 )
@@ -183,6 +184,8 @@ type planner struct {
 	// opaque are the directories the walks for other names could not look
 	// into (see hideOpaque).
 	opaque []string
+	// dirs answers lookups of the many deny paths (see lstat).
+	dirs dirlist.Cache
 }
 
 func (b *planner) denied(p string) bool     { return paths.WithinAny(p, b.fs.DenyRead) }

@@ -333,7 +333,7 @@ func (b *planner) mask(d string) error {
 		b.pl.beginPlaceholders()
 		b.pl.hold(d)
 	}
-	fi, err := os.Lstat(d)
+	fi, err := b.lstat(d)
 	switch {
 	case err == nil && fi.IsDir():
 		b.ops = append(b.ops, mountOp{Kind: opMaskDir, Dst: d, Dir: true})
@@ -372,6 +372,15 @@ func (b *planner) mask(d string) error {
 		return fmt.Errorf("%w: deny path %s: %w", sandbox.ErrSetup, d, err)
 	}
 	return nil
+}
+
+// lstat is os.Lstat, but for a path its directory's listing says is
+// missing (most deny paths: see dirlist), answered without a lookup.
+func (b *planner) lstat(p string) (fs.FileInfo, error) {
+	if b.dirs.Missing(p) {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+	}
+	return os.Lstat(p)
 }
 
 // noteLinked records the denied path d for maskOtherNames where mask
