@@ -83,6 +83,12 @@ type Config struct {
 	// creation and process start-up off each command's path; one-shot
 	// programs (the CLI) set ColdStart so as not to start a spare for nothing.
 	ColdStart bool `json:"cold_start,omitempty"`
+	// WarmFirst, with ColdStart, starts the sandbox of the Manager's first
+	// command at NewManager, so that it starts while the program prepares
+	// the command, and no spare after it: a one-shot program (the CLI)
+	// gains the start-up without the waste. Without ColdStart a sandbox is
+	// always started ahead, and WarmFirst changes nothing.
+	WarmFirst bool `json:"warm_first,omitempty"`
 
 	// profiled records that the Config started from a profile: the zero
 	// Config, which has no deny list and no limits, is refused rather than

@@ -69,8 +69,14 @@ func NewManager(cfg Config) (*Manager, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	m.logp.Store(lg)
-	if w, ok := rt.(warmer); ok && !cfg.ColdStart {
-		w.Warm(cfg.Network.Mode != NetworkAllowed)
+	if w, ok := rt.(warmer); ok {
+		netns := cfg.Network.Mode != NetworkAllowed
+		switch {
+		case !cfg.ColdStart:
+			w.Warm(netns)
+		case cfg.WarmFirst:
+			w.WarmFirst(netns)
+		}
 	}
 	return m, nil
 }
@@ -197,8 +203,12 @@ type call struct {
 	cleanups uint64
 }
 
-// warmer is a runtime that can start a sandbox ahead of need.
-type warmer interface{ Warm(netns bool) }
+// warmer is a runtime that can start a sandbox ahead of need: a spare
+// kept ready for every command (Warm), or one for the first (WarmFirst).
+type warmer interface {
+	Warm(netns bool)
+	WarmFirst(netns bool)
+}
 
 // wrapSandboxErr maps runtime errors onto the package's sentinels.
 func wrapSandboxErr(err error) error {

@@ -72,7 +72,9 @@ func (f *policyFlags) config() (agentbox.Config, []agentbox.Option, error) {
 	default:
 		return cfg, nil, fmt.Errorf("invalid --profile %q: want default, ci or dev", f.profile)
 	}
-	cfg.ColdStart = true // one command: a spare sandbox would be wasted
+	// One command: its sandbox starts now, while the command is prepared,
+	// and no spare after it.
+	cfg.ColdStart, cfg.WarmFirst = true, true
 	switch f.fallback {
 	case "":
 	case "strict", "warn":

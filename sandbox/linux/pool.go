@@ -87,8 +87,10 @@ func (p *pool) take(r *Runtime, kind initKind) (*warmInit, error) {
 	return w, nil
 }
 
-// warm starts a warm init of the kind in the background if none is ready.
-func (p *pool) warm(r *Runtime, kind initKind) {
+// warm starts a warm init of the kind in the background if none is ready:
+// cloned by the Runtime's forker, or, when direct is set or there is no
+// forker yet, by this process.
+func (p *pool) warm(r *Runtime, kind initKind, direct bool) {
 	p.mu.Lock()
 	if p.closed || p.ready[kind] != nil || p.pending[kind] != nil {
 		p.mu.Unlock()
@@ -103,7 +105,10 @@ func (p *pool) warm(r *Runtime, kind initKind) {
 	go func() {
 		// Before the clone: a change while it copies the table counts.
 		mounts := newMountStamp()
-		w, err := r.forkInit(kind)
+		w, err := (*warmInit)(nil), errForkerGone
+		if !direct {
+			w, err = r.forkInit(kind)
+		}
 		if err != nil && !p.isClosed() {
 			// Not once closed: a full fork of this process, for an init
 			// discarded at once.

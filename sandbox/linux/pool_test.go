@@ -270,3 +270,44 @@ func childrenOf(t *testing.T, pid int) []int {
 	}
 	return kids
 }
+
+// TestWarmFirst: a cold-start Runtime told to warm its first init starts
+// exactly one, cloned by the caller (no forker process), runs the next
+// sandbox in it, and starts no spare once that sandbox is released.
+func TestWarmFirst(t *testing.T) {
+	if !probeUserns().OK {
+		t.Skip("user namespaces unavailable")
+	}
+	r := &Runtime{ColdStart: true}
+	defer r.Close()
+	r.WarmFirst(true)
+	waitWarm(t, &r.pool, kindNetns)
+	r.pool.mu.Lock()
+	warmPid := r.pool.ready[kindNetns].proc.pid()
+	r.pool.mu.Unlock()
+	r.mu.Lock()
+	forker := r.fork.f != nil || r.fork.starting
+	r.mu.Unlock()
+	if forker {
+		t.Error("a forker was started for the one init")
+	}
+
+	spec := &sandbox.Spec{Network: sandbox.NetworkFiltered}
+	proc, err := r.Start(context.Background(), spec, &sandbox.Program{Path: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if proc.Pid() != warmPid {
+		t.Errorf("sandbox init is pid %d, want the warm init %d", proc.Pid(), warmPid)
+	}
+	if st, err := proc.Wait(); err != nil || st.Code != 0 {
+		t.Fatalf("wait: %+v, %v; want exit 0", st, err)
+	}
+	if err := proc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // a spare would be pending by now (see TestWarmInitReplacedOnRelease)
+	if ready, pending := r.pool.state(kindNetns); ready || pending {
+		t.Errorf("a spare init was started after the first (ready %v, starting %v)", ready, pending)
+	}
+}

@@ -171,7 +171,24 @@ func (r *Runtime) Warm(netns bool) {
 	if !netns {
 		kind = kindHostnet
 	}
-	r.pool.warm(r, kind)
+	r.pool.warm(r, kind, false)
+}
+
+// WarmFirst starts, whatever ColdStart says, one init for the next Start
+// of a sandbox with (or without) a network namespace, cloned by this
+// process: a program that runs one command (the CLI) gets its sandbox
+// started while it prepares the command, and, being ColdStart, no spare
+// after it nor a forker process for spares.
+func (r *Runtime) WarmFirst(netns bool) {
+	r.init()
+	if r.noNamespaces() != "" {
+		return
+	}
+	kind := kindNetns
+	if !netns {
+		kind = kindHostnet
+	}
+	r.pool.warm(r, kind, true)
 }
 
 // noNamespaces returns why namespaces are unavailable, once a start found
@@ -296,7 +313,7 @@ func (r *Runtime) Start(ctx context.Context, spec *sandbox.Spec, prog *sandbox.P
 	}
 	h.proc, h.ctl = w.proc, w.ctl
 	if !r.ColdStart && kind != kindReduced {
-		h.released = func() { r.pool.warm(r, kind) }
+		h.released = func() { r.pool.warm(r, kind, false) }
 	}
 	// The init is reaped only once the work that names it by pid (its
 	// cgroup, its user namespace's idmaps) is done: reaped, its pid could
