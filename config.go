@@ -451,6 +451,9 @@ func (c *Config) Validate() error {
 
 func checkPaths(field string, ps []string) error {
 	for i, p := range ps {
+		if filepath.IsAbs(p) && !strings.ContainsAny(p, "*?[") {
+			continue // the common case, without formatting the name
+		}
 		name := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case p == "":

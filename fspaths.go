@@ -49,10 +49,6 @@ func (r *resolver) lstat(dir, name string) (fs.FileMode, error) {
 	return fi.Mode().Type(), nil
 }
 
-// memoSize is the room a resolver's maps start with: the default deny
-// list alone names over 200 paths, each asked by every call.
-const memoSize = 512
-
 // maxLinks bounds the links followed for one path, like the kernel's 40.
 const maxLinks = 40
 
@@ -139,7 +135,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if r.missing == nil {
-			r.missing = make(map[string]bool, memoSize)
+			r.missing = make(map[string]bool)
 		}
 		r.missing[out] = true
 	}
@@ -157,7 +153,7 @@ func (r *resolver) walk(p string, links *int) (string, bool) {
 	}
 	// Missing, unreadable or resolved: remember it.
 	if r.memo == nil {
-		r.memo = make(map[string]string, memoSize)
+		r.memo = make(map[string]string)
 	}
 	r.memo[p] = out
 	return out, true
@@ -176,6 +172,12 @@ func resolveAll(ps []string, keepLinks bool) []string { return new(resolver).all
 
 // all is resolveAll with r's memo, shared by every list of one call.
 func (r *resolver) all(ps []string, keepLinks bool) []string {
+	if r.memo == nil {
+		// Room for the paths and their parents: the default deny list
+		// alone names over 200, asked by every call. (Not for a resolver
+		// of one path: resolvePath.)
+		r.memo, r.missing = make(map[string]string, 2*len(ps)), make(map[string]bool, 2*len(ps))
+	}
 	seen := make(map[string]bool)
 	var out []string
 	add := func(p string) {

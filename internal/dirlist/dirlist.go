@@ -39,11 +39,18 @@ func (c *Cache) Type(dir, name string) (mode fs.FileMode, exists, listed bool) {
 	return mode, exists, true
 }
 
-// Missing reports whether the listing of p's directory says that p does
-// not exist. False means only that it may: the caller looks it up.
+// Missing reports whether the listings say that p does not exist: its
+// directory's has no such name, or its directory is missing itself.
+// False means only that it may exist: the caller looks it up.
 func (c *Cache) Missing(p string) bool {
-	_, exists, listed := c.Type(filepath.Dir(p), filepath.Base(p))
-	return listed && !exists
+	dir := filepath.Dir(p)
+	if dir == p {
+		return false
+	}
+	if _, exists, listed := c.Type(dir, filepath.Base(p)); listed {
+		return !exists
+	}
+	return c.Missing(dir)
 }
 
 // list returns dir's listing, reading it at the listAfter-th lookup.

@@ -43,6 +43,14 @@ func TestCache(t *testing.T) {
 	if !c.Missing(filepath.Join(dir, "missing")) || c.Missing(filepath.Join(dir, "file")) {
 		t.Error("Missing disagrees with the listing")
 	}
+	// Below a missing directory, nothing exists (its own directory is not
+	// listed: asked once).
+	if !c.Missing(filepath.Join(dir, "missing", "below")) {
+		t.Error("a name below a missing directory may exist")
+	}
+	if c.Missing(filepath.Join(dir, "sub", "x")) || c.Missing(filepath.Join(dir, "file", "x")) {
+		t.Error("a name below an existing directory, or below a file, answered without a lookup")
+	}
 	// A name made after the listing is not seen: the listing is as old as
 	// the lookups it replaced (see the package comment).
 	if err := os.WriteFile(filepath.Join(dir, "later"), nil, 0o644); err != nil {

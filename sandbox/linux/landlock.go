@@ -135,24 +135,24 @@ func prepareLandlock(s *landlockSpec) (*landlockRuleset, error) {
 	}
 	r := &landlockRuleset{fd: int(fd), abi: abi}
 	b := &llBuilder{r: r, handled: handled, deny: cleanAll(s.DenyRead), hidden: cleanAll(s.Hidden)}
-	if err := b.add("/", unix.LANDLOCK_ACCESS_FS_READ_DIR); err != nil {
+	if err := b.add("/", unix.LANDLOCK_ACCESS_FS_READ_DIR, typeUnknown); err != nil {
 		r.close()
 		return nil, err
 	}
 	for _, p := range s.ReadRoots {
-		if err := b.cover(filepath.Clean(p), llRead); err != nil {
+		if err := b.cover(filepath.Clean(p), llRead, typeUnknown); err != nil {
 			r.close()
 			return nil, err
 		}
 	}
 	for _, p := range s.WriteRoots {
-		if err := b.add(p, llRead|llWrite); err != nil && !errors.Is(err, unix.ENOENT) {
+		if err := b.add(p, llRead|llWrite, typeUnknown); err != nil && !errors.Is(err, unix.ENOENT) {
 			r.close()
 			return nil, err
 		}
 	}
 	for _, p := range s.Devices {
-		if err := b.add(p, llDevice); err != nil && !errors.Is(err, unix.ENOENT) {
+		if err := b.add(p, llDevice, typeUnknown); err != nil && !errors.Is(err, unix.ENOENT) {
 			r.close()
 			return nil, err
 		}
@@ -226,14 +226,15 @@ func cleanAll(ps []string) []string {
 // cover grants rights beneath p, except beneath denied paths, and beneath
 // hidden paths unless p lies inside one: a hidden path itself is never
 // granted (the walk from a root above it stops there), what is shown
-// inside it is, as a read root of its own.
-func (b *llBuilder) cover(p string, rights uint64) error {
+// inside it is, as a read root of its own. t is what p is, when a listing
+// said so.
+func (b *llBuilder) cover(p string, rights uint64, t entryType) error {
 	skip, hasDenyBelow := b.judge(p)
 	if skip {
 		return nil
 	}
 	if !hasDenyBelow {
-		return b.addIfThere(p, rights)
+		return b.addIfThere(p, rights, t)
 	}
 	// O_DIRECTORY and O_NONBLOCK: a FIFO an earlier command left where a
 	// denied path's parent was would block an open for reading until a
@@ -242,7 +243,7 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 	if errors.Is(err, unix.ENOTDIR) {
 		// Nothing is below it to deny: granted as any file is. Should a
 		// directory replace it, the rule is the old inode's.
-		return b.addIfThere(p, rights)
+		return b.addIfThere(p, rights, typeOther)
 	}
 	if err != nil {
 		// An unreadable directory (DAC) grants nothing below it anyway.
@@ -259,7 +260,11 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 		if e.Type()&os.ModeSymlink != 0 {
 			continue // a symlink's target is judged where it lives
 		}
-		if err := b.cover(filepath.Join(p, e.Name()), rights); err != nil {
+		t := typeOther
+		if e.IsDir() {
+			t = typeDir
+		}
+		if err := b.cover(filepath.Join(p, e.Name()), rights, t); err != nil {
 			return err
 		}
 	}
@@ -267,8 +272,8 @@ func (b *llBuilder) cover(p string, rights uint64) error {
 }
 
 // addIfThere is add, where a path gone or unreadable grants nothing.
-func (b *llBuilder) addIfThere(p string, rights uint64) error {
-	err := b.add(p, rights)
+func (b *llBuilder) addIfThere(p string, rights uint64, t entryType) error {
+	err := b.add(p, rights, t)
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) {
 		return nil
 	}
@@ -293,19 +298,44 @@ func (b *llBuilder) judge(p string) (skip, walk bool) {
 	return false, walk
 }
 
-// add grants rights beneath p.
-func (b *llBuilder) add(p string, rights uint64) error {
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+// entryType is what a directory's listing said a path is: the walks of
+// cover meet most of the rules' paths there, and need no fstat of each.
+type entryType uint8
+
+const (
+	typeUnknown entryType = iota // not listed: add looks
+	typeDir
+	typeOther // anything but a directory
+)
+
+// add grants rights beneath p, t being what p is if known.
+func (b *llBuilder) add(p string, rights uint64, t entryType) error {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	if t == typeDir {
+		flags |= unix.O_DIRECTORY
+	}
+	fd, err := unix.Open(p, flags, 0)
+	if t == typeDir && errors.Is(err, unix.ENOTDIR) {
+		return b.add(p, rights, typeUnknown) // no longer a directory: look
+	}
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	switch t {
+	case typeDir: // O_DIRECTORY made sure
+	case typeOther:
+		// Listed as no directory: a directory made there since gets no
+		// more than a file's rights.
 		rights &= fileRights
+	default:
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			rights &= fileRights
+		}
 	}
 	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights & b.handled, Parent_fd: int32(fd)}
 	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(b.r.fd), unix.LANDLOCK_RULE_PATH_BENEATH,
