@@ -167,11 +167,7 @@ func (r *Runtime) Warm(netns bool) {
 	if r.ColdStart || r.noNamespaces() != "" {
 		return
 	}
-	kind := kindNetns
-	if !netns {
-		kind = kindHostnet
-	}
-	r.pool.warm(r, kind, false)
+	r.pool.warm(r, warmKind(netns), false)
 }
 
 // WarmFirst starts, whatever ColdStart says, one init for the next Start
@@ -184,11 +180,16 @@ func (r *Runtime) WarmFirst(netns bool) {
 	if r.noNamespaces() != "" {
 		return
 	}
-	kind := kindNetns
-	if !netns {
-		kind = kindHostnet
+	r.pool.warm(r, warmKind(netns), true)
+}
+
+// warmKind is the kind of init warmed for sandboxes with (or without) a
+// network namespace.
+func warmKind(netns bool) initKind {
+	if netns {
+		return kindNetns
 	}
-	r.pool.warm(r, kind, true)
+	return kindHostnet
 }
 
 // noNamespaces returns why namespaces are unavailable, once a start found
