@@ -10,16 +10,15 @@ import "golang.org/x/sys/unix"
 // the init's main goroutine, and read only after.
 var ahead struct {
 	threads bool // watchSpareThreads idle OS threads are started
-	// filter is the seccomp filter built for opts (nil: none built).
-	opts   seccompOptions
-	filter []unix.SockFilter
+	// filters are the seccomp filters built for the likely options.
+	filters map[seccompOptions][]unix.SockFilter
 }
 
 // prepareAhead does, in an init cloned into namespaces of its own before
 // its spec comes, the work a start would otherwise do after: starting the
 // spare OS threads of the mount watch (about 0.4 ms here), bringing up
-// the network namespace's loopback interface, and building the seccomp
-// filter of the default policy (about 0.2 ms). None of it grants
+// the network namespace's loopback interface (0.1 ms), and building the
+// seccomp filters of the default policy (about 0.05 ms each). None of it grants
 // anything: the threads are the init's, the loopback interface is the
 // one setUpNetwork brings up in every namespace of its own (in the host's,
 // where it is up already, nothing is done), and a filter is used only for
@@ -28,25 +27,30 @@ func prepareAhead() {
 	spareThreads(watchSpareThreads)
 	ahead.threads = true
 	_ = loopbackUp() // failing here, it fails again, and is reported, in setUpNetwork
-	guess := defaultSeccompOptions()
-	if f, err := buildSeccomp(guess); err == nil {
-		ahead.opts, ahead.filter = guess, f
+	ahead.filters = make(map[seccompOptions][]unix.SockFilter)
+	for _, o := range defaultSeccompOptions() {
+		if f, err := buildSeccomp(o); err == nil {
+			ahead.filters[o] = f
+		}
 	}
 }
 
 // defaultSeccompOptions are the filter's options for the default policy's
 // sandbox, started by a library caller with pipes for streams: unix
 // sockets confined by Landlock where its ABI can (9 and later), refused
-// otherwise; a memory limit.
-func defaultSeccompOptions() seccompOptions {
-	return seccompOptions{allowUnix: LandlockABI() >= 9, dataLimit: true}
+// otherwise; the memory limit a memory cgroup enforces (root's, or a
+// delegated one: the spec then asks no RLIMIT_DATA), or RLIMIT_DATA
+// (an ordinary user's without delegation).
+func defaultSeccompOptions() []seccompOptions {
+	confined := LandlockABI() >= 9
+	return []seccompOptions{{allowUnix: confined}, {allowUnix: confined, dataLimit: true}}
 }
 
-// seccompFilter returns the filter for o: the one built ahead when it was
-// built for the same options, else a new one.
+// seccompFilter returns the filter for o: one built ahead for the same
+// options, else a new one.
 func seccompFilter(o seccompOptions) ([]unix.SockFilter, error) {
-	if ahead.filter != nil && ahead.opts == o {
-		return ahead.filter, nil
+	if f, ok := ahead.filters[o]; ok {
+		return f, nil
 	}
 	return buildSeccomp(o)
 }
