@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentbox-dev/agentbox/internal/dirlist"
 )
 
 func TestResolvePath(t *testing.T) {
@@ -173,7 +175,10 @@ func TestResolverListing(t *testing.T) {
 		res.resolve(p)
 	}
 	if _, _, listed := res.dirs.Type(dir, "m1"); !listed {
-		t.Fatalf("the directory was not listed after %d lookups", len(paths))
+		if dirlist.Lists(dir) {
+			t.Fatalf("the directory was not listed after %d lookups", len(paths))
+		}
+		return // not listed on this file system: resolved name by name, as above
 	}
 	if res.resolve(filepath.Join(dir, "link", "z")) != filepath.Join(target, "z") {
 		t.Errorf("link not followed from the listing")

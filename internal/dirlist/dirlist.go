@@ -6,7 +6,13 @@
 //
 // A listing is as old as the lookups it replaces would be: both are taken
 // before the sandbox starts, and what the host changes later is judged by
-// the sandbox's own layers, not by these answers.
+// the sandbox's own layers, not by these answers. And a listing answers
+// for lookups only where a lookup finds exactly the names listed: on a
+// file system that ignores case (vfat, casefolded ext4, most FUSE file
+// systems), a deny path spelled in another case than the file is missing
+// from the listing and found by every lookup (red-team round 63). Only
+// directories of file systems known to compare names byte for byte are
+// listed (see exactNames); elsewhere the caller looks each name up.
 package dirlist
 
 import (
@@ -51,6 +57,18 @@ func (c *Cache) Missing(p string) bool {
 		return !exists
 	}
 	return c.Missing(dir)
+}
+
+// Lists reports whether the Cache would answer from a listing of dir: it
+// is a directory this platform and file system let it list (on Linux, one
+// whose lookups find exactly the names its listing has).
+func Lists(dir string) bool {
+	f, err := openDir(dir)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // list returns dir's listing, reading it at the listAfter-th lookup.

@@ -4,6 +4,7 @@ package dirlist
 
 import (
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -34,5 +35,19 @@ func TestCacheUnlisted(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("blocked on a FIFO")
+	}
+}
+
+// A file system not known to compare names byte for byte is not listed:
+// /proc stands for them here (see exactNames).
+func TestListsOnlyExactFileSystems(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if Lists(t.TempDir()) {
+			t.Error("listed on a platform whose file systems may ignore case")
+		}
+		return
+	}
+	if Lists("/proc") {
+		t.Error("/proc listed: only ext4, btrfs and tmpfs are")
 	}
 }

@@ -1,8 +1,15 @@
-//go:build !unix
+//go:build !linux
 
 package dirlist
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
-// openDir opens the directory p for reading its entries.
-func openDir(p string) (*os.File, error) { return os.Open(p) }
+// openDir refuses to list: which file systems here compare names byte for
+// byte is not known (APFS and NTFS ignore case by default), so each name
+// is looked up (see exactNames on Linux).
+func openDir(string) (*os.File, error) {
+	return nil, errors.New("listings are not used on this platform")
+}
