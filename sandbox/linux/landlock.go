@@ -238,11 +238,18 @@ func (b *llBuilder) cover(p string, rights uint64, t entryType) error {
 	}
 	// O_DIRECTORY and O_NONBLOCK: a FIFO an earlier command left where a
 	// denied path's parent was would block an open for reading until a
-	// writer came (red-team round 58).
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
-	if errors.Is(err, unix.ENOTDIR) {
-		// Nothing is below it to deny: granted as any file is. Should a
-		// directory replace it, the rule is the old inode's.
+	// writer came (red-team round 58). O_NOFOLLOW for an entry of a walk
+	// (see add): a link swapped in since would have the walk grant its
+	// target's entries under this directory's names.
+	flags := os.O_RDONLY | unix.O_DIRECTORY | unix.O_NONBLOCK
+	if t != typeUnknown {
+		flags |= unix.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(p, flags, 0)
+	if errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+		// Nothing is below it to deny: granted as any file is (a link,
+		// its own inode: nothing). Should a directory replace it, the
+		// rule is the old inode's.
 		return b.addIfThere(p, rights, typeOther)
 	}
 	if err != nil {
@@ -308,15 +315,23 @@ const (
 	typeOther // anything but a directory
 )
 
-// add grants rights beneath p, t being what p is if known.
+// add grants rights beneath p, t being what p is if known. A path met in
+// a walk (t known) was no symbolic link when listed, and is not followed
+// should it be one by now: a command of another sandbox that may write
+// there could have swapped it for a link to a denied directory, whose
+// inode would get the rule (the reduced tier has no mask to stop that).
+// The rule goes to the link's own inode then, which grants nothing.
 func (b *llBuilder) add(p string, rights uint64, t entryType) error {
 	flags := unix.O_PATH | unix.O_CLOEXEC
-	if t == typeDir {
-		flags |= unix.O_DIRECTORY
+	switch t {
+	case typeDir:
+		flags |= unix.O_DIRECTORY | unix.O_NOFOLLOW
+	case typeOther:
+		flags |= unix.O_NOFOLLOW
 	}
 	fd, err := unix.Open(p, flags, 0)
-	if t == typeDir && errors.Is(err, unix.ENOTDIR) {
-		return b.add(p, rights, typeUnknown) // no longer a directory: look
+	if t == typeDir && (errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
+		return b.add(p, rights, typeOther) // no longer a directory: a file's rights at most
 	}
 	if err != nil {
 		return err
@@ -325,8 +340,8 @@ func (b *llBuilder) add(p string, rights uint64, t entryType) error {
 	switch t {
 	case typeDir: // O_DIRECTORY made sure
 	case typeOther:
-		// Listed as no directory: a directory made there since gets no
-		// more than a file's rights.
+		// Listed as no directory (or no longer one): a directory made
+		// there since gets no more than a file's rights.
 		rights &= fileRights
 	default:
 		var st unix.Stat_t
