@@ -208,7 +208,12 @@ func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, q
 		// empty on either path, and its possible value says more than z.
 		w = v.dflt
 	}
-	b.addDefaulted(a.source(p), w)
+	src := a.source(p)
+	if !a.spendValue(min(len(src), maxValue) + len(w)) {
+		b.addDyn("") // escalated (see addParamSource)
+		return true
+	}
+	b.addDefaulted(src, w)
 	return true
 }
 
