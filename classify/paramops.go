@@ -208,12 +208,7 @@ func (a *analyzer) addOpWord(b *fieldBuilder, p *syntax.ParamExp, name string, q
 		// empty on either path, and its possible value says more than z.
 		w = v.dflt
 	}
-	src := a.source(p)
-	if !a.spendValue(min(len(src), maxValue) + len(w)) {
-		b.addDyn("") // escalated (see addParamSource)
-		return true
-	}
-	b.addDefaulted(src, w)
+	b.addDefaulted(a.source(p), w)
 	return true
 }
 

@@ -312,7 +312,7 @@ func (a *analyzer) ifsChars() string {
 // this line (an earlier literal assignment, $HOME, $IFS, $PWD).
 func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool) {
 	if !a.nestedParam(p) {
-		a.addParamSource(b, p)
+		b.addDyn(a.source(p))
 		return
 	}
 	p = a.resolveParam(p)
@@ -421,21 +421,7 @@ func (a *analyzer) expandParam(b *fieldBuilder, p *syntax.ParamExp, quoted bool)
 	if p.Names != 0 && p.Param != nil && a.addPrefixNames(b, p) {
 		return
 	}
-	a.addParamSource(b, p)
-}
-
-// addParamSource adds the text of p, a parameter expansion whose value is
-// only known at run time, to b. Its bytes count against the line's values
-// (spendValue): every level of a deep nesting copies the text of all the
-// levels inside it, and 30,000 of them copied gigabytes, seconds of work
-// after the line had reached its limits.
-func (a *analyzer) addParamSource(b *fieldBuilder, p *syntax.ParamExp) {
-	src := a.source(p)
-	if !a.spendValue(min(len(src), maxValue)) {
-		b.addDyn("") // escalated: the value no longer matters
-		return
-	}
-	b.addDyn(src)
+	b.addDyn(a.source(p))
 }
 
 // reassigned reports whether name was set earlier on the line.
