@@ -15,10 +15,11 @@ import (
 
 // Locations inside the init's scratch root while the new root is built.
 const (
-	oldRoot   = "/oldroot"         // the host's tree
-	newRoot   = "/newroot"         // the sandbox's tree
-	staging   = "/staging"         // the sandbox's /proc and /dev, made ahead of the spec
-	emptyFile = "/.agentbox-empty" // mode 000, bound over masked files
+	oldRoot   = "/oldroot"             // the host's tree
+	newRoot   = "/newroot"             // the sandbox's tree
+	staging   = "/staging"             // the sandbox's /proc and /dev, made ahead of the spec
+	emptyFile = "/.agentbox-empty"     // mode 000, bound over masked files
+	emptyDir  = "/.agentbox-empty-dir" // mode 000, bound over masked directories
 )
 
 // maxPtys bounds the pseudo-terminals of a sandbox's own devpts: every
@@ -186,6 +187,9 @@ func enterScratch() error {
 	}
 	if err := os.WriteFile(emptyFile, nil, 0); err != nil {
 		return stageErr("mount: mask file", err)
+	}
+	if err := os.Mkdir(emptyDir, 0); err != nil {
+		return stageErr("mount: mask directory", err)
 	}
 	return nil
 }

@@ -38,11 +38,17 @@ func maskFileFD(dstFD int) error {
 	return attachTree(tree, dstFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 }
 
-// maskDirFD covers the directory at dstFD with an empty, read-only tmpfs
-// whose root has mode 000.
+// maskDirFD covers the directory at dstFD with a read-only bind of an
+// empty directory of mode 000 (emptyDir, in the init's scratch root, which
+// nothing else shows). One bind is three system calls; a tmpfs of its own
+// for each mask, as before, cost eight and a superblock (20 µs a mask).
 func maskDirFD(dstFD int) error {
-	return newTmpfsAt(dstFD, [][2]string{{"mode", "000"}, {"size", "4k"}, {"nr_inodes", "2"}},
-		unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	tree, err := unix.OpenTree(unix.AT_FDCWD, emptyDir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	return attachTree(tree, dstFD, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 }
 
 // newTmpfsAt mounts a new tmpfs with the given options and attributes at

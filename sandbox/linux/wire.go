@@ -29,7 +29,7 @@ type opKind string
 const (
 	opBindRW   opKind = "bind-rw"   // bind Src (host) read-write at Dst
 	opBindRO   opKind = "bind-ro"   // bind Src (host; empty: Dst itself) read-only at Dst
-	opMaskDir  opKind = "mask-dir"  // empty, read-only, mode 000 tmpfs at Dst
+	opMaskDir  opKind = "mask-dir"  // empty, mode 000 directory bound read-only at Dst
 	opMaskFile opKind = "mask-file" // empty, mode 000 file bound read-only at Dst
 	opTmpfs    opKind = "tmpfs"     // empty, writable, private tmpfs at Dst (if Dst exists)
 	opMaskAuto opKind = "mask"      // mask-dir or mask-file, whichever Dst is; nothing if it is missing
