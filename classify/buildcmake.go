@@ -25,9 +25,9 @@ func cmakeCalls(text string) []cmakeCall {
 		switch {
 		case c == '#':
 			i = cmakeSkipComment(text, i)
-		case isIdentByte(c):
+		case isNameByte(c):
 			j := i
-			for j < len(text) && isIdentByte(text[j]) {
+			for j < len(text) && isNameByte(text[j]) {
 				j++
 			}
 			k := j
@@ -46,10 +46,6 @@ func cmakeCalls(text string) []cmakeCall {
 		}
 	}
 	return out
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // cmakeBracket matches the opening of a bracket argument or comment.
