@@ -23,6 +23,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -316,12 +317,50 @@ func (e *credEnv) routeTLSNames(t *testing.T, a netip.Addr, names ...string) {
 	t.Helper()
 	log := &upstreamLog{}
 	e.up[names[0]] = log
-	srv := httptest.NewUnstartedServer(recordingHandler(log))
+	e.serveTLS(t, a, 443, recordingHandler(log), names...)
+}
+
+// serveTLS starts an HTTPS upstream serving h with a certificate from
+// e.root for names, and routes a:port to it.
+func (e *credEnv) serveTLS(t *testing.T, a netip.Addr, port uint16, h http.Handler, names ...string) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, names...)}}
 	srv.Config.ErrorLog = quietLog
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.dial.route(ap(a, port), srv.Listener.Addr().String())
+}
+
+// authLog is what a test's upstream keeps of the Authorization headers it
+// was sent: all of them, and the last, which it shows back on another
+// request (a debug page, a trace, a banner), as some real services do.
+type authLog struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (l *authLog) record(r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, r.Header.Get("Authorization"))
+}
+
+// last is the last Authorization recorded ("" before any).
+func (l *authLog) last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.all) == 0 {
+		return ""
+	}
+	return l.all[len(l.all)-1]
+}
+
+// got is every Authorization recorded, in order.
+func (l *authLog) got() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.all...)
 }
 
 // value returns a Credential.Value that hands out a fresh copy each time.

@@ -37,6 +37,13 @@ type fakeResolver struct {
 	lookups []string
 }
 
+// set makes name resolve to addrs.
+func (r *fakeResolver) set(name string, addrs ...netip.Addr) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answers[name] = addrs
+}
+
 func (r *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -5,14 +5,11 @@ package egress
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,25 +53,15 @@ func TestRedteam56LateMaskRace(t *testing.T) {
 	const host = "rt56b-race.test"
 	a := netip.MustParseAddr("203.0.113.169")
 	vals := []string{"sk-live-56RACE-one-0123456789ab", "sk-live-56RACE-two-0123456789ab", "sk-live-56RACE-three-0123456789"}
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/login":
-			mu.Lock()
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
-			mu.Unlock()
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/events":
 			for range 14 {
-				mu.Lock()
-				v := last
-				mu.Unlock()
-				fmt.Fprintf(w, "d:%s\n", v)
+				fmt.Fprintf(w, "d:%s\n", auth.last())
 				http.NewResponseController(w).Flush()
 				time.Sleep(300 * time.Millisecond)
 			}
@@ -94,15 +81,8 @@ func TestRedteam56LateMaskRace(t *testing.T) {
 				Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(v)), nil }})
 		}
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.res.set(host, a)
+	e.serveTLS(t, a, 443, handler, host)
 
 	tb, bb := e.interceptedConn(t, host+":443")
 	defer tb.Close()
@@ -124,9 +104,7 @@ func TestRedteam56LateMaskRace(t *testing.T) {
 	}
 	_ = tb.SetReadDeadline(time.Now().Add(10 * time.Second))
 	out := <-done
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 3 || g[2] != "Bearer "+vals[2] {
 		t.Fatalf("premise: the upstream did not get the injected values: %q", g)
 	}

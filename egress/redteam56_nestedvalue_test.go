@@ -2,14 +2,11 @@ package egress
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentbox-dev/agentbox/vault"
@@ -53,21 +50,14 @@ func TestRedteam56NestedValuesUnmaskOuter(t *testing.T) {
 		pair   = id + ":" + secret
 	)
 	a := netip.MustParseAddr("203.0.113.168")
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
 		switch r.URL.Path {
 		case "/login":
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/debug/last-request":
-			fmt.Fprintf(w, "authorization=%s\n", last)
+			fmt.Fprintf(w, "authorization=%s\n", auth.last())
 		}
 	})
 	phID, _ := NewPlaceholder("CLIENT_ID")
@@ -80,15 +70,8 @@ func TestRedteam56NestedValuesUnmaskOuter(t *testing.T) {
 			Credential{Name: "CLIENT_PAIR", Placeholder: phPair, Hosts: []string{host},
 				Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(pair)), nil }})
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.res.set(host, a)
+	e.serveTLS(t, a, 443, handler, host)
 
 	login := func(ph string) {
 		t.Helper()
@@ -102,9 +85,7 @@ func TestRedteam56NestedValuesUnmaskOuter(t *testing.T) {
 		t.Fatalf("control: the ID's echo: %q", body)
 	}
 	login(phPair)
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 2 || g[0] != "Bearer "+id || g[1] != "Bearer "+pair {
 		t.Fatalf("premise: the upstream did not get the injected values: %q", g)
 	}

@@ -3,14 +3,12 @@ package egress
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentbox-dev/agentbox/vault"
@@ -50,21 +48,14 @@ func TestRedteam56PortBoundCredentialPlainEcho(t *testing.T) {
 		value = "sk-live-56PORTBOUNDabcdef0123456789"
 	)
 	a := netip.MustParseAddr("203.0.113.167")
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
 		switch r.URL.Path {
 		case "/login":
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/debug/last-request":
-			fmt.Fprintf(w, "%t authorization=%s\n", r.TLS != nil, last)
+			fmt.Fprintf(w, "%t authorization=%s\n", r.TLS != nil, auth.last())
 		}
 	})
 	ph, err := NewPlaceholder("RT56B_KEY")
@@ -76,15 +67,8 @@ func TestRedteam56PortBoundCredentialPlainEcho(t *testing.T) {
 		c.Credentials = append(c.Credentials, Credential{Name: "RT56B_KEY", Placeholder: ph, Hosts: []string{host + ":443"},
 			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.res.set(host, a)
+	e.serveTLS(t, a, 443, handler, host)
 	plain := httptest.NewServer(handler)
 	plain.Config.ErrorLog = quietLog
 	t.Cleanup(plain.Close)
@@ -93,9 +77,7 @@ func TestRedteam56PortBoundCredentialPlainEcho(t *testing.T) {
 	if resp, body, _ := doRaw(t, e, host, "/login", map[string]string{"Authorization": "Bearer " + ph}); resp.StatusCode != 200 || body != "ok\n" {
 		t.Fatalf("login: %d %q", resp.StatusCode, body)
 	}
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 1 || g[0] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentbox-dev/agentbox/vault"
@@ -66,21 +65,14 @@ func TestRedteam58StoredEchoOverTLSOnAnotherPort(t *testing.T) {
 		value = "sk-live-58OTHERPORTabcdef0123456789"
 	)
 	a := netip.MustParseAddr("203.0.113.181")
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
 		switch r.URL.Path {
 		case "/login":
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/debug/last-request":
-			fmt.Fprintf(w, "port=%s authorization=%s\n", r.Context().Value(rt58cPortKey{}), last)
+			fmt.Fprintf(w, "port=%s authorization=%s\n", r.Context().Value(rt58cPortKey{}), auth.last())
 		}
 	})
 	ph, err := NewPlaceholder("RT58C_KEY")
@@ -92,9 +84,7 @@ func TestRedteam58StoredEchoOverTLSOnAnotherPort(t *testing.T) {
 		c.Credentials = append(c.Credentials, Credential{Name: "RT58C_KEY", Placeholder: ph, Hosts: []string{host},
 			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
+	e.h.res.set(host, a)
 	// One service, the same host's certificate, on 443 and 8443.
 	for _, port := range []uint16{443, 8443} {
 		srv := httptest.NewUnstartedServer(handler)
@@ -112,9 +102,7 @@ func TestRedteam58StoredEchoOverTLSOnAnotherPort(t *testing.T) {
 	if resp, body, _ := doRaw(t, e, host, "/login", map[string]string{"Authorization": "Bearer " + ph}); resp.StatusCode != 200 || body != "ok\n" {
 		t.Fatalf("login: %d %q", resp.StatusCode, body)
 	}
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 1 || g[0] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
 	}

@@ -8,10 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,21 +60,14 @@ func TestRedteam62StoredEchoThroughIPLiteral(t *testing.T) {
 		alias = "rt62c-alias.test" // another name of the same address
 	)
 	a := netip.MustParseAddr("203.0.113.163")
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
 		switch r.URL.Path {
 		case "/login":
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/debug/last-request":
-			fmt.Fprintf(w, "authorization=%s\n", last)
+			fmt.Fprintf(w, "authorization=%s\n", auth.last())
 		}
 	})
 	ph, err := NewPlaceholder("RT62D_KEY")
@@ -88,23 +79,14 @@ func TestRedteam62StoredEchoThroughIPLiteral(t *testing.T) {
 		c.Credentials = append(c.Credentials, Credential{Name: "RT62D_KEY", Placeholder: ph, Hosts: []string{host},
 			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.answers[alias] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.res.set(host, a)
+	e.h.res.set(alias, a)
+	e.serveTLS(t, a, 443, handler, host)
 
 	if resp, body, _ := doRaw(t, e, host, "/login", map[string]string{"Authorization": "Bearer " + ph}); resp.StatusCode != 200 || body != "ok\n" {
 		t.Fatalf("login: %d %q", resp.StatusCode, body)
 	}
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 1 || g[0] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
 	}

@@ -3,15 +3,12 @@ package egress
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -58,26 +55,14 @@ func TestRedteam62StoredEchoOverRawProtocolOnAnotherPort(t *testing.T) {
 		value = "sk-live-62RAWPORTabcdef0123456789"
 	)
 	a := netip.MustParseAddr("203.0.113.162")
-	var (
-		mu   sync.Mutex
-		last string
-		got  []string
-	)
-	stored := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return last
-	}
+	var auth authLog
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/login":
-			mu.Lock()
-			last = r.Header.Get("Authorization")
-			got = append(got, last)
-			mu.Unlock()
+			auth.record(r)
 			_, _ = io.WriteString(w, "ok\n")
 		case "/debug/last-request":
-			fmt.Fprintf(w, "authorization=%s\n", stored())
+			fmt.Fprintf(w, "authorization=%s\n", auth.last())
 		}
 	})
 	ph, err := NewPlaceholder("RT62C_KEY")
@@ -89,15 +74,8 @@ func TestRedteam62StoredEchoOverRawProtocolOnAnotherPort(t *testing.T) {
 		c.Credentials = append(c.Credentials, Credential{Name: "RT62C_KEY", Placeholder: ph, Hosts: []string{host},
 			Value: func(context.Context) (vault.Secret, error) { return vault.NewSecret([]byte(value)), nil }})
 	})
-	e.h.res.mu.Lock()
-	e.h.res.answers[host] = []netip.Addr{a}
-	e.h.res.mu.Unlock()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{e.root.issue(t, host)}}
-	srv.Config.ErrorLog = quietLog
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	e.h.dial.route(ap(a, 443), srv.Listener.Addr().String())
+	e.h.res.set(host, a)
+	e.serveTLS(t, a, 443, handler, host)
 
 	// A console on 2222: reads a line, answers with the stored header.
 	console := rt62cListen(t, func(c net.Conn) {
@@ -105,12 +83,12 @@ func TestRedteam62StoredEchoOverRawProtocolOnAnotherPort(t *testing.T) {
 		if err != nil {
 			return
 		}
-		fmt.Fprintf(c, "hello %s last-authorization=%s\r\n", strings.TrimSpace(line), stored())
+		fmt.Fprintf(c, "hello %s last-authorization=%s\r\n", strings.TrimSpace(line), auth.last())
 	})
 	e.h.dial.route(ap(a, 2222), console)
 	// A service on 2525 that speaks first: its banner holds the header.
 	banner := rt62cListen(t, func(c net.Conn) {
-		fmt.Fprintf(c, "220 rt62c ready last-authorization=%s\r\n", stored())
+		fmt.Fprintf(c, "220 rt62c ready last-authorization=%s\r\n", auth.last())
 		_, _ = io.Copy(io.Discard, c)
 	})
 	e.h.dial.route(ap(a, 2525), banner)
@@ -118,9 +96,7 @@ func TestRedteam62StoredEchoOverRawProtocolOnAnotherPort(t *testing.T) {
 	if resp, body, _ := doRaw(t, e, host, "/login", map[string]string{"Authorization": "Bearer " + ph}); resp.StatusCode != 200 || body != "ok\n" {
 		t.Fatalf("login: %d %q", resp.StatusCode, body)
 	}
-	mu.Lock()
-	g := append([]string(nil), got...)
-	mu.Unlock()
+	g := auth.got()
 	if len(g) != 1 || g[0] != "Bearer "+value {
 		t.Fatalf("premise: the upstream did not get the injected value: %q", g)
 	}
