@@ -192,8 +192,9 @@ type Injections struct {
 	// that went out is recorded there before it goes, and a credential
 	// counts as injected once Record says so, whoever recorded it. Set it
 	// before the Injections is first used.
-	Record InjectionRecord
-	flags  sync.Map // string -> *injectedFlag
+	Record  InjectionRecord
+	flags   sync.Map // string -> *injectedFlag
+	tunnels liveTunnels
 }
 
 // InjectionRecord is a memory of injected credentials that processes
@@ -211,7 +212,7 @@ type InjectionRecord interface {
 
 // flag returns the flag of credential c.
 func (in *Injections) flag(c *credential) *injectedFlag {
-	f, _ := in.flags.LoadOrStore(c.name, &injectedFlag{key: c.name, rec: in.Record})
+	f, _ := in.flags.LoadOrStore(c.name, &injectedFlag{key: c.name, rec: in.Record, tunnels: &in.tunnels})
 	return f.(*injectedFlag)
 }
 
@@ -222,6 +223,7 @@ type injectedFlag struct {
 	set      atomic.Bool
 	recorded atomic.Bool
 	addrs    sync.Map // netip.Addr: the addresses the value went to
+	tunnels  *liveTunnels
 }
 
 // load reports whether the value went out: set here, or recorded by
@@ -267,6 +269,9 @@ func (f *injectedFlag) storeTo(a netip.Addr) error {
 		}
 	}
 	f.addrs.Store(a, true)
+	if f.tunnels != nil {
+		f.tunnels.endUnmasked(a, f) // before the value goes (earlytunnels.go)
+	}
 	return nil
 }
 
@@ -328,14 +333,15 @@ type credSet struct {
 	ca       *ca
 	roots    *x509.CertPool
 	sessions tls.ClientSessionCache
-	server   *tls.Config // the client-facing TLS config of every intercepted tunnel
+	server   *tls.Config  // the client-facing TLS config of every intercepted tunnel
+	tunnels  *liveTunnels // the Injections' (earlytunnels.go)
 }
 
 func newCredSet(list []Credential, roots *x509.CertPool, validity time.Duration, in *Injections) (*credSet, error) {
 	if in == nil {
 		in = new(Injections) // this Proxy's own
 	}
-	cs := &credSet{roots: roots, sessions: tls.NewLRUClientSessionCache(64)}
+	cs := &credSet{roots: roots, sessions: tls.NewLRUClientSessionCache(64), tunnels: &in.tunnels}
 	var bound []Pattern
 	names := map[string]bool{}
 	for i, c := range list {

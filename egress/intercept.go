@@ -32,8 +32,11 @@ func (p *Proxy) interceptTunnel(client net.Conn, pending []byte, up *upstream, t
 func (p *Proxy) runTunnel(client net.Conn, pending []byte, up *upstream, tgt target, d Decision, intercept bool) {
 	t := newTunnel(p, client, up)
 	t.d = d
-	if intercept && p.creds != nil {
-		t.echoes = p.creds.echoes(tgt, d.Addr)
+	if p.creds != nil {
+		if intercept {
+			t.setEchoes(p.creds.echoes(tgt, d.Addr))
+		}
+		defer p.creds.tunnels.add(d.Addr, t)()
 	}
 	_ = client.SetDeadline(time.Time{})
 	_ = up.SetDeadline(time.Time{})
@@ -129,6 +132,7 @@ func (p *Proxy) relayPlain(t *tunnel, raw []byte, tgt target, d Decision) {
 		// masked in its plain answers (red-team round 55).
 		r.others = p.creds.all
 		r.echoes = p.creds.echoes(tgt, d.Addr)
+		t.setEchoes(r.echoes)
 	}
 	r.serve()
 }
@@ -183,6 +187,7 @@ func (p *Proxy) intercept(t *tunnel, raw []byte, tgt target, d Decision) {
 	r.up, r.ubr = upstream, newUpstreamReader(upstream)
 	r.bound, r.others = p.creds.split(tgt)
 	r.echoes = p.creds.echoes(tgt, d.Addr)
+	t.setEchoes(r.echoes)
 	r.serve()
 }
 

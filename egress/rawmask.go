@@ -17,12 +17,13 @@ import (
 // down relays what the upstream sends to the client: spliced, or masked
 // where the tunnel's host has credentials bound to it (echoes).
 func (t *tunnel) down() {
-	if len(t.echoes) == 0 {
+	echoes := t.maskedEchoes()
+	if len(echoes) == 0 {
 		t.pump(t.client, t.up, &t.p.stats.bytesDown)
 		return
 	}
 	mask := &echoMask{watch: true}
-	lm := &lateMask{src: &idleReader{t: t, c: t.up}, echoes: t.echoes, mask: mask, timeout: t.p.handshake, where: "a tunnel's raw stream"}
+	lm := &lateMask{src: &idleReader{t: t, c: t.up}, echoes: echoes, mask: mask, timeout: t.p.handshake, where: "a tunnel's raw stream"}
 	defer func() {
 		lm.wipe()
 		mask.wipe()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -30,7 +31,8 @@ type tunnel struct {
 	inspected int
 	// echoes are the credentials bound to the tunnel's host, whose values
 	// its raw bytes are masked for (down); d is the tunnel's decision.
-	echoes []*credential
+	echoes []*credential // guarded by echoMu: read by endUnmasked too
+	echoMu sync.Mutex
 	d      Decision
 }
 
