@@ -216,7 +216,6 @@ func (m *ctlMsg) encode() []byte {
 	e.int(m.CgroupTasks)
 	e.bool(m.Terminal)
 	e.bool(m.Watch)
-	e.bool(m.Self)
 	e.uint(m.Started)
 	e.str(string(m.Payload))
 	return e.b
@@ -225,7 +224,7 @@ func (m *ctlMsg) encode() []byte {
 func decodeCtlMsg(b []byte) (ctlMsg, error) {
 	d := &decoder{b: b}
 	m := ctlMsg{Type: d.str(), Layers: d.strs(), Stage: d.str(), Err: d.str(), Unavailable: d.bool(),
-		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int(), CgroupTasks: d.int(), Terminal: d.bool(), Watch: d.bool(), Self: d.bool(), Started: d.uint()}
+		Code: d.int(), Signal: d.int(), Stdio: d.bool(), Idmaps: d.int(), CgroupTasks: d.int(), Terminal: d.bool(), Watch: d.bool(), Started: d.uint()}
 	if p := d.str(); p != "" {
 		m.Payload = []byte(p)
 	}

@@ -64,7 +64,7 @@ type handle struct {
 	mu       sync.Mutex
 	started  time.Time // when the init started the program (msgReady)
 	terminal *os.File  // the master of the program's terminal, until taken
-	self     *os.File  // a pidfd of the init (ctlMsg.Self), kept for a Prepare'd init's wake
+	self     *os.File  // a pidfd of the init (msgSelf), kept for a Prepare'd init's wake
 	layers   []string
 	exit     *ctlMsg
 	serving  bool
@@ -159,6 +159,11 @@ func (h *handle) serve() {
 			return
 		}
 		switch m.Type {
+		case msgSelf:
+			if len(fds) > 0 {
+				h.setSelf(fds[0])
+			}
+			closeAll(fds[min(1, len(fds)):])
 		case msgReady:
 			if m.Terminal && len(fds) > 0 {
 				h.setTerminal(fds[len(fds)-1])
@@ -166,10 +171,6 @@ func (h *handle) serve() {
 			}
 			if m.Watch && len(fds) > 0 && h.watch == nil {
 				h.watch = os.NewFile(uintptr(fds[len(fds)-1]), "agentbox-watch")
-				fds = fds[:len(fds)-1]
-			}
-			if m.Self && len(fds) > 0 {
-				h.setSelf(fds[len(fds)-1])
 				fds = fds[:len(fds)-1]
 			}
 			if len(fds) == 1 {
@@ -382,8 +383,9 @@ func (h *handle) killPrepared() error {
 	return err
 }
 
-// setSelf keeps the init's pidfd (msgReady) of a Prepare'd init; another
-// init's is closed: its parent is the runtime, which signals it itself.
+// setSelf keeps the init's pidfd (msgSelf) of a Prepare'd init; another
+// init's is closed: its parent is the runtime, which signals it itself. A
+// kill asked before the pidfd came wakes the init now.
 func (h *handle) setSelf(fd int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -392,6 +394,9 @@ func (h *handle) setSelf(fd int) {
 		return
 	}
 	h.self = os.NewFile(uintptr(fd), "agentbox-init")
+	if h.killSent {
+		h.wakeLocked()
+	}
 }
 
 // wakeLocked (h.mu held) resumes a Prepare'd init its caller stopped

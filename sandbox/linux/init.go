@@ -116,23 +116,14 @@ func runInit() int {
 	}
 	go awaitKill()
 	watch := protective.inotifyFD()
-	// A pidfd of the init itself, for the parent to wake it should its
-	// caller stop it (handle.wakeLocked).
-	self, selfErr := unix.PidfdOpen(os.Getpid(), 0)
-	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0, Self: selfErr == nil}
+	ready := ctlMsg{Type: msgReady, Layers: layers, Terminal: terminalFD >= 0, Started: programStarted, Watch: watch >= 0}
 	fds := proxyListenerFD()
-	if selfErr == nil {
-		fds = append(fds, self)
-	}
 	if watch >= 0 {
 		fds = append(fds, watch)
 	}
 	shared := sendMsg(ctlFD, ready, append(fds, terminalFDs()...)...) == nil && watch >= 0
 	closeProxyListener()
 	closeTerminal()
-	if selfErr == nil {
-		unix.Close(self)
-	}
 	code, sig := reap(pid, sigs)
 	killOrphans()
 	removeOrphanedTmp()
@@ -268,6 +259,7 @@ func setUp(prebuilt bool, prebuildErr error) (int, []string, error) {
 	if err != nil {
 		return 0, nil, stageErr("spec", err)
 	}
+	sendSelf()
 	stdio, idmapFDs := fds.stdio, fds.idmaps
 	defer closeAll(fds.cgroupTasks) // joined by then (startLocked), or never to be
 	if prebuildErr != nil {
@@ -600,4 +592,15 @@ func lockDownThread(ll *landlockRuleset, filter []unix.SockFilter) error {
 		return stageErr("seccomp", err)
 	}
 	return nil
+}
+
+// sendSelf sends the parent a pidfd of the init (msgSelf), before the
+// program starts; see msgSelf.
+func sendSelf() {
+	self, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return // no pidfds (before 5.3): a Prepare'd init is not woken
+	}
+	_ = sendMsg(ctlFD, ctlMsg{Type: msgSelf}, self)
+	unix.Close(self)
 }

@@ -141,7 +141,8 @@ type limitsSpec struct {
 // (uncountedMemory, sharedAnonRule, zeroDevice, RLIMIT_MEMLOCK 0).
 func (l limitsSpec) uncounted() bool { return l.CountedOnly && l.MemoryBytes > 0 }
 
-// Control messages. The init sends msgReady or msgError once, then msgExit
+// Control messages. The init sends msgSelf once it has its spec, msgReady
+// or msgError once, then msgExit
 // when the program has ended (Err: why the init stopped the sandbox
 // itself, if it did: see mountWatch). The parent sends msgSpec, then msgCgroup if
 // the spec says AwaitCgroup (Err: the move failed, do not run), and
@@ -170,11 +171,6 @@ type ctlMsg struct {
 	// terminal's, is the mount watch's inotify instance, for the parent to
 	// hold (see watchshare.go).
 	Watch bool
-	// Self says that a descriptor of msgReady, the one before the watch's
-	// (or the terminal's, or last), is a pidfd of the init itself: the
-	// parent of a Prepare'd init, which the caller started, wakes it with
-	// it (see handle.wake).
-	Self bool
 	// Started is when the init started the program (msgReady), in
 	// CLOCK_MONOTONIC nanoseconds: the host's clock, as no sandbox has a
 	// time namespace of its own.
@@ -189,6 +185,12 @@ type ctlMsg struct {
 const maxInlineSpec = 48 << 10
 
 const (
+	// msgSelf carries a pidfd of the init itself, sent before the program
+	// starts: the parent of a Prepare'd init, which the caller started and
+	// may stop, wakes it with it (handle.wakeLocked). Sent with msgReady,
+	// after the program had started, it was late for a caller that stopped
+	// the init as soon as the program ran (red-team round 55's test).
+	msgSelf   = "self"
 	msgReady  = "ready"
 	msgError  = "error"
 	msgExit   = "exit"
